@@ -1,0 +1,123 @@
+/**
+ * One factory for a `ClickHouseClient`: over a ClickHouse server when a URL is given, otherwise over
+ * embedded chDB under a data directory. Both paths hand back the same `@clickhouse/client` API, so
+ * every caller (migrations, sink, loader, query API) runs the same code in tests and in production.
+ */
+import { resolve } from 'node:path';
+import { type ClickHouseClient, createClient } from '@clickhouse/client';
+import { createChdbConnection } from 'chdb/connection';
+import { StoreError } from './errors.js';
+
+export interface StoreConfig {
+  /** `CLICKHOUSE_URL`, e.g. http://user:pass@host:8123. Unset: embedded chDB under `dataDir`. */
+  url?: string | undefined;
+  /** `DATA_DIR` for embedded chDB. Default `.data/chdb`. */
+  dataDir?: string | undefined;
+  /** Server mode only: per-request timeout. Default 300 s. */
+  requestTimeoutMs?: number | undefined;
+}
+
+export type StoreMode = 'embedded' | 'server';
+
+export interface Store {
+  readonly client: ClickHouseClient;
+  readonly mode: StoreMode;
+  /** Where the data lives: the server URL without credentials, or the chDB directory. */
+  readonly location: string;
+  close(): Promise<void>;
+}
+
+type ClientConnection =
+  NonNullable<Parameters<typeof createClient>[0]> extends { connection?: infer C } ? C : never;
+
+const KNOWN_KEYS = new Set(['url', 'dataDir', 'requestTimeoutMs']);
+
+// chDB binds one data directory per process (a second path throws, and opening one from a worker
+// thread breaks the main thread's session). So the embedded store is a per-process singleton per path.
+let embedded: { path: string; store: Store; refs: number } | undefined;
+
+function redactUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    parsed.username = '';
+    parsed.password = '';
+    return parsed.toString();
+  } catch {
+    return '<invalid url>';
+  }
+}
+
+function validate(config: StoreConfig): void {
+  for (const key of Object.keys(config)) {
+    if (!KNOWN_KEYS.has(key)) {
+      throw new StoreError(
+        'STORE_CONFIG_INVALID',
+        `unknown store option "${key}"; allowed: ${[...KNOWN_KEYS].join(', ')}`,
+      );
+    }
+  }
+  if (config.url !== undefined) {
+    let parsed: URL;
+    try {
+      parsed = new URL(config.url);
+    } catch {
+      throw new StoreError(
+        'STORE_CONFIG_INVALID',
+        'CLICKHOUSE_URL is not a valid URL (expected http(s)://host:port)',
+      );
+    }
+    if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
+      throw new StoreError(
+        'STORE_CONFIG_INVALID',
+        `CLICKHOUSE_URL must use http or https, got ${parsed.protocol}`,
+      );
+    }
+  }
+}
+
+export function createStore(config: StoreConfig = {}): Store {
+  validate(config);
+  if (config.url) {
+    const client = createClient({
+      url: config.url,
+      request_timeout: config.requestTimeoutMs ?? 300_000,
+      compression: { request: false, response: true },
+      clickhouse_settings: {
+        async_insert: 0,
+        wait_end_of_query: 1,
+        send_progress_in_http_headers: 1,
+        http_headers_progress_interval_ms: '60000',
+      },
+    });
+    return { client, mode: 'server', location: redactUrl(config.url), close: () => client.close() };
+  }
+  const path = resolve(config.dataDir ?? '.data/chdb');
+  if (embedded) {
+    if (embedded.path !== path) {
+      throw new StoreError(
+        'CHDB_PATH_CONFLICT',
+        `embedded chDB is already open at ${embedded.path} in this process; one data directory per process (asked for ${path})`,
+      );
+    }
+    embedded.refs += 1;
+    return embedded.store;
+  }
+  // chdb/connection is typed against its own copy of @clickhouse/client-common; the runtime
+  // contract is the same Connection interface, so the cast only bridges the duplicate declarations.
+  const connection = createChdbConnection({ path }) as unknown as ClientConnection;
+  const client = createClient({ connection });
+  const store: Store = {
+    client,
+    mode: 'embedded',
+    location: path,
+    async close() {
+      if (!embedded || embedded.store !== store) return;
+      embedded.refs -= 1;
+      if (embedded.refs > 0) return;
+      embedded = undefined;
+      await client.close();
+    },
+  };
+  embedded = { path, store, refs: 1 };
+  return store;
+}

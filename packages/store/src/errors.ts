@@ -1,0 +1,18 @@
+export type StoreErrorCode =
+  | 'STORE_CONFIG_INVALID'
+  | 'CHDB_PATH_CONFLICT'
+  | 'MIGRATION_FAILED'
+  | 'MIGRATION_FILE_INVALID'
+  | 'INSERT_FAILED';
+
+/** The one error type of this package; `retryable` says whether trying again can help. */
+export class StoreError extends Error {
+  readonly code: StoreErrorCode;
+  readonly retryable: boolean;
+  constructor(code: StoreErrorCode, message: string, options: { cause?: unknown; retryable?: boolean } = {}) {
+    super(message, { cause: options.cause });
+    this.name = 'StoreError';
+    this.code = code;
+    this.retryable = options.retryable ?? false;
+  }
+}

@@ -1,0 +1,107 @@
+/**
+ * Versioned, idempotent schema migrations. Files are `NNN_name.sql` in a migrations directory;
+ * statements are separated by a line ending in `;`. Applied versions are recorded in
+ * `market.schema_migrations`, and every statement is written to be safe to run again
+ * (`IF NOT EXISTS`), so a run interrupted between a statement and its record heals on the next run.
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { ClickHouseClient } from '@clickhouse/client';
+import { StoreError } from './errors.js';
+
+export const DEFAULT_MIGRATIONS_DIR = join(dirname(fileURLToPath(import.meta.url)), '..', 'migrations');
+
+export interface Migration {
+  version: number;
+  name: string;
+  statements: string[];
+}
+
+const FILE_PATTERN = /^(\d{3,})_([a-z0-9_]+)\.sql$/;
+
+export function splitStatements(sql: string): string[] {
+  const withoutComments = sql
+    .split('\n')
+    .filter((line) => !line.trimStart().startsWith('--'))
+    .join('\n');
+  return withoutComments
+    .split(/;\s*(?:\n|$)/)
+    .map((s) => s.trim())
+    .filter((s) => s.length > 0);
+}
+
+export function loadMigrations(dir: string = DEFAULT_MIGRATIONS_DIR): Migration[] {
+  const migrations: Migration[] = [];
+  for (const file of readdirSync(dir).sort()) {
+    if (!file.endsWith('.sql')) continue;
+    const match = FILE_PATTERN.exec(file);
+    if (!match) {
+      throw new StoreError(
+        'MIGRATION_FILE_INVALID',
+        `migration file ${file} must be named NNN_snake_name.sql`,
+      );
+    }
+    const version = Number(match[1]);
+    if (migrations.some((m) => m.version === version)) {
+      throw new StoreError('MIGRATION_FILE_INVALID', `two migrations share version ${version}`);
+    }
+    migrations.push({
+      version,
+      name: match[2] ?? file,
+      statements: splitStatements(readFileSync(join(dir, file), 'utf8')),
+    });
+  }
+  return migrations;
+}
+
+export interface MigrationResult {
+  applied: number[];
+  skipped: number[];
+}
+
+export async function runMigrations(
+  client: ClickHouseClient,
+  dir: string = DEFAULT_MIGRATIONS_DIR,
+): Promise<MigrationResult> {
+  const migrations = loadMigrations(dir);
+  await client.command({ query: 'CREATE DATABASE IF NOT EXISTS market' });
+  await client.command({
+    query: `CREATE TABLE IF NOT EXISTS market.schema_migrations
+      (version UInt32, name String, applied_at DateTime64(3) DEFAULT now64(3))
+      ENGINE = ReplacingMergeTree ORDER BY version`,
+  });
+  const rows = await (
+    await client.query({
+      query: 'SELECT DISTINCT version FROM market.schema_migrations',
+      format: 'JSONEachRow',
+    })
+  ).json<{ version: number | string }>();
+  const done = new Set(rows.map((r) => Number(r.version)));
+  const result: MigrationResult = { applied: [], skipped: [] };
+  for (const migration of migrations) {
+    if (done.has(migration.version)) {
+      result.skipped.push(migration.version);
+      continue;
+    }
+    for (const statement of migration.statements) {
+      try {
+        await client.command({ query: statement });
+      } catch (error) {
+        throw new StoreError(
+          'MIGRATION_FAILED',
+          `migration ${migration.version}_${migration.name} failed: ${(error as Error).message}`,
+          { cause: error },
+        );
+      }
+    }
+    await client.insert({
+      table: 'market.schema_migrations',
+      values: [[migration.version, migration.name]],
+      columns: ['version', 'name'],
+      format: 'JSONCompactEachRow',
+    });
+    result.applied.push(migration.version);
+  }
+  return result;
+}

@@ -1,0 +1,118 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { tempDir } from '@feedpipe/testkit';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  createStore,
+  insertRows,
+  loadMigrations,
+  runMigrations,
+  type Store,
+  StoreError,
+  splitStatements,
+} from '../src/index.js';
+
+describe('store on embedded chDB', () => {
+  let store: Store;
+  const dataDir = tempDir('store');
+
+  beforeAll(() => {
+    store = createStore({ dataDir });
+  });
+  afterAll(async () => {
+    await store.close();
+  });
+
+  it('runs the migrations once and skips them the second time', async () => {
+    const first = await runMigrations(store.client);
+    expect(first.applied).toContain(1);
+    const second = await runMigrations(store.client);
+    expect(second.applied).toEqual([]);
+    expect(second.skipped).toEqual(first.applied);
+    const rs = await store.client.query({
+      query: "SELECT name FROM system.databases WHERE name = 'market'",
+      format: 'JSONEachRow',
+    });
+    expect(await rs.json()).toEqual([{ name: 'market' }]);
+  });
+
+  it('applies a new migration directory in version order and records it', async () => {
+    const dir = join(dataDir, 'extra-migrations');
+    mkdirSync(dir);
+    writeFileSync(
+      join(dir, '900_probe_a.sql'),
+      'CREATE TABLE IF NOT EXISTS market.probe (x UInt8) ENGINE = MergeTree ORDER BY x;\n',
+    );
+    writeFileSync(
+      join(dir, '901_probe_b.sql'),
+      'ALTER TABLE market.probe ADD COLUMN IF NOT EXISTS y UInt8;\n',
+    );
+    const result = await runMigrations(store.client, dir);
+    expect(result.applied).toEqual([900, 901]);
+    const cols = await (
+      await store.client.query({
+        query: "SELECT name FROM system.columns WHERE database='market' AND table='probe' ORDER BY position",
+        format: 'JSONEachRow',
+      })
+    ).json();
+    expect(cols).toEqual([{ name: 'x' }, { name: 'y' }]);
+  });
+
+  it('inserts 1,000,000 rows and reads an aggregate back', async () => {
+    await store.client.command({
+      query: `CREATE TABLE IF NOT EXISTS market.bulk (id UInt32, ts DateTime64(6), price Float64)
+              ENGINE = MergeTree ORDER BY (id, ts)`,
+    });
+    const total = 1_000_000;
+    const block = 100_000;
+    let expectedSum = 0;
+    for (let start = 0; start < total; start += block) {
+      const rows: unknown[][] = [];
+      for (let i = start; i < start + block; i++) {
+        const price = (i % 1000) / 4;
+        expectedSum += price;
+        rows.push([i % 500, String(1_700_000_000_000_000 + i), price]);
+      }
+      await insertRows(store.client, 'market.bulk', ['id', 'ts', 'price'], rows);
+    }
+    const rs = await store.client.query({
+      query:
+        'SELECT count() AS n, sum(price) AS s, uniqExact(id) AS ids FROM market.bulk WHERE ts >= {from:DateTime64(6)}',
+      query_params: { from: '2023-11-14 22:13:20.000000' },
+      format: 'JSONEachRow',
+    });
+    const [row] = await rs.json<{ n: number | string; s: number; ids: number | string }>();
+    expect(Number(row?.n)).toBe(total);
+    expect(Number(row?.ids)).toBe(500);
+    expect(row?.s).toBeCloseTo(expectedSum, 3);
+  });
+
+  it('refuses a second data directory in the same process', () => {
+    expect(() => createStore({ dataDir: tempDir('other') })).toThrowError(StoreError);
+    try {
+      createStore({ dataDir: tempDir('other2') });
+    } catch (error) {
+      expect((error as StoreError).code).toBe('CHDB_PATH_CONFLICT');
+    }
+  });
+});
+
+describe('store configuration', () => {
+  it('rejects unknown keys and bad URLs with a message naming them', () => {
+    expect(() => createStore({ urll: 'x' } as never)).toThrowError(/unknown store option "urll"/);
+    expect(() => createStore({ url: 'not a url' })).toThrowError(/CLICKHOUSE_URL/);
+    expect(() => createStore({ url: 'ftp://host' })).toThrowError(/http or https/);
+  });
+
+  it('keeps credentials out of the location it reports', async () => {
+    const store = createStore({ url: 'http://alice:s3cret@127.0.0.1:1' });
+    expect(store.mode).toBe('server');
+    expect(store.location).not.toContain('s3cret');
+    await store.close();
+  });
+
+  it('splits statements and ignores comment lines', () => {
+    expect(splitStatements('-- c\nCREATE A;\nCREATE B;\n')).toEqual(['CREATE A', 'CREATE B']);
+    expect(loadMigrations().map((m) => m.version)[0]).toBe(1);
+  });
+});

@@ -1,0 +1,40 @@
+// One-time, idempotent set-up that `npm start` and `npm test` run first: resolves the local Kafka
+// broker's jars from Maven Central (infra/kafka/pom.xml) unless they are already cached for this pom.
+import { spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const kafkaDir = join(root, 'infra', 'kafka');
+const cacheDir = join(kafkaDir, '.cache');
+const stampFile = join(cacheDir, 'pom.sha256');
+const pomHash = createHash('sha256')
+  .update(readFileSync(join(kafkaDir, 'pom.xml')))
+  .digest('hex');
+
+if (existsSync(stampFile) && readFileSync(stampFile, 'utf8').trim() === pomHash) process.exit(0);
+
+process.stderr.write('setup: resolving the Kafka broker jars from Maven Central (infra/kafka/pom.xml)...\n');
+rmSync(join(cacheDir, 'lib'), { recursive: true, force: true });
+mkdirSync(cacheDir, { recursive: true });
+const mvn = spawnSync(
+  'mvn',
+  [
+    '-q',
+    '-B',
+    'dependency:copy-dependencies',
+    '-DincludeScope=runtime',
+    `-DoutputDirectory=${join(cacheDir, 'lib')}`,
+  ],
+  { cwd: kafkaDir, stdio: 'inherit' },
+);
+if (mvn.error || mvn.status !== 0) {
+  process.stderr.write(
+    `setup: Maven failed (${mvn.error ? mvn.error.message : `exit ${mvn.status}`}); Java 17+ and Maven must be installed.\n`,
+  );
+  process.exit(1);
+}
+writeFileSync(stampFile, `${pomHash}\n`);
+process.stderr.write('setup: Kafka jars ready.\n');

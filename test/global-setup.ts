@@ -1,0 +1,36 @@
+/**
+ * Starts one real Kafka broker for the whole test run (unless KAFKA_BROKERS points at one) and
+ * stops it afterwards. Tests read the address with `inject('kafkaBrokers')` and use unique topic
+ * names, so they never see each other's data.
+ */
+import { join } from 'node:path';
+import type { TestProject } from 'vitest/node';
+import { type LocalKafka, startLocalKafka } from '../infra/kafka/local-kafka.js';
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    kafkaBrokers: string[];
+  }
+}
+
+let kafka: LocalKafka | undefined;
+
+export async function setup(project: TestProject): Promise<void> {
+  const external = process.env.KAFKA_BROKERS;
+  if (external) {
+    project.provide(
+      'kafkaBrokers',
+      external.split(',').map((b) => b.trim()),
+    );
+    return;
+  }
+  kafka = await startLocalKafka({
+    dataDir: join(process.cwd(), '.tmp', `kafka-test-${process.pid}`),
+    heap: '768m',
+  });
+  project.provide('kafkaBrokers', kafka.brokers);
+}
+
+export async function teardown(): Promise<void> {
+  await kafka?.stop();
+}
