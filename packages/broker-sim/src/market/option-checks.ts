@@ -1,0 +1,71 @@
+import { SimError } from './errors.js';
+
+/**
+ * Construction-time validation of option objects: unknown keys are rejected (a typo must not silently
+ * fall back to a default) and every bad value names the key and what is allowed.
+ */
+export function rejectUnknownKeys(where: string, options: object, allowed: readonly string[]): void {
+  for (const key of Object.keys(options)) {
+    if (!allowed.includes(key)) {
+      throw new SimError(
+        'INVALID_OPTION',
+        `${where}: unknown option "${key}" (allowed: ${allowed.join(', ')})`,
+      );
+    }
+  }
+}
+
+export function integerOption(
+  where: string,
+  key: string,
+  value: unknown,
+  fallback: number,
+  min: number,
+  max: number,
+): number {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
+    throw new SimError('INVALID_OPTION', `${where}: "${key}" must be an integer in [${min}, ${max}]`);
+  }
+  return value;
+}
+
+export function numberOption(
+  where: string,
+  key: string,
+  value: unknown,
+  fallback: number,
+  min: number,
+  max: number,
+): number {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'number' || !Number.isFinite(value) || value < min || value > max) {
+    throw new SimError('INVALID_OPTION', `${where}: "${key}" must be a number in [${min}, ${max}]`);
+  }
+  return value;
+}
+
+export function functionOption<T extends (...args: never[]) => unknown>(
+  where: string,
+  key: string,
+  value: unknown,
+  fallback: T,
+): T {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'function') {
+    throw new SimError('INVALID_OPTION', `${where}: "${key}" must be a function`);
+  }
+  return value as T;
+}
+
+export function objectOption(
+  where: string,
+  key: string,
+  value: unknown,
+): Record<string, unknown> | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw new SimError('INVALID_OPTION', `${where}: "${key}" must be an object`);
+  }
+  return value as Record<string, unknown>;
+}
