@@ -1,0 +1,28 @@
+/**
+ * What the decoders saw. `packets` counts decoded packets of known codes and `byCode` splits them by
+ * message code (so the byCode values sum to `packets`); `unknown` counts skipped packets of unknown
+ * codes; `malformed` counts frames stopped early by a truncated header, a packet shorter than its
+ * code's fields, or a packet running past the end of the frame. A zero length byte stops a frame
+ * without being counted (the spec treats it as the end of the data).
+ */
+export interface DecodeCounters {
+  frames: number;
+  packets: number;
+  malformed: number;
+  unknown: number;
+  byCode: Record<number, number>;
+}
+
+export function newDecodeCounters(): DecodeCounters {
+  return { frames: 0, packets: 0, malformed: 0, unknown: 0, byCode: {} };
+}
+
+export function addDecodeCounters(target: DecodeCounters, source: DecodeCounters): void {
+  target.frames += source.frames;
+  target.packets += source.packets;
+  target.malformed += source.malformed;
+  target.unknown += source.unknown;
+  for (const [code, count] of Object.entries(source.byCode)) {
+    target.byCode[Number(code)] = (target.byCode[Number(code)] ?? 0) + count;
+  }
+}

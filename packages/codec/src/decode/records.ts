@@ -1,0 +1,67 @@
+import type { FeedRecord } from '../records.js';
+import { MsgCode } from '../wire/constants.js';
+import type { DecodeCounters } from './counters.js';
+import { PacketCursor } from './packet-cursor.js';
+
+/** The current packet of `cursor` as a plain record (one object per packet: for tools and tests). */
+export function cursorRecord(cursor: PacketCursor): FeedRecord {
+  const segment = cursor.segment;
+  const securityId = cursor.securityId;
+  switch (cursor.code) {
+    case MsgCode.Trade:
+      return {
+        type: 'trade',
+        segment,
+        securityId,
+        ltp: cursor.ltp,
+        volume: cursor.volume,
+        ltt: cursor.ltt,
+        lut: cursor.lut,
+      };
+    case MsgCode.Ohlc:
+      return {
+        type: 'ohlc',
+        segment,
+        securityId,
+        open: cursor.open,
+        close: cursor.close,
+        high: cursor.high,
+        low: cursor.low,
+      };
+    case MsgCode.PrevClose:
+      return { type: 'prev_close', segment, securityId, prevClose: cursor.prevClose };
+    case MsgCode.CircuitLimit:
+      return { type: 'circuit_limit', segment, securityId, upper: cursor.upper, lower: cursor.lower };
+    case MsgCode.Week52:
+      return { type: 'week52', segment, securityId, high: cursor.week52High, low: cursor.week52Low };
+    case MsgCode.MarketStatus:
+      return {
+        type: 'market_status',
+        segment,
+        securityId,
+        marketType: [cursor.marketType(0), cursor.marketType(1), cursor.marketType(2)],
+        status: cursor.marketStatus,
+      };
+    default:
+      // The cursor only stops on known codes, so the remaining one is Error.
+      return { type: 'error', segment, securityId, code: cursor.errorCode };
+  }
+}
+
+// Safe to share: decodeFrameToRecords runs to completion without calling out, so no caller can
+// observe or re-enter it midway.
+const shared = new PacketCursor();
+
+/**
+ * Decodes one frame into plain records, following the frame rules; never throws on bad bytes.
+ * Adds what it saw to `counters` when given.
+ */
+export function decodeFrameToRecords(frame: Uint8Array, counters?: DecodeCounters): FeedRecord[] {
+  const cursor = shared;
+  cursor.resetCounters();
+  cursor.reset(frame);
+  const records: FeedRecord[] = [];
+  while (cursor.next()) records.push(cursorRecord(cursor));
+  if (counters !== undefined) cursor.addCountersTo(counters);
+  return records;
+}
