@@ -7,7 +7,8 @@ export type CodecErrorCode =
   | 'INVALID_OPTIONS'
   | 'CAPTURE_CLOSED'
   | 'CAPTURE_BACKLOG_FULL'
-  | 'CAPTURE_WRITE_FAILED';
+  | 'CAPTURE_WRITE_FAILED'
+  | 'CAPTURE_READ_FAILED';
 
 /**
  * The one error type of this package. Decoding peer bytes never throws it (bad frames are counted);

@@ -1,5 +1,21 @@
 // Public surface of @feedpipe/codec: the live feed's wire format.
 
+export {
+  CAPTURE_MAGIC,
+  CAPTURE_RECORD_HEADER_SIZE,
+  CaptureParser,
+  type CaptureRecord,
+  CaptureWriter,
+  type CaptureWriterOptions,
+  DEFAULT_MAX_CAPTURE_PAYLOAD,
+  DEFAULT_MAX_PACK_BYTES,
+  FramePackBuilder,
+  type ReadCaptureOptions,
+  readCapture,
+} from './capture/index.js';
+export { type DecodePosition, decodeFramesToColumns, newDecodePosition } from './decode/columnar.js';
+export { ColumnarBatch, MAX_BATCH_CAPACITY } from './decode/columnar-batch.js';
+
 export { addDecodeCounters, type DecodeCounters, newDecodeCounters } from './decode/counters.js';
 export { PacketCursor } from './decode/packet-cursor.js';
 export { cursorRecord, decodeFrameToRecords } from './decode/records.js';

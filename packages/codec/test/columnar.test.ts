@@ -1,0 +1,114 @@
+import { describe, expect, it } from 'vitest';
+import {
+  ColumnarBatch,
+  decodeFramesToColumns,
+  decodeFrameToRecords,
+  type FeedRecord,
+  FramePackBuilder,
+  newDecodeCounters,
+  newDecodePosition,
+  recordToJson,
+} from '../src/index.js';
+import {
+  CIRCUIT_LIMIT,
+  concat,
+  ERROR_807,
+  MARKET_STATUS,
+  OHLC,
+  PREV_CLOSE,
+  TRADE,
+  WEEK52,
+  withLength,
+} from './fixtures.js';
+
+const FRAMES = [
+  concat(TRADE, OHLC, MARKET_STATUS),
+  concat(PREV_CLOSE, CIRCUIT_LIMIT, WEEK52, TRADE.subarray(0, 12)),
+  ERROR_807,
+  concat(TRADE, withLength(OHLC, 0), TRADE),
+  new Uint8Array(0),
+  concat(OHLC, TRADE),
+];
+
+function rows(batch: ColumnarBatch): FeedRecord[] {
+  return Array.from({ length: batch.length }, (_, i) => batch.recordAt(i));
+}
+
+describe('decodeFramesToColumns', () => {
+  it('gives the same records and counters as the record decoder', () => {
+    const expectedCounters = newDecodeCounters();
+    const expected = FRAMES.flatMap((f) => decodeFrameToRecords(f, expectedCounters));
+    const batch = new ColumnarBatch(64);
+    const counters = newDecodeCounters();
+    expect(decodeFramesToColumns(FRAMES, batch, counters)).toBe(expected.length);
+    expect(rows(batch)).toEqual(expected);
+    expect(counters).toEqual(expectedCounters);
+    expect(Array.from(batch.frameIndex.subarray(0, batch.length))).toEqual([0, 0, 0, 1, 1, 1, 2, 3, 5, 5]);
+    for (let i = 0; i < batch.length; i++)
+      expect(batch.jsonAt(i, { n: i })).toBe(recordToJson(expected[i]!, { n: i }));
+  });
+
+  it('fills batch after batch from one position, splitting frames mid-way, without double counting', () => {
+    const expectedCounters = newDecodeCounters();
+    const expected = FRAMES.flatMap((f) => decodeFrameToRecords(f, expectedCounters));
+    for (const capacity of [1, 2, 3, 4, 7]) {
+      const batch = new ColumnarBatch(capacity);
+      const position = newDecodePosition();
+      const counters = newDecodeCounters();
+      const seen: FeedRecord[] = [];
+      for (let round = 0; round < 50 && !position.done; round++) {
+        batch.clear();
+        decodeFramesToColumns(FRAMES, batch, counters, position);
+        seen.push(...rows(batch));
+      }
+      expect(position.done).toBe(true);
+      expect(seen).toEqual(expected);
+      expect(counters).toEqual(expectedCounters);
+    }
+  });
+
+  it('decodes a pack of capture records, carrying receive times per row', () => {
+    const builder = new FramePackBuilder(16);
+    FRAMES.forEach((frame, i) => {
+      expect(builder.append(frame, 1_700_000_000_000_000 + i)).toBe(true);
+    });
+    expect(builder.frameCount).toBe(FRAMES.length);
+    const pack = builder.toBytes();
+    const expected = FRAMES.flatMap((f) => decodeFrameToRecords(f));
+    const batch = new ColumnarBatch(3);
+    const position = newDecodePosition();
+    const seen: FeedRecord[] = [];
+    const times: number[] = [];
+    for (let round = 0; round < 50 && !position.done; round++) {
+      batch.clear();
+      decodeFramesToColumns(pack, batch, undefined, position);
+      seen.push(...rows(batch));
+      times.push(...batch.receivedAtMicros.subarray(0, batch.length));
+    }
+    expect(seen).toEqual(expected);
+    expect(times.map((t) => t - 1_700_000_000_000_000)).toEqual([0, 0, 0, 1, 1, 1, 2, 3, 5, 5]);
+  });
+
+  it('refuses an inconsistent pack with INVALID_CAPTURE', () => {
+    const builder = new FramePackBuilder();
+    builder.append(TRADE, 1);
+    const pack = builder.toBytes();
+    expect(() => decodeFramesToColumns(pack.subarray(0, pack.length - 1), new ColumnarBatch(4))).toThrow(
+      expect.objectContaining({ code: 'INVALID_CAPTURE' }),
+    );
+    expect(() => decodeFramesToColumns(pack.subarray(0, 5), new ColumnarBatch(4))).toThrow(/truncated/);
+  });
+
+  it('a pack builder refuses frames beyond its ceiling', () => {
+    const builder = new FramePackBuilder(16, 50);
+    expect(builder.append(TRADE, 0)).toBe(true);
+    expect(builder.append(TRADE, 0)).toBe(false);
+    expect(builder.byteLength).toBe(39);
+  });
+
+  it('validates capacity and rows', () => {
+    expect(() => new ColumnarBatch(0)).toThrow(expect.objectContaining({ code: 'INVALID_OPTIONS' }));
+    const batch = new ColumnarBatch(2);
+    expect(() => batch.recordAt(0)).toThrow(RangeError);
+  });
+});
