@@ -1,0 +1,150 @@
+import { type Clock, systemClock } from '../core/clock.js';
+import { BrokerApiError, invalidArgument } from '../core/errors.js';
+import { asRecord, readBoolean, readInt, rejectUnknownKeys } from '../core/options.js';
+import type { TokenSource } from '../core/transport.js';
+import { jwtExpiry, TOKEN_LIFETIME_MS } from './expiry.js';
+
+/** A token and when it stops working. */
+export interface HeldToken {
+  accessToken: string;
+  /** Epoch ms. */
+  expiresAt: number;
+}
+
+export interface TokenHolderOptions {
+  accessToken: string;
+  /** Epoch ms. Default: the JWT's `exp` claim, else 24 hours from construction. */
+  expiresAt?: number;
+  /** Default false. Only tokens issued from the web console can be renewed (RenewToken). */
+  renewable?: boolean;
+  /** Renews a renewable token; usually `(t) => auth.renewToken(t)`. Required when renewable. */
+  renew?: (accessToken: string) => Promise<HeldToken>;
+  /**
+   * Obtains a fresh token when the current one cannot be renewed, e.g. by generating one with
+   * PIN and TOTP. Optional: without it a non-renewable token is used until it expires.
+   */
+  regenerate?: () => Promise<HeldToken>;
+  /** Default 30 minutes. How long before expiry to renew or regenerate. */
+  refreshAheadMs?: number;
+  /** Default 60,000. Pause after a failed renewal before trying again (the old token still works). */
+  retryAfterFailureMs?: number;
+  /** Default: the system clock. */
+  clock?: Clock;
+}
+
+const KEYS = [
+  'accessToken',
+  'expiresAt',
+  'renewable',
+  'renew',
+  'regenerate',
+  'refreshAheadMs',
+  'retryAfterFailureMs',
+  'clock',
+];
+
+/**
+ * Holds the access token of one account and knows when it expires. Ahead of expiry it renews a
+ * web-console token (RenewToken) or obtains a new one through `regenerate`; concurrent callers
+ * share one renewal. A token past expiry that cannot be replaced fails with TOKEN_EXPIRED.
+ */
+export class TokenHolder implements TokenSource {
+  readonly #renewable: boolean;
+  readonly #renew: ((token: string) => Promise<HeldToken>) | undefined;
+  readonly #regenerate: (() => Promise<HeldToken>) | undefined;
+  readonly #aheadMs: number;
+  readonly #pauseMs: number;
+  readonly #clock: Clock;
+  #current: HeldToken;
+  #inFlight: Promise<HeldToken> | undefined;
+  #nextAttemptAt = 0;
+
+  constructor(options: TokenHolderOptions) {
+    const where = 'TokenHolder options';
+    const record = asRecord(options, where);
+    rejectUnknownKeys(record, KEYS, where);
+    if (typeof options.accessToken !== 'string' || options.accessToken.length === 0) {
+      throw invalidArgument(`${where}: "accessToken" must be a non-empty string`);
+    }
+    this.#clock = options.clock ?? systemClock;
+    this.#renewable = readBoolean(record, 'renewable', where, false);
+    this.#aheadMs = readInt(record, 'refreshAheadMs', where, 30 * 60_000, 0, TOKEN_LIFETIME_MS);
+    this.#pauseMs = readInt(record, 'retryAfterFailureMs', where, 60_000, 0);
+    this.#renew = options.renew;
+    this.#regenerate = options.regenerate;
+    if (this.#renewable && typeof this.#renew !== 'function') {
+      throw invalidArgument(`${where}: a renewable token needs "renew"`);
+    }
+    if (this.#regenerate !== undefined && typeof this.#regenerate !== 'function') {
+      throw invalidArgument(`${where}: "regenerate" must be a function`);
+    }
+    const expiresAt =
+      options.expiresAt ?? jwtExpiry(options.accessToken) ?? this.#clock.now() + TOKEN_LIFETIME_MS;
+    if (!Number.isFinite(expiresAt)) throw invalidArgument(`${where}: "expiresAt" must be epoch ms`);
+    this.#current = { accessToken: options.accessToken, expiresAt };
+  }
+
+  /** Epoch ms at which the current token expires. */
+  get expiresAt(): number {
+    return this.#current.expiresAt;
+  }
+
+  get renewable(): boolean {
+    return this.#renewable;
+  }
+
+  async getToken(): Promise<string> {
+    const now = this.#clock.now();
+    const { accessToken, expiresAt } = this.#current;
+    const due = now >= expiresAt - this.#aheadMs;
+    const expired = now >= expiresAt;
+    if (!due) return accessToken;
+    const canReplace = (this.#renewable && !expired) || this.#regenerate !== undefined;
+    if (!canReplace || (!expired && now < this.#nextAttemptAt)) {
+      if (!expired) return accessToken;
+      throw new BrokerApiError({
+        code: 'TOKEN_EXPIRED',
+        message: `the access token expired at ${new Date(expiresAt).toISOString()} and cannot be renewed`,
+      });
+    }
+    try {
+      return (await this.#replace(expired)).accessToken;
+    } catch (error) {
+      this.#nextAttemptAt = this.#clock.now() + this.#pauseMs;
+      // A token that is still valid keeps working; renewal is tried again after the pause.
+      if (this.#clock.now() < this.#current.expiresAt) return this.#current.accessToken;
+      throw new BrokerApiError({
+        code: 'TOKEN_EXPIRED',
+        message: 'the access token expired and replacing it failed',
+        cause: error,
+      });
+    }
+  }
+
+  /** Replaces the token now (renew if possible, else regenerate); shared by concurrent callers. */
+  refresh(): Promise<HeldToken> {
+    return this.#replace(this.#clock.now() >= this.#current.expiresAt);
+  }
+
+  #replace(expired: boolean): Promise<HeldToken> {
+    if (this.#inFlight !== undefined) return this.#inFlight;
+    const old = this.#current.accessToken;
+    const run = async (): Promise<HeldToken> => {
+      const next =
+        this.#renewable && !expired && this.#renew !== undefined
+          ? await this.#renew(old)
+          : this.#regenerate !== undefined
+            ? await this.#regenerate()
+            : undefined;
+      if (next === undefined || typeof next.accessToken !== 'string' || next.accessToken.length === 0) {
+        throw invalidArgument('no way to replace the access token');
+      }
+      this.#current = next;
+      return next;
+    };
+    this.#inFlight = run().finally(() => {
+      this.#inFlight = undefined;
+    });
+    return this.#inFlight;
+  }
+}

@@ -1,0 +1,305 @@
+import type { RateLimiter } from '../rate/limiter.js';
+import { type BodyEncoding, encodeBody, encodeQuery, type QueryValue } from './body.js';
+import type { Clock } from './clock.js';
+import { BrokerApiError } from './errors.js';
+import { clip, redact } from './redact.js';
+
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
+
+/** Where the access token comes from: a fixed string or a holder that renews it. */
+export interface TokenSource {
+  getToken(): Promise<string>;
+}
+
+/** The subset of `fetch` the client uses; injectable for tests and instrumentation. */
+export type FetchLike = (url: string, init: RequestInit) => Promise<Response>;
+
+export interface TransportConfig {
+  apiRoot: string;
+  authUrl: string | undefined;
+  clientId: string | undefined;
+  token: TokenSource | undefined;
+  timeoutMs: number;
+  maxRetries: number;
+  retryBaseDelayMs: number;
+  retryMaxDelayMs: number;
+  bodyEncoding: BodyEncoding;
+  limiter: RateLimiter;
+  clock: Clock;
+  fetch: FetchLike;
+}
+
+export interface CallSpec {
+  method: HttpMethod;
+  /** `METHOD /path-template`: selects the rate category and names the call in errors. */
+  route: string;
+  /** The concrete path, with path parameters already encoded. */
+  path: string;
+  /** `api` = `{api_root}` (default), `auth` = `{auth_url}`. */
+  base?: 'api' | 'auth';
+  query?: Readonly<Record<string, QueryValue>>;
+  headers?: Readonly<Record<string, string>>;
+  body?: unknown;
+  bodyEncoding?: BodyEncoding;
+  /** Default true: send `access-token`. */
+  withToken?: boolean;
+  /** Send `client-id` (option chain, expiry list, market snapshot, as the spec's examples do). */
+  withClientIdHeader?: boolean;
+  /**
+   * Whether repeating the call after a lost answer is harmless. Only such calls are retried on
+   * network errors, timeouts and 5xx; all calls are retried on 429, which the service refused.
+   */
+  idempotent: boolean;
+  /** Values to keep out of error messages besides the access token (PIN, TOTP, secrets). */
+  secrets?: readonly string[];
+  /** Identical-request pacing key (option chain). */
+  paceKey?: string;
+  /** Order id whose modification count this call takes. */
+  modifiesOrder?: string;
+  /** Extra words for a failed non-idempotent call, e.g. how to look the order up. */
+  lostAnswerHint?: string;
+  signal?: AbortSignal;
+}
+
+/** The answer: parsed JSON, or undefined for an empty body (202 Accepted and similar). */
+export interface CallResult {
+  status: number;
+  body: unknown;
+}
+
+const RATE_LIMIT_CODE = 'DH-904';
+
+/**
+ * One HTTP exchange with the service, with pacing, timeouts, retries and typed errors. Endpoint
+ * modules describe calls as CallSpecs and never touch fetch themselves.
+ */
+export class Transport {
+  readonly #config: TransportConfig;
+
+  constructor(config: TransportConfig) {
+    this.#config = config;
+  }
+
+  get clientId(): string | undefined {
+    return this.#config.clientId;
+  }
+
+  get limiter(): RateLimiter {
+    return this.#config.limiter;
+  }
+
+  async call(spec: CallSpec): Promise<CallResult> {
+    const cfg = this.#config;
+    const category = cfg.limiter.categoryOf(spec.route);
+    let lastError: BrokerApiError | undefined;
+    for (let attempt = 0; attempt <= cfg.maxRetries; attempt++) {
+      if (spec.modifiesOrder !== undefined && attempt === 0) {
+        // Checked before waiting for a slot so a refused modification costs no order-rate slot.
+        cfg.limiter.modifications.check(spec.modifiesOrder, spec.route);
+      }
+      if (spec.paceKey !== undefined) {
+        await cfg.limiter.acquireKeyed(category, spec.route, spec.paceKey, spec.signal);
+      } else {
+        await cfg.limiter.acquire(category, spec.route, spec.signal);
+      }
+      if (spec.modifiesOrder !== undefined && attempt === 0) {
+        cfg.limiter.modifications.take(spec.modifiesOrder, spec.route);
+      }
+      const outcome = await this.#send(spec);
+      if (!(outcome instanceof BrokerApiError)) return outcome;
+      lastError = outcome;
+      const again = attempt < cfg.maxRetries && this.#shouldRetry(outcome, spec);
+      if (!again) break;
+      await cfg.clock.sleep(this.#backoff(attempt, outcome), spec.signal);
+    }
+    throw lastError ?? new BrokerApiError({ code: 'NETWORK', message: `${spec.route} was not sent` });
+  }
+
+  #shouldRetry(error: BrokerApiError, spec: CallSpec): boolean {
+    if (error.code === 'RATE_LIMITED') return true;
+    if (!spec.idempotent) return false;
+    if (error.code === 'NETWORK' || error.code === 'TIMEOUT') return true;
+    return error.code === 'HTTP_ERROR' && error.status !== undefined && error.status >= 500;
+  }
+
+  /** Exponential backoff with jitter, capped; a Retry-After from the service wins when later. */
+  #backoff(attempt: number, error: BrokerApiError): number {
+    const cfg = this.#config;
+    const exp = Math.min(cfg.retryMaxDelayMs, cfg.retryBaseDelayMs * 2 ** attempt);
+    const jittered = exp / 2 + Math.random() * (exp / 2);
+    const fromServer = error.retryAt === undefined ? 0 : error.retryAt - cfg.clock.now();
+    return Math.max(jittered, Math.min(fromServer, cfg.retryMaxDelayMs * 4));
+  }
+
+  async #send(spec: CallSpec): Promise<CallResult | BrokerApiError> {
+    const cfg = this.#config;
+    const secrets: string[] = [...(spec.secrets ?? [])];
+    const headers: Record<string, string> = { accept: 'application/json', ...spec.headers };
+    if (spec.withToken !== false) {
+      if (cfg.token === undefined) {
+        return new BrokerApiError({
+          code: 'INVALID_ARGUMENT',
+          message: `${spec.route} needs an access token and none is configured`,
+          route: spec.route,
+        });
+      }
+      let token: string;
+      try {
+        token = await cfg.token.getToken();
+      } catch (error) {
+        // TOKEN_EXPIRED and friends come from the token holder already typed.
+        if (error instanceof BrokerApiError) return error;
+        return new BrokerApiError({
+          code: 'TOKEN_EXPIRED',
+          message: `${spec.route}: no access token available`,
+          route: spec.route,
+          cause: error,
+        });
+      }
+      headers['access-token'] = token;
+      secrets.push(token);
+    }
+    if (spec.withClientIdHeader === true && cfg.clientId !== undefined) headers['client-id'] = cfg.clientId;
+    let body: string | undefined;
+    if (spec.body !== undefined) {
+      const encoded = encodeBody(spec.body, spec.bodyEncoding ?? cfg.bodyEncoding);
+      headers['content-type'] = encoded.contentType;
+      body = encoded.text;
+    }
+    const root = spec.base === 'auth' ? cfg.authUrl : cfg.apiRoot;
+    if (root === undefined) {
+      return new BrokerApiError({
+        code: 'INVALID_ARGUMENT',
+        message: `${spec.route} needs authUrl and none is configured`,
+        route: spec.route,
+      });
+    }
+    const url = `${root}${spec.path}${encodeQuery(spec.query)}`;
+    const timeout = AbortSignal.timeout(cfg.timeoutMs);
+    const signal = spec.signal === undefined ? timeout : AbortSignal.any([timeout, spec.signal]);
+    let status: number;
+    let text: string;
+    let retryAfter: string | null;
+    try {
+      const response = await cfg.fetch(url, {
+        method: spec.method,
+        headers,
+        ...(body === undefined ? {} : { body }),
+        signal,
+        redirect: 'manual',
+      });
+      status = response.status;
+      retryAfter = response.headers.get('retry-after');
+      text = await response.text();
+    } catch (error) {
+      return this.#transportError(spec, error, timeout, secrets);
+    }
+    return interpret(spec, status, text, retryAfter, secrets, cfg.clock.now());
+  }
+
+  #transportError(
+    spec: CallSpec,
+    error: unknown,
+    timeout: AbortSignal,
+    secrets: readonly string[],
+  ): BrokerApiError {
+    const hint = spec.idempotent
+      ? ''
+      : ` ${spec.lostAnswerHint ?? 'the call may or may not have taken effect'}`;
+    if (spec.signal?.aborted) {
+      return new BrokerApiError({ code: 'ABORTED', message: `${spec.route} was aborted`, route: spec.route });
+    }
+    if (timeout.aborted) {
+      return new BrokerApiError({
+        code: 'TIMEOUT',
+        message: `${spec.route} got no answer within ${this.#config.timeoutMs} ms;${hint}`,
+        retryable: spec.idempotent,
+        route: spec.route,
+      });
+    }
+    const reason = describeNetworkError(error);
+    return new BrokerApiError({
+      code: 'NETWORK',
+      message: redact(`${spec.route} failed: ${reason};${hint}`, secrets),
+      retryable: spec.idempotent,
+      route: spec.route,
+      cause: error,
+    });
+  }
+}
+
+function describeNetworkError(error: unknown): string {
+  const cause = (error as { cause?: { code?: unknown } } | undefined)?.cause;
+  if (cause !== undefined && typeof cause.code === 'string') return `network error ${cause.code}`;
+  return 'network error';
+}
+
+interface ServiceErrorBody {
+  errorType?: string;
+  errorCode?: string;
+  errorMessage?: string;
+}
+
+function parseJson(text: string): { ok: true; value: unknown } | { ok: false } {
+  try {
+    return { ok: true, value: JSON.parse(text) };
+  } catch {
+    return { ok: false };
+  }
+}
+
+function interpret(
+  spec: CallSpec,
+  status: number,
+  text: string,
+  retryAfter: string | null,
+  secrets: readonly string[],
+  now: number,
+): CallResult | BrokerApiError {
+  const trimmed = text.trim();
+  const parsed = trimmed.length === 0 ? undefined : parseJson(trimmed);
+  if (status >= 200 && status < 300) {
+    if (parsed === undefined) return { status, body: undefined };
+    if (!parsed.ok) {
+      return new BrokerApiError({
+        code: 'INVALID_RESPONSE',
+        message: `${spec.route} answered ${status} with a body that is not JSON`,
+        status,
+        route: spec.route,
+      });
+    }
+    return { status, body: parsed.value };
+  }
+  const fields: ServiceErrorBody = {};
+  if (parsed?.ok === true && typeof parsed.value === 'object' && parsed.value !== null) {
+    const v = parsed.value as Record<string, unknown>;
+    if (typeof v.errorType === 'string') fields.errorType = clip(redact(v.errorType, secrets));
+    if (typeof v.errorCode === 'string' || typeof v.errorCode === 'number')
+      fields.errorCode = String(v.errorCode);
+    if (typeof v.errorMessage === 'string') fields.errorMessage = clip(redact(v.errorMessage, secrets));
+  }
+  const rateLimited = status === 429 || fields.errorCode === RATE_LIMIT_CODE;
+  const retryAt = parseRetryAfter(retryAfter, now);
+  const detail = [fields.errorCode, fields.errorMessage].filter((s) => s !== undefined).join(': ');
+  const hint =
+    status >= 500 && !spec.idempotent
+      ? ` ${spec.lostAnswerHint ?? 'the call may or may not have taken effect'}`
+      : '';
+  return new BrokerApiError({
+    code: rateLimited ? 'RATE_LIMITED' : 'HTTP_ERROR',
+    message: `${spec.route} failed with HTTP ${status}${detail.length > 0 ? ` ${detail}` : ''}${hint}`,
+    status,
+    ...fields,
+    retryable: rateLimited || status >= 500,
+    ...(retryAt === undefined ? {} : { retryAt }),
+    route: spec.route,
+  });
+}
+
+function parseRetryAfter(value: string | null, now: number): number | undefined {
+  if (value === null) return undefined;
+  const seconds = Number(value);
+  if (Number.isFinite(seconds) && seconds >= 0) return now + seconds * 1000;
+  const date = Date.parse(value);
+  return Number.isNaN(date) ? undefined : date;
+}

@@ -1,0 +1,101 @@
+import { invalidArgument } from '../core/errors.js';
+import { expectArray, expectObject, pathParam } from '../core/shape.js';
+import type { Transport } from '../core/transport.js';
+import type { Alert, AlertAck, PlaceAlertRequest } from '../types/orders.js';
+import { checkId, checkQuantity } from './order-input.js';
+
+/** A conditional order holds up to 15 orders (spec, Limits). */
+const MAX_ALERT_ORDERS = 15;
+
+/** Conditional (alert-triggered) orders. */
+export class AlertsApi {
+  readonly #t: Transport;
+
+  constructor(transport: Transport) {
+    this.#t = transport;
+  }
+
+  place(request: PlaceAlertRequest, signal?: AbortSignal): Promise<AlertAck> {
+    return this.#post('POST /alerts/orders', '/alerts/orders', request, signal);
+  }
+
+  /** POST /alerts/multi/orders: a conditional order with several orders. */
+  placeMulti(request: PlaceAlertRequest, signal?: AbortSignal): Promise<AlertAck> {
+    return this.#post('POST /alerts/multi/orders', '/alerts/multi/orders', request, signal);
+  }
+
+  async modify(alertId: string, request: PlaceAlertRequest, signal?: AbortSignal): Promise<AlertAck> {
+    const route = 'PUT /alerts/orders/{alertId}';
+    checkAlert(request);
+    const body = { svcClientId: this.#t.clientId, alertId, ...request };
+    const r = await this.#t.call({
+      method: 'PUT',
+      route,
+      path: `/alerts/orders/${pathParam(alertId, 'alertId')}`,
+      body,
+      idempotent: true,
+      signal,
+    });
+    return expectObject<AlertAck>(r.body, route);
+  }
+
+  async cancel(alertId: string, signal?: AbortSignal): Promise<AlertAck> {
+    const route = 'DELETE /alerts/orders/{alertId}';
+    const r = await this.#t.call({
+      method: 'DELETE',
+      route,
+      path: `/alerts/orders/${pathParam(alertId, 'alertId')}`,
+      idempotent: true,
+      signal,
+    });
+    return expectObject<AlertAck>(r.body, route);
+  }
+
+  async get(alertId: string, signal?: AbortSignal): Promise<Alert> {
+    const route = 'GET /alerts/orders/{alertId}';
+    const r = await this.#t.call({
+      method: 'GET',
+      route,
+      path: `/alerts/orders/${pathParam(alertId, 'alertId')}`,
+      idempotent: true,
+      signal,
+    });
+    return expectObject<Alert>(r.body, route);
+  }
+
+  async list(signal?: AbortSignal): Promise<Alert[]> {
+    const route = 'GET /alerts/orders';
+    const r = await this.#t.call({ method: 'GET', route, path: '/alerts/orders', idempotent: true, signal });
+    return expectArray<Alert>(r.body, route);
+  }
+
+  async #post(
+    route: string,
+    path: string,
+    request: PlaceAlertRequest,
+    signal?: AbortSignal,
+  ): Promise<AlertAck> {
+    checkAlert(request);
+    const body = { svcClientId: this.#t.clientId, ...request };
+    const r = await this.#t.call({ method: 'POST', route, path, body, idempotent: false, signal });
+    return expectObject<AlertAck>(r.body, route);
+  }
+}
+
+function checkAlert(request: PlaceAlertRequest): void {
+  if (typeof request.condition !== 'object' || request.condition === null) {
+    throw invalidArgument('a conditional order needs a condition');
+  }
+  checkId(request.condition.securityId, 'condition.securityId');
+  if (
+    !Array.isArray(request.orders) ||
+    request.orders.length < 1 ||
+    request.orders.length > MAX_ALERT_ORDERS
+  ) {
+    throw invalidArgument(`a conditional order holds 1 to ${MAX_ALERT_ORDERS} orders`);
+  }
+  for (const order of request.orders) {
+    checkId(order.securityId, 'orders[].securityId');
+    checkQuantity(order.quantity, 'orders[].quantity');
+  }
+}

@@ -1,0 +1,66 @@
+import { invalidArgument } from '../core/errors.js';
+import { checkDate, expectArray, expectObject, pathParam } from '../core/shape.js';
+import type { Transport } from '../core/transport.js';
+import type { EdisFormRequest, EdisFormResult, EdisInquiry, LedgerEntry, TpinResult } from '../types/edis.js';
+
+/** eDIS (authorising holdings for sale) and the ledger. */
+export class EdisApi {
+  readonly #t: Transport;
+
+  constructor(transport: Transport) {
+    this.#t = transport;
+  }
+
+  /** GET /edis/tpin: sends a T-PIN to the registered mobile number (202). */
+  async requestTpin(signal?: AbortSignal): Promise<TpinResult> {
+    const route = 'GET /edis/tpin';
+    const r = await this.#t.call({ method: 'GET', route, path: '/edis/tpin', idempotent: false, signal });
+    return expectObject<TpinResult>(r.body ?? {}, route);
+  }
+
+  async bulkForm(request: EdisFormRequest, signal?: AbortSignal): Promise<EdisFormResult> {
+    const route = 'POST /edis/bulkform';
+    if (!Array.isArray(request.isin) || request.isin.length === 0) {
+      throw invalidArgument('isin must list at least one ISIN');
+    }
+    const r = await this.#t.call({
+      method: 'POST',
+      route,
+      path: '/edis/bulkform',
+      body: request,
+      idempotent: true,
+      signal,
+    });
+    return expectObject<EdisFormResult>(r.body, route);
+  }
+
+  /** GET /edis/inquire/{isin}; `ALL` returns every holding, so the answer is always a list. */
+  async inquire(isin: string, signal?: AbortSignal): Promise<EdisInquiry[]> {
+    const route = 'GET /edis/inquire/{isin}';
+    const r = await this.#t.call({
+      method: 'GET',
+      route,
+      path: `/edis/inquire/${pathParam(isin, 'isin')}`,
+      idempotent: true,
+      signal,
+    });
+    if (Array.isArray(r.body)) return r.body as EdisInquiry[];
+    return [expectObject<EdisInquiry>(r.body, route)];
+  }
+
+  /** GET /ledger?from-date=&to-date= (both optional, YYYY-MM-DD). */
+  async ledger(fromDate?: string, toDate?: string, signal?: AbortSignal): Promise<LedgerEntry[]> {
+    const route = 'GET /ledger';
+    if (fromDate !== undefined) checkDate(fromDate, 'fromDate');
+    if (toDate !== undefined) checkDate(toDate, 'toDate');
+    const r = await this.#t.call({
+      method: 'GET',
+      route,
+      path: '/ledger',
+      query: { 'from-date': fromDate, 'to-date': toDate },
+      idempotent: true,
+      signal,
+    });
+    return expectArray<LedgerEntry>(r.body, route);
+  }
+}

@@ -1,0 +1,101 @@
+import { invalidArgument } from '../core/errors.js';
+import { expectArray, expectObject, pathParam } from '../core/shape.js';
+import type { Transport } from '../core/transport.js';
+import type { LegName } from '../types/enums.js';
+import type {
+  CancelLegResult,
+  ModifySuperOrderRequest,
+  OrderAck,
+  PlaceSuperOrderRequest,
+  SuperOrder,
+} from '../types/orders.js';
+import {
+  checkCorrelationId,
+  checkId,
+  checkPrice,
+  checkQuantity,
+  lostOrderHint,
+  newCorrelationId,
+} from './order-input.js';
+
+const LEGS: readonly LegName[] = ['ENTRY_LEG', 'TARGET_LEG', 'STOP_LOSS_LEG'];
+
+/** Super orders: an entry with target and stop-loss legs nested under it. */
+export class SuperOrdersApi {
+  readonly #t: Transport;
+
+  constructor(transport: Transport) {
+    this.#t = transport;
+  }
+
+  /** POST /super/orders; LIMIT or MARKET only; never retried after a lost answer. */
+  async place(request: PlaceSuperOrderRequest, signal?: AbortSignal): Promise<OrderAck> {
+    const route = 'POST /super/orders';
+    checkCorrelationId(request.correlationId);
+    checkId(request.securityId, 'securityId');
+    checkQuantity(request.quantity);
+    checkPrice(request.price, 'price');
+    checkPrice(request.targetPrice, 'targetPrice');
+    checkPrice(request.stopLossPrice, 'stopLossPrice');
+    if (request.orderType !== 'LIMIT' && request.orderType !== 'MARKET') {
+      throw invalidArgument('super orders take orderType LIMIT or MARKET');
+    }
+    const correlationId = request.correlationId ?? newCorrelationId();
+    const body = { svcClientId: this.#t.clientId, ...request, correlationId };
+    const r = await this.#t.call({
+      method: 'POST',
+      route,
+      path: '/super/orders',
+      body,
+      idempotent: false,
+      lostAnswerHint: lostOrderHint(correlationId),
+      signal,
+    });
+    return expectObject<OrderAck>(r.body, route);
+  }
+
+  /** PUT /super/orders/{order-id}: modifies one leg; takes one of the order's 25 modifications. */
+  async modify(orderId: string, request: ModifySuperOrderRequest, signal?: AbortSignal): Promise<OrderAck> {
+    const route = 'PUT /super/orders/{order-id}';
+    checkId(orderId, 'orderId');
+    checkLeg(request.legName);
+    const body = { svcClientId: this.#t.clientId, orderId, ...request };
+    const r = await this.#t.call({
+      method: 'PUT',
+      route,
+      path: `/super/orders/${pathParam(orderId, 'orderId')}`,
+      body,
+      idempotent: false,
+      modifiesOrder: orderId,
+      signal,
+    });
+    return expectObject<OrderAck>(r.body, route);
+  }
+
+  /**
+   * DELETE /super/orders/{order-id}/{order-leg}. The spec gives both 202 without body and 200 with
+   * orderId and orderStatus; an empty answer comes back as `{}`.
+   */
+  async cancelLeg(orderId: string, leg: LegName, signal?: AbortSignal): Promise<CancelLegResult> {
+    const route = 'DELETE /super/orders/{order-id}/{order-leg}';
+    checkLeg(leg);
+    const r = await this.#t.call({
+      method: 'DELETE',
+      route,
+      path: `/super/orders/${pathParam(orderId, 'orderId')}/${leg}`,
+      idempotent: true,
+      signal,
+    });
+    return r.body === undefined ? {} : expectObject<CancelLegResult>(r.body, route);
+  }
+
+  async list(signal?: AbortSignal): Promise<SuperOrder[]> {
+    const route = 'GET /super/orders';
+    const r = await this.#t.call({ method: 'GET', route, path: '/super/orders', idempotent: true, signal });
+    return expectArray<SuperOrder>(r.body, route);
+  }
+}
+
+function checkLeg(leg: LegName): void {
+  if (!LEGS.includes(leg)) throw invalidArgument(`legName must be one of ${LEGS.join(', ')}`);
+}

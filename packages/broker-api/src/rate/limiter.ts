@@ -1,0 +1,286 @@
+import PQueue from 'p-queue';
+import { type Clock, systemClock } from '../core/clock.js';
+import { BrokerApiError, invalidArgument } from '../core/errors.js';
+import { asRecord, readBoolean, readInt, rejectUnknownKeys } from '../core/options.js';
+import {
+  DEFAULT_LIMITS,
+  DEFAULT_MAX_MODIFICATIONS_PER_ORDER,
+  DEFAULT_OPTION_CHAIN_INTERVAL_MS,
+  defaultCategoryOf,
+  RATE_CATEGORIES,
+  type RateCategory,
+  type WindowLimit,
+} from './categories.js';
+import { ModificationCounter } from './modification-counter.js';
+import { WindowLog } from './window-log.js';
+
+export interface RateLimiterOptions {
+  /** Default true. With false every call goes at once (for a server without limits). */
+  enabled?: boolean;
+  /** Windows per category; a category given here replaces its defaults (see DEFAULT_LIMITS). */
+  limits?: Partial<Record<RateCategory, readonly WindowLimit[]>>;
+  /** Category per route, keyed `METHOD /path-template`, over the defaults of `defaultCategoryOf`. */
+  categories?: Record<string, RateCategory>;
+  /**
+   * Default 50. Extra milliseconds after a full window before the next send: the service counts
+   * arrivals, which trail sends by a variable delay.
+   */
+  windowMarginMs?: number;
+  /**
+   * Default 60,000. A call whose slot is further away than this fails at once with
+   * BUDGET_EXHAUSTED (and `retryAt`) instead of waiting, e.g. when a day budget is spent.
+   */
+  maxWaitMs?: number;
+  /** Default 10,000. Calls allowed to wait per category; more fail with QUEUE_FULL. */
+  maxQueued?: number;
+  /** Default 3,000. Minimum time between two identical option-chain requests. */
+  optionChainIntervalMs?: number;
+  /** Default 25. Modifications allowed per order. */
+  maxModificationsPerOrder?: number;
+  /** Default: the system clock. */
+  clock?: Clock;
+}
+
+const OPTION_KEYS = [
+  'enabled',
+  'limits',
+  'categories',
+  'windowMarginMs',
+  'maxWaitMs',
+  'maxQueued',
+  'optionChainIntervalMs',
+  'maxModificationsPerOrder',
+  'clock',
+];
+
+interface Lane {
+  readonly log: WindowLog;
+  readonly limits: readonly WindowLimit[];
+  /** Admission is FIFO and one at a time; the HTTP calls themselves then run concurrently. */
+  readonly queue: PQueue;
+}
+
+export interface CategoryStats {
+  /** Calls waiting for a slot. */
+  waiting: number;
+  /** Slots granted within the last second and the last day. */
+  lastSecond: number;
+  lastDay: number;
+}
+
+/**
+ * Paces calls per category so the client stays inside every sliding window of the spec. Calls wait
+ * for their slot in FIFO order; a call that could only run after `maxWaitMs` fails fast.
+ * One instance per account: share it between clients that use the same access token.
+ */
+export class RateLimiter {
+  readonly enabled: boolean;
+  readonly clock: Clock;
+  readonly modifications: ModificationCounter;
+  readonly #lanes = new Map<RateCategory, Lane>();
+  readonly #categories: Record<string, RateCategory>;
+  readonly #marginMs: number;
+  readonly #maxWaitMs: number;
+  readonly #maxQueued: number;
+  readonly #keyIntervalMs: number;
+  readonly #keyLast = new Map<string, number>();
+  readonly #keyTails = new Map<string, Promise<void>>();
+
+  constructor(options: RateLimiterOptions = {}) {
+    const where = 'RateLimiter options';
+    const record = asRecord(options, where);
+    rejectUnknownKeys(record, OPTION_KEYS, where);
+    this.enabled = readBoolean(record, 'enabled', where, true);
+    this.#marginMs = readInt(record, 'windowMarginMs', where, 50, 0, 10_000);
+    this.#maxWaitMs = readInt(record, 'maxWaitMs', where, 60_000, 0);
+    this.#maxQueued = readInt(record, 'maxQueued', where, 10_000, 1, 10_000_000);
+    this.#keyIntervalMs = readInt(
+      record,
+      'optionChainIntervalMs',
+      where,
+      DEFAULT_OPTION_CHAIN_INTERVAL_MS,
+      0,
+    );
+    const maxMods = readInt(
+      record,
+      'maxModificationsPerOrder',
+      where,
+      DEFAULT_MAX_MODIFICATIONS_PER_ORDER,
+      1,
+      1_000_000,
+    );
+    this.modifications = new ModificationCounter(maxMods);
+    this.clock = validateClock(options.clock) ?? systemClock;
+    this.#categories = validateCategories(options.categories);
+    const limits = validateLimits(options.limits);
+    for (const category of RATE_CATEGORIES) {
+      const windows = limits[category] ?? DEFAULT_LIMITS[category];
+      this.#lanes.set(category, {
+        limits: windows,
+        log: new WindowLog(windows),
+        queue: new PQueue({ concurrency: 1 }),
+      });
+    }
+  }
+
+  /** Category of a route (`METHOD /path-template`). */
+  categoryOf(route: string): RateCategory {
+    return this.#categories[route] ?? defaultCategoryOf(route);
+  }
+
+  /** The windows in force for a category. */
+  limitsOf(category: RateCategory): readonly WindowLimit[] {
+    return this.#lane(category).limits;
+  }
+
+  /** Waits for a slot in `category` and takes it. */
+  async acquire(category: RateCategory, route: string, signal?: AbortSignal): Promise<void> {
+    if (!this.enabled) return;
+    const lane = this.#lane(category);
+    const now = this.clock.now();
+    if (lane.queue.size + lane.queue.pending >= this.#maxQueued) {
+      throw new BrokerApiError({
+        code: 'QUEUE_FULL',
+        message: `${this.#maxQueued} calls already wait for a ${category} slot`,
+        retryable: true,
+        route,
+      });
+    }
+    // Fail fast when a long budget (minute, hour, day) alone already pushes the call out too far.
+    const longSlot = lane.log.nextSlot(now, this.#marginMs, this.#maxWaitMs);
+    if (longSlot - now > this.#maxWaitMs) throw budgetExhausted(category, route, longSlot);
+    await lane.queue.add(
+      async () => {
+        // Bounded: each round either grants the slot, fails, or sleeps until the computed time.
+        for (let round = 0; round < 1000; round++) {
+          const t = this.clock.now();
+          const at = lane.log.nextSlot(t, this.#marginMs);
+          if (at <= t) {
+            lane.log.record(t);
+            return;
+          }
+          if (at - t > this.#maxWaitMs) throw budgetExhausted(category, route, at);
+          await this.clock.sleep(at - t, signal);
+        }
+        throw new BrokerApiError({ code: 'QUEUE_FULL', message: `no ${category} slot found`, route });
+      },
+      signal === undefined ? {} : { signal },
+    );
+  }
+
+  /**
+   * Like `acquire`, and also keeps identical requests (same `key`) at least
+   * `optionChainIntervalMs` apart: the option chain's "one unique request per 3 s".
+   */
+  async acquireKeyed(
+    category: RateCategory,
+    route: string,
+    key: string,
+    signal?: AbortSignal,
+  ): Promise<void> {
+    if (!this.enabled) return;
+    const previous = this.#keyTails.get(key) ?? Promise.resolve();
+    const mine = previous.then(async () => {
+      const last = this.#keyLast.get(key);
+      if (last !== undefined) {
+        const wait = last + this.#keyIntervalMs + this.#marginMs - this.clock.now();
+        if (wait > 0) await this.clock.sleep(wait, signal);
+      }
+      await this.acquire(category, route, signal);
+      this.#keyLast.set(key, this.clock.now());
+      this.#pruneKeys();
+    });
+    const tail = mine.catch(() => undefined);
+    this.#keyTails.set(key, tail);
+    try {
+      await mine;
+    } finally {
+      if (this.#keyTails.get(key) === tail) this.#keyTails.delete(key);
+    }
+  }
+
+  stats(): Record<RateCategory, CategoryStats> {
+    const now = this.clock.now();
+    const out = {} as Record<RateCategory, CategoryStats>;
+    for (const category of RATE_CATEGORIES) {
+      const lane = this.#lane(category);
+      out[category] = {
+        waiting: lane.queue.size + lane.queue.pending,
+        lastSecond: lane.log.countWithin(now, 1000),
+        lastDay: lane.log.countWithin(now, 86_400_000),
+      };
+    }
+    return out;
+  }
+
+  #lane(category: RateCategory): Lane {
+    const lane = this.#lanes.get(category);
+    if (lane === undefined) throw invalidArgument(`unknown rate category "${category}"`);
+    return lane;
+  }
+
+  /** Keeps the identical-request map bounded: entries older than the interval no longer matter. */
+  #pruneKeys(): void {
+    if (this.#keyLast.size < 1000) return;
+    const cutoff = this.clock.now() - this.#keyIntervalMs - this.#marginMs;
+    for (const [key, at] of this.#keyLast) if (at < cutoff) this.#keyLast.delete(key);
+  }
+}
+
+function budgetExhausted(category: RateCategory, route: string, at: number): BrokerApiError {
+  return new BrokerApiError({
+    code: 'BUDGET_EXHAUSTED',
+    message: `the ${category} rate budget is spent; the call can run at ${new Date(at).toISOString()}`,
+    retryable: true,
+    retryAt: at,
+    route,
+  });
+}
+
+function validateClock(clock: unknown): Clock | undefined {
+  if (clock === undefined) return undefined;
+  const c = clock as Partial<Clock>;
+  if (typeof c !== 'object' || typeof c.now !== 'function' || typeof c.sleep !== 'function') {
+    throw invalidArgument('RateLimiter options: "clock" must have now() and sleep()');
+  }
+  return clock as Clock;
+}
+
+function validateCategories(value: unknown): Record<string, RateCategory> {
+  if (value === undefined) return {};
+  const record = asRecord(value, 'RateLimiter options "categories"');
+  for (const [route, category] of Object.entries(record)) {
+    if (!/^(GET|POST|PUT|DELETE) \/\S*$/.test(route)) {
+      throw invalidArgument(`RateLimiter options "categories": key "${route}" must be "METHOD /path"`);
+    }
+    if (!RATE_CATEGORIES.includes(category as RateCategory)) {
+      throw invalidArgument(
+        `RateLimiter options "categories": "${route}" must map to one of ${RATE_CATEGORIES.join(', ')}`,
+      );
+    }
+  }
+  return { ...(record as Record<string, RateCategory>) };
+}
+
+function validateLimits(value: unknown): Partial<Record<RateCategory, readonly WindowLimit[]>> {
+  if (value === undefined) return {};
+  const where = 'RateLimiter options "limits"';
+  const record = asRecord(value, where);
+  rejectUnknownKeys(record, RATE_CATEGORIES, where);
+  const out: Partial<Record<RateCategory, readonly WindowLimit[]>> = {};
+  for (const [category, windows] of Object.entries(record)) {
+    if (!Array.isArray(windows)) throw invalidArgument(`${where}.${category} must be an array`);
+    out[category as RateCategory] = windows.map((w, i) => {
+      const r = asRecord(w, `${where}.${category}[${i}]`);
+      rejectUnknownKeys(r, ['windowMs', 'max'], `${where}.${category}[${i}]`);
+      if (r.windowMs === undefined || r.max === undefined) {
+        throw invalidArgument(`${where}.${category}[${i}] needs windowMs and max`);
+      }
+      return {
+        windowMs: readInt(r, 'windowMs', `${where}.${category}[${i}]`, 0, 1),
+        max: readInt(r, 'max', `${where}.${category}[${i}]`, 0, 1, 1_000_000),
+      };
+    });
+  }
+  return out;
+}
