@@ -1,0 +1,139 @@
+/**
+ * Turns model trades into packets for subscribers. Two drivers:
+ * - live mode: each tick, every subscribed instrument trades with a fixed probability;
+ * - load mode: a packet budget per tick, spent round-robin over subscribed instruments.
+ * Either way a trade is generated once per instrument and fanned out to every subscriber, and each
+ * connection's output of one tick leaves corked, in messages of up to `maxPacketsPerMessage` packets.
+ *
+ * Backpressure: a subscriber over its buffered-bytes bound gets nothing (counted as `skipped` on the
+ * connection); an instrument none of whose subscribers can take data is not traded at all (counted
+ * as `deferred`), so a slow client costs neither memory nor sequence gaps where it is the only reader.
+ */
+import { SEGMENT_INX_EQ } from '@feedpipe/codec';
+import type { MarketModel } from '../market/model.js';
+import { unit3 } from '../market/prng.js';
+import { MARKET_STATUS_CODE, MARKET_TYPE_REGULAR } from '../market/sessions.js';
+import type { MarketSession } from '../market/types.js';
+import type { FeedConnection } from './connection.js';
+import type { FeedCounters } from './feed-counters.js';
+import { appendOhlc, appendReference, appendTrade } from './packets.js';
+import type { InstrumentSubscribers, SubscriptionBook } from './subscription-book.js';
+
+/** Salt range of the per-tick trade draws, apart from the model's attribute salts. */
+const TICK_SALT_BASE = 0x4000_0000;
+
+export class FeedGenerator {
+  private readonly batch: FeedConnection[] = [];
+  private cursor = 0;
+  private liveTicks = 0;
+
+  constructor(
+    private readonly model: MarketModel,
+    private readonly book: SubscriptionBook,
+    private readonly counters: FeedCounters,
+  ) {}
+
+  /** Puts the connection in this tick's corked batch (once). */
+  touch(c: FeedConnection): void {
+    if (!c.inBatch) {
+      c.beginBatch();
+      this.batch.push(c);
+    }
+  }
+
+  /** Sends and uncorks everything the tick queued. */
+  finish(): void {
+    for (const c of this.batch) c.endBatch();
+    this.batch.length = 0;
+  }
+
+  /**
+   * One live tick at epoch second `nowSec`: each subscribed instrument trades with probability
+   * `probability`, decided by a hash of (seed, security id, tick number) so the choice does not
+   * disturb the instrument's own price stream.
+   */
+  liveTick(nowSec: number, probability: number): number {
+    const salt = TICK_SALT_BASE + (this.liveTicks++ % TICK_SALT_BASE);
+    const seed = this.model.seed;
+    let packets = 0;
+    for (const entry of this.book.active) {
+      if (unit3(seed, this.model.securityIdAt(entry.index), salt) < probability) {
+        packets += this.publishTrade(entry, nowSec);
+      }
+    }
+    this.finish();
+    return packets;
+  }
+
+  /** Spends up to about `budget` packets (a trade's fan-out may overshoot by a few). Returns packets queued. */
+  loadTick(budget: number, nowSec: number): number {
+    const active = this.book.active;
+    let packets = 0;
+    let idle = 0;
+    while (packets < budget && idle < active.length) {
+      if (this.cursor >= active.length) this.cursor = 0;
+      const entry = active[this.cursor++] as InstrumentSubscribers;
+      if (!hasWritableSubscriber(entry)) {
+        idle++;
+        this.counters.deferred++;
+        continue;
+      }
+      idle = 0;
+      packets += this.publishTrade(entry, nowSec);
+    }
+    this.finish();
+    return packets;
+  }
+
+  /** Market Status to every connection that can receive, at a session change. */
+  broadcastSession(connections: Iterable<FeedConnection>, session: MarketSession): void {
+    for (const c of connections) {
+      if (c.closing || c.stalled) continue;
+      this.touch(c);
+      c.builder.marketStatus(SEGMENT_INX_EQ, 0, MARKET_TYPE_REGULAR, MARKET_STATUS_CODE[session]);
+      this.counters.marketStatus++;
+      c.flushIfFull();
+    }
+  }
+
+  private publishTrade(entry: InstrumentSubscribers, nowSec: number): number {
+    const model = this.model;
+    const counters = this.counters;
+    const i = entry.index;
+    model.trade(i, nowSec);
+    counters.generatedTrades++;
+    let packets = 0;
+    for (const c of entry.trade) {
+      if (!c.writable) {
+        c.counters.skipped++;
+        continue;
+      }
+      this.touch(c);
+      appendTrade(c, model, counters, i);
+      packets++;
+      if (c.pendingReference.size !== 0 && c.pendingReference.has(i) && model.hasReference(i)) {
+        appendReference(c, model, counters, i);
+        c.pendingReference.delete(i);
+        packets += 2;
+      }
+      c.flushIfFull();
+    }
+    for (const c of entry.ohlc) {
+      if (!c.writable) {
+        c.counters.skipped++;
+        continue;
+      }
+      this.touch(c);
+      appendOhlc(c, model, counters, i);
+      packets++;
+      c.flushIfFull();
+    }
+    return packets;
+  }
+}
+
+function hasWritableSubscriber(entry: InstrumentSubscribers): boolean {
+  for (const c of entry.trade) if (c.writable) return true;
+  for (const c of entry.ohlc) if (c.writable) return true;
+  return false;
+}

@@ -1,0 +1,228 @@
+/**
+ * Options of the feed server, validated once at construction. Every default is documented here and
+ * in the README; unknown keys are rejected.
+ */
+import { MAX_SUBSCRIPTIONS_PER_CONNECTION } from '@feedpipe/codec';
+import { SimError } from '../market/errors.js';
+import type { MarketModel } from '../market/model.js';
+import {
+  functionOption,
+  integerOption,
+  numberOption,
+  objectOption,
+  rejectUnknownKeys,
+} from '../market/option-checks.js';
+import {
+  createMemoryAuthenticator,
+  DEFAULT_FEED_CREDENTIALS,
+  type FeedAuthenticate,
+  type FeedCredentials,
+  validateCredentials,
+} from './credentials.js';
+import { DEFAULT_IP_BLOCK_POLICY, type IpBlockPolicy } from './ip-guard.js';
+
+export interface LoadOptions {
+  /** Target packets per second across all subscriptions (every subscriber's copy counts). Required. */
+  packetsPerSecond: number;
+  /** Generation tick, ms. Default 2: a few thousand packets per tick at millions per second. */
+  tickIntervalMs?: number;
+}
+
+export interface FeedServerOptions {
+  /** The market the feed publishes. Required. */
+  model: MarketModel;
+  /** Listen address. Default '127.0.0.1' (loopback only). */
+  host?: string;
+  /** Listen port. Default 7075 (the spec's self-hosted port); 0 picks a free port. */
+  port?: number;
+  /** Credential check. Default: `createMemoryAuthenticator(credentials)`. */
+  authenticate?: FeedAuthenticate;
+  /** Accounts of the default check. Default `DEFAULT_FEED_CREDENTIALS`. Not with `authenticate`. */
+  credentials?: FeedCredentials;
+  /** Interval between server pings, ms. Default 10 000. */
+  pingIntervalMs?: number;
+  /** Consecutive unanswered pings that close a connection. Default 4. */
+  maxMissedPings?: number;
+  /** Concurrent connections per client id; one more evicts the oldest with error 805. Default 5. */
+  maxConnectionsPerClient?: number;
+  /** Concurrent connections in total; beyond it upgrades get HTTP 503. Default 1000. */
+  maxConnections?: number;
+  /** Subscriptions (trade and OHLC counted separately) per connection. Default 5000. */
+  maxSubscriptionsPerConnection?: number;
+  /** Blocking of addresses after repeated invalid attempts. Default 10 attempts / 60 s window / 60 s block. */
+  ipBlock?: Partial<IpBlockPolicy>;
+  /** 'timer': ticks run on timers. 'manual': nothing is generated until `step()` is called. Default 'timer'. */
+  ticks?: 'timer' | 'manual';
+  /** Live-mode tick, ms. Default 100. */
+  tickIntervalMs?: number;
+  /** Live mode: mean trades per second per subscribed instrument. Default 2. */
+  tradesPerSecond?: number;
+  /** Packets per WebSocket message at most; larger batches are split. Default 400 (~10 KB of trades). */
+  maxPacketsPerMessage?: number;
+  /**
+   * A connection whose socket holds more than this many unsent bytes gets no new market data until
+   * it drains (counted as skipped), so a slow client cannot grow the server's memory. Default 4 MiB.
+   */
+  maxBufferedBytes?: number;
+  /** Load mode: replaces live trading with a target packet rate. Default undefined (live mode). */
+  load?: LoadOptions;
+}
+
+export interface ResolvedFeedOptions {
+  model: MarketModel;
+  host: string;
+  port: number;
+  authenticate: FeedAuthenticate;
+  pingIntervalMs: number;
+  maxMissedPings: number;
+  maxConnectionsPerClient: number;
+  maxConnections: number;
+  maxSubscriptionsPerConnection: number;
+  ipBlock: IpBlockPolicy;
+  ticks: 'timer' | 'manual';
+  tickIntervalMs: number;
+  tradesPerSecond: number;
+  maxPacketsPerMessage: number;
+  maxBufferedBytes: number;
+  load: Required<LoadOptions> | undefined;
+}
+
+const WHERE = 'FeedServer';
+const KEYS = [
+  'model',
+  'host',
+  'port',
+  'authenticate',
+  'credentials',
+  'pingIntervalMs',
+  'maxMissedPings',
+  'maxConnectionsPerClient',
+  'maxConnections',
+  'maxSubscriptionsPerConnection',
+  'ipBlock',
+  'ticks',
+  'tickIntervalMs',
+  'tradesPerSecond',
+  'maxPacketsPerMessage',
+  'maxBufferedBytes',
+  'load',
+];
+
+export function resolveLoadOptions(value: unknown): Required<LoadOptions> | undefined {
+  const raw = objectOption(WHERE, 'load', value);
+  if (raw === undefined) return undefined;
+  rejectUnknownKeys(`${WHERE}.load`, raw, ['packetsPerSecond', 'tickIntervalMs']);
+  if (raw.packetsPerSecond === undefined) {
+    throw new SimError('INVALID_OPTION', `${WHERE}: "load.packetsPerSecond" is required`);
+  }
+  return {
+    packetsPerSecond: numberOption(WHERE, 'load.packetsPerSecond', raw.packetsPerSecond, 0, 0, 100_000_000),
+    tickIntervalMs: integerOption(WHERE, 'load.tickIntervalMs', raw.tickIntervalMs, 2, 1, 1_000),
+  };
+}
+
+export function resolveFeedOptions(options: FeedServerOptions): ResolvedFeedOptions {
+  if (typeof options !== 'object' || options === null) {
+    throw new SimError('INVALID_OPTION', `${WHERE}: options must be an object with a "model"`);
+  }
+  rejectUnknownKeys(WHERE, options, KEYS);
+  if (
+    typeof options.model !== 'object' ||
+    options.model === null ||
+    typeof options.model.trade !== 'function'
+  ) {
+    throw new SimError('INVALID_OPTION', `${WHERE}: "model" must be a MarketModel`);
+  }
+  if (options.authenticate !== undefined && options.credentials !== undefined) {
+    throw new SimError('INVALID_OPTION', `${WHERE}: give "authenticate" or "credentials", not both`);
+  }
+  const host = options.host ?? '127.0.0.1';
+  if (typeof host !== 'string' || host.length === 0) {
+    throw new SimError('INVALID_OPTION', `${WHERE}: "host" must be a non-empty string`);
+  }
+  const ticks = options.ticks ?? 'timer';
+  if (ticks !== 'timer' && ticks !== 'manual') {
+    throw new SimError('INVALID_OPTION', `${WHERE}: "ticks" must be 'timer' or 'manual'`);
+  }
+  const ipRaw = objectOption(WHERE, 'ipBlock', options.ipBlock) ?? {};
+  rejectUnknownKeys(`${WHERE}.ipBlock`, ipRaw, ['maxInvalidAttempts', 'windowMs', 'blockMs']);
+  const model = options.model;
+  const credentials =
+    options.credentials === undefined ? DEFAULT_FEED_CREDENTIALS : validateCredentials(options.credentials);
+  return {
+    model,
+    host,
+    port: integerOption(WHERE, 'port', options.port, 7075, 0, 65_535),
+    authenticate: functionOption(
+      WHERE,
+      'authenticate',
+      options.authenticate,
+      createMemoryAuthenticator(credentials, () => model.now()),
+    ),
+    pingIntervalMs: integerOption(WHERE, 'pingIntervalMs', options.pingIntervalMs, 10_000, 5, 3_600_000),
+    maxMissedPings: integerOption(WHERE, 'maxMissedPings', options.maxMissedPings, 4, 1, 1_000),
+    maxConnectionsPerClient: integerOption(
+      WHERE,
+      'maxConnectionsPerClient',
+      options.maxConnectionsPerClient,
+      5,
+      1,
+      1_000,
+    ),
+    maxConnections: integerOption(WHERE, 'maxConnections', options.maxConnections, 1_000, 1, 100_000),
+    maxSubscriptionsPerConnection: integerOption(
+      WHERE,
+      'maxSubscriptionsPerConnection',
+      options.maxSubscriptionsPerConnection,
+      MAX_SUBSCRIPTIONS_PER_CONNECTION,
+      1,
+      1_000_000,
+    ),
+    ipBlock: {
+      maxInvalidAttempts: integerOption(
+        WHERE,
+        'ipBlock.maxInvalidAttempts',
+        ipRaw.maxInvalidAttempts,
+        DEFAULT_IP_BLOCK_POLICY.maxInvalidAttempts,
+        0,
+        1_000_000,
+      ),
+      windowMs: integerOption(
+        WHERE,
+        'ipBlock.windowMs',
+        ipRaw.windowMs,
+        DEFAULT_IP_BLOCK_POLICY.windowMs,
+        1,
+        86_400_000,
+      ),
+      blockMs: integerOption(
+        WHERE,
+        'ipBlock.blockMs',
+        ipRaw.blockMs,
+        DEFAULT_IP_BLOCK_POLICY.blockMs,
+        0,
+        86_400_000,
+      ),
+    },
+    ticks,
+    tickIntervalMs: integerOption(WHERE, 'tickIntervalMs', options.tickIntervalMs, 100, 1, 60_000),
+    tradesPerSecond: numberOption(WHERE, 'tradesPerSecond', options.tradesPerSecond, 2, 0, 1_000_000),
+    maxPacketsPerMessage: integerOption(
+      WHERE,
+      'maxPacketsPerMessage',
+      options.maxPacketsPerMessage,
+      400,
+      1,
+      100_000,
+    ),
+    maxBufferedBytes: integerOption(
+      WHERE,
+      'maxBufferedBytes',
+      options.maxBufferedBytes,
+      4 * 1024 * 1024,
+      1_024,
+      1024 * 1024 * 1024,
+    ),
+    load: resolveLoadOptions(options.load),
+  };
+}
