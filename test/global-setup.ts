@@ -5,13 +5,8 @@
  */
 import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
+import '@feedpipe/testkit';
 import { type LocalKafka, startLocalKafka } from '../infra/kafka/local-kafka.js';
-
-declare module 'vitest' {
-  export interface ProvidedContext {
-    kafkaBrokers: string[];
-  }
-}
 
 let kafka: LocalKafka | undefined;
 

@@ -1,3 +1,5 @@
+import './provided-context.js';
+
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

@@ -1,0 +1,27 @@
+export type IngestorErrorCode =
+  | 'CONFIG_INVALID'
+  | 'FEED_AUTH_FATAL'
+  | 'FEED_UPGRADE_REJECTED'
+  | 'FEED_CONNECTION_LIMIT'
+  | 'SUBSCRIPTION_LIMIT'
+  | 'BUFFER_FULL'
+  | 'KAFKA_PRODUCE_FAILED'
+  | 'SINK_INSERT_FAILED'
+  | 'SINK_MESSAGE_INVALID'
+  | 'STOPPED';
+
+/** The one error type of the ingestor and the sink; `retryable` says whether trying again can help. */
+export class IngestorError extends Error {
+  readonly code: IngestorErrorCode;
+  readonly retryable: boolean;
+  constructor(
+    code: IngestorErrorCode,
+    message: string,
+    options: { cause?: unknown; retryable?: boolean } = {},
+  ) {
+    super(message, { cause: options.cause });
+    this.name = 'IngestorError';
+    this.code = code;
+    this.retryable = options.retryable ?? false;
+  }
+}

@@ -1,0 +1,178 @@
+/**
+ * Up to 5 connections per client id, up to 5000 subscriptions each (spec limits): instruments are
+ * sharded onto the connection with the most room, so 25,000 instruments spread evenly over 5
+ * connections. Each instrument lives on exactly one connection per kind, which is what keeps its
+ * order intact from socket to Kafka partition. A fatal error on one connection is fatal for the
+ * credential, so the pool stops all of them and reports why.
+ */
+import { MAX_SUBSCRIPTIONS_PER_CONNECTION } from '@feedpipe/codec';
+import { IngestorError } from '../errors.js';
+import {
+  type ConnectionState,
+  FeedConnection,
+  type FeedConnectionEvents,
+  type FeedConnectionOptions,
+  type FeedCredentials,
+} from './feed-connection.js';
+
+export const MAX_CONNECTIONS_PER_CLIENT = 5;
+
+export type SubscriptionKind = 'trade' | 'ohlc';
+
+export interface ConnectionPoolOptions {
+  url: string;
+  credentials: FeedCredentials;
+  /** Connections to open. Default 5 (the per-client maximum). */
+  connections?: number;
+  /** Subscriptions per connection. Default 5000 (the per-connection maximum). */
+  maxSubscriptionsPerConnection?: number;
+  events: FeedConnectionEvents;
+  /** Called once when the credential was refused for good. */
+  onFatal?: (reason: string) => void;
+  connection?: Pick<
+    FeedConnectionOptions,
+    'staleTimeoutMs' | 'evictionBackoffMs' | 'maxInvalidAttempts' | 'handshakeTimeoutMs'
+  >;
+}
+
+export interface ConnectionSnapshot {
+  index: number;
+  state: ConnectionState;
+  reason: string;
+  trade: number;
+  ohlc: number;
+  reconnects: number;
+}
+
+export class ConnectionPool {
+  private readonly connections: FeedConnection[] = [];
+  private readonly owner = {
+    trade: new Map<string, FeedConnection>(),
+    ohlc: new Map<string, FeedConnection>(),
+  };
+  private credentials: FeedCredentials;
+  private readonly maxPerConnection: number;
+  private fatalReason: string | undefined;
+
+  constructor(options: ConnectionPoolOptions) {
+    const count = options.connections ?? MAX_CONNECTIONS_PER_CLIENT;
+    if (!Number.isInteger(count) || count < 1 || count > MAX_CONNECTIONS_PER_CLIENT) {
+      throw new IngestorError(
+        'CONFIG_INVALID',
+        `connections must be 1..${MAX_CONNECTIONS_PER_CLIENT}, got ${count}`,
+      );
+    }
+    this.maxPerConnection = options.maxSubscriptionsPerConnection ?? MAX_SUBSCRIPTIONS_PER_CONNECTION;
+    if (this.maxPerConnection < 1 || this.maxPerConnection > MAX_SUBSCRIPTIONS_PER_CONNECTION) {
+      throw new IngestorError(
+        'CONFIG_INVALID',
+        `maxSubscriptionsPerConnection must be 1..${MAX_SUBSCRIPTIONS_PER_CONNECTION}`,
+      );
+    }
+    this.credentials = options.credentials;
+    const events: FeedConnectionEvents = {
+      onFrame: options.events.onFrame,
+      onFeedError: options.events.onFeedError,
+      onState: (index, state, reason) => {
+        options.events.onState?.(index, state, reason);
+        if (state === 'fatal' && this.fatalReason === undefined) {
+          this.fatalReason = reason;
+          for (const c of this.connections) if (c.index !== index) c.stop();
+          options.onFatal?.(reason);
+        }
+      },
+    };
+    for (let index = 0; index < count; index++) {
+      this.connections.push(
+        new FeedConnection({
+          ...options.connection,
+          index,
+          url: options.url,
+          credentials: () => this.credentials,
+          events,
+        }),
+      );
+    }
+  }
+
+  get capacity(): number {
+    return this.connections.length * this.maxPerConnection;
+  }
+
+  get fatal(): string | undefined {
+    return this.fatalReason;
+  }
+
+  start(): void {
+    for (const connection of this.connections) connection.start();
+  }
+
+  stop(): void {
+    for (const connection of this.connections) connection.stop();
+  }
+
+  /** Adds instruments; throws SUBSCRIPTION_LIMIT (and subscribes nothing) if they do not all fit. */
+  subscribe(kind: SubscriptionKind, securityIds: readonly string[]): void {
+    const owners = this.owner[kind];
+    const fresh = [...new Set(securityIds)].filter((id) => !owners.has(id));
+    const room = this.connections.reduce((sum, c) => sum + (this.maxPerConnection - c.subscriptionCount), 0);
+    if (fresh.length > room) {
+      throw new IngestorError(
+        'SUBSCRIPTION_LIMIT',
+        `cannot subscribe ${fresh.length} more ${kind} instruments: ${room} slots left of ${this.capacity}`,
+      );
+    }
+    const batches = new Map<FeedConnection, string[]>();
+    for (const id of fresh) {
+      let best = this.connections[0] as FeedConnection;
+      let bestLoad = Number.POSITIVE_INFINITY;
+      for (const c of this.connections) {
+        const load = c.subscriptionCount + (batches.get(c)?.length ?? 0);
+        if (load < bestLoad) {
+          best = c;
+          bestLoad = load;
+        }
+      }
+      owners.set(id, best);
+      const list = batches.get(best) ?? [];
+      list.push(id);
+      batches.set(best, list);
+    }
+    for (const [connection, ids] of batches) connection.subscribe(kind, ids);
+  }
+
+  unsubscribe(kind: SubscriptionKind, securityIds: readonly string[]): void {
+    const owners = this.owner[kind];
+    const batches = new Map<FeedConnection, string[]>();
+    for (const id of securityIds) {
+      const connection = owners.get(id);
+      if (!connection) continue;
+      owners.delete(id);
+      const list = batches.get(connection) ?? [];
+      list.push(id);
+      batches.set(connection, list);
+    }
+    for (const [connection, ids] of batches) connection.unsubscribe(kind, ids);
+  }
+
+  /** New credentials (e.g. a renewed token): every connection reconnects cleanly with them. */
+  updateCredentials(credentials: FeedCredentials): void {
+    this.credentials = credentials;
+    for (const connection of this.connections) connection.reconnectNow('token renewed');
+  }
+
+  setPaused(paused: boolean): void {
+    for (const connection of this.connections) connection.setPaused(paused);
+  }
+
+  snapshot(): ConnectionSnapshot[] {
+    return this.connections.map((c) => ({
+      index: c.index,
+      state: c.state,
+      reason: c.reason,
+      trade: c.trade.size,
+      ohlc: c.ohlc.size,
+      reconnects: c.reconnects,
+    }));
+  }
+}

@@ -1,0 +1,21 @@
+export { Backoff, type BackoffOptions } from './backoff.js';
+export { IngestorError, type IngestorErrorCode } from './errors.js';
+export {
+  ConnectionPool,
+  type ConnectionPoolOptions,
+  type ConnectionSnapshot,
+  MAX_CONNECTIONS_PER_CLIENT,
+  type SubscriptionKind,
+} from './feed/connection-pool.js';
+export { type ConnectionState, FeedConnection, type FeedCredentials } from './feed/feed-connection.js';
+export { type OpsServer, startOpsServer } from './http-server.js';
+export {
+  createFeedIngestor,
+  type FeedIngestor,
+  type FeedIngestorOptions,
+  type IngestorStats,
+} from './ingestor.js';
+export { LatencyRecorder } from './pipeline/latency-recorder.js';
+export { createSink, type Sink, type SinkOptions, type SinkStats } from './sink/kafka-sink.js';
+export { SINK_TABLES } from './sink/sink-tables.js';
+export { DEFAULT_FEED_TOPICS, type FeedTopics, TOPIC_KINDS, type TopicKind, topicKindOf } from './topics.js';

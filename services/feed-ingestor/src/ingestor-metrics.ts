@@ -1,0 +1,126 @@
+import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
+
+/** Ingestor metrics. Counted per chunk or per frame event, never per packet on the hot path. */
+export interface IngestorMetrics {
+  frames: Counter;
+  bytes: Counter;
+  packets: Counter<'type'>;
+  malformed: Counter;
+  unknown: Counter;
+  produced: Counter<'topic'>;
+  decodeSeconds: Histogram;
+  produceSeconds: Histogram;
+  ackLatencySeconds: Histogram;
+  bufferedBytes: Gauge;
+  bufferFull: Counter;
+  kafkaErrors: Counter;
+  connections: Gauge<'state'>;
+  reconnects: Counter;
+  subscriptions: Gauge<'kind'>;
+  feedErrors: Counter<'code'>;
+}
+
+const PACKET_TYPE_BY_CODE: Readonly<Record<number, string>> = {
+  1: 'trade',
+  3: 'ohlc',
+  29: 'market_status',
+  32: 'prev_close',
+  33: 'circuit_limit',
+  36: 'week52',
+  50: 'error',
+};
+
+export function packetTypeLabel(code: number): string {
+  return PACKET_TYPE_BY_CODE[code] ?? 'unknown';
+}
+
+export function createIngestorMetrics(registry: Registry): IngestorMetrics {
+  const registers = [registry];
+  const latencyBuckets = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+  return {
+    frames: new Counter({ name: 'ingestor_frames_total', help: 'WebSocket messages received', registers }),
+    bytes: new Counter({
+      name: 'ingestor_bytes_total',
+      help: 'Bytes of WebSocket messages received',
+      registers,
+    }),
+    packets: new Counter({
+      name: 'ingestor_packets_total',
+      help: 'Packets decoded, by packet type',
+      labelNames: ['type'],
+      registers,
+    }),
+    malformed: new Counter({
+      name: 'ingestor_malformed_packets_total',
+      help: 'Malformed packets (frame stopped)',
+      registers,
+    }),
+    unknown: new Counter({
+      name: 'ingestor_unknown_packets_total',
+      help: 'Packets of unknown codes (skipped)',
+      registers,
+    }),
+    produced: new Counter({
+      name: 'ingestor_records_produced_total',
+      help: 'Records acknowledged by Kafka, by topic',
+      labelNames: ['topic'],
+      registers,
+    }),
+    decodeSeconds: new Histogram({
+      name: 'ingestor_decode_batch_seconds',
+      help: 'Decode and serialise time of one chunk on a worker',
+      buckets: latencyBuckets,
+      registers,
+    }),
+    produceSeconds: new Histogram({
+      name: 'ingestor_produce_seconds',
+      help: 'Kafka send time of one chunk, retries included',
+      buckets: latencyBuckets,
+      registers,
+    }),
+    ackLatencySeconds: new Histogram({
+      name: 'ingestor_receive_to_ack_seconds',
+      help: 'From a frame arriving on the socket to Kafka acknowledging its records',
+      buckets: latencyBuckets,
+      registers,
+    }),
+    bufferedBytes: new Gauge({
+      name: 'ingestor_buffered_bytes',
+      help: 'Bytes received and not yet acknowledged by Kafka',
+      registers,
+    }),
+    bufferFull: new Counter({
+      name: 'ingestor_buffer_full_total',
+      help: 'Times the in-flight buffer reached its bound (sockets paused)',
+      registers,
+    }),
+    kafkaErrors: new Counter({
+      name: 'ingestor_kafka_errors_total',
+      help: 'Failed Kafka send attempts (retried)',
+      registers,
+    }),
+    connections: new Gauge({
+      name: 'ingestor_connections',
+      help: 'Feed connections by state',
+      labelNames: ['state'],
+      registers,
+    }),
+    reconnects: new Counter({
+      name: 'ingestor_reconnects_total',
+      help: 'Reconnects after a lost connection',
+      registers,
+    }),
+    subscriptions: new Gauge({
+      name: 'ingestor_subscriptions',
+      help: 'Instruments subscribed, by kind',
+      labelNames: ['kind'],
+      registers,
+    }),
+    feedErrors: new Counter({
+      name: 'ingestor_feed_errors_total',
+      help: 'Feed error packets (805-809) and refused upgrades (HTTP status), by code',
+      labelNames: ['code'],
+      registers,
+    }),
+  };
+}

@@ -1,0 +1,258 @@
+/**
+ * The feed ingestor: connection pool -> chunked frames -> decode workers -> Kafka. The main thread
+ * only moves bytes between sockets and workers (plus pings and subscription requests), so it stays
+ * responsive at hundreds of thousands of packets per second.
+ */
+import { CaptureWriter } from '@feedpipe/codec';
+import { Kafka, logLevel } from 'kafkajs';
+import { Registry } from 'prom-client';
+import { IngestorError } from './errors.js';
+import { ConnectionPool, type ConnectionSnapshot, type SubscriptionKind } from './feed/connection-pool.js';
+import type { ConnectionState, FeedConnectionOptions, FeedCredentials } from './feed/feed-connection.js';
+import { createIngestorMetrics, type IngestorMetrics, packetTypeLabel } from './ingestor-metrics.js';
+import type { LatencyRecorder } from './pipeline/latency-recorder.js';
+import { ProducerPipeline } from './pipeline/producer-pipeline.js';
+import type { ChunkResult } from './pipeline/worker-protocol.js';
+import { DEFAULT_FEED_TOPICS, type FeedTopics, TOPIC_KINDS } from './topics.js';
+
+export interface FeedIngestorOptions {
+  /** Feed URL without query parameters, e.g. ws://127.0.0.1:7075/ */
+  feedUrl: string;
+  credentials: FeedCredentials;
+  brokers: string[];
+  topics?: Partial<FeedTopics>;
+  /** Partitions of topics the ingestor creates. Default 12. */
+  partitions?: number;
+  /** Feed connections, 1..5. Default 5. */
+  connections?: number;
+  maxSubscriptionsPerConnection?: number;
+  /** Subscribed at start. */
+  instruments?: { trade?: readonly string[]; ohlc?: readonly string[] };
+  workers?: number;
+  chunkBytes?: number;
+  flushIntervalMs?: number;
+  maxBufferedBytes?: number;
+  connection?: Pick<
+    FeedConnectionOptions,
+    'staleTimeoutMs' | 'evictionBackoffMs' | 'maxInvalidAttempts' | 'handshakeTimeoutMs'
+  >;
+  /** Also write every received frame to this capture file (codec format). */
+  captureFile?: string;
+  registry?: Registry;
+  log?: (message: string) => void;
+}
+
+export interface IngestorStats {
+  frames: number;
+  bytes: number;
+  packets: number;
+  malformed: number;
+  unknown: number;
+  produced: number;
+  bufferedBytes: number;
+  bufferFullEvents: number;
+  produceRetries: number;
+  feedErrors: Record<string, number>;
+  connections: ConnectionSnapshot[];
+  fatal: string | undefined;
+}
+
+export interface FeedIngestor {
+  start(): Promise<void>;
+  /** Stops the sockets, then waits until everything received is acknowledged by Kafka. */
+  stop(): Promise<void>;
+  subscribe(kind: SubscriptionKind, securityIds: readonly string[]): void;
+  unsubscribe(kind: SubscriptionKind, securityIds: readonly string[]): void;
+  /** A renewed access token: connections reconnect with it and re-subscribe. */
+  updateToken(token: string): void;
+  stats(): IngestorStats;
+  /** Waits until every frame received so far is acknowledged by Kafka. */
+  drain(): Promise<void>;
+  readonly latency: LatencyRecorder;
+  readonly registry: Registry;
+  readonly metrics: IngestorMetrics;
+}
+
+export function createFeedIngestor(options: FeedIngestorOptions): FeedIngestor {
+  if (!options.feedUrl || !/^wss?:\/\//.test(options.feedUrl)) {
+    throw new IngestorError('CONFIG_INVALID', 'feedUrl must be a ws:// or wss:// URL');
+  }
+  if (options.brokers.length === 0)
+    throw new IngestorError('CONFIG_INVALID', 'brokers must list at least one host:port');
+  const topics: FeedTopics = { ...DEFAULT_FEED_TOPICS, ...options.topics };
+  const log = options.log ?? ((m: string) => process.stderr.write(`ingestor: ${m}\n`));
+  const registry = options.registry ?? new Registry();
+  const metrics = createIngestorMetrics(registry);
+  const feedErrors: Record<string, number> = {};
+  const counts = { frames: 0, bytes: 0 };
+  let credentials = options.credentials;
+  let capture: CaptureWriter | undefined;
+
+  let captureFailures = 0;
+  // Recording is best effort beside production: a disk that cannot keep up loses capture frames
+  // (counted and reported), never Kafka data.
+  const recordFrame = (writer: CaptureWriter, frame: Uint8Array, receivedAtMicros: number): void => {
+    try {
+      writer.write(frame, receivedAtMicros);
+    } catch (error) {
+      if (captureFailures++ === 0)
+        log(`capture file write failed (${(error as Error).message}); frames are still produced`);
+    }
+  };
+
+  const onResult = (result: ChunkResult): void => {
+    for (const [code, count] of result.byCode) metrics.packets.inc({ type: packetTypeLabel(code) }, count);
+    if (result.malformed > 0) metrics.malformed.inc(result.malformed);
+    if (result.unknown > 0) metrics.unknown.inc(result.unknown);
+    TOPIC_KINDS.forEach((kind, i) => {
+      const n = result.produced[i] ?? 0;
+      if (n > 0) metrics.produced.inc({ topic: topics[kind] }, n);
+    });
+    metrics.decodeSeconds.observe(result.decodeMicros / 1e6);
+    metrics.produceSeconds.observe(result.produceMicros / 1e6);
+    if (result.produceRetries > 0) metrics.kafkaErrors.inc(result.produceRetries);
+    metrics.bufferedBytes.set(pipeline.buffered);
+  };
+
+  const pipeline = new ProducerPipeline({
+    brokers: options.brokers,
+    topics,
+    workers: options.workers,
+    chunkBytes: options.chunkBytes,
+    flushIntervalMs: options.flushIntervalMs,
+    maxBufferedBytes: options.maxBufferedBytes,
+    onResult,
+    onPressure: (full, buffered) => {
+      if (full) {
+        metrics.bufferFull.inc();
+        log(
+          `BUFFER FULL: ${buffered} bytes not yet acknowledged by Kafka; pausing the feed sockets until it drains`,
+        );
+      } else {
+        log(`buffer drained to ${buffered} bytes; resuming the feed sockets`);
+      }
+      pool.setPaused(full);
+    },
+  });
+  // Latency is observed into the histogram per chunk from the recorder's own samples.
+  const recordLatency = pipeline.latency.recordFrames.bind(pipeline.latency);
+  pipeline.latency.recordFrames = (receivedAt, ackedAt) => {
+    recordLatency(receivedAt, ackedAt);
+    for (let i = 0; i < receivedAt.length; i += 16)
+      metrics.ackLatencySeconds.observe((ackedAt - (receivedAt[i] as number)) / 1e6);
+  };
+
+  const stateByConnection = new Map<number, ConnectionState>();
+  const refreshConnectionGauge = (): void => {
+    metrics.connections.reset();
+    for (const state of stateByConnection.values()) metrics.connections.inc({ state });
+  };
+
+  const pool = new ConnectionPool({
+    url: options.feedUrl,
+    credentials,
+    connections: options.connections,
+    maxSubscriptionsPerConnection: options.maxSubscriptionsPerConnection,
+    connection: options.connection,
+    events: {
+      onFrame(connection, frame, receivedAtMicros) {
+        counts.frames += 1;
+        counts.bytes += frame.byteLength;
+        metrics.frames.inc();
+        metrics.bytes.inc(frame.byteLength);
+        if (capture) recordFrame(capture, frame, receivedAtMicros);
+        pipeline.push(connection, frame, receivedAtMicros);
+      },
+      onState(connection, state, reason) {
+        stateByConnection.set(connection, state);
+        refreshConnectionGauge();
+        if (state === 'connecting' && reason === 'reconnecting') metrics.reconnects.inc();
+        if (state === 'fatal' || state === 'evicted') log(`connection ${connection}: ${state}: ${reason}`);
+      },
+      onFeedError(connection, code) {
+        feedErrors[String(code)] = (feedErrors[String(code)] ?? 0) + 1;
+        metrics.feedErrors.inc({ code: String(code) });
+        log(`connection ${connection}: feed error ${code}`);
+      },
+    },
+    onFatal: (reason) =>
+      log(`FATAL for client ${credentials.clientId}: ${reason}; no more connection attempts`),
+  });
+
+  const refreshSubscriptionGauge = (): void => {
+    const snapshot = pool.snapshot();
+    metrics.subscriptions.set(
+      { kind: 'trade' },
+      snapshot.reduce((s, c) => s + c.trade, 0),
+    );
+    metrics.subscriptions.set(
+      { kind: 'ohlc' },
+      snapshot.reduce((s, c) => s + c.ohlc, 0),
+    );
+  };
+
+  return {
+    registry,
+    metrics,
+    latency: pipeline.latency,
+    async start() {
+      const admin = new Kafka({
+        clientId: 'feedpipe-ingestor-admin',
+        brokers: options.brokers,
+        logLevel: logLevel.NOTHING,
+      }).admin();
+      await admin.connect();
+      try {
+        await admin.createTopics({
+          topics: TOPIC_KINDS.map((kind) => ({
+            topic: topics[kind],
+            numPartitions: options.partitions ?? 12,
+          })),
+          waitForLeaders: true,
+        });
+      } finally {
+        await admin.disconnect();
+      }
+      if (options.captureFile) capture = await CaptureWriter.open(options.captureFile);
+      if (options.instruments?.trade?.length) pool.subscribe('trade', options.instruments.trade);
+      if (options.instruments?.ohlc?.length) pool.subscribe('ohlc', options.instruments.ohlc);
+      refreshSubscriptionGauge();
+      pool.start();
+    },
+    async stop() {
+      pool.stop();
+      await pipeline.close();
+      await capture?.close();
+      capture = undefined;
+    },
+    subscribe(kind, ids) {
+      pool.subscribe(kind, ids);
+      refreshSubscriptionGauge();
+    },
+    unsubscribe(kind, ids) {
+      pool.unsubscribe(kind, ids);
+      refreshSubscriptionGauge();
+    },
+    updateToken(token) {
+      credentials = { ...credentials, token };
+      pool.updateCredentials(credentials);
+    },
+    drain: () => pipeline.drain(),
+    stats() {
+      return {
+        frames: counts.frames,
+        bytes: counts.bytes,
+        packets: pipeline.totals.packets,
+        malformed: pipeline.totals.malformed,
+        unknown: pipeline.totals.unknown,
+        produced: pipeline.totals.produced,
+        bufferedBytes: pipeline.buffered,
+        bufferFullEvents: pipeline.totals.bufferFullEvents,
+        produceRetries: pipeline.totals.produceRetries,
+        feedErrors: { ...feedErrors },
+        connections: pool.snapshot(),
+        fatal: pool.fatal,
+      };
+    },
+  };
+}

@@ -1,0 +1,123 @@
+/**
+ * Decode worker (piscina): one task = one chunk of frames from one connection. Walks every packet
+ * with the codec's zero-allocation cursor, serialises records to the stable JSON shape (the first
+ * allocation per packet), and produces them to Kafka with this worker's own idempotent producer,
+ * keyed by security id. The task resolves only once Kafka acknowledged everything, so the main
+ * thread's "in flight" accounting is exact; while Kafka is down the send is retried with backoff and
+ * the chunk stays here (the main thread keeps buffering behind it, bounded).
+ */
+import { workerData } from 'node:worker_threads';
+import { cursorRecord, MsgCode, PacketCursor, recordToJson } from '@feedpipe/codec';
+import { Kafka, logLevel, type Message, type Producer } from 'kafkajs';
+import { Backoff } from '../backoff.js';
+import { TOPIC_KINDS, topicKindOf } from '../topics.js';
+import type { FrameChunkMessage } from './frame-chunk.js';
+import type { ChunkResult, DecodeWorkerData } from './worker-protocol.js';
+
+const config = workerData as DecodeWorkerData;
+const cursor = new PacketCursor();
+let producer: Producer | undefined;
+let connecting: Promise<Producer> | undefined;
+
+function nowMicros(): number {
+  return Math.round((performance.timeOrigin + performance.now()) * 1000);
+}
+
+async function getProducer(): Promise<Producer> {
+  if (producer) return producer;
+  connecting ??= (async () => {
+    const kafka = new Kafka({
+      clientId: config.clientId,
+      brokers: config.brokers,
+      logLevel: logLevel.NOTHING,
+      requestTimeout: config.requestTimeoutMs,
+      retry: { initialRetryTime: 100, maxRetryTime: 2_000, retries: 8 },
+    });
+    // Idempotent: the broker drops duplicates of kafkajs's own retries, and with one request in
+    // flight per broker the order of records per partition is the order of sends.
+    const p = kafka.producer({ idempotent: true, maxInFlightRequests: 1, allowAutoTopicCreation: true });
+    await p.connect();
+    producer = p;
+    return p;
+  })();
+  try {
+    return await connecting;
+  } finally {
+    connecting = undefined;
+  }
+}
+
+function decodeChunk(
+  task: FrameChunkMessage,
+  messages: Message[][],
+): Omit<ChunkResult, 'ackedAtMicros' | 'produceMicros' | 'produceRetries'> {
+  const started = performance.now();
+  const bytes = new Uint8Array(task.bytes, 0, task.byteLength);
+  cursor.resetCounters();
+  let start = 0;
+  for (let i = 0; i < task.frameCount; i++) {
+    const end = task.ends[i] as number;
+    const receivedAt = task.receivedAt[i] as number;
+    cursor.reset(bytes.subarray(start, end));
+    start = end;
+    while (cursor.next()) {
+      const record = cursorRecord(cursor);
+      const kind = TOPIC_KINDS.indexOf(topicKindOf(record.type));
+      (messages[kind] as Message[]).push({
+        key: String(cursor.code === MsgCode.Error ? 0 : cursor.securityId),
+        value: recordToJson(record, { receivedAt }),
+      });
+    }
+  }
+  const counters = cursor.counters;
+  return {
+    connection: task.connection,
+    sequence: task.sequence,
+    frames: task.frameCount,
+    packets: counters.packets,
+    malformed: counters.malformed,
+    unknown: counters.unknown,
+    byCode: Object.entries(counters.byCode).map(([code, count]) => [Number(code), count]),
+    produced: [
+      messages[0]?.length ?? 0,
+      messages[1]?.length ?? 0,
+      messages[2]?.length ?? 0,
+      messages[3]?.length ?? 0,
+    ],
+    decodeMicros: Math.round((performance.now() - started) * 1000),
+  };
+}
+
+export default async function processChunk(task: FrameChunkMessage): Promise<ChunkResult> {
+  const messages: Message[][] = [[], [], [], []];
+  const decoded = decodeChunk(task, messages);
+  const topicMessages = TOPIC_KINDS.map((kind, i) => ({
+    topic: config.topics[kind],
+    messages: messages[i] as Message[],
+  })).filter((t) => t.messages.length > 0);
+  const started = performance.now();
+  const backoff = new Backoff({ initialMs: 200, maxMs: 2_000 });
+  let produceRetries = 0;
+  while (topicMessages.length > 0) {
+    try {
+      const p = await getProducer();
+      await p.sendBatch({ topicMessages, acks: -1, timeout: config.requestTimeoutMs });
+      break;
+    } catch {
+      // Kafka slow or down: keep the chunk and try again; the main thread applies backpressure.
+      produceRetries += 1;
+      if (producer) {
+        const stale = producer;
+        producer = undefined;
+        await stale.disconnect().catch(() => undefined);
+      }
+      await new Promise((r) => setTimeout(r, backoff.next()));
+    }
+  }
+  return {
+    ...decoded,
+    ackedAtMicros: nowMicros(),
+    produceMicros: Math.round((performance.now() - started) * 1000),
+    produceRetries,
+  };
+}

@@ -1,0 +1,235 @@
+/**
+ * Main-thread side of decoding and production. Frames from each connection are packed into chunks;
+ * a chunk goes to a piscina worker (memory transferred) when it is full or old enough, and each
+ * connection has at most one chunk in flight, which keeps per-instrument order from socket to
+ * partition (an instrument lives on exactly one connection) while connections run in parallel.
+ *
+ * Bounded: the bytes held (filling, queued and in flight) never exceed `maxBufferedBytes`. At that
+ * bound the pipeline reports `full` (the pool pauses reading its sockets, so TCP pushes back on the
+ * server) and says so loudly; below half of it, reading resumes. Nothing is dropped silently.
+ */
+import { fileURLToPath } from 'node:url';
+import { Piscina } from 'piscina';
+import { IngestorError } from '../errors.js';
+import type { FeedTopics } from '../topics.js';
+import { FrameChunk } from './frame-chunk.js';
+import { LatencyRecorder } from './latency-recorder.js';
+import type { ChunkResult, DecodeWorkerData } from './worker-protocol.js';
+
+export interface ProducerPipelineOptions {
+  brokers: string[];
+  topics: FeedTopics;
+  /** Decode/produce worker threads. Default 2. */
+  workers?: number;
+  /** Bytes per chunk. Default 1 MiB. */
+  chunkBytes?: number;
+  /** A non-empty chunk is sent after this long. Default 20 ms. */
+  flushIntervalMs?: number;
+  /** Bound on bytes held in the pipeline. Default 256 MiB. */
+  maxBufferedBytes?: number;
+  /** Kafka request timeout. Default 10 s. */
+  requestTimeoutMs?: number;
+  onResult?: (result: ChunkResult) => void;
+  onPressure?: (full: boolean, bufferedBytes: number) => void;
+}
+
+interface ConnectionQueue {
+  filling: FrameChunk | undefined;
+  sealed: FrameChunk[];
+  inFlight: boolean;
+  sequence: number;
+}
+
+const WORKER_FILE = fileURLToPath(new URL('./decode-worker.ts', import.meta.url));
+const AVERAGE_FRAME_BYTES = 64;
+
+export class ProducerPipeline {
+  readonly latency = new LatencyRecorder();
+  private readonly pool: Piscina;
+  private readonly queues = new Map<number, ConnectionQueue>();
+  private readonly chunkBytes: number;
+  private readonly flushIntervalMs: number;
+  private readonly maxBufferedBytes: number;
+  private readonly timer: NodeJS.Timeout;
+  private bufferedBytes = 0;
+  private full = false;
+  private closed = false;
+  private draining = 0;
+  private readonly idleWaiters: Array<() => void> = [];
+  private readonly options: ProducerPipelineOptions;
+  /** Totals since start. */
+  readonly totals = {
+    frames: 0,
+    packets: 0,
+    malformed: 0,
+    unknown: 0,
+    produced: 0,
+    bufferFullEvents: 0,
+    produceRetries: 0,
+  };
+
+  constructor(options: ProducerPipelineOptions) {
+    this.options = options;
+    this.chunkBytes = options.chunkBytes ?? 1 << 20;
+    this.flushIntervalMs = options.flushIntervalMs ?? 20;
+    this.maxBufferedBytes = options.maxBufferedBytes ?? 256 * 1024 * 1024;
+    if (this.maxBufferedBytes < this.chunkBytes * 2) {
+      throw new IngestorError('CONFIG_INVALID', 'maxBufferedBytes must hold at least two chunks');
+    }
+    const workerData: DecodeWorkerData = {
+      brokers: options.brokers,
+      topics: options.topics,
+      clientId: 'feedpipe-ingestor',
+      requestTimeoutMs: options.requestTimeoutMs ?? 10_000,
+    };
+    const threads = options.workers ?? 2;
+    this.pool = new Piscina({
+      filename: WORKER_FILE,
+      minThreads: threads,
+      maxThreads: threads,
+      // Several chunks per worker overlap one chunk's Kafka round trip with another's decoding.
+      concurrentTasksPerWorker: 4,
+      idleTimeout: 60_000,
+      workerData,
+      // The worker is TypeScript: load it through tsx like the rest of the workspace.
+      execArgv: [...process.execArgv.filter((a) => !a.startsWith('--inspect')), '--import', 'tsx'],
+    });
+    this.timer = setInterval(() => this.flushAged(), Math.max(1, Math.floor(this.flushIntervalMs / 2)));
+  }
+
+  get buffered(): number {
+    return this.bufferedBytes;
+  }
+
+  get isFull(): boolean {
+    return this.full;
+  }
+
+  /** Takes one received frame; returns false when the pipeline is at its bound (caller pauses input). */
+  push(connection: number, frame: Uint8Array, receivedAtMicros: number): boolean {
+    if (this.closed) throw new IngestorError('STOPPED', 'pipeline is closed');
+    const queue = this.queueOf(connection);
+    const now = Date.now();
+    if (!queue.filling) queue.filling = this.newChunk(frame.byteLength);
+    if (!queue.filling.tryAppend(frame, receivedAtMicros, now)) {
+      queue.sealed.push(queue.filling);
+      queue.filling = this.newChunk(frame.byteLength);
+      queue.filling.tryAppend(frame, receivedAtMicros, now);
+      this.dispatch(connection, queue);
+    }
+    this.bufferedBytes += frame.byteLength;
+    this.totals.frames += 1;
+    if (!this.full && this.bufferedBytes >= this.maxBufferedBytes) {
+      this.full = true;
+      this.totals.bufferFullEvents += 1;
+      this.options.onPressure?.(true, this.bufferedBytes);
+    }
+    return !this.full;
+  }
+
+  /** Sends everything held now and resolves when Kafka acknowledged all of it. */
+  async drain(): Promise<void> {
+    this.draining += 1;
+    try {
+      this.flushAged();
+      if (this.isIdle()) return;
+      await new Promise<void>((resolve) => this.idleWaiters.push(resolve));
+    } finally {
+      this.draining -= 1;
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.drain();
+    this.closed = true;
+    clearInterval(this.timer);
+    await this.pool.destroy();
+  }
+
+  private isIdle(): boolean {
+    for (const queue of this.queues.values()) {
+      if (queue.inFlight || queue.sealed.length > 0 || (queue.filling?.frameCount ?? 0) > 0) return false;
+    }
+    return true;
+  }
+
+  private queueOf(connection: number): ConnectionQueue {
+    let queue = this.queues.get(connection);
+    if (!queue) {
+      queue = { filling: undefined, sealed: [], inFlight: false, sequence: 0 };
+      this.queues.set(connection, queue);
+    }
+    return queue;
+  }
+
+  private newChunk(firstFrameBytes: number): FrameChunk {
+    const bytes = Math.max(this.chunkBytes, firstFrameBytes);
+    return new FrameChunk(bytes, Math.ceil(bytes / AVERAGE_FRAME_BYTES) + 1);
+  }
+
+  /**
+   * Seals each connection's filling chunk once it is old enough (or always while draining), but only
+   * when nothing of that connection is in flight: while a chunk is out, the next one keeps growing,
+   * so batches get larger exactly when the workers or Kafka are the bottleneck.
+   */
+  private flushAged(): void {
+    const now = Date.now();
+    for (const [connection, queue] of this.queues) {
+      const filling = queue.filling;
+      if (
+        !queue.inFlight &&
+        filling &&
+        filling.frameCount > 0 &&
+        (this.draining > 0 || now - filling.firstAtMs >= this.flushIntervalMs)
+      ) {
+        queue.sealed.push(filling);
+        queue.filling = undefined;
+      }
+      this.dispatch(connection, queue);
+    }
+  }
+
+  private dispatch(connection: number, queue: ConnectionQueue): void {
+    if (queue.inFlight || this.closed) return;
+    const chunk = queue.sealed.shift();
+    if (!chunk) return;
+    queue.inFlight = true;
+    const message = chunk.toMessage(connection, queue.sequence++);
+    const chunkBytes = chunk.byteLength;
+    // Keep the receive times here (they are small); the frame bytes move to the worker.
+    const receivedAt = Float64Array.from(message.receivedAt);
+    this.pool
+      .run(message, { transferList: [message.bytes] })
+      .then((result: ChunkResult) => {
+        this.latency.recordFrames(receivedAt, result.ackedAtMicros);
+        this.account(result);
+        this.options.onResult?.(result);
+      })
+      .catch((error: unknown) => {
+        // A worker only fails when it is torn down (close); count the frames as not produced.
+        if (!this.closed)
+          process.stderr.write(`ingestor: decode worker failed: ${(error as Error).message}\n`);
+      })
+      .finally(() => {
+        queue.inFlight = false;
+        this.bufferedBytes -= chunkBytes;
+        if (this.full && this.bufferedBytes <= this.maxBufferedBytes / 2) {
+          this.full = false;
+          this.options.onPressure?.(false, this.bufferedBytes);
+        }
+        if (this.draining > 0) this.flushAged();
+        else this.dispatch(connection, queue);
+        if (this.idleWaiters.length > 0 && this.isIdle()) {
+          for (const resolve of this.idleWaiters.splice(0)) resolve();
+        }
+      });
+  }
+
+  private account(result: ChunkResult): void {
+    this.totals.packets += result.packets;
+    this.totals.malformed += result.malformed;
+    this.totals.unknown += result.unknown;
+    this.totals.produceRetries += result.produceRetries;
+    this.totals.produced += result.produced[0] + result.produced[1] + result.produced[2] + result.produced[3];
+  }
+}

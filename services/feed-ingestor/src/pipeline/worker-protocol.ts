@@ -1,0 +1,30 @@
+import type { FeedTopics } from '../topics.js';
+
+/** Configuration every decode worker receives once, as piscina's workerData. */
+export interface DecodeWorkerData {
+  brokers: string[];
+  topics: FeedTopics;
+  clientId: string;
+  /** Kafka request timeout per produce call. */
+  requestTimeoutMs: number;
+}
+
+/** What a worker reports for one chunk after Kafka acknowledged all of its records. */
+export interface ChunkResult {
+  connection: number;
+  sequence: number;
+  frames: number;
+  packets: number;
+  malformed: number;
+  unknown: number;
+  /** [code, count] pairs of decoded packets. */
+  byCode: Array<[number, number]>;
+  /** Records acknowledged per topic kind, in TOPIC_KINDS order. */
+  produced: [number, number, number, number];
+  /** When Kafka acknowledged the last send of the chunk, microseconds since the epoch. */
+  ackedAtMicros: number;
+  decodeMicros: number;
+  produceMicros: number;
+  /** Produce attempts that failed and were retried (Kafka slow or down). */
+  produceRetries: number;
+}

@@ -1,0 +1,350 @@
+/**
+ * The sink: a Kafka consumer group that writes the feed topics into ClickHouse in large batches.
+ *
+ * Exactly once in effect: rows are buffered per table and inserted in one block; offsets are
+ * committed only after the insert succeeded; and every row carries its partition and offset, so a
+ * batch replayed after a crash (inserted, not yet committed) is recognised and skipped.
+ * Backpressure: while ClickHouse is unreachable the insert is retried with backoff and the consumer
+ * stops taking new batches once `maxBufferedRows` are waiting, so nothing is dropped.
+ */
+import type { Store } from '@feedpipe/store';
+import { insertRows } from '@feedpipe/store';
+import { type Consumer, type EachBatchPayload, Kafka, logLevel } from 'kafkajs';
+import { Registry } from 'prom-client';
+import { Backoff } from '../backoff.js';
+import { IngestorError } from '../errors.js';
+import { DEFAULT_FEED_TOPICS, type FeedTopics, TOPIC_KINDS, type TopicKind } from '../topics.js';
+import { createSinkMetrics, type SinkMetrics } from './sink-metrics.js';
+import { type FeedValue, SINK_TABLES } from './sink-tables.js';
+import { StoredOffsets } from './stored-offsets.js';
+
+export interface SinkOptions {
+  brokers: string[];
+  store: Store;
+  topics?: Partial<FeedTopics>;
+  /** Consumer group. Default `feedpipe-sink`. */
+  groupId?: string;
+  /** Rows per insert block. Default 100,000. */
+  maxBatchRows?: number;
+  /** A partial block is inserted after this long. Default 500 ms. */
+  maxBatchAgeMs?: number;
+  /** Above this many buffered rows the consumer waits for inserts. Default 400,000. */
+  maxBufferedRows?: number;
+  /** Consumer group session timeout: how long a crashed member holds its partitions. Default 30 s. */
+  sessionTimeoutMs?: number;
+  registry?: Registry;
+  /** Test hook: runs after a table's block was inserted and before its offsets are committed. */
+  afterInsert?: (table: string, rows: number) => Promise<void> | void;
+  log?: (message: string) => void;
+}
+
+export interface SinkStats {
+  consumed: number;
+  inserted: Record<string, number>;
+  replayedSkipped: number;
+  invalid: number;
+  insertFailures: number;
+  buffered: number;
+}
+
+export interface Sink {
+  start(): Promise<void>;
+  /** Flushes what is buffered, commits, and leaves the group. */
+  stop(): Promise<void>;
+  /** Leaves without flushing or committing, as a crash would (tests). */
+  kill(): Promise<void>;
+  /** Inserts and commits everything buffered now. */
+  flush(): Promise<void>;
+  stats(): SinkStats;
+  readonly metrics: SinkMetrics;
+  readonly registry: Registry;
+}
+
+interface TableBuffer {
+  rows: unknown[][];
+  /** Highest offset per partition among the buffered rows and skipped messages. */
+  lastOffsets: Map<number, number>;
+  oldestAt: number;
+}
+
+const KNOWN_OPTIONS = new Set([
+  'brokers',
+  'store',
+  'topics',
+  'groupId',
+  'maxBatchRows',
+  'maxBatchAgeMs',
+  'maxBufferedRows',
+  'registry',
+  'sessionTimeoutMs',
+  'afterInsert',
+  'log',
+]);
+
+function validate(options: SinkOptions): void {
+  for (const key of Object.keys(options)) {
+    if (!KNOWN_OPTIONS.has(key)) throw new IngestorError('CONFIG_INVALID', `unknown sink option "${key}"`);
+  }
+  if (!Array.isArray(options.brokers) || options.brokers.length === 0) {
+    throw new IngestorError('CONFIG_INVALID', 'sink option "brokers" must list at least one host:port');
+  }
+  for (const key of ['maxBatchRows', 'maxBatchAgeMs', 'maxBufferedRows', 'sessionTimeoutMs'] as const) {
+    const value = options[key];
+    if (value !== undefined && (!Number.isInteger(value) || value <= 0)) {
+      throw new IngestorError(
+        'CONFIG_INVALID',
+        `sink option "${key}" must be a positive integer, got ${value}`,
+      );
+    }
+  }
+}
+
+export function createSink(options: SinkOptions): Sink {
+  validate(options);
+  const topics: FeedTopics = { ...DEFAULT_FEED_TOPICS, ...options.topics };
+  const kindByTopic = new Map<string, TopicKind>(TOPIC_KINDS.map((kind) => [topics[kind], kind]));
+  const maxBatchRows = options.maxBatchRows ?? 100_000;
+  const maxBatchAgeMs = options.maxBatchAgeMs ?? 500;
+  const maxBufferedRows = options.maxBufferedRows ?? 400_000;
+  const log = options.log ?? ((m: string) => process.stderr.write(`sink: ${m}\n`));
+  const registry = options.registry ?? new Registry();
+  const metrics = createSinkMetrics(registry);
+  const client = options.store.client;
+  const stored = new StoredOffsets();
+  const kafka = new Kafka({
+    clientId: 'feedpipe-sink',
+    brokers: options.brokers,
+    logLevel: logLevel.NOTHING,
+  });
+  const buffers = new Map<TopicKind, TableBuffer>();
+  const stats: SinkStats = {
+    consumed: 0,
+    inserted: {},
+    replayedSkipped: 0,
+    invalid: 0,
+    insertFailures: 0,
+    buffered: 0,
+  };
+
+  let consumer: Consumer | undefined;
+  let flushTimer: NodeJS.Timeout | undefined;
+  let flushing: Promise<void> = Promise.resolve();
+  let running = false;
+
+  function bufferOf(kind: TopicKind): TableBuffer {
+    let buffer = buffers.get(kind);
+    if (!buffer) {
+      buffer = { rows: [], lastOffsets: new Map(), oldestAt: Date.now() };
+      buffers.set(kind, buffer);
+    }
+    return buffer;
+  }
+
+  async function insertWithRetry(kind: TopicKind, rows: unknown[][]): Promise<void> {
+    const table = SINK_TABLES[kind];
+    const backoff = new Backoff({ initialMs: 200, maxMs: 5_000 });
+    for (;;) {
+      const end = metrics.insertSeconds.startTimer({ table: table.table });
+      try {
+        await insertRows(client, table.table, table.columns, rows);
+        end();
+        return;
+      } catch (error) {
+        stats.insertFailures += 1;
+        metrics.insertFailures.inc({ table: table.table });
+        if (!running)
+          throw new IngestorError('STOPPED', 'sink stopped while an insert was failing', { cause: error });
+        const delay = backoff.next();
+        log(
+          `insert into ${table.table} failed (${(error as Error).message}); retrying in ${delay} ms, rows kept`,
+        );
+        await new Promise((r) => setTimeout(r, delay));
+      }
+    }
+  }
+
+  /** Inserts one table's buffer and commits its offsets. Serialised through `flushing`. */
+  async function flushKind(kind: TopicKind): Promise<void> {
+    const buffer = buffers.get(kind);
+    if (!buffer || buffer.lastOffsets.size === 0) return;
+    buffers.delete(kind);
+    const table = SINK_TABLES[kind].table;
+    if (buffer.rows.length > 0) {
+      await insertWithRetry(kind, buffer.rows);
+      stats.inserted[table] = (stats.inserted[table] ?? 0) + buffer.rows.length;
+      metrics.rowsInserted.inc({ table }, buffer.rows.length);
+      for (const [partition, offset] of buffer.lastOffsets) stored.record(table, partition, offset);
+      await options.afterInsert?.(table, buffer.rows.length);
+    }
+    stats.buffered -= buffer.rows.length;
+    metrics.bufferedRows.set(stats.buffered);
+    if (consumer) {
+      await consumer.commitOffsets(
+        [...buffer.lastOffsets].map(([partition, offset]) => ({
+          topic: topics[kind],
+          partition,
+          offset: String(offset + 1),
+        })),
+      );
+    }
+  }
+
+  function flushAll(onlyAged = false): Promise<void> {
+    flushing = flushing.then(async () => {
+      const now = Date.now();
+      for (const kind of TOPIC_KINDS) {
+        const buffer = buffers.get(kind);
+        if (!buffer) continue;
+        if (onlyAged && now - buffer.oldestAt < maxBatchAgeMs && buffer.rows.length < maxBatchRows) continue;
+        await flushKind(kind);
+      }
+    });
+    return flushing;
+  }
+
+  async function eachBatch({ batch, heartbeat }: EachBatchPayload): Promise<void> {
+    const kind = kindByTopic.get(batch.topic);
+    if (!kind) return;
+    const sinkTable = SINK_TABLES[kind];
+    const buffer = bufferOf(kind);
+    const highWatermark = Number(batch.highWatermark);
+    for (const [partition, max] of stored.entries(sinkTable.table)) {
+      if (partition === batch.partition && max >= highWatermark) {
+        // Offsets restarted below what is stored: the topic was recreated. Trust Kafka.
+        log(
+          `${sinkTable.table} partition ${partition}: stored offset ${max} >= high watermark ${highWatermark}; topic recreated?`,
+        );
+        stored.forget(sinkTable.table, partition);
+      }
+    }
+    let consumedHere = 0;
+    for (const message of batch.messages) {
+      const offset = Number(message.offset);
+      consumedHere += 1;
+      buffer.lastOffsets.set(batch.partition, offset);
+      if (stored.isStored(sinkTable.table, batch.partition, offset)) {
+        stats.replayedSkipped += 1;
+        metrics.replayedSkipped.inc({ table: sinkTable.table });
+        continue;
+      }
+      let row: unknown[] | null = null;
+      try {
+        row = message.value
+          ? sinkTable.toRow(
+              JSON.parse(message.value.toString()) as FeedValue,
+              batch.partition,
+              message.offset,
+            )
+          : null;
+      } catch {
+        row = null;
+      }
+      if (!row) {
+        stats.invalid += 1;
+        metrics.invalid.inc({ topic: batch.topic });
+        continue;
+      }
+      if (buffer.rows.length === 0) buffer.oldestAt = Date.now();
+      buffer.rows.push(row);
+      stats.buffered += 1;
+    }
+    stats.consumed += consumedHere;
+    metrics.consumed.inc({ topic: batch.topic }, consumedHere);
+    metrics.bufferedRows.set(stats.buffered);
+    if (buffer.rows.length >= maxBatchRows || stats.buffered >= maxBufferedRows) {
+      const heartbeatTimer = setInterval(() => void heartbeat().catch(() => undefined), 2_000);
+      try {
+        await flushAll();
+      } finally {
+        clearInterval(heartbeatTimer);
+      }
+    }
+  }
+
+  async function updateLag(): Promise<void> {
+    const admin = kafka.admin();
+    try {
+      await admin.connect();
+      for (const kind of TOPIC_KINDS) {
+        const topic = topics[kind];
+        const [latest, committed] = await Promise.all([
+          admin.fetchTopicOffsets(topic),
+          admin.fetchOffsets({ groupId: options.groupId ?? 'feedpipe-sink', topics: [topic] }),
+        ]);
+        const committedByPartition = new Map(
+          (committed[0]?.partitions ?? []).map((p) => [p.partition, Math.max(0, Number(p.offset))]),
+        );
+        let lag = 0;
+        for (const p of latest)
+          lag += Math.max(0, Number(p.high) - (committedByPartition.get(p.partition) ?? 0));
+        metrics.lag.set({ topic }, lag);
+      }
+    } catch {
+      // Lag is informational; a failed probe leaves the last value.
+    } finally {
+      await admin.disconnect().catch(() => undefined);
+    }
+  }
+
+  let lagTimer: NodeJS.Timeout | undefined;
+
+  return {
+    metrics,
+    registry,
+    async start() {
+      const tables = TOPIC_KINDS.map((kind) => SINK_TABLES[kind].table);
+      await stored.load(client, tables);
+      const admin = kafka.admin();
+      await admin.connect();
+      await admin.createTopics({
+        topics: TOPIC_KINDS.map((kind) => ({ topic: topics[kind] })),
+        waitForLeaders: true,
+      });
+      await admin.disconnect();
+      consumer = kafka.consumer({
+        groupId: options.groupId ?? 'feedpipe-sink',
+        maxBytesPerPartition: 4 * 1024 * 1024,
+        maxBytes: 32 * 1024 * 1024,
+        sessionTimeout: options.sessionTimeoutMs ?? 30_000,
+        heartbeatInterval: Math.min(3_000, Math.floor((options.sessionTimeoutMs ?? 30_000) / 3)),
+      });
+      // A rebalance may hand our partitions to another member: insert what we hold first, so the
+      // new owner's replay is recognised by the stored offsets instead of racing with our insert.
+      consumer.on(consumer.events.REBALANCING, () => void flushAll().catch(() => undefined));
+      await consumer.connect();
+      await consumer.subscribe({ topics: TOPIC_KINDS.map((kind) => topics[kind]), fromBeginning: true });
+      running = true;
+      await consumer.run({
+        autoCommit: false,
+        eachBatchAutoResolve: true,
+        partitionsConsumedConcurrently: 1,
+        eachBatch,
+      });
+      flushTimer = setInterval(
+        () => void flushAll(true).catch((e: unknown) => log(`flush failed: ${(e as Error).message}`)),
+        Math.max(50, Math.floor(maxBatchAgeMs / 2)),
+      );
+      lagTimer = setInterval(() => void updateLag(), 5_000);
+    },
+    flush: () => flushAll(),
+    async stop() {
+      clearInterval(flushTimer);
+      clearInterval(lagTimer);
+      if (consumer) await consumer.stop();
+      await flushAll().catch((e: unknown) => log(`final flush failed: ${(e as Error).message}`));
+      running = false;
+      await consumer?.disconnect();
+      consumer = undefined;
+    },
+    async kill() {
+      clearInterval(flushTimer);
+      clearInterval(lagTimer);
+      running = false;
+      buffers.clear();
+      const c = consumer;
+      consumer = undefined;
+      await c?.disconnect().catch(() => undefined);
+    },
+    stats: () => ({ ...stats, inserted: { ...stats.inserted } }),
+  };
+}

@@ -1,0 +1,50 @@
+/**
+ * The highest Kafka offset already stored, per table and partition. Every sink row carries its
+ * partition and offset, so after a crash between "insert succeeded" and "offset committed" the
+ * replayed messages are recognised and skipped: exactly once in effect, with no FINAL queries.
+ */
+import type { ClickHouseClient } from '@feedpipe/store';
+
+export class StoredOffsets {
+  private readonly byTable = new Map<string, Map<number, number>>();
+
+  async load(client: ClickHouseClient, tables: readonly string[]): Promise<void> {
+    this.byTable.clear();
+    for (const table of tables) {
+      const rs = await client.query({
+        query: `SELECT kafka_partition AS p, max(kafka_offset) AS o FROM ${table} GROUP BY kafka_partition`,
+        format: 'JSONEachRow',
+      });
+      const partitions = new Map<number, number>();
+      for (const row of await rs.json<{ p: number | string; o: number | string }>()) {
+        partitions.set(Number(row.p), Number(row.o));
+      }
+      this.byTable.set(table, partitions);
+    }
+  }
+
+  /** True when this offset of the partition is already in the table. */
+  isStored(table: string, partition: number, offset: number): boolean {
+    const max = this.byTable.get(table)?.get(partition);
+    return max !== undefined && offset <= max;
+  }
+
+  /** Forget a partition's mark, e.g. when the topic was recreated and its offsets restarted below it. */
+  forget(table: string, partition: number): void {
+    this.byTable.get(table)?.delete(partition);
+  }
+
+  record(table: string, partition: number, offset: number): void {
+    let partitions = this.byTable.get(table);
+    if (!partitions) {
+      partitions = new Map();
+      this.byTable.set(table, partitions);
+    }
+    const current = partitions.get(partition);
+    if (current === undefined || offset > current) partitions.set(partition, offset);
+  }
+
+  entries(table: string): ReadonlyMap<number, number> {
+    return this.byTable.get(table) ?? new Map();
+  }
+}

@@ -1,0 +1,192 @@
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { createStore, runMigrations, type Store } from '@feedpipe/store';
+import { tempDir, uniqueName, waitFor } from '@feedpipe/testkit';
+import { Kafka, logLevel } from 'kafkajs';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { createSink } from '../src/index.js';
+import { tradeMessages } from './fixtures/feed-records.js';
+
+const brokers = inject('kafkaBrokers');
+const kafka = new Kafka({ clientId: 'sink-test', brokers, logLevel: logLevel.NOTHING });
+
+function topicsFor(prefix: string) {
+  return {
+    trades: `${prefix}.trades`,
+    ohlc: `${prefix}.ohlc`,
+    reference: `${prefix}.reference`,
+    status: `${prefix}.status`,
+  };
+}
+
+async function produce(topic: string, messages: Array<{ key: string; value: string }>): Promise<void> {
+  const producer = kafka.producer();
+  await producer.connect();
+  for (let i = 0; i < messages.length; i += 10_000) {
+    await producer.send({ topic, messages: messages.slice(i, i + 10_000), acks: -1 });
+  }
+  await producer.disconnect();
+}
+
+async function createTopics(prefix: string): Promise<void> {
+  const admin = kafka.admin();
+  await admin.connect();
+  await admin.createTopics({
+    topics: Object.values(topicsFor(prefix)).map((topic) => ({ topic, numPartitions: 3 })),
+    waitForLeaders: true,
+  });
+  await admin.disconnect();
+}
+
+describe('sink into embedded ClickHouse', () => {
+  let store: Store;
+  beforeAll(async () => {
+    store = createStore({ dataDir: tempDir('sink') });
+    await runMigrations(store.client);
+  });
+  afterAll(async () => {
+    await store.close();
+  });
+
+  async function count(query: string): Promise<number> {
+    const rs = await store.client.query({ query, format: 'JSONEachRow' });
+    const [row] = await rs.json<{ n: number | string }>();
+    return Number(row?.n);
+  }
+
+  it('stores every record of every topic once, with bars built from the ticks', async () => {
+    const prefix = uniqueName('sinkall');
+    await createTopics(prefix);
+    const topics = topicsFor(prefix);
+    const trades = tradeMessages(50, 200);
+    await produce(topics.trades, trades);
+    await produce(topics.ohlc, [
+      {
+        key: '7',
+        value:
+          '{"type":"ohlc","segment":14,"securityId":7,"open":1.5,"close":2,"high":2.5,"low":1,"receivedAt":1760000000000001}',
+      },
+    ]);
+    await produce(topics.reference, [
+      {
+        key: '7',
+        value:
+          '{"type":"prev_close","segment":14,"securityId":7,"prevClose":99.5,"receivedAt":1760000000000002}',
+      },
+      {
+        key: '7',
+        value:
+          '{"type":"circuit_limit","segment":14,"securityId":7,"upper":110,"lower":90,"receivedAt":1760000000000003}',
+      },
+      {
+        key: '0',
+        value: '{"type":"week52","segment":0,"securityId":0,"high":0,"low":0,"receivedAt":1760000000000004}',
+      },
+    ]);
+    await produce(topics.status, [
+      {
+        key: '0',
+        value:
+          '{"type":"market_status","segment":14,"securityId":0,"marketType":[1,2,3],"status":2,"receivedAt":1760000000000005}',
+      },
+      {
+        key: '0',
+        value: '{"type":"error","segment":0,"securityId":0,"code":805,"receivedAt":1760000000000006}',
+      },
+      { key: '0', value: 'not json at all' },
+    ]);
+    const sink = createSink({
+      brokers,
+      store,
+      groupId: uniqueName('g'),
+      topics,
+      maxBatchRows: 3_000,
+      maxBatchAgeMs: 100,
+      log: () => undefined,
+    });
+    await sink.start();
+    await waitFor(
+      async () => (await count('SELECT count() AS n FROM market.ticks')) >= trades.length,
+      60_000,
+      'ticks stored',
+    );
+    await waitFor(
+      async () => (await count('SELECT count() AS n FROM market.feed_status')) >= 2,
+      30_000,
+      'status stored',
+    );
+    await sink.stop();
+
+    expect(await count('SELECT count() AS n FROM market.ticks')).toBe(trades.length);
+    expect(await count('SELECT uniqExact(security_id, volume) AS n FROM market.ticks')).toBe(trades.length);
+    expect(await count('SELECT count() AS n FROM market.ohlc_updates')).toBe(1);
+    expect(
+      await count(
+        "SELECT count() AS n FROM market.reference_updates WHERE kind = 'circuit_limit' AND value1 = 110 AND value2 = 90",
+      ),
+    ).toBe(1);
+    expect(await count('SELECT count() AS n FROM market.reference_updates WHERE security_id = 0')).toBe(1);
+    expect(
+      await count("SELECT count() AS n FROM market.feed_status WHERE type = 'error' AND error_code = 805"),
+    ).toBe(1);
+    expect(sink.stats().invalid).toBe(1);
+    // 1-minute bars: every trade is counted in exactly one bar of its instrument.
+    expect(await count('SELECT sum(trades) AS n FROM market.bars_1m')).toBe(trades.length);
+    expect(await count('SELECT uniqExact(security_id) AS n FROM market.bars_1m')).toBe(50);
+  });
+});
+
+describe('sink crash between insert and commit', () => {
+  it('replays the uncommitted batch without duplicates and without gaps', async () => {
+    const prefix = uniqueName('sinkcrash');
+    await createTopics(prefix);
+    const trades = tradeMessages(20, 1_000);
+    await produce(`${prefix}.trades`, trades);
+    const dataDir = tempDir('sinkcrash');
+    const groupId = uniqueName('crashgroup');
+    const child = fileURLToPath(new URL('./fixtures/sink-child.ts', import.meta.url));
+
+    // First run: killed right after its first insert, before committing the offsets.
+    const first = spawn(
+      process.execPath,
+      ['--import', 'tsx', child, 'crash', brokers.join(','), prefix, dataDir, groupId, '0'],
+      {
+        stdio: ['ignore', 'pipe', 'inherit'],
+      },
+    );
+    let output = '';
+    first.stdout.on('data', (d: Buffer) => {
+      output += d.toString();
+    });
+    await waitFor(
+      () => output.includes('INSERTED market.ticks'),
+      60_000,
+      'first insert of the crashing sink',
+    );
+    first.kill('SIGKILL');
+    await new Promise((r) => first.once('exit', r));
+    const insertedBeforeCrash = Number(/INSERTED market\.ticks (\d+)/.exec(output)?.[1]);
+    expect(insertedBeforeCrash).toBeGreaterThan(0);
+
+    // Second run: same group and store; it re-reads from the last commit and must skip what is stored.
+    const second = spawn(
+      process.execPath,
+      ['--import', 'tsx', child, 'drain', brokers.join(','), prefix, dataDir, groupId, String(trades.length)],
+      { stdio: ['ignore', 'pipe', 'inherit'] },
+    );
+    let result = '';
+    second.stdout.on('data', (d: Buffer) => {
+      result += d.toString();
+    });
+    const code = await new Promise((r) => second.once('exit', r));
+    expect(code).toBe(0);
+    const report = JSON.parse(result.trim().split('\n').pop() ?? '{}') as {
+      rows: number;
+      unique: number;
+      stats: { replayedSkipped: number };
+    };
+    expect(report.rows).toBe(trades.length);
+    expect(report.unique).toBe(trades.length);
+    expect(report.stats.replayedSkipped).toBeGreaterThanOrEqual(insertedBeforeCrash);
+  });
+});
