@@ -1,0 +1,132 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import {
+  ColumnarBatch,
+  decodeFramesToColumns,
+  decodeFrameToRecords,
+  encodeFrame,
+  type FeedRecord,
+  FrameBuilder,
+  formatFloat32,
+  newDecodeCounters,
+  recordFromJson,
+  recordToJson,
+} from '../src/index.js';
+
+/** The definition, without shortcuts: first precision 1..9 whose text rounds back to the float32. */
+function referenceShortest(f: number): string {
+  for (let p = 1; p <= 9; p++) {
+    const n = Number(f.toPrecision(p));
+    if (Math.fround(n) === f) return String(n);
+  }
+  throw new Error('unreachable');
+}
+
+const float32Bits = fc.integer({ min: 0, max: 0xffffffff }).map((bits) => {
+  const view = new DataView(new ArrayBuffer(4));
+  view.setUint32(0, bits);
+  return view.getFloat32(0);
+});
+const finiteFloat32 = float32Bits.filter((f) => Number.isFinite(f) && f !== 0);
+const price = fc.integer({ min: -100_000_000, max: 100_000_000 }).map((cents) => Math.fround(cents / 100));
+
+describe('formatFloat32 properties', () => {
+  it('equals the shortest round-tripping decimal for any float32 bit pattern and any price', () => {
+    fc.assert(
+      fc.property(
+        fc.oneof(
+          finiteFloat32,
+          price.filter((f) => f !== 0),
+        ),
+        (f) => {
+          const text = formatFloat32(f);
+          expect(Math.fround(Number(text))).toBe(f);
+          expect(text).toBe(referenceShortest(f));
+        },
+      ),
+      { numRuns: 20_000 },
+    );
+  });
+});
+
+// Arbitrary records with values the wire can carry; floats are float32 and never NaN, so toEqual
+// can compare them (NaN round trips are covered by the fixture tests through JSON null).
+const u8 = fc.integer({ min: 0, max: 255 });
+const i32 = fc.integer({ min: -0x80000000, max: 0x7fffffff });
+const f32 = fc.oneof(finiteFloat32, price, fc.constant(0));
+const recordArb: fc.Arbitrary<FeedRecord> = fc.oneof(
+  fc.record({
+    type: fc.constant('trade' as const),
+    segment: u8,
+    securityId: i32,
+    ltp: f32,
+    volume: i32,
+    ltt: i32,
+    lut: i32,
+  }),
+  fc.record({
+    type: fc.constant('ohlc' as const),
+    segment: u8,
+    securityId: i32,
+    open: f32,
+    close: f32,
+    high: f32,
+    low: f32,
+  }),
+  fc.record({ type: fc.constant('prev_close' as const), segment: u8, securityId: i32, prevClose: f32 }),
+  fc.record({
+    type: fc.constant('circuit_limit' as const),
+    segment: u8,
+    securityId: i32,
+    upper: f32,
+    lower: f32,
+  }),
+  fc.record({ type: fc.constant('week52' as const), segment: u8, securityId: i32, high: f32, low: f32 }),
+  fc.record({
+    type: fc.constant('market_status' as const),
+    segment: u8,
+    securityId: i32,
+    marketType: fc.tuple(u8, u8, u8),
+    status: i32,
+  }),
+  fc.record({
+    type: fc.constant('error' as const),
+    segment: u8,
+    securityId: i32,
+    code: fc.integer({ min: -0x8000, max: 0x7fff }),
+  }),
+);
+
+describe('round trips', () => {
+  it('records -> frame -> records, through every decoder', () => {
+    fc.assert(
+      fc.property(fc.array(recordArb, { maxLength: 40 }), (records) => {
+        const frame = encodeFrame(records);
+        const counters = newDecodeCounters();
+        expect(decodeFrameToRecords(frame, counters)).toEqual(records);
+        expect(counters).toMatchObject({ frames: 1, packets: records.length, malformed: 0, unknown: 0 });
+        const batch = new ColumnarBatch(64);
+        decodeFramesToColumns([frame], batch);
+        expect(Array.from({ length: batch.length }, (_, i) => batch.recordAt(i))).toEqual(records);
+        const builder = new FrameBuilder(32);
+        for (const record of records) builder.record(record);
+        expect(builder.toBytes()).toEqual(frame);
+      }),
+      { numRuns: 2_000 },
+    );
+  });
+
+  it('record -> JSON -> record, and the JSON text is stable', () => {
+    fc.assert(
+      fc.property(recordArb, fc.integer({ min: 0, max: 2 ** 53 - 1 }), (record, receivedAt) => {
+        const text = recordToJson(record, { receivedAt });
+        const parsed = JSON.parse(text) as Record<string, unknown>;
+        expect(parsed.receivedAt).toBe(receivedAt);
+        const back = recordFromJson(parsed);
+        expect(back).toEqual(record);
+        expect(recordToJson(back, { receivedAt })).toBe(text);
+      }),
+      { numRuns: 5_000 },
+    );
+  });
+});
