@@ -1,0 +1,170 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { defaultCategoryOf, ManualClock, RateLimiter } from '../src/index.js';
+import { maxInWindow, runWithClock } from './helpers.js';
+
+const DAY = 86_400_000;
+
+/** Fires `count` acquisitions at once and returns the simulated time each one was granted. */
+async function grantTimes(
+  limiter: RateLimiter,
+  clock: ManualClock,
+  count: number,
+  category: 'order' | 'data' | 'quote' | 'nonTrading',
+  maxSimMs: number,
+): Promise<number[]> {
+  const times: number[] = [];
+  const all = Promise.all(
+    Array.from({ length: count }, () =>
+      limiter.acquire(category, 'POST /orders').then(() => {
+        times.push(clock.now());
+      }),
+    ),
+  );
+  await runWithClock(clock, all, maxSimMs);
+  return times;
+}
+
+describe('RateLimiter', () => {
+  it('keeps orders within 10 per second and 250 per minute, in sliding windows', async () => {
+    const clock = new ManualClock(1_000_000);
+    const limiter = new RateLimiter({ clock, windowMarginMs: 0 });
+    const times = await grantTimes(limiter, clock, 300, 'order', 10 * 60_000);
+    expect(times).toHaveLength(300);
+    expect(maxInWindow(times, 1000)).toBe(10);
+    expect(maxInWindow(times, 60_000)).toBe(250);
+    // The first ten go at once, the eleventh exactly one window later.
+    expect(times.slice(0, 10).every((t) => t === 1_000_000)).toBe(true);
+    expect(times[10]).toBe(1_001_000);
+    // The 251st waits for the minute window: 60 s after the first.
+    expect(times[250]).toBe(1_060_000);
+  });
+
+  it('adds the safety margin after a full window', async () => {
+    const clock = new ManualClock(0);
+    const limiter = new RateLimiter({ clock, windowMarginMs: 50 });
+    const times = await grantTimes(limiter, clock, 3, 'quote', 10_000);
+    expect(times).toEqual([0, 1050, 2100]);
+  });
+
+  it('paces the data category at 5 per second and quotes at 1 per second', async () => {
+    const clock = new ManualClock(0);
+    const limiter = new RateLimiter({ clock, windowMarginMs: 0 });
+    const data = await grantTimes(limiter, clock, 23, 'data', 60_000);
+    expect(maxInWindow(data, 1000)).toBe(5);
+    expect(Math.max(...data)).toBe(4000);
+    const quotes = await grantTimes(limiter, clock, 4, 'quote', 60_000);
+    expect(maxInWindow(quotes, 1000)).toBe(1);
+  });
+
+  it('fails fast with BUDGET_EXHAUSTED and retryAt when a day budget is spent', async () => {
+    const clock = new ManualClock(5_000);
+    const limiter = new RateLimiter({
+      clock,
+      windowMarginMs: 0,
+      limits: { data: [{ windowMs: DAY, max: 3 }] },
+    });
+    for (let i = 0; i < 3; i++) await limiter.acquire('data', 'POST /charts/intraday');
+    const error = await limiter.acquire('data', 'POST /charts/intraday').catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: 'BUDGET_EXHAUSTED', retryAt: 5_000 + DAY, retryable: true });
+    expect(clock.pendingSleeps).toBe(0);
+    await clock.advance(DAY);
+    await expect(limiter.acquire('data', 'POST /charts/intraday')).resolves.toBeUndefined();
+  });
+
+  it('keeps identical option-chain requests 3 s apart but lets different ones through', async () => {
+    const clock = new ManualClock(0);
+    const limiter = new RateLimiter({ clock, windowMarginMs: 0 });
+    const times: Record<string, number[]> = { a: [], b: [] };
+    const work = Promise.all([
+      ...[1, 2, 3].map(() =>
+        limiter.acquireKeyed('data', 'POST /optionchain', 'a').then(() => times.a?.push(clock.now())),
+      ),
+      limiter.acquireKeyed('data', 'POST /optionchain', 'b').then(() => times.b?.push(clock.now())),
+    ]);
+    await runWithClock(clock, work, 60_000);
+    expect(times.a).toEqual([0, 3000, 6000]);
+    expect(times.b).toEqual([0]);
+  });
+
+  it('allows 25 modifications per order and refuses the 26th', () => {
+    const limiter = new RateLimiter();
+    for (let i = 0; i < 25; i++) limiter.modifications.take('42', 'PUT /orders/{order-id}');
+    expect(() => limiter.modifications.take('42', 'PUT /orders/{order-id}')).toThrow(
+      expect.objectContaining({ code: 'MODIFICATION_LIMIT' }),
+    );
+    expect(() => limiter.modifications.take('43', 'PUT /orders/{order-id}')).not.toThrow();
+  });
+
+  it('refuses more waiting calls than maxQueued', async () => {
+    const clock = new ManualClock(0);
+    const limiter = new RateLimiter({ clock, maxQueued: 2, limits: { quote: [{ windowMs: 1000, max: 1 }] } });
+    const first = limiter.acquire('quote', 'POST /marketfeed/ltp');
+    const second = limiter.acquire('quote', 'POST /marketfeed/ltp');
+    await expect(limiter.acquire('quote', 'POST /marketfeed/ltp')).rejects.toMatchObject({
+      code: 'QUEUE_FULL',
+    });
+    await runWithClock(clock, Promise.all([first, second]), 10_000);
+  });
+
+  it('maps routes to the documented default categories, with overrides', () => {
+    expect(defaultCategoryOf('POST /orders')).toBe('order');
+    expect(defaultCategoryOf('PUT /orders/{order-id}')).toBe('order');
+    expect(defaultCategoryOf('POST /orders/slicing')).toBe('order');
+    expect(defaultCategoryOf('DELETE /super/orders/{order-id}/{order-leg}')).toBe('order');
+    expect(defaultCategoryOf('POST /alerts/multi/orders')).toBe('order');
+    expect(defaultCategoryOf('PUT /globalstocks/orders/{order-id}')).toBe('order');
+    expect(defaultCategoryOf('GET /orders')).toBe('nonTrading');
+    expect(defaultCategoryOf('POST /charts/intraday')).toBe('data');
+    expect(defaultCategoryOf('POST /optionchain/expirylist')).toBe('data');
+    expect(defaultCategoryOf('POST /marketfeed/quote')).toBe('quote');
+    expect(defaultCategoryOf('GET /fundlimit')).toBe('nonTrading');
+    const limiter = new RateLimiter({ categories: { 'GET /ledger': 'data' } });
+    expect(limiter.categoryOf('GET /ledger')).toBe('data');
+    expect(limiter.categoryOf('GET /holdings')).toBe('nonTrading');
+  });
+
+  it('rejects unknown and invalid options at construction', () => {
+    expect(() => new RateLimiter({ perSecond: 3 } as never)).toThrow(/unknown option "perSecond"/);
+    expect(() => new RateLimiter({ limits: { orders: [] } } as never)).toThrow(/unknown option "orders"/);
+    expect(() => new RateLimiter({ limits: { data: [{ windowMs: 0, max: 5 }] } })).toThrow(/windowMs/);
+    expect(() => new RateLimiter({ categories: { 'GET /x': 'fast' } } as never)).toThrow(
+      /must map to one of/,
+    );
+  });
+
+  it('never grants more than a window allows, for any arrival pattern (property)', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(fc.integer({ min: 0, max: 3000 }), { minLength: 1, maxLength: 40 }),
+        async (delays) => {
+          const clock = new ManualClock(0);
+          const limiter = new RateLimiter({
+            clock,
+            windowMarginMs: 0,
+            limits: {
+              order: [
+                { windowMs: 1000, max: 3 },
+                { windowMs: 5000, max: 8 },
+              ],
+            },
+          });
+          const granted: number[] = [];
+          const sorted = [...delays].sort((a, b) => a - b);
+          const work = Promise.all(
+            sorted.map((d) =>
+              clock
+                .sleep(d)
+                .then(() => limiter.acquire('order', 'POST /orders').then(() => granted.push(clock.now()))),
+            ),
+          );
+          await runWithClock(clock, work, 120_000);
+          expect(granted).toHaveLength(delays.length);
+          expect(maxInWindow(granted, 1000)).toBeLessThanOrEqual(3);
+          expect(maxInWindow(granted, 5000)).toBeLessThanOrEqual(8);
+        },
+      ),
+      { numRuns: 40 },
+    );
+  });
+});
