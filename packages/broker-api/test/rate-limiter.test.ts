@@ -107,6 +107,19 @@ describe('RateLimiter', () => {
     await runWithClock(clock, Promise.all([first, second]), 10_000);
   });
 
+  it('lets a caller abort a call that waits for its slot', async () => {
+    const clock = new ManualClock(0);
+    const limiter = new RateLimiter({ clock });
+    await limiter.acquire('quote', 'POST /marketfeed/ltp');
+    const controller = new AbortController();
+    const waiting = limiter.acquire('quote', 'POST /marketfeed/ltp', controller.signal);
+    await clock.advance(10);
+    expect(clock.pendingSleeps).toBe(1);
+    controller.abort();
+    await expect(waiting).rejects.toBeDefined();
+    expect(clock.pendingSleeps).toBe(0);
+  });
+
   it('maps routes to the documented default categories, with overrides', () => {
     expect(defaultCategoryOf('POST /orders')).toBe('order');
     expect(defaultCategoryOf('PUT /orders/{order-id}')).toBe('order');

@@ -235,6 +235,17 @@ describe('transport', () => {
     expect(server.requests).toHaveLength(0);
   });
 
+  it('reports ABORTED when the caller aborts while the call waits for a slot', async () => {
+    server = await startServer((_req, res) => sendJson(res, 200, { data: {}, status: 'success' }));
+    const c = client(server.url);
+    await c.marketData.ltp({ NSE_EQ: [1] });
+    const controller = new AbortController();
+    const pending = c.marketData.ltp({ NSE_EQ: [2] }, controller.signal);
+    controller.abort();
+    expect((await failure(pending)).code).toBe('ABORTED');
+    expect(server.requests).toHaveLength(1);
+  });
+
   it('validates options once, rejecting unknown keys', () => {
     expect(() => new BrokerClient({ baseUrl: 'http://127.0.0.1:1', retries: 3 } as never)).toThrow(
       /unknown option "retries"/,

@@ -1,3 +1,4 @@
+import type { RateCategory } from '../rate/categories.js';
 import type { RateLimiter } from '../rate/limiter.js';
 import { type BodyEncoding, encodeBody, encodeQuery, type QueryValue } from './body.js';
 import type { Clock } from './clock.js';
@@ -97,11 +98,7 @@ export class Transport {
         // Checked before waiting for a slot so a refused modification costs no order-rate slot.
         cfg.limiter.modifications.check(spec.modifiesOrder, spec.route);
       }
-      if (spec.paceKey !== undefined) {
-        await cfg.limiter.acquireKeyed(category, spec.route, spec.paceKey, spec.signal);
-      } else {
-        await cfg.limiter.acquire(category, spec.route, spec.signal);
-      }
+      await this.#acquire(category, spec);
       if (spec.modifiesOrder !== undefined && attempt === 0) {
         cfg.limiter.modifications.take(spec.modifiesOrder, spec.route);
       }
@@ -113,6 +110,24 @@ export class Transport {
       await cfg.clock.sleep(this.#backoff(attempt, outcome), spec.signal);
     }
     throw lastError ?? new BrokerApiError({ code: 'NETWORK', message: `${spec.route} was not sent` });
+  }
+
+  async #acquire(category: RateCategory, spec: CallSpec): Promise<void> {
+    const limiter = this.#config.limiter;
+    try {
+      if (spec.paceKey !== undefined)
+        await limiter.acquireKeyed(category, spec.route, spec.paceKey, spec.signal);
+      else await limiter.acquire(category, spec.route, spec.signal);
+    } catch (error) {
+      if (error instanceof BrokerApiError || !spec.signal?.aborted) throw error;
+      // An abort while waiting for a slot: nothing was sent.
+      throw new BrokerApiError({
+        code: 'ABORTED',
+        message: `${spec.route} was aborted before it was sent`,
+        route: spec.route,
+        cause: error,
+      });
+    }
   }
 
   #shouldRetry(error: BrokerApiError, spec: CallSpec): boolean {
