@@ -3,6 +3,22 @@ import { decodeFrameToRecords, type FeedRecord } from '@feedpipe/codec';
 import { waitFor } from '@feedpipe/testkit';
 import { WebSocket } from 'ws';
 
+/** Packets in one message, by walking the header length bytes (byte 9), as a counting client does. */
+export function countPackets(message: Uint8Array): number {
+  let n = 0;
+  for (let off = 0; off + 11 <= message.length; ) {
+    const length = message[off + 9] ?? 0;
+    if (length === 0) break;
+    n++;
+    off += length;
+  }
+  return n;
+}
+
+export function decodeAll(messages: readonly Uint8Array[]): FeedRecord[] {
+  return messages.flatMap((m) => decodeFrameToRecords(m));
+}
+
 export interface Closed {
   code: number;
   reason: string;
@@ -37,19 +53,12 @@ export class TestClient {
   }
 
   records(): FeedRecord[] {
-    return this.messages.flatMap((m) => decodeFrameToRecords(m));
+    return decodeAll(this.messages);
   }
 
   packetCount(): number {
     let n = 0;
-    for (const m of this.messages) {
-      for (let off = 0; off + 11 <= m.length; ) {
-        const length = m[off + 9] ?? 0;
-        if (length === 0) break;
-        n++;
-        off += length;
-      }
-    }
+    for (const m of this.messages) n += countPackets(m);
     return n;
   }
 

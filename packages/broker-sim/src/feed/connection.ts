@@ -95,9 +95,10 @@ export class FeedConnection {
     this.socket.uncork();
   }
 
-  /** Sends once the current message is full; call after each append on hot paths. */
-  flushIfFull(): void {
-    if (this.builder.packetCount >= this.maxPacketsPerMessage) this.flush();
+  /** Makes room for `packets` more in the current message, sending it first if they would not fit. */
+  reserve(packets: number): void {
+    const count = this.builder.packetCount;
+    if (count !== 0 && count + packets > this.maxPacketsPerMessage) this.flush();
   }
 
   flush(): void {

@@ -90,9 +90,9 @@ export class FeedGenerator {
     for (const c of connections) {
       if (c.closing || c.stalled) continue;
       this.touch(c);
+      c.reserve(1);
       c.builder.marketStatus(SEGMENT_INX_EQ, 0, MARKET_TYPE_REGULAR, MARKET_STATUS_CODE[session]);
       this.counters.marketStatus++;
-      c.flushIfFull();
     }
   }
 
@@ -109,14 +109,15 @@ export class FeedGenerator {
         continue;
       }
       this.touch(c);
+      c.reserve(1);
       appendTrade(c, model, counters, i);
       packets++;
       if (c.pendingReference.size !== 0 && c.pendingReference.has(i) && model.hasReference(i)) {
+        c.reserve(2);
         appendReference(c, model, counters, i);
         c.pendingReference.delete(i);
         packets += 2;
       }
-      c.flushIfFull();
     }
     for (const c of entry.ohlc) {
       if (!c.writable) {
@@ -124,9 +125,9 @@ export class FeedGenerator {
         continue;
       }
       this.touch(c);
+      c.reserve(1);
       appendOhlc(c, model, counters, i);
       packets++;
-      c.flushIfFull();
     }
     return packets;
   }

@@ -57,7 +57,7 @@ export interface FeedServerOptions {
   tickIntervalMs?: number;
   /** Live mode: mean trades per second per subscribed instrument. Default 2. */
   tradesPerSecond?: number;
-  /** Packets per WebSocket message at most; larger batches are split. Default 400 (~10 KB of trades). */
+  /** Packets per WebSocket message at most (4 or more: one trade snapshot is never split). Default 400 (~10 KB). */
   maxPacketsPerMessage?: number;
   /**
    * A connection whose socket holds more than this many unsent bytes gets no new market data until
@@ -212,7 +212,7 @@ export function resolveFeedOptions(options: FeedServerOptions): ResolvedFeedOpti
       'maxPacketsPerMessage',
       options.maxPacketsPerMessage,
       400,
-      1,
+      4,
       100_000,
     ),
     maxBufferedBytes: integerOption(

@@ -59,9 +59,13 @@ function subscribe(
   for (const i of indices) {
     ctx.book.add(c, i, kind);
     // A repeated subscribe gets the snapshot again, as a fresh one would.
-    if (kind === 'trade') appendTradeSnapshot(c, ctx.model, ctx.counters, i);
-    else appendOhlc(c, ctx.model, ctx.counters, i);
-    c.flushIfFull();
+    if (kind === 'trade') {
+      c.reserve(4);
+      appendTradeSnapshot(c, ctx.model, ctx.counters, i);
+    } else {
+      c.reserve(1);
+      appendOhlc(c, ctx.model, ctx.counters, i);
+    }
   }
   ctx.generator.finish();
   return { kind: 'ok' };
