@@ -94,7 +94,12 @@ export class Account {
   ): string | undefined {
     const q = this.market.quote(inst.securityId);
     if (!q) return 'No market price for the instrument';
-    if (order.price > 0 && (order.price > q.upperCircuit || order.price < q.lowerCircuit)) {
+    // A zero band means the reference values are not known yet (fresh listing): no band check.
+    if (
+      order.price > 0 &&
+      q.upperCircuit > 0 &&
+      (order.price > q.upperCircuit || order.price < q.lowerCircuit)
+    ) {
       return `Price outside the circuit band ${q.lowerCircuit}-${q.upperCircuit}`;
     }
     if (order.price > 0 && !onTick(order.price, inst.tickSize))

@@ -82,3 +82,9 @@ export function reqSecurityId(f: Fields, key = 'securityId'): number {
     throw inputError(`${key} must be a positive integer id`);
   return n;
 }
+
+export function reqInt(f: Fields, key: string, min = 0, max = Number.MAX_SAFE_INTEGER): number {
+  const v = optInt(f, key, min, max);
+  if (v === undefined) throw inputError(`${key} is required`);
+  return v;
+}

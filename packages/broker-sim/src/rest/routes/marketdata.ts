@@ -1,0 +1,160 @@
+/**
+ * Market snapshots: /marketfeed/ltp, /ohlc, /quote. Body: `{ "<segment>": [ids...] }` with at
+ * most 1000 instruments in all (804 beyond). Response: `{ data: { <segment>: { <id>: {...} } },
+ * status: "success" }`. Option contracts (NSE_FNO) are those an option chain has listed.
+ */
+import type { FastifyInstance } from 'fastify';
+import { formatIstDmyHms, istDay } from '../../history/calendar.js';
+import { toTick } from '../../history/day-bars.js';
+import { hashKeys } from '../../history/random.js';
+import type { SimContext } from '../context.js';
+import { dataError } from '../errors.js';
+import { asFields } from '../input.js';
+import { asDataInput, dataAccount } from './data-common.js';
+
+/** Spec: up to 1000 instruments per snapshot request. */
+export const MAX_SNAPSHOT_INSTRUMENTS = 1000;
+const SEGMENTS = ['NSE_EQ', 'NSE_FNO', 'BSE_EQ', 'IDX_I'] as const;
+
+interface Snap {
+  ltp: number;
+  open: number;
+  high: number;
+  low: number;
+  close: number;
+  volume: number;
+  ltt: number;
+  tick: number;
+  upper: number;
+  lower: number;
+  oi: number;
+}
+
+export function registerMarketDataRoutes(app: FastifyInstance, ctx: SimContext): void {
+  const snapOf = (segment: string, id: number): Snap | undefined => {
+    if (segment === 'NSE_FNO') {
+      const c = ctx.history.options.contract(id);
+      if (!c) return undefined;
+      const spot = ctx.market.quote(c.underlying.securityId);
+      if (!spot) return undefined;
+      const nowS = ctx.now() / 1000;
+      const t = ctx.history.options.yearsTo(c.expiryDay, nowS);
+      const at = (s: number) => ctx.history.options.value(c.underlying, c.strike, c.call, s, t).price;
+      const ltp = at(spot.ltp);
+      const a = at(spot.open);
+      const b = at(spot.high);
+      const d = at(spot.low);
+      const oi = ctx.history.options.oi(c.underlying, c.expiryDay, c.strike, c.call, 0, istDay(nowS));
+      return {
+        ltp,
+        open: a,
+        high: Math.max(a, b, d, ltp),
+        low: Math.min(a, b, d, ltp),
+        close: at(spot.prevClose),
+        volume: Math.round(oi * 0.7),
+        ltt: spot.lastTradeTime,
+        tick: 0.05,
+        upper: 0,
+        lower: 0,
+        oi,
+      };
+    }
+    const inst = ctx.market.instrument(id);
+    if (!inst || inst.exchangeSegment !== segment) return undefined;
+    const q = ctx.market.quote(id);
+    if (!q) return undefined;
+    return {
+      ltp: q.ltp,
+      open: q.open,
+      high: q.high,
+      low: q.low,
+      close: q.prevClose,
+      volume: q.volume,
+      ltt: q.lastTradeTime,
+      tick: inst.tickSize,
+      upper: q.upperCircuit,
+      lower: q.lowerCircuit,
+      oi: 0,
+    };
+  };
+
+  const read = (body: unknown): Array<[string, number[]]> =>
+    asDataInput(() => {
+      const f = asFields(body);
+      const out: Array<[string, number[]]> = [];
+      let total = 0;
+      for (const [seg, ids] of Object.entries(f)) {
+        if (!(SEGMENTS as readonly string[]).includes(seg))
+          throw dataError('814', `Unsupported segment ${seg}`);
+        if (!Array.isArray(ids)) throw dataError('814', `${seg} must be an array of security ids`);
+        total += ids.length;
+        if (total > MAX_SNAPSHOT_INSTRUMENTS) {
+          throw dataError('804', `Too many instruments: at most ${MAX_SNAPSHOT_INSTRUMENTS} per request`);
+        }
+        const nums = ids.map((x) => Number(x));
+        if (nums.some((n) => !Number.isInteger(n) || n <= 0))
+          throw dataError('813', `Invalid security id in ${seg}`);
+        out.push([seg, nums]);
+      }
+      if (total === 0) throw dataError('814', 'No instruments requested');
+      return out;
+    });
+
+  const handler =
+    (shape: (s: Snap, seg: string, id: number) => Record<string, unknown>) =>
+    async (request: import('fastify').FastifyRequest) => {
+      dataAccount(request);
+      const data: Record<string, Record<string, Record<string, unknown>>> = {};
+      for (const [seg, ids] of read(request.body)) {
+        const segOut: Record<string, Record<string, unknown>> = {};
+        for (const id of ids) {
+          const s = snapOf(seg, id);
+          if (!s) throw dataError('813', `Invalid security id ${id} for ${seg}`);
+          segOut[String(id)] = shape(s, seg, id);
+        }
+        data[seg] = segOut;
+      }
+      return { data, status: 'success' };
+    };
+
+  const ohlc = (s: Snap) => ({ open: s.open, close: s.close, high: s.high, low: s.low });
+  app.post(
+    '/marketfeed/ltp',
+    handler((s) => ({ last_price: s.ltp })),
+  );
+  app.post(
+    '/marketfeed/ohlc',
+    handler((s) => ({ last_price: s.ltp, ohlc: ohlc(s) })),
+  );
+  app.post(
+    '/marketfeed/quote',
+    handler((s, _seg, id) => {
+      const minute = Math.floor(ctx.now() / 60_000);
+      const level = (side: number, k: number) => ({
+        quantity: 1 + (hashKeys(ctx.market.seed, id, minute, side, k) % 5000),
+        orders: 1 + (hashKeys(ctx.market.seed, id, minute, side, k, 1) % 40),
+        price: toTick(s.ltp + (side === 0 ? -(k + 1) : k + 1) * s.tick, s.tick),
+      });
+      const buy = [0, 1, 2, 3, 4].map((k) => level(0, k));
+      const sell = [0, 1, 2, 3, 4].map((k) => level(1, k));
+      const sum = (xs: Array<{ quantity: number }>) => xs.reduce((a, x) => a + x.quantity, 0);
+      return {
+        average_price: toTick((s.open + s.high + s.low + s.ltp) / 4, s.tick),
+        buy_quantity: sum(buy) * 10,
+        sell_quantity: sum(sell) * 10,
+        depth: { buy, sell },
+        last_price: s.ltp,
+        last_quantity: 1 + (hashKeys(ctx.market.seed, id, minute) % 500),
+        last_trade_time: s.ltt > 0 ? formatIstDmyHms(s.ltt * 1000) : '01/01/1980 00:00:00',
+        lower_circuit_limit: s.lower,
+        upper_circuit_limit: s.upper,
+        net_change: Math.round((s.ltp - s.close) * 100) / 100,
+        ohlc: ohlc(s),
+        oi: s.oi,
+        oi_day_high: s.oi,
+        oi_day_low: s.oi,
+        volume: s.volume,
+      };
+    }),
+  );
+}

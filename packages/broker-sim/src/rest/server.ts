@@ -1,0 +1,209 @@
+/**
+ * The REST v2 simulator: fastify with JSON errors of the spec's shape everywhere (custom parsers,
+ * error handler and not-found handler, so no HTML page or stack trace ever leaves), the auth
+ * endpoints under /auth and the API under /v2 behind the access-token and rate-limit hooks.
+ */
+import Fastify, { type FastifyError, type FastifyInstance, type FastifyRequest } from 'fastify';
+import { AccountRegistry, type OrderEvents } from '../accounts/registry.js';
+import { HistoryService } from '../history/service.js';
+import { ConsentStore } from './consents.js';
+import type { SimContext } from './context.js';
+import { authError, type ErrorBody, inputError, rateError, SimRestError } from './errors.js';
+import { type RestServerOptions, resolveOptions } from './options.js';
+import { categoryOf, RateLimiter } from './rate-limits.js';
+import { registerAccountRoutes } from './routes/account.js';
+import { registerAlertRoutes } from './routes/alerts.js';
+import { registerAuthRoutes } from './routes/auth.js';
+import { registerChartRoutes } from './routes/charts.js';
+import { registerEdisRoutes } from './routes/edis.js';
+import { registerForeverRoutes } from './routes/forever.js';
+import { registerFundsRoutes } from './routes/funds.js';
+import { registerGlobalStocksRoutes } from './routes/globalstocks.js';
+import { registerMarketDataRoutes } from './routes/marketdata.js';
+import { registerOptionChainRoutes } from './routes/optionchain.js';
+import { registerOrderRoutes } from './routes/orders.js';
+import { registerPortfolioRoutes } from './routes/portfolio.js';
+import { registerSuperRoutes } from './routes/super.js';
+import { TokenStore } from './tokens.js';
+
+export interface RestServer {
+  /** `{base_url}`; `{api_root}` is baseUrl + '/v2'. */
+  readonly baseUrl: string;
+  /** `{auth_url}` = baseUrl + '/auth'. */
+  readonly authUrl: string;
+  readonly tokens: TokenStore;
+  /** Every order status change and fill: `orderEvents.on('order', (clientId, order) => ...)`. */
+  readonly orderEvents: OrderEvents;
+  close(): Promise<void>;
+}
+
+/** Largest accepted request body; the biggest legitimate one is a 1000-instrument snapshot. */
+const BODY_LIMIT = 256 * 1024;
+
+function parseForm(body: string): Record<string, string | string[]> {
+  const out: Record<string, string | string[]> = {};
+  for (const [k, v] of new URLSearchParams(body)) {
+    const prev = out[k];
+    out[k] = prev === undefined ? v : Array.isArray(prev) ? [...prev, v] : [prev, v];
+  }
+  return out;
+}
+
+function installParsers(app: FastifyInstance): void {
+  app.removeAllContentTypeParsers();
+  // An empty body is "no body" (DELETE/GET with a JSON content type is common), not an error.
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_req, body, done) => {
+    const text = String(body);
+    if (text.trim() === '') return done(null, undefined);
+    try {
+      done(null, JSON.parse(text));
+    } catch {
+      done(inputError('Malformed JSON body'), undefined);
+    }
+  });
+  app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_req, body, done) => {
+    done(null, parseForm(String(body)));
+  });
+  // Anything else is read and ignored, so an odd content type on a bodiless call does not fail it.
+  app.addContentTypeParser('*', { parseAs: 'string' }, (_req, _body, done) => done(null, undefined));
+}
+
+function toBody(error: unknown): { status: number; body: ErrorBody } {
+  if (error instanceof SimRestError) return { status: error.status, body: error.toBody() };
+  const fe = error as Partial<FastifyError>;
+  const status = typeof fe.statusCode === 'number' ? fe.statusCode : 500;
+  if (status >= 400 && status < 500) {
+    const message = status === 413 ? 'Request body too large' : 'Invalid request';
+    return { status, body: { errorType: 'Input_Exception', errorCode: 'DH-905', errorMessage: message } };
+  }
+  return {
+    status: 500,
+    body: { errorType: 'Internal_Server_Error', errorCode: 'DH-908', errorMessage: 'Internal server error' },
+  };
+}
+
+/** Access token check for every /v2 call; the account becomes `request.simAccount`. */
+function authenticate(ctx: SimContext, request: FastifyRequest): void {
+  const header = request.headers['access-token'];
+  const token = Array.isArray(header) ? header[0] : header;
+  if (!token) throw authError('Missing access-token header');
+  const check = ctx.tokens.check(token);
+  if (!check.ok) {
+    throw authError(
+      check.reason === 'expired' || check.reason === 'revoked'
+        ? 'Access token expired'
+        : 'Invalid access token',
+    );
+  }
+  const account = ctx.accounts.get(check.claims.sub);
+  if (!account) throw authError('Invalid access token');
+  request.simAccount = account;
+  request.simClaims = check.claims;
+}
+
+function rateLimit(ctx: SimContext, request: FastifyRequest): void {
+  if (!ctx.limiter || !request.simAccount) return;
+  const url = request.routeOptions.url ?? request.url;
+  const category = categoryOf(request.method, url);
+  const clientId = request.simAccount.clientId;
+  if (url === '/v2/optionchain') {
+    const chain = ctx.limiter.takeOptionChain(clientId, JSON.stringify(request.body ?? {}));
+    if (!chain.allowed)
+      throw rateError(`Too many requests: one identical option chain request per 3 seconds`);
+  }
+  const d = ctx.limiter.take(clientId, category);
+  if (!d.allowed) {
+    throw rateError(`Too many requests: ${d.window.limit} per ${d.window.label} for ${category} APIs`);
+  }
+}
+
+export async function createRestServer(options: RestServerOptions): Promise<RestServer> {
+  const opts = resolveOptions(options);
+  const app = Fastify({ logger: false, bodyLimit: BODY_LIMIT });
+  const accounts = new AccountRegistry(opts.accounts, opts.model, opts.now, opts.matching);
+  const tokens = new TokenStore(
+    opts.now,
+    (id) => {
+      const a = accounts.get(id);
+      return a ? { dataPlan: a.seed.dataPlan, partnerSecret: a.seed.partnerSecret } : undefined;
+    },
+    (partnerId) => accounts.partnerSecret(partnerId),
+  );
+  const ctx: SimContext = {
+    market: opts.model,
+    accounts,
+    tokens,
+    consents: new ConsentStore(opts.now),
+    limiter: opts.rateLimits ? new RateLimiter(opts.now) : undefined,
+    history: new HistoryService(opts.model, opts.now),
+    now: opts.now,
+  };
+
+  installParsers(app);
+  app.decorateRequest('simAccount', null);
+  app.decorateRequest('simClaims', null);
+  app.setErrorHandler((error, _request, reply) => {
+    const { status, body } = toBody(error);
+    void reply.code(status).type('application/json').send(body);
+  });
+  app.setNotFoundHandler((request, reply) => {
+    const path = request.url.split('?')[0] ?? '';
+    void reply
+      .code(404)
+      .type('application/json')
+      .send({
+        errorType: 'Input_Exception',
+        errorCode: 'DH-905',
+        errorMessage: `No such endpoint: ${request.method} ${path.slice(0, 200)}`,
+      });
+  });
+
+  await app.register(async (auth) => registerAuthRoutes(auth, ctx), { prefix: '/auth' });
+  await app.register(
+    async (v2) => {
+      v2.addHook('onRequest', async (request) => authenticate(ctx, request));
+      v2.addHook('preHandler', async (request) => {
+        rateLimit(ctx, request);
+        // Matching runs before each call, so a read always sees the book as of the clock's now.
+        request.simAccount?.step();
+      });
+      registerAccountRoutes(v2, ctx);
+      registerOrderRoutes(v2, ctx);
+      registerSuperRoutes(v2, ctx);
+      registerForeverRoutes(v2, ctx);
+      registerAlertRoutes(v2, ctx);
+      registerPortfolioRoutes(v2, ctx);
+      registerFundsRoutes(v2, ctx);
+      registerEdisRoutes(v2, ctx);
+      registerMarketDataRoutes(v2, ctx);
+      registerChartRoutes(v2, ctx);
+      registerOptionChainRoutes(v2, ctx);
+      registerGlobalStocksRoutes(v2, ctx);
+    },
+    { prefix: '/v2' },
+  );
+
+  const address = await app.listen({ host: opts.host, port: opts.port });
+  const timer =
+    opts.matchIntervalMs > 0
+      ? setInterval(() => {
+          try {
+            accounts.step();
+          } catch {
+            // A failed pass must not kill the timer; the next request's pass reports the error.
+          }
+        }, opts.matchIntervalMs)
+      : undefined;
+  timer?.unref();
+  const baseUrl = address.replace('[::1]', '[::1]');
+  return {
+    baseUrl,
+    authUrl: `${baseUrl}/auth`,
+    tokens,
+    orderEvents: accounts.orderEvents,
+    async close() {
+      if (timer) clearInterval(timer);
+      await app.close();
+    },
+  };
+}
