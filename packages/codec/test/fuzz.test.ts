@@ -107,7 +107,7 @@ function mutate(next: () => number, bases: readonly Uint8Array[], out: Uint8Arra
         out[at] = 0;
         break;
       default:
-        out[at] ^= 1 << (next() % 8);
+        out[at] = (out[at] as number) ^ (1 << (next() % 8));
     }
   }
   return Math.max(0, length);
