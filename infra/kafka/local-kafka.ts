@@ -8,7 +8,7 @@
  */
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, openSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -32,6 +32,8 @@ export interface LocalKafka {
   readonly brokers: string[];
   readonly pid: number;
   stop(): Promise<void>;
+  /** Stops the broker and starts it again on the same ports and data (an outage, for tests). */
+  restart(): Promise<void>;
 }
 
 export class LocalKafkaError extends Error {
@@ -171,38 +173,56 @@ export async function startLocalKafka(options: LocalKafkaOptions): Promise<Local
     );
   }
 
-  const logFd = openSync(join(dataDir, 'kafka.log'), 'a');
-  const child = spawn(
-    'setpriv',
-    ['--pdeathsig', 'KILL', 'java', ...javaArgs(heap, 'kafka.Kafka', [propsFile])],
-    {
-      stdio: ['ignore', logFd, logFd],
-      detached: false,
-    },
-  );
-  const exited = new Promise<void>((r) => child.once('exit', () => r()));
   const brokers = [`127.0.0.1:${port}`];
-  try {
-    await waitForClients(brokers, child, options.startTimeoutMs ?? 60_000);
-  } catch (error) {
-    child.kill('SIGKILL');
-    await exited;
-    throw error;
+  const timeoutMs = options.startTimeoutMs ?? 60_000;
+
+  async function launch(): Promise<{ child: ChildProcess; exited: Promise<void> }> {
+    const logFd = openSync(join(dataDir, 'kafka.log'), 'a');
+    const child = spawn(
+      'setpriv',
+      ['--pdeathsig', 'KILL', 'java', ...javaArgs(heap, 'kafka.Kafka', [propsFile])],
+      {
+        stdio: ['ignore', logFd, logFd],
+        detached: false,
+      },
+    );
+    closeSync(logFd);
+    const exited = new Promise<void>((r) => child.once('exit', () => r()));
+    try {
+      await waitForClients(brokers, child, timeoutMs);
+    } catch (error) {
+      child.kill('SIGKILL');
+      await exited;
+      throw error;
+    }
+    return { child, exited };
   }
 
+  let current = await launch();
   let stopping: Promise<void> | undefined;
+
+  async function stopCurrent(): Promise<void> {
+    const { child, exited } = current;
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    child.kill('SIGTERM');
+    const killTimer = setTimeout(() => child.kill('SIGKILL'), 6_000);
+    await exited;
+    clearTimeout(killTimer);
+  }
+
   return {
     brokers,
-    pid: child.pid ?? -1,
+    get pid() {
+      return current.child.pid ?? -1;
+    },
     stop() {
-      stopping ??= (async () => {
-        if (child.exitCode !== null || child.signalCode !== null) return;
-        child.kill('SIGTERM');
-        const killTimer = setTimeout(() => child.kill('SIGKILL'), 6_000);
-        await exited;
-        clearTimeout(killTimer);
-      })();
+      stopping ??= stopCurrent();
       return stopping;
+    },
+    async restart() {
+      await stopCurrent();
+      current = await launch();
+      stopping = undefined;
     },
   };
 }

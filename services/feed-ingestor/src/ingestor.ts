@@ -4,12 +4,12 @@
  * responsive at hundreds of thousands of packets per second.
  */
 import { CaptureWriter } from '@feedpipe/codec';
-import { Kafka, logLevel } from 'kafkajs';
 import { Registry } from 'prom-client';
 import { IngestorError } from './errors.js';
 import { ConnectionPool, type ConnectionSnapshot, type SubscriptionKind } from './feed/connection-pool.js';
 import type { ConnectionState, FeedConnectionOptions, FeedCredentials } from './feed/feed-connection.js';
 import { createIngestorMetrics, type IngestorMetrics, packetTypeLabel } from './ingestor-metrics.js';
+import { ensureTopics } from './kafka-admin.js';
 import type { LatencyRecorder } from './pipeline/latency-recorder.js';
 import { ProducerPipeline } from './pipeline/producer-pipeline.js';
 import type { ChunkResult } from './pipeline/worker-protocol.js';
@@ -196,23 +196,11 @@ export function createFeedIngestor(options: FeedIngestorOptions): FeedIngestor {
     metrics,
     latency: pipeline.latency,
     async start() {
-      const admin = new Kafka({
-        clientId: 'feedpipe-ingestor-admin',
-        brokers: options.brokers,
-        logLevel: logLevel.NOTHING,
-      }).admin();
-      await admin.connect();
-      try {
-        await admin.createTopics({
-          topics: TOPIC_KINDS.map((kind) => ({
-            topic: topics[kind],
-            numPartitions: options.partitions ?? 12,
-          })),
-          waitForLeaders: true,
-        });
-      } finally {
-        await admin.disconnect();
-      }
+      await ensureTopics(
+        options.brokers,
+        TOPIC_KINDS.map((kind) => topics[kind]),
+        options.partitions ?? 12,
+      );
       if (options.captureFile) capture = await CaptureWriter.open(options.captureFile);
       if (options.instruments?.trade?.length) pool.subscribe('trade', options.instruments.trade);
       if (options.instruments?.ohlc?.length) pool.subscribe('ohlc', options.instruments.ohlc);

@@ -103,6 +103,8 @@ export class FeedConnection {
     clearInterval(this.staleTimer);
     const socket = this.socket;
     this.socket = undefined;
+    // Stop reading at once: whatever arrives after stop() is not ours to deliver.
+    socket?.removeAllListeners('message');
     if (socket && socket.readyState === WebSocket.OPEN) {
       try {
         socket.send(JSON.stringify({ requestCode: RequestCode.Disconnect }));

@@ -13,6 +13,7 @@ import { type Consumer, type EachBatchPayload, Kafka, logLevel } from 'kafkajs';
 import { Registry } from 'prom-client';
 import { Backoff } from '../backoff.js';
 import { IngestorError } from '../errors.js';
+import { ensureTopics } from '../kafka-admin.js';
 import { DEFAULT_FEED_TOPICS, type FeedTopics, TOPIC_KINDS, type TopicKind } from '../topics.js';
 import { createSinkMetrics, type SinkMetrics } from './sink-metrics.js';
 import { type FeedValue, SINK_TABLES } from './sink-tables.js';
@@ -294,13 +295,10 @@ export function createSink(options: SinkOptions): Sink {
     async start() {
       const tables = TOPIC_KINDS.map((kind) => SINK_TABLES[kind].table);
       await stored.load(client, tables);
-      const admin = kafka.admin();
-      await admin.connect();
-      await admin.createTopics({
-        topics: TOPIC_KINDS.map((kind) => ({ topic: topics[kind] })),
-        waitForLeaders: true,
-      });
-      await admin.disconnect();
+      await ensureTopics(
+        options.brokers,
+        TOPIC_KINDS.map((kind) => topics[kind]),
+      );
       consumer = kafka.consumer({
         groupId: options.groupId ?? 'feedpipe-sink',
         maxBytesPerPartition: 4 * 1024 * 1024,
