@@ -1,7 +1,8 @@
 /**
  * Turns model trades into packets for subscribers. Two drivers:
  * - live mode: each tick, every subscribed instrument trades with a fixed probability;
- * - load mode: a packet budget per tick, spent round-robin over subscribed instruments.
+ * - load mode: a packet budget per tick, spent round-robin over subscribed instruments; every trade
+ *   adds exactly one lot, so per instrument the volume is a sequence number (gaps and duplicates show).
  * Either way a trade is generated once per instrument and fanned out to every subscriber, and each
  * connection's output of one tick leaves corked, in messages of up to `maxPacketsPerMessage` packets.
  *
@@ -58,7 +59,7 @@ export class FeedGenerator {
     let packets = 0;
     for (const entry of this.book.active) {
       if (unit3(seed, this.model.securityIdAt(entry.index), salt) < probability) {
-        packets += this.publishTrade(entry, nowSec);
+        packets += this.publishTrade(entry, nowSec, false);
       }
     }
     this.finish();
@@ -79,7 +80,7 @@ export class FeedGenerator {
         continue;
       }
       idle = 0;
-      packets += this.publishTrade(entry, nowSec);
+      packets += this.publishTrade(entry, nowSec, true);
     }
     this.finish();
     return packets;
@@ -96,11 +97,11 @@ export class FeedGenerator {
     }
   }
 
-  private publishTrade(entry: InstrumentSubscribers, nowSec: number): number {
+  private publishTrade(entry: InstrumentSubscribers, nowSec: number, singleLot: boolean): number {
     const model = this.model;
     const counters = this.counters;
     const i = entry.index;
-    model.trade(i, nowSec);
+    model.trade(i, nowSec, singleLot);
     counters.generatedTrades++;
     let packets = 0;
     for (const c of entry.trade) {

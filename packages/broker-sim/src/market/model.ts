@@ -221,9 +221,12 @@ export class MarketModel {
   /**
    * One trade of the instrument at universe index `i`, at epoch second `nowSec`: a bounded random
    * step of the price (clamped to the circuit band), volume up by 1..100 lots. The feed calls this
-   * for every trade it publishes; volume strictly increasing per trade lets a consumer find gaps.
+   * for every trade it publishes; volume strictly increasing per trade lets a consumer find
+   * duplicates. With `singleLot` the volume grows by exactly one lot, so it doubles as a per-instrument
+   * sequence number and a consumer can find gaps too (load mode uses this). The PRNG advances the same
+   * way either way.
    */
-  trade(i: number, nowSec: number): void {
+  trade(i: number, nowSec: number, singleLot = false): void {
     const rng = this.rng;
     const size = nextUnit(rng, i);
     const direction = nextUnit(rng, i);
@@ -254,8 +257,8 @@ export class MarketModel {
     }
     if (price > (this.week52HighTicks[i] ?? 0)) this.week52HighTicks[i] = price;
     if (price < (this.week52LowTicks[i] ?? 0)) this.week52LowTicks[i] = price;
-    this.volumes[i] =
-      (this.volumes[i] ?? 0) + (1 + Math.floor(lots * 100)) * (this.universe[i]?.lotSize ?? 1);
+    const lotCount = singleLot ? 1 : 1 + Math.floor(lots * 100);
+    this.volumes[i] = (this.volumes[i] ?? 0) + lotCount * (this.universe[i]?.lotSize ?? 1);
     this.ltts[i] = nowSec;
     this.luts[i] = nowSec;
     // A fresh listing gets its reference values with its first trade under the simulator.
