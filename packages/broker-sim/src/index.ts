@@ -1,3 +1,151 @@
-// Public surface of @feedpipe/broker-sim (the feed engineer completes this with the CLI's simulator).
-export * from './feed/index.js';
-export * from './market/index.js';
+// Public surface of @feedpipe/broker-sim: the market model, the live-feed server, and
+// `createSimulator`, which starts them together (and a REST server beside them, through `rest`).
+
+import type { FeedAuthenticate } from './feed/credentials.js';
+import { FeedServer } from './feed/feed-server.js';
+import type { FeedServerOptions } from './feed/options.js';
+import { SimError } from './market/errors.js';
+import { MarketModel, type MarketModelOptions } from './market/model.js';
+
+export {
+  type AuthType,
+  type ConnectionCounters,
+  type ConnectionInfo,
+  type ConnectParams,
+  createMemoryAuthenticator,
+  DEFAULT_FEED_CREDENTIALS,
+  DEFAULT_IP_BLOCK_POLICY,
+  type FeedAuthenticate,
+  type FeedAuthFailureCode,
+  type FeedAuthResult,
+  type FeedCredentials,
+  FeedFaults,
+  FeedServer,
+  type FeedServerOptions,
+  type FeedStats,
+  type InstrumentSent,
+  type IpBlockPolicy,
+  type LoadOptions,
+  parseConnectParams,
+  type SimClientAccount,
+  type SimPartner,
+  startFeedServer,
+  type UpgradeRefusalMode,
+  validateCredentials,
+} from './feed/index.js';
+export {
+  BSE_EQ_COUNT,
+  INX_EQ_FIRST_ID,
+  type Instrument,
+  type LiveQuote,
+  MARKET_STATUS_CODE,
+  MARKET_TYPE_REGULAR,
+  MarketModel,
+  type MarketModelOptions,
+  type MarketSession,
+  NSE_EQ_COUNT,
+  type SessionChange,
+  type SessionCycle,
+  SimError,
+  type SimErrorCode,
+  type SimSegment,
+  sessionAt,
+} from './market/index.js';
+
+/** What a REST server started beside the feed hands back to the simulator. */
+export interface RestAttachment {
+  /** `{base_url}` of the REST server. */
+  baseUrl: string;
+  /** `{auth_url}`, if it differs from the base URL. */
+  authUrl?: string;
+  /** The REST side's token check for the feed, so tokens it issues open feed connections too. */
+  authenticateFeed?: FeedAuthenticate;
+  close(): Promise<void>;
+}
+
+/** Starts a REST server over the shared model; called before the feed starts. */
+export type RestHook = (context: {
+  model: MarketModel;
+  host: string;
+}) => RestAttachment | Promise<RestAttachment>;
+
+export interface SimulatorOptions {
+  /** Market seed. Default 1. */
+  seed?: number;
+  /** INX_EQ instruments. Default 30 000. */
+  instruments?: number;
+  /** Model clock, epoch ms. Default Date.now. */
+  now?: () => number;
+  /** Session cycle. Default: always open. */
+  sessions?: MarketModelOptions['sessions'];
+  /**
+   * Feed server options besides the model. Default: port 7075 on 127.0.0.1, live mode. The feed
+   * authenticates with, in order of precedence: `feed.authenticate`, the REST server's
+   * `authenticateFeed`, the configured or default test credentials.
+   */
+  feed?: Omit<FeedServerOptions, 'model'>;
+  /** Optional REST server started beside the feed over the same model. Default: none. */
+  rest?: RestHook;
+}
+
+export interface Simulator {
+  readonly model: MarketModel;
+  readonly feed: FeedServer;
+  readonly rest: RestAttachment | undefined;
+  /** Stops the feed, then the REST server. */
+  close(): Promise<void>;
+}
+
+const SIMULATOR_KEYS = ['seed', 'instruments', 'now', 'sessions', 'feed', 'rest'];
+
+/** Builds the model and starts the feed (and the REST server, if `rest` is given) on loopback. */
+export async function createSimulator(options: SimulatorOptions = {}): Promise<Simulator> {
+  for (const key of Object.keys(options)) {
+    if (!SIMULATOR_KEYS.includes(key)) {
+      throw new SimError(
+        'INVALID_OPTION',
+        `createSimulator: unknown option "${key}" (allowed: ${SIMULATOR_KEYS.join(', ')})`,
+      );
+    }
+  }
+  if (options.rest !== undefined && typeof options.rest !== 'function') {
+    throw new SimError(
+      'INVALID_OPTION',
+      'createSimulator: "rest" must be a function returning the REST attachment',
+    );
+  }
+  const model = new MarketModel({
+    seed: options.seed ?? 1,
+    ...(options.instruments === undefined ? {} : { instruments: options.instruments }),
+    ...(options.now === undefined ? {} : { now: options.now }),
+    ...(options.sessions === undefined ? {} : { sessions: options.sessions }),
+  });
+  const feedOptions: FeedServerOptions = { ...options.feed, model };
+  const rest =
+    options.rest === undefined
+      ? undefined
+      : await options.rest({ model, host: feedOptions.host ?? '127.0.0.1' });
+  if (
+    rest?.authenticateFeed !== undefined &&
+    feedOptions.authenticate === undefined &&
+    feedOptions.credentials === undefined
+  ) {
+    feedOptions.authenticate = rest.authenticateFeed;
+  }
+  let feed: FeedServer;
+  try {
+    feed = await new FeedServer(feedOptions).start();
+  } catch (error) {
+    await rest?.close();
+    throw error;
+  }
+  return {
+    model,
+    feed,
+    rest,
+    async close() {
+      await feed.close();
+      await rest?.close();
+    },
+  };
+}
