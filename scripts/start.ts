@@ -6,9 +6,9 @@
  * CLICKHOUSE_URL set: use that server instead of embedded chDB under DATA_DIR.
  */
 import { join, resolve } from 'node:path';
+import { type LocalKafka, startLocalKafka } from '@feedpipe/local-kafka';
 import { createStore, runMigrations } from '@feedpipe/store';
 import { Kafka, logLevel } from 'kafkajs';
-import { type LocalKafka, startLocalKafka } from '../infra/kafka/local-kafka.js';
 
 const dataDir = resolve(process.env.DATA_DIR ?? '.data');
 const stopTasks: Array<() => Promise<void>> = [];

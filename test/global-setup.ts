@@ -6,7 +6,7 @@
 import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
 import '@feedpipe/testkit';
-import { type LocalKafka, startLocalKafka } from '../infra/kafka/local-kafka.js';
+import { type LocalKafka, startLocalKafka } from '@feedpipe/local-kafka';
 
 let kafka: LocalKafka | undefined;
 

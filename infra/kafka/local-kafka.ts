@@ -163,7 +163,12 @@ export async function startLocalKafka(options: LocalKafkaOptions): Promise<Local
 
   const format = spawnSync(
     'java',
-    javaArgs('256m', 'kafka.tools.StorageTool', ['format', '-t', kafkaClusterId(), '-c', propsFile]),
+    javaArgs('256m', 'kafka.tools.StorageTool', [
+      'format',
+      `--cluster-id=${kafkaClusterId()}`,
+      '--config',
+      propsFile,
+    ]),
     { encoding: 'utf8', timeout: 60_000 },
   );
   if (format.status !== 0) {

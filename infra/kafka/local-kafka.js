@@ -1,0 +1,196 @@
+/**
+ * A real, single-node Apache Kafka broker (KRaft: broker and controller in one JVM) on loopback,
+ * started from the jars that `infra/kafka/pom.xml` resolves from Maven Central.
+ *
+ * Used by the vitest global setup and by `npm start` when `KAFKA_BROKERS` is unset. The JVM runs
+ * under `setpriv --pdeathsig KILL`, so it dies with the Node process that started it even when that
+ * process is killed without a chance to clean up: no orphan JVMs.
+ */
+import { spawn, spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { closeSync, existsSync, mkdirSync, openSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Kafka, logLevel } from 'kafkajs';
+
+const KAFKA_DIR = dirname(fileURLToPath(import.meta.url));
+export const KAFKA_LIB_DIR = join(KAFKA_DIR, '.cache', 'lib');
+export class LocalKafkaError extends Error {
+  code;
+  constructor(code, message, options) {
+    super(message, options);
+    this.name = 'LocalKafkaError';
+    this.code = code;
+  }
+}
+/** A port that was free a moment ago; the broker binds it right after. */
+export async function freePort() {
+  return new Promise((resolvePort, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      server.close(() => resolvePort(port));
+    });
+  });
+}
+function kafkaClusterId() {
+  // KRaft wants a 16-byte UUID in URL-safe base64 without padding.
+  return randomBytes(16).toString('base64url');
+}
+function javaArgs(heap, mainClass, args) {
+  return [
+    `-Xms128m`,
+    `-Xmx${heap}`,
+    '-XX:+UseG1GC',
+    '-XX:MaxGCPauseMillis=20',
+    '-Djava.awt.headless=true',
+    `-Dlog4j2.configurationFile=${join(KAFKA_DIR, 'log4j2.properties')}`,
+    '-cp',
+    `${KAFKA_LIB_DIR}/*`,
+    mainClass,
+    ...args,
+  ];
+}
+function serverProperties(dataDir, port, controllerPort, partitions) {
+  return [
+    'process.roles=broker,controller',
+    'node.id=1',
+    `controller.quorum.voters=1@127.0.0.1:${controllerPort}`,
+    `listeners=PLAINTEXT://127.0.0.1:${port},CONTROLLER://127.0.0.1:${controllerPort}`,
+    `advertised.listeners=PLAINTEXT://127.0.0.1:${port}`,
+    'controller.listener.names=CONTROLLER',
+    'inter.broker.listener.name=PLAINTEXT',
+    'listener.security.protocol.map=CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT',
+    `log.dirs=${join(dataDir, 'logs')}`,
+    `num.partitions=${partitions}`,
+    'auto.create.topics.enable=true',
+    'offsets.topic.replication.factor=1',
+    'offsets.topic.num.partitions=4',
+    'transaction.state.log.replication.factor=1',
+    'transaction.state.log.min.isr=1',
+    'share.coordinator.state.topic.replication.factor=1',
+    'share.coordinator.state.topic.min.isr=1',
+    'group.initial.rebalance.delay.ms=0',
+    // A single node: fsync policy stays the OS default; segments are small so tests stay light.
+    'log.segment.bytes=67108864',
+    'log.retention.hours=24',
+    'message.max.bytes=16777216',
+    'replica.fetch.max.bytes=16777216',
+    'num.network.threads=2',
+    'num.io.threads=4',
+    '',
+  ].join('\n');
+}
+export function kafkaJarsPresent() {
+  return existsSync(KAFKA_LIB_DIR) && readdirSync(KAFKA_LIB_DIR).some((f) => f.startsWith('kafka_2.13-'));
+}
+async function waitForClients(brokers, child, timeoutMs) {
+  const deadline = Date.now() + timeoutMs;
+  let lastError;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) {
+      throw new LocalKafkaError(
+        'KAFKA_START_FAILED',
+        `Kafka exited with code ${child.exitCode} during start`,
+      );
+    }
+    const admin = new Kafka({
+      clientId: 'local-kafka-probe',
+      brokers,
+      logLevel: logLevel.NOTHING,
+      retry: { retries: 0 },
+    }).admin();
+    try {
+      await admin.connect();
+      await admin.describeCluster();
+      await admin.disconnect();
+      return;
+    } catch (error) {
+      lastError = error;
+      await admin.disconnect().catch(() => undefined);
+      await new Promise((r) => setTimeout(r, 250));
+    }
+  }
+  throw new LocalKafkaError('KAFKA_START_TIMEOUT', `Kafka did not accept clients within ${timeoutMs} ms`, {
+    cause: lastError,
+  });
+}
+export async function startLocalKafka(options) {
+  if (!kafkaJarsPresent()) {
+    throw new LocalKafkaError(
+      'KAFKA_JARS_MISSING',
+      `Kafka jars are missing under ${KAFKA_LIB_DIR}; run \`npm run setup\` (Maven resolves them).`,
+    );
+  }
+  const dataDir = resolve(options.dataDir);
+  const heap = options.heap ?? '512m';
+  rmSync(dataDir, { recursive: true, force: true });
+  mkdirSync(dataDir, { recursive: true });
+  const port = await freePort();
+  const controllerPort = await freePort();
+  const propsFile = join(dataDir, 'server.properties');
+  writeFileSync(propsFile, serverProperties(dataDir, port, controllerPort, options.partitions ?? 6));
+  const format = spawnSync(
+    'java',
+    javaArgs('256m', 'kafka.tools.StorageTool', ['format', '-t', kafkaClusterId(), '-c', propsFile]),
+    { encoding: 'utf8', timeout: 60_000 },
+  );
+  if (format.status !== 0) {
+    throw new LocalKafkaError(
+      'KAFKA_FORMAT_FAILED',
+      `kafka storage format failed (${format.status}): ${format.stderr || format.stdout}`.slice(0, 2000),
+    );
+  }
+  const brokers = [`127.0.0.1:${port}`];
+  const timeoutMs = options.startTimeoutMs ?? 60_000;
+  async function launch() {
+    const logFd = openSync(join(dataDir, 'kafka.log'), 'a');
+    const child = spawn(
+      'setpriv',
+      ['--pdeathsig', 'KILL', 'java', ...javaArgs(heap, 'kafka.Kafka', [propsFile])],
+      {
+        stdio: ['ignore', logFd, logFd],
+        detached: false,
+      },
+    );
+    closeSync(logFd);
+    const exited = new Promise((r) => child.once('exit', () => r()));
+    try {
+      await waitForClients(brokers, child, timeoutMs);
+    } catch (error) {
+      child.kill('SIGKILL');
+      await exited;
+      throw error;
+    }
+    return { child, exited };
+  }
+  let current = await launch();
+  let stopping;
+  async function stopCurrent() {
+    const { child, exited } = current;
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    child.kill('SIGTERM');
+    const killTimer = setTimeout(() => child.kill('SIGKILL'), 6_000);
+    await exited;
+    clearTimeout(killTimer);
+  }
+  return {
+    brokers,
+    get pid() {
+      return current.child.pid ?? -1;
+    },
+    stop() {
+      stopping ??= stopCurrent();
+      return stopping;
+    },
+    async restart() {
+      await stopCurrent();
+      current = await launch();
+      stopping = undefined;
+    },
+  };
+}
+//# sourceMappingURL=local-kafka.js.map
