@@ -9,6 +9,11 @@ import {
   verifyTotp,
 } from '../src/rest/index.js';
 
+/** Response bodies as plain JSON values (Response.json is typed unknown). */
+async function json(r: Response) {
+  return JSON.parse(await r.text());
+}
+
 const START = Date.UTC(2024, 5, 3, 5, 0, 0); // Monday 10:30 IST
 let nowMs = START;
 const clock = () => nowMs;
@@ -60,7 +65,7 @@ describe('token generation, expiry and renewal', () => {
       `${server.authUrl}/app/generateAccessToken?svcClientId=${acct.clientId}&pin=${acct.pin}&totp=${totp}`;
     const ok = await fetch(q(totpAt(acct.totpSecret, nowMs)), { method: 'POST' });
     expect(ok.status).toBe(200);
-    const grant = await ok.json();
+    const grant = await json(ok);
     expect(grant.svcClientId).toBe(acct.clientId);
     expect(grant.accessToken.split('.')).toHaveLength(3);
     expect(grant.expiryTime).toBe('2024-06-04T10:30:00');
@@ -68,7 +73,7 @@ describe('token generation, expiry and renewal', () => {
     const wrong = String((Number(totpAt(acct.totpSecret, nowMs)) + 1) % 1_000_000).padStart(6, '0');
     const bad = await fetch(q(wrong), { method: 'POST' });
     expect(bad.status).toBe(401);
-    const body = await bad.json();
+    const body = await json(bad);
     expect(body.errorCode).toBe('DH-901');
     expect(JSON.stringify(body)).not.toContain(acct.pin);
   });
@@ -78,7 +83,7 @@ describe('token generation, expiry and renewal', () => {
       `${server.authUrl}/app/generateAccessToken?svcClientId=${acct.clientId}&pin=${acct.pin}&totp=${totpAt(acct.totpSecret, nowMs)}`,
       { method: 'POST' },
     );
-    const { accessToken } = await res.json();
+    const { accessToken } = await json(res);
     nowMs += 24 * 3600_000 - 1000;
     expect((await v2('/profile', accessToken)).status).toBe(200);
     nowMs += 2000;
@@ -101,12 +106,12 @@ describe('token generation, expiry and renewal', () => {
     const again = await v2('/RenewToken', fresh, { method: 'GET' });
     expect(again.status).toBe(200);
     const totpToken = (
-      await (
+      await json(
         await fetch(
           `${server.authUrl}/app/generateAccessToken?svcClientId=${acct.clientId}&pin=${acct.pin}&totp=${totpAt(acct.totpSecret, nowMs)}`,
           { method: 'POST' },
-        )
-      ).json()
+        ),
+      )
     ).accessToken;
     const refused = await v2('/RenewToken', totpToken, { method: 'POST' });
     expect(refused.status).toBe(401);
@@ -121,7 +126,7 @@ describe('API key consent flow and partner flow', () => {
       method: 'POST',
       headers: appHeaders,
     });
-    const consent = await gen.json();
+    const consent = await json(gen);
     expect(consent).toMatchObject({ consentAppStatus: 'GENERATED', status: 'success' });
     const page = await fetch(`${server.authUrl}/login/consentApp-login?consentAppId=${consent.consentAppId}`);
     expect(page.status).toBe(200);
@@ -146,7 +151,7 @@ describe('API key consent flow and partner flow', () => {
     const consume = await fetch(`${server.authUrl}/app/consumeApp-consent?tokenId=${tokenId}`, {
       headers: appHeaders,
     });
-    const grant = await consume.json();
+    const grant = await json(consume);
     expect(grant.svcClientId).toBe(acct.clientId);
     expect((await v2('/profile', grant.accessToken)).status).toBe(200);
     const twice = await fetch(`${server.authUrl}/app/consumeApp-consent?tokenId=${tokenId}`, {
@@ -170,7 +175,7 @@ describe('API key consent flow and partner flow', () => {
       for (let i = 0; i < 25; i++) expect((await gen(acct.appSecret!)).status).toBe(200);
       const over = await gen(acct.appSecret!);
       expect(over.status).toBe(400);
-      expect((await over.json()).errorCode).toBe('DH-905');
+      expect((await json(over)).errorCode).toBe('DH-905');
       nowMs += 24 * 3600_000;
       expect((await gen(acct.appSecret!)).status).toBe(200);
     } finally {
@@ -181,9 +186,9 @@ describe('API key consent flow and partner flow', () => {
 
   it('runs the partner flow to a token grant', async () => {
     const headers = { partner_id: acct.partnerId!, partner_secret: acct.partnerSecret! };
-    const { consentId, consentStatus } = await (
-      await fetch(`${server.authUrl}/partner/generate-consent`, { headers })
-    ).json();
+    const { consentId, consentStatus } = await json(
+      await fetch(`${server.authUrl}/partner/generate-consent`, { headers }),
+    );
     expect(consentStatus).toBe('GENERATED');
     const login = await fetch(`${server.authUrl}/consent-login?consentId=${consentId}`, {
       method: 'POST',
@@ -197,9 +202,9 @@ describe('API key consent flow and partner flow', () => {
     });
     expect(login.status).toBe(302);
     const tokenId = new URL(login.headers.get('location')!).searchParams.get('tokenId');
-    const grant = await (
-      await fetch(`${server.authUrl}/partner/consume-consent?tokenId=${tokenId}`, { headers })
-    ).json();
+    const grant = await json(
+      await fetch(`${server.authUrl}/partner/consume-consent?tokenId=${tokenId}`, { headers }),
+    );
     expect(grant.svcClientId).toBe(acct.clientId);
   });
 });
@@ -208,7 +213,7 @@ describe('error shapes and feed authentication', () => {
   it('answers JSON errors for missing tokens, unknown routes and malformed bodies', async () => {
     const missing = await fetch(`${server.baseUrl}/v2/profile`);
     expect(missing.status).toBe(401);
-    expect(await missing.json()).toMatchObject({ errorType: 'Invalid_Authentication', errorCode: 'DH-901' });
+    expect(await json(missing)).toMatchObject({ errorType: 'Invalid_Authentication', errorCode: 'DH-901' });
     const token = SIM_TEST_ACCOUNTS[1]!.webToken!;
     const unknown = await v2('/no/such/route', token);
     expect(unknown.status).toBe(404);
@@ -220,14 +225,14 @@ describe('error shapes and feed authentication', () => {
       body: '{"broken":',
     });
     expect(bad.status).toBe(400);
-    expect(await bad.json()).toEqual({
+    expect(await json(bad)).toEqual({
       errorType: 'Input_Exception',
       errorCode: 'DH-905',
       errorMessage: 'Malformed JSON body',
     });
     const outside = await fetch(`${server.baseUrl}/elsewhere`);
     expect(outside.status).toBe(404);
-    expect((await outside.json()).errorCode).toBe('DH-905');
+    expect((await json(outside)).errorCode).toBe('DH-905');
   });
 
   it('authenticates feed connections with the feed error codes', () => {

@@ -8,6 +8,11 @@ import {
   SIM_TEST_ACCOUNTS,
 } from '../src/rest/index.js';
 
+/** Response bodies as plain JSON values (Response.json is typed unknown). */
+async function json(r: Response) {
+  return JSON.parse(await r.text());
+}
+
 const START = Date.UTC(2024, 5, 3, 5, 0, 0); // Monday 10:30 IST
 const RELIANCE = 2885;
 let nowMs = START;
@@ -159,7 +164,7 @@ describe('order lifecycle', () => {
         headers: { 'access-token': one.webToken!, 'content-type': 'application/json' },
         body: JSON.stringify(order({ quantity: 100, price: 90 })),
       });
-      expect((await res.json()).length).toBe(3);
+      expect((await json(res)).length).toBe(3);
     } finally {
       await fresh.close();
     }
