@@ -72,6 +72,22 @@ export class FeedConnection {
     return this.tradeSubs.size + this.ohlcSubs.size;
   }
 
+  private writableTick = -1;
+  private writableThisTick = false;
+
+  /**
+   * `writable`, evaluated once per generator tick: ws computes bufferedAmount through several
+   * property reads, too costly per packet at millions per second. A connection can therefore overshoot
+   * the bound by one tick's worth of data, which the tick budget caps.
+   */
+  writableIn(tick: number): boolean {
+    if (tick !== this.writableTick) {
+      this.writableTick = tick;
+      this.writableThisTick = this.writable;
+    }
+    return this.writableThisTick;
+  }
+
   /** Whether market data may be queued now: open, not faulted, and under the buffered-bytes bound. */
   get writable(): boolean {
     return (

@@ -253,8 +253,11 @@ export class FeedServer {
     };
   }
 
-  /** Stops timers, closes every connection (1001 going away) and the listener. */
-  async close(): Promise<void> {
+  /**
+   * Stops timers, closes every connection (1001 going away; peers that do not complete the close
+   * handshake within `graceMs` are cut off) and the listener.
+   */
+  async close(graceMs = 1_000): Promise<void> {
     clearInterval(this.heartbeatTimer);
     clearTimeout(this.tickTimer);
     clearInterval(this.tickTimer);
@@ -265,6 +268,8 @@ export class FeedServer {
       c.ws.close(1001, 'server shutting down');
       this.detach(c);
     }
+    const deadline = Date.now() + Math.max(0, graceMs);
+    while (this.wss.clients.size > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
     for (const client of this.wss.clients) client.terminate();
     if (!this.listening) return;
     this.listening = false;

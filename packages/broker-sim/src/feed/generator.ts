@@ -27,6 +27,8 @@ export class FeedGenerator {
   private readonly batch: FeedConnection[] = [];
   private cursor = 0;
   private liveTicks = 0;
+  /** Counts every tick (live and load), the key of each connection's per-tick writability. */
+  private tick = 0;
 
   constructor(
     private readonly model: MarketModel,
@@ -54,6 +56,7 @@ export class FeedGenerator {
    * disturb the instrument's own price stream.
    */
   liveTick(nowSec: number, probability: number): number {
+    this.tick++;
     const salt = TICK_SALT_BASE + (this.liveTicks++ % TICK_SALT_BASE);
     const seed = this.model.seed;
     let packets = 0;
@@ -69,12 +72,13 @@ export class FeedGenerator {
   /** Spends up to about `budget` packets (a trade's fan-out may overshoot by a few). Returns packets queued. */
   loadTick(budget: number, nowSec: number): number {
     const active = this.book.active;
+    const tick = ++this.tick;
     let packets = 0;
     let idle = 0;
     while (packets < budget && idle < active.length) {
       if (this.cursor >= active.length) this.cursor = 0;
       const entry = active[this.cursor++] as InstrumentSubscribers;
-      if (!hasWritableSubscriber(entry)) {
+      if (!hasWritableSubscriber(entry, tick)) {
         idle++;
         this.counters.deferred++;
         continue;
@@ -103,9 +107,10 @@ export class FeedGenerator {
     const i = entry.index;
     model.trade(i, nowSec, singleLot);
     counters.generatedTrades++;
+    const tick = this.tick;
     let packets = 0;
     for (const c of entry.trade) {
-      if (!c.writable) {
+      if (!c.writableIn(tick)) {
         c.counters.skipped++;
         continue;
       }
@@ -121,7 +126,7 @@ export class FeedGenerator {
       }
     }
     for (const c of entry.ohlc) {
-      if (!c.writable) {
+      if (!c.writableIn(tick)) {
         c.counters.skipped++;
         continue;
       }
@@ -134,8 +139,8 @@ export class FeedGenerator {
   }
 }
 
-function hasWritableSubscriber(entry: InstrumentSubscribers): boolean {
-  for (const c of entry.trade) if (c.writable) return true;
-  for (const c of entry.ohlc) if (c.writable) return true;
+function hasWritableSubscriber(entry: InstrumentSubscribers, tick: number): boolean {
+  for (const c of entry.trade) if (c.writableIn(tick)) return true;
+  for (const c of entry.ohlc) if (c.writableIn(tick)) return true;
   return false;
 }

@@ -34,9 +34,14 @@ export function unit3(seed: number, id: number, salt: number): number {
  * cost 120 KB and the hot path allocates nothing.
  */
 export function nextUnit(states: Uint32Array, slot: number): number {
+  return nextUint32(states, slot) / 4294967296;
+}
+
+/** The same step returning the raw 32 bits, for callers that split one draw into several fields. */
+export function nextUint32(states: Uint32Array, slot: number): number {
   const a = ((states[slot] ?? 0) + 0x6d2b79f5) >>> 0;
   states[slot] = a;
   let t = Math.imul(a ^ (a >>> 15), 1 | a);
   t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-  return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  return (t ^ (t >>> 14)) >>> 0;
 }
