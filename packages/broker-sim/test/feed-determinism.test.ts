@@ -129,3 +129,34 @@ describe('market sessions on the feed', () => {
     expect(records.slice(reopen + 1).some((r) => r.type === 'trade')).toBe(true);
   });
 });
+
+describe('session changes observed elsewhere first', () => {
+  it('still pushes Market Status when a REST read of the model saw the change before the feed tick', async () => {
+    const clock = { t: 1_717_423_200_000 };
+    const model = new MarketModel({
+      seed: 1,
+      instruments: 10,
+      now: () => clock.t,
+      sessions: { preOpenMs: 200, openMs: 500, closedMs: 300 },
+    });
+    const server = await startFeedServer({ model, port: 0, ticks: 'manual' });
+    servers.push(server);
+    const client = new TestClient(server.connectUrl('1000000001', 'sim-token-1000000001'));
+    clients.push(client);
+    await client.waitOpen();
+    clock.t += 250;
+    expect(model.quote(13)?.securityId).toBe(13);
+    expect(model.syncSession()).toBeUndefined();
+    server.step();
+    await client.waitPackets(1);
+    expect(client.records()).toEqual([
+      {
+        type: 'market_status',
+        segment: 14,
+        securityId: 0,
+        marketType: [1, 0, 0],
+        status: MARKET_STATUS_CODE.OPEN,
+      },
+    ]);
+  });
+});

@@ -16,6 +16,7 @@ import { CodecError, FrameBuilder, parseClientRequest } from '@feedpipe/codec';
 import { type RawData, type WebSocket, WebSocketServer } from 'ws';
 import { SimError } from '../market/errors.js';
 import type { MarketModel } from '../market/model.js';
+import type { MarketSession } from '../market/types.js';
 import { type ConnectParams, parseConnectParams } from './connect-params.js';
 import { type ConnectionInfo, FeedConnection } from './connection.js';
 import type { AuthType, FeedAuthResult } from './credentials.js';
@@ -101,6 +102,7 @@ export class FeedServer {
   private lastLoadTickAt = 0;
   private refuseUntilMs = 0;
   private refuseMode: UpgradeRefusalMode = 'eof';
+  private lastSession: MarketSession;
   private heartbeatTimer: NodeJS.Timeout | undefined;
   private tickTimer: NodeJS.Timeout | undefined;
 
@@ -108,6 +110,7 @@ export class FeedServer {
     this.options = resolveFeedOptions(options);
     this.model = this.options.model;
     this.load = this.options.load;
+    this.lastSession = this.model.session();
     this.counters = new FeedCounters(this.model.size);
     this.generator = new FeedGenerator(this.model, this.book, this.counters);
     this.guard = new InvalidAttemptGuard(this.options.ipBlock, Date.now);
@@ -301,8 +304,13 @@ export class FeedServer {
 
   private tick(elapsedMs: number): void {
     if (this.paused) return;
-    const change = this.model.syncSession();
-    if (change !== undefined) this.generator.broadcastSession(this.open.values(), change.to);
+    // Compared with the feed's own last-seen session, not the model's change report: a REST read of
+    // the model may have observed the change first.
+    const session = this.model.session();
+    if (session !== this.lastSession) {
+      this.lastSession = session;
+      this.generator.broadcastSession(this.open.values(), session);
+    }
     const nowSec = Math.floor(this.model.now() / 1000);
     const load = this.load;
     if (load !== undefined) {
@@ -316,7 +324,7 @@ export class FeedServer {
       }
       return;
     }
-    if (this.model.session() === 'OPEN') {
+    if (session === 'OPEN') {
       this.generator.liveTick(nowSec, Math.min(1, (this.options.tradesPerSecond * elapsedMs) / 1000));
     } else {
       this.generator.finish();
