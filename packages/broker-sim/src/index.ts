@@ -30,6 +30,7 @@ export {
   type SimClientAccount,
   type SimPartner,
   startFeedServer,
+  type UpgradeCounters,
   type UpgradeRefusalMode,
   validateCredentials,
 } from './feed/index.js';

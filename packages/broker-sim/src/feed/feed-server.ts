@@ -1,9 +1,8 @@
 /**
  * The simulated live-feed WebSocket server (spec: Events, Global stocks live feed).
  *
- * Upgrade gate, in order: fault-injected refusal (EOF or 503), blocked address (HTTP 429), query
- * parameters (HTTP 400, counted as an invalid attempt), total connection cap (HTTP 503). After the
- * upgrade, the credentials are checked; a failure gets an Error packet alone in its message and a
+ * Upgrades pass the UpgradeGate (fault refusal, IP block 429, parameters 400, capacity 503). After
+ * the upgrade, the credentials are checked; a failure gets an Error packet alone in its message and a
  * close (1008), and counts as an invalid attempt. Request refusals (malformed JSON, a breach of a
  * limit) close with 1008 and a reason naming the problem; binary requests close with 1003; request 12
  * closes with 1000. Four unanswered pings terminate the TCP connection (the peer is gone, so no close
@@ -17,14 +16,12 @@ import { type RawData, type WebSocket, WebSocketServer } from 'ws';
 import { SimError } from '../market/errors.js';
 import type { MarketModel } from '../market/model.js';
 import type { MarketSession } from '../market/types.js';
-import { type ConnectParams, parseConnectParams } from './connect-params.js';
+import type { ConnectParams } from './connect-params.js';
 import { type ConnectionInfo, FeedConnection } from './connection.js';
 import type { AuthType, FeedAuthResult } from './credentials.js';
-import { FeedFaults, type UpgradeRefusalMode } from './faults.js';
+import { FeedFaults } from './faults.js';
 import { FeedCounters, type InstrumentSent } from './feed-counters.js';
 import { FeedGenerator } from './generator.js';
-import { dropUpgrade, refuseUpgrade } from './http-refusal.js';
-import { InvalidAttemptGuard } from './ip-guard.js';
 import {
   type FeedServerOptions,
   type LoadOptions,
@@ -34,6 +31,7 @@ import {
 } from './options.js';
 import { applyRequest, type RequestContext } from './requests.js';
 import { SubscriptionBook } from './subscription-book.js';
+import { type UpgradeCounters, UpgradeGate } from './upgrade-gate.js';
 
 export interface FeedStats {
   connections: number;
@@ -49,13 +47,7 @@ export interface FeedStats {
   marketStatus: number;
   unknownInstruments: number;
   refusedRequests: number;
-  upgrades: {
-    accepted: number;
-    badRequest: number;
-    blocked: number;
-    overCapacity: number;
-    refusedByFault: number;
-  };
+  upgrades: UpgradeCounters;
   authFailures: number;
   evictions: number;
   pingTimeouts: number;
@@ -84,24 +76,20 @@ export class FeedServer {
   private readonly book = new SubscriptionBook();
   private readonly counters: FeedCounters;
   private readonly generator: FeedGenerator;
-  private readonly guard: InvalidAttemptGuard;
+  private readonly gate: UpgradeGate;
   private readonly requestContext: RequestContext;
   private readonly open = new Map<number, FeedConnection>();
   private readonly byClient = new Map<string, FeedConnection[]>();
   private readonly closedTotals = { packets: 0, messages: 0, bytes: 0, skipped: 0 };
-  private readonly upgrades = { accepted: 0, badRequest: 0, blocked: 0, overCapacity: 0, refusedByFault: 0 };
   private authFailures = 0;
   private evictions = 0;
   private pingTimeouts = 0;
-  private ipBlocks = 0;
   private nextId = 1;
   private listening = false;
   private paused = false;
   private load: Required<LoadOptions> | undefined;
   private loadBudget = 0;
   private lastLoadTickAt = 0;
-  private refuseUntilMs = 0;
-  private refuseMode: UpgradeRefusalMode = 'eof';
   private lastSession: MarketSession;
   private heartbeatTimer: NodeJS.Timeout | undefined;
   private tickTimer: NodeJS.Timeout | undefined;
@@ -113,7 +101,7 @@ export class FeedServer {
     this.lastSession = this.model.session();
     this.counters = new FeedCounters(this.model.size);
     this.generator = new FeedGenerator(this.model, this.book, this.counters);
-    this.guard = new InvalidAttemptGuard(this.options.ipBlock, Date.now);
+    this.gate = new UpgradeGate(this.options.ipBlock, this.options.maxConnections);
     this.requestContext = {
       model: this.model,
       book: this.book,
@@ -142,11 +130,8 @@ export class FeedServer {
       connection: (id) => this.connection(id),
       endWithError: (c, code) => this.endWithError(c, code),
       abort: (c) => this.abort(c),
-      refuseUpgradesUntil: (until, mode) => {
-        this.refuseUntilMs = until;
-        this.refuseMode = mode;
-      },
-      clearIpBlocks: () => this.guard.clear(),
+      refuseUpgradesUntil: (until, mode) => this.gate.refuseUntil(until, mode),
+      clearIpBlocks: () => this.gate.clearIpBlocks(),
     });
   }
 
@@ -248,11 +233,11 @@ export class FeedServer {
       marketStatus: k.marketStatus,
       unknownInstruments: k.unknownInstruments,
       refusedRequests: k.refusedRequests,
-      upgrades: { ...this.upgrades },
+      upgrades: { ...this.gate.counters },
       authFailures: this.authFailures,
       evictions: this.evictions,
       pingTimeouts: this.pingTimeouts,
-      ipBlocks: this.ipBlocks,
+      ipBlocks: this.gate.ipBlocks,
     };
   }
 
@@ -333,33 +318,11 @@ export class FeedServer {
 
   private onUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
     socket.on('error', () => {});
-    if (this.refuseUntilMs > Date.now()) {
-      this.upgrades.refusedByFault++;
-      if (this.refuseMode === 'eof') dropUpgrade(socket);
-      else refuseUpgrade(socket, 503, 'upgrades are refused for a while');
-      return;
-    }
-    const address = (socket as Socket).remoteAddress ?? 'unknown';
-    if (this.guard.isBlocked(address)) {
-      this.upgrades.blocked++;
-      refuseUpgrade(socket, 429, 'too many invalid connection attempts from this address; try later');
-      return;
-    }
-    const parsed = parseConnectParams(req.url);
-    if (!parsed.ok) {
-      this.upgrades.badRequest++;
-      this.countInvalid(address);
-      refuseUpgrade(socket, 400, parsed.problem);
-      return;
-    }
-    if (this.wss.clients.size >= this.options.maxConnections) {
-      this.upgrades.overCapacity++;
-      refuseUpgrade(socket, 503, 'connection capacity reached');
-      return;
-    }
+    const admitted = this.gate.admit(req, socket, this.wss.clients.size);
+    if (admitted === undefined) return;
     this.wss.handleUpgrade(req, socket, head, (ws) => {
-      this.upgrades.accepted++;
-      this.onOpen(ws, socket as Socket, parsed.params, address);
+      this.gate.counters.accepted++;
+      this.onOpen(ws, socket as Socket, admitted.params, admitted.address);
     });
   }
 
@@ -374,12 +337,12 @@ export class FeedServer {
     }
     if (!result.ok) {
       this.authFailures++;
-      this.countInvalid(address);
+      this.gate.recordInvalid(address);
       ws.send(new FrameBuilder(32).error(result.code).toBytes(), { binary: true, compress: false });
       ws.close(1008, `error ${result.code}`);
       return;
     }
-    this.guard.recordSuccess(address);
+    this.gate.recordSuccess(address);
     const c = new FeedConnection(
       this.nextId++,
       params.clientId,
@@ -493,10 +456,6 @@ export class FeedServer {
     this.closedTotals.messages += c.counters.messages;
     this.closedTotals.bytes += c.counters.bytes;
     this.closedTotals.skipped += c.counters.skipped;
-  }
-
-  private countInvalid(address: string): void {
-    if (this.guard.recordInvalid(address)) this.ipBlocks++;
   }
 }
 

@@ -17,3 +17,4 @@ export type { InstrumentSent } from './feed-counters.js';
 export { FeedServer, type FeedStats, startFeedServer } from './feed-server.js';
 export { DEFAULT_IP_BLOCK_POLICY, type IpBlockPolicy } from './ip-guard.js';
 export type { FeedServerOptions, LoadOptions } from './options.js';
+export type { UpgradeCounters } from './upgrade-gate.js';
