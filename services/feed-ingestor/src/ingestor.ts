@@ -48,7 +48,10 @@ export interface IngestorStats {
   packets: number;
   malformed: number;
   unknown: number;
+  /** Records acknowledged by Kafka, all topics. */
   produced: number;
+  /** Trade records acknowledged by Kafka. */
+  producedTrades: number;
   bufferedBytes: number;
   bufferFullEvents: number;
   produceRetries: number;
@@ -234,6 +237,7 @@ export function createFeedIngestor(options: FeedIngestorOptions): FeedIngestor {
         malformed: pipeline.totals.malformed,
         unknown: pipeline.totals.unknown,
         produced: pipeline.totals.produced,
+        producedTrades: pipeline.totals.producedTrades,
         bufferedBytes: pipeline.buffered,
         bufferFullEvents: pipeline.totals.bufferFullEvents,
         produceRetries: pipeline.totals.produceRetries,

@@ -7,8 +7,8 @@
  * the chunk stays here (the main thread keeps buffering behind it, bounded).
  */
 import { workerData } from 'node:worker_threads';
-import { cursorRecord, MsgCode, PacketCursor, recordToJson } from '@feedpipe/codec';
-import { Kafka, logLevel, type Message, type Producer } from 'kafkajs';
+import { cursorRecord, formatFloat32, MsgCode, PacketCursor, recordToJson } from '@feedpipe/codec';
+import { type ICustomPartitioner, Kafka, logLevel, type Message, Partitioners, type Producer } from 'kafkajs';
 import { Backoff } from '../backoff.js';
 import { TOPIC_KINDS, topicKindOf } from '../topics.js';
 import type { FrameChunkMessage } from './frame-chunk.js';
@@ -16,6 +16,49 @@ import type { ChunkResult, DecodeWorkerData } from './worker-protocol.js';
 
 const config = workerData as DecodeWorkerData;
 const cursor = new PacketCursor();
+
+// Keys repeat (one per instrument): encode each once. Bounded so a hostile id stream cannot grow it.
+const MAX_CACHED_KEYS = 1_000_000;
+const keyCache = new Map<number, Buffer>();
+function keyOf(securityId: number): Buffer {
+  let key = keyCache.get(securityId);
+  if (key === undefined) {
+    if (keyCache.size >= MAX_CACHED_KEYS) keyCache.clear();
+    key = Buffer.from(String(securityId));
+    keyCache.set(securityId, key);
+  }
+  return key;
+}
+
+/**
+ * kafkajs's default (Java-compatible murmur2) partitioner, remembered per key buffer: the keys are
+ * the cached buffers above, so each instrument is hashed once per topic and partition count, and the
+ * partition is exactly the one any Java-compatible producer would pick.
+ */
+const cachingPartitioner: ICustomPartitioner = () => {
+  const murmur = Partitioners.DefaultPartitioner();
+  const byTopic = new Map<string, { partitions: number; byKey: Map<Buffer, number> }>();
+  return (args) => {
+    let topic = byTopic.get(args.topic);
+    if (!topic || topic.partitions !== args.partitionMetadata.length) {
+      topic = { partitions: args.partitionMetadata.length, byKey: new Map() };
+      byTopic.set(args.topic, topic);
+    }
+    const key = args.message.key;
+    if (!(key instanceof Buffer)) return murmur(args);
+    let partition = topic.byKey.get(key);
+    if (partition === undefined) {
+      partition = murmur(args);
+      topic.byKey.set(key, partition);
+    }
+    return partition;
+  };
+};
+
+/** The stable JSON of the current Trade packet, straight from the cursor (no record object). */
+function tradeJson(receivedAt: number): string {
+  return `{"type":"trade","segment":${cursor.segment},"securityId":${cursor.securityId},"ltp":${formatFloat32(cursor.ltp)},"volume":${cursor.volume},"ltt":${cursor.ltt},"lut":${cursor.lut},"receivedAt":${receivedAt}}`;
+}
 let producer: Producer | undefined;
 let connecting: Promise<Producer> | undefined;
 
@@ -35,7 +78,12 @@ async function getProducer(): Promise<Producer> {
     });
     // Idempotent: the broker drops duplicates of kafkajs's own retries, and with one request in
     // flight per broker the order of records per partition is the order of sends.
-    const p = kafka.producer({ idempotent: true, maxInFlightRequests: 1, allowAutoTopicCreation: true });
+    const p = kafka.producer({
+      idempotent: true,
+      maxInFlightRequests: 1,
+      allowAutoTopicCreation: true,
+      createPartitioner: cachingPartitioner,
+    });
     await p.connect();
     producer = p;
     return p;
@@ -61,12 +109,14 @@ function decodeChunk(
     cursor.reset(bytes.subarray(start, end));
     start = end;
     while (cursor.next()) {
+      const key = keyOf(cursor.code === MsgCode.Error ? 0 : cursor.securityId);
+      if (cursor.code === MsgCode.Trade) {
+        (messages[0] as Message[]).push({ key, value: tradeJson(receivedAt) });
+        continue;
+      }
       const record = cursorRecord(cursor);
       const kind = TOPIC_KINDS.indexOf(topicKindOf(record.type));
-      (messages[kind] as Message[]).push({
-        key: String(cursor.code === MsgCode.Error ? 0 : cursor.securityId),
-        value: recordToJson(record, { receivedAt }),
-      });
+      (messages[kind] as Message[]).push({ key, value: recordToJson(record, { receivedAt }) });
     }
   }
   const counters = cursor.counters;

@@ -64,6 +64,7 @@ export class ProducerPipeline {
     malformed: 0,
     unknown: 0,
     produced: 0,
+    producedTrades: 0,
     bufferFullEvents: 0,
     produceRetries: 0,
   };
@@ -231,5 +232,6 @@ export class ProducerPipeline {
     this.totals.unknown += result.unknown;
     this.totals.produceRetries += result.produceRetries;
     this.totals.produced += result.produced[0] + result.produced[1] + result.produced[2] + result.produced[3];
+    this.totals.producedTrades += result.produced[0];
   }
 }
