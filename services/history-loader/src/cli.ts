@@ -1,0 +1,1 @@
+process.stderr.write('not yet\n');
