@@ -42,7 +42,7 @@ export {
   type RateCategory,
   type WindowLimit,
 } from './rate/categories.js';
-export { type CategoryStats, RateLimiter, type RateLimiterOptions } from './rate/limiter.js';
+export { type CategoryStats, RateLimiter, type RateLimiterOptions, type Release } from './rate/limiter.js';
 export { ModificationCounter } from './rate/modification-counter.js';
 export type * from './types/account.js';
 export type * from './types/auth.js';

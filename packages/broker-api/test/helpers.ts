@@ -109,12 +109,19 @@ export async function runWithClock<T>(clock: ManualClock, work: Promise<T>, maxS
   });
   tracked.catch(() => undefined);
   const start = clock.now();
-  for (let round = 0; round < 200_000 && !done; round++) {
+  let idle = 0;
+  // Bounded in rounds and in simulated time; idle rounds (nothing sleeps) end it after a while.
+  for (let round = 0; round < 200_000 && !done && idle < 2000; round++) {
     const next = clock.nextWakeAt;
-    if (next !== undefined && next - start <= maxSimMs) await clock.advance(Math.max(0, next - clock.now()));
-    else await new Promise<void>((r) => setImmediate(r));
-    if (next === undefined && clock.now() - start > maxSimMs) break;
+    if (next !== undefined && next - start <= maxSimMs) {
+      idle = 0;
+      await clock.advance(Math.max(0, next - clock.now()));
+    } else {
+      idle++;
+      await new Promise<void>((r) => setImmediate(r));
+    }
   }
+  if (!done) throw new Error(`work did not finish within ${maxSimMs} ms of simulated time`);
   return tracked;
 }
 

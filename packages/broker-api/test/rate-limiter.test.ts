@@ -16,8 +16,10 @@ async function grantTimes(
   const times: number[] = [];
   const all = Promise.all(
     Array.from({ length: count }, () =>
-      limiter.acquire(category, 'POST /orders').then(() => {
+      limiter.acquire(category, 'POST /orders').then((release) => {
         times.push(clock.now());
+        // The answer comes back at once; the slot is held until a window after that.
+        release();
       }),
     ),
   );
@@ -38,6 +40,24 @@ describe('RateLimiter', () => {
     expect(times[10]).toBe(1_001_000);
     // The 251st waits for the minute window: 60 s after the first.
     expect(times[250]).toBe(1_060_000);
+  });
+
+  it('holds a slot while its request is in flight and counts the window from its end', async () => {
+    const clock = new ManualClock(0);
+    const limiter = new RateLimiter({ clock, windowMarginMs: 0 });
+    const release = await limiter.acquire('quote', 'POST /marketfeed/ltp');
+    let grantedAt: number | undefined;
+    const next = limiter.acquire('quote', 'POST /marketfeed/ltp').then((r) => {
+      grantedAt = clock.now();
+      r();
+    });
+    await clock.advance(5000);
+    expect(grantedAt).toBeUndefined();
+    expect(limiter.stats().quote).toMatchObject({ inFlight: 1, waiting: 1 });
+    release();
+    await runWithClock(clock, next, 10_000);
+    // The slow answer ended at 5000 ms; the service may have counted it as late as that.
+    expect(grantedAt).toBe(6000);
   });
 
   it('adds the safety margin after a full window', async () => {
@@ -64,12 +84,12 @@ describe('RateLimiter', () => {
       windowMarginMs: 0,
       limits: { data: [{ windowMs: DAY, max: 3 }] },
     });
-    for (let i = 0; i < 3; i++) await limiter.acquire('data', 'POST /charts/intraday');
+    for (let i = 0; i < 3; i++) (await limiter.acquire('data', 'POST /charts/intraday'))();
     const error = await limiter.acquire('data', 'POST /charts/intraday').catch((e: unknown) => e);
     expect(error).toMatchObject({ code: 'BUDGET_EXHAUSTED', retryAt: 5_000 + DAY, retryable: true });
     expect(clock.pendingSleeps).toBe(0);
     await clock.advance(DAY);
-    await expect(limiter.acquire('data', 'POST /charts/intraday')).resolves.toBeUndefined();
+    await expect(limiter.acquire('data', 'POST /charts/intraday')).resolves.toBeTypeOf('function');
   });
 
   it('keeps identical option-chain requests 3 s apart but lets different ones through', async () => {
@@ -78,9 +98,15 @@ describe('RateLimiter', () => {
     const times: Record<string, number[]> = { a: [], b: [] };
     const work = Promise.all([
       ...[1, 2, 3].map(() =>
-        limiter.acquireKeyed('data', 'POST /optionchain', 'a').then(() => times.a?.push(clock.now())),
+        limiter.acquireKeyed('data', 'POST /optionchain', 'a').then((release) => {
+          times.a?.push(clock.now());
+          release();
+        }),
       ),
-      limiter.acquireKeyed('data', 'POST /optionchain', 'b').then(() => times.b?.push(clock.now())),
+      limiter.acquireKeyed('data', 'POST /optionchain', 'b').then((release) => {
+        times.b?.push(clock.now());
+        release();
+      }),
     ]);
     await runWithClock(clock, work, 60_000);
     expect(times.a).toEqual([0, 3000, 6000]);
@@ -99,8 +125,8 @@ describe('RateLimiter', () => {
   it('refuses more waiting calls than maxQueued', async () => {
     const clock = new ManualClock(0);
     const limiter = new RateLimiter({ clock, maxQueued: 2, limits: { quote: [{ windowMs: 1000, max: 1 }] } });
-    const first = limiter.acquire('quote', 'POST /marketfeed/ltp');
-    const second = limiter.acquire('quote', 'POST /marketfeed/ltp');
+    const first = limiter.acquire('quote', 'POST /marketfeed/ltp').then((release) => release());
+    const second = limiter.acquire('quote', 'POST /marketfeed/ltp').then((release) => release());
     await expect(limiter.acquire('quote', 'POST /marketfeed/ltp')).rejects.toMatchObject({
       code: 'QUEUE_FULL',
     });
@@ -110,7 +136,7 @@ describe('RateLimiter', () => {
   it('lets a caller abort a call that waits for its slot', async () => {
     const clock = new ManualClock(0);
     const limiter = new RateLimiter({ clock });
-    await limiter.acquire('quote', 'POST /marketfeed/ltp');
+    (await limiter.acquire('quote', 'POST /marketfeed/ltp'))();
     const controller = new AbortController();
     const waiting = limiter.acquire('quote', 'POST /marketfeed/ltp', controller.signal);
     await clock.advance(10);
@@ -146,35 +172,45 @@ describe('RateLimiter', () => {
     );
   });
 
-  it('never grants more than a window allows, for any arrival pattern (property)', async () => {
+  it('keeps every window whatever the answer delays, counting from each end (property)', async () => {
+    const windows = [
+      { windowMs: 1000, max: 3 },
+      { windowMs: 5000, max: 8 },
+    ];
     await fc.assert(
       fc.asyncProperty(
-        fc.array(fc.integer({ min: 0, max: 3000 }), { minLength: 1, maxLength: 40 }),
-        async (delays) => {
+        fc.array(fc.tuple(fc.integer({ min: 0, max: 3000 }), fc.integer({ min: 0, max: 700 })), {
+          minLength: 1,
+          maxLength: 40,
+        }),
+        async (arrivals) => {
           const clock = new ManualClock(0);
-          const limiter = new RateLimiter({
-            clock,
-            windowMarginMs: 0,
-            limits: {
-              order: [
-                { windowMs: 1000, max: 3 },
-                { windowMs: 5000, max: 8 },
-              ],
-            },
-          });
-          const granted: number[] = [];
-          const sorted = [...delays].sort((a, b) => a - b);
+          const limiter = new RateLimiter({ clock, windowMarginMs: 0, limits: { order: windows } });
+          const spans: { start: number; end: number }[] = [];
           const work = Promise.all(
-            sorted.map((d) =>
-              clock
-                .sleep(d)
-                .then(() => limiter.acquire('order', 'POST /orders').then(() => granted.push(clock.now()))),
-            ),
+            arrivals.map(async ([arrival, latency]) => {
+              await clock.sleep(arrival);
+              const release = await limiter.acquire('order', 'POST /orders');
+              const span = { start: clock.now(), end: Number.NaN };
+              await clock.sleep(latency);
+              span.end = clock.now();
+              spans.push(span);
+              release();
+            }),
           );
-          await runWithClock(clock, work, 120_000);
-          expect(granted).toHaveLength(delays.length);
-          expect(maxInWindow(granted, 1000)).toBeLessThanOrEqual(3);
-          expect(maxInWindow(granted, 5000)).toBeLessThanOrEqual(8);
+          await runWithClock(clock, work, 600_000);
+          expect(spans).toHaveLength(arrivals.length);
+          // The service may count each request anywhere in [start, end]. Whatever it picks, no
+          // window may hold more than max: so at each start, the requests that started before and
+          // ended within the window before it (or later) must number fewer than max.
+          for (const { windowMs, max } of windows) {
+            for (const j of spans) {
+              const overlapping = spans.filter(
+                (i) => i !== j && i.start <= j.start && i.end > j.start - windowMs,
+              );
+              expect(overlapping.length).toBeLessThan(max);
+            }
+          }
         },
       ),
       { numRuns: 40 },

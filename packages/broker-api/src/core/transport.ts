@@ -1,5 +1,5 @@
 import type { RateCategory } from '../rate/categories.js';
-import type { RateLimiter } from '../rate/limiter.js';
+import type { RateLimiter, Release } from '../rate/limiter.js';
 import { type BodyEncoding, encodeBody, encodeQuery, type QueryValue } from './body.js';
 import type { Clock } from './clock.js';
 import { BrokerApiError } from './errors.js';
@@ -98,11 +98,16 @@ export class Transport {
         // Checked before waiting for a slot so a refused modification costs no order-rate slot.
         cfg.limiter.modifications.check(spec.modifiesOrder, spec.route);
       }
-      await this.#acquire(category, spec);
-      if (spec.modifiesOrder !== undefined && attempt === 0) {
-        cfg.limiter.modifications.take(spec.modifiesOrder, spec.route);
+      const release = await this.#acquire(category, spec);
+      let outcome: CallResult | BrokerApiError;
+      try {
+        if (spec.modifiesOrder !== undefined && attempt === 0) {
+          cfg.limiter.modifications.take(spec.modifiesOrder, spec.route);
+        }
+        outcome = await this.#send(spec);
+      } finally {
+        release();
       }
-      const outcome = await this.#send(spec);
       if (!(outcome instanceof BrokerApiError)) return outcome;
       lastError = outcome;
       const again = attempt < cfg.maxRetries && this.#shouldRetry(outcome, spec);
@@ -112,12 +117,13 @@ export class Transport {
     throw lastError ?? new BrokerApiError({ code: 'NETWORK', message: `${spec.route} was not sent` });
   }
 
-  async #acquire(category: RateCategory, spec: CallSpec): Promise<void> {
+  async #acquire(category: RateCategory, spec: CallSpec): Promise<Release> {
     const limiter = this.#config.limiter;
     try {
-      if (spec.paceKey !== undefined)
-        await limiter.acquireKeyed(category, spec.route, spec.paceKey, spec.signal);
-      else await limiter.acquire(category, spec.route, spec.signal);
+      if (spec.paceKey !== undefined) {
+        return await limiter.acquireKeyed(category, spec.route, spec.paceKey, spec.signal);
+      }
+      return await limiter.acquire(category, spec.route, spec.signal);
     } catch (error) {
       if (error instanceof BrokerApiError || !spec.signal?.aborted) throw error;
       // An abort while waiting for a slot: nothing was sent.

@@ -22,8 +22,8 @@ export interface RateLimiterOptions {
   /** Category per route, keyed `METHOD /path-template`, over the defaults of `defaultCategoryOf`. */
   categories?: Record<string, RateCategory>;
   /**
-   * Default 50. Extra milliseconds after a full window before the next send: the service counts
-   * arrivals, which trail sends by a variable delay.
+   * Default 20. Extra milliseconds after a full window before the next send, for clock granularity
+   * at the service (windows already count from each request's end, see WindowLog).
    */
   windowMarginMs?: number;
   /**
@@ -53,7 +53,43 @@ const OPTION_KEYS = [
   'clock',
 ];
 
+/** Ends a request's hold on its slot; call once the request has ended. Idempotent. */
+export type Release = () => void;
+
+const noRelease: Release = () => undefined;
+
+/** Wakes waiters whenever a request of the lane ends. */
+class EndSignal {
+  #waiters: (() => void)[] = [];
+
+  wait(signal?: AbortSignal): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      if (signal?.aborted) {
+        reject(signal.reason);
+        return;
+      }
+      const onAbort = (): void => {
+        this.#waiters = this.#waiters.filter((w) => w !== wake);
+        reject(signal?.reason);
+      };
+      const wake = (): void => {
+        signal?.removeEventListener('abort', onAbort);
+        resolve();
+      };
+      this.#waiters.push(wake);
+      signal?.addEventListener('abort', onAbort, { once: true });
+    });
+  }
+
+  notify(): void {
+    const waiters = this.#waiters;
+    this.#waiters = [];
+    for (const wake of waiters) wake();
+  }
+}
+
 interface Lane {
+  readonly ended: EndSignal;
   readonly log: WindowLog;
   readonly limits: readonly WindowLimit[];
   /** Admission is FIFO and one at a time; the HTTP calls themselves then run concurrently. */
@@ -63,6 +99,8 @@ interface Lane {
 export interface CategoryStats {
   /** Calls waiting for a slot. */
   waiting: number;
+  /** Calls sent and not yet ended. */
+  inFlight: number;
   /** Slots granted within the last second and the last day. */
   lastSecond: number;
   lastDay: number;
@@ -91,7 +129,7 @@ export class RateLimiter {
     const record = asRecord(options, where);
     rejectUnknownKeys(record, OPTION_KEYS, where);
     this.enabled = readBoolean(record, 'enabled', where, true);
-    this.#marginMs = readInt(record, 'windowMarginMs', where, 50, 0, 10_000);
+    this.#marginMs = readInt(record, 'windowMarginMs', where, 20, 0, 10_000);
     this.#maxWaitMs = readInt(record, 'maxWaitMs', where, 60_000, 0);
     this.#maxQueued = readInt(record, 'maxQueued', where, 10_000, 1, 10_000_000);
     this.#keyIntervalMs = readInt(
@@ -118,6 +156,7 @@ export class RateLimiter {
       this.#lanes.set(category, {
         limits: windows,
         log: new WindowLog(windows),
+        ended: new EndSignal(),
         queue: new PQueue({ concurrency: 1 }),
       });
     }
@@ -133,9 +172,12 @@ export class RateLimiter {
     return this.#lane(category).limits;
   }
 
-  /** Waits for a slot in `category` and takes it. */
-  async acquire(category: RateCategory, route: string, signal?: AbortSignal): Promise<void> {
-    if (!this.enabled) return;
+  /**
+   * Waits for a slot in `category` and takes it. Call the returned release when the request has
+   * ended (answer or failure): the slot stays taken until a window after that moment.
+   */
+  async acquire(category: RateCategory, route: string, signal?: AbortSignal): Promise<Release> {
+    if (!this.enabled) return noRelease;
     const lane = this.#lane(category);
     const now = this.clock.now();
     if (lane.queue.size + lane.queue.pending >= this.#maxQueued) {
@@ -148,16 +190,22 @@ export class RateLimiter {
     }
     // Fail fast when a long budget (minute, hour, day) alone already pushes the call out too far.
     const longSlot = lane.log.nextSlot(now, this.#marginMs, this.#maxWaitMs);
-    if (longSlot - now > this.#maxWaitMs) throw budgetExhausted(category, route, longSlot);
+    if (Number.isFinite(longSlot) && longSlot - now > this.#maxWaitMs) {
+      throw budgetExhausted(category, route, longSlot);
+    }
     await lane.queue.add(
       async () => {
-        // Bounded: each round either grants the slot, fails, or sleeps until the computed time.
-        for (let round = 0; round < 1000; round++) {
+        // Bounded: each round grants the slot, fails, or waits for a time or for a request to end.
+        for (let round = 0; round < 100_000; round++) {
           const t = this.clock.now();
           const at = lane.log.nextSlot(t, this.#marginMs);
           if (at <= t) {
-            lane.log.record(t);
+            lane.log.begin();
             return;
+          }
+          if (!Number.isFinite(at)) {
+            await lane.ended.wait(signal);
+            continue;
           }
           if (at - t > this.#maxWaitMs) throw budgetExhausted(category, route, at);
           await this.clock.sleep(at - t, signal);
@@ -166,37 +214,57 @@ export class RateLimiter {
       },
       signal === undefined ? {} : { signal },
     );
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      lane.log.end(this.clock.now());
+      lane.ended.notify();
+    };
   }
 
   /**
    * Like `acquire`, and also keeps identical requests (same `key`) at least
-   * `optionChainIntervalMs` apart: the option chain's "one unique request per 3 s".
+   * `optionChainIntervalMs` apart, counted from the end of the previous one: the option chain's
+   * "one unique request per 3 s".
    */
   async acquireKeyed(
     category: RateCategory,
     route: string,
     key: string,
     signal?: AbortSignal,
-  ): Promise<void> {
-    if (!this.enabled) return;
+  ): Promise<Release> {
+    if (!this.enabled) return noRelease;
     const previous = this.#keyTails.get(key) ?? Promise.resolve();
-    const mine = previous.then(async () => {
+    let finished: () => void = () => undefined;
+    const tail = new Promise<void>((resolve) => {
+      finished = resolve;
+    });
+    this.#keyTails.set(key, tail);
+    let release: Release;
+    try {
+      await previous;
       const last = this.#keyLast.get(key);
       if (last !== undefined) {
         const wait = last + this.#keyIntervalMs + this.#marginMs - this.clock.now();
         if (wait > 0) await this.clock.sleep(wait, signal);
       }
-      await this.acquire(category, route, signal);
+      release = await this.acquire(category, route, signal);
+    } catch (error) {
+      this.#endKey(key, tail, finished);
+      throw error;
+    }
+    return () => {
+      release();
       this.#keyLast.set(key, this.clock.now());
       this.#pruneKeys();
-    });
-    const tail = mine.catch(() => undefined);
-    this.#keyTails.set(key, tail);
-    try {
-      await mine;
-    } finally {
-      if (this.#keyTails.get(key) === tail) this.#keyTails.delete(key);
-    }
+      this.#endKey(key, tail, finished);
+    };
+  }
+
+  #endKey(key: string, tail: Promise<void>, finished: () => void): void {
+    if (this.#keyTails.get(key) === tail) this.#keyTails.delete(key);
+    finished();
   }
 
   stats(): Record<RateCategory, CategoryStats> {
@@ -206,6 +274,7 @@ export class RateLimiter {
       const lane = this.#lane(category);
       out[category] = {
         waiting: lane.queue.size + lane.queue.pending,
+        inFlight: lane.log.inFlight,
         lastSecond: lane.log.countWithin(now, 1000),
         lastDay: lane.log.countWithin(now, 86_400_000),
       };

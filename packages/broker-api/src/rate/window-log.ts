@@ -1,18 +1,26 @@
 import type { WindowLimit } from './categories.js';
 
 /**
- * The send times of one category's recent requests, enough to answer "when may the next request
- * go?" for every sliding window at once in O(windows).
+ * The recent requests of one category, enough to answer "when may the next request go?" for every
+ * sliding window at once.
  *
- * A ring of the last C send times, C = the largest `max` of the windows: for a window (w, n) the
- * next request may go once the n-th most recent send is at least w old. The data category's
- * 100,000/day budget makes this an 800 kB Float64Array, the price of an exact day window.
+ * A request occupies its slot from the moment it is sent until `windowMs` after its answer came
+ * back (or it failed). The service counts a request when it arrives, which is somewhere between
+ * the two; counting from the answer is the only point the client knows to be no earlier than the
+ * arrival, so a client paced this way is never refused, whatever the network and server delays.
+ * Requests still in flight count as the most recent ones.
+ *
+ * Finished requests sit in a ring of end times, sorted, holding the last C of them where C is the
+ * largest `max` of the windows: for a window (w, n) with f requests in flight, the next request may
+ * go once the (n - f)-th most recent end time is at least w old. The data category's 100,000/day
+ * budget makes this an 800 kB Float64Array, the price of an exact day window.
  */
 export class WindowLog {
   readonly #limits: readonly WindowLimit[];
   readonly #times: Float64Array;
   #size = 0;
   #head = 0; // index of the next write
+  #inFlight = 0;
 
   constructor(limits: readonly WindowLimit[]) {
     this.#limits = limits;
@@ -20,37 +28,45 @@ export class WindowLog {
     this.#times = new Float64Array(Math.max(1, capacity));
   }
 
-  get size(): number {
-    return this.#size;
+  get inFlight(): number {
+    return this.#inFlight;
   }
 
-  /** The k-th most recent send time (k = 1 is the latest), if there were k sends. */
+  /** The k-th most recent end time (k = 1 is the latest), if there were k. */
   #recent(k: number): number | undefined {
     if (k > this.#size || k < 1) return undefined;
     const cap = this.#times.length;
     return this.#times[(this.#head - k + cap * 2) % cap];
   }
 
+  #set(k: number, value: number): void {
+    const cap = this.#times.length;
+    this.#times[(this.#head - k + cap * 2) % cap] = value;
+  }
+
   /**
-   * Earliest time at or after `now` at which one more request fits every window, with `marginMs`
-   * added after a full window so a server that counts from arrival never sees one too many.
-   * Windows longer than `onlyLongerThanMs` only, when given (to test long budgets alone).
+   * Earliest time at or after `now` at which one more request fits every window, plus `marginMs`
+   * after a full window (clock granularity at the service). Infinity when requests in flight alone
+   * fill a window: the slot then depends on when they finish. Only windows longer than
+   * `onlyLongerThanMs` count, when given (to test long budgets alone).
    */
   nextSlot(now: number, marginMs: number, onlyLongerThanMs = -1): number {
     let at = now;
     for (const limit of this.#limits) {
       if (limit.windowMs <= onlyLongerThanMs) continue;
-      const nth = this.#recent(limit.max);
-      if (nth === undefined) continue;
-      const free = nth + limit.windowMs + marginMs;
+      const k = limit.max - this.#inFlight;
+      if (k <= 0) return Number.POSITIVE_INFINITY;
+      const kth = this.#recent(k);
+      if (kth === undefined) continue;
+      const free = kth + limit.windowMs + marginMs;
       if (free > at) at = free;
     }
     return at;
   }
 
-  /** How many sends fall in the last `windowMs` before `now` (for stats and tests). */
+  /** How many requests are in flight or ended within the last `windowMs` before `now`. */
   countWithin(now: number, windowMs: number): number {
-    let count = 0;
+    let count = this.#inFlight;
     for (let k = 1; k <= this.#size; k++) {
       const t = this.#recent(k);
       if (t === undefined || t <= now - windowMs) break;
@@ -59,9 +75,30 @@ export class WindowLog {
     return count;
   }
 
-  record(time: number): void {
+  /** A request is sent. */
+  begin(): void {
+    this.#inFlight++;
+  }
+
+  /** A request sent with `begin` has ended (answered or failed) at `time`. */
+  end(time: number): void {
+    if (this.#inFlight > 0) this.#inFlight--;
+    const cap = this.#times.length;
+    if (this.#size === cap) {
+      const oldest = this.#recent(cap) as number;
+      // Older than everything kept: it can no longer decide any window.
+      if (time <= oldest) return;
+    }
     this.#times[this.#head] = time;
-    this.#head = (this.#head + 1) % this.#times.length;
-    if (this.#size < this.#times.length) this.#size++;
+    this.#head = (this.#head + 1) % cap;
+    if (this.#size < cap) this.#size++;
+    // Answers mostly come back in order; move a late one back to its place (bounded by size).
+    for (let k = 1; k < this.#size; k++) {
+      const newer = this.#recent(k) as number;
+      const older = this.#recent(k + 1) as number;
+      if (older <= newer) break;
+      this.#set(k, older);
+      this.#set(k + 1, newer);
+    }
   }
 }
