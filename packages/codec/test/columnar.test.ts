@@ -43,7 +43,10 @@ describe('decodeFramesToColumns', () => {
     expect(decodeFramesToColumns(FRAMES, batch, counters)).toBe(expected.length);
     expect(rows(batch)).toEqual(expected);
     expect(counters).toEqual(expectedCounters);
-    expect(Array.from(batch.frameIndex.subarray(0, batch.length))).toEqual([0, 0, 0, 1, 1, 1, 2, 3, 5, 5]);
+    expect(Array.from({ length: batch.length }, (_, i) => batch.frameIndexAt(i))).toEqual([
+      0, 0, 0, 1, 1, 1, 2, 3, 5, 5,
+    ]);
+    expect(batch.receivedAtMicrosAt(0)).toBe(0);
     for (let i = 0; i < batch.length; i++)
       expect(batch.jsonAt(i, { n: i })).toBe(recordToJson(expected[i]!, { n: i }));
   });
@@ -83,7 +86,7 @@ describe('decodeFramesToColumns', () => {
       batch.clear();
       decodeFramesToColumns(pack, batch, undefined, position);
       seen.push(...rows(batch));
-      times.push(...batch.receivedAtMicros.subarray(0, batch.length));
+      for (let i = 0; i < batch.length; i++) times.push(batch.receivedAtMicrosAt(i));
     }
     expect(seen).toEqual(expected);
     expect(times.map((t) => t - 1_700_000_000_000_000)).toEqual([0, 0, 0, 1, 1, 1, 2, 3, 5, 5]);

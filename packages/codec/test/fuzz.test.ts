@@ -4,9 +4,12 @@ import {
   type DecodeCounters,
   decodeFramesToColumns,
   decodeFrameToRecords,
+  type FeedRecord,
   FrameBuilder,
   newDecodeCounters,
   PacketCursor,
+  ROW_WORDS,
+  recordToJson,
 } from '../src/index.js';
 
 /**
@@ -198,28 +201,10 @@ function mixEverything(start: number, cursor: PacketCursor): number {
   return h;
 }
 
-const COLUMNS = [
-  'code',
-  'segment',
-  'securityId',
-  'frameIndex',
-  'f0',
-  'f1',
-  'f2',
-  'f3',
-  'i0',
-  'i1',
-  'i2',
-] as const;
-
 function sameColumns(a: ColumnarBatch, b: ColumnarBatch): boolean {
   if (a.length !== b.length) return false;
-  for (const name of COLUMNS) {
-    const x = a[name];
-    const y = b[name];
-    // Object.is: NaN equals NaN, and a float read from garbage would differ.
-    for (let row = 0; row < a.length; row++) if (!Object.is(x[row], y[row])) return false;
-  }
+  const words = a.length * ROW_WORDS;
+  for (let i = 0; i < words; i++) if (a.words[i] !== b.words[i]) return false;
   return true;
 }
 
@@ -244,6 +229,7 @@ describe('fuzz: 1,000,000 random and mutated frames', () => {
     const oneB: Uint8Array[] = [new Uint8Array(0)];
     let previousLength = 0;
     const recordCounters = newDecodeCounters();
+    const cursorSide = { frames: 0, packets: 0, malformed: 0, unknown: 0 };
     let mismatches = 0;
     let firstMismatch = '';
 
@@ -266,6 +252,8 @@ describe('fuzz: 1,000,000 random and mutated frames', () => {
       }
 
       const packetsBefore = cursorA.packets;
+      const malformedBefore = cursorA.malformed;
+      const unknownBefore = cursorA.unknown;
       const digestA = digest(cursorA, a, atEnd);
       const digestB = digest(cursorB, b, atEnd);
       if (
@@ -292,6 +280,18 @@ describe('fuzz: 1,000,000 random and mutated frames', () => {
         decodeFramesToColumns(oneA, batchA, countersA);
         decodeFramesToColumns(oneB, batchB, countersB);
         if (!sameColumns(batchA, batchB)) mismatches++;
+        // The columnar decoder walks well-formed packets itself; it must agree with the cursor.
+        cursorSide.frames++;
+        cursorSide.packets += cursorA.packets - packetsBefore;
+        cursorSide.malformed += cursorA.malformed - malformedBefore;
+        cursorSide.unknown += cursorA.unknown - unknownBefore;
+        if (batchA.length !== cursorA.packets - packetsBefore) mismatches++;
+        else if ((i & 63) === 1) {
+          const records = decodeFrameToRecords(a);
+          for (let r = 0; r < records.length; r++) {
+            if (recordToJson(records[r] as FeedRecord) !== batchA.jsonAt(r)) mismatches++;
+          }
+        }
       }
     }
 
@@ -299,6 +299,7 @@ describe('fuzz: 1,000,000 random and mutated frames', () => {
     expect(mismatches).toBe(0);
     expect(cursorA.frames).toBe(FRAMES);
     expect(countersA).toEqual(countersB);
+    expect(countersA).toMatchObject(cursorSide);
     // The mutations reach every outcome, so the run exercised each frame rule.
     const seen: DecodeCounters = cursorA.counters;
     expect(seen.packets).toBeGreaterThan(FRAMES);

@@ -1,6 +1,6 @@
 import { CodecError } from '../errors.js';
-import { MsgCode } from '../wire/constants.js';
-import type { ColumnarBatch } from './columnar-batch.js';
+import { FIXED_SIZE_BY_CODE, HEADER_SIZE, MsgCode, Offset } from '../wire/constants.js';
+import { type ColumnarBatch, ROW_WORDS, RowWord } from './columnar-batch.js';
 import type { DecodeCounters } from './counters.js';
 import { PacketCursor } from './packet-cursor.js';
 
@@ -25,6 +25,7 @@ export function newDecodePosition(): DecodePosition {
 const PACK_RECORD_HEADER = 12;
 
 const shared = new PacketCursor();
+const KNOWN_CODES: readonly number[] = Object.values(MsgCode);
 
 /**
  * Decodes frames into the preallocated columns of `batch`, appending after its current rows, and
@@ -45,12 +46,24 @@ export function decodeFramesToColumns(
 ): number {
   const cursor = shared;
   cursor.resetCounters();
+  fastCounts.fill(0);
+  frameCount = 0;
   const before = batch.length;
   try {
     if (frames instanceof Uint8Array) decodePack(frames, batch, cursor, position);
     else decodeList(frames, batch, cursor, position);
   } finally {
-    if (counters !== undefined) cursor.addCountersTo(counters);
+    if (counters !== undefined) {
+      cursor.addCountersTo(counters);
+      counters.frames += frameCount;
+      for (const code of KNOWN_CODES) {
+        const count = fastCounts[code] as number;
+        if (count > 0) {
+          counters.packets += count;
+          counters.byCode[code] = (counters.byCode[code] ?? 0) + count;
+        }
+      }
+    }
   }
   return batch.length - before;
 }
@@ -64,7 +77,7 @@ function decodeList(
   while (position.frame < frames.length) {
     if (batch.length >= batch.capacity) return;
     const bytes = frames[position.frame] as Uint8Array;
-    if (!decodeOneFrame(bytes, 0, batch, cursor, position)) return;
+    if (!decodeOneFrame(bytes, 0, 0, batch, cursor, position)) return;
     position.frame++;
   }
   position.done = true;
@@ -91,10 +104,11 @@ function decodePack(
         `pack record at byte ${at} claims ${length} bytes beyond the end`,
       );
     }
-    // Two 32-bit halves instead of getBigUint64: no BigInt per frame, exact below 2^53 microseconds.
-    const micros = view.getUint32(at + 4, true) + view.getUint32(at + 8, true) * 4294967296;
+    // The u64 time as its two 32-bit halves, copied into each row as is: no BigInt per frame.
+    const timeLow = view.getInt32(at + 4, true);
+    const timeHigh = view.getInt32(at + 8, true);
     const payload = pack.subarray(start, start + length);
-    if (!decodeOneFrame(payload, micros, batch, cursor, position)) return;
+    if (!decodeOneFrame(payload, timeLow, timeHigh, batch, cursor, position)) return;
     position.frame++;
     position.packOffset = start + length;
   }
@@ -104,89 +118,155 @@ function decodePack(
 /** Decodes (the rest of) one frame; false when the batch filled before the frame ended. */
 function decodeOneFrame(
   bytes: Uint8Array,
-  micros: number,
+  timeLow: number,
+  timeHigh: number,
   batch: ColumnarBatch,
   cursor: PacketCursor,
   position: DecodePosition,
 ): boolean {
-  if (position.byteInFrame === 0) cursor.reset(bytes);
-  else cursor.resume(bytes, position.byteInFrame);
-  const frameIndex = position.frame;
+  // The cursor is only needed for the rare steps; the fast path reads through a cached DataView.
+  if (position.byteInFrame === 0) frameCount++;
+  const view = dataViewOf(bytes);
+  const frameStart = bytes.byteOffset;
+  const end = frameStart + bytes.byteLength;
   const capacity = batch.capacity;
-  const { code, segment, securityId, f0, f1, f2, f3, i0, i1, i2 } = batch;
+  const words = batch.words;
+  const frameIndex = position.frame;
+  let at = frameStart + position.byteInFrame;
   let row = batch.length;
-  while (cursor.next()) {
-    const c = cursor.code;
-    code[row] = c;
-    segment[row] = cursor.segment;
-    securityId[row] = cursor.securityId;
-    batch.frameIndex[row] = frameIndex;
-    batch.receivedAtMicros[row] = micros;
-    switch (c) {
-      case MsgCode.Trade:
-        f0[row] = cursor.ltp;
-        f1[row] = 0;
-        f2[row] = 0;
-        f3[row] = 0;
-        i0[row] = cursor.volume;
-        i1[row] = cursor.ltt;
-        i2[row] = cursor.lut;
-        break;
-      case MsgCode.Ohlc:
-        f0[row] = cursor.open;
-        f1[row] = cursor.close;
-        f2[row] = cursor.high;
-        f3[row] = cursor.low;
-        i0[row] = 0;
-        i1[row] = 0;
-        i2[row] = 0;
-        break;
-      default:
-        writeRareRow(batch, row, cursor, c);
+  let frameDone = false;
+  while (row < capacity) {
+    // Fast path, the same test as PacketCursor.next()'s: a known code whose length covers its
+    // fields and fits the frame. Walking these here rather than through the cursor halves the cost
+    // per packet (the cursor's per-packet field stores stay out of the loop). Everything else - zero
+    // length, fallback sizes, unknown codes, malformed tails - is one step of the cursor, the single
+    // implementation of those rules.
+    const remaining = end - at;
+    if (remaining === 0) {
+      frameDone = true;
+      break;
     }
+    if (remaining >= HEADER_SIZE) {
+      const length = view.getUint8(at + Offset.length);
+      const code = view.getUint8(at + Offset.code);
+      const fixed = FIXED_SIZE_BY_CODE[code] as number;
+      if (fixed !== 0 && length >= fixed && length <= remaining) {
+        writeRow(words, row * ROW_WORDS, view, at, code, frameIndex, timeLow, timeHigh);
+        fastCounts[code] = (fastCounts[code] as number) + 1;
+        at += length;
+        row++;
+        continue;
+      }
+    }
+    if (!slowStep(cursor, bytes, at - frameStart)) {
+      frameDone = true;
+      break;
+    }
+    writeRow(words, row * ROW_WORDS, view, cursor.packetStart, cursor.code, frameIndex, timeLow, timeHigh);
+    at = frameStart + cursor.nextOffset;
     row++;
-    if (row >= capacity) {
-      batch.length = row;
-      position.byteInFrame = cursor.nextOffset;
-      return false;
-    }
   }
   batch.length = row;
+  if (!frameDone) {
+    // Full, maybe mid-frame (or exactly at its end): resume after the last packet taken.
+    position.byteInFrame = at - frameStart;
+    return false;
+  }
   position.byteInFrame = 0;
   return true;
 }
 
-/** Reference, status and error packets: rare, so kept out of the hot loop's body. */
-function writeRareRow(batch: ColumnarBatch, row: number, cursor: PacketCursor, c: number): void {
-  let f0 = 0;
-  let f1 = 0;
-  let i0 = 0;
-  let i1 = 0;
-  switch (c) {
+/** One step of the cursor from `offset`: every frame rule, for whatever the fast path declined. */
+function slowStep(cursor: PacketCursor, bytes: Uint8Array, offset: number): boolean {
+  cursor.resume(bytes, offset);
+  return cursor.next();
+}
+
+let cachedBuffer: ArrayBufferLike | undefined;
+let cachedView: DataView<ArrayBufferLike> = new DataView(new ArrayBuffer(0));
+
+/** A DataView over the frame's whole backing buffer, reused while frames share one (ws slices). */
+function dataViewOf(bytes: Uint8Array): DataView<ArrayBufferLike> {
+  if (bytes.buffer !== cachedBuffer) {
+    cachedBuffer = bytes.buffer;
+    cachedView = new DataView(bytes.buffer);
+  }
+  return cachedView;
+}
+
+/** Frames begun since decodeFramesToColumns started (the cursor never sees most of them). */
+let frameCount = 0;
+
+/**
+ * Packets the fast path decoded, by code, since decodeFramesToColumns began; merged into the
+ * caller's counters with the cursor's (which counts frames, malformed, unknown and the packets of
+ * its own steps).
+ */
+const fastCounts = new Float64Array(256);
+
+/**
+ * One row from the packet at absolute offset `at` of `view`; the caller has established that the
+ * code's whole fixed layout lies inside the frame, so every read here stays inside it.
+ */
+function writeRow(
+  words: Int32Array,
+  base: number,
+  view: DataView<ArrayBufferLike>,
+  at: number,
+  code: number,
+  frameIndex: number,
+  timeLow: number,
+  timeHigh: number,
+): void {
+  words[base] = code | (view.getUint8(at + Offset.segment) << 8);
+  words[base + RowWord.securityId] = view.getInt32(at + Offset.securityId, true);
+  words[base + RowWord.frameIndex] = frameIndex;
+  words[base + RowWord.timeLow] = timeLow;
+  words[base + RowWord.timeHigh] = timeHigh;
+  const value0 = base + RowWord.value0;
+  if (code === MsgCode.Trade || code === MsgCode.Ohlc) {
+    // Both carry four 32-bit fields at 11..26: copied as raw words, floats bit for bit.
+    words[value0] = view.getInt32(at + Offset.field0, true);
+    words[value0 + 1] = view.getInt32(at + Offset.field1, true);
+    words[value0 + 2] = view.getInt32(at + Offset.field2, true);
+    words[value0 + 3] = view.getInt32(at + Offset.field3, true);
+  } else {
+    writeRareValues(words, value0, view, at, code);
+  }
+}
+
+/** Reference, status and error payloads: rare, so kept out of the hot loop's body. */
+function writeRareValues(
+  words: Int32Array,
+  value0: number,
+  view: DataView<ArrayBufferLike>,
+  at: number,
+  code: number,
+): void {
+  let w0 = 0;
+  let w1 = 0;
+  switch (code) {
     case MsgCode.PrevClose:
-      f0 = cursor.prevClose;
+      w0 = view.getInt32(at + Offset.field0, true);
       break;
     case MsgCode.CircuitLimit:
-      f0 = cursor.upper;
-      f1 = cursor.lower;
-      break;
     case MsgCode.Week52:
-      f0 = cursor.week52High;
-      f1 = cursor.week52Low;
+      w0 = view.getInt32(at + Offset.field0, true);
+      w1 = view.getInt32(at + Offset.field1, true);
       break;
     case MsgCode.MarketStatus:
-      i0 = cursor.marketType(0) | (cursor.marketType(1) << 8) | (cursor.marketType(2) << 16);
-      i1 = cursor.marketStatus;
+      w0 =
+        view.getUint8(at + Offset.marketType) |
+        (view.getUint8(at + Offset.marketType + 1) << 8) |
+        (view.getUint8(at + Offset.marketType + 2) << 16);
+      w1 = view.getInt32(at + Offset.marketStatus, true);
       break;
     case MsgCode.Error:
-      i0 = cursor.errorCode;
+      w0 = view.getInt16(at + Offset.errorCode, true);
       break;
   }
-  batch.f0[row] = f0;
-  batch.f1[row] = f1;
-  batch.f2[row] = 0;
-  batch.f3[row] = 0;
-  batch.i0[row] = i0;
-  batch.i1[row] = i1;
-  batch.i2[row] = 0;
+  words[value0] = w0;
+  words[value0 + 1] = w1;
+  words[value0 + 2] = 0;
+  words[value0 + 3] = 0;
 }

@@ -34,11 +34,8 @@ export class PacketCursor {
   #next = 0;
   /** Code of the current packet; 0 when there is none (before next(), or after it returned false). */
   #code = 0;
-  #length = 0;
-  #size = 0;
 
   #frames = 0;
-  #packets = 0;
   #malformed = 0;
   #unknown = 0;
   readonly #byCode = new Float64Array(256);
@@ -72,12 +69,29 @@ export class PacketCursor {
     this.#next = this.#frameStart + offset;
     this.#at = this.#next;
     this.#code = 0;
-    this.#length = 0;
-    this.#size = 0;
   }
 
   /** Moves to the next packet of a known code; false when the frame is done (or stopped). */
   next(): boolean {
+    // Fast path, kept small so TurboFan inlines it into callers' loops (its inlining budget is
+    // cumulative per function): a known code whose length covers its fields and fits the frame.
+    const at = this.#next;
+    const remaining = this.#end - at;
+    if (remaining >= HEADER_SIZE) {
+      const view = this.#view;
+      const length = view.getUint8(at + Offset.length);
+      const code = view.getUint8(at + Offset.code);
+      const fixed = FIXED_SIZE_BY_CODE[code] as number;
+      if (fixed !== 0 && length >= fixed && length <= remaining) {
+        this.#expose(at, code, length);
+        return true;
+      }
+    }
+    return this.#nextSlow();
+  }
+
+  /** Every rule, including the rare ones: zero length, fallback sizes, unknown codes, malformed. */
+  #nextSlow(): boolean {
     const view = this.#view;
     const end = this.#end;
     let at = this.#next;
@@ -108,15 +122,18 @@ export class PacketCursor {
         this.#malformed++;
         return this.#stop();
       }
-      this.#at = at;
-      this.#next = at + size;
-      this.#code = code;
-      this.#length = length;
-      this.#size = size;
-      this.#packets++;
-      this.#byCode[code] = (this.#byCode[code] as number) + 1;
+      this.#expose(at, code, size);
       return true;
     }
+  }
+
+  // Per packet only three fields and one counter are stored: everything else (length, size, the
+  // packet total) is derived on demand, because these stores are most of the cursor's cost.
+  #expose(at: number, code: number, size: number): void {
+    this.#at = at;
+    this.#next = at + size;
+    this.#code = code;
+    this.#byCode[code] = (this.#byCode[code] as number) + 1;
   }
 
   #stop(): false {
@@ -143,15 +160,26 @@ export class PacketCursor {
   }
   /** The length byte as sent (may be under 11, meaning the fixed size was used). */
   get length(): number {
-    return this.#length;
+    return this.#code === 0 ? 0 : this.#view.getUint8(this.#at + Offset.length);
   }
   /** Bytes the current packet occupies in the frame. */
   get size(): number {
-    return this.#size;
+    return this.#code === 0 ? 0 : this.#next - this.#at;
   }
   /** Byte offset of the current packet within the frame. */
   get offset(): number {
     return this.#at - this.#frameStart;
+  }
+  /**
+   * For bulk decoders in this package: the DataView the cursor reads (it spans the whole backing
+   * ArrayBuffer) and the current packet's absolute offset in it. Reading at packetStart + o is inside
+   * the frame for every field offset o of the current code's fixed layout, and nowhere else.
+   */
+  get dataView(): DataView<ArrayBufferLike> {
+    return this.#view;
+  }
+  get packetStart(): number {
+    return this.#at;
   }
   /** Byte offset within the frame where the next packet starts (the frame length once done). */
   get nextOffset(): number {
@@ -222,7 +250,9 @@ export class PacketCursor {
     return this.#frames;
   }
   get packets(): number {
-    return this.#packets;
+    let total = 0;
+    for (const code of KNOWN_CODES) total += this.#byCode[code] as number;
+    return total;
   }
   get malformed(): number {
     return this.#malformed;
@@ -242,7 +272,7 @@ export class PacketCursor {
   }
   addCountersTo(target: DecodeCounters): void {
     target.frames += this.#frames;
-    target.packets += this.#packets;
+    target.packets += this.packets;
     target.malformed += this.#malformed;
     target.unknown += this.#unknown;
     for (const code of KNOWN_CODES) {
@@ -252,7 +282,6 @@ export class PacketCursor {
   }
   resetCounters(): void {
     this.#frames = 0;
-    this.#packets = 0;
     this.#malformed = 0;
     this.#unknown = 0;
     this.#byCode.fill(0);

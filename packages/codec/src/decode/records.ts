@@ -1,33 +1,48 @@
 import type { FeedRecord } from '../records.js';
-import { MsgCode } from '../wire/constants.js';
+import { MsgCode, Offset } from '../wire/constants.js';
 import type { DecodeCounters } from './counters.js';
 import { PacketCursor } from './packet-cursor.js';
 
-/** The current packet of `cursor` as a plain record (one object per packet: for tools and tests). */
+/**
+ * The current packet of `cursor` as a plain record (one object per packet: for tools and tests).
+ * Reads through the cursor's DataView at the packet offset rather than the named getters, which
+ * TurboFan would stop inlining after a dozen in one function (its inlining budget is cumulative);
+ * the cursor has already checked that the code's whole fixed layout lies inside the frame.
+ */
 export function cursorRecord(cursor: PacketCursor): FeedRecord {
-  const segment = cursor.segment;
-  const securityId = cursor.securityId;
+  const view = cursor.dataView;
+  const at = cursor.packetStart;
+  const segment = view.getUint8(at + Offset.segment);
+  const securityId = view.getInt32(at + Offset.securityId, true);
   switch (cursor.code) {
     case MsgCode.Trade:
       return {
         type: 'trade',
         segment,
         securityId,
-        ltp: cursor.ltp,
-        volume: cursor.volume,
-        ltt: cursor.ltt,
-        lut: cursor.lut,
+        ltp: view.getFloat32(at + Offset.field0, true),
+        volume: view.getInt32(at + Offset.field1, true),
+        ltt: view.getInt32(at + Offset.field2, true),
+        lut: view.getInt32(at + Offset.field3, true),
       };
     case MsgCode.Ohlc:
       return {
         type: 'ohlc',
         segment,
         securityId,
-        open: cursor.open,
-        close: cursor.close,
-        high: cursor.high,
-        low: cursor.low,
+        open: view.getFloat32(at + Offset.field0, true),
+        close: view.getFloat32(at + Offset.field1, true),
+        high: view.getFloat32(at + Offset.field2, true),
+        low: view.getFloat32(at + Offset.field3, true),
       };
+    default:
+      return rareRecord(cursor, segment, securityId);
+  }
+}
+
+/** Reference, status and error packets: rare, so outside the hot function. */
+function rareRecord(cursor: PacketCursor, segment: number, securityId: number): FeedRecord {
+  switch (cursor.code) {
     case MsgCode.PrevClose:
       return { type: 'prev_close', segment, securityId, prevClose: cursor.prevClose };
     case MsgCode.CircuitLimit:
