@@ -6,9 +6,9 @@
 import { parseArgs } from 'node:util';
 import {
   createSimulator,
-  DEFAULT_FEED_CREDENTIALS,
   type FeedServerOptions,
-  type RestHook,
+  restServerHook,
+  SIM_TEST_ACCOUNTS,
   type Simulator,
 } from './index.js';
 
@@ -16,6 +16,8 @@ const USAGE = `usage: broker-sim [options]
 
   --host <addr>              listen address (default 127.0.0.1)
   --feed-port <n>            live-feed WebSocket port (default 7075; 0 = any free port)
+  --rest-port <n>            REST v2 port (default 7080; 0 = any free port)
+  --no-rate-limits           do not enforce the REST rate limits
   --seed <n>                 market seed (default 1)
   --instruments <n>          INX_EQ instruments in the universe (default 30000)
   --ping-interval-ms <n>     server ping interval (default 10000)
@@ -35,11 +37,6 @@ function integerFlag(name: string, value: string | undefined): number | undefine
   return n;
 }
 
-/** The REST server is wired here once it is available; until then the feed runs alone. */
-function restHook(): RestHook | undefined {
-  return undefined;
-}
-
 function describe(sim: Simulator): string {
   const lines = [
     '',
@@ -53,22 +50,21 @@ function describe(sim: Simulator): string {
   lines.push(
     `  market      seed ${sim.model.seed}, ${sim.model.universe.length} instruments, session ${sim.model.session()}`,
     '',
-    'test credentials (feed):',
+    'test credentials (REST tokens also open the feed):',
   );
-  for (const c of DEFAULT_FEED_CREDENTIALS.clients) {
-    const note =
-      c.dataPlan === false
-        ? '  -> error 806 (no data plan)'
-        : c.tokenExpiresAtMs !== undefined
-          ? '  -> error 807 (expired token)'
-          : '';
-    lines.push(`  clientId ${c.clientId}  token ${c.accessToken}  authType 2${note}`);
+  for (const a of SIM_TEST_ACCOUNTS) {
+    lines.push(
+      `  clientId ${a.clientId}  PIN ${a.pin}  TOTP secret ${a.totpSecret}  data plan ${a.dataPlan ? 'yes' : 'no'}` +
+        (a.staticIp?.primary ? `  static IP ${a.staticIp.primary}` : ''),
+    );
+    if (a.webToken) lines.push(`    web-console access token: ${a.webToken}`);
+    if (a.appId)
+      lines.push(`    API key: app_id ${a.appId}  app_secret ${a.appSecret}  redirect ${a.redirectUrl}`);
+    if (a.partnerId) lines.push(`    partner: partner_id ${a.partnerId}  partner_secret ${a.partnerSecret}`);
   }
-  for (const p of DEFAULT_FEED_CREDENTIALS.partners) {
-    lines.push(`  partner  ${p.partnerId}  secret ${p.partnerSecret}  authType 3`);
-  }
+  const token = SIM_TEST_ACCOUNTS[0]?.webToken ?? '';
   lines.push(
-    `  example: ${sim.feed.connectUrl('1000000001', 'sim-token-1000000001')}`,
+    `  example: ${sim.feed.connectUrl(SIM_TEST_ACCOUNTS[0]?.clientId ?? '', token)}`,
     '  Ctrl-C stops it.',
     '',
   );
@@ -81,6 +77,8 @@ async function main(): Promise<void> {
     options: {
       host: { type: 'string' },
       'feed-port': { type: 'string' },
+      'rest-port': { type: 'string' },
+      'no-rate-limits': { type: 'boolean' },
       seed: { type: 'string' },
       instruments: { type: 'string' },
       'ping-interval-ms': { type: 'string' },
@@ -113,7 +111,10 @@ async function main(): Promise<void> {
     if (parts.length !== 3) throw new Error('--sessions takes three numbers: pre-open,open,closed (ms)');
     sessions = { preOpenMs: parts[0] ?? 0, openMs: parts[1] ?? 0, closedMs: parts[2] ?? 0 };
   }
-  const rest = restHook();
+  const rest = restServerHook({
+    port: integerFlag('rest-port', values['rest-port']) ?? 7080,
+    rateLimits: !values['no-rate-limits'],
+  });
   const sim = await createSimulator({
     seed: integerFlag('seed', values.seed) ?? 1,
     ...(values.instruments === undefined
@@ -121,7 +122,7 @@ async function main(): Promise<void> {
       : { instruments: integerFlag('instruments', values.instruments) }),
     ...(sessions === undefined ? {} : { sessions }),
     feed,
-    ...(rest === undefined ? {} : { rest }),
+    rest,
   });
   process.stdout.write(describe(sim));
 

@@ -6,6 +6,8 @@ import { FeedServer } from './feed/feed-server.js';
 import type { FeedServerOptions } from './feed/options.js';
 import { SimError } from './market/errors.js';
 import { MarketModel, type MarketModelOptions } from './market/model.js';
+import type { RestServerOptions } from './rest/options.js';
+import { createRestServer, type RestServer } from './rest/server.js';
 
 export {
   type AuthType,
@@ -53,6 +55,20 @@ export {
   sessionAt,
 } from './market/index.js';
 
+export {
+  Account,
+  createRestServer,
+  type OrderEvents,
+  type OrderRecord,
+  type RestServer,
+  type RestServerOptions,
+  ScriptedMarket,
+  SIM_TEST_ACCOUNTS,
+  type SimAccountSeed,
+  SimRestError,
+  TokenStore,
+} from './rest/index.js';
+
 /** What a REST server started beside the feed hands back to the simulator. */
 export interface RestAttachment {
   /** `{base_url}` of the REST server. */
@@ -61,6 +77,8 @@ export interface RestAttachment {
   authUrl?: string;
   /** The REST side's token check for the feed, so tokens it issues open feed connections too. */
   authenticateFeed?: FeedAuthenticate;
+  /** The REST server itself, when it is this package's (tests and the runner reach its state). */
+  server?: RestServer;
   close(): Promise<void>;
 }
 
@@ -148,5 +166,23 @@ export async function createSimulator(options: SimulatorOptions = {}): Promise<S
       await feed.close();
       await rest?.close();
     },
+  };
+}
+
+/**
+ * The REST v2 simulator as a `rest` hook: it serves the same model as the feed, and the tokens it
+ * issues (generateAccessToken, consent flows, renewals) open feed connections too.
+ */
+export function restServerHook(options: Omit<RestServerOptions, 'model' | 'host'> = {}): RestHook {
+  return async ({ model, host }) => {
+    const server = await createRestServer({ ...options, model, host });
+    return {
+      baseUrl: server.baseUrl,
+      authUrl: server.authUrl,
+      authenticateFeed: (clientId, token, authType) =>
+        server.tokens.authenticateFeed(clientId, token, authType),
+      server,
+      close: () => server.close(),
+    };
   };
 }
