@@ -1,20 +1,34 @@
 /**
- * `npm start`: the all-in-one runner on embedded defaults. Starts what exists of the pipeline in one
- * process, prints where everything is, and stops it all cleanly on SIGINT/SIGTERM.
+ * `npm start`: the whole pipeline in one process on embedded defaults, as ARCHITECTURE.md composes it
+ * (embedded chDB binds one data directory per process, so everything that touches ClickHouse shares
+ * one store here). Prints where everything is, and stops it all cleanly on SIGINT/SIGTERM.
  *
- * KAFKA_BROKERS set: use that cluster instead of starting the local broker.
- * CLICKHOUSE_URL set: use that server instead of embedded chDB under DATA_DIR.
+ * Switches to real parts: KAFKA_BROKERS (a Kafka cluster instead of the local broker),
+ * CLICKHOUSE_URL (a ClickHouse server instead of chDB), SVC_FEED_URL + SVC_CLIENT_ID +
+ * SVC_ACCESS_TOKEN (the real feed instead of the simulator).
  */
 import { join, resolve } from 'node:path';
-import { type LocalKafka, startLocalKafka } from '@feedpipe/local-kafka';
+import { createSimulator, restServerHook, SIM_TEST_ACCOUNTS, type Simulator } from '@feedpipe/broker-sim';
+import {
+  createFeedIngestor,
+  createSink,
+  type FeedCredentials,
+  startOpsServer,
+} from '@feedpipe/feed-ingestor';
+import { startLocalKafka } from '@feedpipe/local-kafka';
 import { createStore, runMigrations } from '@feedpipe/store';
-import { Kafka, logLevel } from 'kafkajs';
+import { Registry } from 'prom-client';
 
 const dataDir = resolve(process.env.DATA_DIR ?? '.data');
-const stopTasks: Array<() => Promise<void>> = [];
+const demoInstruments = Number(process.env.DEMO_INSTRUMENTS ?? 5_000);
+const stopTasks: Array<{ name: string; stop: () => Promise<void> }> = [];
 let stopping = false;
 
-async function stopAll(reason: string): Promise<void> {
+function onExit(name: string, stop: () => Promise<void>): void {
+  stopTasks.push({ name, stop });
+}
+
+async function stopAll(reason: string, code = 0): Promise<void> {
   if (stopping) return;
   stopping = true;
   process.stderr.write(`\nstopping (${reason})...\n`);
@@ -24,52 +38,133 @@ async function stopAll(reason: string): Promise<void> {
   }, 9_000);
   hardStop.unref();
   for (const task of stopTasks.reverse()) {
-    await task().catch((error: unknown) => process.stderr.write(`stop error: ${(error as Error).message}\n`));
+    await task
+      .stop()
+      .catch((error: unknown) => process.stderr.write(`stop ${task.name}: ${(error as Error).message}\n`));
   }
   process.stderr.write('stopped.\n');
-  process.exit(0);
+  process.exit(code);
 }
 
-process.once('SIGINT', () => void stopAll('SIGINT'));
-process.once('SIGTERM', () => void stopAll('SIGTERM'));
+process.on('SIGINT', () => void stopAll('SIGINT'));
+process.on('SIGTERM', () => void stopAll('SIGTERM'));
+
+const log = (m: string) => process.stderr.write(`${m}\n`);
 
 async function main(): Promise<void> {
+  if (!Number.isInteger(demoInstruments) || demoInstruments < 1 || demoInstruments > 25_000) {
+    throw new Error('DEMO_INSTRUMENTS must be an integer in 1..25000');
+  }
+  // Kafka: a cluster by URL, or the local broker.
   let brokers: string[];
   let kafkaNote: string;
   if (process.env.KAFKA_BROKERS) {
     brokers = process.env.KAFKA_BROKERS.split(',').map((b) => b.trim());
-    kafkaNote = 'external cluster (KAFKA_BROKERS)';
+    kafkaNote = 'external (KAFKA_BROKERS)';
   } else {
-    process.stderr.write('starting the local Kafka broker...\n');
-    const kafka: LocalKafka = await startLocalKafka({ dataDir: join(dataDir, 'kafka') });
-    stopTasks.push(() => kafka.stop());
+    log('starting the local Kafka broker...');
+    const kafka = await startLocalKafka({ dataDir: join(dataDir, 'kafka') });
+    onExit('kafka', () => kafka.stop());
     brokers = kafka.brokers;
-    kafkaNote = `local broker, pid ${kafka.pid}, log ${join(dataDir, 'kafka', 'kafka.log')}`;
+    kafkaNote = `local broker (log ${join(dataDir, 'kafka', 'kafka.log')})`;
   }
   if (stopping) return;
 
+  // ClickHouse: a server by URL, or embedded chDB.
   const store = createStore({ url: process.env.CLICKHOUSE_URL, dataDir: join(dataDir, 'chdb') });
-  stopTasks.push(() => store.close());
-  const migrations = await runMigrations(store.client);
+  onExit('store', () => store.close());
+  await runMigrations(store.client);
 
-  const admin = new Kafka({ clientId: 'feedpipe-start', brokers, logLevel: logLevel.NOTHING }).admin();
-  await admin.connect();
-  const cluster = await admin.describeCluster();
-  await admin.disconnect();
+  // Upstream: the real service by URL, or the simulator (REST + feed over one market model).
+  let feedUrl: string;
+  let credentials: FeedCredentials;
+  let sim: Simulator | undefined;
+  let instruments: string[];
+  if (process.env.SVC_FEED_URL) {
+    feedUrl = process.env.SVC_FEED_URL;
+    credentials = {
+      clientId: process.env.SVC_CLIENT_ID ?? '',
+      token: process.env.SVC_ACCESS_TOKEN ?? '',
+      authType: Number(process.env.SVC_AUTH_TYPE ?? 2) as 1 | 2 | 3,
+    };
+    const { readUniverseIds } = await import('@feedpipe/feed-ingestor');
+    if (!process.env.UNIVERSE_FILE) throw new Error('UNIVERSE_FILE is required with SVC_FEED_URL');
+    instruments = readUniverseIds(process.env.UNIVERSE_FILE);
+  } else {
+    log('starting the simulator...');
+    sim = await createSimulator({
+      seed: 1,
+      feed: { port: 0, tradesPerSecond: 2, tickIntervalMs: 100 },
+      rest: restServerHook({ port: 0 }),
+    });
+    const simulator = sim;
+    onExit('simulator', () => simulator.close());
+    const account = SIM_TEST_ACCOUNTS[0];
+    if (!account?.webToken) throw new Error('the simulator has no test account with a web token');
+    feedUrl = sim.feed.url;
+    credentials = { clientId: account.clientId, token: account.webToken, authType: 2 };
+    instruments = sim.model.universe
+      .filter((i) => i.exchangeSegment === 'INX_EQ')
+      .slice(0, demoInstruments)
+      .map((i) => String(i.securityId));
+  }
+  if (stopping) return;
+
+  const registry = new Registry();
+  const sink = createSink({ brokers, store, registry, log: (m) => log(`sink: ${m}`) });
+  const ingestor = createFeedIngestor({
+    feedUrl,
+    credentials,
+    brokers,
+    registry,
+    connections: 5,
+    instruments: { trade: instruments, ohlc: instruments.slice(0, 100) },
+    log: (m) => log(`ingestor: ${m}`),
+  });
+  await ingestor.start();
+  onExit('ingestor', () => ingestor.stop());
+  await sink.start();
+  onExit('sink', () => sink.stop());
+  const ops = await startOpsServer({
+    registries: [registry],
+    port: Number(process.env.METRICS_PORT ?? 0),
+    ready: () => {
+      const stats = ingestor.stats();
+      return {
+        ready: stats.fatal === undefined && stats.connections.some((c) => c.state === 'open'),
+        detail: stats.connections,
+      };
+    },
+  });
+  onExit('ops', () => ops.close());
 
   process.stdout.write(
     [
       '',
       'feedpipe is running',
-      `  Kafka       ${brokers.join(',')}  (${kafkaNote}; ${cluster.brokers.length} broker(s))`,
-      `  ClickHouse  ${store.mode === 'embedded' ? 'embedded chDB' : 'server'} at ${store.location}  (migrations applied: ${migrations.applied.length}, up to date: ${migrations.skipped.length})`,
+      `  upstream    ${sim ? `simulator: REST ${sim.rest?.baseUrl}/v2, feed ${sim.feed.url}` : `real service: feed ${feedUrl}`}`,
+      `  Kafka       ${brokers.join(',')}  (${kafkaNote})`,
+      `  ClickHouse  ${store.mode === 'embedded' ? 'embedded chDB' : 'server'} at ${store.location}`,
+      `  ingestor    ${instruments.length} instruments over 5 connections -> feed.trades, feed.ohlc, feed.reference, feed.status`,
+      `  metrics     ${ops.url}/metrics   health ${ops.url}/healthz   ready ${ops.url}/readyz`,
       '  Ctrl-C stops everything.',
       '',
     ].join('\n'),
   );
+
+  const statusTimer = setInterval(async () => {
+    const stats = ingestor.stats();
+    const sinkStats = sink.stats();
+    const open = stats.connections.filter((c) => c.state === 'open').length;
+    log(
+      `flowing: ${stats.produced} records to Kafka, ${sinkStats.inserted['market.ticks'] ?? 0} ticks in ClickHouse, ${open}/5 connections open`,
+    );
+  }, 10_000);
+  statusTimer.unref();
+  onExit('status', async () => clearInterval(statusTimer));
 }
 
 main().catch(async (error: unknown) => {
   process.stderr.write(`start failed: ${(error as Error).message}\n`);
-  await stopAll('error');
+  await stopAll('error', 1);
 });

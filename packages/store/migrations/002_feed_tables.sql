@@ -1,6 +1,7 @@
 -- Live-feed tables written by the sink (services/feed-ingestor/src/sink). Every row keeps the Kafka
--- partition and offset it came from: the sink reads the highest stored offset per partition on start
--- and skips anything at or below it, so a batch replayed after a crash is never stored twice.
+-- cluster, partition and offset it came from: the sink reads the highest stored offset per partition
+-- of its cluster on start and skips anything at or below it, so a batch replayed after a crash is
+-- never stored twice (and offsets of another cluster, e.g. a fresh local broker, never mask data).
 -- Ordering is security id then time, the access path of every analytics query; Delta/DoubleDelta
 -- suit monotonic times and offsets, Gorilla suits slowly moving float prices, ZSTD finishes the job.
 
@@ -14,7 +15,8 @@ CREATE TABLE IF NOT EXISTS market.ticks
     lut             DateTime('UTC') CODEC(Delta, ZSTD(1)),
     received_at     DateTime64(6, 'UTC') CODEC(DoubleDelta, ZSTD(1)),
     kafka_partition UInt16,
-    kafka_offset    UInt64 CODEC(Delta, ZSTD(1))
+    kafka_offset    UInt64 CODEC(Delta, ZSTD(1)),
+    kafka_cluster   LowCardinality(String)
 )
 ENGINE = MergeTree
 PARTITION BY toYYYYMM(received_at)
@@ -30,7 +32,8 @@ CREATE TABLE IF NOT EXISTS market.ohlc_updates
     low             Float32 CODEC(Gorilla, ZSTD(1)),
     received_at     DateTime64(6, 'UTC') CODEC(DoubleDelta, ZSTD(1)),
     kafka_partition UInt16,
-    kafka_offset    UInt64 CODEC(Delta, ZSTD(1))
+    kafka_offset    UInt64 CODEC(Delta, ZSTD(1)),
+    kafka_cluster   LowCardinality(String)
 )
 ENGINE = MergeTree
 PARTITION BY toYYYYMM(received_at)
@@ -47,7 +50,8 @@ CREATE TABLE IF NOT EXISTS market.reference_updates
     value2          Float32,
     received_at     DateTime64(6, 'UTC') CODEC(DoubleDelta, ZSTD(1)),
     kafka_partition UInt16,
-    kafka_offset    UInt64 CODEC(Delta, ZSTD(1))
+    kafka_offset    UInt64 CODEC(Delta, ZSTD(1)),
+    kafka_cluster   LowCardinality(String)
 )
 ENGINE = MergeTree
 PARTITION BY toYYYYMM(received_at)
@@ -64,7 +68,8 @@ CREATE TABLE IF NOT EXISTS market.feed_status
     error_code      Int16,
     received_at     DateTime64(6, 'UTC'),
     kafka_partition UInt16,
-    kafka_offset    UInt64
+    kafka_offset    UInt64,
+    kafka_cluster   LowCardinality(String)
 )
 ENGINE = MergeTree
 PARTITION BY toYYYYMM(received_at)

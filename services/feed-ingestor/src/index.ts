@@ -1,4 +1,5 @@
 export { Backoff, type BackoffOptions } from './backoff.js';
+export { type IngestorEnvConfig, loadIngestorEnv, readUniverseIds } from './env-config.js';
 export { IngestorError, type IngestorErrorCode } from './errors.js';
 export {
   ConnectionPool,

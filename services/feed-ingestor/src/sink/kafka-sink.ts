@@ -128,6 +128,7 @@ export function createSink(options: SinkOptions): Sink {
   };
 
   let consumer: Consumer | undefined;
+  let clusterId = '';
   let flushTimer: NodeJS.Timeout | undefined;
   let flushing: Promise<void> = Promise.resolve();
   let running = false;
@@ -246,6 +247,7 @@ export function createSink(options: SinkOptions): Sink {
         continue;
       }
       if (buffer.rows.length === 0) buffer.oldestAt = Date.now();
+      row.push(clusterId);
       buffer.rows.push(row);
       stats.buffered += 1;
     }
@@ -294,7 +296,14 @@ export function createSink(options: SinkOptions): Sink {
     registry,
     async start() {
       const tables = TOPIC_KINDS.map((kind) => SINK_TABLES[kind].table);
-      await stored.load(client, tables);
+      const admin = kafka.admin();
+      await admin.connect();
+      try {
+        clusterId = (await admin.describeCluster()).clusterId;
+      } finally {
+        await admin.disconnect();
+      }
+      await stored.load(client, tables, clusterId);
       await ensureTopics(
         options.brokers,
         TOPIC_KINDS.map((kind) => topics[kind]),

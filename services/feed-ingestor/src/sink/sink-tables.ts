@@ -6,6 +6,7 @@ import type { TopicKind } from '../topics.js';
 
 export interface SinkTable {
   readonly table: string;
+  /** Columns in row order; the last one, kafka_cluster, is appended by the sink to every row. */
   readonly columns: readonly string[];
   /** Null when the value is not a record of this table's kinds (counted as invalid, skipped). */
   toRow(value: FeedValue, partition: number, offset: string): unknown[] | null;
@@ -38,6 +39,7 @@ const tradeTable: SinkTable = {
     'received_at',
     'kafka_partition',
     'kafka_offset',
+    'kafka_cluster',
   ],
   toRow(value, partition, offset) {
     const head = base(value);
@@ -73,6 +75,7 @@ const ohlcTable: SinkTable = {
     'received_at',
     'kafka_partition',
     'kafka_offset',
+    'kafka_cluster',
   ],
   toRow(value, partition, offset) {
     const head = base(value);
@@ -97,6 +100,7 @@ const referenceTable: SinkTable = {
     'received_at',
     'kafka_partition',
     'kafka_offset',
+    'kafka_cluster',
   ],
   toRow(value, partition, offset) {
     const head = base(value);
@@ -135,6 +139,7 @@ const statusTable: SinkTable = {
     'received_at',
     'kafka_partition',
     'kafka_offset',
+    'kafka_cluster',
   ],
   toRow(value, partition, offset) {
     const head = base(value);

@@ -8,11 +8,13 @@ import type { ClickHouseClient } from '@feedpipe/store';
 export class StoredOffsets {
   private readonly byTable = new Map<string, Map<number, number>>();
 
-  async load(client: ClickHouseClient, tables: readonly string[]): Promise<void> {
+  /** Loads the marks of one Kafka cluster: offsets of another cluster say nothing about this one. */
+  async load(client: ClickHouseClient, tables: readonly string[], clusterId: string): Promise<void> {
     this.byTable.clear();
     for (const table of tables) {
       const rs = await client.query({
-        query: `SELECT kafka_partition AS p, max(kafka_offset) AS o FROM ${table} GROUP BY kafka_partition`,
+        query: `SELECT kafka_partition AS p, max(kafka_offset) AS o FROM ${table} WHERE kafka_cluster = {cluster:String} GROUP BY kafka_partition`,
+        query_params: { cluster: clusterId },
         format: 'JSONEachRow',
       });
       const partitions = new Map<number, number>();
