@@ -14,7 +14,13 @@ export {
   readCapture,
 } from './capture/index.js';
 export { type DecodePosition, decodeFramesToColumns, newDecodePosition } from './decode/columnar.js';
-export { ColumnarBatch, MAX_BATCH_CAPACITY, ROW_WORDS, RowWord } from './decode/columnar-batch.js';
+export {
+  ColumnarBatch,
+  MAX_BATCH_CAPACITY,
+  MAX_BATCH_FRAMES,
+  ROW_WORDS,
+  RowWord,
+} from './decode/columnar-batch.js';
 
 export { addDecodeCounters, type DecodeCounters, newDecodeCounters } from './decode/counters.js';
 export { PacketCursor } from './decode/packet-cursor.js';

@@ -5,6 +5,7 @@ import {
   decodeFrameToRecords,
   type FeedRecord,
   FramePackBuilder,
+  MAX_BATCH_FRAMES,
   newDecodeCounters,
   newDecodePosition,
   recordToJson,
@@ -107,6 +108,21 @@ describe('decodeFramesToColumns', () => {
     expect(builder.append(TRADE, 0)).toBe(true);
     expect(builder.append(TRADE, 0)).toBe(false);
     expect(builder.byteLength).toBe(39);
+  });
+
+  it('spans at most MAX_BATCH_FRAMES frames per batch, then resumes', () => {
+    const frames = Array.from({ length: MAX_BATCH_FRAMES + 10 }, () => PREV_CLOSE);
+    const batch = new ColumnarBatch(MAX_BATCH_FRAMES + 100);
+    const position = newDecodePosition();
+    expect(decodeFramesToColumns(frames, batch, undefined, position)).toBe(MAX_BATCH_FRAMES);
+    expect(batch.full).toBe(true);
+    expect(position).toMatchObject({ frame: MAX_BATCH_FRAMES, done: false });
+    expect(batch.frameIndexAt(MAX_BATCH_FRAMES - 1)).toBe(MAX_BATCH_FRAMES - 1);
+    expect(batch.recordAt(MAX_BATCH_FRAMES - 1)).toEqual(decodeFrameToRecords(PREV_CLOSE)[0]);
+    batch.clear();
+    expect(decodeFramesToColumns(frames, batch, undefined, position)).toBe(10);
+    expect(position.done).toBe(true);
+    expect(batch.frameIndexAt(9)).toBe(MAX_BATCH_FRAMES + 9);
   });
 
   it('validates capacity and rows', () => {

@@ -4,24 +4,25 @@ import { extraFields } from '../json/record-json.js';
 import type { FeedRecord } from '../records.js';
 import { MsgCode } from '../wire/constants.js';
 
-/** Upper bound on capacity: 4 Mi rows is 150 MB, far beyond any useful batch. */
+/** Upper bound on capacity: 4 Mi rows is ~150 MB, far beyond any useful batch. */
 export const MAX_BATCH_CAPACITY = 1 << 22;
 
-/** 32-bit words per row: header 3, receive time 2, payload 4. */
-export const ROW_WORDS = 9;
+/** 32-bit words per row: code, segment and frame slot; security id; four payload words. */
+export const ROW_WORDS = 6;
+
+/** Frame slots per batch: the slot shares word 0 with code and segment, 16 bits of it. */
+export const MAX_BATCH_FRAMES = 65536;
 
 /** Word offsets inside a row of ColumnarBatch.words. */
 export const RowWord = {
-  /** Bits 0..7 message code, bits 8..15 segment. */
-  codeSegment: 0,
+  /**
+   * Bits 0..7 message code, 8..15 segment, 16..31 frame slot: the index into the batch's frame
+   * table (frameOrdinals, frameReceivedAtMicros).
+   */
+  header: 0,
   securityId: 1,
-  /** Ordinal of the frame in the decoded input (uint32). */
-  frameIndex: 2,
-  /** Receive time in microseconds, low and high 32 bits (0 unless the input was a pack). */
-  timeLow: 3,
-  timeHigh: 4,
   /** Payload words 0..3 follow; see the table on ColumnarBatch. */
-  value0: 5,
+  value0: 2,
 } as const;
 
 /**
@@ -32,8 +33,10 @@ export const RowWord = {
  * Layout: one Int32Array `words` of ROW_WORDS words per row, with `floats` a Float32Array over the
  * same memory. Row-packed rather than one typed array per field because it measured ~3x faster on
  * this machine's class of hardware: every store goes to one array (one bounds check, one base
- * pointer) and a row fills one or two cache lines. The accessors (codeAt, floatAt, ...) read it as
- * named columns and inline to a single load.
+ * pointer) and a row fills one or two cache lines. What is per frame (its ordinal in the input, its
+ * receive time) sits once in a frame table that rows point into, not in every row: fewer stores
+ * per packet. A frame only takes a slot if it yields a row; a batch spans at most MAX_BATCH_FRAMES
+ * frames (the slot has 16 bits), which only matters for capacities above that. The accessors (codeAt, floatAt, receivedAtMicrosAt, ...) read it all as named columns.
  *
  * Payload words 0..3 by message code (read floats with floatAt, integers with intAt):
  *
@@ -55,8 +58,16 @@ export class ColumnarBatch {
   readonly capacity: number;
   readonly words: Int32Array;
   readonly floats: Float32Array;
+  /** Frame slots the batch has: min(capacity, MAX_BATCH_FRAMES). */
+  readonly maxFrames: number;
+  /** Per frame slot: the frame's ordinal in the decoded input. */
+  readonly frameOrdinals: Uint32Array;
+  /** Per frame slot: receive time in epoch microseconds (capture-record packs; 0 for frame arrays). */
+  readonly frameReceivedAtMicros: Float64Array;
   /** Rows filled so far. */
   length = 0;
+  /** Frame slots used so far. */
+  frameCount = 0;
 
   /** @param capacity rows (packets) the batch holds, 1..MAX_BATCH_CAPACITY; no default. */
   constructor(capacity: number) {
@@ -69,15 +80,20 @@ export class ColumnarBatch {
     this.capacity = capacity;
     this.words = new Int32Array(capacity * ROW_WORDS);
     this.floats = new Float32Array(this.words.buffer);
+    this.maxFrames = Math.min(capacity, MAX_BATCH_FRAMES);
+    this.frameOrdinals = new Uint32Array(this.maxFrames);
+    this.frameReceivedAtMicros = new Float64Array(this.maxFrames);
   }
 
   /** Empties the batch for reuse (rows are overwritten as they are added again). */
   clear(): void {
     this.length = 0;
+    this.frameCount = 0;
   }
 
+  /** True when no further frame can be added: every row or every frame slot is taken. */
   get full(): boolean {
-    return this.length >= this.capacity;
+    return this.length >= this.capacity || this.frameCount >= this.maxFrames;
   }
 
   codeAt(row: number): number {
@@ -89,16 +105,13 @@ export class ColumnarBatch {
   securityIdAt(row: number): number {
     return this.words[row * ROW_WORDS + RowWord.securityId] as number;
   }
+  /** Ordinal, in the decoded input, of the frame the row came from. */
   frameIndexAt(row: number): number {
-    return (this.words[row * ROW_WORDS + RowWord.frameIndex] as number) >>> 0;
+    return this.frameOrdinals[(this.words[row * ROW_WORDS] as number) >>> 16] as number;
   }
-  /** Receive time in epoch microseconds (exact below 2^53, i.e. until the year 2255). */
+  /** Receive time of the row's frame in epoch microseconds (exact below 2^53, until the year 2255). */
   receivedAtMicrosAt(row: number): number {
-    const base = row * ROW_WORDS;
-    return (
-      ((this.words[base + RowWord.timeLow] as number) >>> 0) +
-      ((this.words[base + RowWord.timeHigh] as number) >>> 0) * 4294967296
-    );
+    return this.frameReceivedAtMicros[(this.words[row * ROW_WORDS] as number) >>> 16] as number;
   }
   /** Payload word `word` (0..3) read as float32. */
   floatAt(row: number, word: number): number {

@@ -75,9 +75,9 @@ function decodeList(
   position: DecodePosition,
 ): void {
   while (position.frame < frames.length) {
-    if (batch.length >= batch.capacity) return;
+    if (batch.full) return;
     const bytes = frames[position.frame] as Uint8Array;
-    if (!decodeOneFrame(bytes, 0, 0, batch, cursor, position)) return;
+    if (!decodeOneFrame(bytes, 0, batch, cursor, position)) return;
     position.frame++;
   }
   position.done = true;
@@ -91,7 +91,7 @@ function decodePack(
 ): void {
   const view = new DataView(pack.buffer, pack.byteOffset, pack.byteLength);
   while (position.packOffset < pack.byteLength) {
-    if (batch.length >= batch.capacity) return;
+    if (batch.full) return;
     const at = position.packOffset;
     if (pack.byteLength - at < PACK_RECORD_HEADER) {
       throw new CodecError('INVALID_CAPTURE', `pack record header at byte ${at} is truncated`);
@@ -104,11 +104,10 @@ function decodePack(
         `pack record at byte ${at} claims ${length} bytes beyond the end`,
       );
     }
-    // The u64 time as its two 32-bit halves, copied into each row as is: no BigInt per frame.
-    const timeLow = view.getInt32(at + 4, true);
-    const timeHigh = view.getInt32(at + 8, true);
+    // The u64 time from its two 32-bit halves: no BigInt per frame, exact below 2^53 microseconds.
+    const micros = view.getUint32(at + 4, true) + view.getUint32(at + 8, true) * 4294967296;
     const payload = pack.subarray(start, start + length);
-    if (!decodeOneFrame(payload, timeLow, timeHigh, batch, cursor, position)) return;
+    if (!decodeOneFrame(payload, micros, batch, cursor, position)) return;
     position.frame++;
     position.packOffset = start + length;
   }
@@ -118,8 +117,7 @@ function decodePack(
 /** Decodes (the rest of) one frame; false when the batch filled before the frame ended. */
 function decodeOneFrame(
   bytes: Uint8Array,
-  timeLow: number,
-  timeHigh: number,
+  micros: number,
   batch: ColumnarBatch,
   cursor: PacketCursor,
   position: DecodePosition,
@@ -131,9 +129,14 @@ function decodeOneFrame(
   const end = frameStart + bytes.byteLength;
   const capacity = batch.capacity;
   const words = batch.words;
-  const frameIndex = position.frame;
+  // A slot in the frame table, kept only if the frame yields a row; the callers checked that one is
+  // free (batch.full).
+  const slot = batch.frameCount;
+  batch.frameOrdinals[slot] = position.frame;
+  batch.frameReceivedAtMicros[slot] = micros;
   let at = frameStart + position.byteInFrame;
-  let row = batch.length;
+  const firstRow = batch.length;
+  let row = firstRow;
   let frameDone = false;
   while (row < capacity) {
     // Fast path, the same test as PacketCursor.next()'s: a known code whose length covers its
@@ -151,7 +154,7 @@ function decodeOneFrame(
       const code = view.getUint8(at + Offset.code);
       const fixed = FIXED_SIZE_BY_CODE[code] as number;
       if (fixed !== 0 && length >= fixed && length <= remaining) {
-        writeRow(words, row * ROW_WORDS, view, at, code, frameIndex, timeLow, timeHigh);
+        writeRow(words, row * ROW_WORDS, view, at, code, slot);
         fastCounts[code] = (fastCounts[code] as number) + 1;
         at += length;
         row++;
@@ -162,11 +165,12 @@ function decodeOneFrame(
       frameDone = true;
       break;
     }
-    writeRow(words, row * ROW_WORDS, view, cursor.packetStart, cursor.code, frameIndex, timeLow, timeHigh);
+    writeRow(words, row * ROW_WORDS, view, cursor.packetStart, cursor.code, slot);
     at = frameStart + cursor.nextOffset;
     row++;
   }
   batch.length = row;
+  if (row > firstRow) batch.frameCount = slot + 1;
   if (!frameDone) {
     // Full, maybe mid-frame (or exactly at its end): resume after the last packet taken.
     position.byteInFrame = at - frameStart;
@@ -214,15 +218,10 @@ function writeRow(
   view: DataView<ArrayBufferLike>,
   at: number,
   code: number,
-  frameIndex: number,
-  timeLow: number,
-  timeHigh: number,
+  slot: number,
 ): void {
-  words[base] = code | (view.getUint8(at + Offset.segment) << 8);
+  words[base] = code | (view.getUint8(at + Offset.segment) << 8) | (slot << 16);
   words[base + RowWord.securityId] = view.getInt32(at + Offset.securityId, true);
-  words[base + RowWord.frameIndex] = frameIndex;
-  words[base + RowWord.timeLow] = timeLow;
-  words[base + RowWord.timeHigh] = timeHigh;
   const value0 = base + RowWord.value0;
   if (code === MsgCode.Trade || code === MsgCode.Ohlc) {
     // Both carry four 32-bit fields at 11..26: copied as raw words, floats bit for bit.
