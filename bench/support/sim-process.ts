@@ -34,7 +34,12 @@ process.on('message', (message: { cmd: string }) => {
       server.pause();
       break;
     case 'stats':
-      process.send?.({ type: 'stats', stats: server.stats(), trades: sentTrades() });
+      process.send?.({
+        type: 'stats',
+        stats: server.stats(),
+        trades: sentTrades(),
+        memory: process.memoryUsage(),
+      });
       break;
     case 'close':
       void server.close().then(() => process.exit(0));

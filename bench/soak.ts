@@ -1,0 +1,146 @@
+/**
+ * npm run bench:soak -- --minutes M [--rate 100000] [--instruments 25000] [--sample-seconds 10]
+ *
+ * The whole live pipeline (simulator in load mode -> ingestor -> Kafka -> sink -> ClickHouse) for M
+ * minutes. Samples the RSS and heap of each process (this one: ingestor + sink; the simulator; the
+ * Kafka JVM), the sink's lag and the pipeline's buffer over time, then checks every trade: lost and
+ * duplicated. Memory growth is measured from the two-minute mark (or a fifth of a shorter run) to the
+ * end, when warm-up (JIT, pools, caches) is over. Progress on stderr; last stdout line is the JSON.
+ */
+import { readFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import { startPipeline } from './support/pipeline-harness.js';
+
+const { values } = parseArgs({
+  options: {
+    minutes: { type: 'string', default: '10' },
+    rate: { type: 'string', default: '100000' },
+    instruments: { type: 'string', default: '25000' },
+    'sample-seconds': { type: 'string', default: '10' },
+  },
+});
+
+function bounded(name: string, raw: string | undefined, max: number): number {
+  const value = Number(raw);
+  if (!Number.isFinite(value) || value <= 0 || value > max)
+    throw new Error(`--${name} must be in (0, ${max}]`);
+  return value;
+}
+
+const minutes = bounded('minutes', values.minutes, 24 * 60);
+const rate = bounded('rate', values.rate, 5_000_000);
+const instruments = bounded('instruments', values.instruments, 25_000);
+const sampleSeconds = bounded('sample-seconds', values['sample-seconds'], 600);
+const log = (m: string) => process.stderr.write(`bench:soak: ${m}\n`);
+
+function rssMbOf(pid: number | undefined): number {
+  if (pid === undefined) return 0;
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+    const kb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0);
+    return kb / 1024;
+  } catch {
+    return 0;
+  }
+}
+
+interface Sample {
+  t: number;
+  ingestorRssMb: number;
+  ingestorHeapMb: number;
+  simRssMb: number;
+  simHeapMb: number;
+  kafkaRssMb: number;
+  bufferedMb: number;
+  produced: number;
+  stored: number;
+}
+
+async function main(): Promise<void> {
+  const pipeline = await startPipeline({ rate, instruments, connections: 5, workers: 2, sink: true, log });
+  const { ingestor, sink } = pipeline;
+  await new Promise((r) => setTimeout(r, 3_000));
+  const samples: Sample[] = [];
+  const totalSeconds = Math.round(minutes * 60);
+  const started = performance.now();
+  pipeline.resume();
+  log(`soaking for ${minutes} min at ${rate} packets/s over ${instruments} instruments`);
+  for (let elapsed = 0; elapsed < totalSeconds; ) {
+    const step = Math.min(sampleSeconds, totalSeconds - elapsed);
+    await new Promise((r) => setTimeout(r, step * 1000));
+    elapsed += step;
+    const sim = await pipeline.simStats();
+    const memory = process.memoryUsage();
+    const stats = ingestor.stats();
+    const sample: Sample = {
+      t: elapsed,
+      ingestorRssMb: memory.rss / 1e6,
+      ingestorHeapMb: memory.heapUsed / 1e6,
+      simRssMb: sim.memory.rss / 1e6,
+      simHeapMb: sim.memory.heapUsed / 1e6,
+      kafkaRssMb: rssMbOf(pipeline.kafkaPid),
+      bufferedMb: stats.bufferedBytes / 1e6,
+      produced: stats.producedTrades,
+      stored: sink?.stats().inserted['market.ticks'] ?? 0,
+    };
+    samples.push(sample);
+    log(
+      `t=${elapsed}s rss ingestor=${sample.ingestorRssMb.toFixed(0)}MB sim=${sample.simRssMb.toFixed(0)}MB kafka=${sample.kafkaRssMb.toFixed(0)}MB ` +
+        `heap=${sample.ingestorHeapMb.toFixed(0)}MB buffered=${sample.bufferedMb.toFixed(1)}MB produced=${sample.produced} lag=${sample.produced - sample.stored}`,
+    );
+  }
+  pipeline.pause();
+  await pipeline.settle(300_000);
+  const seconds = (performance.now() - started) / 1000;
+  const end = await pipeline.simStats();
+  const produced = ingestor.stats().producedTrades;
+  let counts = await pipeline.storedTrades();
+  const deadline = Date.now() + 120_000;
+  while (counts.rows < end.trades && Date.now() < deadline) {
+    await sink?.flush();
+    await new Promise((r) => setTimeout(r, 500));
+    counts = await pipeline.storedTrades();
+  }
+
+  const warm = samples.find((s) => s.t >= Math.min(120, totalSeconds / 5)) ?? samples[0];
+  const last = samples[samples.length - 1];
+  const growth = (pick: (s: Sample) => number) => (warm && last ? pick(last) - pick(warm) : 0);
+  const growths = {
+    ingestor: growth((s) => s.ingestorRssMb),
+    simulator: growth((s) => s.simRssMb),
+    kafka: growth((s) => s.kafkaRssMb),
+  };
+  const result = {
+    bench: 'soak',
+    minutes,
+    rate,
+    instruments,
+    sent: end.trades,
+    produced,
+    stored: counts.rows,
+    lost: end.trades - counts.unique,
+    duplicates: counts.rows - counts.unique,
+    ticks_per_s: Math.round(produced / seconds),
+    rss_growth_mb: Number(Math.max(growths.ingestor, growths.simulator, growths.kafka).toFixed(1)),
+    rss_growth_by_process_mb: Object.fromEntries(
+      Object.entries(growths).map(([k, v]) => [k, Number(v.toFixed(1))]),
+    ),
+    max_lag: Math.max(0, ...samples.map((s) => s.produced - s.stored)),
+    max_buffered_mb: Number(Math.max(0, ...samples.map((s) => s.bufferedMb)).toFixed(1)),
+    samples: samples.map((s) => ({
+      t: s.t,
+      ingestor_rss_mb: Math.round(s.ingestorRssMb),
+      ingestor_heap_mb: Math.round(s.ingestorHeapMb),
+      sim_rss_mb: Math.round(s.simRssMb),
+      kafka_rss_mb: Math.round(s.kafkaRssMb),
+      lag: s.produced - s.stored,
+    })),
+  };
+  await pipeline.close();
+  process.stdout.write(`${JSON.stringify(result)}\n`);
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`bench:soak failed: ${(error as Error).stack ?? String(error)}\n`);
+  process.exit(1);
+});

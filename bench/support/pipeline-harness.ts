@@ -1,0 +1,167 @@
+/**
+ * The whole live pipeline for benchmarks: the simulator in load mode in its own process, the feed
+ * ingestor and the sink in this one, a real local Kafka broker (or KAFKA_BROKERS) and embedded
+ * ClickHouse (or CLICKHOUSE_URL). Shared by bench:pipeline and bench:soak.
+ *
+ * In load mode every trade adds one lot, so per instrument the volume is a sequence number: stored
+ * rows minus unique (instrument, volume) pairs are duplicates; trades sent minus unique stored are
+ * losses.
+ */
+import { type ChildProcess, fork } from 'node:child_process';
+import { join } from 'node:path';
+import { createFeedIngestor, createSink, type FeedIngestor, type Sink } from '@feedpipe/feed-ingestor';
+import { type LocalKafka, startLocalKafka } from '@feedpipe/local-kafka';
+import { createStore, runMigrations, type Store } from '@feedpipe/store';
+import { tempDir, uniqueName } from '@feedpipe/testkit';
+
+export interface HarnessOptions {
+  rate: number;
+  instruments: number;
+  connections: number;
+  workers: number;
+  sink: boolean;
+  log: (message: string) => void;
+}
+
+export interface SimStats {
+  stats: { packets: number; messages: number; skipped: number; deferred: number };
+  trades: number;
+  memory: NodeJS.MemoryUsage;
+}
+
+export interface StoredCounts {
+  rows: number;
+  unique: number;
+}
+
+export interface PipelineHarness {
+  readonly ingestor: FeedIngestor;
+  readonly sink: Sink | undefined;
+  readonly store: Store;
+  readonly kafkaPid: number | undefined;
+  readonly simPid: number | undefined;
+  readonly groupId: string;
+  resume(): void;
+  pause(): void;
+  simStats(): Promise<SimStats>;
+  /** Waits until the ingestor received everything the simulator sent, then until Kafka acked it. */
+  settle(timeoutMs: number): Promise<void>;
+  storedTrades(): Promise<StoredCounts>;
+  close(): Promise<void>;
+}
+
+function request<T>(child: ChildProcess, cmd: string, type: string): Promise<T> {
+  return new Promise((resolve) => {
+    const onMessage = (m: { type: string }) => {
+      if (m.type === type) {
+        child.off('message', onMessage);
+        resolve(m as T);
+      }
+    };
+    child.on('message', onMessage);
+    child.send({ cmd });
+  });
+}
+
+export async function startPipeline(options: HarnessOptions): Promise<PipelineHarness> {
+  const workDir = tempDir('bench-pipeline');
+  let kafka: LocalKafka | undefined;
+  let brokers: string[];
+  if (process.env.KAFKA_BROKERS) {
+    brokers = process.env.KAFKA_BROKERS.split(',');
+  } else {
+    options.log('starting a local Kafka broker...');
+    kafka = await startLocalKafka({ dataDir: join(workDir, 'kafka'), heap: '1g' });
+    brokers = kafka.brokers;
+  }
+
+  const sim = fork(
+    new URL('./sim-process.ts', import.meta.url),
+    [String(options.instruments), String(options.rate)],
+    {
+      execArgv: ['--import', 'tsx'],
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    },
+  );
+  const ready = await new Promise<{ url: string; ids: number[] }>((resolve) =>
+    sim.once('message', (m) => resolve(m as { url: string; ids: number[] })),
+  );
+  const ids = ready.ids.slice(0, options.instruments).map(String);
+  const prefix = uniqueName('bench');
+  const topics = {
+    trades: `${prefix}.trades`,
+    ohlc: `${prefix}.ohlc`,
+    reference: `${prefix}.reference`,
+    status: `${prefix}.status`,
+  };
+  const groupId = `${prefix}-sink`;
+
+  const store = createStore({ url: process.env.CLICKHOUSE_URL, dataDir: join(workDir, 'chdb') });
+  await runMigrations(store.client);
+  const sink = options.sink
+    ? createSink({
+        brokers,
+        store,
+        topics,
+        groupId,
+        maxBatchRows: 200_000,
+        maxBatchAgeMs: 1_000,
+        log: options.log,
+      })
+    : undefined;
+  const ingestor = createFeedIngestor({
+    feedUrl: ready.url,
+    credentials: { clientId: '1000000001', token: 'sim-token-1000000001', authType: 2 },
+    brokers,
+    topics,
+    partitions: 12,
+    connections: options.connections,
+    instruments: { trade: ids },
+    workers: options.workers,
+    log: options.log,
+  });
+  await ingestor.start();
+  await sink?.start();
+
+  return {
+    ingestor,
+    sink,
+    store,
+    groupId,
+    kafkaPid: kafka?.pid,
+    simPid: sim.pid,
+    resume: () => sim.send({ cmd: 'resume' }),
+    pause: () => sim.send({ cmd: 'pause' }),
+    simStats: () => request<SimStats>(sim, 'stats', 'stats'),
+    async settle(timeoutMs) {
+      const end = await request<SimStats>(sim, 'stats', 'stats');
+      const deadline = Date.now() + timeoutMs;
+      while (ingestor.stats().frames < end.stats.messages && Date.now() < deadline) {
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      await ingestor.drain();
+    },
+    async storedTrades() {
+      const rs = await store.client.query({
+        query: 'SELECT count() AS n, uniqExact(security_id, volume) AS u FROM market.ticks',
+        format: 'JSONEachRow',
+      });
+      const [row] = await rs.json<{ n: string | number; u: string | number }>();
+      return { rows: Number(row?.n), unique: Number(row?.u) };
+    },
+    async close() {
+      await ingestor.stop();
+      await sink?.stop();
+      await store.close();
+      sim.send({ cmd: 'close' });
+      await new Promise((r) => {
+        const timer = setTimeout(() => sim.kill('SIGKILL'), 5_000);
+        sim.once('exit', () => {
+          clearTimeout(timer);
+          r(undefined);
+        });
+      });
+      await kafka?.stop();
+    },
+  };
+}
