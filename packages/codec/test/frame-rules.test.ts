@@ -23,9 +23,16 @@ describe('frame rules (ARCHITECTURE.md)', () => {
   });
 
   it('a length under 11 falls back to the fixed size of a known code', () => {
-    const { types, counters } = decode(concat(withLength(TRADE, 5), withLength(PREV_CLOSE, 10), OHLC));
+    const frame = concat(withLength(TRADE, 5), withLength(PREV_CLOSE, 10), OHLC);
+    const { types, counters } = decode(frame);
     expect(types).toEqual(['trade', 'prev_close', 'ohlc']);
     expect(counters.malformed).toBe(0);
+    const cursor = new PacketCursor();
+    cursor.reset(frame);
+    cursor.next();
+    expect([cursor.length, cursor.size, cursor.nextOffset]).toEqual([5, 27, 27]);
+    cursor.next();
+    expect([cursor.length, cursor.size, cursor.offset]).toEqual([10, 15, 27]);
   });
 
   it('a length under 11 with an unknown code stops the frame and counts it as unknown', () => {
