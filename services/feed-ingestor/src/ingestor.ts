@@ -56,9 +56,21 @@ export interface IngestorStats {
   bufferFullEvents: number;
   produceRetries: number;
   feedErrors: Record<string, number>;
+  /** The latest feed errors (at most 50), newest last: Error packets 805-809 and refused upgrades. */
+  recentFeedErrors: FeedErrorEvent[];
   connections: ConnectionSnapshot[];
   fatal: string | undefined;
 }
+
+export interface FeedErrorEvent {
+  /** Epoch milliseconds. */
+  at: number;
+  connection: number;
+  /** 805-809 from an Error packet, or the HTTP status of a refused upgrade. */
+  code: number;
+}
+
+const RECENT_FEED_ERRORS = 50;
 
 export interface FeedIngestor {
   start(): Promise<void>;
@@ -87,6 +99,7 @@ export function createFeedIngestor(options: FeedIngestorOptions): FeedIngestor {
   const registry = options.registry ?? new Registry();
   const metrics = createIngestorMetrics(registry);
   const feedErrors: Record<string, number> = {};
+  const recentFeedErrors: FeedErrorEvent[] = [];
   const counts = { frames: 0, bytes: 0 };
   let credentials = options.credentials;
   let capture: CaptureWriter | undefined;
@@ -174,6 +187,8 @@ export function createFeedIngestor(options: FeedIngestorOptions): FeedIngestor {
       },
       onFeedError(connection, code) {
         feedErrors[String(code)] = (feedErrors[String(code)] ?? 0) + 1;
+        recentFeedErrors.push({ at: Date.now(), connection, code });
+        if (recentFeedErrors.length > RECENT_FEED_ERRORS) recentFeedErrors.shift();
         metrics.feedErrors.inc({ code: String(code) });
         log(`connection ${connection}: feed error ${code}`);
       },
@@ -242,6 +257,7 @@ export function createFeedIngestor(options: FeedIngestorOptions): FeedIngestor {
         bufferFullEvents: pipeline.totals.bufferFullEvents,
         produceRetries: pipeline.totals.produceRetries,
         feedErrors: { ...feedErrors },
+        recentFeedErrors: [...recentFeedErrors],
         connections: pool.snapshot(),
         fatal: pool.fatal,
       };

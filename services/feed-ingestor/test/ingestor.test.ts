@@ -178,6 +178,7 @@ describe('feed ingestor against the simulator', () => {
       intruder.once('error', reject);
     });
     await waitFor(() => ingestor!.stats().feedErrors['805'] === 1, 10_000, 'the 805 error');
+    expect(ingestor.stats().recentFeedErrors.map((e) => e.code)).toEqual([805]);
     await waitFor(
       () => ingestor!.stats().connections.some((c) => c.state === 'evicted'),
       10_000,
