@@ -1,5 +1,6 @@
 // One-time, idempotent set-up that `npm start` and `npm test` run first: resolves the local Kafka
-// broker's jars from Maven Central (infra/kafka/pom.xml) unless they are already cached for this pom.
+// broker's jars from Maven Central (infra/kafka/pom.xml) unless they are already cached for this pom,
+// and (for `npm test`, with --browser) installs Debian's chromium for the status page's browser test.
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -14,27 +15,52 @@ const pomHash = createHash('sha256')
   .update(readFileSync(join(kafkaDir, 'pom.xml')))
   .digest('hex');
 
-if (existsSync(stampFile) && readFileSync(stampFile, 'utf8').trim() === pomHash) process.exit(0);
+ensureKafkaJars();
+if (process.argv.includes('--browser')) ensureChromium();
 
-process.stderr.write('setup: resolving the Kafka broker jars from Maven Central (infra/kafka/pom.xml)...\n');
-rmSync(join(cacheDir, 'lib'), { recursive: true, force: true });
-mkdirSync(cacheDir, { recursive: true });
-const mvn = spawnSync(
-  'mvn',
-  [
-    '-q',
-    '-B',
-    'dependency:copy-dependencies',
-    '-DincludeScope=runtime',
-    `-DoutputDirectory=${join(cacheDir, 'lib')}`,
-  ],
-  { cwd: kafkaDir, stdio: 'inherit' },
-);
-if (mvn.error || mvn.status !== 0) {
-  process.stderr.write(
-    `setup: Maven failed (${mvn.error ? mvn.error.message : `exit ${mvn.status}`}); Java 17+ and Maven must be installed.\n`,
-  );
-  process.exit(1);
+function ensureChromium() {
+  if (existsSync('/usr/bin/chromium')) return;
+  const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
+  if (!isRoot || !existsSync('/usr/bin/apt-get')) {
+    process.stderr.write(
+      'setup: /usr/bin/chromium is missing and cannot be installed here (needs root and apt-get); the browser test will fail.\n',
+    );
+    return;
+  }
+  process.stderr.write('setup: installing Debian chromium for the browser test (apt-get)...\n');
+  const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
+  const update = spawnSync('apt-get', ['update', '-qq'], { stdio: 'inherit', env });
+  const install = spawnSync('apt-get', ['install', '-y', '-qq', 'chromium'], { stdio: 'inherit', env });
+  if (update.status !== 0 || install.status !== 0) {
+    process.stderr.write('setup: apt-get could not install chromium; the browser test will fail.\n');
+  }
 }
-writeFileSync(stampFile, `${pomHash}\n`);
-process.stderr.write('setup: Kafka jars ready.\n');
+
+function ensureKafkaJars() {
+  if (existsSync(stampFile) && readFileSync(stampFile, 'utf8').trim() === pomHash) return;
+
+  process.stderr.write(
+    'setup: resolving the Kafka broker jars from Maven Central (infra/kafka/pom.xml)...\n',
+  );
+  rmSync(join(cacheDir, 'lib'), { recursive: true, force: true });
+  mkdirSync(cacheDir, { recursive: true });
+  const mvn = spawnSync(
+    'mvn',
+    [
+      '-q',
+      '-B',
+      'dependency:copy-dependencies',
+      '-DincludeScope=runtime',
+      `-DoutputDirectory=${join(cacheDir, 'lib')}`,
+    ],
+    { cwd: kafkaDir, stdio: 'inherit' },
+  );
+  if (mvn.error || mvn.status !== 0) {
+    process.stderr.write(
+      `setup: Maven failed (${mvn.error ? mvn.error.message : `exit ${mvn.status}`}); Java 17+ and Maven must be installed.\n`,
+    );
+    process.exit(1);
+  }
+  writeFileSync(stampFile, `${pomHash}\n`);
+  process.stderr.write('setup: Kafka jars ready.\n');
+}
