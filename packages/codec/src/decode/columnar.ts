@@ -33,7 +33,8 @@ const KNOWN_CODES: readonly number[] = Object.values(MsgCode);
  * (u32 LE length, u64 LE receive time in microseconds, payload) back to back, the layout of a
  * capture file after its magic, so a worker gets a whole batch of frames in one transferable buffer.
  *
- * Stops when the input is consumed or the batch is full; pass the same `position` again (after
+ * Stops when the input is consumed or the batch is full (every row or every frame slot taken, see
+ * ColumnarBatch.full); pass the same `position` again (after
  * clearing the batch) to continue exactly where it stopped, mid-frame if need be. Without a position
  * it starts at the beginning and whatever does not fit is left undecoded. Peer bytes never make it
  * throw; a pack whose record headers are inconsistent is a local fault: CodecError('INVALID_CAPTURE').
