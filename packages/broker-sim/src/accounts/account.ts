@@ -11,6 +11,7 @@ import { ForeverOrders } from './forever-orders.js';
 import { GlobalStocksBook } from './global-stocks.js';
 import { type MatchingOptions, OrderBook, type PlaceOrder } from './order-book.js';
 import { Portfolio } from './portfolio.js';
+import type { AccountEventSink } from './registry.js';
 import type { SimAccountSeed } from './seeds.js';
 import { SuperOrders } from './super-orders.js';
 import { type OrderRecord, type ProductType, round2 } from './types.js';
@@ -52,7 +53,7 @@ export class Account {
     private readonly market: MarketSource,
     private readonly now: () => number,
     matching: MatchingOptions,
-    emit: (clientId: string, order: OrderRecord) => void,
+    events: AccountEventSink,
   ) {
     this.clientId = seed.clientId;
     this.day = istDay(now() / 1000);
@@ -69,15 +70,22 @@ export class Account {
       now,
       matching,
       (order, inst, blocked) => this.gatewayCheck(order, inst, blocked),
-      (order) => emit(seed.clientId, { ...order }),
+      (order) => events.order(seed.clientId, { ...order }),
       (order) => this.supers.onFill(order),
     );
     this.supers = new SuperOrders(this.book);
     const placeRegular = (input: PlaceOrder, inst: SimInstrument): OrderRecord | string =>
       this.killSwitch ? 'kill switch active' : this.book.place(input, inst);
-    this.forever = new ForeverOrders(seed.clientId, now, placeRegular);
-    this.alerts = new Alerts(seed.clientId, now, placeRegular);
-    this.us = new GlobalStocksBook(seed.clientId, seed.fundsUsd ?? 10_000, now);
+    // Copies, so a listener that queues the record (postbacks) never sees later changes.
+    this.forever = new ForeverOrders(seed.clientId, now, placeRegular, (r) =>
+      events.forever(seed.clientId, { ...r }),
+    );
+    this.alerts = new Alerts(seed.clientId, now, placeRegular, (r) =>
+      events.alert(seed.clientId, structuredClone(r)),
+    );
+    this.us = new GlobalStocksBook(seed.clientId, seed.fundsUsd ?? 10_000, now, (r) =>
+      events.usOrder(seed.clientId, { ...r, childOrders: [] }),
+    );
   }
 
   readonly ltpOf = (securityId: number): number | undefined => this.market.quote(securityId)?.ltp;

@@ -73,6 +73,8 @@ export class Alerts {
     private readonly clientId: string,
     private readonly now: () => number,
     private readonly placeRegular: (input: PlaceOrder, inst: SimInstrument) => OrderRecord | string,
+    /** Told once per trigger, after the orders were placed (the service posts a postback then). */
+    private readonly onTrigger: (alert: AlertRecord) => void = () => {},
   ) {}
 
   activeCount(): number {
@@ -173,6 +175,7 @@ export class Alerts {
         const placed = this.placeRegular(i.order, i.instrument);
         if (typeof placed !== 'string') r.placedOrderIds.push(placed.orderId);
       }
+      this.onTrigger(r);
     }
   }
 }

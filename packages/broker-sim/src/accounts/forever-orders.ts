@@ -74,6 +74,8 @@ export class ForeverOrders {
     private readonly clientId: string,
     private readonly now: () => number,
     private readonly placeRegular: (input: PlaceOrder, inst: SimInstrument) => OrderRecord | string,
+    /** Told of every status or field change of a forever-order record (postbacks build on it). */
+    private readonly onChange: (order: ForeverRecord) => void = () => {},
   ) {}
 
   count(): number {
@@ -107,6 +109,7 @@ export class ForeverOrders {
       childOrderId: '',
     };
     this.orders.set(record.orderId, { record, input, instrument, refLtp: ltp });
+    this.onChange(record);
     return record;
   }
 
@@ -144,6 +147,7 @@ export class ForeverOrders {
     }
     s.refLtp = ltp;
     r.updateTime = formatIstDateTime(this.now());
+    this.onChange(r);
     return r;
   }
 
@@ -153,6 +157,7 @@ export class ForeverOrders {
     if (s.record.orderStatus !== 'PENDING') return 'not-open';
     s.record.orderStatus = 'CANCELLED';
     s.record.updateTime = formatIstDateTime(this.now());
+    this.onChange(s.record);
     return s.record;
   }
 
@@ -193,6 +198,7 @@ export class ForeverOrders {
         r.childOrderId = child.orderId;
       }
       r.updateTime = formatIstDateTime(this.now());
+      this.onChange(r);
     }
   }
 }

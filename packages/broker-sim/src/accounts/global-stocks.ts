@@ -110,6 +110,8 @@ export class GlobalStocksBook {
     private readonly clientId: string,
     readonly openingCash: number,
     private readonly now: () => number,
+    /** Told of every status change, modification and fill of a US order (postbacks build on it). */
+    private readonly onChange: (order: UsOrderRecord) => void = () => {},
   ) {
     this.cash = openingCash;
   }
@@ -150,6 +152,7 @@ export class GlobalStocksBook {
       childOrders: [],
     };
     this.orders.set(record.orderId, { record, instrument: inst, modifications: 0, triggered: false });
+    this.onChange(record);
     return record;
   }
 
@@ -182,6 +185,7 @@ export class GlobalStocksBook {
     }
     if (change.price !== undefined) r.price = change.price;
     r.updateTime = formatIstDateTime(this.now());
+    this.onChange(r);
     return r;
   }
 
@@ -191,6 +195,7 @@ export class GlobalStocksBook {
     if (!this.isOpen(s.record)) return 'not-open';
     s.record.orderStatus = 'CANCELLED';
     s.record.updateTime = formatIstDateTime(this.now());
+    this.onChange(s.record);
     return s.record;
   }
 
@@ -226,17 +231,25 @@ export class GlobalStocksBook {
           r.orderStatus = 'REJECTED';
           r.omsErrorCode = 'RMS';
           r.omsErrorDescription = reason;
+          r.updateTime = formatIstDateTime(nowMs);
+          this.onChange(r);
           continue;
         }
         r.orderStatus = 'PENDING';
         r.exchangeOrderId = `9${r.orderId.slice(2)}`;
         r.exchangeTime = formatIstDateTime(nowMs);
+        r.updateTime = r.exchangeTime;
+        this.onChange(r);
       }
       const buy = r.transactionType === 'BUY';
       const stop = r.orderType === 'STOP_LOSS' || r.orderType === 'STOP_LOSS_MARKET';
       if (stop && !s.triggered) {
         s.triggered = buy ? ltp >= r.triggerPrice : ltp <= r.triggerPrice;
-        if (s.triggered) r.orderStatus = 'TRIGGERED';
+        if (s.triggered) {
+          r.orderStatus = 'TRIGGERED';
+          r.updateTime = formatIstDateTime(nowMs);
+          this.onChange(r);
+        }
       }
       const atMarket =
         r.orderType === 'MARKET' || r.orderType === 'AMOUNT' || r.orderType === 'STOP_LOSS_MARKET';
@@ -255,6 +268,7 @@ export class GlobalStocksBook {
     r.avgTradedPrice = price;
     r.orderStatus = 'TRADED';
     r.updateTime = formatIstDateTime(nowMs);
+    this.onChange(r);
     const id = s.instrument.securityId;
     const h = this.holdings.get(id) ?? { qty: 0, avg: 0, inst: s.instrument };
     if (r.transactionType === 'BUY') {

@@ -2,13 +2,35 @@
 import { EventEmitter } from 'node:events';
 import type { MarketSource } from '../rest/market-source.js';
 import { Account } from './account.js';
+import type { AlertRecord } from './alerts.js';
+import type { ForeverRecord } from './forever-orders.js';
+import type { UsOrderRecord } from './global-stocks.js';
 import type { MatchingOptions } from './order-book.js';
 import type { SimAccountSeed } from './seeds.js';
 import type { OrderRecord } from './types.js';
 
+/**
+ * Order-side events of every account, each a copy of the record at that moment: 'order' for the
+ * regular book (super-order legs and orders placed by forever/alert triggers included), 'usOrder'
+ * for US stocks, 'forever' for forever-order records, 'alert' when a conditional order triggers.
+ */
 export interface OrderEvents {
   on(event: 'order', listener: (clientId: string, order: OrderRecord) => void): this;
+  on(event: 'usOrder', listener: (clientId: string, order: UsOrderRecord) => void): this;
+  on(event: 'forever', listener: (clientId: string, order: ForeverRecord) => void): this;
+  on(event: 'alert', listener: (clientId: string, alert: AlertRecord) => void): this;
   off(event: 'order', listener: (clientId: string, order: OrderRecord) => void): this;
+  off(event: 'usOrder', listener: (clientId: string, order: UsOrderRecord) => void): this;
+  off(event: 'forever', listener: (clientId: string, order: ForeverRecord) => void): this;
+  off(event: 'alert', listener: (clientId: string, alert: AlertRecord) => void): this;
+}
+
+/** Where an account sends its order-side events (see OrderEvents). */
+export interface AccountEventSink {
+  order(clientId: string, order: OrderRecord): void;
+  usOrder(clientId: string, order: UsOrderRecord): void;
+  forever(clientId: string, order: ForeverRecord): void;
+  alert(clientId: string, alert: AlertRecord): void;
 }
 
 export class AccountRegistry {
@@ -27,9 +49,12 @@ export class AccountRegistry {
     for (const seed of seeds) {
       this.accounts.set(
         seed.clientId,
-        new Account(seed, market, now, matching, (clientId, order) =>
-          this.orderEvents.emit('order', clientId, order),
-        ),
+        new Account(seed, market, now, matching, {
+          order: (clientId, order) => this.orderEvents.emit('order', clientId, order),
+          usOrder: (clientId, order) => this.orderEvents.emit('usOrder', clientId, order),
+          forever: (clientId, order) => this.orderEvents.emit('forever', clientId, order),
+          alert: (clientId, alert) => this.orderEvents.emit('alert', clientId, alert),
+        }),
       );
     }
   }

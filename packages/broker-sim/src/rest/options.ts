@@ -1,6 +1,11 @@
 /** REST simulator options, validated once: unknown keys and bad values are refused by name. */
 import { DEFAULT_MATCHING, type MatchingOptions } from '../accounts/order-book.js';
 import { SIM_TEST_ACCOUNTS, type SimAccountSeed } from '../accounts/seeds.js';
+import {
+  type PostbackOptions,
+  type ResolvedPostbackOptions,
+  resolvePostbackOptions,
+} from '../postbacks/options.js';
 import type { MarketSource } from './market-source.js';
 
 export interface RestServerOptions {
@@ -20,6 +25,8 @@ export interface RestServerOptions {
   matching?: Partial<MatchingOptions>;
   /** Period of the background matching pass in real ms (0 = only on requests). Default 200. */
   matchIntervalMs?: number;
+  /** Postback delivery: retry, give-up and queue bounds. Defaults in DEFAULT_POSTBACK_OPTIONS. */
+  postbacks?: PostbackOptions;
 }
 
 export interface ResolvedOptions {
@@ -31,9 +38,20 @@ export interface ResolvedOptions {
   readonly accounts: readonly SimAccountSeed[];
   readonly matching: MatchingOptions;
   readonly matchIntervalMs: number;
+  readonly postbacks: ResolvedPostbackOptions;
 }
 
-const KEYS = ['model', 'host', 'port', 'now', 'rateLimits', 'accounts', 'matching', 'matchIntervalMs'];
+const KEYS = [
+  'model',
+  'host',
+  'port',
+  'now',
+  'rateLimits',
+  'accounts',
+  'matching',
+  'matchIntervalMs',
+  'postbacks',
+];
 const MATCHING_KEYS = ['tickMs', 'liquidityPerTick', 'freezeQuantity'];
 
 function fail(message: string): never {
@@ -93,5 +111,6 @@ export function resolveOptions(options: RestServerOptions): ResolvedOptions {
       ),
     },
     matchIntervalMs: positiveInt('matchIntervalMs', options.matchIntervalMs, 200, 0),
+    postbacks: resolvePostbackOptions(options.postbacks),
   };
 }

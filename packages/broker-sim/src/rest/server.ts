@@ -6,6 +6,9 @@
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyRequest } from 'fastify';
 import { AccountRegistry, type OrderEvents } from '../accounts/registry.js';
 import { HistoryService } from '../history/service.js';
+import { PostbackDispatcher } from '../postbacks/dispatcher.js';
+import { PostbackRegistry } from '../postbacks/registry.js';
+import { registerPostbackAuthRoutes, registerPostbackRoutes } from '../postbacks/routes.js';
 import { ConsentStore } from './consents.js';
 import type { SimContext } from './context.js';
 import { authError, type ErrorBody, inputError, rateError, SimRestError } from './errors.js';
@@ -34,6 +37,8 @@ export interface RestServer {
   readonly tokens: TokenStore;
   /** Every order status change and fill: `orderEvents.on('order', (clientId, order) => ...)`. */
   readonly orderEvents: OrderEvents;
+  /** Postback delivery to the URLs registered through /v2/postback or /auth/app/postback. */
+  readonly postbacks: PostbackDispatcher;
   close(): Promise<void>;
 }
 
@@ -158,7 +163,15 @@ export async function createRestServer(options: RestServerOptions): Promise<Rest
       });
   });
 
-  await app.register(async (auth) => registerAuthRoutes(auth, ctx), { prefix: '/auth' });
+  const postbackUrls = new PostbackRegistry();
+  const postbacks = new PostbackDispatcher(accounts.orderEvents, postbackUrls, opts.postbacks);
+  await app.register(
+    async (auth) => {
+      registerAuthRoutes(auth, ctx);
+      registerPostbackAuthRoutes(auth, ctx, postbackUrls);
+    },
+    { prefix: '/auth' },
+  );
   await app.register(
     async (v2) => {
       v2.addHook('onRequest', async (request) => authenticate(ctx, request));
@@ -179,6 +192,7 @@ export async function createRestServer(options: RestServerOptions): Promise<Rest
       registerChartRoutes(v2, ctx);
       registerOptionChainRoutes(v2, ctx);
       registerGlobalStocksRoutes(v2, ctx);
+      registerPostbackRoutes(v2, postbackUrls);
     },
     { prefix: '/v2' },
   );
@@ -201,8 +215,10 @@ export async function createRestServer(options: RestServerOptions): Promise<Rest
     authUrl: `${baseUrl}/auth`,
     tokens,
     orderEvents: accounts.orderEvents,
+    postbacks,
     async close() {
       if (timer) clearInterval(timer);
+      await postbacks.close();
       await app.close();
     },
   };
