@@ -196,7 +196,7 @@
         time:
           typeof r.time === 'number'
             ? r.time * 1000
-            : Date.parse(String(r.time ?? r.bucket ?? r.minute).replace(' ', 'T') + 'Z'),
+            : Date.parse(`${String(r.time ?? r.bucket ?? r.minute).replace(' ', 'T')}Z`),
         open: Number(r.open),
         high: Number(r.high),
         low: Number(r.low),
