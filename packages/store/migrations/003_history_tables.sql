@@ -27,6 +27,10 @@
 --   snapshot the loader planned (IST midnight of the day for once-a-day snapshots, or the start of
 --   the K-second slot for periodic ones); `snapshot_at` is when the answer actually arrived.
 --   side: 'CE' (call) or 'PE' (put). Greeks, IV, OI, volume, top bid/ask as sent.
+--   A snapshot taken again in the same slot (a resumed run) replaces it strike by strike, but the
+--   chain's strikes follow the live price, so read one slot as the rows of its latest snapshot_at:
+--     ... FINAL WHERE (underlying_id, expiry, slot, snapshot_at) IN (SELECT underlying_id, expiry,
+--         slot, max(snapshot_at) FROM market.option_chain_snapshots GROUP BY underlying_id, expiry, slot)
 --   Latest chain of an underlying:
 --     SELECT * FROM market.option_chain_snapshots FINAL WHERE underlying_id = 13
 --       AND (expiry, slot) = (SELECT expiry, max(slot) FROM market.option_chain_snapshots

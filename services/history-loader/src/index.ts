@@ -1,1 +1,49 @@
-export {};
+export { DAY_MS, limiterForBudget, readSpentBudget, type SpentBudget } from './budget.js';
+export { gridWindows, inMarketHours, istDayOf } from './calendar.js';
+export {
+  CheckpointIndex,
+  LOAD_UNITS_TABLE,
+  readCheckpoints,
+  type StoredUnit,
+  type UnitStatus,
+} from './checkpoints.js';
+export { classifyFailure, type Failure } from './classify.js';
+export { countingFetch, endpointOf, type RequestOutcome } from './counting-fetch.js';
+export { LoaderError, type LoaderErrorCode } from './errors.js';
+export {
+  createHistoryLoader,
+  type HistoryLoader,
+  type HistoryLoaderDeps,
+  type LoaderLog,
+  type PlanSummary,
+  type RunResult,
+} from './loader.js';
+export { createLoaderMetrics, type LoaderMetrics } from './metrics.js';
+export { type BrokerOptions, type HistoryLoaderOptions, resolveOptions } from './options.js';
+export {
+  INTERVALS,
+  type Interval,
+  MAX_HISTORY_DAYS,
+  type PlanOptions,
+  type ResolvedPlan,
+  resolvePlan,
+} from './plan-options.js';
+export type { LoaderState, LoaderStatus } from './run-state.js';
+export { TABLES, type TableId } from './tables.js';
+export {
+  chainUnits,
+  planClock,
+  snapshotSlot,
+  staticUnits,
+  UNIT_KINDS,
+  type UnitKind,
+  type WorkUnit,
+} from './units.js';
+export {
+  CHART_SEGMENTS,
+  MAX_UNIVERSE_ROWS,
+  parseUniverse,
+  readUniverseFile,
+  type UniverseInstrument,
+  type UniverseRow,
+} from './universe.js';

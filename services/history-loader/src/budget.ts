@@ -1,0 +1,45 @@
+/**
+ * The day's Data API budget survives restarts: the writer records requests per flush in
+ * market.loader_requests, and a new run starts its limiter's day window with what is left. The
+ * spent count is an upper bound of what the service counted in the last 24 h (requests of a flush
+ * that never landed are lost, so a crash can undercount by at most one flush interval).
+ */
+import { DEFAULT_LIMITS, RateLimiter } from '@feedpipe/broker-api';
+import type { ClickHouseClient } from '@feedpipe/store';
+
+const DAY_MS = 86_400_000;
+
+export interface SpentBudget {
+  spent: number;
+  /** Epoch ms of the oldest request counted, when any. */
+  oldestAt: number | undefined;
+}
+
+export async function readSpentBudget(
+  client: ClickHouseClient,
+  clientId: string,
+  nowMs: number,
+): Promise<SpentBudget> {
+  const result = await client.query({
+    query: `SELECT sum(requests) AS spent, toUInt32(min(at)) AS oldest FROM market.loader_requests
+            WHERE client_id = {clientId:String} AND at > toDateTime({since:UInt32})`,
+    query_params: { clientId, since: Math.floor((nowMs - DAY_MS) / 1000) },
+    format: 'JSONEachRow',
+  });
+  const [row] = await result.json<{ spent: number | string; oldest: number | string }>();
+  const spent = Number(row?.spent ?? 0);
+  return { spent, oldestAt: spent > 0 ? Number(row?.oldest ?? 0) * 1000 : undefined };
+}
+
+/**
+ * A limiter with the spec's data windows, the day window shrunk to what is left. Conservative: the
+ * earlier requests are treated as if they all left the window at the same time, a day from now.
+ */
+export function limiterForBudget(left: number): RateLimiter {
+  const data = DEFAULT_LIMITS.data.map((w) =>
+    w.windowMs >= DAY_MS ? { windowMs: w.windowMs, max: Math.max(1, left) } : w,
+  );
+  return new RateLimiter({ limits: { data } });
+}
+
+export { DAY_MS };

@@ -1,0 +1,152 @@
+/**
+ * Checkpoints in market.load_units: what earlier runs loaded, and which planned units are still to
+ * do. A unit counts as loaded when a 'done' row of the same series covers its window (windows sit
+ * on a fixed grid, but the first one of a range moves with "today"); 'failed' units (permanent
+ * errors) are skipped; 'partial' and 'retry' units are planned again.
+ */
+import type { ClickHouseClient } from '@feedpipe/store';
+import { seriesKey, unitKey, type WorkUnit } from './units.js';
+
+export type UnitStatus = 'done' | 'partial' | 'failed' | 'retry';
+
+export const LOAD_UNITS_TABLE = 'market.load_units';
+export const LOAD_UNITS_COLUMNS = [
+  'kind',
+  'security_id',
+  'segment',
+  'interval',
+  'variant',
+  'window_from',
+  'window_to',
+  'status',
+  'rows',
+  'attempts',
+  'requests',
+  'error',
+  'run_id',
+  'updated_at',
+] as const;
+
+export interface StoredUnit {
+  kind: string;
+  securityId: number;
+  segment: string;
+  interval: number;
+  variant: string;
+  fromS: number;
+  toS: number;
+  status: UnitStatus;
+  attempts: number;
+}
+
+interface StoredRow {
+  kind: string;
+  security_id: number | string;
+  segment: string;
+  interval: number | string;
+  variant: string;
+  f: number | string;
+  t: number | string;
+  status: UnitStatus;
+  attempts: number | string;
+}
+
+export async function readCheckpoints(client: ClickHouseClient): Promise<StoredUnit[]> {
+  const result = await client.query({
+    query: `SELECT kind, security_id, segment, interval, variant, toUInt32(window_from) AS f,
+              toUInt32(window_to) AS t, status, attempts
+            FROM ${LOAD_UNITS_TABLE} FINAL`,
+    format: 'JSONEachRow',
+  });
+  const rows = await result.json<StoredRow>();
+  return rows.map((r) => ({
+    kind: r.kind,
+    securityId: Number(r.security_id),
+    segment: r.segment,
+    interval: Number(r.interval),
+    variant: r.variant,
+    fromS: Number(r.f),
+    toS: Number(r.t),
+    status: r.status,
+    attempts: Number(r.attempts),
+  }));
+}
+
+export interface PlanFilter {
+  todo: WorkUnit[];
+  /** Already loaded (a 'done' row covers them). */
+  skippedDone: number;
+  /** Recorded as permanently failed. */
+  skippedFailed: number;
+}
+
+/** What earlier runs did, indexed for the planner. */
+export class CheckpointIndex {
+  readonly #done = new Map<string, Array<[number, number]>>();
+  readonly #byKey = new Map<string, StoredUnit>();
+
+  constructor(stored: readonly StoredUnit[]) {
+    for (const s of stored) {
+      this.#byKey.set(unitKey(s), s);
+      if (s.status !== 'done') continue;
+      const key = seriesKey(s);
+      const list = this.#done.get(key) ?? [];
+      list.push([s.fromS, s.toS]);
+      this.#done.set(key, list);
+    }
+  }
+
+  isLoaded(u: WorkUnit): boolean {
+    const windows = this.#done.get(seriesKey(u));
+    return windows?.some(([f, t]) => f <= u.fromS && t >= u.toS) ?? false;
+  }
+
+  stored(u: WorkUnit): StoredUnit | undefined {
+    return this.#byKey.get(unitKey(u));
+  }
+
+  /** Drops loaded and failed units; carries the attempts of units to retry. */
+  filter(units: readonly WorkUnit[]): PlanFilter {
+    const out: PlanFilter = { todo: [], skippedDone: 0, skippedFailed: 0 };
+    for (const u of units) {
+      if (this.isLoaded(u)) {
+        out.skippedDone++;
+        continue;
+      }
+      const s = this.stored(u);
+      if (s?.status === 'failed') {
+        out.skippedFailed++;
+        continue;
+      }
+      out.todo.push(s === undefined ? u : { ...u, priorAttempts: s.attempts });
+    }
+    return out;
+  }
+}
+
+export function checkpointRow(
+  u: WorkUnit,
+  status: UnitStatus,
+  rows: number,
+  attempts: number,
+  error: string,
+  runId: string,
+  nowMs: number,
+): unknown[] {
+  return [
+    u.kind,
+    u.securityId,
+    u.segment,
+    u.interval,
+    u.variant,
+    u.fromS,
+    u.toS,
+    status,
+    rows,
+    u.priorAttempts + attempts,
+    attempts,
+    error.slice(0, 500),
+    runId,
+    nowMs,
+  ];
+}

@@ -1,0 +1,31 @@
+export type LoaderErrorCode =
+  /** An option, environment variable or plan value is invalid; nothing was started. */
+  | 'CONFIG_INVALID'
+  /** The universe file cannot be read or holds an invalid row. */
+  | 'UNIVERSE_INVALID'
+  /** The account cannot use the Data APIs (bad token, no data plan): every call would fail. */
+  | 'FATAL_ACCESS'
+  /** Writing to ClickHouse failed after the writer's retries. */
+  | 'STORE_FAILED'
+  /** The loader was started twice. */
+  | 'ALREADY_RUNNING';
+
+/** The one error type of the history loader; `retryable` says whether trying again can help. */
+export class LoaderError extends Error {
+  readonly code: LoaderErrorCode;
+  readonly retryable: boolean;
+  constructor(
+    code: LoaderErrorCode,
+    message: string,
+    options: { cause?: unknown; retryable?: boolean } = {},
+  ) {
+    super(message, { cause: options.cause });
+    this.name = 'LoaderError';
+    this.code = code;
+    this.retryable = options.retryable ?? false;
+  }
+}
+
+export function configError(message: string): LoaderError {
+  return new LoaderError('CONFIG_INVALID', message);
+}

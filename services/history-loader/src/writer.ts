@@ -1,0 +1,147 @@
+/**
+ * Batches rows into one insert per table per flush, and writes a unit's checkpoint only in the
+ * flush that wrote its rows, after them: a crash between the two leaves the unit unrecorded, so
+ * the next run loads it again and the ReplacingMergeTree keys fold the second copy away. Buffered
+ * rows are bounded; `add` waits for a flush beyond the bound (backpressure on the fetchers).
+ */
+import { type ClickHouseClient, insertRows } from '@feedpipe/store';
+import { LOAD_UNITS_COLUMNS, LOAD_UNITS_TABLE } from './checkpoints.js';
+import { LoaderError } from './errors.js';
+import type { LoaderMetrics } from './metrics.js';
+import { TABLE_IDS, TABLES, type TableId } from './tables.js';
+
+export interface WriterOptions {
+  /** Flush when this many rows are buffered. */
+  flushRows: number;
+  /** Flush at least this often while anything is buffered. */
+  flushIntervalMs: number;
+  /** `add` waits while more rows than this are buffered. */
+  maxBufferedRows: number;
+}
+
+const FLUSH_ATTEMPTS = 4;
+
+export class BatchWriter {
+  readonly #client: ClickHouseClient;
+  readonly #metrics: LoaderMetrics;
+  readonly #options: WriterOptions;
+  readonly #requestsSince: () => number;
+  readonly #clientId: string;
+  #rows = new Map<TableId, unknown[][]>();
+  #checkpoints: unknown[][] = [];
+  #buffered = 0;
+  #flushing: Promise<void> | undefined;
+  #timer: NodeJS.Timeout | undefined;
+  #failure: LoaderError | undefined;
+  rowsWritten = 0;
+
+  constructor(
+    client: ClickHouseClient,
+    metrics: LoaderMetrics,
+    options: WriterOptions,
+    clientId: string,
+    requestsSince: () => number,
+  ) {
+    this.#client = client;
+    this.#metrics = metrics;
+    this.#options = options;
+    this.#clientId = clientId;
+    this.#requestsSince = requestsSince;
+  }
+
+  get failure(): LoaderError | undefined {
+    return this.#failure;
+  }
+
+  start(): void {
+    this.#timer ??= setInterval(() => {
+      if (this.#buffered > 0 || this.#checkpoints.length > 0) void this.flush().catch(() => undefined);
+    }, this.#options.flushIntervalMs);
+  }
+
+  /** Buffers a unit's rows (if any) and its checkpoint row. */
+  async add(table: TableId | undefined, rows: readonly unknown[][], checkpoint: unknown[]): Promise<void> {
+    if (this.#failure) throw this.#failure;
+    if (table !== undefined && rows.length > 0) {
+      const list = this.#rows.get(table);
+      if (list === undefined) this.#rows.set(table, [...rows]);
+      else for (const r of rows) list.push(r);
+      this.#buffered += rows.length;
+    }
+    this.#checkpoints.push(checkpoint);
+    if (this.#buffered >= this.#options.flushRows) void this.flush().catch(() => undefined);
+    // Bounded: each round waits for one flush, which empties the buffer or fails.
+    for (let round = 0; round < 1000 && this.#buffered > this.#options.maxBufferedRows; round++) {
+      await this.flush();
+    }
+  }
+
+  /** Writes everything buffered so far; one flush at a time. */
+  async flush(): Promise<void> {
+    if (this.#failure) throw this.#failure;
+    while (this.#flushing) await this.#flushing;
+    if (this.#buffered === 0 && this.#checkpoints.length === 0) return;
+    const rows = this.#rows;
+    const checkpoints = this.#checkpoints;
+    const requests = this.#requestsSince();
+    this.#rows = new Map();
+    this.#checkpoints = [];
+    this.#buffered = 0;
+    this.#flushing = this.#write(rows, checkpoints, requests).finally(() => {
+      this.#flushing = undefined;
+    });
+    await this.#flushing;
+  }
+
+  async close(): Promise<void> {
+    if (this.#timer) clearInterval(this.#timer);
+    this.#timer = undefined;
+    if (!this.#failure) await this.flush();
+  }
+
+  async #write(rows: Map<TableId, unknown[][]>, checkpoints: unknown[][], requests: number): Promise<void> {
+    const started = performance.now();
+    try {
+      for (const id of TABLE_IDS) {
+        const list = rows.get(id);
+        if (list === undefined || list.length === 0) continue;
+        await this.#retry(() => insertRows(this.#client, TABLES[id].name, TABLES[id].columns, list));
+        this.rowsWritten += list.length;
+        this.#metrics.rows.inc({ table: TABLES[id].name }, list.length);
+      }
+      if (requests > 0) {
+        const row = [this.#clientId, Math.floor(Date.now() / 1000), requests];
+        await this.#retry(() =>
+          insertRows(this.#client, 'market.loader_requests', ['client_id', 'at', 'requests'], [row]),
+        );
+      }
+      if (checkpoints.length > 0) {
+        await this.#retry(() => insertRows(this.#client, LOAD_UNITS_TABLE, LOAD_UNITS_COLUMNS, checkpoints));
+      }
+    } catch (error) {
+      this.#failure = new LoaderError(
+        'STORE_FAILED',
+        `writing history rows failed: ${(error as Error).message}`,
+        {
+          cause: error,
+          retryable: true,
+        },
+      );
+      throw this.#failure;
+    } finally {
+      this.#metrics.flushSeconds.observe((performance.now() - started) / 1000);
+    }
+  }
+
+  async #retry(write: () => Promise<void>): Promise<void> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await write();
+        return;
+      } catch (error) {
+        if (attempt >= FLUSH_ATTEMPTS) throw error;
+        await new Promise((r) => setTimeout(r, 250 * 4 ** (attempt - 1)));
+      }
+    }
+  }
+}

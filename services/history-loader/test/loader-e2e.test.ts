@@ -1,0 +1,97 @@
+/**
+ * End to end against the simulator with its limits on: every row the simulator serves for a small
+ * plan is stored exactly once, permanent errors are recorded and skipped, a second run finds
+ * nothing to do, and loading everything again leaves one copy of each row under FINAL.
+ */
+import { createStore, type Store } from '@feedpipe/store';
+import { tempDir } from '@feedpipe/testkit';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createHistoryLoader, type RunResult } from '../src/index.js';
+import { expectedRows } from './support/expected.js';
+import { fingerprints } from './support/fingerprints.js';
+import { TEST_UNIVERSE, testPlan } from './support/plan.js';
+import { startTestSim, type TestSim } from './support/sim.js';
+
+let sim: TestSim;
+let reference: TestSim;
+let store: Store;
+const plan = testPlan();
+
+async function load(): Promise<RunResult> {
+  const loader = createHistoryLoader(
+    { broker: sim.broker, universe: [...TEST_UNIVERSE], plan, retryBaseMs: 50 },
+    { clickhouse: store.client },
+  );
+  return loader.run();
+}
+
+async function count(query: string): Promise<number> {
+  const result = await store.client.query({ query, format: 'JSONEachRow' });
+  const [row] = await result.json<{ n: number | string }>();
+  return Number(row?.n ?? 0);
+}
+
+beforeAll(async () => {
+  sim = await startTestSim();
+  reference = await startTestSim({ rateLimits: false });
+  store = createStore({ dataDir: tempDir('history-e2e') });
+});
+
+afterAll(async () => {
+  await store?.close();
+  await sim?.close();
+  await reference?.close();
+});
+
+describe('history loader against the simulator', () => {
+  it('stores every row the simulator serves for the plan exactly once, without a single 429', async () => {
+    const result = await load();
+    expect(result.state).toBe('done');
+    expect(result.throttled).toBe(0);
+    expect(result.unitsFailed).toBeGreaterThan(0);
+    const expected = await expectedRows(reference, plan);
+    for (const [table, rows] of Object.entries(expected)) {
+      const result = await store.client.query({ query: rows.query, format: 'JSONCompactEachRow' });
+      const stored = (await result.json<unknown[]>()).map((r) => JSON.stringify(r));
+      expect(new Set(stored).size, table).toBe(stored.length);
+      expect(stored.length, table).toBe(rows.rows.length);
+      expect(stored.sort(), table).toEqual(rows.rows.map((r) => JSON.stringify(r)).sort());
+    }
+  });
+
+  it('records the bad security id as failed, and a second run plans nothing', async () => {
+    const failed = await count(
+      "SELECT count() AS n FROM market.load_units FINAL WHERE security_id = 99999 AND status = 'failed' AND error LIKE '%813%'",
+    );
+    expect(failed).toBeGreaterThan(0);
+    const again = await load();
+    expect(again.unitsTotal).toBe(0);
+    expect(again.requests).toBe(0);
+    expect(again.unitsSkipped).toBeGreaterThan(0);
+  });
+
+  it('leaves one copy of each row under FINAL when everything is loaded twice', async () => {
+    const before = await fingerprints(store.client);
+    const tables = ['market.candles_daily', 'market.candles_intraday', 'market.expired_options'];
+    // Background merges would fold the second copy away before we could see that it was written.
+    for (const table of tables) await store.client.command({ query: `SYSTEM STOP MERGES ${table}` });
+    await store.client.command({ query: 'TRUNCATE TABLE market.load_units' });
+    const result = await load();
+    expect(result.throttled).toBe(0);
+    const after = await fingerprints(store.client);
+    for (const table of tables) {
+      expect(after[table]?.rows, table).toBe(before[table]?.rows);
+      expect(after[table]?.checksum, table).toBe(before[table]?.checksum);
+      // The second copy really was inserted; FINAL is what folds it away.
+      expect(after[table]?.rawRows ?? 0, table).toBeGreaterThan(before[table]?.rows ?? 0);
+    }
+    for (const table of tables) await store.client.command({ query: `SYSTEM START MERGES ${table}` });
+    // A snapshot taken again in the same slot replaces it strike by strike; strikes that moved out
+    // of the chain stay, so readers take the rows of the slot's latest snapshot_at.
+    const latest = await count(
+      `SELECT count() AS n FROM market.option_chain_snapshots FINAL
+       WHERE snapshot_at = (SELECT max(snapshot_at) FROM market.option_chain_snapshots)`,
+    );
+    expect(latest).toBe(before['market.option_chain_snapshots']?.rows);
+  });
+});
