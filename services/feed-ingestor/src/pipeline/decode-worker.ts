@@ -1,13 +1,22 @@
 /**
- * Decode worker (piscina): one task = one chunk of frames from one connection. Walks every packet
- * with the codec's zero-allocation cursor, serialises records to the stable JSON shape (the first
- * allocation per packet), and produces them to Kafka with this worker's own idempotent producer,
- * keyed by security id. The task resolves only once Kafka acknowledged everything, so the main
- * thread's "in flight" accounting is exact; while Kafka is down the send is retried with backoff and
- * the chunk stays here (the main thread keeps buffering behind it, bounded).
+ * Decode worker (piscina): one task = one pack of frames from one connection. Decodes the pack with
+ * the codec's columnar decoder into a preallocated batch (no allocation per packet), serialises each
+ * row to the stable JSON shape (the first allocation per packet), and produces the records to Kafka
+ * with this worker's own idempotent producer, keyed by security id. The task resolves only once Kafka
+ * acknowledged everything, so the main thread's "in flight" accounting is exact; while Kafka is down
+ * the send is retried with backoff and the chunk stays here (the main thread keeps buffering behind
+ * it, bounded).
  */
 import { workerData } from 'node:worker_threads';
-import { cursorRecord, formatFloat32, MsgCode, PacketCursor, recordToJson } from '@feedpipe/codec';
+import {
+  ColumnarBatch,
+  type DecodeCounters,
+  decodeFramesToColumns,
+  MsgCode,
+  newDecodeCounters,
+  newDecodePosition,
+  RECORD_TYPE_BY_CODE,
+} from '@feedpipe/codec';
 import { type ICustomPartitioner, Kafka, logLevel, type Message, Partitioners, type Producer } from 'kafkajs';
 import { Backoff } from '../backoff.js';
 import { TOPIC_KINDS, topicKindOf } from '../topics.js';
@@ -15,7 +24,13 @@ import type { FrameChunkMessage } from './frame-chunk.js';
 import type { ChunkResult, DecodeWorkerData } from './worker-protocol.js';
 
 const config = workerData as DecodeWorkerData;
-const cursor = new PacketCursor();
+/** Rows decoded per pass; a pack larger than this is decoded in several passes. */
+const BATCH_ROWS = 65_536;
+const batch = new ColumnarBatch(BATCH_ROWS);
+/** Reused for every row: jsonAt reads it synchronously, so one object serves them all. */
+const extra = { receivedAt: 0 };
+let producer: Producer | undefined;
+let connecting: Promise<Producer> | undefined;
 
 // Keys repeat (one per instrument): encode each once. Bounded so a hostile id stream cannot grow it.
 const MAX_CACHED_KEYS = 1_000_000;
@@ -55,12 +70,11 @@ const cachingPartitioner: ICustomPartitioner = () => {
   };
 };
 
-/** The stable JSON of the current Trade packet, straight from the cursor (no record object). */
-function tradeJson(receivedAt: number): string {
-  return `{"type":"trade","segment":${cursor.segment},"securityId":${cursor.securityId},"ltp":${formatFloat32(cursor.ltp)},"volume":${cursor.volume},"ltt":${cursor.ltt},"lut":${cursor.lut},"receivedAt":${receivedAt}}`;
+/** Topic kind (index into TOPIC_KINDS) per message code, from the one mapping in topics.ts. */
+const KIND_BY_CODE = new Uint8Array(256).fill(TOPIC_KINDS.indexOf('status'));
+for (const [code, type] of Object.entries(RECORD_TYPE_BY_CODE)) {
+  KIND_BY_CODE[Number(code)] = TOPIC_KINDS.indexOf(topicKindOf(type));
 }
-let producer: Producer | undefined;
-let connecting: Promise<Producer> | undefined;
 
 function nowMicros(): number {
   return Math.round((performance.timeOrigin + performance.now()) * 1000);
@@ -100,26 +114,20 @@ function decodeChunk(
   messages: Message[][],
 ): Omit<ChunkResult, 'ackedAtMicros' | 'produceMicros' | 'produceRetries'> {
   const started = performance.now();
-  const bytes = new Uint8Array(task.bytes, 0, task.byteLength);
-  cursor.resetCounters();
-  let start = 0;
-  for (let i = 0; i < task.frameCount; i++) {
-    const end = task.ends[i] as number;
-    const receivedAt = task.receivedAt[i] as number;
-    cursor.reset(bytes.subarray(start, end));
-    start = end;
-    while (cursor.next()) {
-      const key = keyOf(cursor.code === MsgCode.Error ? 0 : cursor.securityId);
-      if (cursor.code === MsgCode.Trade) {
-        (messages[0] as Message[]).push({ key, value: tradeJson(receivedAt) });
-        continue;
-      }
-      const record = cursorRecord(cursor);
-      const kind = TOPIC_KINDS.indexOf(topicKindOf(record.type));
-      (messages[kind] as Message[]).push({ key, value: recordToJson(record, { receivedAt }) });
+  const counters: DecodeCounters = newDecodeCounters();
+  const position = newDecodePosition();
+  while (!position.done) {
+    batch.clear();
+    decodeFramesToColumns(task.pack, batch, counters, position);
+    for (let row = 0; row < batch.length; row++) {
+      const code = batch.codeAt(row);
+      extra.receivedAt = batch.receivedAtMicrosAt(row);
+      (messages[KIND_BY_CODE[code] as number] as Message[]).push({
+        key: keyOf(code === MsgCode.Error ? 0 : batch.securityIdAt(row)),
+        value: batch.jsonAt(row, extra),
+      });
     }
   }
-  const counters = cursor.counters;
   return {
     connection: task.connection,
     sequence: task.sequence,

@@ -1,59 +1,56 @@
 /**
- * A chunk of received frames on its way to a decode worker: the frames' bytes packed back to back
- * in one ArrayBuffer (transferred to the worker, never cloned), their end offsets, and their receive
- * times. Copying each frame once into the chunk costs about a memcpy and lets one worker task carry
- * thousands of frames: per-frame tasks cost ~100 µs each and would cap throughput.
+ * A chunk of received frames on its way to a decode worker, in the codec's pack layout (capture
+ * records back to back: u32 length, u64 receive time in microseconds, payload), so the worker decodes
+ * it straight into columns and the bytes move in one transferable buffer, never cloned. Copying each
+ * frame once into the pack costs about a memcpy and lets one worker task carry thousands of frames:
+ * per-frame tasks cost ~100 µs each and would cap throughput.
  */
+import { FramePackBuilder } from '@feedpipe/codec';
+
 export interface FrameChunkMessage {
   connection: number;
   /** Sequence of this chunk on its connection; chunks of one connection are produced in order. */
   sequence: number;
-  bytes: ArrayBuffer;
-  byteLength: number;
-  /** ends[i] = end offset of frame i within bytes; frame i starts at ends[i - 1] (or 0). */
-  ends: Uint32Array;
-  /** Receive time of each frame, microseconds since the epoch. */
-  receivedAt: Float64Array;
+  /** The pack (transferred). */
+  pack: Uint8Array;
   frameCount: number;
 }
 
 export class FrameChunk {
-  readonly bytes: Uint8Array;
-  readonly ends: Uint32Array;
-  readonly receivedAt: Float64Array;
-  byteLength = 0;
-  frameCount = 0;
-  /** Receive time of the first frame, for age-based flushing. */
+  private readonly builder: FramePackBuilder;
+  /** Receive times stay on the main thread too, for receive-to-ack latency. */
+  private readonly times: number[] = [];
+  private bytes = 0;
+  /** When the first frame arrived, for age-based flushing. */
   firstAtMs = 0;
 
-  constructor(byteCapacity: number, frameCapacity: number) {
-    this.bytes = new Uint8Array(new ArrayBuffer(byteCapacity));
-    this.ends = new Uint32Array(frameCapacity);
-    this.receivedAt = new Float64Array(frameCapacity);
+  constructor(byteCapacity: number) {
+    this.builder = new FramePackBuilder(Math.min(byteCapacity, 1 << 20), byteCapacity);
+  }
+
+  get frameCount(): number {
+    return this.builder.frameCount;
+  }
+
+  /** Payload bytes held (what the pipeline's bound counts). */
+  get byteLength(): number {
+    return this.bytes;
   }
 
   /** False when the frame does not fit; the caller seals this chunk and starts another. */
   tryAppend(frame: Uint8Array, receivedAtMicros: number, nowMs: number): boolean {
-    if (this.frameCount === this.ends.length || this.byteLength + frame.byteLength > this.bytes.byteLength)
-      return false;
-    if (this.frameCount === 0) this.firstAtMs = nowMs;
-    this.bytes.set(frame, this.byteLength);
-    this.byteLength += frame.byteLength;
-    this.ends[this.frameCount] = this.byteLength;
-    this.receivedAt[this.frameCount] = receivedAtMicros;
-    this.frameCount += 1;
+    if (!this.builder.append(frame, receivedAtMicros)) return false;
+    if (this.times.length === 0) this.firstAtMs = nowMs;
+    this.times.push(receivedAtMicros);
+    this.bytes += frame.byteLength;
     return true;
   }
 
+  receiveTimes(): Float64Array {
+    return Float64Array.from(this.times);
+  }
+
   toMessage(connection: number, sequence: number): FrameChunkMessage {
-    return {
-      connection,
-      sequence,
-      bytes: this.bytes.buffer as ArrayBuffer,
-      byteLength: this.byteLength,
-      ends: this.ends.subarray(0, this.frameCount),
-      receivedAt: this.receivedAt.subarray(0, this.frameCount),
-      frameCount: this.frameCount,
-    };
+    return { connection, sequence, pack: this.builder.toBytes(), frameCount: this.builder.frameCount };
   }
 }

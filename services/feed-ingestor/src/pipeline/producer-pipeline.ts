@@ -41,7 +41,8 @@ interface ConnectionQueue {
 }
 
 const WORKER_FILE = fileURLToPath(new URL('./decode-worker.ts', import.meta.url));
-const AVERAGE_FRAME_BYTES = 64;
+/** Pack bytes beyond payload per frame: the 12-byte capture record header. */
+const PACK_OVERHEAD_PER_FRAME = 12;
 
 export class ProducerPipeline {
   readonly latency = new LatencyRecorder();
@@ -164,8 +165,7 @@ export class ProducerPipeline {
   }
 
   private newChunk(firstFrameBytes: number): FrameChunk {
-    const bytes = Math.max(this.chunkBytes, firstFrameBytes);
-    return new FrameChunk(bytes, Math.ceil(bytes / AVERAGE_FRAME_BYTES) + 1);
+    return new FrameChunk(Math.max(this.chunkBytes, firstFrameBytes + PACK_OVERHEAD_PER_FRAME));
   }
 
   /**
@@ -198,9 +198,9 @@ export class ProducerPipeline {
     const message = chunk.toMessage(connection, queue.sequence++);
     const chunkBytes = chunk.byteLength;
     // Keep the receive times here (they are small); the frame bytes move to the worker.
-    const receivedAt = Float64Array.from(message.receivedAt);
+    const receivedAt = chunk.receiveTimes();
     this.pool
-      .run(message, { transferList: [message.bytes] })
+      .run(message, { transferList: [message.pack.buffer as ArrayBuffer] })
       .then((result: ChunkResult) => {
         this.latency.recordFrames(receivedAt, result.ackedAtMicros);
         this.account(result);
