@@ -1,1 +1,140 @@
-process.stderr.write('not yet\n');
+/**
+ * history-loader CLI. Configuration from the environment (ARCHITECTURE.md): SVC_BASE_URL,
+ * SVC_CLIENT_ID, SVC_ACCESS_TOKEN, CLICKHOUSE_URL (unset: embedded chDB under DATA_DIR, default
+ * .data/chdb). Flags:
+ *   --universe <file>      universe JSON or CSV (required); a JSON file's "plan" object is the plan
+ *   --plan <file>          a JSON plan (PlanOptions), overriding the universe file's
+ *   --dry-run              print the plan (units, requests, days of budget) and exit
+ *   --max-requests <n>     stop after n units;  --max-seconds <n>  stop starting units after n s
+ *   --metrics-port <n>     serve /metrics, /healthz, /readyz on 127.0.0.1:n (0 = off, default)
+ * Exit codes: 0 done or bounded, 2 budget exhausted (stderr says when to go on), 1 failed.
+ */
+import { readFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import { parseArgs } from 'node:util';
+import { createStore } from '@feedpipe/store';
+import { LoaderError } from './errors.js';
+import { createHistoryLoader } from './loader.js';
+import type { PlanOptions } from './plan-options.js';
+import { startProgress } from './progress.js';
+
+function fail(message: string): never {
+  process.stderr.write(`history-loader: ${message}\n`);
+  process.exit(1);
+}
+
+function env(name: string): string {
+  const v = process.env[name];
+  if (v === undefined || v.trim() === '') fail(`${name} is required`);
+  return v.trim();
+}
+
+function readJson(path: string): unknown {
+  try {
+    return JSON.parse(readFileSync(path, 'utf8'));
+  } catch (error) {
+    fail(`cannot read ${path}: ${(error as Error).message}`);
+  }
+}
+
+function positive(value: string | undefined, name: string): number | undefined {
+  if (value === undefined) return undefined;
+  const n = Number(value);
+  if (!Number.isFinite(n) || n < 0) fail(`--${name} must be a non-negative number`);
+  return n;
+}
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({
+    options: {
+      universe: { type: 'string' },
+      plan: { type: 'string' },
+      'dry-run': { type: 'boolean', default: false },
+      'max-requests': { type: 'string' },
+      'max-seconds': { type: 'string' },
+      'metrics-port': { type: 'string' },
+    },
+  });
+  if (values.universe === undefined) fail('--universe <file> is required');
+  let plan: PlanOptions | undefined;
+  if (values.universe.endsWith('.json')) {
+    const parsed = readJson(values.universe) as { plan?: PlanOptions } | null;
+    plan = parsed !== null && !Array.isArray(parsed) ? parsed.plan : undefined;
+  }
+  if (values.plan !== undefined) plan = readJson(values.plan) as PlanOptions;
+  const maxRequests = positive(values['max-requests'], 'max-requests');
+  const maxSeconds = positive(values['max-seconds'], 'max-seconds');
+  const store = createStore({
+    url: process.env.CLICKHOUSE_URL || undefined,
+    dataDir: process.env.DATA_DIR || undefined,
+  });
+  const loader = createHistoryLoader(
+    {
+      broker: {
+        baseUrl: env('SVC_BASE_URL'),
+        clientId: env('SVC_CLIENT_ID'),
+        accessToken: env('SVC_ACCESS_TOKEN'),
+      },
+      universe: values.universe,
+      ...(plan === undefined ? {} : { plan }),
+      ...(maxRequests === undefined ? {} : { maxRequests }),
+      ...(maxSeconds === undefined ? {} : { maxSeconds }),
+    },
+    {
+      clickhouse: store.client,
+      log: (event, fields) => {
+        if (event !== 'plan' || !process.stderr.isTTY) {
+          process.stderr.write(`${JSON.stringify({ time: new Date().toISOString(), event, ...fields })}\n`);
+        }
+      },
+    },
+  );
+  if (values['dry-run']) {
+    process.stdout.write(`${JSON.stringify(await loader.plan(), null, 2)}\n`);
+    await store.close();
+    return;
+  }
+  const port = positive(values['metrics-port'], 'metrics-port') ?? 0;
+  const ops =
+    port > 0
+      ? createServer((req, res) => {
+          if (req.url === '/metrics') {
+            void loader.registry.metrics().then((text) => {
+              res.writeHead(200, { 'content-type': loader.registry.contentType });
+              res.end(text);
+            });
+          } else if (req.url === '/healthz' || req.url === '/readyz') {
+            res.writeHead(200, { 'content-type': 'application/json' });
+            res.end(JSON.stringify(loader.status()));
+          } else {
+            res.writeHead(404).end();
+          }
+        }).listen(port, '127.0.0.1')
+      : undefined;
+  const progress = startProgress(() => loader.status(), process.stderr);
+  let stopping = false;
+  const onSignal = (): void => {
+    if (stopping) process.exit(130);
+    stopping = true;
+    void loader.stop();
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  const result = await loader.run();
+  progress.stop();
+  ops?.close();
+  await store.close();
+  if (result.state === 'budget_exhausted') {
+    const at = result.resumeAt === undefined ? 'later' : new Date(result.resumeAt).toISOString();
+    process.stderr.write(`history-loader: the day's Data API budget is spent; run again at ${at}\n`);
+    process.exitCode = 2;
+  } else if (result.state === 'failed') {
+    process.stderr.write(`history-loader: failed: ${result.error ?? 'unknown error'}\n`);
+    process.exitCode = 1;
+  }
+}
+
+main().catch((error: unknown) => {
+  const code = error instanceof LoaderError ? `${error.code}: ` : '';
+  fail(`${code}${error instanceof Error ? error.message : String(error)}`);
+});

@@ -28,6 +28,7 @@ export {
   type ResolvedPlan,
   resolvePlan,
 } from './plan-options.js';
+export { formatDuration, type ProgressReporter, progressLine, startProgress } from './progress.js';
 export type { LoaderState, LoaderStatus } from './run-state.js';
 export { TABLES, type TableId } from './tables.js';
 export {

@@ -1,0 +1,16 @@
+/** Child-process reader: opens the store at argv[2] (chDB: one data directory per process) and prints fingerprints. */
+import { createStore } from '@feedpipe/store';
+import { fingerprints } from './fingerprints.js';
+
+const dir = process.argv[2];
+if (dir === undefined) throw new Error('usage: read-fingerprints <data dir>');
+const store = createStore({ dataDir: dir });
+const prints = await fingerprints(store.client);
+const result = await store.client.query({
+  query:
+    'SELECT count() AS n FROM (SELECT DISTINCT underlying_id, expiry, slot FROM market.option_chain_snapshots FINAL)',
+  format: 'JSONEachRow',
+});
+const [snapshots] = await result.json<{ n: number | string }>();
+await store.close();
+process.stdout.write(`${JSON.stringify({ prints, snapshots: Number(snapshots?.n ?? 0) })}\n`);
