@@ -1,0 +1,242 @@
+/**
+ * infra/docker-compose.yml is checked without a Docker engine: parsed as YAML and held against the
+ * repository (paths, bins, Dockerfile, Prometheus scrape targets, .env.example). Where the compose
+ * plugin is installed, `docker compose config -q` validates it against the Compose specification
+ * too (the docker client of this project's machines has no compose plugin: there, the YAML checks
+ * are all there is).
+ */
+import { spawnSync } from 'node:child_process';
+import { accessSync, constants, existsSync, readFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+
+const root = join(import.meta.dirname, '..');
+const infra = join(root, 'infra');
+const composeFile = join(infra, 'docker-compose.yml');
+const read = (path: string) => readFileSync(join(root, path), 'utf8');
+
+interface ComposeService {
+  image?: string;
+  build?: { context: string; dockerfile: string };
+  command?: string[] | string;
+  environment?: Record<string, string | number | null>;
+  volumes?: string[];
+  ports?: string[];
+  depends_on?: Record<string, { condition: string; required?: boolean }>;
+  profiles?: string[];
+  healthcheck?: { test: string[] };
+}
+
+interface ComposeFile {
+  services: Record<string, ComposeService>;
+  volumes?: Record<string, unknown>;
+}
+
+const compose = parse(readFileSync(composeFile, 'utf8'), { merge: true }) as ComposeFile;
+const services = compose.services;
+
+/** Variables .env.example names, set or commented out (`# NAME=value`). */
+const exampleVariables = new Set(
+  [...read('infra/.env.example').matchAll(/^#? ?([A-Z][A-Z0-9_]*)=/gm)].map((m) => m[1] ?? ''),
+);
+const exampleValues = new Map(
+  [...read('infra/.env.example').matchAll(/^([A-Z][A-Z0-9_]*)=(.*)$/gm)].map((m) => [m[1] ?? '', m[2] ?? '']),
+);
+
+/** Compose interpolation: ${VAR}, ${VAR:-default}, ${VAR-default}, ${VAR:?message}; $$ is a literal $. */
+function interpolate(text: string, env: ReadonlyMap<string, string>): string {
+  return text.replace(/\$\$|\$\{([A-Z0-9_]+)(?:(:?[-?])((?:[^}$]|\$\$)*))?\}/g, (whole, name, op, arg) => {
+    if (whole === '$$') return '$';
+    const value = env.get(name as string);
+    if (op === ':-') return value ? value : (arg ?? '');
+    if (op === '-') return value ?? arg ?? '';
+    if (value === undefined || value === '') {
+      if (op === ':?' || op === '?') throw new Error(`${name} is required: ${arg}`);
+    }
+    return value ?? '';
+  });
+}
+
+/**
+ * `docker compose config -q` validates against the Compose specification; it needs the compose
+ * plugin but no engine. Returns its complaint, or null when it accepts the file or is not installed.
+ */
+function composeConfigProblem(): string | null {
+  const plugin = spawnSync('docker', ['compose', 'version'], { encoding: 'utf8', timeout: 20_000 });
+  if (plugin.status !== 0) return null;
+  const result = spawnSync(
+    'docker',
+    [
+      'compose',
+      '-f',
+      composeFile,
+      '--env-file',
+      join(infra, '.env.example'),
+      '--profile',
+      'demo',
+      'config',
+      '-q',
+    ],
+    { encoding: 'utf8', timeout: 60_000, cwd: dirname(composeFile) },
+  );
+  return result.status === 0 ? null : `docker compose config: ${result.stderr || result.error?.message}`;
+}
+
+const FEEDPIPE_SERVICES = ['feed-ingestor', 'sink', 'history-loader', 'query-api', 'broker-sim'];
+
+/** The command's words, including those of a `sh -c` script. */
+function commandOf(service: ComposeService): string[] {
+  const command = service.command ?? [];
+  return (Array.isArray(command) ? command : [command]).flatMap((part) => part.split(/\s+/));
+}
+
+/** Bins of the workspaces, from their package.json files. */
+function workspaceBins(): Set<string> {
+  const bins = new Set<string>();
+  for (const dir of [
+    'services/feed-ingestor',
+    'services/history-loader',
+    'services/query-api',
+    'packages/broker-sim',
+  ]) {
+    const pkg = JSON.parse(read(`${dir}/package.json`)) as { bin?: Record<string, string> };
+    for (const [name, path] of Object.entries(pkg.bin ?? {})) {
+      if (existsSync(join(root, dir, path))) bins.add(name);
+    }
+  }
+  return bins;
+}
+
+describe('infra/docker-compose.yml', () => {
+  it('runs Kafka in KRaft mode, ClickHouse, Prometheus, Grafana and every service', () => {
+    expect(Object.keys(services)).toEqual(
+      expect.arrayContaining(['kafka', 'clickhouse', 'prometheus', 'grafana', ...FEEDPIPE_SERVICES]),
+    );
+    const kafka = services.kafka;
+    expect(kafka?.image).toMatch(/apache\/kafka:4\./);
+    expect(String(kafka?.environment?.KAFKA_PROCESS_ROLES)).toBe('broker,controller');
+    expect(kafka?.environment?.KAFKA_CONTROLLER_QUORUM_VOTERS).toBeDefined();
+    expect(services.clickhouse?.image).toMatch(/^\$\{CLICKHOUSE_IMAGE:-clickhouse\/clickhouse-server:/);
+    expect(services['broker-sim']?.profiles).toEqual(['demo']);
+  });
+
+  it('builds every feedpipe service from the one Dockerfile and starts it through a workspace bin', () => {
+    const bins = workspaceBins();
+    for (const name of FEEDPIPE_SERVICES) {
+      const service = services[name];
+      expect(service?.build?.dockerfile, name).toBe('infra/docker/Dockerfile');
+      const context = resolve(infra, service?.build?.context ?? '');
+      expect(context, name).toBe(root);
+      expect(existsSync(join(context, service?.build?.dockerfile ?? ''))).toBe(true);
+      const command = commandOf(service ?? {});
+      const npx = command.indexOf('npx');
+      expect(npx, `${name} runs through npx`).toBeGreaterThanOrEqual(0);
+      expect(bins.has(command[npx + 1] ?? ''), `${name}: ${command.join(' ')}`).toBe(true);
+      // Scripts the command runs first are in the image (COPY . .) and executable.
+      for (const part of command.slice(0, npx)) {
+        if (!part.startsWith('infra/')) continue;
+        accessSync(join(root, part), constants.X_OK);
+      }
+    }
+    expect(commandOf(services['feed-ingestor'] ?? {}).slice(-2)).toEqual(['feed-ingestor', 'run']);
+    expect(commandOf(services.sink ?? {}).slice(-2)).toEqual(['feed-ingestor', 'sink']);
+  });
+
+  it('points every service at Kafka and ClickHouse inside the compose network', () => {
+    const env = new Map(exampleValues);
+    for (const name of ['feed-ingestor', 'sink', 'query-api']) {
+      expect(services[name]?.environment?.KAFKA_BROKERS, name).toBe('kafka:9092');
+    }
+    for (const name of ['sink', 'history-loader', 'query-api']) {
+      const url = new URL(interpolate(String(services[name]?.environment?.CLICKHOUSE_URL), env));
+      expect(url.host, name).toBe('clickhouse:8123');
+      expect(url.username).toBe(env.get('CLICKHOUSE_USER'));
+      expect(decodeURIComponent(url.password)).toBe(env.get('CLICKHOUSE_PASSWORD'));
+    }
+  });
+
+  it('references only files that exist, declared volumes and defined services', () => {
+    const env = new Map(exampleValues);
+    const declared = new Set(Object.keys(compose.volumes ?? {}));
+    const problems: string[] = [];
+    for (const [name, service] of Object.entries(services)) {
+      for (const volume of service.volumes ?? []) {
+        const source = interpolate(volume, env).split(':')[0] ?? '';
+        if (source.startsWith('.') || source.startsWith('/')) {
+          if (!existsSync(resolve(infra, source))) problems.push(`${name}: ${source} does not exist`);
+        } else if (!declared.has(source)) {
+          problems.push(`${name}: volume ${source} is not declared`);
+        }
+      }
+      for (const dependency of Object.keys(service.depends_on ?? {})) {
+        if (!services[dependency]) problems.push(`${name}: depends on unknown ${dependency}`);
+        const optional = service.depends_on?.[dependency]?.required === false;
+        if (services[dependency]?.profiles && !optional) {
+          problems.push(`${name}: depends on ${dependency} (profile only) without required: false`);
+        }
+      }
+    }
+    // Files the services read by default from the image (/app is the repository root).
+    for (const [name, service] of Object.entries(services)) {
+      for (const value of Object.values(service.environment ?? {})) {
+        const path = /^\$\{[A-Z_]+:-\/app\/([^}]+)\}$/.exec(String(value))?.[1];
+        if (path && !existsSync(join(root, path))) problems.push(`${name}: default file ${path} missing`);
+      }
+    }
+    const specProblem = composeConfigProblem();
+    if (specProblem) problems.push(specProblem);
+    expect(problems).toEqual([]);
+  });
+
+  it('documents every variable it reads in .env.example and keeps secrets out of the file', () => {
+    const text = readFileSync(composeFile, 'utf8');
+    const used = new Set([...text.matchAll(/\$\{([A-Z0-9_]+)/g)].map((m) => m[1] ?? ''));
+    expect([...used].filter((name) => !exampleVariables.has(name))).toEqual([]);
+    const literalSecrets: string[] = [];
+    for (const [name, service] of Object.entries(services)) {
+      for (const [key, value] of Object.entries(service.environment ?? {})) {
+        if (/PASSWORD|TOKEN|SECRET/.test(key) && value !== null && !/^\$\{[A-Z_]+/.test(String(value))) {
+          literalSecrets.push(`${name}.${key}`);
+        }
+      }
+    }
+    expect(literalSecrets).toEqual([]);
+    // Required passwords fail loudly instead of defaulting to something guessable.
+    expect(text).toContain('${CLICKHOUSE_PASSWORD:?');
+    expect(text).toContain('${GRAFANA_ADMIN_PASSWORD:?');
+  });
+
+  it('publishes ports on BIND_ADDRESS only (loopback unless chosen otherwise)', () => {
+    const ports = Object.values(services).flatMap((s) => s.ports ?? []);
+    expect(ports.length).toBeGreaterThan(0);
+    for (const port of ports) expect(port).toMatch(/^\$\{BIND_ADDRESS:-127\.0\.0\.1\}:/);
+  });
+
+  it('is scraped by Prometheus at the port each service serves its metrics on', () => {
+    const prometheus = parse(read('infra/prometheus/prometheus.yml')) as {
+      scrape_configs: Array<{
+        job_name: string;
+        dns_sd_configs?: Array<{ names: string[]; port: number }>;
+        static_configs?: Array<{ targets: string[] }>;
+      }>;
+    };
+    const metricsPort = (name: string): number => {
+      const env = services[name]?.environment ?? {};
+      return Number(env.METRICS_PORT ?? env.QUERY_API_PORT);
+    };
+    const jobs = new Map(prometheus.scrape_configs.map((c) => [c.job_name, c]));
+    for (const name of ['feed-ingestor', 'sink', 'history-loader', 'query-api']) {
+      const sd = jobs.get(name)?.dns_sd_configs?.[0];
+      expect(sd?.names, name).toEqual([name]);
+      expect(sd?.port, name).toBe(metricsPort(name));
+      // Bound to loopback, the endpoint would be unreachable from the Prometheus container.
+      const host = services[name]?.environment?.METRICS_HOST ?? services[name]?.environment?.QUERY_API_HOST;
+      expect(host, name).toBe('0.0.0.0');
+    }
+    const mounted = (services.prometheus?.volumes ?? []).map((v) => v.split(':')[0]);
+    expect(mounted).toEqual(
+      expect.arrayContaining(['./prometheus/prometheus.yml', './prometheus/alerts.yml']),
+    );
+  });
+});
