@@ -1,1 +1,126 @@
-process.stderr.write('not yet\n');
+/**
+ * query-api CLI.
+ *   query-api serve                      run the API (env below)
+ *   query-api create-key NAME SCOPES     create a key (SCOPES: read,trade) and print it once
+ *   query-api list-keys | revoke-key ID
+ * Environment: QUERY_API_PORT (default 8080), QUERY_API_HOST (default 127.0.0.1), CLICKHOUSE_URL
+ * (unset: embedded chDB under DATA_DIR, default .data/chdb), KAFKA_BROKERS (comma-separated; unset:
+ * no live stream), SVC_BASE_URL + SVC_CLIENT_ID + SVC_ACCESS_TOKEN (unset: order routes off),
+ * QUERY_API_BOOTSTRAP_KEY_NAME (serve: create a key with both scopes at start and print it once),
+ * LOG_LEVEL (default info).
+ */
+import { BrokerClient } from '@feedpipe/broker-api';
+import { createStore, runMigrations } from '@feedpipe/store';
+import { createQueryApi } from './app.js';
+import { ApiKeyStore } from './auth/api-keys.js';
+import { SCOPES, type Scope } from './auth/key-format.js';
+import type { LogLevel } from './config/config.js';
+
+function fail(message: string): never {
+  process.stderr.write(`query-api: ${message}\n`);
+  process.exit(2);
+}
+
+function env(name: string): string | undefined {
+  const value = process.env[name];
+  return value === undefined || value.trim() === '' ? undefined : value.trim();
+}
+
+function port(): number {
+  const raw = env('QUERY_API_PORT') ?? '8080';
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < 0 || value > 65_535)
+    fail(`QUERY_API_PORT must be a port number, got "${raw}"`);
+  return value;
+}
+
+function scopes(raw: string | undefined): Scope[] {
+  const list = (raw ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s.length > 0);
+  if (list.length === 0) fail(`give the scopes as a comma-separated list of ${SCOPES.join(', ')}`);
+  for (const s of list)
+    if (!SCOPES.includes(s as Scope)) fail(`unknown scope "${s}" (allowed: ${SCOPES.join(', ')})`);
+  return list as Scope[];
+}
+
+function broker(): BrokerClient | undefined {
+  const baseUrl = env('SVC_BASE_URL');
+  if (!baseUrl) return undefined;
+  const clientId = env('SVC_CLIENT_ID');
+  const accessToken = env('SVC_ACCESS_TOKEN');
+  if (!clientId || !accessToken) fail('SVC_BASE_URL needs SVC_CLIENT_ID and SVC_ACCESS_TOKEN');
+  return new BrokerClient({
+    baseUrl,
+    clientId,
+    accessToken,
+    ...(env('SVC_AUTH_URL') ? { authUrl: env('SVC_AUTH_URL') } : {}),
+  });
+}
+
+async function main(): Promise<void> {
+  const [command = 'serve', ...args] = process.argv.slice(2);
+  const store = createStore({ url: env('CLICKHOUSE_URL'), dataDir: env('DATA_DIR') });
+  await runMigrations(store.client);
+  const keys = new ApiKeyStore(store.client, 0);
+  if (command === 'create-key') {
+    const created = await keys.create(
+      args[0] ?? fail('usage: query-api create-key NAME read,trade'),
+      scopes(args[1]),
+    );
+    process.stdout.write(
+      `${JSON.stringify({ keyId: created.keyId, scopes: created.scopes, key: created.key })}\n`,
+    );
+    process.stderr.write('store the key now: it is not kept and cannot be shown again\n');
+    await store.close();
+    return;
+  }
+  if (command === 'list-keys') {
+    for (const key of await keys.list()) process.stdout.write(`${JSON.stringify(key)}\n`);
+    await store.close();
+    return;
+  }
+  if (command === 'revoke-key') {
+    const done = await keys.revoke(args[0] ?? fail('usage: query-api revoke-key KEY_ID'));
+    process.stdout.write(done ? 'revoked\n' : 'no such key\n');
+    await store.close();
+    return;
+  }
+  if (command !== 'serve') fail(`unknown command "${command}" (serve, create-key, list-keys, revoke-key)`);
+  const brokers = (env('KAFKA_BROKERS') ?? '')
+    .split(',')
+    .map((b) => b.trim())
+    .filter((b) => b.length > 0);
+  const client = broker();
+  const api = await createQueryApi(
+    {
+      host: env('QUERY_API_HOST') ?? '127.0.0.1',
+      port: port(),
+      logLevel: (env('LOG_LEVEL') ?? 'info') as LogLevel,
+    },
+    { store, kafkaBrokers: brokers, processMetrics: true, ...(client ? { broker: client } : {}) },
+  );
+  const bootstrap = env('QUERY_API_BOOTSTRAP_KEY_NAME');
+  if (bootstrap) {
+    const created = await api.keys.create(bootstrap, ['read', 'trade']);
+    process.stdout.write(`query-api key (read, trade), shown once: ${created.key}\n`);
+  }
+  const url = await api.start();
+  process.stderr.write(`query-api listening on ${url} (docs at ${url}/docs)\n`);
+  let stopping = false;
+  const stop = async (): Promise<void> => {
+    if (stopping) return;
+    stopping = true;
+    await api.stop();
+    await store.close();
+    process.exit(0);
+  };
+  process.on('SIGINT', () => void stop());
+  process.on('SIGTERM', () => void stop());
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`query-api: ${error instanceof Error ? error.message : String(error)}\n`);
+  process.exit(1);
+});

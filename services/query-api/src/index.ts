@@ -1,1 +1,10 @@
-export {};
+export type { StaticInstrument } from './analytics/instrument-catalog.js';
+export { createQueryApi, type QueryApi, type QueryApiDeps } from './app.js';
+export { type ApiKeyInfo, ApiKeyStore } from './auth/api-keys.js';
+export { API_KEY_HEADER } from './auth/auth-hook.js';
+export { SCOPES, type Scope } from './auth/key-format.js';
+export { type LogLevel, type QueryApiConfig, type ResolvedConfig, resolveConfig } from './config/config.js';
+export { isQueryApiError, QueryApiError, type QueryApiErrorCode } from './errors.js';
+export { LIVE_KINDS, type LiveKind } from './live/live-hub.js';
+export { OUTPUT_FORMAT_NAMES, OUTPUT_FORMATS, type OutputFormat } from './query/formats.js';
+export { type CheckedSql, checkSql, type StatementKind } from './sql/sql-guard.js';

@@ -1,0 +1,138 @@
+/**
+ * Candles loaded by the history loader (migration 003). Those tables are ReplacingMergeTrees that
+ * may hold a second copy of a reloaded row until a merge, so every read uses FINAL (partitions are
+ * functions of the key, so do_not_merge_across_partitions_select_final keeps FINAL cheap).
+ */
+import type { FastifyInstance } from 'fastify';
+import type { ApiContext } from '../context.js';
+import { notFound } from '../errors.js';
+import { FORMAT_PROPERTY, READ_SECURITY, SECURITY_ID_SCHEMA, TABULAR_RESPONSE } from '../http/schemas.js';
+import type { OutputFormat } from '../query/formats.js';
+import { parseRange, TIME_SCHEMA } from '../query/time.js';
+import { cachedTabular, ttlFor } from './tabular-reply.js';
+
+export const FINAL_SETTINGS = { do_not_merge_across_partitions_select_final: 1 } as const;
+
+const SEGMENT_SCHEMA = {
+  type: 'string',
+  pattern: '^[A-Z_]{2,16}$',
+  description: 'exchange segment (NSE_EQ, NSE_FNO, BSE_EQ, IDX_I, ...); default: any',
+} as const;
+
+interface CandleQuery {
+  from: string;
+  to?: string;
+  segment?: string;
+  format: OutputFormat;
+}
+
+export function registerHistoryRoutes(app: FastifyInstance, ctx: ApiContext): void {
+  const tags = ['history'];
+  const params = {
+    type: 'object',
+    properties: { securityId: SECURITY_ID_SCHEMA },
+    required: ['securityId'],
+  } as const;
+
+  async function requireCandles(table: string, securityId: number): Promise<void> {
+    const rows = await ctx.runner.rows(`SELECT 1 FROM ${table} WHERE security_id = {sid:UInt32} LIMIT 1`, {
+      sid: securityId,
+    });
+    if (rows.length === 0) throw notFound(`no candles loaded for instrument ${securityId}`);
+  }
+
+  app.get<{ Params: { securityId: number }; Querystring: CandleQuery }>(
+    '/v1/instruments/:securityId/candles/daily',
+    {
+      schema: {
+        tags,
+        summary: 'Daily candles from history (one per trading day)',
+        security: READ_SECURITY,
+        params,
+        querystring: {
+          type: 'object',
+          additionalProperties: false,
+          required: ['from'],
+          properties: { from: TIME_SCHEMA, to: TIME_SCHEMA, segment: SEGMENT_SCHEMA, ...FORMAT_PROPERTY },
+        },
+        response: { 200: TABULAR_RESPONSE },
+      },
+    },
+    async (request, reply) => {
+      const { securityId } = request.params;
+      const q = request.query;
+      const range = parseRange(q.from, q.to, ctx.now());
+      await requireCandles('market.candles_daily', securityId);
+      const fromSec = Math.floor(range.fromMs / 1000);
+      const toSec = Math.ceil(range.toMs / 1000);
+      return cachedTabular(
+        ctx,
+        reply,
+        `daily|${securityId}|${q.segment ?? ''}|${fromSec}|${toSec}`,
+        ttlFor(ctx, range.toMs),
+        {
+          sql: `SELECT toDateTime64(ts, 0, 'UTC') AS time, segment, open, high, low, close, volume, open_interest
+                FROM market.candles_daily FINAL
+                WHERE security_id = {sid:UInt32} AND ({seg:String} = '' OR segment = {seg:String})
+                  AND ts >= toDateTime({fromSec:UInt32}, 'UTC') AND ts < toDateTime({toSec:UInt32}, 'UTC')
+                ORDER BY ts, segment`,
+          params: { sid: securityId, seg: q.segment ?? '', fromSec, toSec },
+          format: q.format,
+          settings: FINAL_SETTINGS,
+        },
+        `daily-${securityId}`,
+      );
+    },
+  );
+
+  app.get<{ Params: { securityId: number }; Querystring: CandleQuery & { interval: number } }>(
+    '/v1/instruments/:securityId/candles/intraday',
+    {
+      schema: {
+        tags,
+        summary: 'Intraday candles from history (1, 5, 15, 30 or 60 minutes)',
+        security: READ_SECURITY,
+        params,
+        querystring: {
+          type: 'object',
+          additionalProperties: false,
+          required: ['from'],
+          properties: {
+            from: TIME_SCHEMA,
+            to: TIME_SCHEMA,
+            interval: { type: 'integer', enum: [1, 5, 15, 30, 60], default: 1, description: 'minutes' },
+            segment: SEGMENT_SCHEMA,
+            ...FORMAT_PROPERTY,
+          },
+        },
+        response: { 200: TABULAR_RESPONSE },
+      },
+    },
+    async (request, reply) => {
+      const { securityId } = request.params;
+      const q = request.query;
+      const range = parseRange(q.from, q.to, ctx.now());
+      await requireCandles('market.candles_intraday', securityId);
+      const fromSec = Math.floor(range.fromMs / 1000);
+      const toSec = Math.ceil(range.toMs / 1000);
+      return cachedTabular(
+        ctx,
+        reply,
+        `intraday|${securityId}|${q.segment ?? ''}|${q.interval}|${fromSec}|${toSec}`,
+        ttlFor(ctx, range.toMs),
+        {
+          sql: `SELECT toDateTime64(ts, 0, 'UTC') AS time, segment, open, high, low, close, volume, open_interest
+                FROM market.candles_intraday FINAL
+                WHERE security_id = {sid:UInt32} AND interval = {interval:UInt8}
+                  AND ({seg:String} = '' OR segment = {seg:String})
+                  AND ts >= toDateTime({fromSec:UInt32}, 'UTC') AND ts < toDateTime({toSec:UInt32}, 'UTC')
+                ORDER BY ts, segment`,
+          params: { sid: securityId, seg: q.segment ?? '', interval: q.interval, fromSec, toSec },
+          format: q.format,
+          settings: FINAL_SETTINGS,
+        },
+        `intraday-${securityId}-${q.interval}m`,
+      );
+    },
+  );
+}

@@ -1,0 +1,82 @@
+/**
+ * Which instruments the API knows: every security id seen in the live feed (ticks, reference
+ * data) or in loaded history (daily and intraday candles), plus a configured static list. The set is
+ * held in memory and refreshed in the background of requests (at most one refresh at a time, at
+ * most one per `minRefreshMs` when an unknown id is asked for), so a lookup is a hash probe.
+ */
+import type { QueryRunner } from '../query/query-runner.js';
+
+export interface StaticInstrument {
+  securityId: number;
+  /** Exchange segment, e.g. NSE_EQ; informational. */
+  segment?: string;
+  symbol?: string;
+  /** Reference price for notional checks of market orders when no tick is stored. */
+  lastPrice?: number;
+}
+
+const KNOWN_SQL = `
+SELECT DISTINCT security_id FROM (
+  SELECT security_id FROM market.ticks GROUP BY security_id
+  UNION ALL SELECT security_id FROM market.reference_updates WHERE security_id != 0 GROUP BY security_id
+  UNION ALL SELECT security_id FROM market.candles_daily GROUP BY security_id
+  UNION ALL SELECT security_id FROM market.candles_intraday GROUP BY security_id
+)`;
+
+export class InstrumentCatalog {
+  readonly #runner: QueryRunner;
+  readonly #static = new Map<number, StaticInstrument>();
+  readonly #refreshMs: number;
+  readonly #minRefreshMs: number;
+  readonly #now: () => number;
+  #known = new Set<number>();
+  #loadedAt = Number.NEGATIVE_INFINITY;
+  #refreshing: Promise<void> | undefined;
+
+  constructor(
+    runner: QueryRunner,
+    staticList: readonly StaticInstrument[],
+    options: { refreshMs?: number; minRefreshMs?: number; now?: () => number } = {},
+  ) {
+    this.#runner = runner;
+    for (const i of staticList) this.#static.set(i.securityId, i);
+    this.#refreshMs = options.refreshMs ?? 30_000;
+    this.#minRefreshMs = options.minRefreshMs ?? 1_000;
+    this.#now = options.now ?? Date.now;
+  }
+
+  async has(securityId: number): Promise<boolean> {
+    if (this.#static.has(securityId)) return true;
+    const age = this.#now() - this.#loadedAt;
+    if (age > this.#refreshMs || (!this.#known.has(securityId) && age > this.#minRefreshMs))
+      await this.refresh();
+    return this.#known.has(securityId);
+  }
+
+  /** Latest traded price: the newest tick, else the newest daily close, else the static list's. */
+  async lastPrice(securityId: number): Promise<number | undefined> {
+    const rows = await this.#runner.rows<{ price: number | null }>(
+      `SELECT coalesce(
+         (SELECT argMax(ltp, received_at) FROM market.ticks WHERE security_id = {sid:UInt32} HAVING count() > 0),
+         (SELECT argMax(close, ts) FROM market.candles_daily WHERE security_id = {sid:UInt32} HAVING count() > 0)
+       ) AS price`,
+      { sid: securityId },
+    );
+    const price = rows[0]?.price;
+    if (typeof price === 'number' && price > 0) return price;
+    return this.#static.get(securityId)?.lastPrice;
+  }
+
+  refresh(): Promise<void> {
+    this.#refreshing ??= (async () => {
+      try {
+        const rows = await this.#runner.rows<{ security_id: number }>(KNOWN_SQL);
+        this.#known = new Set(rows.map((r) => Number(r.security_id)));
+        this.#loadedAt = this.#now();
+      } finally {
+        this.#refreshing = undefined;
+      }
+    })();
+    return this.#refreshing;
+  }
+}

@@ -1,0 +1,271 @@
+/**
+ * Instruments and their latest state, ticks (paged by a keyset cursor) and bars resampled from
+ * ticks. Every value goes in as a ClickHouse query parameter.
+ */
+import type { FastifyInstance } from 'fastify';
+import type { ApiContext } from '../context.js';
+import { badRequest, notFound } from '../errors.js';
+import { FORMAT_PROPERTY, READ_SECURITY, SECURITY_ID_SCHEMA, TABULAR_RESPONSE } from '../http/schemas.js';
+import type { OutputFormat } from '../query/formats.js';
+import { DURATION_SCHEMA, parseDurationSec, parseRange, TIME_SCHEMA } from '../query/time.js';
+import { BARS_SQL } from './bars-sql.js';
+import { cachedTabular, streamedTabular, ttlFor } from './tabular-reply.js';
+
+const LATEST_STATE_SQL = `
+WITH
+  trades AS (
+    SELECT security_id, any(segment) AS segment, argMax(ltp, received_at) AS last_price,
+           argMax(volume, received_at) AS volume, argMax(ltt, received_at) AS last_trade_time,
+           max(received_at) AS last_received_at
+    FROM market.ticks WHERE {filter:UInt8} = 0 OR security_id = {sid:UInt32} GROUP BY security_id),
+  refs AS (
+    SELECT security_id,
+           if(countIf(kind = 'prev_close') > 0, argMaxIf(value1, received_at, kind = 'prev_close'), NULL) AS prev_close,
+           if(countIf(kind = 'circuit_limit') > 0, argMaxIf(value1, received_at, kind = 'circuit_limit'), NULL) AS upper_circuit,
+           if(countIf(kind = 'circuit_limit') > 0, argMaxIf(value2, received_at, kind = 'circuit_limit'), NULL) AS lower_circuit,
+           if(countIf(kind = 'week52') > 0, argMaxIf(value1, received_at, kind = 'week52'), NULL) AS week52_high,
+           if(countIf(kind = 'week52') > 0, argMaxIf(value2, received_at, kind = 'week52'), NULL) AS week52_low
+    FROM market.reference_updates
+    WHERE security_id != 0 AND ({filter:UInt8} = 0 OR security_id = {sid:UInt32}) GROUP BY security_id)
+SELECT
+  if(t.security_id != 0, t.security_id, r.security_id) AS security_id,
+  if(t.security_id != 0, t.segment, NULL) AS segment,
+  if(t.security_id != 0, t.last_price, NULL) AS last_price,
+  if(t.security_id != 0, t.volume, NULL) AS volume,
+  if(t.security_id != 0, t.last_trade_time, NULL) AS last_trade_time,
+  if(t.security_id != 0, t.last_received_at, NULL) AS last_received_at,
+  r.prev_close AS prev_close,
+  if(r.prev_close > 0 AND t.security_id != 0, (t.last_price - r.prev_close) / r.prev_close * 100, NULL) AS change_pct,
+  r.upper_circuit AS upper_circuit, r.lower_circuit AS lower_circuit,
+  r.week52_high AS week52_high, r.week52_low AS week52_low
+FROM trades AS t FULL OUTER JOIN refs AS r ON t.security_id = r.security_id
+ORDER BY security_id
+LIMIT {limit:UInt32} OFFSET {offset:UInt32}`;
+
+const MARKET_STATUS_SQL = `
+SELECT segment, argMax(market_type, received_at) AS market_type, argMax(status, received_at) AS status,
+       max(received_at) AS last_received_at
+FROM market.feed_status WHERE type = 'market_status' GROUP BY segment ORDER BY segment`;
+
+const TICKS_WHERE = `security_id = {sid:UInt32}
+  AND received_at >= fromUnixTimestamp64Milli({fromMs:Int64}, 'UTC')
+  AND received_at < fromUnixTimestamp64Milli({toMs:Int64}, 'UTC')
+  AND received_at >= fromUnixTimestamp64Micro({cT:Int64}, 'UTC')
+  AND (toUnixTimestamp64Micro(received_at), kafka_partition, kafka_offset) >= ({cT:Int64}, {cP:UInt16}, {cO:UInt64})`;
+
+const CURSOR = /^([0-9]{1,19})-([0-9]{1,5})-([0-9]{1,20})$/;
+
+interface IdParams {
+  securityId: number;
+}
+
+export function registerInstrumentRoutes(app: FastifyInstance, ctx: ApiContext): void {
+  const tags = ['instruments'];
+  const listLimit = {
+    type: 'integer',
+    minimum: 1,
+    maximum: ctx.config.query.maxListRows,
+    default: 1_000,
+  } as const;
+
+  app.get<{ Querystring: { limit: number; offset: number; format: OutputFormat } }>(
+    '/v1/instruments',
+    {
+      schema: {
+        tags,
+        summary: 'Instruments seen by the feed with their latest state',
+        description:
+          'Last trade, previous close, change, circuit limits and 52-week range of every instrument in the live tables.',
+        security: READ_SECURITY,
+        querystring: {
+          type: 'object',
+          additionalProperties: false,
+          properties: {
+            limit: listLimit,
+            offset: { type: 'integer', minimum: 0, maximum: 100_000_000, default: 0 },
+            ...FORMAT_PROPERTY,
+          },
+        },
+        response: { 200: TABULAR_RESPONSE },
+      },
+    },
+    async (request, reply) => {
+      const { limit, offset, format } = request.query;
+      return cachedTabular(
+        ctx,
+        reply,
+        `instruments|${limit}|${offset}`,
+        ctx.config.cache.liveTtlMs,
+        { sql: LATEST_STATE_SQL, params: { filter: 0, sid: 0, limit, offset }, format },
+        'instruments',
+      );
+    },
+  );
+
+  app.get<{ Params: IdParams }>(
+    '/v1/instruments/:securityId',
+    {
+      schema: {
+        tags,
+        summary: 'One instrument: last trade, previous close, circuit limits, 52-week range, market status',
+        security: READ_SECURITY,
+        params: { type: 'object', properties: { securityId: SECURITY_ID_SCHEMA }, required: ['securityId'] },
+      },
+    },
+    async (request) => {
+      const { securityId } = request.params;
+      const [rows, status] = [
+        await ctx.runner.rows<Record<string, unknown>>(LATEST_STATE_SQL, {
+          filter: 1,
+          sid: securityId,
+          limit: 1,
+          offset: 0,
+        }),
+        await ctx.runner.rows<Record<string, unknown>>(MARKET_STATUS_SQL),
+      ];
+      const row = rows[0];
+      if (!row) throw notFound(`instrument ${securityId} has no ticks or reference data`);
+      return { ...row, market_status: status };
+    },
+  );
+
+  app.get(
+    '/v1/market-status',
+    {
+      schema: {
+        tags,
+        summary: 'Latest market status packet per segment',
+        security: READ_SECURITY,
+      },
+    },
+    async () => ({ segments: await ctx.runner.rows(MARKET_STATUS_SQL) }),
+  );
+
+  app.get<{
+    Params: IdParams;
+    Querystring: { from: string; to?: string; limit?: number; cursor?: string; format: OutputFormat };
+  }>(
+    '/v1/instruments/:securityId/ticks',
+    {
+      schema: {
+        tags,
+        summary: 'Ticks of an instrument in a receive-time range, paged',
+        description:
+          'Ordered by receive time. When more rows follow, the x-next-cursor header (and a Link rel="next") gives the cursor of the next page.',
+        security: READ_SECURITY,
+        params: { type: 'object', properties: { securityId: SECURITY_ID_SCHEMA }, required: ['securityId'] },
+        querystring: {
+          type: 'object',
+          additionalProperties: false,
+          required: ['from'],
+          properties: {
+            from: TIME_SCHEMA,
+            to: TIME_SCHEMA,
+            limit: { type: 'integer', minimum: 1, maximum: ctx.config.query.maxTickPage },
+            cursor: {
+              type: 'string',
+              pattern: CURSOR.source,
+              description: 'from x-next-cursor of the previous page',
+            },
+            ...FORMAT_PROPERTY,
+          },
+        },
+        response: { 200: TABULAR_RESPONSE },
+      },
+    },
+    async (request, reply) => {
+      const { securityId } = request.params;
+      const q = request.query;
+      const range = parseRange(q.from, q.to, ctx.now());
+      const limit = q.limit ?? ctx.config.query.defaultTickPage;
+      const cursor = q.cursor === undefined ? undefined : CURSOR.exec(q.cursor);
+      const params = {
+        sid: securityId,
+        fromMs: range.fromMs,
+        toMs: range.toMs,
+        cT: cursor ? cursor[1] : '0',
+        cP: cursor ? Number(cursor[2]) : 0,
+        cO: cursor ? cursor[3] : '0',
+        limit,
+      };
+      if (!(await ctx.instruments.has(securityId))) throw notFound(`instrument ${securityId} is not known`);
+      const next = await ctx.runner.rows<{ t: number | string; p: number; o: number | string }>(
+        `SELECT toUnixTimestamp64Micro(received_at) AS t, kafka_partition AS p, kafka_offset AS o
+         FROM market.ticks WHERE ${TICKS_WHERE}
+         ORDER BY received_at, kafka_partition, kafka_offset LIMIT 1 OFFSET {limit:UInt32}`,
+        params,
+      );
+      const first = next[0];
+      if (first) {
+        const token = `${first.t}-${first.p}-${first.o}`;
+        reply.header('x-next-cursor', token);
+        const url = new URL(request.url, 'http://local');
+        url.searchParams.set('cursor', token);
+        reply.header('link', `<${url.pathname}${url.search}>; rel="next"`);
+      }
+      return streamedTabular(
+        ctx,
+        reply,
+        {
+          sql: `SELECT received_at, toDateTime64(ltt, 0, 'UTC') AS ltt, toDateTime64(lut, 0, 'UTC') AS lut, ltp, volume, segment FROM market.ticks WHERE ${TICKS_WHERE}
+                ORDER BY received_at, kafka_partition, kafka_offset LIMIT {limit:UInt32}`,
+          params,
+          format: q.format,
+        },
+        `ticks-${securityId}`,
+      );
+    },
+  );
+
+  app.get<{
+    Params: IdParams;
+    Querystring: { from: string; to?: string; interval: string; format: OutputFormat };
+  }>(
+    '/v1/instruments/:securityId/bars',
+    {
+      schema: {
+        tags,
+        summary: 'OHLCV bars with VWAP and trade count, resampled from ticks (1 s to 1 day)',
+        description:
+          'Bars by trade time. volume is the traded quantity in the bar (from the cumulative day volume), vwap is null for a bar without traded quantity.',
+        security: READ_SECURITY,
+        params: { type: 'object', properties: { securityId: SECURITY_ID_SCHEMA }, required: ['securityId'] },
+        querystring: {
+          type: 'object',
+          additionalProperties: false,
+          required: ['from'],
+          properties: {
+            from: TIME_SCHEMA,
+            to: TIME_SCHEMA,
+            interval: { ...DURATION_SCHEMA, default: '1m' },
+            ...FORMAT_PROPERTY,
+          },
+        },
+        response: { 200: TABULAR_RESPONSE },
+      },
+    },
+    async (request, reply) => {
+      const { securityId } = request.params;
+      const q = request.query;
+      const step = parseDurationSec('interval', q.interval, 1, 86_400);
+      const range = parseRange(q.from, q.to, ctx.now());
+      const fromSec = Math.floor(range.fromMs / 1000);
+      const toSec = Math.ceil(range.toMs / 1000);
+      if ((toSec - fromSec) / step > ctx.config.query.maxBars) {
+        throw badRequest(
+          'interval',
+          `asks for more than ${ctx.config.query.maxBars} bars: use a longer interval or a shorter range`,
+        );
+      }
+      if (!(await ctx.instruments.has(securityId))) throw notFound(`instrument ${securityId} is not known`);
+      return cachedTabular(
+        ctx,
+        reply,
+        `bars|${securityId}|${step}|${fromSec}|${toSec}`,
+        ttlFor(ctx, range.toMs),
+        { sql: BARS_SQL, params: { sid: securityId, step, fromSec, toSec }, format: q.format },
+        `bars-${securityId}-${q.interval}`,
+      );
+    },
+  );
+}

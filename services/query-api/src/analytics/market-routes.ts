@@ -1,0 +1,132 @@
+/**
+ * Cross-instrument views over a window, read from market.bars_1m (one row per instrument and
+ * minute, so a window of an hour reads 60 rows per instrument instead of every tick). Change is
+ * last price against the window's first; volume per day is max(vol_max) - min(vol_min) of the
+ * day's bars in the window (the cumulative volume resets daily), which leaves out the quantity of
+ * the window's first trade of each day. Sort keys come from allow-lists, never from the request.
+ */
+import type { FastifyInstance } from 'fastify';
+import type { ApiContext } from '../context.js';
+import { FORMAT_PROPERTY, READ_SECURITY, TABULAR_RESPONSE } from '../http/schemas.js';
+import type { OutputFormat } from '../query/formats.js';
+import { DURATION_SCHEMA, parseDurationSec, parseInstant, TIME_SCHEMA } from '../query/time.js';
+import { cachedTabular, ttlFor } from './tabular-reply.js';
+
+const WINDOW_SQL = `
+SELECT security_id, first_price, last_price,
+       (last_price - first_price) / first_price * 100 AS change_pct,
+       trades, volume
+FROM (
+  SELECT security_id, argMin(first_p, day) AS first_price, argMax(last_p, day) AS last_price,
+         sum(day_trades) AS trades, sum(day_volume) AS volume
+  FROM (
+    SELECT security_id, toDate(minute) AS day, argMinMerge(open) AS first_p, argMaxMerge(close) AS last_p,
+           sum(trades) AS day_trades, toInt64(max(vol_max)) - toInt64(min(vol_min)) AS day_volume
+    FROM market.bars_1m
+    WHERE minute >= toDateTime({fromSec:UInt32}, 'UTC') AND minute < toDateTime({toSec:UInt32}, 'UTC')
+    GROUP BY security_id, day)
+  GROUP BY security_id)
+WHERE first_price > 0`;
+
+const MOVER_ORDER = { gainers: 'change_pct DESC', losers: 'change_pct ASC' } as const;
+const ACTIVE_ORDER = { trades: 'trades DESC', volume: 'volume DESC' } as const;
+
+interface WindowQuery {
+  window: string;
+  to?: string;
+  limit: number;
+  format: OutputFormat;
+}
+
+export function registerMarketRoutes(app: FastifyInstance, ctx: ApiContext): void {
+  const tags = ['market'];
+  const common = {
+    window: {
+      ...DURATION_SCHEMA,
+      default: '1d',
+      description: 'length of the window ending at `to` (1m to 31d)',
+    },
+    to: { ...TIME_SCHEMA, description: `${TIME_SCHEMA.description}; default now` },
+    limit: { type: 'integer', minimum: 1, maximum: ctx.config.query.maxListRows, default: 20 },
+    ...FORMAT_PROPERTY,
+  } as const;
+
+  function windowOf(q: WindowQuery): { fromSec: number; toSec: number; toMs: number } {
+    const seconds = parseDurationSec('window', q.window, 60, 31 * 86_400);
+    const toMs = q.to === undefined ? ctx.now() : parseInstant('to', q.to);
+    const toSec = Math.ceil(toMs / 1000);
+    return { fromSec: Math.max(0, toSec - seconds), toSec, toMs };
+  }
+
+  app.get<{ Querystring: WindowQuery & { direction: keyof typeof MOVER_ORDER } }>(
+    '/v1/movers',
+    {
+      schema: {
+        tags,
+        summary: 'Top movers: largest price change over a window',
+        security: READ_SECURITY,
+        querystring: {
+          type: 'object',
+          additionalProperties: false,
+          properties: {
+            ...common,
+            direction: { type: 'string', enum: Object.keys(MOVER_ORDER), default: 'gainers' },
+          },
+        },
+        response: { 200: TABULAR_RESPONSE },
+      },
+    },
+    async (request, reply) => {
+      const q = request.query;
+      const w = windowOf(q);
+      return cachedTabular(
+        ctx,
+        reply,
+        `movers|${q.direction}|${w.fromSec}|${w.toSec}|${q.limit}`,
+        ttlFor(ctx, w.toMs),
+        {
+          sql: `${WINDOW_SQL} ORDER BY ${MOVER_ORDER[q.direction]}, security_id LIMIT {limit:UInt32}`,
+          params: { fromSec: w.fromSec, toSec: w.toSec, limit: q.limit },
+          format: q.format,
+        },
+        `movers-${q.direction}`,
+      );
+    },
+  );
+
+  app.get<{ Querystring: WindowQuery & { by: keyof typeof ACTIVE_ORDER } }>(
+    '/v1/most-active',
+    {
+      schema: {
+        tags,
+        summary: 'Most active instruments by trade count or traded volume over a window',
+        security: READ_SECURITY,
+        querystring: {
+          type: 'object',
+          additionalProperties: false,
+          properties: {
+            ...common,
+            by: { type: 'string', enum: Object.keys(ACTIVE_ORDER), default: 'trades' },
+          },
+        },
+        response: { 200: TABULAR_RESPONSE },
+      },
+    },
+    async (request, reply) => {
+      const q = request.query;
+      const w = windowOf(q);
+      return cachedTabular(
+        ctx,
+        reply,
+        `active|${q.by}|${w.fromSec}|${w.toSec}|${q.limit}`,
+        ttlFor(ctx, w.toMs),
+        {
+          sql: `${WINDOW_SQL} ORDER BY ${ACTIVE_ORDER[q.by]}, security_id LIMIT {limit:UInt32}`,
+          params: { fromSec: w.fromSec, toSec: w.toSec, limit: q.limit },
+          format: q.format,
+        },
+        `most-active-${q.by}`,
+      );
+    },
+  );
+}

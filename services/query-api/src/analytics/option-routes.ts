@@ -1,0 +1,276 @@
+/**
+ * Option chains (snapshots by the history loader) and expired-options series. The "latest" chain
+ * of an expiry is its newest snapshot slot; without an expiry the nearest one on or after the
+ * latest snapshot's day is used. Reads use FINAL (see history-routes.ts).
+ */
+import type { FastifyInstance } from 'fastify';
+import type { ApiContext } from '../context.js';
+import { notFound } from '../errors.js';
+import { FORMAT_PROPERTY, READ_SECURITY, SECURITY_ID_SCHEMA, TABULAR_RESPONSE } from '../http/schemas.js';
+import type { OutputFormat } from '../query/formats.js';
+import { parseRange, TIME_SCHEMA } from '../query/time.js';
+import { FINAL_SETTINGS } from './history-routes.js';
+import { cachedTabular, ttlFor } from './tabular-reply.js';
+
+const DATE_SCHEMA = {
+  type: 'string',
+  pattern: '^[0-9]{4}-[0-9]{2}-[0-9]{2}$',
+  description: 'YYYY-MM-DD',
+} as const;
+
+/** The expiry asked for, or the nearest expiry on or after the day of the newest snapshot. */
+const EXPIRY_EXPR = `if({expiry:String} != '', toDate({expiry:String}),
+  (SELECT min(expiry) FROM market.option_chain_snapshots
+   WHERE underlying_id = {uid:UInt32} AND expiry >= (SELECT toDate(max(slot)) FROM market.option_chain_snapshots WHERE underlying_id = {uid:UInt32})))`;
+
+const LATEST_SLOT = `(SELECT max(slot) FROM market.option_chain_snapshots
+  WHERE underlying_id = {uid:UInt32} AND expiry = ${EXPIRY_EXPR})`;
+
+const CHAIN_COLUMNS = `expiry, toDateTime64(slot, 0, 'UTC') AS slot_time, snapshot_at, strike, side, underlying_price, option_security_id, last_price,
+  average_price, previous_close_price, implied_volatility, delta, theta, gamma, vega, oi, previous_oi,
+  volume, previous_volume, top_bid_price, top_bid_quantity, top_ask_price, top_ask_quantity`;
+
+const LATEST_WHERE = `underlying_id = {uid:UInt32} AND expiry = ${EXPIRY_EXPR} AND slot = ${LATEST_SLOT}`;
+
+const VIEWS = {
+  chain: {
+    summary: 'Latest option chain of an underlying for one expiry (every strike, calls and puts)',
+    sql: `SELECT ${CHAIN_COLUMNS} FROM market.option_chain_snapshots FINAL WHERE ${LATEST_WHERE} ORDER BY strike, side`,
+  },
+  smile: {
+    summary: 'IV smile of the latest snapshot: implied volatility by strike for calls and puts',
+    sql: `SELECT expiry, slot, strike, anyIf(implied_volatility, side = 'CE') AS call_iv,
+            anyIf(implied_volatility, side = 'PE') AS put_iv, any(underlying_price) AS underlying_price
+          FROM market.option_chain_snapshots FINAL WHERE ${LATEST_WHERE}
+          GROUP BY expiry, slot, strike ORDER BY strike`,
+  },
+  oi: {
+    summary: 'Open interest by strike of the latest snapshot, with the change from the previous day',
+    sql: `SELECT expiry, slot, strike, sumIf(oi, side = 'CE') AS call_oi, sumIf(oi, side = 'PE') AS put_oi,
+            sumIf(oi - previous_oi, side = 'CE') AS call_oi_change, sumIf(oi - previous_oi, side = 'PE') AS put_oi_change
+          FROM market.option_chain_snapshots FINAL WHERE ${LATEST_WHERE}
+          GROUP BY expiry, slot, strike ORDER BY strike`,
+  },
+} as const;
+
+interface ChainQuery {
+  expiry?: string;
+  format: OutputFormat;
+}
+
+export function registerOptionRoutes(app: FastifyInstance, ctx: ApiContext): void {
+  const tags = ['options'];
+  const params = {
+    type: 'object',
+    properties: { underlyingId: SECURITY_ID_SCHEMA },
+    required: ['underlyingId'],
+  } as const;
+
+  async function requireUnderlying(uid: number): Promise<void> {
+    const rows = await ctx.runner.rows(
+      'SELECT 1 FROM market.option_chain_snapshots WHERE underlying_id = {uid:UInt32} LIMIT 1',
+      {
+        uid,
+      },
+    );
+    if (rows.length === 0) throw notFound(`no option chain loaded for underlying ${uid}`);
+  }
+
+  for (const [name, view] of Object.entries(VIEWS)) {
+    const path =
+      name === 'chain' ? '/v1/option-chains/:underlyingId' : `/v1/option-chains/:underlyingId/${name}`;
+    app.get<{ Params: { underlyingId: number }; Querystring: ChainQuery }>(
+      path,
+      {
+        schema: {
+          tags,
+          summary: view.summary,
+          security: READ_SECURITY,
+          params,
+          querystring: {
+            type: 'object',
+            additionalProperties: false,
+            properties: { expiry: DATE_SCHEMA, ...FORMAT_PROPERTY },
+          },
+          response: { 200: TABULAR_RESPONSE },
+        },
+      },
+      async (request, reply) => {
+        const uid = request.params.underlyingId;
+        await requireUnderlying(uid);
+        const expiry = request.query.expiry ?? '';
+        return cachedTabular(
+          ctx,
+          reply,
+          `oc-${name}|${uid}|${expiry}`,
+          ctx.config.cache.liveTtlMs,
+          { sql: view.sql, params: { uid, expiry }, format: request.query.format, settings: FINAL_SETTINGS },
+          `${name}-${uid}`,
+        );
+      },
+    );
+  }
+
+  app.get<{ Params: { underlyingId: number }; Querystring: ChainQuery & { from: string; to?: string } }>(
+    '/v1/option-chains/:underlyingId/history',
+    {
+      schema: {
+        tags,
+        summary: 'Option-chain history: put-call ratio (OI and volume) and ATM IV per snapshot',
+        security: READ_SECURITY,
+        params,
+        querystring: {
+          type: 'object',
+          additionalProperties: false,
+          required: ['from'],
+          properties: { from: TIME_SCHEMA, to: TIME_SCHEMA, expiry: DATE_SCHEMA, ...FORMAT_PROPERTY },
+        },
+        response: { 200: TABULAR_RESPONSE },
+      },
+    },
+    async (request, reply) => {
+      const uid = request.params.underlyingId;
+      const q = request.query;
+      const range = parseRange(q.from, q.to, ctx.now());
+      await requireUnderlying(uid);
+      const fromSec = Math.floor(range.fromMs / 1000);
+      const toSec = Math.ceil(range.toMs / 1000);
+      return cachedTabular(
+        ctx,
+        reply,
+        `oc-history|${uid}|${q.expiry ?? ''}|${fromSec}|${toSec}`,
+        ttlFor(ctx, range.toMs),
+        {
+          sql: `SELECT expiry, slot, any(underlying_price) AS underlying_price,
+                  sumIf(oi, side = 'PE') AS put_oi, sumIf(oi, side = 'CE') AS call_oi,
+                  if(call_oi > 0, put_oi / call_oi, NULL) AS pcr_oi,
+                  sumIf(volume, side = 'PE') AS put_volume, sumIf(volume, side = 'CE') AS call_volume,
+                  if(call_volume > 0, put_volume / call_volume, NULL) AS pcr_volume,
+                  argMin(implied_volatility, abs(strike - underlying_price)) AS atm_iv
+                FROM market.option_chain_snapshots FINAL
+                WHERE underlying_id = {uid:UInt32} AND ({expiry:String} = '' OR expiry = toDate({expiry:String}))
+                  AND slot >= toDateTime({fromSec:UInt32}, 'UTC') AND slot < toDateTime({toSec:UInt32}, 'UTC')
+                GROUP BY expiry, slot ORDER BY slot, expiry`,
+          params: { uid, expiry: q.expiry ?? '', fromSec, toSec },
+          format: q.format,
+          settings: FINAL_SETTINGS,
+        },
+        `option-history-${uid}`,
+      );
+    },
+  );
+
+  app.get<{ Params: { underlyingId: number } }>(
+    '/v1/option-chains/:underlyingId/expiries',
+    {
+      schema: {
+        tags,
+        summary: 'Expiry dates of an underlying, from the newest expiry list loaded',
+        security: READ_SECURITY,
+        params,
+      },
+    },
+    async (request) => {
+      const uid = request.params.underlyingId;
+      const rows = await ctx.runner.rows<{ as_of: string; expiry: string }>(
+        `SELECT toString(as_of) AS as_of, toString(expiry) AS expiry FROM market.expiry_lists FINAL
+         WHERE underlying_id = {uid:UInt32}
+           AND as_of = (SELECT max(as_of) FROM market.expiry_lists WHERE underlying_id = {uid:UInt32})
+         ORDER BY expiry`,
+        { uid },
+      );
+      if (rows.length === 0) throw notFound(`no expiry list loaded for underlying ${uid}`);
+      return { underlyingId: uid, asOf: rows[0]?.as_of, expiries: rows.map((r) => r.expiry) };
+    },
+  );
+
+  app.get<{
+    Params: { underlyingId: number };
+    Querystring: {
+      from: string;
+      to?: string;
+      instrument?: string;
+      expiryFlag?: string;
+      expiryCode?: number;
+      optionType?: string;
+      strikeOffset?: number;
+      interval?: number;
+      format: OutputFormat;
+    };
+  }>(
+    '/v1/expired-options/:underlyingId',
+    {
+      schema: {
+        tags,
+        summary: 'Expired-options series (per-minute bars relative to ATM) loaded from rolling-option data',
+        security: READ_SECURITY,
+        params,
+        querystring: {
+          type: 'object',
+          additionalProperties: false,
+          required: ['from'],
+          properties: {
+            from: TIME_SCHEMA,
+            to: TIME_SCHEMA,
+            instrument: { type: 'string', enum: ['OPTIDX', 'OPTSTK'] },
+            expiryFlag: { type: 'string', enum: ['WEEK', 'MONTH'] },
+            expiryCode: { type: 'integer', enum: [1, 2, 3] },
+            optionType: { type: 'string', enum: ['CALL', 'PUT'] },
+            strikeOffset: { type: 'integer', minimum: -10, maximum: 10, description: 'strikes from ATM' },
+            interval: { type: 'integer', enum: [1, 5, 15, 30, 60] },
+            ...FORMAT_PROPERTY,
+          },
+        },
+        response: { 200: TABULAR_RESPONSE },
+      },
+    },
+    async (request, reply) => {
+      const uid = request.params.underlyingId;
+      const q = request.query;
+      const range = parseRange(q.from, q.to, ctx.now());
+      const exists = await ctx.runner.rows(
+        'SELECT 1 FROM market.expired_options WHERE underlying_id = {uid:UInt32} LIMIT 1',
+        { uid },
+      );
+      if (exists.length === 0) throw notFound(`no expired-options data loaded for underlying ${uid}`);
+      const fromSec = Math.floor(range.fromMs / 1000);
+      const toSec = Math.ceil(range.toMs / 1000);
+      const p = {
+        uid,
+        instrument: q.instrument ?? '',
+        expiryFlag: q.expiryFlag ?? '',
+        expiryCode: q.expiryCode ?? 0,
+        optionType: q.optionType ?? '',
+        strikeOffset: q.strikeOffset ?? 0,
+        anyOffset: q.strikeOffset === undefined ? 1 : 0,
+        interval: q.interval ?? 0,
+        fromSec,
+        toSec,
+      };
+      return cachedTabular(
+        ctx,
+        reply,
+        `expired|${JSON.stringify(p)}`,
+        ttlFor(ctx, range.toMs),
+        {
+          sql: `SELECT toDateTime64(ts, 0, 'UTC') AS time, exchange_segment, instrument, expiry_flag, expiry_code, option_type, strike_offset,
+                  interval, open, high, low, close, iv, volume, oi, strike, spot
+                FROM market.expired_options FINAL
+                WHERE underlying_id = {uid:UInt32}
+                  AND ({instrument:String} = '' OR instrument = {instrument:String})
+                  AND ({expiryFlag:String} = '' OR toString(expiry_flag) = {expiryFlag:String})
+                  AND ({expiryCode:UInt8} = 0 OR expiry_code = {expiryCode:UInt8})
+                  AND ({optionType:String} = '' OR toString(option_type) = {optionType:String})
+                  AND ({anyOffset:UInt8} = 1 OR strike_offset = {strikeOffset:Int8})
+                  AND ({interval:UInt8} = 0 OR interval = {interval:UInt8})
+                  AND ts >= toDateTime({fromSec:UInt32}, 'UTC') AND ts < toDateTime({toSec:UInt32}, 'UTC')
+                ORDER BY ts, instrument, expiry_flag, expiry_code, option_type, strike_offset, interval`,
+          params: p,
+          format: q.format,
+          settings: FINAL_SETTINGS,
+        },
+        `expired-options-${uid}`,
+      );
+    },
+  );
+}

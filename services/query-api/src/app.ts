@@ -1,0 +1,170 @@
+/**
+ * createQueryApi: the fastify application over a store (and optionally a broker client and Kafka),
+ * returned unstarted so a runner can compose it; start() listens, stop() closes everything it
+ * opened (never the store or the broker client, which belong to the caller).
+ */
+
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import type { BrokerClient } from '@feedpipe/broker-api';
+import type { Store } from '@feedpipe/store';
+import Fastify, { type FastifyInstance } from 'fastify';
+import { registerHistoryRoutes } from './analytics/history-routes.js';
+import { InstrumentCatalog, type StaticInstrument } from './analytics/instrument-catalog.js';
+import { registerInstrumentRoutes } from './analytics/instrument-routes.js';
+import { registerMarketRoutes } from './analytics/market-routes.js';
+import { registerOptionRoutes } from './analytics/option-routes.js';
+import { registerStatusRoutes } from './analytics/status-routes.js';
+import { ApiKeyStore } from './auth/api-keys.js';
+import { API_KEY_HEADER, installAuth } from './auth/auth-hook.js';
+import { KeyRateLimiter } from './auth/rate-limiter.js';
+import { type QueryApiConfig, type ResolvedConfig, resolveConfig } from './config/config.js';
+import type { ApiContext } from './context.js';
+import { QueryApiError } from './errors.js';
+import { installErrorHandler } from './http/error-handler.js';
+import { createMetrics, installMetrics } from './http/metrics.js';
+import { LiveHub } from './live/live-hub.js';
+import { registerStreamRoutes } from './live/stream-routes.js';
+import { registerAccountRoutes } from './orders/account-routes.js';
+import { AuditLog } from './orders/audit-log.js';
+import { OrderDesk } from './orders/order-desk.js';
+import { registerOrderRoutes } from './orders/order-routes.js';
+import { PreTradeChecks } from './orders/pre-trade.js';
+import { QueryRunner } from './query/query-runner.js';
+import { ResultCache } from './query/result-cache.js';
+import { registerSqlRoutes } from './sql/sql-routes.js';
+
+export interface QueryApiDeps {
+  /** The store (embedded chDB or a server), migrated through 004. Required. */
+  store: Store;
+  /** Order routes answer 503 TRADING_DISABLED without one. */
+  broker?: BrokerClient;
+  /** Kafka brokers of the live stream; without them /v1/stream answers 503. */
+  kafkaBrokers?: readonly string[];
+  /** Instruments known besides those in ClickHouse (pre-trade checks; reference prices). */
+  instruments?: readonly StaticInstrument[];
+  /** Clock in epoch ms. Default Date.now. */
+  now?: () => number;
+  /** Collect Node process metrics on /metrics. Default false (true in the CLI). */
+  processMetrics?: boolean;
+}
+
+export interface QueryApi {
+  readonly app: FastifyInstance;
+  readonly config: ResolvedConfig;
+  readonly keys: ApiKeyStore;
+  /** http://host:port once started. */
+  readonly url: string;
+  start(): Promise<string>;
+  stop(): Promise<void>;
+}
+
+const DEP_KEYS = ['store', 'broker', 'kafkaBrokers', 'instruments', 'now', 'processMetrics'];
+
+export async function createQueryApi(config: QueryApiConfig, deps: QueryApiDeps): Promise<QueryApi> {
+  const resolved = resolveConfig(config);
+  for (const key of Object.keys(deps)) {
+    if (!DEP_KEYS.includes(key)) {
+      throw new QueryApiError(
+        'CONFIG_INVALID',
+        `query-api deps: unknown key "${key}" (allowed: ${DEP_KEYS.join(', ')})`,
+      );
+    }
+  }
+  if (!deps.store?.client) throw new QueryApiError('CONFIG_INVALID', 'query-api deps: "store" is required');
+  const now = deps.now ?? Date.now;
+  const client = deps.store.client;
+  const runner = new QueryRunner(client, resolved.query.maxExecutionSec, deps.store.mode === 'embedded');
+  const metrics = createMetrics(deps.processMetrics ?? false);
+  const keys = new ApiKeyStore(client, resolved.keyCacheMs, now);
+  const instruments = new InstrumentCatalog(runner, deps.instruments ?? [], { now });
+  const ctx: ApiContext = {
+    config: resolved,
+    runner,
+    cache: new ResultCache(resolved.cache.maxEntries, resolved.cache.maxBytes, now),
+    metrics,
+    keys,
+    instruments,
+    broker: deps.broker,
+    now,
+  };
+  const hub = new LiveHub(deps.kafkaBrokers ?? [], resolved.topics);
+  const audit = new AuditLog(client, now);
+  const desk = deps.broker
+    ? new OrderDesk(audit, new PreTradeChecks(resolved.trading, instruments, deps.broker, now), metrics, now)
+    : undefined;
+
+  const app = Fastify({
+    logger:
+      resolved.logLevel === false
+        ? false
+        : {
+            level: resolved.logLevel,
+            redact: {
+              paths: [`req.headers["${API_KEY_HEADER}"]`, 'req.headers.authorization'],
+              censor: '[redacted]',
+            },
+          },
+    bodyLimit: Math.max(1_048_576, resolved.sql.maxSqlLength * 4),
+    ajv: {
+      customOptions: { removeAdditional: false, coerceTypes: 'array', useDefaults: true, allErrors: false },
+    },
+  });
+  installErrorHandler(app);
+  installAuth(app, keys, new KeyRateLimiter(resolved.rateLimit.perSecond, resolved.rateLimit.burst, now));
+  installMetrics(app, metrics);
+  if (resolved.docs) {
+    // The docs are public, like /healthz: they describe the API, they hold no data.
+    app.addHook('onRoute', (route) => {
+      if (route.url.startsWith('/docs')) route.config = { ...(route.config ?? {}), scope: 'open' };
+    });
+    await app.register(swagger, {
+      openapi: {
+        info: {
+          title: 'feedpipe query API',
+          version: '1.0.0',
+          description:
+            'Market analytics for notebooks (JSON, CSV, Arrow, Parquet), read-only SQL, a live stream, and order execution with pre-trade checks and audit. Send the API key in the x-api-key header.',
+        },
+        components: { securitySchemes: { apiKey: { type: 'apiKey', in: 'header', name: API_KEY_HEADER } } },
+      },
+    });
+    await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { docExpansion: 'list' } });
+  }
+  registerStatusRoutes(app, ctx, {
+    streamStats: () => ({
+      enabled: hub.enabled,
+      running: hub.running,
+      clients: hub.clients,
+      delivered: hub.delivered,
+    }),
+  });
+  registerInstrumentRoutes(app, ctx);
+  registerMarketRoutes(app, ctx);
+  registerHistoryRoutes(app, ctx);
+  registerOptionRoutes(app, ctx);
+  registerSqlRoutes(app, ctx);
+  registerStreamRoutes(app, ctx, hub);
+  const tradeDeps = { broker: deps.broker, desk };
+  registerOrderRoutes(app, tradeDeps);
+  registerAccountRoutes(app, tradeDeps, audit);
+
+  let url = '';
+  return {
+    app,
+    config: resolved,
+    keys,
+    get url() {
+      return url;
+    },
+    async start() {
+      const address = await app.listen({ host: resolved.host, port: resolved.port });
+      url = address.replace('[::1]', '127.0.0.1');
+      return url;
+    },
+    async stop() {
+      await hub.stop();
+      await app.close();
+    },
+  };
+}

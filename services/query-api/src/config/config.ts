@@ -1,0 +1,242 @@
+/** Configuration of the query API: every key documented with its default, validated once. */
+import { bool, int, num, oneOf, section, str } from './readers.js';
+
+export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug';
+
+export interface QueryApiConfig {
+  /** Listen address. Default 127.0.0.1. */
+  host?: string;
+  /** Listen port (`QUERY_API_PORT`). Default 8080; 0 picks a free port. */
+  port?: number;
+  /** fastify logger level, or false for none. Default false. The key header is always redacted. */
+  logLevel?: LogLevel | false;
+  /** Serve the OpenAPI document at /docs/json and the interactive docs at /docs. Default true. */
+  docs?: boolean;
+  /** Per-key token bucket. */
+  rateLimit?: {
+    /** Sustained requests per second per key. Default 50. */
+    perSecond?: number;
+    /** Bucket size (requests allowed in a burst). Default 100. */
+    burst?: number;
+  };
+  /** How long a looked-up API key is trusted before it is read again (revocations take this long). Default 5,000 ms. */
+  keyCacheMs?: number;
+  /** Limits of the analytics routes. */
+  query?: {
+    /** ClickHouse max_execution_time of analytics queries, seconds. Default 30. */
+    maxExecutionSec?: number;
+    /** Rows per page of the ticks route when no limit is given. Default 10,000. */
+    defaultTickPage?: number;
+    /** Largest ticks page. Default 1,000,000. */
+    maxTickPage?: number;
+    /** Most bars one request may ask for (range / interval). Default 100,000. */
+    maxBars?: number;
+    /** Largest list (instruments, movers). Default 10,000. */
+    maxListRows?: number;
+  };
+  /** Limits of POST /v1/sql, applied by ClickHouse itself (readonly = 1). */
+  sql?: {
+    /** max_execution_time, seconds. Default 30. */
+    maxExecutionSec?: number;
+    /** max_memory_usage, bytes. Default 2 GiB. */
+    maxMemoryBytes?: number;
+    /** max_result_rows (result_overflow_mode = throw). Default 1,000,000. */
+    maxResultRows?: number;
+    /** max_result_bytes. Default 512 MiB. */
+    maxResultBytes?: number;
+    /** Longest SQL text accepted. Default 100,000 characters. */
+    maxSqlLength?: number;
+  };
+  /** Cache of bar and candle responses (bounded LRU with single-flight for identical requests). */
+  cache?: {
+    /** Entries kept. Default 5,000; 0 disables the cache. */
+    maxEntries?: number;
+    /** Bytes kept. Default 64 MiB. */
+    maxBytes?: number;
+    /** TTL of a response whose time range reaches into the last `finalAfterMs`. Default 1,000 ms. */
+    liveTtlMs?: number;
+    /** TTL of a response about a range older than that (its data no longer changes). Default 600,000 ms. */
+    finalTtlMs?: number;
+    /** How late ticks may still arrive for a past range. Default 120,000 ms. */
+    finalAfterMs?: number;
+  };
+  /** Pre-trade checks of the order routes. */
+  trading?: {
+    /** Largest quantity per order. Default 100,000. */
+    maxQuantity?: number;
+    /** Largest notional (quantity x price, or x last price for market orders) per order. Default 10,000,000. */
+    maxNotional?: number;
+    /** Refuse orders for instruments the catalog does not know. Default true. */
+    requireKnownInstrument?: boolean;
+    /** How long a read kill-switch state is trusted. Default 2,000 ms. */
+    killSwitchCacheMs?: number;
+  };
+  /** Kafka topics of the live stream (ARCHITECTURE.md names). */
+  topics?: {
+    /** Default feed.trades. */
+    trades?: string;
+    /** Default feed.ohlc. */
+    ohlc?: string;
+    /** Default feed.reference. */
+    reference?: string;
+    /** Default feed.status. */
+    status?: string;
+  };
+  /** Live stream (Server-Sent Events). */
+  stream?: {
+    /** Concurrent stream clients. Default 200. */
+    maxClients?: number;
+    /** Instruments one client may follow. Default 1,000. */
+    maxInstruments?: number;
+    /** Events buffered for a slow client before further events are dropped (and counted). Default 10,000. */
+    maxQueuedEvents?: number;
+    /** Comment line sent this often so proxies keep the connection. Default 15,000 ms. */
+    heartbeatMs?: number;
+  };
+}
+
+export interface ResolvedConfig {
+  host: string;
+  port: number;
+  logLevel: LogLevel | false;
+  docs: boolean;
+  rateLimit: { perSecond: number; burst: number };
+  keyCacheMs: number;
+  query: {
+    maxExecutionSec: number;
+    defaultTickPage: number;
+    maxTickPage: number;
+    maxBars: number;
+    maxListRows: number;
+  };
+  sql: {
+    maxExecutionSec: number;
+    maxMemoryBytes: number;
+    maxResultRows: number;
+    maxResultBytes: number;
+    maxSqlLength: number;
+  };
+  cache: {
+    maxEntries: number;
+    maxBytes: number;
+    liveTtlMs: number;
+    finalTtlMs: number;
+    finalAfterMs: number;
+  };
+  trading: {
+    maxQuantity: number;
+    maxNotional: number;
+    requireKnownInstrument: boolean;
+    killSwitchCacheMs: number;
+  };
+  topics: { trades: string; ohlc: string; reference: string; status: string };
+  stream: { maxClients: number; maxInstruments: number; maxQueuedEvents: number; heartbeatMs: number };
+}
+
+const TOP = [
+  'host',
+  'port',
+  'logLevel',
+  'docs',
+  'rateLimit',
+  'keyCacheMs',
+  'query',
+  'sql',
+  'cache',
+  'trading',
+  'topics',
+  'stream',
+];
+const LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug'];
+const W = 'query-api config';
+
+export function resolveConfig(config: QueryApiConfig = {}): ResolvedConfig {
+  const top = section(config, W, TOP);
+  const rl = section(top.rateLimit, `${W}.rateLimit`, ['perSecond', 'burst']);
+  const q = section(top.query, `${W}.query`, [
+    'maxExecutionSec',
+    'defaultTickPage',
+    'maxTickPage',
+    'maxBars',
+    'maxListRows',
+  ]);
+  const s = section(top.sql, `${W}.sql`, [
+    'maxExecutionSec',
+    'maxMemoryBytes',
+    'maxResultRows',
+    'maxResultBytes',
+    'maxSqlLength',
+  ]);
+  const c = section(top.cache, `${W}.cache`, [
+    'maxEntries',
+    'maxBytes',
+    'liveTtlMs',
+    'finalTtlMs',
+    'finalAfterMs',
+  ]);
+  const t = section(top.trading, `${W}.trading`, [
+    'maxQuantity',
+    'maxNotional',
+    'requireKnownInstrument',
+    'killSwitchCacheMs',
+  ]);
+  const tp = section(top.topics, `${W}.topics`, ['trades', 'ohlc', 'reference', 'status']);
+  const st = section(top.stream, `${W}.stream`, [
+    'maxClients',
+    'maxInstruments',
+    'maxQueuedEvents',
+    'heartbeatMs',
+  ]);
+  const logLevel = top.logLevel === false ? false : oneOf(top, 'logLevel', W, LEVELS, 'info');
+  const maxTickPage = int(q, 'maxTickPage', `${W}.query`, 1_000_000, 1, 100_000_000);
+  return {
+    host: str(top, 'host', W, '127.0.0.1'),
+    port: int(top, 'port', W, 8080, 0, 65_535),
+    logLevel: top.logLevel === undefined ? false : logLevel,
+    docs: bool(top, 'docs', W, true),
+    rateLimit: {
+      perSecond: num(rl, 'perSecond', `${W}.rateLimit`, 50, 0.001),
+      burst: int(rl, 'burst', `${W}.rateLimit`, 100, 1, 1_000_000),
+    },
+    keyCacheMs: int(top, 'keyCacheMs', W, 5_000, 0, 3_600_000),
+    query: {
+      maxExecutionSec: int(q, 'maxExecutionSec', `${W}.query`, 30, 1, 3_600),
+      defaultTickPage: Math.min(int(q, 'defaultTickPage', `${W}.query`, 10_000, 1, 100_000_000), maxTickPage),
+      maxTickPage,
+      maxBars: int(q, 'maxBars', `${W}.query`, 100_000, 1, 10_000_000),
+      maxListRows: int(q, 'maxListRows', `${W}.query`, 10_000, 1, 1_000_000),
+    },
+    sql: {
+      maxExecutionSec: int(s, 'maxExecutionSec', `${W}.sql`, 30, 1, 3_600),
+      maxMemoryBytes: int(s, 'maxMemoryBytes', `${W}.sql`, 2 * 1024 ** 3, 1_000_000, Number.MAX_SAFE_INTEGER),
+      maxResultRows: int(s, 'maxResultRows', `${W}.sql`, 1_000_000, 1, Number.MAX_SAFE_INTEGER),
+      maxResultBytes: int(s, 'maxResultBytes', `${W}.sql`, 512 * 1024 ** 2, 1_000, Number.MAX_SAFE_INTEGER),
+      maxSqlLength: int(s, 'maxSqlLength', `${W}.sql`, 100_000, 10, 10_000_000),
+    },
+    cache: {
+      maxEntries: int(c, 'maxEntries', `${W}.cache`, 5_000, 0, 1_000_000),
+      maxBytes: int(c, 'maxBytes', `${W}.cache`, 64 * 1024 ** 2, 0, Number.MAX_SAFE_INTEGER),
+      liveTtlMs: int(c, 'liveTtlMs', `${W}.cache`, 1_000, 0, 86_400_000),
+      finalTtlMs: int(c, 'finalTtlMs', `${W}.cache`, 600_000, 0, 86_400_000),
+      finalAfterMs: int(c, 'finalAfterMs', `${W}.cache`, 120_000, 0, 86_400_000),
+    },
+    trading: {
+      maxQuantity: num(t, 'maxQuantity', `${W}.trading`, 100_000, 0),
+      maxNotional: num(t, 'maxNotional', `${W}.trading`, 10_000_000, 0),
+      requireKnownInstrument: bool(t, 'requireKnownInstrument', `${W}.trading`, true),
+      killSwitchCacheMs: int(t, 'killSwitchCacheMs', `${W}.trading`, 2_000, 0, 3_600_000),
+    },
+    topics: {
+      trades: str(tp, 'trades', `${W}.topics`, 'feed.trades'),
+      ohlc: str(tp, 'ohlc', `${W}.topics`, 'feed.ohlc'),
+      reference: str(tp, 'reference', `${W}.topics`, 'feed.reference'),
+      status: str(tp, 'status', `${W}.topics`, 'feed.status'),
+    },
+    stream: {
+      maxClients: int(st, 'maxClients', `${W}.stream`, 200, 1, 100_000),
+      maxInstruments: int(st, 'maxInstruments', `${W}.stream`, 1_000, 1, 1_000_000),
+      maxQueuedEvents: int(st, 'maxQueuedEvents', `${W}.stream`, 10_000, 1, 10_000_000),
+      heartbeatMs: int(st, 'heartbeatMs', `${W}.stream`, 15_000, 100, 3_600_000),
+    },
+  };
+}

@@ -1,0 +1,97 @@
+/**
+ * Every error leaves as `{ "error": { "code", "message", "field"?, "upstream"? } }`. Validation
+ * failures name the field (`body.quantity`, `querystring.interval`); nothing internal (stack, SQL
+ * engine internals of other requests, secrets) is echoed.
+ */
+import type { FastifyError, FastifyInstance } from 'fastify';
+import { isQueryApiError, QueryApiError } from '../errors.js';
+import { fromBrokerError } from '../orders/broker-errors.js';
+
+interface ValidationIssue {
+  keyword: string;
+  instancePath: string;
+  message?: string;
+  params: Record<string, unknown>;
+}
+
+export interface ErrorBody {
+  error: {
+    code: string;
+    message: string;
+    field?: string;
+    upstream?: Record<string, unknown>;
+  };
+}
+
+function fieldOf(issue: ValidationIssue): string {
+  const path = issue.instancePath
+    .split('/')
+    .filter((p) => p.length > 0)
+    .join('.');
+  const extra =
+    typeof issue.params.missingProperty === 'string'
+      ? issue.params.missingProperty
+      : typeof issue.params.additionalProperty === 'string'
+        ? issue.params.additionalProperty
+        : '';
+  return [path, extra].filter((p) => p.length > 0).join('.');
+}
+
+export function validationError(context: string, issues: readonly ValidationIssue[]): QueryApiError {
+  const first = issues[0];
+  if (!first) return new QueryApiError('BAD_REQUEST', `invalid ${context}`);
+  const field = fieldOf(first);
+  const where = field ? `${context}.${field}` : context;
+  let message = first.message ?? 'is invalid';
+  if (first.keyword === 'additionalProperties') message = 'is not a known field';
+  if (first.keyword === 'required') message = 'is required';
+  if (first.keyword === 'enum' && Array.isArray(first.params.allowedValues)) {
+    message = `must be one of ${first.params.allowedValues.join(', ')}`;
+  }
+  return new QueryApiError('BAD_REQUEST', `${where} ${message}`, { field: field || context });
+}
+
+export function toQueryApiError(error: unknown): QueryApiError {
+  if (isQueryApiError(error)) return error;
+  const broker = fromBrokerError(error);
+  if (broker) return broker;
+  const fe = error as Partial<FastifyError> & { validation?: ValidationIssue[]; validationContext?: string };
+  if (Array.isArray(fe.validation)) return validationError(fe.validationContext ?? 'request', fe.validation);
+  const status = typeof fe.statusCode === 'number' ? fe.statusCode : 500;
+  if (status === 413) return new QueryApiError('BAD_REQUEST', 'request body too large', { status: 413 });
+  if (status === 415)
+    return new QueryApiError('BAD_REQUEST', 'unsupported content type: send application/json', {
+      status: 415,
+    });
+  if (status >= 400 && status < 500) {
+    return new QueryApiError('BAD_REQUEST', fe.message ?? 'invalid request', { status });
+  }
+  return new QueryApiError('INTERNAL', 'internal error', { cause: error });
+}
+
+export function errorBody(error: QueryApiError): ErrorBody {
+  const body: ErrorBody = { error: { code: error.code, message: error.message } };
+  if (error.field !== undefined) body.error.field = error.field;
+  if (error.upstream !== undefined) body.error.upstream = { ...error.upstream };
+  return body;
+}
+
+export function installErrorHandler(app: FastifyInstance): void {
+  app.setErrorHandler((error, request, reply) => {
+    const mapped = toQueryApiError(error);
+    if (mapped.status >= 500) request.log.error({ err: error, code: mapped.code }, 'request failed');
+    if (reply.sent || reply.raw.headersSent) {
+      // A streamed body already started: the only honest signal left is cutting the connection.
+      reply.raw.destroy(mapped);
+      return;
+    }
+    reply.status(mapped.status).type('application/json').send(errorBody(mapped));
+  });
+  app.setNotFoundHandler((request, reply) => {
+    reply
+      .status(404)
+      .send(
+        errorBody(new QueryApiError('NOT_FOUND', `no route ${request.method} ${request.url.split('?')[0]}`)),
+      );
+  });
+}

@@ -1,0 +1,340 @@
+/**
+ * Conditional orders, US-stock orders, and the account: positions, holdings, funds, margin, kill
+ * switch, P&L exit, and the order audit trail.
+ */
+import type {
+  GlobalStocksApi,
+  KillSwitchStatus,
+  MarginRequest,
+  ModifyGlobalOrderRequest,
+  PlaceAlertRequest,
+  PlaceGlobalOrderRequest,
+  PnlExitRequest,
+} from '@feedpipe/broker-api';
+import type { FastifyInstance } from 'fastify';
+import type { AuditLog } from './audit-log.js';
+import {
+  CORRELATION_ID,
+  KILL_SWITCH_REQUEST,
+  MARGIN_REQUEST,
+  MODIFY_CONDITIONAL_ORDER,
+  MODIFY_US_ORDER,
+  ORDER_ID_PARAMS,
+  PLACE_CONDITIONAL_ORDER,
+  PLACE_US_ORDER,
+  PNL_EXIT_REQUEST,
+} from './order-schemas.js';
+import { type TradeDeps, tradeRoute } from './trade-route.js';
+
+type IdParams = { orderId: string };
+type AlertParams = { alertId: string };
+type AlertBody = PlaceAlertRequest & { correlationId?: string };
+
+const ALERT_PARAMS = {
+  type: 'object',
+  properties: { alertId: { type: 'string', pattern: '^[0-9A-Za-z_-]{1,64}$' } },
+  required: ['alertId'],
+} as const;
+
+export function registerAccountRoutes(
+  app: FastifyInstance,
+  deps: TradeDeps,
+  audit: AuditLog | undefined,
+): void {
+  const cTags = ['conditional orders'];
+  tradeRoute(
+    app,
+    deps,
+    'POST',
+    '/v1/conditional-orders',
+    {
+      tags: cTags,
+      summary: 'Place a conditional (alert-triggered) order of 1 to 15 orders',
+      body: PLACE_CONDITIONAL_ORDER,
+    },
+    ({ request, broker, desk, keyId }) => {
+      const { correlationId, ...alert } = request.body as AlertBody;
+      return desk.execute({
+        action: 'conditionalOrders.place',
+        keyId,
+        request: request.body,
+        summary: { securityId: alert.condition.securityId, exchangeSegment: alert.condition.exchangeSegment },
+        placement: { correlationId },
+        checks: alert.orders.map((o, i) => ({
+          securityId: o.securityId,
+          quantity: o.quantity,
+          price: o.price,
+          path: `orders.${i}.`,
+        })),
+        killSwitch: true,
+        send: () => (alert.orders.length > 1 ? broker.alerts.placeMulti(alert) : broker.alerts.place(alert)),
+      });
+    },
+  );
+  tradeRoute(
+    app,
+    deps,
+    'GET',
+    '/v1/conditional-orders',
+    { tags: cTags, summary: 'Conditional orders of the account' },
+    ({ broker }) => broker.alerts.list(),
+  );
+  tradeRoute(
+    app,
+    deps,
+    'GET',
+    '/v1/conditional-orders/:alertId',
+    { tags: cTags, summary: 'One conditional order', params: ALERT_PARAMS },
+    ({ request, broker }) => broker.alerts.get((request.params as AlertParams).alertId),
+  );
+  tradeRoute(
+    app,
+    deps,
+    'PUT',
+    '/v1/conditional-orders/:alertId',
+    {
+      tags: cTags,
+      summary: 'Replace the condition and orders of a conditional order',
+      params: ALERT_PARAMS,
+      body: MODIFY_CONDITIONAL_ORDER,
+    },
+    ({ request, broker, desk, keyId }) => {
+      const { alertId } = request.params as AlertParams;
+      const alert = request.body as PlaceAlertRequest;
+      return desk.execute({
+        action: 'conditionalOrders.modify',
+        keyId,
+        request: alert,
+        summary: { orderId: alertId, securityId: alert.condition.securityId },
+        checks: alert.orders.map((o, i) => ({
+          securityId: o.securityId,
+          quantity: o.quantity,
+          price: o.price,
+          path: `orders.${i}.`,
+        })),
+        killSwitch: true,
+        send: () => broker.alerts.modify(alertId, alert),
+      });
+    },
+  );
+  tradeRoute(
+    app,
+    deps,
+    'DELETE',
+    '/v1/conditional-orders/:alertId',
+    { tags: cTags, summary: 'Cancel a conditional order', params: ALERT_PARAMS },
+    ({ request, broker, desk, keyId }) => {
+      const { alertId } = request.params as AlertParams;
+      return desk.execute({
+        action: 'conditionalOrders.cancel',
+        keyId,
+        request: { alertId },
+        summary: { orderId: alertId },
+        send: () => broker.alerts.cancel(alertId),
+      });
+    },
+  );
+
+  const usTags = ['US stocks'];
+  tradeRoute(
+    app,
+    deps,
+    'POST',
+    '/v1/us/orders',
+    { tags: usTags, summary: 'Place a US-stock order (fractional or AMOUNT)', body: PLACE_US_ORDER },
+    ({ request, broker, desk, keyId }) => {
+      const body = request.body as PlaceGlobalOrderRequest;
+      return desk.execute({
+        action: 'usOrders.place',
+        keyId,
+        request: body,
+        summary: { ...body, exchangeSegment: 'INX_EQ' },
+        placement: { correlationId: body.correlationId },
+        checks: [
+          body.orderType === 'AMOUNT'
+            ? { securityId: body.securityId, amount: body.amount }
+            : { securityId: body.securityId, quantity: body.quantity, price: body.price },
+        ],
+        killSwitch: true,
+        send: (correlationId) => broker.globalStocks.place({ ...body, correlationId }),
+      });
+    },
+  );
+  tradeRoute(
+    app,
+    deps,
+    'GET',
+    '/v1/us/orders',
+    { tags: usTags, summary: 'US-stock order book of the day' },
+    ({ broker }) => broker.globalStocks.orders(),
+  );
+  tradeRoute(
+    app,
+    deps,
+    'GET',
+    '/v1/us/orders/:orderId',
+    { tags: usTags, summary: 'One US-stock order', params: ORDER_ID_PARAMS },
+    ({ request, broker }) => broker.globalStocks.order((request.params as IdParams).orderId),
+  );
+  tradeRoute(
+    app,
+    deps,
+    'PUT',
+    '/v1/us/orders/:orderId',
+    { tags: usTags, summary: 'Modify a US-stock order', params: ORDER_ID_PARAMS, body: MODIFY_US_ORDER },
+    ({ request, broker, desk, keyId }) => {
+      const { orderId } = request.params as IdParams;
+      const body = request.body as ModifyGlobalOrderRequest;
+      return desk.execute({
+        action: 'usOrders.modify',
+        keyId,
+        request: body,
+        summary: { ...body, orderId },
+        checks:
+          body.quantity !== undefined && body.price ? [{ quantity: body.quantity, price: body.price }] : [],
+        killSwitch: true,
+        send: () => broker.globalStocks.modify(orderId, body),
+      });
+    },
+  );
+  tradeRoute(
+    app,
+    deps,
+    'DELETE',
+    '/v1/us/orders/:orderId',
+    { tags: usTags, summary: 'Cancel a US-stock order', params: ORDER_ID_PARAMS },
+    ({ request, broker, desk, keyId }) => {
+      const { orderId } = request.params as IdParams;
+      return desk.execute({
+        action: 'usOrders.cancel',
+        keyId,
+        request: { orderId },
+        summary: { orderId },
+        send: () => broker.globalStocks.cancel(orderId),
+      });
+    },
+  );
+  const usReads: [string, string, (g: GlobalStocksApi) => Promise<unknown>][] = [
+    ['/v1/us/holdings', 'US-stock holdings', (g) => g.holdings()],
+    ['/v1/us/funds', 'US-stock fund limit', (g) => g.fundLimit()],
+    ['/v1/us/trades', 'US-stock trades of the day', (g) => g.trades()],
+  ];
+  for (const [url, summary, read] of usReads) {
+    tradeRoute(app, deps, 'GET', url, { tags: usTags, summary }, ({ broker }) => read(broker.globalStocks));
+  }
+
+  const aTags = ['account'];
+  tradeRoute(app, deps, 'GET', '/v1/positions', { tags: aTags, summary: 'Open positions' }, ({ broker }) =>
+    broker.portfolio.positions(),
+  );
+  tradeRoute(
+    app,
+    deps,
+    'DELETE',
+    '/v1/positions',
+    { tags: aTags, summary: 'Exit every position and cancel every open order of the day' },
+    ({ broker, desk, keyId }) =>
+      desk.execute({
+        action: 'positions.exitAll',
+        keyId,
+        request: {},
+        summary: {},
+        send: async () => {
+          await broker.portfolio.exitAll();
+          return { status: 'accepted' };
+        },
+      }),
+  );
+  tradeRoute(app, deps, 'GET', '/v1/holdings', { tags: aTags, summary: 'Holdings' }, ({ broker }) =>
+    broker.portfolio.holdings(),
+  );
+  tradeRoute(app, deps, 'GET', '/v1/funds', { tags: aTags, summary: 'Fund limit' }, ({ broker }) =>
+    broker.funds.fundLimit(),
+  );
+  tradeRoute(
+    app,
+    deps,
+    'POST',
+    '/v1/margin',
+    { tags: aTags, summary: 'Margin needed for one order', body: MARGIN_REQUEST },
+    ({ request, broker }) => broker.funds.margin(request.body as MarginRequest),
+  );
+  tradeRoute(
+    app,
+    deps,
+    'GET',
+    '/v1/kill-switch',
+    { tags: aTags, summary: 'Kill-switch state' },
+    async ({ broker, desk }) => {
+      const state = await broker.funds.killSwitch();
+      desk.checks.noteKillSwitch(state.killSwitchStatus === 'ACTIVATE');
+      return state;
+    },
+  );
+  tradeRoute(
+    app,
+    deps,
+    'POST',
+    '/v1/kill-switch',
+    { tags: aTags, summary: 'Activate or deactivate the kill switch', body: KILL_SWITCH_REQUEST },
+    async ({ request, broker, desk, keyId }) => {
+      const { status } = request.body as { status: KillSwitchStatus };
+      const result = await desk.execute({
+        action: 'killSwitch.set',
+        keyId,
+        request: { status },
+        summary: {},
+        send: () => broker.funds.setKillSwitch(status),
+      });
+      desk.checks.noteKillSwitch(status === 'ACTIVATE');
+      return result;
+    },
+  );
+  tradeRoute(
+    app,
+    deps,
+    'GET',
+    '/v1/pnl-exit',
+    { tags: aTags, summary: 'P&L-based exit configuration' },
+    ({ broker }) => broker.funds.pnlExit(),
+  );
+  tradeRoute(
+    app,
+    deps,
+    'POST',
+    '/v1/pnl-exit',
+    { tags: aTags, summary: 'Configure the P&L-based automatic exit', body: PNL_EXIT_REQUEST },
+    ({ request, broker, desk, keyId }) => {
+      const body = request.body as PnlExitRequest;
+      return desk.execute({
+        action: 'pnlExit.set',
+        keyId,
+        request: body,
+        summary: {},
+        send: () => broker.funds.setPnlExit(body),
+      });
+    },
+  );
+  tradeRoute(
+    app,
+    deps,
+    'GET',
+    '/v1/order-audit',
+    {
+      tags: aTags,
+      summary: 'The order audit trail (newest first)',
+      querystring: {
+        type: 'object',
+        additionalProperties: false,
+        properties: {
+          correlationId: CORRELATION_ID,
+          limit: { type: 'integer', minimum: 1, maximum: 10_000, default: 100 },
+        },
+      },
+    },
+    async ({ request }) => {
+      const q = request.query as { correlationId?: string; limit: number };
+      return { rows: audit ? await audit.list({ correlationId: q.correlationId, limit: q.limit }) : [] };
+    },
+  );
+}

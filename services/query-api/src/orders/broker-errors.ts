@@ -1,0 +1,64 @@
+/**
+ * How a BrokerApiError becomes an answer. The service's own refusal keeps its status class and its
+ * errorType/errorCode/errorMessage under `upstream`; our side's trouble (expired token, rate budget,
+ * network) is a 5xx or 429, never blamed on the caller.
+ */
+import { isBrokerApiError } from '@feedpipe/broker-api';
+import { QueryApiError } from '../errors.js';
+
+export function fromBrokerError(error: unknown): QueryApiError | undefined {
+  if (!isBrokerApiError(error)) return undefined;
+  const upstream = {
+    status: error.status,
+    errorType: error.errorType,
+    errorCode: error.errorCode,
+    errorMessage: error.errorMessage,
+  };
+  const message = error.message;
+  switch (error.code) {
+    case 'INVALID_ARGUMENT':
+      return new QueryApiError('BAD_REQUEST', message, { cause: error });
+    case 'MODIFICATION_LIMIT':
+      return new QueryApiError('UPSTREAM_REJECTED', message, { status: 409, upstream, cause: error });
+    case 'RATE_LIMITED':
+    case 'QUEUE_FULL':
+    case 'BUDGET_EXHAUSTED':
+      return new QueryApiError('UPSTREAM_UNAVAILABLE', message, {
+        status: 429,
+        retryable: true,
+        upstream,
+        cause: error,
+      });
+    case 'TIMEOUT':
+      return new QueryApiError('UPSTREAM_UNAVAILABLE', message, {
+        status: 504,
+        retryable: true,
+        upstream,
+        cause: error,
+      });
+    case 'NETWORK':
+    case 'INVALID_RESPONSE':
+    case 'TOKEN_EXPIRED':
+    case 'ABORTED':
+      return new QueryApiError('UPSTREAM_UNAVAILABLE', message, {
+        status: 502,
+        retryable: true,
+        upstream,
+        cause: error,
+      });
+    default: {
+      const status = error.status ?? 502;
+      if (status === 404)
+        return new QueryApiError('NOT_FOUND', error.errorMessage ?? message, { upstream, cause: error });
+      // 401/403 from the service mean our token or account is wrong: the caller cannot fix that.
+      if (status === 401 || status === 403 || status >= 500) {
+        return new QueryApiError('UPSTREAM_UNAVAILABLE', message, { status: 502, upstream, cause: error });
+      }
+      return new QueryApiError('UPSTREAM_REJECTED', error.errorMessage ?? message, {
+        status: status === 429 ? 429 : 422,
+        upstream,
+        cause: error,
+      });
+    }
+  }
+}

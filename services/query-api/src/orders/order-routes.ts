@@ -1,0 +1,292 @@
+/** Regular, super and forever orders through the typed client, with checks, idempotence and audit. */
+import type {
+  LegName,
+  ModifyForeverOrderRequest,
+  ModifyOrderRequest,
+  ModifySuperOrderRequest,
+  PlaceForeverOrderRequest,
+  PlaceOrderRequest,
+  PlaceSuperOrderRequest,
+} from '@feedpipe/broker-api';
+import type { FastifyInstance } from 'fastify';
+import {
+  CORRELATION_ID,
+  MODIFY_FOREVER_ORDER,
+  MODIFY_ORDER,
+  MODIFY_SUPER_ORDER,
+  ORDER_ID_PARAMS,
+  PLACE_FOREVER_ORDER,
+  PLACE_ORDER,
+  PLACE_SUPER_ORDER,
+} from './order-schemas.js';
+import { type TradeDeps, tradeRoute } from './trade-route.js';
+
+type IdParams = { orderId: string };
+
+export function registerOrderRoutes(app: FastifyInstance, deps: TradeDeps): void {
+  const tags = ['orders'];
+
+  tradeRoute(
+    app,
+    deps,
+    'POST',
+    '/v1/orders',
+    { tags, summary: 'Place a regular order', body: PLACE_ORDER },
+    ({ request, broker, desk, keyId }) => {
+      const body = request.body as PlaceOrderRequest;
+      return desk.execute({
+        action: 'orders.place',
+        keyId,
+        request: body,
+        summary: body,
+        placement: { correlationId: body.correlationId, lookup: (cid) => broker.orders.byCorrelationId(cid) },
+        checks: [{ securityId: body.securityId, quantity: body.quantity, price: body.price }],
+        killSwitch: true,
+        send: (correlationId) => broker.orders.place({ ...body, correlationId }),
+      });
+    },
+  );
+
+  tradeRoute(app, deps, 'GET', '/v1/orders', { tags, summary: "The day's order book" }, ({ broker }) =>
+    broker.orders.list(),
+  );
+
+  tradeRoute(
+    app,
+    deps,
+    'GET',
+    '/v1/orders/:orderId',
+    { tags, summary: 'One order by id', params: ORDER_ID_PARAMS },
+    ({ request, broker }) => broker.orders.byId((request.params as IdParams).orderId),
+  );
+
+  tradeRoute(
+    app,
+    deps,
+    'GET',
+    '/v1/orders/by-correlation/:correlationId',
+    {
+      tags,
+      summary: 'One order by correlation id',
+      params: { type: 'object', properties: { correlationId: CORRELATION_ID }, required: ['correlationId'] },
+    },
+    ({ request, broker }) =>
+      broker.orders.byCorrelationId((request.params as { correlationId: string }).correlationId),
+  );
+
+  tradeRoute(
+    app,
+    deps,
+    'PUT',
+    '/v1/orders/:orderId',
+    {
+      tags,
+      summary: 'Modify an order (one of its 25 modifications)',
+      params: ORDER_ID_PARAMS,
+      body: MODIFY_ORDER,
+    },
+    ({ request, broker, desk, keyId }) => {
+      const { orderId } = request.params as IdParams;
+      const body = request.body as ModifyOrderRequest;
+      return desk.execute({
+        action: 'orders.modify',
+        keyId,
+        request: body,
+        summary: { ...body, orderId },
+        checks:
+          body.quantity !== undefined && body.price ? [{ quantity: body.quantity, price: body.price }] : [],
+        killSwitch: true,
+        send: () => broker.orders.modify(orderId, body),
+      });
+    },
+  );
+
+  tradeRoute(
+    app,
+    deps,
+    'DELETE',
+    '/v1/orders/:orderId',
+    { tags, summary: 'Cancel an order', params: ORDER_ID_PARAMS },
+    ({ request, broker, desk, keyId }) => {
+      const { orderId } = request.params as IdParams;
+      return desk.execute({
+        action: 'orders.cancel',
+        keyId,
+        request: { orderId },
+        summary: { orderId },
+        send: () => broker.orders.cancel(orderId),
+      });
+    },
+  );
+
+  const superTags = ['super orders'];
+  tradeRoute(
+    app,
+    deps,
+    'POST',
+    '/v1/super-orders',
+    {
+      tags: superTags,
+      summary: 'Place a super order (entry with target and stop-loss legs)',
+      body: PLACE_SUPER_ORDER,
+    },
+    ({ request, broker, desk, keyId }) => {
+      const body = request.body as PlaceSuperOrderRequest;
+      return desk.execute({
+        action: 'superOrders.place',
+        keyId,
+        request: body,
+        summary: body,
+        placement: { correlationId: body.correlationId },
+        checks: [{ securityId: body.securityId, quantity: body.quantity, price: body.price }],
+        killSwitch: true,
+        send: (correlationId) => broker.superOrders.place({ ...body, correlationId }),
+      });
+    },
+  );
+
+  tradeRoute(
+    app,
+    deps,
+    'GET',
+    '/v1/super-orders',
+    { tags: superTags, summary: 'Super orders of the day' },
+    ({ broker }) => broker.superOrders.list(),
+  );
+
+  tradeRoute(
+    app,
+    deps,
+    'PUT',
+    '/v1/super-orders/:orderId',
+    {
+      tags: superTags,
+      summary: 'Modify one leg of a super order',
+      params: ORDER_ID_PARAMS,
+      body: MODIFY_SUPER_ORDER,
+    },
+    ({ request, broker, desk, keyId }) => {
+      const { orderId } = request.params as IdParams;
+      const body = request.body as ModifySuperOrderRequest;
+      return desk.execute({
+        action: 'superOrders.modify',
+        keyId,
+        request: body,
+        summary: { ...body, orderId },
+        checks:
+          body.quantity !== undefined && body.price ? [{ quantity: body.quantity, price: body.price }] : [],
+        killSwitch: true,
+        send: () => broker.superOrders.modify(orderId, body),
+      });
+    },
+  );
+
+  tradeRoute(
+    app,
+    deps,
+    'DELETE',
+    '/v1/super-orders/:orderId/:leg',
+    {
+      tags: superTags,
+      summary: 'Cancel one leg of a super order (ENTRY_LEG cancels the whole order)',
+      params: {
+        type: 'object',
+        properties: {
+          ...ORDER_ID_PARAMS.properties,
+          leg: { type: 'string', enum: ['ENTRY_LEG', 'TARGET_LEG', 'STOP_LOSS_LEG'] },
+        },
+        required: ['orderId', 'leg'],
+      },
+    },
+    ({ request, broker, desk, keyId }) => {
+      const { orderId, leg } = request.params as IdParams & { leg: LegName };
+      return desk.execute({
+        action: 'superOrders.cancel',
+        keyId,
+        request: { orderId, leg },
+        summary: { orderId },
+        send: () => broker.superOrders.cancelLeg(orderId, leg),
+      });
+    },
+  );
+
+  const foreverTags = ['forever orders'];
+  tradeRoute(
+    app,
+    deps,
+    'POST',
+    '/v1/forever-orders',
+    { tags: foreverTags, summary: 'Place a forever order (SINGLE or OCO)', body: PLACE_FOREVER_ORDER },
+    ({ request, broker, desk, keyId }) => {
+      const body = request.body as PlaceForeverOrderRequest;
+      const checks = [{ securityId: body.securityId, quantity: body.quantity, price: body.price }];
+      if (body.orderFlag === 'OCO' && body.quantity1 !== undefined) {
+        checks.push({ securityId: body.securityId, quantity: body.quantity1, price: body.price1 ?? 0 });
+      }
+      return desk.execute({
+        action: 'foreverOrders.place',
+        keyId,
+        request: body,
+        summary: body,
+        placement: { correlationId: body.correlationId },
+        checks,
+        killSwitch: true,
+        send: (correlationId) => broker.foreverOrders.place({ ...body, correlationId }),
+      });
+    },
+  );
+
+  tradeRoute(
+    app,
+    deps,
+    'GET',
+    '/v1/forever-orders',
+    { tags: foreverTags, summary: 'All forever orders' },
+    ({ broker }) => broker.foreverOrders.list(),
+  );
+
+  tradeRoute(
+    app,
+    deps,
+    'PUT',
+    '/v1/forever-orders/:orderId',
+    {
+      tags: foreverTags,
+      summary: 'Modify a forever order',
+      params: ORDER_ID_PARAMS,
+      body: MODIFY_FOREVER_ORDER,
+    },
+    ({ request, broker, desk, keyId }) => {
+      const { orderId } = request.params as IdParams;
+      const body = request.body as ModifyForeverOrderRequest;
+      return desk.execute({
+        action: 'foreverOrders.modify',
+        keyId,
+        request: body,
+        summary: { ...body, orderId },
+        checks:
+          body.quantity !== undefined && body.price ? [{ quantity: body.quantity, price: body.price }] : [],
+        killSwitch: true,
+        send: () => broker.foreverOrders.modify(orderId, body),
+      });
+    },
+  );
+
+  tradeRoute(
+    app,
+    deps,
+    'DELETE',
+    '/v1/forever-orders/:orderId',
+    { tags: foreverTags, summary: 'Cancel a forever order', params: ORDER_ID_PARAMS },
+    ({ request, broker, desk, keyId }) => {
+      const { orderId } = request.params as IdParams;
+      return desk.execute({
+        action: 'foreverOrders.cancel',
+        keyId,
+        request: { orderId },
+        summary: { orderId },
+        send: () => broker.foreverOrders.cancel(orderId),
+      });
+    },
+  );
+}

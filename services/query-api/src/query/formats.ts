@@ -1,0 +1,42 @@
+/**
+ * Output formats a notebook wants. ClickHouse writes every one of them itself, so the API only
+ * names the format (from this allow-list, never from the request text) and passes bytes through.
+ * `arrow` is the Arrow IPC file format (polars.read_ipc, pandas.read_feather); `arrowstream` the
+ * IPC stream format (pyarrow.ipc.open_stream).
+ */
+export const OUTPUT_FORMATS = {
+  json: { clickhouse: 'JSON', contentType: 'application/json; charset=utf-8', extension: 'json' },
+  ndjson: {
+    clickhouse: 'JSONEachRow',
+    contentType: 'application/x-ndjson; charset=utf-8',
+    extension: 'ndjson',
+  },
+  csv: { clickhouse: 'CSVWithNames', contentType: 'text/csv; charset=utf-8', extension: 'csv' },
+  arrow: { clickhouse: 'Arrow', contentType: 'application/vnd.apache.arrow.file', extension: 'arrow' },
+  arrowstream: {
+    clickhouse: 'ArrowStream',
+    contentType: 'application/vnd.apache.arrow.stream',
+    extension: 'arrows',
+  },
+  parquet: { clickhouse: 'Parquet', contentType: 'application/vnd.apache.parquet', extension: 'parquet' },
+} as const;
+
+export type OutputFormat = keyof typeof OUTPUT_FORMATS;
+export const OUTPUT_FORMAT_NAMES = Object.keys(OUTPUT_FORMATS) as OutputFormat[];
+
+/** Output settings: 64-bit integers as JSON numbers, strings as Arrow/Parquet strings, not binary. */
+export const FORMAT_SETTINGS: Readonly<Record<string, number | string>> = {
+  output_format_json_quote_64bit_integers: 0,
+  output_format_arrow_string_as_string: 1,
+  output_format_parquet_string_as_string: 1,
+  // apache-arrow (JS) has no LZ4/ZSTD codec; uncompressed IPC is readable by every Arrow reader.
+  output_format_arrow_compression_method: 'none',
+};
+
+export const FORMAT_QUERY_SCHEMA = {
+  type: 'string',
+  enum: OUTPUT_FORMAT_NAMES,
+  default: 'json',
+  description:
+    'json (ClickHouse JSON: meta, data, rows, statistics), ndjson, csv (with header), arrow (IPC file), arrowstream (IPC stream) or parquet',
+} as const;
