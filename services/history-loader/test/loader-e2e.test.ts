@@ -6,7 +6,7 @@
 import { createStore, type Store } from '@feedpipe/store';
 import { tempDir } from '@feedpipe/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createHistoryLoader, type RunResult } from '../src/index.js';
+import { createHistoryLoader, type RunResult, readSpentBudget } from '../src/index.js';
 import { expectedRows } from './support/expected.js';
 import { fingerprints } from './support/fingerprints.js';
 import { TEST_UNIVERSE, testPlan } from './support/plan.js';
@@ -93,5 +93,29 @@ describe('history loader against the simulator', () => {
        WHERE snapshot_at = (SELECT max(snapshot_at) FROM market.option_chain_snapshots)`,
     );
     expect(latest).toBe(before['market.option_chain_snapshots']?.rows);
+  });
+
+  it('stops cleanly when the day budget is spent, and says when it can go on', async () => {
+    const { spent, oldestAt } = await readSpentBudget(store.client, sim.broker.clientId, Date.now());
+    expect(spent).toBeGreaterThan(0);
+    const none = await createHistoryLoader(
+      { broker: sim.broker, universe: [...TEST_UNIVERSE], plan, dailyBudget: spent },
+      { clickhouse: store.client },
+    ).run();
+    expect(none.state).toBe('budget_exhausted');
+    expect(none.requests).toBe(0);
+    expect(none.resumeAt).toBe((oldestAt ?? 0) + 86_400_000);
+
+    await store.client.command({ query: 'TRUNCATE TABLE market.load_units' });
+    const some = await createHistoryLoader(
+      { broker: sim.broker, universe: [...TEST_UNIVERSE], plan, dailyBudget: spent + 3 },
+      { clickhouse: store.client },
+    ).run();
+    expect(some.state).toBe('budget_exhausted');
+    expect(some.requests).toBe(3);
+    expect(some.throttled).toBe(0);
+    expect(some.resumeAt ?? 0).toBeGreaterThan(Date.now() + 23 * 3_600_000);
+    const recorded = await count('SELECT count() AS n FROM market.load_units FINAL');
+    expect(recorded).toBe(3);
   });
 });
