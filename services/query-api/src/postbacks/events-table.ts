@@ -1,0 +1,215 @@
+/**
+ * The ClickHouse side of order events (table created by packages/store migration 005): the row
+ * layout the pipeline inserts, and the reads that use FINAL so a duplicate that reached the table
+ * is seen once.
+ */
+import type { ClickHouseClient } from '@feedpipe/store';
+import type { OrderEvent } from './order-event.js';
+
+export const ORDER_EVENT_COLUMNS = [
+  'order_id',
+  'event_key',
+  'kind',
+  'client_id',
+  'status',
+  'security_id',
+  'exchange_segment',
+  'transaction_type',
+  'correlation_id',
+  'leg_name',
+  'quantity',
+  'filled_qty',
+  'remaining_qty',
+  'price',
+  'trigger_price',
+  'average_price',
+  'oms_error_code',
+  'oms_error_description',
+  'update_time',
+  'event_time',
+  'phase',
+  'source',
+  'received_at',
+  'seq',
+  'payload',
+] as const;
+
+/** `YYYY-MM-DD HH:MM:SS.fff` (UTC) from epoch ms: the text form DateTime64 parses everywhere. */
+function utcText(ms: number): string {
+  return new Date(ms).toISOString().replace('T', ' ').replace('Z', '');
+}
+
+function utcMicrosText(us: number): string {
+  const ms = Math.floor(us / 1000);
+  return `${utcText(ms)}${String(Math.trunc(us - ms * 1000)).padStart(3, '0')}`;
+}
+
+export function toRow(e: OrderEvent, seq: number): unknown[] {
+  return [
+    e.orderId,
+    e.eventKey,
+    e.kind,
+    e.clientId,
+    e.status,
+    e.securityId,
+    e.exchangeSegment,
+    e.transactionType,
+    e.correlationId,
+    e.legName,
+    e.quantity,
+    e.filledQty,
+    e.remainingQty,
+    e.price,
+    e.triggerPrice,
+    e.averagePrice,
+    e.omsErrorCode,
+    e.omsErrorDescription,
+    e.updateTime,
+    utcText(e.eventTimeMs),
+    e.phase,
+    e.source,
+    utcMicrosText(e.receivedAtUs),
+    seq,
+    JSON.stringify(e.payload),
+  ];
+}
+
+/** The order of one order's transitions (see the migration). */
+export const EVENT_ORDER = 'event_time, filled_qty, phase, received_at, seq';
+
+export interface StoredOrderEvent {
+  orderId: string;
+  eventKey: string;
+  kind: string;
+  clientId: string;
+  status: string;
+  securityId: string;
+  filledQty: number;
+  remainingQty: number;
+  quantity: number;
+  price: number;
+  averagePrice: number;
+  updateTime: string;
+  source: string;
+  receivedAt: string;
+  payload: Record<string, unknown>;
+}
+
+interface RawRow {
+  order_id: string;
+  event_key: string;
+  kind: string;
+  client_id: string;
+  status: string;
+  security_id: string;
+  filled_qty: number | string;
+  remaining_qty: number | string;
+  quantity: number | string;
+  price: number | string;
+  average_price: number | string;
+  update_time: string;
+  source: string;
+  received_at: string;
+  payload: string;
+}
+
+export interface EventQuery {
+  orderId?: string | undefined;
+  securityId?: string | undefined;
+  clientId?: string | undefined;
+  /** Default 1000. */
+  limit?: number | undefined;
+}
+
+/** Recorded events, order by order id, each order's in transition order. */
+export async function readOrderEvents(
+  client: ClickHouseClient,
+  table: string,
+  query: EventQuery = {},
+): Promise<StoredOrderEvent[]> {
+  const where: string[] = [];
+  const params: Record<string, unknown> = { limit: query.limit ?? 1000 };
+  if (query.orderId !== undefined) {
+    where.push('order_id = {orderId:String}');
+    params.orderId = query.orderId;
+  }
+  if (query.securityId !== undefined) {
+    where.push('security_id = {securityId:String}');
+    params.securityId = query.securityId;
+  }
+  if (query.clientId !== undefined) {
+    where.push('client_id = {clientId:String}');
+    params.clientId = query.clientId;
+  }
+  const result = await client.query({
+    query: `SELECT order_id, event_key, kind, client_id, status, security_id, filled_qty, remaining_qty,
+        quantity, price, average_price, update_time, source, received_at, payload
+      FROM ${table} FINAL
+      ${where.length ? `WHERE ${where.join(' AND ')}` : ''}
+      ORDER BY order_id, ${EVENT_ORDER}
+      LIMIT {limit:UInt32}`,
+    query_params: params,
+    format: 'JSONEachRow',
+  });
+  const rows = await result.json<RawRow>();
+  return rows.map((r) => ({
+    orderId: r.order_id,
+    eventKey: r.event_key,
+    kind: r.kind,
+    clientId: r.client_id,
+    status: r.status,
+    securityId: r.security_id,
+    filledQty: Number(r.filled_qty),
+    remainingQty: Number(r.remaining_qty),
+    quantity: Number(r.quantity),
+    price: Number(r.price),
+    averagePrice: Number(r.average_price),
+    updateTime: r.update_time,
+    source: r.source,
+    receivedAt: r.received_at,
+    payload: JSON.parse(r.payload) as Record<string, unknown>,
+  }));
+}
+
+/** Keys accepted lately, newest first: seeds the receiver's duplicate check after a restart. */
+export async function recentEventKeys(
+  client: ClickHouseClient,
+  table: string,
+  limit: number,
+): Promise<string[]> {
+  const result = await client.query({
+    query: `SELECT event_key FROM ${table}
+      WHERE received_at > now64(6) - INTERVAL 3 DAY
+      ORDER BY received_at DESC LIMIT {limit:UInt32}`,
+    query_params: { limit },
+    format: 'JSONEachRow',
+  });
+  return (await result.json<{ event_key: string }>()).map((r) => r.event_key);
+}
+
+/** Status and fill of every recorded transition of these orders, and their keys. */
+export async function recordedTransitions(
+  client: ClickHouseClient,
+  table: string,
+  orderIds: readonly string[],
+): Promise<Array<{ orderId: string; status: string; filledQty: number; eventKey: string }>> {
+  if (orderIds.length === 0) return [];
+  const result = await client.query({
+    query: `SELECT order_id, status, filled_qty, event_key FROM ${table} FINAL
+      WHERE order_id IN {ids:Array(String)}`,
+    query_params: { ids: orderIds },
+    format: 'JSONEachRow',
+  });
+  const rows = await result.json<{
+    order_id: string;
+    status: string;
+    filled_qty: number | string;
+    event_key: string;
+  }>();
+  return rows.map((r) => ({
+    orderId: r.order_id,
+    status: r.status,
+    filledQty: Number(r.filled_qty),
+    eventKey: r.event_key,
+  }));
+}

@@ -1,0 +1,26 @@
+/** Postbacks: receiver (Kafka `orders.updates` + ClickHouse), live stream, reconciliation. */
+export { ALERT_STATUSES, ORDER_STATUSES, POSTBACK_BODY_SCHEMA } from './body-schema.js';
+export { PostbackError, type PostbackErrorCode } from './errors.js';
+export { type EventQuery, readOrderEvents, type StoredOrderEvent } from './events-table.js';
+export type { PostbackReceiverOptions, ResolvedReceiverOptions } from './options.js';
+export {
+  kindOf,
+  type OrderEvent,
+  type OrderEventKind,
+  type OrderEventSource,
+  parseIstTime,
+  toOrderEvent,
+  toWire,
+} from './order-event.js';
+export type { AcceptResult, PipelineStats } from './pipeline.js';
+export {
+  createPostbackReceiver,
+  type PostbackReceiver,
+  postbackRoutes,
+  type ReceiverStats,
+  registerPostbackRoutes,
+} from './receiver.js';
+export type { RefusalCounters } from './receiver-routes.js';
+export { type ReconcileResult, rebuildOrder, rebuildUsOrder, reconcileOrders } from './reconcile.js';
+export { SECRET_HEADER } from './source-guard.js';
+export type { UpdateFilter } from './update-hub.js';

@@ -1,0 +1,155 @@
+/** Options of the postback receiver, stream and reconciliation; validated once, unknown keys refused. */
+import type { BrokerClient } from '@feedpipe/broker-api';
+import type { Store } from '@feedpipe/store';
+import { configError } from './errors.js';
+import { parseAllowlist } from './source-guard.js';
+
+export interface PostbackReceiverOptions {
+  /** Where the order-events table lives (migration 005 applied). Required. */
+  store: Store;
+  /** Kafka bootstrap brokers. Required, non-empty. */
+  kafkaBrokers: readonly string[];
+  /**
+   * Shared secret the service's postback URL carries, in the path (`/postbacks/orders/<secret>`)
+   * or in the `x-postback-secret` header. Required: 16-256 characters of [A-Za-z0-9._~-].
+   */
+  secret: string;
+  /** Source addresses allowed to post (IPs or CIDRs, v4 or v6). Default: any source. */
+  allowlist?: readonly string[];
+  /** Kafka topic of order updates. Default 'orders.updates'. */
+  topic?: string;
+  /** Partitions when the receiver creates the topic. Default 3. */
+  topicPartitions?: number;
+  /** Order-events table. Default 'market.order_events'. */
+  table?: string;
+  /** Events accepted but not yet persisted; beyond it postbacks get 503. Default 10,000. */
+  maxQueue?: number;
+  /** Events per Kafka send and ClickHouse insert. Default 500. */
+  batchSize?: number;
+  /** Longest wait before a partial batch is flushed. Default 20 ms. */
+  flushIntervalMs?: number;
+  /** Largest wait between retries of a failed batch. Default 5,000 ms. */
+  retryMaxMs?: number;
+  /** Event keys remembered for duplicate detection. Default 100,000. */
+  dedupCapacity?: number;
+  /** Live stream clients at once. Default 100. */
+  maxStreamClients?: number;
+  /** Bytes a stream client may lag behind before it is dropped. Default 1 MiB. */
+  streamBufferBytes?: number;
+  /** Largest postback body. Default 64 KiB. */
+  bodyLimit?: number;
+  /** Client of the service for reconciliation. Default: none (reconciliation unavailable). */
+  broker?: BrokerClient;
+  /** Period of automatic reconciliation (needs `broker`); 0 = only when asked. Default 0. */
+  reconcileIntervalMs?: number;
+  /** kafkajs client id. Default 'query-api-postbacks'. */
+  kafkaClientId?: string;
+}
+
+export interface ResolvedReceiverOptions {
+  readonly store: Store;
+  readonly kafkaBrokers: readonly string[];
+  readonly secret: string;
+  readonly allowlist: ReturnType<typeof parseAllowlist> | undefined;
+  readonly topic: string;
+  readonly topicPartitions: number;
+  readonly table: string;
+  readonly maxQueue: number;
+  readonly batchSize: number;
+  readonly flushIntervalMs: number;
+  readonly retryMaxMs: number;
+  readonly dedupCapacity: number;
+  readonly maxStreamClients: number;
+  readonly streamBufferBytes: number;
+  readonly bodyLimit: number;
+  readonly broker: BrokerClient | undefined;
+  readonly reconcileIntervalMs: number;
+  readonly kafkaClientId: string;
+}
+
+const DEFAULTS = {
+  topic: 'orders.updates',
+  topicPartitions: 3,
+  table: 'market.order_events',
+  maxQueue: 10_000,
+  batchSize: 500,
+  flushIntervalMs: 20,
+  retryMaxMs: 5_000,
+  dedupCapacity: 100_000,
+  maxStreamClients: 100,
+  streamBufferBytes: 1024 * 1024,
+  bodyLimit: 64 * 1024,
+  reconcileIntervalMs: 0,
+  kafkaClientId: 'query-api-postbacks',
+} as const;
+
+const KEYS = ['store', 'kafkaBrokers', 'secret', 'allowlist', 'broker', ...Object.keys(DEFAULTS)];
+const INT_KEYS = [
+  'topicPartitions',
+  'maxQueue',
+  'batchSize',
+  'flushIntervalMs',
+  'retryMaxMs',
+  'dedupCapacity',
+  'maxStreamClients',
+  'streamBufferBytes',
+  'bodyLimit',
+  'reconcileIntervalMs',
+] as const;
+
+const TABLE = /^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)?$/;
+const SECRET = /^[A-Za-z0-9._~-]{16,256}$/;
+const TOPIC = /^[A-Za-z0-9._-]{1,249}$/;
+
+export function resolveReceiverOptions(options: PostbackReceiverOptions): ResolvedReceiverOptions {
+  if (typeof options !== 'object' || options === null) throw configError('options must be an object');
+  for (const k of Object.keys(options)) {
+    if (!KEYS.includes(k)) throw configError(`unknown option "${k}" (allowed: ${KEYS.join(', ')})`);
+  }
+  if (!options.store || typeof options.store.client?.query !== 'function') {
+    throw configError('store is required (createStore from @feedpipe/store)');
+  }
+  const brokers = options.kafkaBrokers;
+  if (!Array.isArray(brokers) || brokers.length === 0 || brokers.some((b) => typeof b !== 'string' || !b)) {
+    throw configError('kafkaBrokers must be a non-empty array of host:port strings');
+  }
+  // The secret itself never goes into a message.
+  if (typeof options.secret !== 'string' || !SECRET.test(options.secret)) {
+    throw configError('secret must be 16-256 characters of A-Z a-z 0-9 . _ ~ -');
+  }
+  const ints: Record<(typeof INT_KEYS)[number], number> = { ...DEFAULTS };
+  for (const k of INT_KEYS) {
+    const v = options[k];
+    if (v === undefined) continue;
+    const min = k === 'reconcileIntervalMs' ? 0 : 1;
+    if (typeof v !== 'number' || !Number.isInteger(v) || v < min) {
+      throw configError(`${k} must be an integer >= ${min}`);
+    }
+    ints[k] = v;
+  }
+  const topic = options.topic ?? DEFAULTS.topic;
+  if (typeof topic !== 'string' || !TOPIC.test(topic))
+    throw configError('topic must be a valid Kafka topic name');
+  const table = options.table ?? DEFAULTS.table;
+  if (typeof table !== 'string' || !TABLE.test(table)) throw configError('table must be [database.]name');
+  if (options.broker !== undefined && typeof options.broker?.orders?.list !== 'function') {
+    throw configError('broker must be a BrokerClient');
+  }
+  if (ints.reconcileIntervalMs > 0 && options.broker === undefined) {
+    throw configError('reconcileIntervalMs needs broker');
+  }
+  const kafkaClientId = options.kafkaClientId ?? DEFAULTS.kafkaClientId;
+  if (typeof kafkaClientId !== 'string' || kafkaClientId === '')
+    throw configError('kafkaClientId must be a string');
+  return {
+    store: options.store,
+    kafkaBrokers: [...brokers],
+    secret: options.secret,
+    allowlist: options.allowlist === undefined ? undefined : parseAllowlist(options.allowlist),
+    topic,
+    table,
+    broker: options.broker,
+    kafkaClientId,
+    ...ints,
+  };
+}

@@ -1,0 +1,151 @@
+/**
+ * The postback receiver as one unit: options, the duplicate check seeded from the table, the
+ * Kafka writer, the pipeline, the live hub, reconciliation, and the routes. Use
+ * `await postbackRoutes(app, options)` inside the API's app factory (or `app.register` it); it
+ * closes with the app. `createPostbackReceiver` + `registerPostbackRoutes` split the two steps.
+ */
+
+import { insertRows } from '@feedpipe/store';
+import type { FastifyInstance } from 'fastify';
+import { PostbackError } from './errors.js';
+import { ORDER_EVENT_COLUMNS, recentEventKeys, toRow } from './events-table.js';
+import { createKafkaWriter } from './kafka-writer.js';
+import {
+  type PostbackReceiverOptions,
+  type ResolvedReceiverOptions,
+  resolveReceiverOptions,
+} from './options.js';
+import { OrderEventPipeline, type PipelineStats } from './pipeline.js';
+import { type RefusalCounters, registerReceiverRoutes } from './receiver-routes.js';
+import { type ReconcileResult, reconcileOrders } from './reconcile.js';
+import { SeenKeys } from './seen-keys.js';
+import { registerStreamRoutes } from './stream-routes.js';
+import { UpdateHub } from './update-hub.js';
+
+export interface ReceiverStats extends PipelineStats {
+  refused: RefusalCounters;
+  streamClients: number;
+  streamDropped: number;
+  reconcileRuns: number;
+  reconcileErrors: number;
+}
+
+export interface PostbackReceiver {
+  readonly options: ResolvedReceiverOptions;
+  readonly pipeline: OrderEventPipeline;
+  readonly hub: UpdateHub;
+  /** Live counters of refused postbacks (the routes count into them). */
+  readonly refusals: RefusalCounters;
+  stats(): ReceiverStats;
+  /** Rebuilds missing transitions from the order book; PostbackError without a broker client. */
+  reconcile(): Promise<ReconcileResult>;
+  /** Ends streams, flushes for up to `graceMs`, disconnects Kafka; answers events left unwritten. */
+  close(graceMs?: number): Promise<number>;
+}
+
+export async function createPostbackReceiver(input: PostbackReceiverOptions): Promise<PostbackReceiver> {
+  const options = resolveReceiverOptions(input);
+  const client = options.store.client;
+  const seen = new SeenKeys(options.dedupCapacity);
+  // After a restart the duplicate check starts from what the table already holds.
+  for (const key of (await recentEventKeys(client, options.table, options.dedupCapacity)).reverse())
+    seen.add(key);
+  const kafka = await createKafkaWriter({
+    brokers: options.kafkaBrokers,
+    topic: options.topic,
+    clientId: options.kafkaClientId,
+    partitions: options.topicPartitions,
+  });
+  const hub = new UpdateHub(options.maxStreamClients);
+  const pipeline = new OrderEventPipeline(options, seen, {
+    kafka: (events, firstSeq) => kafka.send(events, firstSeq),
+    clickhouse: (events, firstSeq) =>
+      insertRows(
+        client,
+        options.table,
+        ORDER_EVENT_COLUMNS,
+        events.map((e, i) => toRow(e, firstSeq + i)),
+      ),
+    published: (events, firstSeq) => hub.publish(events, firstSeq),
+  });
+  const refused: RefusalCounters = { secret: 0, source: 0, malformed: 0, busy: 0 };
+  const runs = { ok: 0, failed: 0 };
+  let running: Promise<ReconcileResult> | undefined;
+  const reconcile = (): Promise<ReconcileResult> => {
+    const broker = options.broker;
+    if (!broker) {
+      return Promise.reject(
+        new PostbackError('RECONCILE_FAILED', 'no broker client configured', { status: 503 }),
+      );
+    }
+    // One run at a time: a second caller shares the run in progress.
+    running ??= reconcileOrders({ broker, pipeline, client, table: options.table })
+      .then(
+        (r) => {
+          runs.ok += 1;
+          return r;
+        },
+        (error: unknown) => {
+          runs.failed += 1;
+          throw error;
+        },
+      )
+      .finally(() => {
+        running = undefined;
+      });
+    return running;
+  };
+  const timer =
+    options.reconcileIntervalMs > 0
+      ? setInterval(() => void reconcile().catch(() => undefined), options.reconcileIntervalMs)
+      : undefined;
+  timer?.unref();
+  let closed: Promise<number> | undefined;
+  return {
+    options,
+    pipeline,
+    hub,
+    refusals: refused,
+    stats: () => ({
+      ...pipeline.stats(),
+      refused: { ...refused },
+      streamClients: hub.size,
+      streamDropped: hub.dropped,
+      reconcileRuns: runs.ok,
+      reconcileErrors: runs.failed,
+    }),
+    reconcile,
+    close(graceMs = 5_000) {
+      closed ??= (async () => {
+        if (timer) clearInterval(timer);
+        hub.close();
+        await running?.catch(() => undefined);
+        const left = await pipeline.close(graceMs);
+        await kafka.close().catch(() => undefined);
+        return left;
+      })();
+      return closed;
+    },
+  };
+}
+
+/** Registers the receiver's routes on `app` and ends its streams when the app closes. */
+export function registerPostbackRoutes(app: FastifyInstance, receiver: PostbackReceiver): void {
+  registerReceiverRoutes(app, receiver.options, receiver.pipeline, receiver.refusals);
+  registerStreamRoutes(app, receiver.options, receiver.hub, () => receiver.reconcile());
+  // Open SSE responses would hold app.close() forever; end them first.
+  app.addHook('preClose', async () => receiver.hub.close());
+}
+
+/** Creates the receiver, registers its routes and closes it with the app. */
+export async function postbackRoutes(
+  app: FastifyInstance,
+  options: PostbackReceiverOptions,
+): Promise<PostbackReceiver> {
+  const receiver = await createPostbackReceiver(options);
+  registerPostbackRoutes(app, receiver);
+  app.addHook('onClose', async () => {
+    await receiver.close();
+  });
+  return receiver;
+}
