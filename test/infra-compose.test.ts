@@ -179,7 +179,7 @@ describe('infra/docker-compose.yml', () => {
     }
     // Files the services read by default from the image (/app is the repository root).
     for (const [name, service] of Object.entries(services)) {
-      for (const value of Object.values(service.environment ?? {})) {
+      for (const value of [...Object.values(service.environment ?? {}), ...commandOf(service)]) {
         const path = /^\$\{[A-Z_]+:-\/app\/([^}]+)\}$/.exec(String(value))?.[1];
         if (path && !existsSync(join(root, path))) problems.push(`${name}: default file ${path} missing`);
       }
@@ -223,7 +223,9 @@ describe('infra/docker-compose.yml', () => {
     };
     const metricsPort = (name: string): number => {
       const env = services[name]?.environment ?? {};
-      return Number(env.METRICS_PORT ?? env.QUERY_API_PORT);
+      const command = commandOf(services[name] ?? {});
+      const flag = command.indexOf('--metrics-port');
+      return Number(flag >= 0 ? command[flag + 1] : (env.METRICS_PORT ?? env.QUERY_API_PORT));
     };
     const jobs = new Map(prometheus.scrape_configs.map((c) => [c.job_name, c]));
     for (const name of ['feed-ingestor', 'sink', 'history-loader', 'query-api']) {

@@ -1,0 +1,179 @@
+/**
+ * The Grafana dashboard and the Prometheus alert rules only name metrics the services really export:
+ * the real metric factories of each service fill real registries, and every name a PromQL expression
+ * selects must be among them. Every service metric is also on the dashboard, so a new metric cannot
+ * go unseen.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Registry } from 'prom-client';
+import { describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+import { createIngestorMetrics } from '../services/feed-ingestor/src/ingestor-metrics.js';
+import { createSinkMetrics } from '../services/feed-ingestor/src/sink/sink-metrics.js';
+import { createLoaderMetrics } from '../services/history-loader/src/metrics.js';
+import { createMetrics as createApiMetrics } from '../services/query-api/src/http/metrics.js';
+import { exposedNames, metricNamesOf } from './infra-promql.js';
+
+const root = join(import.meta.dirname, '..');
+const read = (path: string) => readFileSync(join(root, path), 'utf8');
+
+/** Series Prometheus itself writes for every target. */
+const PROMETHEUS_SERIES = new Set(['up']);
+
+interface ServiceMetrics {
+  service: string;
+  /** Names as exposed on /metrics (histograms with _bucket, _sum, _count). */
+  exposed: Set<string>;
+  /** Metrics the service defines itself (not prom-client's default process metrics), with their series. */
+  own: Array<{ name: string; series: string[] }>;
+}
+
+function withFactory(fill: (registry: Registry) => unknown): Registry {
+  const registry = new Registry();
+  fill(registry);
+  return registry;
+}
+
+async function serviceMetrics(): Promise<ServiceMetrics[]> {
+  const registries: Array<[string, Registry]> = [
+    ['feed-ingestor run', withFactory(createIngestorMetrics)],
+    ['feed-ingestor sink', withFactory(createSinkMetrics)],
+    ['history-loader', withFactory(createLoaderMetrics)],
+    // The API keeps its own registry, with prom-client's default metrics under its prefix.
+    ['query-api', createApiMetrics(true).registry],
+  ];
+  return Promise.all(
+    registries.map(async ([service, registry]) => {
+      const metrics = (await registry.getMetricsAsJSON()).map((m) => ({
+        name: m.name,
+        series: exposedNames({ name: m.name, type: String(m.type) }),
+      }));
+      return {
+        service,
+        exposed: new Set(metrics.flatMap((m) => m.series)),
+        own: metrics.filter((m) => !/^query_api_(process|nodejs)_/.test(m.name)),
+      };
+    }),
+  );
+}
+
+interface Expression {
+  where: string;
+  expr: string;
+}
+
+function dashboardExpressions(): Expression[] {
+  const dashboard = JSON.parse(read('infra/grafana/dashboards/feedpipe.json')) as unknown;
+  const found: Expression[] = [];
+  const walk = (node: unknown, where: string): void => {
+    if (Array.isArray(node)) {
+      for (const item of node) walk(item, where);
+      return;
+    }
+    if (node === null || typeof node !== 'object') return;
+    const record = node as Record<string, unknown>;
+    const title = typeof record.title === 'string' ? record.title : where;
+    if (typeof record.expr === 'string') found.push({ where: `panel "${where}"`, expr: record.expr });
+    for (const value of Object.values(record)) walk(value, title);
+  };
+  walk(dashboard, 'dashboard');
+  return found;
+}
+
+interface AlertRule {
+  alert: string;
+  expr: string;
+  annotations?: Record<string, string>;
+}
+
+function alertRules(): AlertRule[] {
+  const file = parse(read('infra/prometheus/alerts.yml')) as { groups: Array<{ rules: AlertRule[] }> };
+  return file.groups.flatMap((g) => g.rules);
+}
+
+describe('metricNamesOf', () => {
+  it('finds selected metrics and skips functions, labels, ranges, grouping and numbers', () => {
+    expect(
+      metricNamesOf(
+        'histogram_quantile(0.99, sum by (instance, le) (rate(a_seconds_bucket{job=~"x|y", le!="1"}[$__rate_interval]))) > 1e6',
+      ),
+    ).toEqual(['a_seconds_bucket']);
+    expect(
+      metricNamesOf(
+        'sum(rate(a_total[5m])) / on (instance) group_left sum without (code) (b_total offset 5m)',
+      ),
+    ).toEqual(['a_total', 'b_total']);
+    expect(metricNamesOf('count(up{job="sink"} == 0) or vector(0)')).toEqual(['up']);
+    expect(metricNamesOf('deriv(max by (topic) (lag_gauge)[15m:1m]) > 1000 and bare_metric')).toEqual([
+      'lag_gauge',
+      'bare_metric',
+    ]);
+  });
+});
+
+describe('dashboard and alerts against the exported metrics', () => {
+  it('every metric the Grafana dashboard queries is exported by a service', async () => {
+    const exported = new Set((await serviceMetrics()).flatMap((s) => [...s.exposed]));
+    const expressions = dashboardExpressions();
+    expect(expressions.length).toBeGreaterThan(30);
+    const unknown = expressions.flatMap(({ where, expr }) =>
+      metricNamesOf(expr)
+        .filter((name) => !exported.has(name) && !PROMETHEUS_SERIES.has(name))
+        .map((name) => `${name} (${where})`),
+    );
+    expect(unknown).toEqual([]);
+  });
+
+  it('every metric an alert rule uses is exported by a service', async () => {
+    const exported = new Set((await serviceMetrics()).flatMap((s) => [...s.exposed]));
+    const rules = alertRules();
+    expect(rules.length).toBeGreaterThan(10);
+    const unknown = rules.flatMap((rule) =>
+      metricNamesOf(rule.expr)
+        .filter((name) => !exported.has(name) && !PROMETHEUS_SERIES.has(name))
+        .map((name) => `${name} (alert ${rule.alert})`),
+    );
+    expect(unknown).toEqual([]);
+  });
+
+  it('every metric a service defines is on the dashboard', async () => {
+    const used = new Set(dashboardExpressions().flatMap(({ expr }) => metricNamesOf(expr)));
+    const missing = (await serviceMetrics()).flatMap(({ service, own }) =>
+      own.filter((m) => !m.series.some((s) => used.has(s))).map((m) => `${m.name} (${service})`),
+    );
+    expect(missing).toEqual([]);
+  });
+
+  it('the dashboard has a section per part of the pipeline and uses the provisioned data source', () => {
+    const dashboard = JSON.parse(read('infra/grafana/dashboards/feedpipe.json')) as {
+      panels: Array<{ type: string; title: string; datasource?: { uid?: string } }>;
+    };
+    const rows = dashboard.panels.filter((p) => p.type === 'row').map((p) => p.title);
+    expect(rows).toEqual(expect.arrayContaining(['Feed', 'Kafka', 'Sink', 'History loader', 'Query API']));
+    const provisioned = parse(read('infra/grafana/provisioning/datasources/prometheus.yml')) as {
+      datasources: Array<{ uid: string; type: string }>;
+    };
+    const uids = new Set(provisioned.datasources.map((d) => d.uid));
+    const foreign = dashboard.panels
+      .filter((p) => p.type !== 'row' && !uids.has(p.datasource?.uid ?? ''))
+      .map((p) => p.title);
+    expect(foreign).toEqual([]);
+  });
+
+  it('every alert has a section in docs/operations.md and a runbook link to it', () => {
+    const operations = read('docs/operations.md');
+    const headings = new Set(
+      [...operations.matchAll(/^#{2,4} +(\S+)\s*$/gm)].map((m) => (m[1] ?? '').toLowerCase()),
+    );
+    const problems = alertRules().flatMap((rule) => {
+      const anchor = rule.alert.toLowerCase();
+      const out: string[] = [];
+      if (!headings.has(anchor)) out.push(`${rule.alert}: no "### ${rule.alert}" heading`);
+      if (rule.annotations?.runbook !== `docs/operations.md#${anchor}`)
+        out.push(`${rule.alert}: runbook link`);
+      return out;
+    });
+    expect(problems).toEqual([]);
+  });
+});
