@@ -19,7 +19,7 @@ const DATE_SCHEMA = {
 } as const;
 
 /** The expiry asked for, or the nearest expiry on or after the day of the newest snapshot. */
-const EXPIRY_EXPR = `if({expiry:String} != '', toDate({expiry:String}),
+const EXPIRY_EXPR = `if({expiry:String} != '', toDateOrZero({expiry:String}),
   (SELECT min(expiry) FROM market.option_chain_snapshots
    WHERE underlying_id = {uid:UInt32} AND expiry >= (SELECT toDate(max(slot)) FROM market.option_chain_snapshots WHERE underlying_id = {uid:UInt32})))`;
 
@@ -141,14 +141,14 @@ export function registerOptionRoutes(app: FastifyInstance, ctx: ApiContext): voi
         `oc-history|${uid}|${q.expiry ?? ''}|${fromSec}|${toSec}`,
         ttlFor(ctx, range.toMs),
         {
-          sql: `SELECT expiry, slot, any(underlying_price) AS underlying_price,
+          sql: `SELECT expiry, toDateTime64(slot, 0, 'UTC') AS slot_time, any(underlying_price) AS spot,
                   sumIf(oi, side = 'PE') AS put_oi, sumIf(oi, side = 'CE') AS call_oi,
                   if(call_oi > 0, put_oi / call_oi, NULL) AS pcr_oi,
                   sumIf(volume, side = 'PE') AS put_volume, sumIf(volume, side = 'CE') AS call_volume,
                   if(call_volume > 0, put_volume / call_volume, NULL) AS pcr_volume,
                   argMin(implied_volatility, abs(strike - underlying_price)) AS atm_iv
                 FROM market.option_chain_snapshots FINAL
-                WHERE underlying_id = {uid:UInt32} AND ({expiry:String} = '' OR expiry = toDate({expiry:String}))
+                WHERE underlying_id = {uid:UInt32} AND ({expiry:String} = '' OR expiry = toDateOrZero({expiry:String}))
                   AND slot >= toDateTime({fromSec:UInt32}, 'UTC') AND slot < toDateTime({toSec:UInt32}, 'UTC')
                 GROUP BY expiry, slot ORDER BY slot, expiry`,
           params: { uid, expiry: q.expiry ?? '', fromSec, toSec },
@@ -172,15 +172,15 @@ export function registerOptionRoutes(app: FastifyInstance, ctx: ApiContext): voi
     },
     async (request) => {
       const uid = request.params.underlyingId;
-      const rows = await ctx.runner.rows<{ as_of: string; expiry: string }>(
-        `SELECT toString(as_of) AS as_of, toString(expiry) AS expiry FROM market.expiry_lists FINAL
+      const rows = await ctx.runner.rows<{ as_of_day: string; expiry_day: string }>(
+        `SELECT toString(as_of) AS as_of_day, toString(expiry) AS expiry_day FROM market.expiry_lists FINAL
          WHERE underlying_id = {uid:UInt32}
            AND as_of = (SELECT max(as_of) FROM market.expiry_lists WHERE underlying_id = {uid:UInt32})
-         ORDER BY expiry`,
+         ORDER BY expiry_day`,
         { uid },
       );
       if (rows.length === 0) throw notFound(`no expiry list loaded for underlying ${uid}`);
-      return { underlyingId: uid, asOf: rows[0]?.as_of, expiries: rows.map((r) => r.expiry) };
+      return { underlyingId: uid, asOf: rows[0]?.as_of_day, expiries: rows.map((r) => r.expiry_day) };
     },
   );
 
