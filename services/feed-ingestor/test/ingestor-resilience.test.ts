@@ -73,9 +73,8 @@ describe('ingestor resilience', () => {
       log: () => undefined,
     });
     await ingestor.start();
-    await new Promise((r) => setTimeout(r, 1_000));
-    const producedBefore = ingestor.stats().produced;
-    expect(producedBefore).toBeGreaterThan(0);
+    const feedIngestor = ingestor;
+    await waitFor(() => feedIngestor.stats().produced > 0, 30_000, 'records produced before the outage');
 
     await kafka.stop();
     await new Promise((r) => setTimeout(r, 10_000));
