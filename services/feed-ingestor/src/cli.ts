@@ -51,6 +51,7 @@ async function run(): Promise<void> {
   await ingestor.start();
   const ops = await startOpsServer({
     registries: [ingestor.registry],
+    host: config.metricsHost,
     port: config.metricsPort,
     ready: () => {
       const stats = ingestor.stats();
@@ -81,6 +82,8 @@ async function sink(): Promise<void> {
   await consumer.start();
   const ops = await startOpsServer({
     registries: [consumer.registry],
+    // Loopback unless the operator opens it (compose sets METRICS_HOST=0.0.0.0 for Prometheus).
+    host: process.env.METRICS_HOST || '127.0.0.1',
     port: Number(process.env.METRICS_PORT ?? 9465),
     ready: () => ({ ready: true, detail: consumer.stats() }),
   });

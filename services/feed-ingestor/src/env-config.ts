@@ -17,6 +17,8 @@ export interface IngestorEnvConfig {
   tradeInstruments: string[];
   ohlcInstruments: string[];
   metricsPort: number;
+  /** Address of /metrics, /healthz, /readyz. Default 127.0.0.1; 0.0.0.0 to let Prometheus in. */
+  metricsHost: string;
   captureFile: string | undefined;
   clickhouseUrl: string | undefined;
   dataDir: string;
@@ -127,6 +129,7 @@ export function loadIngestorEnv(env: Env = process.env): IngestorEnvConfig {
     tradeInstruments: trade,
     ohlcInstruments: ohlc,
     metricsPort: integer(env, 'METRICS_PORT', 9464, 0, 65_535, problems),
+    metricsHost: env.METRICS_HOST || '127.0.0.1',
     captureFile: env.CAPTURE_FILE || undefined,
     clickhouseUrl: env.CLICKHOUSE_URL || undefined,
     dataDir: env.DATA_DIR || '.data',
