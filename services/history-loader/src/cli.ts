@@ -1,16 +1,18 @@
 /**
  * history-loader CLI. Configuration from the environment (ARCHITECTURE.md): SVC_BASE_URL,
- * SVC_CLIENT_ID, SVC_ACCESS_TOKEN, CLICKHOUSE_URL (unset: embedded chDB under DATA_DIR, default
- * .data/chdb). Flags:
+ * SVC_CLIENT_ID, SVC_ACCESS_TOKEN, CLICKHOUSE_URL (unset: embedded chDB in DATA_DIR/chdb, DATA_DIR
+ * default .data, the same directory the sink and `npm start` use), METRICS_HOST (default 127.0.0.1).
+ * Flags:
  *   --universe <file>      universe JSON or CSV (required); a JSON file's "plan" object is the plan
  *   --plan <file>          a JSON plan (PlanOptions), overriding the universe file's
  *   --dry-run              print the plan (units, requests, days of budget) and exit
  *   --max-requests <n>     stop after n units;  --max-seconds <n>  stop starting units after n s
- *   --metrics-port <n>     serve /metrics, /healthz, /readyz on 127.0.0.1:n (0 = off, default)
+ *   --metrics-port <n>     serve /metrics, /healthz, /readyz on METRICS_HOST:n (0 = off, default)
  * Exit codes: 0 done or bounded, 2 budget exhausted (stderr says when to go on), 1 failed.
  */
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
+import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { createStore } from '@feedpipe/store';
 import { LoaderError } from './errors.js';
@@ -66,7 +68,7 @@ async function main(): Promise<void> {
   const maxSeconds = positive(values['max-seconds'], 'max-seconds');
   const store = createStore({
     url: process.env.CLICKHOUSE_URL || undefined,
-    dataDir: process.env.DATA_DIR || undefined,
+    dataDir: join(process.env.DATA_DIR || '.data', 'chdb'),
   });
   const loader = createHistoryLoader(
     {
@@ -109,7 +111,7 @@ async function main(): Promise<void> {
           } else {
             res.writeHead(404).end();
           }
-        }).listen(port, '127.0.0.1')
+        }).listen(port, process.env.METRICS_HOST || '127.0.0.1')
       : undefined;
   const progress = startProgress(() => loader.status(), process.stderr);
   let stopping = false;
