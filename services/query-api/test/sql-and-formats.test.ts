@@ -1,0 +1,175 @@
+import { tableFromIPC } from 'apache-arrow';
+import { readParquet } from 'parquet-wasm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { checkSql } from '../src/index.js';
+import { DAY, type Harness, LIVE_A, startHarness } from './helpers.js';
+
+let h: Harness;
+
+beforeAll(async () => {
+  h = await startHarness({ sql: { maxResultRows: 1_000 } });
+});
+afterAll(async () => {
+  await h?.close();
+});
+
+function sql(body: Record<string, unknown>) {
+  return h.api.app.inject({ method: 'POST', url: '/v1/sql', headers: h.read, payload: body });
+}
+
+describe('POST /v1/sql', () => {
+  it('runs a read with parameters and returns ClickHouse JSON', async () => {
+    const r = await sql({
+      sql: 'SELECT count() AS n FROM market.ticks WHERE security_id = {sid:UInt32}',
+      params: { sid: LIVE_A },
+    });
+    expect(r.statusCode).toBe(200);
+    expect(r.json().data).toEqual([{ n: 600 }]);
+  });
+
+  it.each([
+    ['INSERT INTO market.ticks (security_id) VALUES (1)', 'only SELECT'],
+    ['ALTER TABLE market.ticks DELETE WHERE 1', 'only SELECT'],
+    ['DROP TABLE market.ticks', 'only SELECT'],
+    ['SET readonly = 0', 'only SELECT'],
+    ['SET max_result_rows = 0; SELECT 1', 'one statement'],
+    ['SYSTEM FLUSH LOGS', 'only SELECT'],
+    ['TRUNCATE TABLE system.query_log', 'only SELECT'],
+    ['INSERT INTO system.settings SELECT * FROM system.settings', 'only SELECT'],
+    ['SELECT 1; DROP TABLE market.ticks', 'one statement'],
+    ['SELECT * FROM numbers(10) SETTINGS readonly = 0', 'SETTINGS'],
+    ['SELECT 1 FORMAT Parquet', 'FORMAT'],
+    ["SELECT 1 INTO OUTFILE '/tmp/x'", 'OUTFILE'],
+    ["SELECT 'unterminated", 'could not be read'],
+    ['', 'sql'],
+  ])('refuses %j with 400', async (text, words) => {
+    const r = await sql({ sql: text });
+    expect(r.statusCode).toBe(400);
+    expect(r.json().error.message).toContain(words);
+    expect(r.json().error.field).toBe('sql');
+  });
+
+  it('is not fooled by keywords inside strings, comments or quoted names', async () => {
+    const r = await sql({
+      sql: "SELECT 'a; DROP TABLE x SETTINGS y' AS `settings;`, 2 AS b -- ; SETTINGS\n;",
+    });
+    expect(r.statusCode).toBe(200);
+    expect(r.json().data).toEqual([{ 'settings;': 'a; DROP TABLE x SETTINGS y', b: 2 }]);
+  });
+
+  it('refuses oversized results, also through UNION ALL, and the next query is unaffected', async () => {
+    const big = await sql({ sql: 'SELECT number FROM numbers(5000)' });
+    expect(big.statusCode).toBe(400);
+    expect(big.json().error.message).toMatch(/Limit for result exceeded/);
+    const union = await sql({
+      sql: 'SELECT number FROM numbers(600) UNION ALL SELECT number FROM numbers(600)',
+    });
+    expect(union.statusCode).toBe(400);
+    const next = await sql({ sql: 'SELECT 42 AS answer' });
+    expect(next.json().data).toEqual([{ answer: 42 }]);
+  });
+
+  it('ClickHouse itself refuses writes under the API settings (readonly = 1 is enforced by chDB)', async () => {
+    // Past the API's gate: the settings alone must stop a write and a file-reading table function.
+    for (const query of [
+      'INSERT INTO market.api_keys (key_id) SELECT 1',
+      "SELECT * FROM file('/etc/hostname', 'LineAsString')",
+      'CREATE TABLE default.nope (a UInt8) ENGINE = Memory',
+    ]) {
+      await expect(
+        h.store.client.command({ query: `${query} SETTINGS readonly = 1, max_execution_time = 5` }),
+        query,
+      ).rejects.toThrow(/readonly/i);
+    }
+    const keys = await h.store.client.query({
+      query: "SELECT count() AS n FROM market.api_keys WHERE key_id = '1'",
+      format: 'JSONEachRow',
+    });
+    expect(await keys.json()).toEqual([{ n: 0 }]);
+  });
+
+  it('SHOW, DESCRIBE and EXPLAIN are allowed; GET /v1/sql takes the query in the URL', async () => {
+    expect((await sql({ sql: 'SHOW TABLES FROM market' })).statusCode).toBe(200);
+    expect((await sql({ sql: 'DESCRIBE TABLE market.ticks' })).statusCode).toBe(200);
+    expect((await sql({ sql: 'EXPLAIN SELECT 1' })).statusCode).toBe(200);
+    const get = await h.api.app.inject({
+      method: 'GET',
+      url: '/v1/sql?q=SELECT%207%20AS%20x&format=csv',
+      headers: h.read,
+    });
+    expect(get.body).toBe('"x"\n7\n');
+  });
+
+  it('400 naming the field for a bad body', async () => {
+    const r = await sql({ sql: 'SELECT 1', format: 'xml' });
+    expect(r.json().error.field).toBe('format');
+    const p = await sql({ sql: 'SELECT 1', params: { 'bad name': 1 } });
+    expect(p.json().error.field).toBe('params.bad name');
+    const unknown = await sql({ sql: 'SELECT {x:UInt8}' });
+    expect(unknown.statusCode).toBe(400);
+    expect(unknown.json().error.code).toBe('QUERY_FAILED');
+  });
+});
+
+describe('checkSql', () => {
+  it('keeps the statement up to its last token, so a trailing comment cannot swallow the limits', () => {
+    expect(checkSql('SELECT 1 -- note', 100).sql).toBe('SELECT 1');
+    expect(checkSql('(SELECT 1) UNION ALL (SELECT 2);;', 100)).toEqual({
+      sql: '(SELECT 1) UNION ALL (SELECT 2)',
+      kind: 'select',
+    });
+    expect(checkSql('desc market.ticks', 100).kind).toBe('describe');
+    expect(() => checkSql('SELECT 1 /* open', 100)).toThrow(/comment/);
+    expect(() => checkSql('SELECT 1', 5)).toThrow(/longer/);
+    expect(checkSql('SELECT * FROM format(JSONEachRow, \'{"a":1}\')', 100).kind).toBe('select');
+  });
+});
+
+describe('output formats parse with real readers', () => {
+  const bars = `/v1/instruments/${LIVE_A}/bars?from=${DAY}&to=2024-03-05&interval=1m`;
+
+  it('Arrow file and stream read with apache-arrow', async () => {
+    for (const format of ['arrow', 'arrowstream']) {
+      const r = await h.api.app.inject({ method: 'GET', url: `${bars}&format=${format}`, headers: h.read });
+      expect(r.headers['content-type']).toContain('vnd.apache.arrow');
+      const table = tableFromIPC(r.rawPayload);
+      expect(table.numRows).toBe(10);
+      expect(table.schema.fields.map((f) => f.name)).toEqual([
+        'time',
+        'open',
+        'high',
+        'low',
+        'close',
+        'volume',
+        'vwap',
+        'trades',
+      ]);
+      expect(String(table.schema.fields[0]?.type)).toMatch(/Timestamp/);
+      const first = table.get(0)?.toJSON() as Record<string, unknown>;
+      expect(first.open).toBe(100);
+      expect(Number(first.volume)).toBe(600);
+      expect(Number(first.time)).toBe(Date.parse(`${DAY}T09:00:00Z`));
+    }
+  });
+
+  it('Parquet reads with parquet-wasm', async () => {
+    const r = await h.api.app.inject({ method: 'GET', url: `${bars}&format=parquet`, headers: h.read });
+    expect(r.rawPayload.subarray(0, 4).toString()).toBe('PAR1');
+    const table = tableFromIPC(readParquet(new Uint8Array(r.rawPayload)).intoIPCStream());
+    expect(table.numRows).toBe(10);
+    expect(table.getChild('vwap')?.get(0)).toBeCloseTo(104.5, 6);
+    expect(Number(table.getChild('trades')?.get(9))).toBe(60);
+  });
+
+  it('SQL results in Parquet and CSV', async () => {
+    const r = await sql({
+      sql: 'SELECT security_id, count() AS n FROM market.ticks GROUP BY security_id ORDER BY security_id',
+      format: 'parquet',
+    });
+    const table = tableFromIPC(readParquet(new Uint8Array(r.rawPayload)).intoIPCStream());
+    expect(table.numRows).toBe(2);
+    const csv = await sql({ sql: "SELECT 1 AS a, 'x' AS b", format: 'csv' });
+    expect(csv.headers['content-type']).toContain('text/csv');
+    expect(csv.body).toBe('"a","b"\n1,"x"\n');
+  });
+});
