@@ -151,3 +151,25 @@ describe('receiver guards and options', () => {
     expect([seen.has('a'), seen.has('b'), seen.has('c'), seen.size]).toEqual([false, true, true, 2]);
   });
 });
+
+describe('receiver options', () => {
+  it('keeps the given topic and table next to defaulted numbers', () => {
+    const store = { client: { query: () => undefined } } as never;
+    const o = resolveReceiverOptions({
+      store,
+      kafkaBrokers: ['127.0.0.1:9092'],
+      secret: 'a-long-enough-secret-1',
+      topic: 'my.topic',
+      table: 'db.events',
+      kafkaClientId: 'me',
+      batchSize: 7,
+    });
+    expect(o).toMatchObject({
+      topic: 'my.topic',
+      table: 'db.events',
+      kafkaClientId: 'me',
+      batchSize: 7,
+      maxQueue: 10_000,
+    });
+  });
+});

@@ -117,7 +117,10 @@ export function resolveReceiverOptions(options: PostbackReceiverOptions): Resolv
   if (typeof options.secret !== 'string' || !SECRET.test(options.secret)) {
     throw configError('secret must be 16-256 characters of A-Z a-z 0-9 . _ ~ -');
   }
-  const ints: Record<(typeof INT_KEYS)[number], number> = { ...DEFAULTS };
+  const ints = Object.fromEntries(INT_KEYS.map((k) => [k, DEFAULTS[k]])) as Record<
+    (typeof INT_KEYS)[number],
+    number
+  >;
   for (const k of INT_KEYS) {
     const v = options[k];
     if (v === undefined) continue;
