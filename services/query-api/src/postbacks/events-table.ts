@@ -192,10 +192,12 @@ export async function recordedTransitions(
   client: ClickHouseClient,
   table: string,
   orderIds: readonly string[],
-): Promise<Array<{ orderId: string; status: string; filledQty: number; eventKey: string }>> {
+): Promise<
+  Array<{ orderId: string; status: string; filledQty: number; updateTime: string; eventKey: string }>
+> {
   if (orderIds.length === 0) return [];
   const result = await client.query({
-    query: `SELECT order_id, status, filled_qty, event_key FROM ${table} FINAL
+    query: `SELECT order_id, status, filled_qty, update_time, event_key FROM ${table} FINAL
       WHERE order_id IN {ids:Array(String)}`,
     query_params: { ids: orderIds },
     format: 'JSONEachRow',
@@ -204,12 +206,14 @@ export async function recordedTransitions(
     order_id: string;
     status: string;
     filled_qty: number | string;
+    update_time: string;
     event_key: string;
   }>();
   return rows.map((r) => ({
     orderId: r.order_id,
     status: r.status,
     filledQty: Number(r.filled_qty),
+    updateTime: r.update_time,
     eventKey: r.event_key,
   }));
 }

@@ -6,8 +6,9 @@
  *
  * A rebuilt transition of an unmodified order has the same event key as its postback, so a late
  * delivery after reconciliation is still recognised as a duplicate. Modifications leave no trace
- * in the book, so earlier transitions of a modified order are matched by status and filled
- * quantity instead, and the order's current state is recorded when its exact key is missing (a
+ * in the book, so earlier transitions of a modified order are matched by status, filled quantity
+ * and update time instead (the service's times have one-second resolution: a fill and a
+ * modification of the same order in the same second look alike), and the order's current state is recorded when its exact key is missing (a
  * modification the receiver never heard of becomes one transition with the current values).
  */
 import type { BrokerClient, Order, Trade } from '@feedpipe/broker-api';
@@ -139,7 +140,7 @@ export async function reconcileOrders(deps: ReconcileDeps): Promise<ReconcileRes
     });
   }
   const keys = new Set(recorded.map((r) => r.eventKey));
-  const milestones = new Set(recorded.map((r) => `${r.orderId}|${r.status}|${r.filledQty}`));
+  const milestones = new Set(recorded.map((r) => `${r.orderId}|${r.status}|${r.filledQty}|${r.updateTime}`));
 
   let rebuilt = 0;
   let added = 0;
@@ -149,7 +150,7 @@ export async function reconcileOrders(deps: ReconcileDeps): Promise<ReconcileRes
       rebuilt += 1;
       const current = i === events.length - 1;
       if (keys.has(e.eventKey) || seen.has(e.eventKey)) return;
-      if (!current && milestones.has(`${e.orderId}|${e.status}|${e.filledQty}`)) return;
+      if (!current && milestones.has(`${e.orderId}|${e.status}|${e.filledQty}|${e.updateTime}`)) return;
       seen.add(e.eventKey);
       const result = deps.pipeline.accept(e);
       if (result === 'full') {
