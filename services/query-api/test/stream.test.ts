@@ -46,7 +46,7 @@ async function readEvents(
   let buffer = '';
   const deadline = Date.now() + timeoutMs;
   // One read stays pending across timeouts: dropping it would lose the chunk it resolves with.
-  let pending: Promise<ReadableStreamReadResult<Uint8Array>> | undefined;
+  let pending: ReturnType<typeof reader.read> | undefined;
   while (!stop(events) && Date.now() < deadline) {
     pending ??= reader.read();
     const chunk = await Promise.race([pending, new Promise<null>((r) => setTimeout(() => r(null), 500))]);
