@@ -43,7 +43,8 @@ const autocannon = createRequire(import.meta.url)('autocannon') as Autocannon;
 function flag(value: string | undefined, fallback: number, name: string, min: number, max: number): number {
   if (value === undefined) return fallback;
   const n = Number(value);
-  if (!Number.isInteger(n) || n < min || n > max) throw new Error(`--${name} must be an integer in [${min}, ${max}]`);
+  if (!Number.isInteger(n) || n < min || n > max)
+    throw new Error(`--${name} must be an integer in [${min}, ${max}]`);
   return n;
 }
 
@@ -90,7 +91,9 @@ try {
              toUInt16(number % 16), number, 'bench'
       FROM numbers(${ticks})`,
   });
-  log(`inserted ${ticks} ticks for ${instruments} instruments in ${((performance.now() - t) / 1000).toFixed(1)} s`);
+  log(
+    `inserted ${ticks} ticks for ${instruments} instruments in ${((performance.now() - t) / 1000).toFixed(1)} s`,
+  );
 
   const api = await createQueryApi(
     { port: 0, rateLimit: { perSecond: 1_000_000, burst: 1_000_000 } },
@@ -103,7 +106,9 @@ try {
   t = performance.now();
   const probe = await fetch(`${url}${path(0)}`, { headers: { 'x-api-key': key } });
   const body = (await probe.json()) as { rows: number };
-  log(`first (uncached) request: HTTP ${probe.status}, ${body.rows} bars in ${(performance.now() - t).toFixed(1)} ms`);
+  log(
+    `first (uncached) request: HTTP ${probe.status}, ${body.rows} bars in ${(performance.now() - t).toFixed(1)} ms`,
+  );
   let next = 0;
   const requests = [{ setupRequest: (req: AutocannonRequest) => ({ ...req, path: path(next++) }) }];
   const headers = { 'x-api-key': key };
