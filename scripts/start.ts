@@ -7,7 +7,8 @@
  * CLICKHOUSE_URL (a ClickHouse server instead of chDB), SVC_FEED_URL + SVC_CLIENT_ID +
  * SVC_ACCESS_TOKEN (the real feed instead of the simulator).
  */
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { createSimulator, restServerHook, SIM_TEST_ACCOUNTS, type Simulator } from '@feedpipe/broker-sim';
 import {
   createFeedIngestor,
@@ -15,10 +16,12 @@ import {
   type FeedCredentials,
   startOpsServer,
 } from '@feedpipe/feed-ingestor';
+import { createHistoryLoader, type HistoryLoader } from '@feedpipe/history-loader';
 import { startLocalKafka } from '@feedpipe/local-kafka';
 import { createStore, runMigrations } from '@feedpipe/store';
 import { Registry } from 'prom-client';
 
+const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const dataDir = resolve(process.env.DATA_DIR ?? '.data');
 const demoInstruments = Number(process.env.DEMO_INSTRUMENTS ?? 5_000);
 const stopTasks: Array<{ name: string; stop: () => Promise<void> }> = [];
@@ -38,9 +41,11 @@ async function stopAll(reason: string, code = 0): Promise<void> {
   }, 9_000);
   hardStop.unref();
   for (const task of stopTasks.reverse()) {
-    await task
-      .stop()
-      .catch((error: unknown) => process.stderr.write(`stop ${task.name}: ${(error as Error).message}\n`));
+    const started = Date.now();
+    await task.stop().then(
+      () => process.stderr.write(`  stopped ${task.name} in ${Date.now() - started} ms\n`),
+      (error: unknown) => process.stderr.write(`  stop ${task.name}: ${(error as Error).message}\n`),
+    );
   }
   process.stderr.write('stopped.\n');
   process.exit(code);
@@ -138,6 +143,29 @@ async function main(): Promise<void> {
   });
   onExit('ops', () => ops.close());
 
+  // A short history load for the demo universe, at the service's full allowed rate.
+  let loader: HistoryLoader | undefined;
+  const baseUrl = sim?.rest?.baseUrl ?? process.env.SVC_BASE_URL;
+  if (baseUrl && process.env.HISTORY_LOAD !== 'off') {
+    const universe =
+      process.env.HISTORY_UNIVERSE_FILE ?? join(repoRoot, 'services/history-loader/universe/demo.json');
+    loader = createHistoryLoader(
+      {
+        broker: { baseUrl, clientId: credentials.clientId, accessToken: credentials.token },
+        universe,
+        maxSeconds: Number(process.env.HISTORY_MAX_SECONDS ?? 120),
+        migrate: false,
+      },
+      { clickhouse: store.client, registry },
+    );
+    const historyLoader = loader;
+    onExit('history-loader', () => historyLoader.stop());
+    void historyLoader.run().then(
+      (result) => log(`history-loader: ${JSON.stringify(result)}`),
+      (error: unknown) => log(`history-loader failed: ${(error as Error).message}`),
+    );
+  }
+
   process.stdout.write(
     [
       '',
@@ -156,8 +184,12 @@ async function main(): Promise<void> {
     const stats = ingestor.stats();
     const sinkStats = sink.stats();
     const open = stats.connections.filter((c) => c.state === 'open').length;
+    const history = loader?.status();
     log(
-      `flowing: ${stats.produced} records to Kafka, ${sinkStats.inserted['market.ticks'] ?? 0} ticks in ClickHouse, ${open}/5 connections open`,
+      `flowing: ${stats.produced} records to Kafka, ${sinkStats.inserted['market.ticks'] ?? 0} ticks in ClickHouse, ${open}/5 connections open` +
+        (history
+          ? `; history ${history.unitsFinished}/${history.unitsTotal} units, ${history.rowsWritten} rows`
+          : ''),
     );
   }, 10_000);
   statusTimer.unref();

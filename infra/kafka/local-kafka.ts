@@ -183,12 +183,14 @@ export async function startLocalKafka(options: LocalKafkaOptions): Promise<Local
 
   async function launch(): Promise<{ child: ChildProcess; exited: Promise<void> }> {
     const logFd = openSync(join(dataDir, 'kafka.log'), 'a');
+    // Its own process group: a terminal's Ctrl-C reaches the Node process only, which stops the broker
+    // last, after the producers drained into it. pdeathsig still kills it if Node dies first.
     const child = spawn(
       'setpriv',
       ['--pdeathsig', 'KILL', 'java', ...javaArgs(heap, 'kafka.Kafka', [propsFile])],
       {
         stdio: ['ignore', logFd, logFd],
-        detached: false,
+        detached: true,
       },
     );
     closeSync(logFd);

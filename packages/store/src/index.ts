@@ -1,7 +1,7 @@
 export type { ClickHouseClient } from '@clickhouse/client';
 export { createStore, type Store, type StoreConfig, type StoreMode } from './client-factory.js';
 export { StoreError, type StoreErrorCode } from './errors.js';
-export { type InsertRowsOptions, insertRows } from './insert.js';
+export { insertRows } from './insert.js';
 export {
   DEFAULT_MIGRATIONS_DIR,
   loadMigrations,

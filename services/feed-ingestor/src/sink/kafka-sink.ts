@@ -206,7 +206,8 @@ export function createSink(options: SinkOptions): Sink {
 
   async function eachBatch({ batch, heartbeat }: EachBatchPayload): Promise<void> {
     const kind = kindByTopic.get(batch.topic);
-    if (!kind) return;
+    // While stopping, take nothing new: what is not flushed is not committed, so it is read again.
+    if (!kind || !running) return;
     const sinkTable = SINK_TABLES[kind];
     const buffer = bufferOf(kind);
     const highWatermark = Number(batch.highWatermark);
@@ -313,6 +314,8 @@ export function createSink(options: SinkOptions): Sink {
         maxBytesPerPartition: 4 * 1024 * 1024,
         maxBytes: 32 * 1024 * 1024,
         sessionTimeout: options.sessionTimeoutMs ?? 30_000,
+        // Short fetch polls: a stop (or rebalance) waits for the running poll to end.
+        maxWaitTimeInMs: 500,
         heartbeatInterval: Math.min(3_000, Math.floor((options.sessionTimeoutMs ?? 30_000) / 3)),
       });
       // A rebalance may hand our partitions to another member: insert what we hold first, so the
@@ -337,11 +340,14 @@ export function createSink(options: SinkOptions): Sink {
     async stop() {
       clearInterval(flushTimer);
       clearInterval(lagTimer);
-      if (consumer) await consumer.stop();
-      await flushAll().catch((e: unknown) => log(`final flush failed: ${(e as Error).message}`));
+      // Flush and commit while the consumer is still in its group (a commit needs the group), then leave.
       running = false;
+      const started = Date.now();
+      await flushAll().catch((e: unknown) => log(`final flush failed: ${(e as Error).message}`));
+      const flushedAt = Date.now();
       await consumer?.disconnect();
       consumer = undefined;
+      log(`stopped: final flush ${flushedAt - started} ms, leaving the group ${Date.now() - flushedAt} ms`);
     },
     async kill() {
       clearInterval(flushTimer);
