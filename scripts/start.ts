@@ -7,8 +7,11 @@
  * CLICKHOUSE_URL (a ClickHouse server instead of chDB), SVC_FEED_URL + SVC_CLIENT_ID +
  * SVC_ACCESS_TOKEN (the real feed instead of the simulator).
  */
+
+import { randomBytes } from 'node:crypto';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { BrokerClient } from '@feedpipe/broker-api';
 import { createSimulator, restServerHook, SIM_TEST_ACCOUNTS, type Simulator } from '@feedpipe/broker-sim';
 import {
   createFeedIngestor,
@@ -18,8 +21,10 @@ import {
 } from '@feedpipe/feed-ingestor';
 import { createHistoryLoader, type HistoryLoader } from '@feedpipe/history-loader';
 import { startLocalKafka } from '@feedpipe/local-kafka';
+import { createQueryApi, type QueryApi } from '@feedpipe/query-api';
 import { createStore, runMigrations } from '@feedpipe/store';
 import { Registry } from 'prom-client';
+import { pipelineStatusSource } from './pipeline-status.js';
 
 const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const dataDir = resolve(process.env.DATA_DIR ?? '.data');
@@ -166,6 +171,49 @@ async function main(): Promise<void> {
     );
   }
 
+  // The query API: analytics, SQL, order routes (through the typed client), postbacks, status page.
+  const authUrl = sim?.rest?.authUrl ?? process.env.SVC_AUTH_URL;
+  const broker = baseUrl
+    ? new BrokerClient({
+        baseUrl,
+        clientId: credentials.clientId,
+        accessToken: credentials.token,
+        ...(authUrl ? { authUrl } : {}),
+      })
+    : undefined;
+  const status = pipelineStatusSource({ ingestor, sink, loader });
+  onExit('status-sampler', async () => status.stop());
+  const postbackSecret = process.env.POSTBACK_SECRET ?? randomBytes(24).toString('base64url');
+  const api: QueryApi = await createQueryApi(
+    {
+      host: process.env.QUERY_API_HOST ?? '127.0.0.1',
+      port: Number(process.env.QUERY_API_PORT ?? 8080),
+      logLevel: false,
+    },
+    {
+      store,
+      kafkaBrokers: brokers,
+      pipelineStatus: status.source,
+      postbacks: { secret: postbackSecret },
+      ...(broker ? { broker } : {}),
+    },
+  );
+  const apiUrl = await api.start();
+  onExit('query-api', () => api.stop());
+  const demoKey = await api.keys.create(`npm-start-${new Date().toISOString()}`, ['read', 'trade']);
+  let postbackNote = 'register the postback URL with the service (web console) to receive order updates';
+  if (sim?.rest) {
+    // As the web console would: the simulator posts every order update of this account here.
+    const response = await fetch(`${sim.rest.baseUrl}/v2/postback`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'access-token': credentials.token },
+      body: JSON.stringify({ postbackUrl: `${apiUrl}/postbacks/orders/${postbackSecret}` }),
+    });
+    postbackNote = response.ok
+      ? 'the simulator posts order updates here -> Kafka orders.updates + market.order_events'
+      : `postback registration refused (HTTP ${response.status})`;
+  }
+
   process.stdout.write(
     [
       '',
@@ -174,7 +222,11 @@ async function main(): Promise<void> {
       `  Kafka       ${brokers.join(',')}  (${kafkaNote})`,
       `  ClickHouse  ${store.mode === 'embedded' ? 'embedded chDB' : 'server'} at ${store.location}`,
       `  ingestor    ${instruments.length} instruments over 5 connections -> feed.trades, feed.ohlc, feed.reference, feed.status`,
-      `  metrics     ${ops.url}/metrics   health ${ops.url}/healthz   ready ${ops.url}/readyz`,
+      `  query API   ${apiUrl}   docs ${apiUrl}/docs   (key with read + trade scopes, shown once: ${demoKey.key})`,
+      `  status      ${apiUrl}/status?key=${demoKey.key}`,
+      `  postbacks   ${apiUrl}/postbacks/orders/<secret>: ${postbackNote}`,
+      `  metrics     pipeline ${ops.url}/metrics   API ${apiUrl}/metrics   health ${ops.url}/healthz   ready ${ops.url}/readyz`,
+      `  notebook    pandas.read_parquet('${apiUrl}/v1/instruments/<id>/bars?from=<ISO time>&interval=1m&format=parquet', storage_options={'x-api-key': '<key>'})`,
       '  Ctrl-C stops everything.',
       '',
     ].join('\n'),

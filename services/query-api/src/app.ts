@@ -30,9 +30,11 @@ import { AuditLog } from './orders/audit-log.js';
 import { OrderDesk } from './orders/order-desk.js';
 import { registerOrderRoutes } from './orders/order-routes.js';
 import { PreTradeChecks } from './orders/pre-trade.js';
+import { type PostbackReceiver, type PostbackReceiverOptions, postbackRoutes } from './postbacks/index.js';
 import { QueryRunner } from './query/query-runner.js';
 import { ResultCache } from './query/result-cache.js';
 import { registerSqlRoutes } from './sql/sql-routes.js';
+import { type PipelineStatusSource, registerStatusPage } from './status-page/index.js';
 
 export interface QueryApiDeps {
   /** The store (embedded chDB or a server), migrated through 004. Required. */
@@ -47,19 +49,37 @@ export interface QueryApiDeps {
   now?: () => number;
   /** Collect Node process metrics on /metrics. Default false (true in the CLI). */
   processMetrics?: boolean;
+  /**
+   * The postback receiver (order updates from the service -> Kafka orders.updates + ClickHouse, live
+   * stream, reconciliation). Needs `kafkaBrokers`. Default: off.
+   */
+  postbacks?: Omit<PostbackReceiverOptions, 'store' | 'kafkaBrokers' | 'broker'>;
+  /** Live figures of the pipeline this process runs, for the status page (/status, /v1/pipeline). */
+  pipelineStatus?: PipelineStatusSource;
 }
 
 export interface QueryApi {
   readonly app: FastifyInstance;
   readonly config: ResolvedConfig;
   readonly keys: ApiKeyStore;
+  /** The postback receiver, when `deps.postbacks` was given. */
+  readonly postbacks: PostbackReceiver | undefined;
   /** http://host:port once started. */
   readonly url: string;
   start(): Promise<string>;
   stop(): Promise<void>;
 }
 
-const DEP_KEYS = ['store', 'broker', 'kafkaBrokers', 'instruments', 'now', 'processMetrics'];
+const DEP_KEYS = [
+  'store',
+  'broker',
+  'kafkaBrokers',
+  'instruments',
+  'now',
+  'processMetrics',
+  'postbacks',
+  'pipelineStatus',
+];
 
 export async function createQueryApi(config: QueryApiConfig, deps: QueryApiDeps): Promise<QueryApi> {
   const resolved = resolveConfig(config);
@@ -148,12 +168,26 @@ export async function createQueryApi(config: QueryApiConfig, deps: QueryApiDeps)
   const tradeDeps = { broker: deps.broker, desk };
   registerOrderRoutes(app, tradeDeps);
   registerAccountRoutes(app, tradeDeps, audit);
+  registerStatusPage(app, deps.pipelineStatus);
+  let postbacks: PostbackReceiver | undefined;
+  if (deps.postbacks) {
+    if (!deps.kafkaBrokers?.length) {
+      throw new QueryApiError('CONFIG_INVALID', 'query-api deps: "postbacks" needs "kafkaBrokers"');
+    }
+    postbacks = await postbackRoutes(app, {
+      ...deps.postbacks,
+      store: deps.store,
+      kafkaBrokers: deps.kafkaBrokers,
+      ...(deps.broker ? { broker: deps.broker } : {}),
+    });
+  }
 
   let url = '';
   return {
     app,
     config: resolved,
     keys,
+    postbacks,
     get url() {
       return url;
     },

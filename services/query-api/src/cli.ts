@@ -4,11 +4,14 @@
  *   query-api create-key NAME SCOPES     create a key (SCOPES: read,trade) and print it once
  *   query-api list-keys | revoke-key ID
  * Environment: QUERY_API_PORT (default 8080), QUERY_API_HOST (default 127.0.0.1), CLICKHOUSE_URL
- * (unset: embedded chDB under DATA_DIR, default .data/chdb), KAFKA_BROKERS (comma-separated; unset:
- * no live stream), SVC_BASE_URL + SVC_CLIENT_ID + SVC_ACCESS_TOKEN (unset: order routes off),
+ * (unset: embedded chDB in DATA_DIR/chdb, DATA_DIR default .data), KAFKA_BROKERS (comma-separated;
+ * unset: no live stream), SVC_BASE_URL + SVC_CLIENT_ID + SVC_ACCESS_TOKEN (unset: order routes off),
+ * POSTBACK_SECRET (set: receive postbacks at /postbacks/orders/<secret>; needs KAFKA_BROKERS),
+ * POSTBACK_ALLOWLIST (comma-separated IPs/CIDRs allowed to post; default any),
  * QUERY_API_BOOTSTRAP_KEY_NAME (serve: create a key with both scopes at start and print it once),
  * LOG_LEVEL (default info).
  */
+import { join } from 'node:path';
 import { BrokerClient } from '@feedpipe/broker-api';
 import { createStore, runMigrations } from '@feedpipe/store';
 import { createQueryApi } from './app.js';
@@ -61,7 +64,10 @@ function broker(): BrokerClient | undefined {
 
 async function main(): Promise<void> {
   const [command = 'serve', ...args] = process.argv.slice(2);
-  const store = createStore({ url: env('CLICKHOUSE_URL'), dataDir: env('DATA_DIR') });
+  const store = createStore({
+    url: env('CLICKHOUSE_URL'),
+    dataDir: join(env('DATA_DIR') ?? '.data', 'chdb'),
+  });
   await runMigrations(store.client);
   const keys = new ApiKeyStore(store.client, 0);
   if (command === 'create-key') {
@@ -99,7 +105,22 @@ async function main(): Promise<void> {
       port: port(),
       logLevel: (env('LOG_LEVEL') ?? 'info') as LogLevel,
     },
-    { store, kafkaBrokers: brokers, processMetrics: true, ...(client ? { broker: client } : {}) },
+    {
+      store,
+      kafkaBrokers: brokers,
+      processMetrics: true,
+      ...(client ? { broker: client } : {}),
+      ...(env('POSTBACK_SECRET')
+        ? {
+            postbacks: {
+              secret: env('POSTBACK_SECRET') as string,
+              ...(env('POSTBACK_ALLOWLIST')
+                ? { allowlist: (env('POSTBACK_ALLOWLIST') as string).split(',').map((a) => a.trim()) }
+                : {}),
+            },
+          }
+        : {}),
+    },
   );
   const bootstrap = env('QUERY_API_BOOTSTRAP_KEY_NAME');
   if (bootstrap) {

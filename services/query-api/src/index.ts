@@ -6,5 +6,7 @@ export { SCOPES, type Scope } from './auth/key-format.js';
 export { type LogLevel, type QueryApiConfig, type ResolvedConfig, resolveConfig } from './config/config.js';
 export { isQueryApiError, QueryApiError, type QueryApiErrorCode } from './errors.js';
 export { LIVE_KINDS, type LiveKind } from './live/live-hub.js';
+export type { PostbackReceiver, PostbackReceiverOptions } from './postbacks/index.js';
 export { OUTPUT_FORMAT_NAMES, OUTPUT_FORMATS, type OutputFormat } from './query/formats.js';
 export { type CheckedSql, checkSql, type StatementKind } from './sql/sql-guard.js';
+export type { PipelineStatus, PipelineStatusSource } from './status-page/index.js';

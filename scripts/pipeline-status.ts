@@ -1,0 +1,65 @@
+/**
+ * Builds the status page's live figures (PipelineStatus) from the parts `npm start` runs: feed
+ * connections and ticks per second from the ingestor, lag and rows from the sink, progress and
+ * budget from the history loader. Ticks per second come from a one-second sampler, so a page that
+ * polls less often still sees a current rate.
+ */
+import type { FeedIngestor, Sink } from '@feedpipe/feed-ingestor';
+import type { HistoryLoader } from '@feedpipe/history-loader';
+import type { PipelineStatus, PipelineStatusSource } from '@feedpipe/query-api';
+
+export interface PipelineParts {
+  ingestor: FeedIngestor;
+  sink: Sink;
+  loader?: HistoryLoader | undefined;
+}
+
+export function pipelineStatusSource(parts: PipelineParts): { source: PipelineStatusSource; stop(): void } {
+  let last = { at: Date.now(), packets: parts.ingestor.stats().packets };
+  let ticksPerSecond = 0;
+  const timer = setInterval(() => {
+    const now = { at: Date.now(), packets: parts.ingestor.stats().packets };
+    ticksPerSecond = ((now.packets - last.packets) * 1000) / Math.max(1, now.at - last.at);
+    last = now;
+  }, 1_000);
+  timer.unref();
+
+  const source = async (): Promise<PipelineStatus> => {
+    const feed = parts.ingestor.stats();
+    const sink = parts.sink.stats();
+    const lag = (await parts.sink.metrics.lag.get()).values.reduce((sum, v) => sum + v.value, 0);
+    const history = parts.loader?.status();
+    return {
+      at: Date.now(),
+      feed: {
+        ticksPerSecond,
+        packets: feed.packets,
+        malformed: feed.malformed,
+        unknown: feed.unknown,
+        bufferedBytes: feed.bufferedBytes,
+        fatal: feed.fatal,
+        connections: feed.connections,
+        recentFeedErrors: feed.recentFeedErrors,
+      },
+      kafka: { produced: feed.produced, lag },
+      store: {
+        ticks: sink.inserted['market.ticks'] ?? 0,
+        ohlc: sink.inserted['market.ohlc_updates'] ?? 0,
+        reference: sink.inserted['market.reference_updates'] ?? 0,
+      },
+      ...(history
+        ? {
+            loader: {
+              done: history.unitsFinished,
+              total: history.unitsTotal,
+              failed: history.unitsFailed,
+              rate: history.rate,
+              budgetLeft: history.budgetLeft,
+              etaSeconds: history.etaSeconds,
+            },
+          }
+        : {}),
+    };
+  };
+  return { source, stop: () => clearInterval(timer) };
+}
