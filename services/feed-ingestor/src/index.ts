@@ -16,6 +16,7 @@ export {
   type FeedIngestorOptions,
   type IngestorStats,
 } from './ingestor.js';
+export { ensureTopics } from './kafka-admin.js';
 export { LatencyRecorder } from './pipeline/latency-recorder.js';
 export { type ReplayOptions, type ReplayResult, replayCapture } from './replay.js';
 export { createSink, type Sink, type SinkOptions, type SinkStats } from './sink/kafka-sink.js';

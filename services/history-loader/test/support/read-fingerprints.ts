@@ -1,10 +1,14 @@
-/** Child-process reader: opens the store at argv[2] (chDB: one data directory per process) and prints fingerprints. */
+/**
+ * Child-process reader: opens the store of the loader run whose DATA_DIR is argv[2] (chDB lives in
+ * DATA_DIR/chdb, one data directory per process) and prints fingerprints.
+ */
+import { join } from 'node:path';
 import { createStore } from '@feedpipe/store';
 import { fingerprints } from './fingerprints.js';
 
 const dir = process.argv[2];
 if (dir === undefined) throw new Error('usage: read-fingerprints <data dir>');
-const store = createStore({ dataDir: dir });
+const store = createStore({ dataDir: join(dir, 'chdb') });
 const prints = await fingerprints(store.client);
 const result = await store.client.query({
   query:
