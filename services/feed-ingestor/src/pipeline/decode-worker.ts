@@ -162,13 +162,12 @@ export default async function processChunk(task: FrameChunkMessage): Promise<Chu
       await p.sendBatch({ topicMessages, acks: -1, timeout: config.requestTimeoutMs });
       break;
     } catch {
-      // Kafka slow or down: keep the chunk and try again; the main thread applies backpressure.
+      // Kafka slow or down: keep the chunk and send it again with the SAME producer. Its producer id
+      // and per-partition sequence numbers do not advance on a failed send, so the broker drops
+      // whatever part of the earlier attempt it had already appended (idempotence survives a broker
+      // restart: producer state is rebuilt from the log). A new producer would get a new id and
+      // duplicate that part. kafkajs reconnects to the broker by itself on the next send.
       produceRetries += 1;
-      if (producer) {
-        const stale = producer;
-        producer = undefined;
-        await stale.disconnect().catch(() => undefined);
-      }
       await new Promise((r) => setTimeout(r, backoff.next()));
     }
   }
