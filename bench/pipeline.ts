@@ -44,7 +44,7 @@ async function main(): Promise<void> {
     sink: !values['no-sink'],
     log,
   });
-  const { ingestor, sink } = pipeline;
+  const { ingestor } = pipeline;
   // Let the subscription snapshots settle before the clock starts.
   await new Promise((r) => setTimeout(r, 3_000));
   await ingestor.drain();
@@ -74,10 +74,10 @@ async function main(): Promise<void> {
 
   let stored = -1;
   let unique = -1;
-  if (sink) {
+  if (pipeline.hasSink) {
     const storeDeadline = Date.now() + storeWaitSeconds * 1000;
     for (;;) {
-      await sink.flush();
+      await pipeline.flushSink();
       const counts = await pipeline.storedTrades();
       stored = counts.rows;
       unique = counts.unique;
@@ -98,8 +98,8 @@ async function main(): Promise<void> {
     sent,
     produced,
     stored,
-    lost: sink ? sent - unique : sent - produced,
-    duplicates: sink ? stored - unique : 0,
+    lost: pipeline.hasSink ? sent - unique : sent - produced,
+    duplicates: pipeline.hasSink ? stored - unique : 0,
     ticks_per_s: Math.round((stats.produced - producedBase) / elapsed),
     ack_p50_ms: Number(ingestor.latency.percentileMs(0.5).toFixed(2)),
     ack_p99_ms: Number(ingestor.latency.percentileMs(0.99).toFixed(2)),

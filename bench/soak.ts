@@ -49,6 +49,7 @@ interface Sample {
   ingestorRssMb: number;
   ingestorHeapMb: number;
   simRssMb: number;
+  sinkRssMb: number;
   simHeapMb: number;
   kafkaRssMb: number;
   bufferedMb: number;
@@ -58,7 +59,7 @@ interface Sample {
 
 async function main(): Promise<void> {
   const pipeline = await startPipeline({ rate, instruments, connections: 5, workers: 2, sink: true, log });
-  const { ingestor, sink } = pipeline;
+  const { ingestor } = pipeline;
   await new Promise((r) => setTimeout(r, 3_000));
   const samples: Sample[] = [];
   const totalSeconds = Math.round(minutes * 60);
@@ -81,11 +82,12 @@ async function main(): Promise<void> {
       kafkaRssMb: rssMbOf(pipeline.kafkaPid),
       bufferedMb: stats.bufferedBytes / 1e6,
       produced: stats.producedTrades,
-      stored: sink?.stats().inserted['market.ticks'] ?? 0,
+      stored: (await pipeline.storedTrades()).inserted,
+      sinkRssMb: rssMbOf(pipeline.sinkPid),
     };
     samples.push(sample);
     log(
-      `t=${elapsed}s rss ingestor=${sample.ingestorRssMb.toFixed(0)}MB sim=${sample.simRssMb.toFixed(0)}MB kafka=${sample.kafkaRssMb.toFixed(0)}MB ` +
+      `t=${elapsed}s rss ingestor=${sample.ingestorRssMb.toFixed(0)}MB sim=${sample.simRssMb.toFixed(0)}MB sink=${sample.sinkRssMb.toFixed(0)}MB kafka=${sample.kafkaRssMb.toFixed(0)}MB ` +
         `heap=${sample.ingestorHeapMb.toFixed(0)}MB buffered=${sample.bufferedMb.toFixed(1)}MB produced=${sample.produced} lag=${sample.produced - sample.stored}`,
     );
   }
@@ -97,7 +99,7 @@ async function main(): Promise<void> {
   let counts = await pipeline.storedTrades();
   const deadline = Date.now() + 120_000;
   while (counts.rows < end.trades && Date.now() < deadline) {
-    await sink?.flush();
+    await pipeline.flushSink();
     await new Promise((r) => setTimeout(r, 500));
     counts = await pipeline.storedTrades();
   }
@@ -108,6 +110,7 @@ async function main(): Promise<void> {
   const growths = {
     ingestor: growth((s) => s.ingestorRssMb),
     simulator: growth((s) => s.simRssMb),
+    sink: growth((s) => s.sinkRssMb),
     kafka: growth((s) => s.kafkaRssMb),
   };
   const result = {
@@ -121,7 +124,9 @@ async function main(): Promise<void> {
     lost: end.trades - counts.unique,
     duplicates: counts.rows - counts.unique,
     ticks_per_s: Math.round(produced / seconds),
-    rss_growth_mb: Number(Math.max(growths.ingestor, growths.simulator, growths.kafka).toFixed(1)),
+    rss_growth_mb: Number(
+      Math.max(growths.ingestor, growths.simulator, growths.sink, growths.kafka).toFixed(1),
+    ),
     rss_growth_by_process_mb: Object.fromEntries(
       Object.entries(growths).map(([k, v]) => [k, Number(v.toFixed(1))]),
     ),
@@ -132,6 +137,7 @@ async function main(): Promise<void> {
       ingestor_rss_mb: Math.round(s.ingestorRssMb),
       ingestor_heap_mb: Math.round(s.ingestorHeapMb),
       sim_rss_mb: Math.round(s.simRssMb),
+      sink_rss_mb: Math.round(s.sinkRssMb),
       kafka_rss_mb: Math.round(s.kafkaRssMb),
       lag: s.produced - s.stored,
     })),

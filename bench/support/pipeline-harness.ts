@@ -9,9 +9,8 @@
  */
 import { type ChildProcess, fork } from 'node:child_process';
 import { join } from 'node:path';
-import { createFeedIngestor, createSink, type FeedIngestor, type Sink } from '@feedpipe/feed-ingestor';
+import { createFeedIngestor, type FeedIngestor } from '@feedpipe/feed-ingestor';
 import { type LocalKafka, startLocalKafka } from '@feedpipe/local-kafka';
-import { createStore, runMigrations, type Store } from '@feedpipe/store';
 import { tempDir, uniqueName } from '@feedpipe/testkit';
 
 export interface HarnessOptions {
@@ -32,14 +31,16 @@ export interface SimStats {
 export interface StoredCounts {
   rows: number;
   unique: number;
+  /** Rows the sink inserted (its own count, cheap to read while running). */
+  inserted: number;
 }
 
 export interface PipelineHarness {
   readonly ingestor: FeedIngestor;
-  readonly sink: Sink | undefined;
-  readonly store: Store;
+  readonly hasSink: boolean;
   readonly kafkaPid: number | undefined;
   readonly simPid: number | undefined;
+  readonly sinkPid: number | undefined;
   readonly groupId: string;
   resume(): void;
   pause(): void;
@@ -47,6 +48,8 @@ export interface PipelineHarness {
   /** Waits until the ingestor received everything the simulator sent, then until Kafka acked it. */
   settle(timeoutMs: number): Promise<void>;
   storedTrades(): Promise<StoredCounts>;
+  /** Makes the sink insert and commit what it holds. */
+  flushSink(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -60,6 +63,17 @@ function request<T>(child: ChildProcess, cmd: string, type: string): Promise<T> 
     };
     child.on('message', onMessage);
     child.send({ cmd });
+  });
+}
+
+function closeChild(child: ChildProcess): Promise<void> {
+  child.send({ cmd: 'close' });
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+    child.once('exit', () => {
+      clearTimeout(timer);
+      resolve();
+    });
   });
 }
 
@@ -96,19 +110,16 @@ export async function startPipeline(options: HarnessOptions): Promise<PipelineHa
   };
   const groupId = `${prefix}-sink`;
 
-  const store = createStore({ url: process.env.CLICKHOUSE_URL, dataDir: join(workDir, 'chdb') });
-  await runMigrations(store.client);
-  const sink = options.sink
-    ? createSink({
-        brokers,
-        store,
-        topics,
-        groupId,
-        maxBatchRows: 200_000,
-        maxBatchAgeMs: 1_000,
-        log: options.log,
-      })
-    : undefined;
+  let sink: ChildProcess | undefined;
+  if (options.sink) {
+    sink = fork(
+      new URL('./sink-process.ts', import.meta.url),
+      [brokers.join(','), prefix, groupId, join(workDir, 'chdb')],
+      { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] },
+    );
+    const sinkProcess = sink;
+    await new Promise<void>((resolve) => sinkProcess.once('message', () => resolve()));
+  }
   const ingestor = createFeedIngestor({
     feedUrl: ready.url,
     credentials: { clientId: '1000000001', token: 'sim-token-1000000001', authType: 2 },
@@ -121,15 +132,14 @@ export async function startPipeline(options: HarnessOptions): Promise<PipelineHa
     log: options.log,
   });
   await ingestor.start();
-  await sink?.start();
 
   return {
     ingestor,
-    sink,
-    store,
+    hasSink: sink !== undefined,
     groupId,
     kafkaPid: kafka?.pid,
     simPid: sim.pid,
+    sinkPid: sink?.pid,
     resume: () => sim.send({ cmd: 'resume' }),
     pause: () => sim.send({ cmd: 'pause' }),
     simStats: () => request<SimStats>(sim, 'stats', 'stats'),
@@ -142,25 +152,15 @@ export async function startPipeline(options: HarnessOptions): Promise<PipelineHa
       await ingestor.drain();
     },
     async storedTrades() {
-      const rs = await store.client.query({
-        query: 'SELECT count() AS n, uniqExact(security_id, volume) AS u FROM market.ticks',
-        format: 'JSONEachRow',
-      });
-      const [row] = await rs.json<{ n: string | number; u: string | number }>();
-      return { rows: Number(row?.n), unique: Number(row?.u) };
+      if (!sink) return { rows: 0, unique: 0, inserted: 0 };
+      return request<StoredCounts>(sink, 'counts', 'counts');
+    },
+    async flushSink() {
+      if (sink) await request(sink, 'flush', 'flushed');
     },
     async close() {
       await ingestor.stop();
-      await sink?.stop();
-      await store.close();
-      sim.send({ cmd: 'close' });
-      await new Promise((r) => {
-        const timer = setTimeout(() => sim.kill('SIGKILL'), 5_000);
-        sim.once('exit', () => {
-          clearTimeout(timer);
-          r(undefined);
-        });
-      });
+      await Promise.all([closeChild(sim), sink ? closeChild(sink) : undefined]);
       await kafka?.stop();
     },
   };

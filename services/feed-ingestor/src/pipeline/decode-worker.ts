@@ -109,6 +109,24 @@ async function getProducer(): Promise<Producer> {
   }
 }
 
+/**
+ * Turns the string values of one topic's messages into views of a single buffer: one encode of the
+ * concatenation instead of one Buffer.from per record inside kafkajs (a measurable share of a
+ * worker's time at 100k records/s). The record JSON is ASCII (fixed keys, numbers), so character
+ * offsets are byte offsets and latin1 encodes it byte for byte.
+ */
+function encodeValues(list: Message[]): void {
+  if (list.length === 0) return;
+  const values = list.map((m) => m.value as string);
+  const bytes = Buffer.from(values.join(''), 'latin1');
+  let at = 0;
+  for (let i = 0; i < list.length; i++) {
+    const length = (values[i] as string).length;
+    (list[i] as Message).value = bytes.subarray(at, at + length);
+    at += length;
+  }
+}
+
 function decodeChunk(
   task: FrameChunkMessage,
   messages: Message[][],
@@ -128,6 +146,7 @@ function decodeChunk(
       });
     }
   }
+  for (const list of messages) encodeValues(list);
   return {
     connection: task.connection,
     sequence: task.sequence,

@@ -7,6 +7,8 @@
  */
 import { FramePackBuilder } from '@feedpipe/codec';
 
+const INITIAL_PACK_BYTES = 16 * 1024;
+
 export interface FrameChunkMessage {
   connection: number;
   /** Sequence of this chunk on its connection; chunks of one connection are produced in order. */
@@ -25,7 +27,10 @@ export class FrameChunk {
   firstAtMs = 0;
 
   constructor(byteCapacity: number) {
-    this.builder = new FramePackBuilder(Math.min(byteCapacity, 1 << 20), byteCapacity);
+    // Start small and let the pack double as frames arrive: most chunks leave after the flush
+    // interval holding a few kilobytes, and allocating (and zeroing) the full capacity for each of
+    // hundreds of chunks a second was the socket thread's main cost.
+    this.builder = new FramePackBuilder(Math.min(byteCapacity, INITIAL_PACK_BYTES), byteCapacity);
   }
 
   get frameCount(): number {

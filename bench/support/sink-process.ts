@@ -1,0 +1,57 @@
+/**
+ * The Kafka -> ClickHouse sink in a process of its own, for benchmarks: embedded chDB blocks the
+ * event loop while it inserts (hundreds of ms for a large block), which would stall the ingestor's
+ * sockets if both shared a thread; in production they are separate services anyway. Controlled over
+ * the IPC channel of fork(): { cmd: 'counts' | 'flush' | 'close' }; answers { type: 'ready' },
+ * { type: 'counts', rows, unique, inserted } and { type: 'flushed' }.
+ */
+import { createSink } from '@feedpipe/feed-ingestor';
+import { createStore, runMigrations } from '@feedpipe/store';
+
+const [brokers, topicPrefix, groupId, dataDir] = process.argv.slice(2) as [string, string, string, string];
+const store = createStore({ url: process.env.CLICKHOUSE_URL || undefined, dataDir });
+await runMigrations(store.client);
+const sink = createSink({
+  brokers: brokers.split(','),
+  store,
+  groupId,
+  topics: {
+    trades: `${topicPrefix}.trades`,
+    ohlc: `${topicPrefix}.ohlc`,
+    reference: `${topicPrefix}.reference`,
+    status: `${topicPrefix}.status`,
+  },
+  maxBatchRows: 200_000,
+  maxBatchAgeMs: 1_000,
+  log: (m) => process.stderr.write(`sink: ${m}\n`),
+});
+await sink.start();
+
+async function counts(): Promise<{ rows: number; unique: number }> {
+  const rs = await store.client.query({
+    query: 'SELECT count() AS n, uniqExact(security_id, volume) AS u FROM market.ticks',
+    format: 'JSONEachRow',
+  });
+  const [row] = await rs.json<{ n: string | number; u: string | number }>();
+  return { rows: Number(row?.n), unique: Number(row?.u) };
+}
+
+process.on('message', (message: { cmd: string }) => {
+  switch (message.cmd) {
+    case 'counts':
+      void counts().then((c) =>
+        process.send?.({ type: 'counts', ...c, inserted: sink.stats().inserted['market.ticks'] ?? 0 }),
+      );
+      break;
+    case 'flush':
+      void sink.flush().then(() => process.send?.({ type: 'flushed' }));
+      break;
+    case 'close':
+      void sink
+        .stop()
+        .then(() => store.close())
+        .then(() => process.exit(0));
+      break;
+  }
+});
+process.send?.({ type: 'ready' });
