@@ -76,14 +76,13 @@ async function main(): Promise<void> {
   let unique = -1;
   if (pipeline.hasSink) {
     const storeDeadline = Date.now() + storeWaitSeconds * 1000;
-    for (;;) {
+    while ((await pipeline.insertedTrades()) < sent && Date.now() < storeDeadline) {
       await pipeline.flushSink();
-      const counts = await pipeline.storedTrades();
-      stored = counts.rows;
-      unique = counts.unique;
-      if (stored >= sent || Date.now() > storeDeadline) break;
       await new Promise((r) => setTimeout(r, 250));
     }
+    const counts = await pipeline.storedTrades();
+    stored = counts.rows;
+    unique = counts.unique;
     log(
       `stored ${stored} rows (${unique} unique) ${stored >= sent ? 'within' : 'NOT within'} ${storeWaitSeconds} s of the end`,
     );

@@ -47,7 +47,10 @@ export interface PipelineHarness {
   simStats(): Promise<SimStats>;
   /** Waits until the ingestor received everything the simulator sent, then until Kafka acked it. */
   settle(timeoutMs: number): Promise<void>;
+  /** Counts and unique pairs by a full scan of market.ticks: for the end of a run, not for sampling. */
   storedTrades(): Promise<StoredCounts>;
+  /** Trade rows the sink inserted so far, from its own counters (cheap). */
+  insertedTrades(): Promise<number>;
   /** Makes the sink insert and commit what it holds. */
   flushSink(): Promise<void>;
   close(): Promise<void>;
@@ -154,6 +157,10 @@ export async function startPipeline(options: HarnessOptions): Promise<PipelineHa
     async storedTrades() {
       if (!sink) return { rows: 0, unique: 0, inserted: 0 };
       return request<StoredCounts>(sink, 'counts', 'counts');
+    },
+    async insertedTrades() {
+      if (!sink) return 0;
+      return (await request<{ inserted: number }>(sink, 'inserted', 'inserted')).inserted;
     },
     async flushSink() {
       if (sink) await request(sink, 'flush', 'flushed');

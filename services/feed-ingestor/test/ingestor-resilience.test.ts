@@ -4,34 +4,11 @@ import { readCapture } from '@feedpipe/codec';
 import { type LocalKafka, startLocalKafka } from '@feedpipe/local-kafka';
 import { tempDir, uniqueName, waitFor } from '@feedpipe/testkit';
 import { afterEach, describe, expect, inject, it } from 'vitest';
-import {
-  createFeedIngestor,
-  type FeedIngestor,
-  type FeedTopics,
-  replayCapture,
-  startOpsServer,
-} from '../src/index.js';
+import { createFeedIngestor, type FeedIngestor, replayCapture, startOpsServer } from '../src/index.js';
 import { consumeAll } from './fixtures/consume.js';
+import { inxIds, SIM_CLIENT, settle, topicsFor } from './fixtures/feed-fixtures.js';
 
 const sharedBrokers = inject('kafkaBrokers');
-const CLIENT = { clientId: '1000000001', token: 'sim-token-1000000001', authType: 2 as const };
-
-function topicsFor(prefix: string): FeedTopics {
-  return {
-    trades: `${prefix}.trades`,
-    ohlc: `${prefix}.ohlc`,
-    reference: `${prefix}.reference`,
-    status: `${prefix}.status`,
-  };
-}
-
-function inxIds(model: MarketModel, count: number): string[] {
-  return model.universe
-    .filter((i) => i.exchangeSegment === 'INX_EQ')
-    .slice(0, count)
-    .map((i) => String(i.securityId));
-}
-
 let server: FeedServer | undefined;
 let ingestor: FeedIngestor | undefined;
 let kafka: LocalKafka | undefined;
@@ -45,15 +22,6 @@ afterEach(async () => {
   kafka = undefined;
 });
 
-async function settle(feed: FeedServer, feedIngestor: FeedIngestor, timeoutMs = 30_000): Promise<void> {
-  await waitFor(
-    () => feedIngestor.stats().frames >= feed.stats().messages,
-    timeoutMs,
-    'ingestor to receive every message',
-  );
-  await feedIngestor.drain();
-}
-
 describe('ingestor resilience', () => {
   it('holds what it receives while Kafka is down for 10 s and delivers all of it, in order, afterwards', async () => {
     kafka = await startLocalKafka({ dataDir: join(tempDir('outage'), 'kafka'), heap: '384m' });
@@ -63,7 +31,7 @@ describe('ingestor resilience', () => {
     const topics = topicsFor(uniqueName('outage'));
     ingestor = createFeedIngestor({
       feedUrl: server.url,
-      credentials: CLIENT,
+      credentials: SIM_CLIENT,
       brokers: kafka.brokers,
       topics,
       partitions: 3,
@@ -110,7 +78,7 @@ describe('ingestor resilience', () => {
     server = await startFeedServer({ model, port: 0, pingIntervalMs: 100 });
     ingestor = createFeedIngestor({
       feedUrl: server.url,
-      credentials: CLIENT,
+      credentials: SIM_CLIENT,
       brokers: sharedBrokers,
       topics: topicsFor(uniqueName('stale')),
       partitions: 1,
@@ -187,7 +155,7 @@ describe('ingestor resilience', () => {
     const live = topicsFor(uniqueName('live'));
     ingestor = createFeedIngestor({
       feedUrl: server.url,
-      credentials: CLIENT,
+      credentials: SIM_CLIENT,
       brokers: sharedBrokers,
       topics: live,
       partitions: 2,
@@ -230,7 +198,7 @@ describe('ingestor resilience', () => {
     server = await startFeedServer({ model, port: 0, tradesPerSecond: 20, tickIntervalMs: 20 });
     ingestor = createFeedIngestor({
       feedUrl: server.url,
-      credentials: CLIENT,
+      credentials: SIM_CLIENT,
       brokers: sharedBrokers,
       topics: topicsFor(uniqueName('metrics')),
       partitions: 1,

@@ -2,28 +2,11 @@ import { type FeedServer, MarketModel, startFeedServer } from '@feedpipe/broker-
 import { uniqueName, waitFor } from '@feedpipe/testkit';
 import { afterEach, describe, expect, inject, it } from 'vitest';
 import WebSocket from 'ws';
-import { createFeedIngestor, type FeedIngestor, type FeedTopics } from '../src/index.js';
+import { createFeedIngestor, type FeedIngestor } from '../src/index.js';
 import { type ConsumedRecord, consumeAll } from './fixtures/consume.js';
+import { inxIds, SIM_CLIENT, settle, topicsFor } from './fixtures/feed-fixtures.js';
 
 const brokers = inject('kafkaBrokers');
-const CLIENT = { clientId: '1000000001', token: 'sim-token-1000000001', authType: 2 as const };
-
-function topicsFor(prefix: string): FeedTopics {
-  return {
-    trades: `${prefix}.trades`,
-    ohlc: `${prefix}.ohlc`,
-    reference: `${prefix}.reference`,
-    status: `${prefix}.status`,
-  };
-}
-
-function inxIds(model: MarketModel, count: number): string[] {
-  return model.universe
-    .filter((i) => i.exchangeSegment === 'INX_EQ')
-    .slice(0, count)
-    .map((i) => String(i.securityId));
-}
-
 let server: FeedServer | undefined;
 let ingestor: FeedIngestor | undefined;
 
@@ -33,16 +16,6 @@ afterEach(async () => {
   ingestor = undefined;
   server = undefined;
 });
-
-/** Waits until the ingestor has taken in everything the server has sent, then until Kafka acked it. */
-async function settle(feed: FeedServer, feedIngestor: FeedIngestor): Promise<void> {
-  await waitFor(
-    () => feedIngestor.stats().frames >= feed.stats().messages,
-    30_000,
-    'ingestor to receive every message',
-  );
-  await feedIngestor.drain();
-}
 
 /** Per instrument: the trade records in Kafka order, with their volumes strictly increasing. */
 function tradesByInstrument(records: ConsumedRecord[]): Map<number, number[]> {
@@ -75,7 +48,7 @@ describe('feed ingestor against the simulator', () => {
     const topics = topicsFor(uniqueName('ing'));
     ingestor = createFeedIngestor({
       feedUrl: server.url,
-      credentials: CLIENT,
+      credentials: SIM_CLIENT,
       brokers,
       topics,
       partitions: 4,
@@ -113,7 +86,7 @@ describe('feed ingestor against the simulator', () => {
     const topics = topicsFor(uniqueName('reconn'));
     ingestor = createFeedIngestor({
       feedUrl: server.url,
-      credentials: CLIENT,
+      credentials: SIM_CLIENT,
       brokers,
       topics,
       partitions: 2,
@@ -158,7 +131,7 @@ describe('feed ingestor against the simulator', () => {
     server = await startFeedServer({ model, port: 0 });
     ingestor = createFeedIngestor({
       feedUrl: server.url,
-      credentials: CLIENT,
+      credentials: SIM_CLIENT,
       brokers,
       topics: topicsFor(uniqueName('evict')),
       partitions: 1,
@@ -170,7 +143,7 @@ describe('feed ingestor against the simulator', () => {
     });
     await ingestor.start();
     await waitFor(() => server!.listConnections().length === 5, 20_000, 'five connections');
-    const intruder = new WebSocket(server.connectUrl(CLIENT.clientId, CLIENT.token), {
+    const intruder = new WebSocket(server.connectUrl(SIM_CLIENT.clientId, SIM_CLIENT.token), {
       perMessageDeflate: false,
     });
     await new Promise((resolve, reject) => {
