@@ -17,6 +17,7 @@ import {
   createFeedIngestor,
   createSink,
   type FeedCredentials,
+  loadIngestorEnv,
   startOpsServer,
 } from '@feedpipe/feed-ingestor';
 import { createHistoryLoader, type HistoryLoader } from '@feedpipe/history-loader';
@@ -91,15 +92,12 @@ async function main(): Promise<void> {
   let sim: Simulator | undefined;
   let instruments: string[];
   if (process.env.SVC_FEED_URL) {
-    feedUrl = process.env.SVC_FEED_URL;
-    credentials = {
-      clientId: process.env.SVC_CLIENT_ID ?? '',
-      token: process.env.SVC_ACCESS_TOKEN ?? '',
-      authType: Number(process.env.SVC_AUTH_TYPE ?? 2) as 1 | 2 | 3,
-    };
-    const { readUniverseIds } = await import('@feedpipe/feed-ingestor');
-    if (!process.env.UNIVERSE_FILE) throw new Error('UNIVERSE_FILE is required with SVC_FEED_URL');
-    instruments = readUniverseIds(process.env.UNIVERSE_FILE);
+    // The same validation as `feed-ingestor run`, with the brokers this runner already has.
+    const config = loadIngestorEnv({ ...process.env, KAFKA_BROKERS: brokers.join(',') });
+    feedUrl = config.feedUrl;
+    credentials = config.credentials;
+    if (config.tradeInstruments.length === 0) throw new Error('UNIVERSE_FILE is required with SVC_FEED_URL');
+    instruments = config.tradeInstruments;
   } else {
     log('starting the simulator...');
     sim = await createSimulator({

@@ -52,8 +52,6 @@ export interface Sink {
   start(): Promise<void>;
   /** Flushes what is buffered, commits, and leaves the group. */
   stop(): Promise<void>;
-  /** Leaves without flushing or committing, as a crash would (tests). */
-  kill(): Promise<void>;
   /** Inserts and commits everything buffered now. */
   flush(): Promise<void>;
   stats(): SinkStats;
@@ -348,15 +346,6 @@ export function createSink(options: SinkOptions): Sink {
       await consumer?.disconnect();
       consumer = undefined;
       log(`stopped: final flush ${flushedAt - started} ms, leaving the group ${Date.now() - flushedAt} ms`);
-    },
-    async kill() {
-      clearInterval(flushTimer);
-      clearInterval(lagTimer);
-      running = false;
-      buffers.clear();
-      const c = consumer;
-      consumer = undefined;
-      await c?.disconnect().catch(() => undefined);
     },
     stats: () => ({ ...stats, inserted: { ...stats.inserted } }),
   };
