@@ -31,6 +31,8 @@ const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const dataDir = resolve(process.env.DATA_DIR ?? '.data');
 const demoInstruments = Number(process.env.DEMO_INSTRUMENTS ?? 5_000);
 const stopTasks: Array<{ name: string; stop: () => Promise<void> }> = [];
+/** Per part; the whole stop stays under 10 s even if one part hangs. */
+const STOP_TIMEOUT_MS = 2_500;
 let stopping = false;
 
 function onExit(name: string, stop: () => Promise<void>): void {
@@ -48,9 +50,22 @@ async function stopAll(reason: string, code = 0): Promise<void> {
   hardStop.unref();
   for (const task of stopTasks.reverse()) {
     const started = Date.now();
-    await task.stop().then(
-      () => process.stderr.write(`  stopped ${task.name} in ${Date.now() - started} ms\n`),
-      (error: unknown) => process.stderr.write(`  stop ${task.name}: ${(error as Error).message}\n`),
+    // Each part gets a bounded time, so one that hangs cannot keep the others (the broker last of
+    // all) from stopping in order.
+    let timer: NodeJS.Timeout | undefined;
+    const timedOut = new Promise<'timeout'>((resolve) => {
+      timer = setTimeout(() => resolve('timeout'), STOP_TIMEOUT_MS);
+    });
+    const outcome = await Promise.race([task.stop().then(() => 'stopped' as const), timedOut]).catch(
+      (error: unknown) => `failed: ${(error as Error).message}`,
+    );
+    clearTimeout(timer);
+    process.stderr.write(
+      outcome === 'stopped'
+        ? `  stopped ${task.name} in ${Date.now() - started} ms\n`
+        : outcome === 'timeout'
+          ? `  ${task.name} did not stop within ${STOP_TIMEOUT_MS} ms; going on\n`
+          : `  stop ${task.name}: ${outcome}\n`,
     );
   }
   process.stderr.write('stopped.\n');

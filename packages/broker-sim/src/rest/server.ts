@@ -124,7 +124,8 @@ function rateLimit(ctx: SimContext, request: FastifyRequest): void {
 
 export async function createRestServer(options: RestServerOptions): Promise<RestServer> {
   const opts = resolveOptions(options);
-  const app = Fastify({ logger: false, bodyLimit: BODY_LIMIT });
+  // forceCloseConnections: close() ends keep-alive and in-flight connections instead of waiting on them.
+  const app = Fastify({ logger: false, bodyLimit: BODY_LIMIT, forceCloseConnections: true });
   const accounts = new AccountRegistry(opts.accounts, opts.model, opts.now, opts.matching);
   const tokens = new TokenStore(
     opts.now,
