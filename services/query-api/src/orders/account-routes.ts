@@ -24,7 +24,7 @@ import {
   PLACE_US_ORDER,
   PNL_EXIT_REQUEST,
 } from './order-schemas.js';
-import { type TradeDeps, tradeRoute } from './trade-route.js';
+import { cancelOrderRoute, modifyOrderRoute, type TradeDeps, tradeRoute } from './trade-route.js';
 
 type IdParams = { orderId: string };
 type AlertParams = { alertId: string };
@@ -176,44 +176,21 @@ export function registerAccountRoutes(
     { tags: usTags, summary: 'One US-stock order', params: ORDER_ID_PARAMS },
     ({ request, broker }) => broker.globalStocks.order((request.params as IdParams).orderId),
   );
-  tradeRoute(
-    app,
-    deps,
-    'PUT',
-    '/v1/us/orders/:orderId',
-    { tags: usTags, summary: 'Modify a US-stock order', params: ORDER_ID_PARAMS, body: MODIFY_US_ORDER },
-    ({ request, broker, desk, keyId }) => {
-      const { orderId } = request.params as IdParams;
-      const body = request.body as ModifyGlobalOrderRequest;
-      return desk.execute({
-        action: 'usOrders.modify',
-        keyId,
-        request: body,
-        summary: { ...body, orderId },
-        checks:
-          body.quantity !== undefined && body.price ? [{ quantity: body.quantity, price: body.price }] : [],
-        killSwitch: true,
-        send: () => broker.globalStocks.modify(orderId, body),
-      });
-    },
-  );
-  tradeRoute(
-    app,
-    deps,
-    'DELETE',
-    '/v1/us/orders/:orderId',
-    { tags: usTags, summary: 'Cancel a US-stock order', params: ORDER_ID_PARAMS },
-    ({ request, broker, desk, keyId }) => {
-      const { orderId } = request.params as IdParams;
-      return desk.execute({
-        action: 'usOrders.cancel',
-        keyId,
-        request: { orderId },
-        summary: { orderId },
-        send: () => broker.globalStocks.cancel(orderId),
-      });
-    },
-  );
+  modifyOrderRoute<ModifyGlobalOrderRequest>(app, deps, {
+    url: '/v1/us/orders/:orderId',
+    tags: usTags,
+    summary: 'Modify a US-stock order',
+    body: MODIFY_US_ORDER,
+    action: 'usOrders.modify',
+    send: (broker, orderId, body) => broker.globalStocks.modify(orderId, body),
+  });
+  cancelOrderRoute(app, deps, {
+    url: '/v1/us/orders/:orderId',
+    tags: usTags,
+    summary: 'Cancel a US-stock order',
+    action: 'usOrders.cancel',
+    send: (broker, orderId) => broker.globalStocks.cancel(orderId),
+  });
   const usReads: [string, string, (g: GlobalStocksApi) => Promise<unknown>][] = [
     ['/v1/us/holdings', 'US-stock holdings', (g) => g.holdings()],
     ['/v1/us/funds', 'US-stock fund limit', (g) => g.fundLimit()],

@@ -19,7 +19,7 @@ import {
   PLACE_ORDER,
   PLACE_SUPER_ORDER,
 } from './order-schemas.js';
-import { type TradeDeps, tradeRoute } from './trade-route.js';
+import { cancelOrderRoute, modifyOrderRoute, type TradeDeps, tradeRoute } from './trade-route.js';
 
 type IdParams = { orderId: string };
 
@@ -74,50 +74,22 @@ export function registerOrderRoutes(app: FastifyInstance, deps: TradeDeps): void
       broker.orders.byCorrelationId((request.params as { correlationId: string }).correlationId),
   );
 
-  tradeRoute(
-    app,
-    deps,
-    'PUT',
-    '/v1/orders/:orderId',
-    {
-      tags,
-      summary: 'Modify an order (one of its 25 modifications)',
-      params: ORDER_ID_PARAMS,
-      body: MODIFY_ORDER,
-    },
-    ({ request, broker, desk, keyId }) => {
-      const { orderId } = request.params as IdParams;
-      const body = request.body as ModifyOrderRequest;
-      return desk.execute({
-        action: 'orders.modify',
-        keyId,
-        request: body,
-        summary: { ...body, orderId },
-        checks:
-          body.quantity !== undefined && body.price ? [{ quantity: body.quantity, price: body.price }] : [],
-        killSwitch: true,
-        send: () => broker.orders.modify(orderId, body),
-      });
-    },
-  );
+  modifyOrderRoute<ModifyOrderRequest>(app, deps, {
+    url: '/v1/orders/:orderId',
+    tags,
+    summary: 'Modify an order (one of its 25 modifications)',
+    body: MODIFY_ORDER,
+    action: 'orders.modify',
+    send: (broker, orderId, body) => broker.orders.modify(orderId, body),
+  });
 
-  tradeRoute(
-    app,
-    deps,
-    'DELETE',
-    '/v1/orders/:orderId',
-    { tags, summary: 'Cancel an order', params: ORDER_ID_PARAMS },
-    ({ request, broker, desk, keyId }) => {
-      const { orderId } = request.params as IdParams;
-      return desk.execute({
-        action: 'orders.cancel',
-        keyId,
-        request: { orderId },
-        summary: { orderId },
-        send: () => broker.orders.cancel(orderId),
-      });
-    },
-  );
+  cancelOrderRoute(app, deps, {
+    url: '/v1/orders/:orderId',
+    tags,
+    summary: 'Cancel an order',
+    action: 'orders.cancel',
+    send: (broker, orderId) => broker.orders.cancel(orderId),
+  });
 
   const superTags = ['super orders'];
   tradeRoute(
@@ -245,48 +217,20 @@ export function registerOrderRoutes(app: FastifyInstance, deps: TradeDeps): void
     ({ broker }) => broker.foreverOrders.list(),
   );
 
-  tradeRoute(
-    app,
-    deps,
-    'PUT',
-    '/v1/forever-orders/:orderId',
-    {
-      tags: foreverTags,
-      summary: 'Modify a forever order',
-      params: ORDER_ID_PARAMS,
-      body: MODIFY_FOREVER_ORDER,
-    },
-    ({ request, broker, desk, keyId }) => {
-      const { orderId } = request.params as IdParams;
-      const body = request.body as ModifyForeverOrderRequest;
-      return desk.execute({
-        action: 'foreverOrders.modify',
-        keyId,
-        request: body,
-        summary: { ...body, orderId },
-        checks:
-          body.quantity !== undefined && body.price ? [{ quantity: body.quantity, price: body.price }] : [],
-        killSwitch: true,
-        send: () => broker.foreverOrders.modify(orderId, body),
-      });
-    },
-  );
+  modifyOrderRoute<ModifyForeverOrderRequest>(app, deps, {
+    url: '/v1/forever-orders/:orderId',
+    tags: foreverTags,
+    summary: 'Modify a forever order',
+    body: MODIFY_FOREVER_ORDER,
+    action: 'foreverOrders.modify',
+    send: (broker, orderId, body) => broker.foreverOrders.modify(orderId, body),
+  });
 
-  tradeRoute(
-    app,
-    deps,
-    'DELETE',
-    '/v1/forever-orders/:orderId',
-    { tags: foreverTags, summary: 'Cancel a forever order', params: ORDER_ID_PARAMS },
-    ({ request, broker, desk, keyId }) => {
-      const { orderId } = request.params as IdParams;
-      return desk.execute({
-        action: 'foreverOrders.cancel',
-        keyId,
-        request: { orderId },
-        summary: { orderId },
-        send: () => broker.foreverOrders.cancel(orderId),
-      });
-    },
-  );
+  cancelOrderRoute(app, deps, {
+    url: '/v1/forever-orders/:orderId',
+    tags: foreverTags,
+    summary: 'Cancel a forever order',
+    action: 'foreverOrders.cancel',
+    send: (broker, orderId) => broker.foreverOrders.cancel(orderId),
+  });
 }
