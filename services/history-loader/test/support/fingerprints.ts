@@ -3,52 +3,17 @@
  * of every column except loaded_at (the one column two loads of the same data differ in).
  */
 import type { ClickHouseClient } from '@feedpipe/store';
+import { TABLES } from '../../src/tables.js';
+
+/** Every column the loader writes, but loaded_at. */
+function dataColumns(table: { name: string; columns: readonly string[] }): [string, string[]] {
+  return [table.name, table.columns.filter((c) => c !== 'loaded_at')];
+}
 
 export const FINGERPRINT_TABLES: Record<string, string[]> = {
-  'market.candles_daily': [
-    'security_id',
-    'segment',
-    'ts',
-    'open',
-    'high',
-    'low',
-    'close',
-    'volume',
-    'open_interest',
-  ],
-  'market.candles_intraday': [
-    'security_id',
-    'segment',
-    'interval',
-    'ts',
-    'open',
-    'high',
-    'low',
-    'close',
-    'volume',
-    'open_interest',
-  ],
-  'market.expired_options': [
-    'underlying_id',
-    'exchange_segment',
-    'instrument',
-    'expiry_flag',
-    'expiry_code',
-    'option_type',
-    'strike_offset',
-    'interval',
-    'ts',
-    'open',
-    'high',
-    'low',
-    'close',
-    'iv',
-    'volume',
-    'oi',
-    'strike',
-    'spot',
-  ],
-  'market.expiry_lists': ['underlying_id', 'underlying_segment', 'as_of', 'expiry'],
+  ...Object.fromEntries(
+    [TABLES.daily, TABLES.intraday, TABLES.expiredOptions, TABLES.expiryLists].map(dataColumns),
+  ),
   // Live prices move between runs: only the snapshot's shape (which strikes and sides) is compared.
   'market.option_chain_snapshots': [
     'underlying_id',
