@@ -2,10 +2,9 @@ import { join } from 'node:path';
 import { type FeedServer, MarketModel, startFeedServer } from '@feedpipe/broker-sim';
 import { readCapture } from '@feedpipe/codec';
 import { type LocalKafka, startLocalKafka } from '@feedpipe/local-kafka';
-import { tempDir, uniqueName, waitFor } from '@feedpipe/testkit';
+import { readTopic, tempDir, uniqueName, waitFor } from '@feedpipe/testkit';
 import { afterEach, describe, expect, inject, it } from 'vitest';
 import { createFeedIngestor, type FeedIngestor, replayCapture, startOpsServer } from '../src/index.js';
-import { consumeAll } from './fixtures/consume.js';
 import { inxIds, SIM_CLIENT, settle, topicsFor } from './fixtures/feed-fixtures.js';
 
 const sharedBrokers = inject('kafkaBrokers');
@@ -58,7 +57,7 @@ describe('ingestor resilience', () => {
     const stats = ingestor.stats();
     expect(stats.produceRetries).toBeGreaterThan(0);
     expect(stats.packets).toBe(server.stats().packets);
-    const records = await consumeAll(kafka.brokers, topics.trades);
+    const records = await readTopic(kafka.brokers, topics.trades);
     const byId = new Map<number, number[]>();
     for (const r of records) {
       const list = byId.get(r.value.securityId as number) ?? [];
@@ -187,8 +186,8 @@ describe('ingestor resilience', () => {
     });
     expect(result.frames).toBe(frames);
     expect(result.produced).toBe(produced);
-    const original = await consumeAll(sharedBrokers, live.trades);
-    const again = await consumeAll(sharedBrokers, replayed.trades);
+    const original = await readTopic(sharedBrokers, live.trades);
+    const again = await readTopic(sharedBrokers, replayed.trades);
     const key = (r: { value: Record<string, unknown> }) => JSON.stringify(r.value);
     expect(again.map(key).sort()).toEqual(original.map(key).sort());
   });

@@ -1,9 +1,8 @@
 import { type FeedServer, MarketModel, startFeedServer } from '@feedpipe/broker-sim';
-import { uniqueName, waitFor } from '@feedpipe/testkit';
+import { readTopic, type TopicRecord, uniqueName, waitFor } from '@feedpipe/testkit';
 import { afterEach, describe, expect, inject, it } from 'vitest';
 import WebSocket from 'ws';
 import { createFeedIngestor, type FeedIngestor } from '../src/index.js';
-import { type ConsumedRecord, consumeAll } from './fixtures/consume.js';
 import { inxIds, SIM_CLIENT, settle, topicsFor } from './fixtures/feed-fixtures.js';
 
 const brokers = inject('kafkaBrokers');
@@ -18,7 +17,7 @@ afterEach(async () => {
 });
 
 /** Per instrument: the trade records in Kafka order, with their volumes strictly increasing. */
-function tradesByInstrument(records: ConsumedRecord[]): Map<number, number[]> {
+function tradesByInstrument(records: TopicRecord[]): Map<number, number[]> {
   const map = new Map<number, number[]>();
   for (const r of records) {
     if (r.value.type !== 'trade') continue;
@@ -70,11 +69,11 @@ describe('feed ingestor against the simulator', () => {
     const stats = ingestor.stats();
     expect(stats.packets).toBe(server.stats().packets);
     expect(stats.malformed).toBe(0);
-    const trades = await consumeAll(brokers, topics.trades);
+    const trades = await readTopic(brokers, topics.trades);
     expectOrderedAndComplete(server, ids, tradesByInstrument(trades));
-    const ohlc = await consumeAll(brokers, topics.ohlc);
+    const ohlc = await readTopic(brokers, topics.ohlc);
     expect(ohlc.length).toBe(ids.slice(0, 50).reduce((s, id) => s + server!.sentFor(Number(id)).ohlc, 0));
-    const reference = await consumeAll(brokers, topics.reference);
+    const reference = await readTopic(brokers, topics.reference);
     expect(reference.length).toBeGreaterThanOrEqual(ids.length);
     expect(new Set(trades.map((r) => r.key)).size).toBe(1_200);
   });
@@ -122,7 +121,7 @@ describe('feed ingestor against the simulator', () => {
     await settle(server, ingestor);
 
     expect(ingestor.stats().connections.reduce((s, c) => s + c.reconnects, 0)).toBe(1);
-    const trades = tradesByInstrument(await consumeAll(brokers, topics.trades));
+    const trades = tradesByInstrument(await readTopic(brokers, topics.trades));
     expectOrderedAndComplete(server, ids, trades);
   });
 

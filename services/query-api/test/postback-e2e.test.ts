@@ -11,10 +11,10 @@ import {
   SIM_TEST_ACCOUNTS,
 } from '@feedpipe/broker-sim';
 import { createStore, runMigrations, type Store } from '@feedpipe/store';
-import { tempDir, uniqueName, waitFor } from '@feedpipe/testkit';
+import { readTopic, tempDir, uniqueName, waitFor } from '@feedpipe/testkit';
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
 import { type OrderEvent, readOrderEvents, toOrderEvent } from '../src/postbacks/index.js';
-import { type ReceiverApp, readTopic, SECRET, startReceiverApp } from './postback-helpers.js';
+import { type ReceiverApp, SECRET, startReceiverApp } from './postback-helpers.js';
 
 const brokers = inject('kafkaBrokers');
 const ONE = SIM_TEST_ACCOUNTS[0]!;

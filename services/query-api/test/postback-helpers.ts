@@ -1,7 +1,5 @@
 /** Shared setup of the postback tests: a receiver app on loopback, reading a topic, reading SSE. */
-import { uniqueName } from '@feedpipe/testkit';
 import Fastify, { type FastifyInstance } from 'fastify';
-import { Kafka, logLevel } from 'kafkajs';
 import {
   type PostbackReceiver,
   type PostbackReceiverOptions,
@@ -28,62 +26,6 @@ export async function startReceiverApp(
   const address = app.server.address();
   const bound = typeof address === 'object' && address ? address.port : port;
   return { app, receiver, baseUrl: `http://127.0.0.1:${bound}`, port: bound, close: () => app.close() };
-}
-
-export interface TopicRecord {
-  partition: number;
-  offset: number;
-  key: string;
-  value: Record<string, unknown>;
-}
-
-/** Every record of `topic` up to its high watermarks now, in partition then offset order. */
-export async function readTopic(
-  brokers: string[],
-  topic: string,
-  timeoutMs = 60_000,
-): Promise<TopicRecord[]> {
-  const kafka = new Kafka({ clientId: 'postback-test-read', brokers, logLevel: logLevel.NOTHING });
-  const admin = kafka.admin();
-  await admin.connect();
-  const highs = new Map((await admin.fetchTopicOffsets(topic)).map((p) => [p.partition, Number(p.high)]));
-  await admin.disconnect();
-  const total = [...highs.values()].reduce((s, h) => s + h, 0);
-  const records: TopicRecord[] = [];
-  if (total === 0) return records;
-  const consumer = kafka.consumer({ groupId: uniqueName('postback-read') });
-  await consumer.connect();
-  await consumer.subscribe({ topic, fromBeginning: true });
-  try {
-    await new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(
-        () => reject(new Error(`read ${records.length} of ${total} records`)),
-        timeoutMs,
-      );
-      consumer
-        .run({
-          eachBatch: async ({ batch }) => {
-            for (const m of batch.messages) {
-              if (Number(m.offset) >= (highs.get(batch.partition) ?? 0)) continue;
-              records.push({
-                partition: batch.partition,
-                offset: Number(m.offset),
-                key: m.key?.toString() ?? '',
-                value: JSON.parse(m.value?.toString() ?? 'null') as Record<string, unknown>,
-              });
-            }
-            if (records.length >= total) {
-              clearTimeout(timer);
-              resolve();
-            }
-          },
-        })
-        .catch(reject);
-    });
-  } finally {
-    await consumer.disconnect();
-  }
-  return records.sort((a, b) => a.partition - b.partition || a.offset - b.offset);
 }
 
 /** Opens an SSE stream and collects `order` events' data until `count` arrived (bounded in time). */

@@ -1,8 +1,8 @@
 import { createStore, runMigrations, type Store } from '@feedpipe/store';
-import { tempDir, uniqueName, waitFor } from '@feedpipe/testkit';
+import { readTopic, tempDir, uniqueName, waitFor } from '@feedpipe/testkit';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { readOrderEvents } from '../src/postbacks/index.js';
-import { collectSse, type ReceiverApp, readTopic, SECRET, startReceiverApp } from './postback-helpers.js';
+import { collectSse, type ReceiverApp, SECRET, startReceiverApp } from './postback-helpers.js';
 
 const brokers = inject('kafkaBrokers');
 let store: Store;
