@@ -76,6 +76,21 @@ for (const [code, type] of Object.entries(RECORD_TYPE_BY_CODE)) {
   KIND_BY_CODE[Number(code)] = TOPIC_KINDS.indexOf(topicKindOf(type));
 }
 
+/** Failed sends in a row after which the producer is replaced (each waits up to ~2 s plus kafkajs's own retries). */
+const RECREATE_AFTER_FAILURES = 20;
+
+/** The producer-sequence error in a kafkajs error chain, if any. */
+function sequenceErrorOf(
+  error: unknown,
+): 'DUPLICATE_SEQUENCE_NUMBER' | 'OUT_OF_ORDER_SEQUENCE_NUMBER' | undefined {
+  for (let e: unknown = error, depth = 0; e && depth < 5; depth++) {
+    const type = (e as { type?: unknown }).type;
+    if (type === 'DUPLICATE_SEQUENCE_NUMBER' || type === 'OUT_OF_ORDER_SEQUENCE_NUMBER') return type;
+    e = (e as { cause?: unknown }).cause;
+  }
+  return undefined;
+}
+
 function nowMicros(): number {
   return Math.round((performance.timeOrigin + performance.now()) * 1000);
 }
@@ -180,13 +195,24 @@ export default async function processChunk(task: FrameChunkMessage): Promise<Chu
       const p = await getProducer();
       await p.sendBatch({ topicMessages, acks: -1, timeout: config.requestTimeoutMs });
       break;
-    } catch {
+    } catch (error) {
       // Kafka slow or down: keep the chunk and send it again with the SAME producer. Its producer id
       // and per-partition sequence numbers do not advance on a failed send, so the broker drops
       // whatever part of the earlier attempt it had already appended (idempotence survives a broker
       // restart: producer state is rebuilt from the log). A new producer would get a new id and
-      // duplicate that part. kafkajs reconnects to the broker by itself on the next send.
+      // duplicate that part, so it is made only when the same one cannot go on: the broker answers
+      // with a sequence error (kafkajs has no recovery for those and would fail forever), or
+      // sending has failed for long. Liveness wins there; the records may then be duplicated.
       produceRetries += 1;
+      const sequence = sequenceErrorOf(error);
+      if (producer && (sequence !== undefined || produceRetries % RECREATE_AFTER_FAILURES === 0)) {
+        const stale = producer;
+        producer = undefined;
+        await stale.disconnect().catch(() => undefined);
+      }
+      // The broker already holds this exact batch (an append whose answer was lost to a restart):
+      // it is delivered; sending it again from a new producer would duplicate it.
+      if (sequence === 'DUPLICATE_SEQUENCE_NUMBER') break;
       await new Promise((r) => setTimeout(r, backoff.next()));
     }
   }
