@@ -109,6 +109,17 @@ describe('sink into embedded ClickHouse', () => {
       30_000,
       'status stored',
     );
+    // Each topic is fetched on its own, so complete ticks and status say nothing about the others.
+    await waitFor(
+      async () => (await count('SELECT count() AS n FROM market.ohlc_updates')) >= 1,
+      30_000,
+      'OHLC stored',
+    );
+    await waitFor(
+      async () => (await count('SELECT count() AS n FROM market.reference_updates')) >= 3,
+      30_000,
+      'reference stored',
+    );
     await sink.stop();
 
     const ours = "kafka_cluster != 'some-other-cluster'";
