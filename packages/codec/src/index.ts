@@ -31,6 +31,7 @@ export { CodecError, type CodecErrorCode } from './errors.js';
 export { formatFloat32 } from './json/float32.js';
 export { recordToJson } from './json/record-json.js';
 export { recordFromJson } from './json/record-parse.js';
+export { MAX_ROW_JSON_BYTES, writeRowJson } from './json/row-json-bytes.js';
 export type {
   CircuitLimitRecord,
   ErrorRecord,

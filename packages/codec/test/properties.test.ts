@@ -8,9 +8,11 @@ import {
   type FeedRecord,
   FrameBuilder,
   formatFloat32,
+  MAX_ROW_JSON_BYTES,
   newDecodeCounters,
   recordFromJson,
   recordToJson,
+  writeRowJson,
 } from '../src/index.js';
 
 /** The definition, without shortcuts: first precision 1..9 whose text rounds back to the float32. */
@@ -127,6 +129,30 @@ describe('round trips', () => {
         expect(recordToJson(back, { receivedAt })).toBe(text);
       }),
       { numRuns: 5_000 },
+    );
+  });
+});
+
+describe('writeRowJson', () => {
+  it('writes exactly the bytes of jsonAt with receivedAt, for any row and receive time', () => {
+    const out = new Uint8Array(MAX_ROW_JSON_BYTES * 2).fill(0xee);
+    fc.assert(
+      fc.property(
+        fc.array(recordArb, { minLength: 1, maxLength: 20 }),
+        fc.integer({ min: 0, max: 2 ** 53 - 1 }),
+        (records, receivedAt) => {
+          const batch = new ColumnarBatch(32);
+          decodeFramesToColumns([encodeFrame(records)], batch);
+          for (let row = 0; row < batch.length; row++) {
+            // Written at an odd offset after garbage: nothing may depend on the buffer's contents.
+            const end = writeRowJson(batch, row, out, 7, receivedAt);
+            const expected = batch.jsonAt(row, { receivedAt });
+            expect(end - 7).toBeLessThanOrEqual(MAX_ROW_JSON_BYTES);
+            expect(Buffer.from(out.subarray(7, end)).toString('latin1')).toBe(expected);
+          }
+        },
+      ),
+      { numRuns: 3_000 },
     );
   });
 });

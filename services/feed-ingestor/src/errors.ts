@@ -8,7 +8,9 @@ export type IngestorErrorCode =
   | 'KAFKA_PRODUCE_FAILED'
   | 'SINK_INSERT_FAILED'
   | 'SINK_MESSAGE_INVALID'
-  | 'STOPPED';
+  | 'STOPPED'
+  /** A broken invariant inside the ingestor (a bug, not bad input). */
+  | 'INTERNAL';
 
 /** The one error type of the ingestor and the sink; `retryable` says whether trying again can help. */
 export class IngestorError extends Error {

@@ -1,80 +1,23 @@
 /**
- * Decode worker (piscina): one task = one pack of frames from one connection. Decodes the pack with
- * the codec's columnar decoder into a preallocated batch (no allocation per packet), serialises each
- * row to the stable JSON shape (the first allocation per packet), and produces the records to Kafka
- * with this worker's own idempotent producer, keyed by security id. The task resolves only once Kafka
+ * Decode worker (piscina): one task = one pack of frames from one connection. The pack is counted,
+ * then laid out as Kafka record batches per topic and partition by ChunkEncoder (each row's JSON
+ * written straight into its partition's batch, no object per packet), and produced with this
+ * worker's own idempotent producer, keyed by security id. The task resolves only once Kafka
  * acknowledged everything, so the main thread's "in flight" accounting is exact; while Kafka is down
  * the send is retried with backoff and the chunk stays here (the main thread keeps buffering behind
  * it, bounded).
  */
 import { workerData } from 'node:worker_threads';
-import {
-  ColumnarBatch,
-  type DecodeCounters,
-  decodeFramesToColumns,
-  MsgCode,
-  newDecodeCounters,
-  newDecodePosition,
-  RECORD_TYPE_BY_CODE,
-} from '@feedpipe/codec';
-import { type ICustomPartitioner, Kafka, logLevel, type Message, Partitioners, type Producer } from 'kafkajs';
+import { Kafka, logLevel, type Producer, type TopicMessages } from 'kafkajs';
 import { Backoff } from '../backoff.js';
-import { TOPIC_KINDS, topicKindOf } from '../topics.js';
+import { TOPIC_KINDS } from '../topics.js';
+import { ChunkEncoder } from './chunk-encoder.js';
 import type { FrameChunkMessage } from './frame-chunk.js';
 import type { ChunkResult, DecodeWorkerData } from './worker-protocol.js';
 
 const config = workerData as DecodeWorkerData;
-/** Rows decoded per pass; a pack larger than this is decoded in several passes. */
-const BATCH_ROWS = 65_536;
-const batch = new ColumnarBatch(BATCH_ROWS);
-/** Reused for every row: jsonAt reads it synchronously, so one object serves them all. */
-const extra = { receivedAt: 0 };
 let producer: Producer | undefined;
 let connecting: Promise<Producer> | undefined;
-
-// Keys repeat (one per instrument): encode each once. Bounded so a hostile id stream cannot grow it.
-const MAX_CACHED_KEYS = 1_000_000;
-const keyCache = new Map<number, Buffer>();
-function keyOf(securityId: number): Buffer {
-  let key = keyCache.get(securityId);
-  if (key === undefined) {
-    if (keyCache.size >= MAX_CACHED_KEYS) keyCache.clear();
-    key = Buffer.from(String(securityId));
-    keyCache.set(securityId, key);
-  }
-  return key;
-}
-
-/**
- * kafkajs's default (Java-compatible murmur2) partitioner, remembered per key buffer: the keys are
- * the cached buffers above, so each instrument is hashed once per topic and partition count, and the
- * partition is exactly the one any Java-compatible producer would pick.
- */
-const cachingPartitioner: ICustomPartitioner = () => {
-  const murmur = Partitioners.DefaultPartitioner();
-  const byTopic = new Map<string, { partitions: number; byKey: Map<Buffer, number> }>();
-  return (args) => {
-    let topic = byTopic.get(args.topic);
-    if (!topic || topic.partitions !== args.partitionMetadata.length) {
-      topic = { partitions: args.partitionMetadata.length, byKey: new Map() };
-      byTopic.set(args.topic, topic);
-    }
-    const key = args.message.key;
-    if (!(key instanceof Buffer)) return murmur(args);
-    let partition = topic.byKey.get(key);
-    if (partition === undefined) {
-      partition = murmur(args);
-      topic.byKey.set(key, partition);
-    }
-    return partition;
-  };
-};
-
-/** Topic kind (index into TOPIC_KINDS) per message code, from the one mapping in topics.ts. */
-const KIND_BY_CODE = new Uint8Array(256).fill(TOPIC_KINDS.indexOf('status'));
-for (const [code, type] of Object.entries(RECORD_TYPE_BY_CODE)) {
-  KIND_BY_CODE[Number(code)] = TOPIC_KINDS.indexOf(topicKindOf(type));
-}
 
 /** Failed sends in a row after which the producer is replaced (each waits up to ~2 s plus kafkajs's own retries). */
 const RECREATE_AFTER_FAILURES = 20;
@@ -111,7 +54,6 @@ async function getProducer(): Promise<Producer> {
       idempotent: true,
       maxInFlightRequests: 1,
       allowAutoTopicCreation: true,
-      createPartitioner: cachingPartitioner,
     });
     await p.connect();
     producer = p;
@@ -124,69 +66,30 @@ async function getProducer(): Promise<Producer> {
   }
 }
 
-/**
- * Turns the string values of one topic's messages into views of a single buffer: one encode of the
- * concatenation instead of one Buffer.from per record inside kafkajs (a measurable share of a
- * worker's time at 100k records/s). The record JSON is ASCII (fixed keys, numbers), so character
- * offsets are byte offsets and latin1 encodes it byte for byte.
- */
-function encodeValues(list: Message[]): void {
-  if (list.length === 0) return;
-  const values = list.map((m) => m.value as string);
-  const bytes = Buffer.from(values.join(''), 'latin1');
-  let at = 0;
-  for (let i = 0; i < list.length; i++) {
-    const length = (values[i] as string).length;
-    (list[i] as Message).value = bytes.subarray(at, at + length);
-    at += length;
-  }
-}
-
-function decodeChunk(
-  task: FrameChunkMessage,
-  messages: Message[][],
-): Omit<ChunkResult, 'ackedAtMicros' | 'produceMicros' | 'produceRetries'> {
-  const started = performance.now();
-  const counters: DecodeCounters = newDecodeCounters();
-  const position = newDecodePosition();
-  while (!position.done) {
-    batch.clear();
-    decodeFramesToColumns(task.pack, batch, counters, position);
-    for (let row = 0; row < batch.length; row++) {
-      const code = batch.codeAt(row);
-      extra.receivedAt = batch.receivedAtMicrosAt(row);
-      (messages[KIND_BY_CODE[code] as number] as Message[]).push({
-        key: keyOf(code === MsgCode.Error ? 0 : batch.securityIdAt(row)),
-        value: batch.jsonAt(row, extra),
-      });
-    }
-  }
-  for (const list of messages) encodeValues(list);
-  return {
+export default async function processChunk(task: FrameChunkMessage): Promise<ChunkResult> {
+  const decodeStarted = performance.now();
+  const encoder = new ChunkEncoder(task.pack);
+  const { counters, rowsByKind } = encoder.count();
+  const topicMessages: TopicMessages[] = [];
+  TOPIC_KINDS.forEach((kind, index) => {
+    if (rowsByKind[index] === 0) return;
+    topicMessages.push({
+      topic: config.topics[kind],
+      messages: [],
+      encodePartitions: (partitionCount) => encoder.recordSets(index, partitionCount),
+    });
+  });
+  const decoded = {
     connection: task.connection,
     sequence: task.sequence,
     frames: task.frameCount,
     packets: counters.packets,
     malformed: counters.malformed,
     unknown: counters.unknown,
-    byCode: Object.entries(counters.byCode).map(([code, count]) => [Number(code), count]),
-    produced: [
-      messages[0]?.length ?? 0,
-      messages[1]?.length ?? 0,
-      messages[2]?.length ?? 0,
-      messages[3]?.length ?? 0,
-    ],
-    decodeMicros: Math.round((performance.now() - started) * 1000),
+    byCode: Object.entries(counters.byCode).map(([code, count]): [number, number] => [Number(code), count]),
+    produced: rowsByKind,
+    decodeMicros: Math.round((performance.now() - decodeStarted) * 1000),
   };
-}
-
-export default async function processChunk(task: FrameChunkMessage): Promise<ChunkResult> {
-  const messages: Message[][] = [[], [], [], []];
-  const decoded = decodeChunk(task, messages);
-  const topicMessages = TOPIC_KINDS.map((kind, i) => ({
-    topic: config.topics[kind],
-    messages: messages[i] as Message[],
-  })).filter((t) => t.messages.length > 0);
   const started = performance.now();
   const backoff = new Backoff({ initialMs: 200, maxMs: 2_000 });
   let produceRetries = 0;

@@ -1,0 +1,155 @@
+/**
+ * Turns one chunk of frames (a codec pack) into Kafka record batches, per topic kind and partition,
+ * with no object per packet: the pack is decoded into a reused columnar batch and each row's JSON is
+ * written straight into its partition's record set (RecordSetBuilder).
+ *
+ * The layout depends on the topic's partition count, which only the Kafka client knows when it
+ * sends; so a chunk is first counted (what the worker reports), and laid out per topic when the
+ * client asks (`recordSets`), again after a metadata change. Decoding twice costs little: the
+ * columnar decoder runs at tens of millions of rows a second, the JSON at a few million.
+ */
+import {
+  ColumnarBatch,
+  type DecodeCounters,
+  decodeFramesToColumns,
+  MAX_ROW_JSON_BYTES,
+  MsgCode,
+  newDecodeCounters,
+  newDecodePosition,
+  RECORD_TYPE_BY_CODE,
+  writeRowJson,
+} from '@feedpipe/codec';
+import { Partitioners } from 'kafkajs';
+import { RecordSetBuilder, type RecordValueWriter } from '../kafka/record-set-builder.js';
+import { TOPIC_KINDS, topicKindOf } from '../topics.js';
+
+/** Rows decoded per pass; a larger pack is decoded in several passes. */
+const BATCH_ROWS = 65_536;
+/** Typical bytes of one record (framing, key and JSON), to size record sets up front. */
+const TYPICAL_RECORD_BYTES = 200;
+/** Bound on the per-instrument caches, so a hostile stream of ids cannot grow them without limit. */
+const MAX_CACHED_IDS = 1_000_000;
+
+/** Topic kind (index into TOPIC_KINDS) per message code, from the one mapping in topics.ts. */
+const KIND_BY_CODE = new Uint8Array(256).fill(TOPIC_KINDS.indexOf('status'));
+for (const [code, type] of Object.entries(RECORD_TYPE_BY_CODE)) {
+  KIND_BY_CODE[Number(code)] = TOPIC_KINDS.indexOf(topicKindOf(type));
+}
+
+const batch = new ColumnarBatch(BATCH_ROWS);
+
+/** The record value of the current row: set the row, then hand this to RecordSetBuilder.append. */
+class RowValue implements RecordValueWriter {
+  readonly maxBytes = MAX_ROW_JSON_BYTES;
+  row = 0;
+  receivedAt = 0;
+  writeValue(out: Uint8Array, at: number): number {
+    return writeRowJson(batch, this.row, out, at, this.receivedAt);
+  }
+}
+const rowValue = new RowValue();
+
+/** Message key of a row: the security id as decimal text (0 for feed errors, which carry none). */
+const keys = new Map<number, Buffer>();
+function keyOf(securityId: number): Buffer {
+  let key = keys.get(securityId);
+  if (key === undefined) {
+    if (keys.size >= MAX_CACHED_IDS) keys.clear();
+    key = Buffer.from(String(securityId));
+    keys.set(securityId, key);
+  }
+  return key;
+}
+
+/**
+ * Partition of a key: kafkajs's default (Java-compatible murmur2) partitioner, so a record lands
+ * where any Java-compatible producer would put it; remembered per partition count and instrument.
+ */
+const murmur = Partitioners.DefaultPartitioner();
+const partitionsByCount = new Map<number, Map<number, number>>();
+function partitionOf(securityId: number, partitionCount: number): number {
+  let byId = partitionsByCount.get(partitionCount);
+  if (!byId) {
+    byId = new Map();
+    partitionsByCount.set(partitionCount, byId);
+  }
+  let partition = byId.get(securityId);
+  if (partition === undefined) {
+    if (byId.size >= MAX_CACHED_IDS) byId.clear();
+    const partitionMetadata = Array.from({ length: partitionCount }, (_, partitionId) => ({
+      partitionId,
+      leader: 0,
+      replicas: [0],
+      isr: [0],
+      partitionErrorCode: 0,
+    }));
+    partition = murmur({ topic: '', partitionMetadata, message: { key: keyOf(securityId), value: null } });
+    byId.set(securityId, partition);
+  }
+  return partition;
+}
+
+function keyIdOf(row: number): number {
+  return batch.codeAt(row) === MsgCode.Error ? 0 : batch.securityIdAt(row);
+}
+
+export interface ChunkCount {
+  counters: DecodeCounters;
+  /** Rows per topic kind, in TOPIC_KINDS order. */
+  rowsByKind: [number, number, number, number];
+}
+
+export class ChunkEncoder {
+  readonly #pack: Uint8Array;
+  readonly #layouts = new Map<string, Record<number, RecordSetBuilder>>();
+  #count: ChunkCount | undefined;
+
+  constructor(pack: Uint8Array) {
+    this.#pack = pack;
+  }
+
+  /** Packets, malformed and unknown packets, and rows per topic kind. */
+  count(): ChunkCount {
+    if (this.#count) return this.#count;
+    const counters = newDecodeCounters();
+    const rowsByKind: [number, number, number, number] = [0, 0, 0, 0];
+    const position = newDecodePosition();
+    while (!position.done) {
+      batch.clear();
+      decodeFramesToColumns(this.#pack, batch, counters, position);
+      for (let row = 0; row < batch.length; row++) rowsByKind[KIND_BY_CODE[batch.codeAt(row)] as 0] += 1;
+    }
+    this.#count = { counters, rowsByKind };
+    return this.#count;
+  }
+
+  /** The records of topic kind `kind` (index into TOPIC_KINDS) laid out per partition. */
+  recordSets(kind: number, partitionCount: number): Record<number, RecordSetBuilder> {
+    const memoKey = `${kind}/${partitionCount}`;
+    const known = this.#layouts.get(memoKey);
+    if (known) return known;
+    const rows = this.count().rowsByKind[kind as 0];
+    const expectedBytes = Math.ceil((rows * TYPICAL_RECORD_BYTES) / partitionCount);
+    const sets: Record<number, RecordSetBuilder> = {};
+    const position = newDecodePosition();
+    while (!position.done) {
+      batch.clear();
+      decodeFramesToColumns(this.#pack, batch, undefined, position);
+      for (let row = 0; row < batch.length; row++) {
+        if (KIND_BY_CODE[batch.codeAt(row)] !== kind) continue;
+        const id = keyIdOf(row);
+        const partition = partitionOf(id, partitionCount);
+        let set = sets[partition];
+        if (!set) {
+          set = new RecordSetBuilder(expectedBytes);
+          sets[partition] = set;
+        }
+        rowValue.row = row;
+        rowValue.receivedAt = batch.receivedAtMicrosAt(row);
+        set.append(keyOf(id), rowValue);
+      }
+    }
+    this.#layouts.set(memoKey, sets);
+    return sets;
+  }
+}
