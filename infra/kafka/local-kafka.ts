@@ -69,6 +69,7 @@ function javaArgs(heap: string, mainClass: string, args: string[]): string[] {
     `-Xmx${heap}`,
     '-XX:+UseG1GC',
     '-XX:MaxGCPauseMillis=20',
+    '-XX:G1HeapRegionSize=16m',
     '-Djava.awt.headless=true',
     `-Dlog4j2.configurationFile=${join(KAFKA_DIR, 'log4j2.properties')}`,
     '-cp',

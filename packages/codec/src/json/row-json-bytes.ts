@@ -41,17 +41,32 @@ const STATUS = ascii('],"status":');
 const CODE = ascii(',"code":');
 const RECEIVED_AT = ascii(',"receivedAt":');
 
+// Codes as module constants: the hot switch below then compares literals, not properties of an
+// imported object (which the workers' transpiled modules read through a getter each time).
+const TRADE_CODE = MsgCode.Trade;
+const OHLC_CODE = MsgCode.Ohlc;
+const PREV_CLOSE_CODE = MsgCode.PrevClose;
+const CIRCUIT_LIMIT_CODE = MsgCode.CircuitLimit;
+const WEEK52_CODE = MsgCode.Week52;
+const MARKET_STATUS_CODE = MsgCode.MarketStatus;
+
 const COMMA = 44;
 const CLOSE_BRACE = 125;
 const MINUS = 45;
 const ZERO = 48;
 
 /**
- * Float texts by value: prices repeat (ticks move around a level), and formatFloat32's search is the
- * dearest part of a row. Bounded so a stream of distinct values cannot grow it without limit.
+ * Float texts by bit pattern, direct-mapped: prices repeat (ticks move around a level), and
+ * formatFloat32's search is the dearest part of a row. A slot holds the text's bytes (at most 15),
+ * so a hit is a compare and a short byte copy; a colliding pattern simply replaces the slot.
  */
-const MAX_CACHED_FLOATS = 1 << 16;
-const floatTexts = new Map<number, string>();
+const CACHE_SLOTS = 1 << 16;
+const SLOT_BYTES = 16;
+const cachedBits = new Int32Array(CACHE_SLOTS);
+const cachedLength = new Uint8Array(CACHE_SLOTS);
+const cachedText = new Uint8Array(CACHE_SLOTS * SLOT_BYTES);
+const bitsWord = new Int32Array(1);
+const floatWord = new Float32Array(bitsWord.buffer);
 
 function put(out: Uint8Array, at: number, bytes: Uint8Array): number {
   for (let i = 0; i < bytes.length; i++) out[at + i] = bytes[i] as number;
@@ -76,16 +91,21 @@ function putInt(out: Uint8Array, at: number, value: number): number {
   return end;
 }
 
-function putFloat(out: Uint8Array, at: number, value: number): number {
-  // 0 and -0 share a Map key; formatFloat32 spells them differently.
-  let text = value === 0 ? formatFloat32(value) : floatTexts.get(value);
-  if (text === undefined) {
-    text = formatFloat32(value);
-    if (floatTexts.size >= MAX_CACHED_FLOATS) floatTexts.clear();
-    floatTexts.set(value, text);
+/** The float32 whose bit pattern is `bits` (a payload word read as an integer). */
+function putFloat(out: Uint8Array, at: number, bits: number): number {
+  const slot = (bits ^ (bits >>> 15)) & (CACHE_SLOTS - 1);
+  let length = cachedLength[slot] as number;
+  if (length === 0 || cachedBits[slot] !== bits) {
+    bitsWord[0] = bits;
+    const text = formatFloat32(floatWord[0] as number);
+    length = text.length;
+    for (let i = 0; i < length; i++) cachedText[slot * SLOT_BYTES + i] = text.charCodeAt(i);
+    cachedBits[slot] = bits;
+    cachedLength[slot] = length;
   }
-  for (let i = 0; i < text.length; i++) out[at + i] = text.charCodeAt(i);
-  return at + text.length;
+  const from = slot * SLOT_BYTES;
+  for (let i = 0; i < length; i++) out[at + i] = cachedText[from + i] as number;
+  return at + length;
 }
 
 /**
@@ -103,22 +123,22 @@ export function writeRowJson(
   const code = batch.codeAt(row);
   let p: number;
   switch (code) {
-    case MsgCode.Trade:
+    case TRADE_CODE:
       p = put(out, at, TRADE);
       break;
-    case MsgCode.Ohlc:
+    case OHLC_CODE:
       p = put(out, at, OHLC);
       break;
-    case MsgCode.PrevClose:
+    case PREV_CLOSE_CODE:
       p = put(out, at, PREV_CLOSE);
       break;
-    case MsgCode.CircuitLimit:
+    case CIRCUIT_LIMIT_CODE:
       p = put(out, at, CIRCUIT_LIMIT);
       break;
-    case MsgCode.Week52:
+    case WEEK52_CODE:
       p = put(out, at, WEEK52);
       break;
-    case MsgCode.MarketStatus:
+    case MARKET_STATUS_CODE:
       p = put(out, at, MARKET_STATUS);
       break;
     default:
@@ -128,30 +148,30 @@ export function writeRowJson(
   p = put(out, p, SECURITY_ID);
   p = putInt(out, p, batch.securityIdAt(row));
   switch (code) {
-    case MsgCode.Trade:
-      p = putFloat(out, put(out, p, LTP), batch.floatAt(row, 0));
+    case TRADE_CODE:
+      p = putFloat(out, put(out, p, LTP), batch.intAt(row, 0));
       p = putInt(out, put(out, p, VOLUME), batch.intAt(row, 1));
       p = putInt(out, put(out, p, LTT), batch.intAt(row, 2));
       p = putInt(out, put(out, p, LUT), batch.intAt(row, 3));
       break;
-    case MsgCode.Ohlc:
-      p = putFloat(out, put(out, p, OPEN), batch.floatAt(row, 0));
-      p = putFloat(out, put(out, p, CLOSE), batch.floatAt(row, 1));
-      p = putFloat(out, put(out, p, HIGH), batch.floatAt(row, 2));
-      p = putFloat(out, put(out, p, LOW), batch.floatAt(row, 3));
+    case OHLC_CODE:
+      p = putFloat(out, put(out, p, OPEN), batch.intAt(row, 0));
+      p = putFloat(out, put(out, p, CLOSE), batch.intAt(row, 1));
+      p = putFloat(out, put(out, p, HIGH), batch.intAt(row, 2));
+      p = putFloat(out, put(out, p, LOW), batch.intAt(row, 3));
       break;
-    case MsgCode.PrevClose:
-      p = putFloat(out, put(out, p, PREV), batch.floatAt(row, 0));
+    case PREV_CLOSE_CODE:
+      p = putFloat(out, put(out, p, PREV), batch.intAt(row, 0));
       break;
-    case MsgCode.CircuitLimit:
-      p = putFloat(out, put(out, p, UPPER), batch.floatAt(row, 0));
-      p = putFloat(out, put(out, p, LOWER), batch.floatAt(row, 1));
+    case CIRCUIT_LIMIT_CODE:
+      p = putFloat(out, put(out, p, UPPER), batch.intAt(row, 0));
+      p = putFloat(out, put(out, p, LOWER), batch.intAt(row, 1));
       break;
-    case MsgCode.Week52:
-      p = putFloat(out, put(out, p, HIGH), batch.floatAt(row, 0));
-      p = putFloat(out, put(out, p, LOW), batch.floatAt(row, 1));
+    case WEEK52_CODE:
+      p = putFloat(out, put(out, p, HIGH), batch.intAt(row, 0));
+      p = putFloat(out, put(out, p, LOW), batch.intAt(row, 1));
       break;
-    case MsgCode.MarketStatus: {
+    case MARKET_STATUS_CODE: {
       const packed = batch.intAt(row, 0);
       p = putInt(out, put(out, p, MARKET_TYPE), packed & 0xff);
       out[p++] = COMMA;

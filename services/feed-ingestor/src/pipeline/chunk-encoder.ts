@@ -89,8 +89,9 @@ function partitionOf(securityId: number, partitionCount: number): number {
   return partition;
 }
 
+const ERROR_CODE = MsgCode.Error;
 function keyIdOf(row: number): number {
-  return batch.codeAt(row) === MsgCode.Error ? 0 : batch.securityIdAt(row);
+  return batch.codeAt(row) === ERROR_CODE ? 0 : batch.securityIdAt(row);
 }
 
 export interface ChunkCount {
