@@ -4,6 +4,7 @@
  * every caller (migrations, sink, loader, query API) runs the same code in tests and in production.
  */
 import { resolve } from 'node:path';
+import { Readable } from 'node:stream';
 import { type ClickHouseClient, createClient } from '@clickhouse/client';
 import { createChdbConnection } from 'chdb/connection';
 import { StoreError } from './errors.js';
@@ -24,7 +25,21 @@ export interface Store {
   readonly mode: StoreMode;
   /** Where the data lives: the server URL without credentials, or the chDB directory. */
   readonly location: string;
+  /**
+   * Inserts one block of CSV rows (no header, columns in the given order) as a single insert. The
+   * bulk path of the sink: on chDB the bytes go to the engine's own parser without a copy and off
+   * the event loop (the generic client path builds one string of query and data and runs it on
+   * the calling thread); on a server they are streamed as the request body.
+   */
+  insertCsv(table: string, columns: readonly string[], csv: Buffer): Promise<void>;
   close(): Promise<void>;
+}
+
+function insertFailed(table: string, error: unknown): StoreError {
+  return new StoreError('INSERT_FAILED', `insert into ${table} failed: ${(error as Error).message}`, {
+    cause: error,
+    retryable: true,
+  });
 }
 
 type ClientConnection =
@@ -89,7 +104,25 @@ export function createStore(config: StoreConfig = {}): Store {
         http_headers_progress_interval_ms: '60000',
       },
     });
-    return { client, mode: 'server', location: redactUrl(config.url), close: () => client.close() };
+    return {
+      client,
+      mode: 'server',
+      location: redactUrl(config.url),
+      async insertCsv(table, columns, csv) {
+        if (csv.length === 0) return;
+        try {
+          await client.insert({
+            table,
+            columns: columns as [string, ...string[]],
+            format: 'CSV',
+            values: Readable.from([csv], { objectMode: false }),
+          });
+        } catch (error) {
+          throw insertFailed(table, error);
+        }
+      },
+      close: () => client.close(),
+    };
   }
   const path = resolve(config.dataDir ?? '.data/chdb');
   if (embedded) {
@@ -104,12 +137,21 @@ export function createStore(config: StoreConfig = {}): Store {
   }
   // chdb/connection is typed against its own copy of @clickhouse/client-common; the runtime
   // contract is the same Connection interface, so the cast only bridges the duplicate declarations.
-  const connection = createChdbConnection({ path }) as unknown as ClientConnection;
+  const chdb = createChdbConnection({ path });
+  const connection = chdb as unknown as ClientConnection;
   const client = createClient({ connection });
   const store: Store = {
     client,
     mode: 'embedded',
     location: path,
+    async insertCsv(table, columns, csv) {
+      if (csv.length === 0) return;
+      try {
+        await chdb.chdb.rawInsert({ table, columns, format: 'CSV', values: csv });
+      } catch (error) {
+        throw insertFailed(table, error);
+      }
+    },
     async close() {
       if (!embedded || embedded.store !== store) return;
       embedded.refs -= 1;

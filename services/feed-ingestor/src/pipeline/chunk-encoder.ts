@@ -49,33 +49,29 @@ class RowValue implements RecordValueWriter {
 }
 const rowValue = new RowValue();
 
-/** Message key of a row: the security id as decimal text (0 for feed errors, which carry none). */
-const keys = new Map<number, Buffer>();
-function keyOf(securityId: number): Buffer {
-  let key = keys.get(securityId);
-  if (key === undefined) {
-    if (keys.size >= MAX_CACHED_IDS) keys.clear();
-    key = Buffer.from(String(securityId));
-    keys.set(securityId, key);
-  }
-  return key;
+/** What a row needs of its instrument: the message key, and its partition for one partition count. */
+interface InstrumentRouting {
+  /** The security id as decimal text (0 for feed errors, which carry none). */
+  readonly key: Buffer;
+  partitionCount: number;
+  partition: number;
 }
 
 /**
- * Partition of a key: kafkajs's default (Java-compatible murmur2) partitioner, so a record lands
- * where any Java-compatible producer would put it; remembered per partition count and instrument.
+ * kafkajs's default (Java-compatible murmur2) partitioner, so a record lands where any
+ * Java-compatible producer would put it; its answer is remembered per instrument (one Map lookup a
+ * row), for the partition count last asked about. Bounded so a hostile stream of ids cannot grow it.
  */
 const murmur = Partitioners.DefaultPartitioner();
-const partitionsByCount = new Map<number, Map<number, number>>();
-function partitionOf(securityId: number, partitionCount: number): number {
-  let byId = partitionsByCount.get(partitionCount);
-  if (!byId) {
-    byId = new Map();
-    partitionsByCount.set(partitionCount, byId);
+const routing = new Map<number, InstrumentRouting>();
+function routingOf(securityId: number, partitionCount: number): InstrumentRouting {
+  let route = routing.get(securityId);
+  if (route === undefined) {
+    if (routing.size >= MAX_CACHED_IDS) routing.clear();
+    route = { key: Buffer.from(String(securityId)), partitionCount: 0, partition: 0 };
+    routing.set(securityId, route);
   }
-  let partition = byId.get(securityId);
-  if (partition === undefined) {
-    if (byId.size >= MAX_CACHED_IDS) byId.clear();
+  if (route.partitionCount !== partitionCount) {
     const partitionMetadata = Array.from({ length: partitionCount }, (_, partitionId) => ({
       partitionId,
       leader: 0,
@@ -83,10 +79,10 @@ function partitionOf(securityId: number, partitionCount: number): number {
       isr: [0],
       partitionErrorCode: 0,
     }));
-    partition = murmur({ topic: '', partitionMetadata, message: { key: keyOf(securityId), value: null } });
-    byId.set(securityId, partition);
+    route.partition = murmur({ topic: '', partitionMetadata, message: { key: route.key, value: null } });
+    route.partitionCount = partitionCount;
   }
-  return partition;
+  return route;
 }
 
 const ERROR_CODE = MsgCode.Error;
@@ -124,6 +120,12 @@ export class ChunkEncoder {
     return this.#count;
   }
 
+  /** Returns every laid-out record set's buffer for reuse; call once the sends have settled. */
+  release(): void {
+    for (const sets of this.#layouts.values()) for (const set of Object.values(sets)) set.release();
+    this.#layouts.clear();
+  }
+
   /** The records of topic kind `kind` (index into TOPIC_KINDS) laid out per partition. */
   recordSets(kind: number, partitionCount: number): Record<number, RecordSetBuilder> {
     const memoKey = `${kind}/${partitionCount}`;
@@ -138,16 +140,15 @@ export class ChunkEncoder {
       decodeFramesToColumns(this.#pack, batch, undefined, position);
       for (let row = 0; row < batch.length; row++) {
         if (KIND_BY_CODE[batch.codeAt(row)] !== kind) continue;
-        const id = keyIdOf(row);
-        const partition = partitionOf(id, partitionCount);
-        let set = sets[partition];
+        const route = routingOf(keyIdOf(row), partitionCount);
+        let set = sets[route.partition];
         if (!set) {
           set = new RecordSetBuilder(expectedBytes);
-          sets[partition] = set;
+          sets[route.partition] = set;
         }
         rowValue.row = row;
         rowValue.receivedAt = batch.receivedAtMicrosAt(row);
-        set.append(keyOf(id), rowValue);
+        set.append(route.key, rowValue);
       }
     }
     this.#layouts.set(memoKey, sets);

@@ -119,6 +119,7 @@ export default async function processChunk(task: FrameChunkMessage): Promise<Chu
       await new Promise((r) => setTimeout(r, backoff.next()));
     }
   }
+  encoder.release();
   return {
     ...decoded,
     ackedAtMicros: nowMicros(),

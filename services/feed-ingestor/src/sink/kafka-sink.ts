@@ -8,15 +8,15 @@
  * stops taking new batches once `maxBufferedRows` are waiting, so nothing is dropped.
  */
 import type { Store } from '@feedpipe/store';
-import { insertRows } from '@feedpipe/store';
 import { type Consumer, type EachBatchPayload, Kafka, logLevel } from 'kafkajs';
 import { Registry } from 'prom-client';
 import { Backoff } from '../backoff.js';
 import { IngestorError } from '../errors.js';
 import { ensureTopics } from '../kafka-admin.js';
 import { DEFAULT_FEED_TOPICS, type FeedTopics, TOPIC_KINDS, type TopicKind } from '../topics.js';
+import { CsvBlock, csvString, rowLine } from './csv-lines.js';
 import { createSinkMetrics, type SinkMetrics } from './sink-metrics.js';
-import { type FeedValue, SINK_TABLES } from './sink-tables.js';
+import { type FeedValue, SINK_TABLES, type SinkTable } from './sink-tables.js';
 import { StoredOffsets } from './stored-offsets.js';
 
 export interface SinkOptions {
@@ -60,7 +60,8 @@ export interface Sink {
 }
 
 interface TableBuffer {
-  rows: unknown[][];
+  /** CSV lines of the rows to insert, kafka_cluster included. */
+  lines: CsvBlock;
   /** Highest offset per partition among the buffered rows and skipped messages. */
   lastOffsets: Map<number, number>;
   oldestAt: number;
@@ -108,7 +109,8 @@ export function createSink(options: SinkOptions): Sink {
   const log = options.log ?? ((m: string) => process.stderr.write(`sink: ${m}\n`));
   const registry = options.registry ?? new Registry();
   const metrics = createSinkMetrics(registry);
-  const client = options.store.client;
+  const store = options.store;
+  const client = store.client;
   const stored = new StoredOffsets();
   const kafka = new Kafka({
     clientId: 'feedpipe-sink',
@@ -127,26 +129,31 @@ export function createSink(options: SinkOptions): Sink {
 
   let consumer: Consumer | undefined;
   let clusterId = '';
+  /** The cluster id as a CSV field, the last column of every row. */
+  let clusterField = '""';
   let flushTimer: NodeJS.Timeout | undefined;
   let flushing: Promise<void> = Promise.resolve();
+  /** Tables whose full buffer already has a flush queued. */
+  const fullFlushQueued = new Set<TopicKind>();
   let running = false;
 
   function bufferOf(kind: TopicKind): TableBuffer {
     let buffer = buffers.get(kind);
     if (!buffer) {
-      buffer = { rows: [], lastOffsets: new Map(), oldestAt: Date.now() };
+      buffer = { lines: new CsvBlock(), lastOffsets: new Map(), oldestAt: Date.now() };
       buffers.set(kind, buffer);
     }
     return buffer;
   }
 
-  async function insertWithRetry(kind: TopicKind, rows: unknown[][]): Promise<void> {
+  async function insertWithRetry(kind: TopicKind, lines: CsvBlock): Promise<void> {
     const table = SINK_TABLES[kind];
+    const csv = lines.bytes();
     const backoff = new Backoff({ initialMs: 200, maxMs: 5_000 });
     for (;;) {
       const end = metrics.insertSeconds.startTimer({ table: table.table });
       try {
-        await insertRows(client, table.table, table.columns, rows);
+        await store.insertCsv(table.table, table.columns, csv);
         end();
         return;
       } catch (error) {
@@ -169,14 +176,16 @@ export function createSink(options: SinkOptions): Sink {
     if (!buffer || buffer.lastOffsets.size === 0) return;
     buffers.delete(kind);
     const table = SINK_TABLES[kind].table;
-    if (buffer.rows.length > 0) {
-      await insertWithRetry(kind, buffer.rows);
-      stats.inserted[table] = (stats.inserted[table] ?? 0) + buffer.rows.length;
-      metrics.rowsInserted.inc({ table }, buffer.rows.length);
+    const rows = buffer.lines.rows;
+    if (rows > 0) {
+      await insertWithRetry(kind, buffer.lines);
+      buffer.lines.recycle();
+      stats.inserted[table] = (stats.inserted[table] ?? 0) + rows;
+      metrics.rowsInserted.inc({ table }, rows);
       for (const [partition, offset] of buffer.lastOffsets) stored.record(table, partition, offset);
-      await options.afterInsert?.(table, buffer.rows.length);
+      await options.afterInsert?.(table, rows);
     }
-    stats.buffered -= buffer.rows.length;
+    stats.buffered -= rows;
     metrics.bufferedRows.set(stats.buffered);
     if (consumer) {
       await consumer.commitOffsets(
@@ -189,17 +198,36 @@ export function createSink(options: SinkOptions): Sink {
     }
   }
 
-  function flushAll(onlyAged = false): Promise<void> {
-    flushing = flushing.then(async () => {
-      const now = Date.now();
-      for (const kind of TOPIC_KINDS) {
-        const buffer = buffers.get(kind);
-        if (!buffer) continue;
-        if (onlyAged && now - buffer.oldestAt < maxBatchAgeMs && buffer.rows.length < maxBatchRows) continue;
-        await flushKind(kind);
-      }
-    });
+  /**
+   * Inserts and commits the buffered tables (only those old or full enough with `onlyAged`, only
+   * `onlyKind` when given), after every flush already queued: flushes run one at a time, in order.
+   * A failed flush does not stop later ones (its rows stay uncommitted and are read again).
+   */
+  function flushAll(onlyAged = false, onlyKind?: TopicKind): Promise<void> {
+    flushing = flushing
+      .catch(() => undefined)
+      .then(async () => {
+        const now = Date.now();
+        for (const kind of onlyKind ? [onlyKind] : TOPIC_KINDS) {
+          const buffer = buffers.get(kind);
+          if (!buffer) continue;
+          if (onlyAged && now - buffer.oldestAt < maxBatchAgeMs && buffer.lines.rows < maxBatchRows) continue;
+          await flushKind(kind);
+        }
+      });
     return flushing;
+  }
+
+  /** The CSV line of one message: the table's fast path, else parse and validate; null if invalid. */
+  function lineOf(table: SinkTable, value: Buffer, partition: number, offset: string): string | null {
+    const fast = table.fastLine?.(value.toString('latin1'), partition, offset, clusterField);
+    if (fast) return fast;
+    try {
+      const row = table.toRow(JSON.parse(value.toString('utf8')) as FeedValue, partition, offset);
+      return row ? rowLine(row, clusterField) : null;
+    } catch {
+      return null;
+    }
   }
 
   async function eachBatch({ batch, heartbeat }: EachBatchPayload): Promise<void> {
@@ -228,32 +256,29 @@ export function createSink(options: SinkOptions): Sink {
         metrics.replayedSkipped.inc({ table: sinkTable.table });
         continue;
       }
-      let row: unknown[] | null = null;
-      try {
-        row = message.value
-          ? sinkTable.toRow(
-              JSON.parse(message.value.toString()) as FeedValue,
-              batch.partition,
-              message.offset,
-            )
-          : null;
-      } catch {
-        row = null;
-      }
-      if (!row) {
+      const line = message.value ? lineOf(sinkTable, message.value, batch.partition, message.offset) : null;
+      if (line === null) {
         stats.invalid += 1;
         metrics.invalid.inc({ topic: batch.topic });
         continue;
       }
-      if (buffer.rows.length === 0) buffer.oldestAt = Date.now();
-      row.push(clusterId);
-      buffer.rows.push(row);
+      if (buffer.lines.rows === 0) buffer.oldestAt = Date.now();
+      buffer.lines.append(line);
       stats.buffered += 1;
     }
     stats.consumed += consumedHere;
     metrics.consumed.inc({ topic: batch.topic }, consumedHere);
     metrics.bufferedRows.set(stats.buffered);
-    if (buffer.rows.length >= maxBatchRows || stats.buffered >= maxBufferedRows) {
+    // A full block is inserted while consumption goes on (the insert runs off the event loop), so
+    // reading the next block overlaps writing this one; only at the bound on buffered rows (which
+    // counts rows until their insert is done) does the consumer wait.
+    if (buffer.lines.rows >= maxBatchRows && !fullFlushQueued.has(kind)) {
+      fullFlushQueued.add(kind);
+      void flushAll(false, kind)
+        .catch(() => undefined)
+        .finally(() => fullFlushQueued.delete(kind));
+    }
+    if (stats.buffered >= maxBufferedRows) {
       const heartbeatTimer = setInterval(() => void heartbeat().catch(() => undefined), 2_000);
       try {
         await flushAll();
@@ -299,6 +324,7 @@ export function createSink(options: SinkOptions): Sink {
       await admin.connect();
       try {
         clusterId = (await admin.describeCluster()).clusterId;
+        clusterField = csvString(clusterId);
       } finally {
         await admin.disconnect();
       }

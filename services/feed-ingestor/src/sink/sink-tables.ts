@@ -1,8 +1,10 @@
 /**
  * How each feed topic maps to its ClickHouse table: the columns and the row built from one Kafka
- * message value (the decoded record JSON plus `receivedAt`). Rows are JSONCompactEachRow arrays.
+ * message value (the decoded record JSON plus `receivedAt`). Rows become CSV lines (csv-lines.ts);
+ * trades and OHLC updates in the ingestor's exact text skip the parse through `fastLine`.
  */
 import type { TopicKind } from '../topics.js';
+import { ohlcLine, tradeLine } from './csv-lines.js';
 
 export interface SinkTable {
   readonly table: string;
@@ -10,6 +12,8 @@ export interface SinkTable {
   readonly columns: readonly string[];
   /** Null when the value is not a record of this table's kinds (counted as invalid, skipped). */
   toRow(value: FeedValue, partition: number, offset: string): unknown[] | null;
+  /** The CSV line straight from the value's text when it is spelled as the ingestor writes it. */
+  fastLine?(text: string, partition: number, offset: string, cluster: string): string | null;
 }
 
 /** The parsed Kafka value; fields are checked per type by `toRow`. */
@@ -19,16 +23,26 @@ function num(value: unknown): number | null {
   return typeof value === 'number' && Number.isFinite(value) ? value : null;
 }
 
+/** An integer in [min, max], or null: a value the column cannot hold would fail the whole insert. */
+function int(value: unknown, min: number, max: number): number | null {
+  return typeof value === 'number' && Number.isInteger(value) && value >= min && value <= max ? value : null;
+}
+
+const INT32_MIN = -0x80000000;
+const INT32_MAX = 0x7fffffff;
+const UINT32_MAX = 0xffffffff;
+
 function base(value: FeedValue): [number, number, number] | null {
-  const securityId = num(value.securityId);
-  const segment = num(value.segment);
-  const receivedAt = num(value.receivedAt);
+  const securityId = int(value.securityId, INT32_MIN, UINT32_MAX);
+  const segment = int(value.segment, 0, 255);
+  const receivedAt = int(value.receivedAt, 0, Number.MAX_SAFE_INTEGER);
   if (securityId === null || segment === null || receivedAt === null) return null;
   return [securityId >>> 0, segment, Math.trunc(receivedAt)];
 }
 
 const tradeTable: SinkTable = {
   table: 'market.ticks',
+  fastLine: tradeLine,
   columns: [
     'security_id',
     'segment',
@@ -44,9 +58,9 @@ const tradeTable: SinkTable = {
   toRow(value, partition, offset) {
     const head = base(value);
     const ltp = num(value.ltp);
-    const volume = num(value.volume);
-    const ltt = num(value.ltt);
-    const lut = num(value.lut);
+    const volume = int(value.volume, INT32_MIN, INT32_MAX);
+    const ltt = int(value.ltt, INT32_MIN, UINT32_MAX);
+    const lut = int(value.lut, INT32_MIN, UINT32_MAX);
     if (value.type !== 'trade' || !head || ltp === null || volume === null || ltt === null || lut === null)
       return null;
     return [
@@ -65,6 +79,7 @@ const tradeTable: SinkTable = {
 
 const ohlcTable: SinkTable = {
   table: 'market.ohlc_updates',
+  fastLine: ohlcLine,
   columns: [
     'security_id',
     'segment',
@@ -145,7 +160,7 @@ const statusTable: SinkTable = {
     const head = base(value);
     if (!head) return null;
     if (value.type === 'market_status') {
-      const status = num(value.status);
+      const status = int(value.status, INT32_MIN, INT32_MAX);
       const marketType = Array.isArray(value.marketType)
         ? value.marketType.map((b) => Number(b) & 0xff)
         : null;
@@ -153,7 +168,7 @@ const statusTable: SinkTable = {
       return ['market_status', head[0], head[1], marketType, status, 0, String(head[2]), partition, offset];
     }
     if (value.type === 'error') {
-      const code = num(value.code);
+      const code = int(value.code, -0x8000, 0x7fff);
       if (code === null) return null;
       return ['error', head[0], head[1], [], 0, code, String(head[2]), partition, offset];
     }
