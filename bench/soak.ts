@@ -1,5 +1,6 @@
 /**
  * npm run bench:soak -- --minutes M [--rate 100000] [--instruments 25000] [--sample-seconds 10]
+ *                        [--kafka-on-disk]
  *
  * The whole live pipeline (simulator in load mode -> ingestor -> Kafka -> sink -> ClickHouse) for M
  * minutes. Samples the RSS and heap of each process (this one: ingestor + sink; the simulator; the
@@ -17,6 +18,7 @@ const { values } = parseArgs({
     rate: { type: 'string', default: '100000' },
     instruments: { type: 'string', default: '25000' },
     'sample-seconds': { type: 'string', default: '10' },
+    'kafka-on-disk': { type: 'boolean', default: false },
   },
 });
 
@@ -58,7 +60,15 @@ interface Sample {
 }
 
 async function main(): Promise<void> {
-  const pipeline = await startPipeline({ rate, instruments, connections: 5, workers: 2, sink: true, log });
+  const pipeline = await startPipeline({
+    rate,
+    instruments,
+    connections: 5,
+    workers: 2,
+    sink: true,
+    kafkaOnDisk: values['kafka-on-disk'],
+    log,
+  });
   const { ingestor } = pipeline;
   await new Promise((r) => setTimeout(r, 3_000));
   const samples: Sample[] = [];
@@ -116,6 +126,7 @@ async function main(): Promise<void> {
   const result = {
     bench: 'soak',
     minutes,
+    kafka_log: pipeline.kafkaLog,
     rate,
     instruments,
     sent: end.trades,

@@ -26,6 +26,13 @@ export interface LocalKafkaOptions {
   partitions?: number;
   /** How long to wait for the broker to accept clients. Default 60 s. */
   startTimeoutMs?: number;
+  /** Log segment size. Default 1 GiB (Kafka's own default). */
+  segmentBytes?: number;
+  /**
+   * Bytes kept per partition before the oldest segments are deleted (checked every 30 s). Default:
+   * no size bound (24 h of time retention). Set it when `dataDir` is in memory (tmpfs).
+   */
+  retentionBytesPerPartition?: number;
 }
 
 export interface LocalKafka {
@@ -79,7 +86,12 @@ function javaArgs(heap: string, mainClass: string, args: string[]): string[] {
   ];
 }
 
-function serverProperties(dataDir: string, port: number, controllerPort: number, partitions: number): string {
+function serverProperties(
+  dataDir: string,
+  port: number,
+  controllerPort: number,
+  options: LocalKafkaOptions,
+): string {
   return [
     'process.roles=broker,controller',
     'node.id=1',
@@ -90,7 +102,7 @@ function serverProperties(dataDir: string, port: number, controllerPort: number,
     'inter.broker.listener.name=PLAINTEXT',
     'listener.security.protocol.map=CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT',
     `log.dirs=${join(dataDir, 'logs')}`,
-    `num.partitions=${partitions}`,
+    `num.partitions=${options.partitions ?? 6}`,
     'auto.create.topics.enable=true',
     'offsets.topic.replication.factor=1',
     'offsets.topic.num.partitions=4',
@@ -99,9 +111,11 @@ function serverProperties(dataDir: string, port: number, controllerPort: number,
     'share.coordinator.state.topic.replication.factor=1',
     'share.coordinator.state.topic.min.isr=1',
     'group.initial.rebalance.delay.ms=0',
-    // A single node: fsync policy stays the OS default; segments are small so tests stay light.
-    'log.segment.bytes=67108864',
+    // A single node: fsync policy stays the OS default.
+    `log.segment.bytes=${options.segmentBytes ?? 1024 * 1024 * 1024}`,
     'log.retention.hours=24',
+    `log.retention.bytes=${options.retentionBytesPerPartition ?? -1}`,
+    'log.retention.check.interval.ms=30000',
     'message.max.bytes=16777216',
     'replica.fetch.max.bytes=16777216',
     'num.network.threads=2',
@@ -160,7 +174,7 @@ export async function startLocalKafka(options: LocalKafkaOptions): Promise<Local
   const port = await freePort();
   const controllerPort = await freePort();
   const propsFile = join(dataDir, 'server.properties');
-  writeFileSync(propsFile, serverProperties(dataDir, port, controllerPort, options.partitions ?? 6));
+  writeFileSync(propsFile, serverProperties(dataDir, port, controllerPort, options));
 
   const format = spawnSync(
     'java',
@@ -188,7 +202,14 @@ export async function startLocalKafka(options: LocalKafkaOptions): Promise<Local
     // last, after the producers drained into it. pdeathsig still kills it if Node dies first.
     const child = spawn(
       'setpriv',
-      ['--pdeathsig', 'KILL', 'java', ...javaArgs(heap, 'kafka.Kafka', [propsFile])],
+      [
+        '--pdeathsig',
+        'KILL',
+        'java',
+        // GC pauses beside the broker's own log: the first thing to check when produce latency spikes.
+        `-Xlog:gc:file=${join(dataDir, 'gc.log')}:uptime`,
+        ...javaArgs(heap, 'kafka.Kafka', [propsFile]),
+      ],
       {
         stdio: ['ignore', logFd, logFd],
         detached: true,

@@ -147,7 +147,16 @@ export function createStore(config: StoreConfig = {}): Store {
     async insertCsv(table, columns, csv) {
       if (csv.length === 0) return;
       try {
-        await chdb.chdb.rawInsert({ table, columns, format: 'CSV', values: csv });
+        // Parsed on one thread: an embedded engine shares the machine with the pipeline it stores,
+        // and a block parsed on every core at once stalled the feed path for its duration. (Query
+        // level SETTINGS, so nothing leaks into the session.)
+        await chdb.chdb.rawInsert({
+          table,
+          columns,
+          format: 'CSV',
+          values: csv,
+          settings: { input_format_parallel_parsing: 0, max_threads: 1, max_insert_threads: 1 },
+        });
       } catch (error) {
         throw insertFailed(table, error);
       }
