@@ -5,8 +5,9 @@
  * The whole live pipeline (simulator in load mode -> ingestor -> Kafka -> sink -> ClickHouse) for M
  * minutes. Samples the RSS and heap of each process (this one: ingestor + sink; the simulator; the
  * Kafka JVM), the sink's lag and the pipeline's buffer over time, then checks every trade: lost and
- * duplicated. Memory growth is measured from the two-minute mark (or a fifth of a shorter run) to the
- * end, when warm-up (JIT, pools, caches) is over. Progress on stderr; last stdout line is the JSON.
+ * duplicated. Memory growth compares each process's peak RSS in the last minute with its peak in the
+ * minute from the two-minute mark (a fifth of a shorter run), when warm-up (JIT, pools, caches) is
+ * over. Progress on stderr; last stdout line is the JSON.
  */
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
@@ -114,9 +115,18 @@ async function main(): Promise<void> {
   }
   const counts = await pipeline.storedTrades();
 
-  const warm = samples.find((s) => s.t >= Math.min(120, totalSeconds / 5)) ?? samples[0];
-  const last = samples[samples.length - 1];
-  const growth = (pick: (s: Sample) => number) => (warm && last ? pick(last) - pick(warm) : 0);
+  // Growth of each process's high-water mark: the largest RSS of the minute after warm-up against the
+  // largest of the last minute. Maxima over windows, not single samples: the sink's RSS saws up and
+  // down by a block's worth (~300 MB) with every insert, which would swamp a point-to-point
+  // difference; a leak still shows as a higher peak at the end.
+  const warmFrom = Math.min(120, totalSeconds / 5);
+  const window = Math.min(60, (totalSeconds - warmFrom) / 2);
+  const peak = (pick: (s: Sample) => number, from: number, to: number) =>
+    Math.max(...samples.filter((s) => s.t >= from && s.t <= to).map(pick));
+  const growth = (pick: (s: Sample) => number) =>
+    samples.length === 0
+      ? 0
+      : peak(pick, totalSeconds - window, totalSeconds) - peak(pick, warmFrom, warmFrom + window);
   const growths = {
     ingestor: growth((s) => s.ingestorRssMb),
     simulator: growth((s) => s.simRssMb),

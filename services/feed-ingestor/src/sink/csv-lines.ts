@@ -2,51 +2,168 @@
  * Sink rows as CSV lines, the format of the sink's bulk insert (Store.insertCsv).
  *
  * Trades and OHLC updates, nearly all the traffic, take a fast path: a value in the exact text the
- * ingestor writes (fixed key order, plain numbers) is matched by one anchored pattern and its
- * numbers are copied into the line as they are, with no parse into objects and no re-serialisation
- * (JSON.parse, a row array and the client's JSON encoding cost several microseconds a row, more
- * than the sink's whole budget at 100k rows/s). The patterns only accept numbers every column can
- * hold, so a matched line cannot fail the insert. Anything else (another producer's spelling, a
- * negative id, a malformed value) falls back to JSON.parse and the table's own validation.
+ * ingestor writes (fixed keys in a fixed order, plain numbers) is checked byte by byte against its
+ * layout and its numbers are copied into the CSV block as they are: no string, no parse into
+ * objects, no re-serialisation (JSON.parse, a row array and the client's JSON encoding cost several
+ * microseconds a row, more than the sink's whole budget at 100k rows/s). A field is only accepted
+ * when every value of its spelling fits its column, so a fast line cannot fail the insert. Anything
+ * else (another producer's spelling, a negative id, a malformed value) falls back to JSON.parse and
+ * the table's own validation.
  */
 
-/** A JSON number as JSON writes it. */
-const NUM = '(-?(?:0|[1-9]\\d*)(?:\\.\\d+)?(?:[eE][+-]?\\d+)?)';
-/** Integers of at most as many digits as the column's largest value; the range is checked after. */
-const SEGMENT = '(\\d{1,3})';
-const ID = '(\\d{1,10})';
-const INT32 = '(-?\\d{1,10})';
-/** Seconds for a DateTime column: 0 .. 1,999,999,999 (ten digits starting with 1 stay below 2^32). */
-const SECONDS = '(1\\d{9}|\\d{1,9})';
-const UINT32_MAX = 0xffffffff;
-const INT32_MIN = -0x80000000;
-const INT32_MAX = 0x7fffffff;
-const MICROS = '(\\d{1,16})';
-
-const TRADE = new RegExp(
-  `^\\{"type":"trade","segment":${SEGMENT},"securityId":${ID},"ltp":${NUM},"volume":${INT32},"ltt":${SECONDS},"lut":${SECONDS},"receivedAt":${MICROS}\\}$`,
-);
-const OHLC = new RegExp(
-  `^\\{"type":"ohlc","segment":${SEGMENT},"securityId":${ID},"open":${NUM},"close":${NUM},"high":${NUM},"low":${NUM},"receivedAt":${MICROS}\\}$`,
-);
-
-/**
- * The CSV line of a trade value in the ingestor's exact text, columns as the ticks table lists
- * them; null when the value is spelled otherwise (the caller then takes the slow path).
- */
-export function tradeLine(text: string, partition: number, offset: string, cluster: string): string | null {
-  const m = TRADE.exec(text);
-  if (m === null || Number(m[1]) > 255 || Number(m[2]) > UINT32_MAX) return null;
-  const volume = Number(m[4]);
-  if (volume < INT32_MIN || volume > INT32_MAX) return null;
-  return `${m[2]},${m[1]},${m[3]},${m[4]},${m[5]},${m[6]},${m[7]},${partition},${offset},${cluster}\n`;
+/** How a field's text must look (and what its column can hold). */
+enum Field {
+  /** 0..255 (UInt8). */
+  Uint8,
+  /** 0..4294967295 (UInt32). */
+  Uint32,
+  /** -2147483648..2147483647 (Int32). */
+  Int32,
+  /** Unix seconds 0..4294967295 (DateTime). */
+  Seconds,
+  /** Epoch microseconds, at most 16 digits (DateTime64(6), below 2^53). */
+  Micros,
+  /** A JSON number (Float32 column). */
+  Number,
 }
 
-/** The CSV line of an OHLC value in the ingestor's exact text; null otherwise. */
-export function ohlcLine(text: string, partition: number, offset: string, cluster: string): string | null {
-  const m = OHLC.exec(text);
-  if (m === null || Number(m[1]) > 255 || Number(m[2]) > UINT32_MAX) return null;
-  return `${m[2]},${m[1]},${m[3]},${m[4]},${m[5]},${m[6]},${m[7]},${partition},${offset},${cluster}\n`;
+/** The canonical text of one record type: literals around its fields, and the CSV column order. */
+export interface CanonicalLayout {
+  /** literals[i] precedes field i; the last literal closes the object. */
+  readonly literals: readonly Uint8Array[];
+  readonly fields: readonly Field[];
+  /** CSV column j takes field order[j]. */
+  readonly order: readonly number[];
+}
+
+const bytesOf = (text: string): Uint8Array => Uint8Array.from(text, (c) => c.charCodeAt(0));
+
+function layout(type: string, keys: readonly string[], fields: readonly Field[], order: readonly number[]) {
+  const literals = keys.map((key, i) => bytesOf(`${i === 0 ? `{"type":"${type}",` : ','}"${key}":`));
+  literals.push(bytesOf('}'));
+  return { literals, fields, order };
+}
+
+/** `{"type":"trade","segment":..,"securityId":..,"ltp":..,"volume":..,"ltt":..,"lut":..,"receivedAt":..}` */
+export const TRADE_LAYOUT: CanonicalLayout = layout(
+  'trade',
+  ['segment', 'securityId', 'ltp', 'volume', 'ltt', 'lut', 'receivedAt'],
+  [Field.Uint8, Field.Uint32, Field.Number, Field.Int32, Field.Seconds, Field.Seconds, Field.Micros],
+  [1, 0, 2, 3, 4, 5, 6],
+);
+
+/** `{"type":"ohlc","segment":..,"securityId":..,"open":..,"close":..,"high":..,"low":..,"receivedAt":..}` */
+export const OHLC_LAYOUT: CanonicalLayout = layout(
+  'ohlc',
+  ['segment', 'securityId', 'open', 'close', 'high', 'low', 'receivedAt'],
+  [Field.Uint8, Field.Uint32, Field.Number, Field.Number, Field.Number, Field.Number, Field.Micros],
+  [1, 0, 2, 3, 4, 5, 6],
+);
+
+const MINUS = 45;
+const PLUS = 43;
+const DOT = 46;
+const ZERO = 48;
+const NINE = 57;
+const LOWER_E = 101;
+const UPPER_E = 69;
+
+const isDigit = (c: number | undefined): boolean => c !== undefined && c >= ZERO && c <= NINE;
+
+/** End of the digit run starting at `at` (at most `maxDigits`), or -1 when there is none or it is longer. */
+function digitsEnd(src: Uint8Array, at: number, maxDigits: number): number {
+  let end = at;
+  while (isDigit(src[end])) end++;
+  return end === at || end - at > maxDigits ? -1 : end;
+}
+
+function digitsValue(src: Uint8Array, from: number, to: number): number {
+  let value = 0;
+  for (let i = from; i < to; i++) value = value * 10 + ((src[i] as number) - ZERO);
+  return value;
+}
+
+/** End of a field of kind `field` starting at `at`, or -1 when its text does not qualify. */
+function fieldEnd(src: Uint8Array, at: number, field: Field): number {
+  switch (field) {
+    case Field.Uint8: {
+      const end = digitsEnd(src, at, 3);
+      return end < 0 || digitsValue(src, at, end) > 255 ? -1 : end;
+    }
+    case Field.Uint32:
+    case Field.Seconds: {
+      const end = digitsEnd(src, at, 10);
+      return end < 0 || digitsValue(src, at, end) > 0xffffffff ? -1 : end;
+    }
+    case Field.Int32: {
+      const negative = src[at] === MINUS;
+      const from = negative ? at + 1 : at;
+      const end = digitsEnd(src, from, 10);
+      if (end < 0) return -1;
+      const value = digitsValue(src, from, end);
+      return value > (negative ? 0x80000000 : 0x7fffffff) ? -1 : end;
+    }
+    case Field.Micros:
+      return digitsEnd(src, at, 16);
+    default: {
+      // -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?
+      let p = src[at] === MINUS ? at + 1 : at;
+      if (src[p] === ZERO) p++;
+      else if (isDigit(src[p])) while (isDigit(src[p])) p++;
+      else return -1;
+      if (src[p] === DOT) {
+        p++;
+        if (!isDigit(src[p])) return -1;
+        while (isDigit(src[p])) p++;
+      }
+      if (src[p] === LOWER_E || src[p] === UPPER_E) {
+        p++;
+        if (src[p] === PLUS || src[p] === MINUS) p++;
+        if (!isDigit(src[p])) return -1;
+        while (isDigit(src[p])) p++;
+      }
+      return p;
+    }
+  }
+}
+
+/** Field spans of the last match: start and end of field i at [2i] and [2i + 1]. */
+const spans = new Int32Array(32);
+
+/** True when `src` is exactly `layout`'s text; the field spans are then in `spans`. */
+function matches(src: Uint8Array, layout: CanonicalLayout): boolean {
+  const { literals, fields } = layout;
+  let p = 0;
+  for (let i = 0; i <= fields.length; i++) {
+    const literal = literals[i] as Uint8Array;
+    if (p + literal.length > src.length) return false;
+    for (let j = 0; j < literal.length; j++) if (src[p + j] !== literal[j]) return false;
+    p += literal.length;
+    if (i === fields.length) break;
+    const end = fieldEnd(src, p, fields[i] as Field);
+    if (end < 0) return false;
+    spans[2 * i] = p;
+    spans[2 * i + 1] = end;
+    p = end;
+  }
+  return p === src.length;
+}
+
+/**
+ * Appends the CSV line of `value` to `block` when the value is exactly `layout`'s text; returns
+ * false (and appends nothing) otherwise. `cluster` is the cluster id already as a CSV field.
+ */
+export function appendCanonical(
+  block: CsvBlock,
+  layout: CanonicalLayout,
+  value: Uint8Array,
+  partition: number,
+  offset: string,
+  cluster: string,
+): boolean {
+  if (!matches(value, layout)) return false;
+  block.appendFields(value, spans, layout.order, partition, offset, cluster);
+  return true;
 }
 
 /** A text field, quoted the CSV way (quotes doubled). */
@@ -73,6 +190,14 @@ export function rowLine(row: readonly unknown[], cluster: string): string {
  * as strings: 200,000 retained line strings (ropes, until flattened) were what the consumer's young
  * collections kept copying. Buffers are reused once their insert is done (`recycle`).
  */
+const COMMA = 44;
+const NEWLINE = 10;
+
+function writeAscii(out: Uint8Array, at: number, text: string): number {
+  for (let i = 0; i < text.length; i++) out[at + i] = text.charCodeAt(i);
+  return at + text.length;
+}
+
 export class CsvBlock {
   static readonly #free: Buffer[] = [];
   #bytes: Buffer;
@@ -83,18 +208,52 @@ export class CsvBlock {
     this.#bytes = CsvBlock.#free.pop() ?? Buffer.allocUnsafeSlow(initialBytes);
   }
 
+  /**
+   * One line from byte spans of `src` (column j = span order[j]), then partition, offset and the
+   * cluster field. Everything written here is ASCII, checked by the caller.
+   */
+  appendFields(
+    src: Uint8Array,
+    fieldSpans: Int32Array,
+    order: readonly number[],
+    partition: number,
+    offset: string,
+    cluster: string,
+  ): void {
+    this.#reserve(src.length + order.length + offset.length + cluster.length + 16);
+    const out = this.#bytes;
+    let p = this.#length;
+    for (let j = 0; j < order.length; j++) {
+      const field = order[j] as number;
+      const from = fieldSpans[2 * field] as number;
+      const to = fieldSpans[2 * field + 1] as number;
+      for (let i = from; i < to; i++) out[p++] = src[i] as number;
+      out[p++] = COMMA;
+    }
+    p = writeAscii(out, p, String(partition));
+    out[p++] = COMMA;
+    p = writeAscii(out, p, offset);
+    out[p++] = COMMA;
+    p = writeAscii(out, p, cluster);
+    out[p++] = NEWLINE;
+    this.#length = p;
+    this.rows += 1;
+  }
+
   append(line: string): void {
     // UTF-8 takes at most 3 bytes per UTF-16 unit.
-    const room = line.length * 3;
-    if (this.#length + room > this.#bytes.length) {
-      let capacity = this.#bytes.length * 2;
-      while (capacity < this.#length + room) capacity *= 2;
-      const grown = Buffer.allocUnsafeSlow(capacity);
-      this.#bytes.copy(grown, 0, 0, this.#length);
-      this.#bytes = grown;
-    }
+    this.#reserve(line.length * 3);
     this.#length += this.#bytes.write(line, this.#length, 'utf8');
     this.rows += 1;
+  }
+
+  #reserve(room: number): void {
+    if (this.#length + room <= this.#bytes.length) return;
+    let capacity = Math.max(1024, this.#bytes.length * 2);
+    while (capacity < this.#length + room) capacity *= 2;
+    const grown = Buffer.allocUnsafeSlow(capacity);
+    this.#bytes.copy(grown, 0, 0, this.#length);
+    this.#bytes = grown;
   }
 
   /** The lines written so far (a view: valid until `recycle`). */

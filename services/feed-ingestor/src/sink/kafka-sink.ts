@@ -14,7 +14,7 @@ import { Backoff } from '../backoff.js';
 import { IngestorError } from '../errors.js';
 import { ensureTopics } from '../kafka-admin.js';
 import { DEFAULT_FEED_TOPICS, type FeedTopics, TOPIC_KINDS, type TopicKind } from '../topics.js';
-import { CsvBlock, csvString, rowLine } from './csv-lines.js';
+import { appendCanonical, CsvBlock, csvString, rowLine } from './csv-lines.js';
 import { createSinkMetrics, type SinkMetrics } from './sink-metrics.js';
 import { type FeedValue, SINK_TABLES, type SinkTable } from './sink-tables.js';
 import { StoredOffsets } from './stored-offsets.js';
@@ -218,15 +218,27 @@ export function createSink(options: SinkOptions): Sink {
     return flushing;
   }
 
-  /** The CSV line of one message: the table's fast path, else parse and validate; null if invalid. */
-  function lineOf(table: SinkTable, value: Buffer, partition: number, offset: string): string | null {
-    const fast = table.fastLine?.(value.toString('latin1'), partition, offset, clusterField);
-    if (fast) return fast;
+  /**
+   * Appends the CSV line of one message to `block`: straight from the bytes when the value is in the
+   * table's canonical text, else parsed and validated. False when the value is invalid.
+   */
+  function appendLine(
+    table: SinkTable,
+    block: CsvBlock,
+    value: Buffer,
+    partition: number,
+    offset: string,
+  ): boolean {
+    if (table.canonical && appendCanonical(block, table.canonical, value, partition, offset, clusterField)) {
+      return true;
+    }
     try {
       const row = table.toRow(JSON.parse(value.toString('utf8')) as FeedValue, partition, offset);
-      return row ? rowLine(row, clusterField) : null;
+      if (!row) return false;
+      block.append(rowLine(row, clusterField));
+      return true;
     } catch {
-      return null;
+      return false;
     }
   }
 
@@ -256,14 +268,15 @@ export function createSink(options: SinkOptions): Sink {
         metrics.replayedSkipped.inc({ table: sinkTable.table });
         continue;
       }
-      const line = message.value ? lineOf(sinkTable, message.value, batch.partition, message.offset) : null;
-      if (line === null) {
+      if (buffer.lines.rows === 0) buffer.oldestAt = Date.now();
+      if (
+        !message.value ||
+        !appendLine(sinkTable, buffer.lines, message.value, batch.partition, message.offset)
+      ) {
         stats.invalid += 1;
         metrics.invalid.inc({ topic: batch.topic });
         continue;
       }
-      if (buffer.lines.rows === 0) buffer.oldestAt = Date.now();
-      buffer.lines.append(line);
       stats.buffered += 1;
     }
     stats.consumed += consumedHere;

@@ -1,10 +1,11 @@
 /**
  * How each feed topic maps to its ClickHouse table: the columns and the row built from one Kafka
  * message value (the decoded record JSON plus `receivedAt`). Rows become CSV lines (csv-lines.ts);
- * trades and OHLC updates in the ingestor's exact text skip the parse through `fastLine`.
+ * trades and OHLC updates in the ingestor's exact text skip the parse through their `canonical`
+ * layout.
  */
 import type { TopicKind } from '../topics.js';
-import { ohlcLine, tradeLine } from './csv-lines.js';
+import { type CanonicalLayout, OHLC_LAYOUT, TRADE_LAYOUT } from './csv-lines.js';
 
 export interface SinkTable {
   readonly table: string;
@@ -12,8 +13,8 @@ export interface SinkTable {
   readonly columns: readonly string[];
   /** Null when the value is not a record of this table's kinds (counted as invalid, skipped). */
   toRow(value: FeedValue, partition: number, offset: string): unknown[] | null;
-  /** The CSV line straight from the value's text when it is spelled as the ingestor writes it. */
-  fastLine?(text: string, partition: number, offset: string, cluster: string): string | null;
+  /** The ingestor's exact text of this table's records, copied to CSV without a parse. */
+  readonly canonical?: CanonicalLayout;
 }
 
 /** The parsed Kafka value; fields are checked per type by `toRow`. */
@@ -42,7 +43,7 @@ function base(value: FeedValue): [number, number, number] | null {
 
 const tradeTable: SinkTable = {
   table: 'market.ticks',
-  fastLine: tradeLine,
+  canonical: TRADE_LAYOUT,
   columns: [
     'security_id',
     'segment',
@@ -79,7 +80,7 @@ const tradeTable: SinkTable = {
 
 const ohlcTable: SinkTable = {
   table: 'market.ohlc_updates',
-  fastLine: ohlcLine,
+  canonical: OHLC_LAYOUT,
   columns: [
     'security_id',
     'segment',
