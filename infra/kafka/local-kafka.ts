@@ -72,8 +72,12 @@ function kafkaClusterId(): string {
 
 function javaArgs(heap: string, mainClass: string, args: string[]): string[] {
   return [
-    `-Xms128m`,
+    // The whole heap committed and touched up front, as Kafka's own start script sizes it (-Xms =
+    // -Xmx): the broker's memory is then flat from the start instead of creeping up as G1 first
+    // touches regions, which a soak would read as growth.
+    `-Xms${heap}`,
     `-Xmx${heap}`,
+    '-XX:+AlwaysPreTouch',
     '-XX:+UseG1GC',
     '-XX:MaxGCPauseMillis=20',
     '-XX:G1HeapRegionSize=16m',

@@ -3,10 +3,11 @@
  * with no object per packet: the pack is decoded into a reused columnar batch and each row's JSON is
  * written straight into its partition's record set (RecordSetBuilder).
  *
- * The layout depends on the topic's partition count, which only the Kafka client knows when it
- * sends; so a chunk is first counted (what the worker reports), and laid out per topic when the
- * client asks (`recordSets`), again after a metadata change. Decoding twice costs little: the
- * columnar decoder runs at tens of millions of rows a second, the JSON at a few million.
+ * The layout depends on the topic's partition count, which the Kafka client knows for sure only when
+ * it sends; so a chunk is first counted (what the worker reports), then laid out per topic and
+ * partition count (`recordSets`, memoised: ahead of the send for the count last seen, and again if
+ * the client reports another). Decoding twice costs little: the columnar decoder runs at tens of
+ * millions of rows a second; writing the JSON and the record framing is what costs.
  */
 import {
   ColumnarBatch,

@@ -16,6 +16,8 @@ import type { FrameChunkMessage } from './frame-chunk.js';
 import type { ChunkResult, DecodeWorkerData } from './worker-protocol.js';
 
 const config = workerData as DecodeWorkerData;
+/** Partition count of each topic as the Kafka client last reported it. */
+const partitionCounts = new Map<string, number>();
 let producer: Producer | undefined;
 let connecting: Promise<Producer> | undefined;
 
@@ -73,10 +75,18 @@ export default async function processChunk(task: FrameChunkMessage): Promise<Chu
   const topicMessages: TopicMessages[] = [];
   TOPIC_KINDS.forEach((kind, index) => {
     if (rowsByKind[index] === 0) return;
+    const topic = config.topics[kind];
+    // Laid out now when the partition count is known (so decodeMicros covers the serialisation
+    // too); the client's call below then finds the layout ready. Otherwise laid out on send.
+    const known = partitionCounts.get(topic);
+    if (known !== undefined) encoder.recordSets(index, known);
     topicMessages.push({
-      topic: config.topics[kind],
+      topic,
       messages: [],
-      encodePartitions: (partitionCount) => encoder.recordSets(index, partitionCount),
+      encodePartitions: (partitionCount) => {
+        partitionCounts.set(topic, partitionCount);
+        return encoder.recordSets(index, partitionCount);
+      },
     });
   });
   const decoded = {

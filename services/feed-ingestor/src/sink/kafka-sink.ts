@@ -348,8 +348,10 @@ export function createSink(options: SinkOptions): Sink {
       );
       consumer = kafka.consumer({
         groupId: options.groupId ?? 'feedpipe-sink',
-        maxBytesPerPartition: 4 * 1024 * 1024,
-        maxBytes: 32 * 1024 * 1024,
+        // Modest fetches: a lagging consumer always gets full ones, so these bound what the sink
+        // holds on top of its buffered rows (8 MB is still ~40,000 records a round trip).
+        maxBytesPerPartition: 1024 * 1024,
+        maxBytes: 8 * 1024 * 1024,
         sessionTimeout: options.sessionTimeoutMs ?? 30_000,
         // Short fetch polls: a stop (or rebalance) waits for the running poll to end.
         maxWaitTimeInMs: 500,
