@@ -22,7 +22,8 @@ const sink = createSink({
     reference: `${topicPrefix}.reference`,
     status: `${topicPrefix}.status`,
   },
-  maxBatchRows: 200_000,
+  // The sink's default block (100,000 rows): a block's worth of CSV, fetches and chDB insert buffers
+  // is the sawtooth of the sink's memory, so larger blocks buy little once inserts overlap reading.
   maxBatchAgeMs: 1_000,
   log: (m) => process.stderr.write(`sink: ${m}\n`),
 });
