@@ -53,6 +53,7 @@ interface Sample {
   ingestorHeapMb: number;
   simRssMb: number;
   sinkRssMb: number;
+  sinkHeapMb: number;
   simHeapMb: number;
   kafkaRssMb: number;
   bufferedMb: number;
@@ -95,10 +96,11 @@ async function main(): Promise<void> {
       produced: stats.producedTrades,
       stored: await pipeline.insertedTrades(),
       sinkRssMb: rssMbOf(pipeline.sinkPid),
+      sinkHeapMb: (await pipeline.sinkHeapUsed()) / 1e6,
     };
     samples.push(sample);
     log(
-      `t=${elapsed}s rss ingestor=${sample.ingestorRssMb.toFixed(0)}MB sim=${sample.simRssMb.toFixed(0)}MB sink=${sample.sinkRssMb.toFixed(0)}MB kafka=${sample.kafkaRssMb.toFixed(0)}MB ` +
+      `t=${elapsed}s rss ingestor=${sample.ingestorRssMb.toFixed(0)}MB sim=${sample.simRssMb.toFixed(0)}MB sink=${sample.sinkRssMb.toFixed(0)}MB (heap ${sample.sinkHeapMb.toFixed(0)}MB) kafka=${sample.kafkaRssMb.toFixed(0)}MB ` +
         `heap=${sample.ingestorHeapMb.toFixed(0)}MB buffered=${sample.bufferedMb.toFixed(1)}MB produced=${sample.produced} lag=${sample.produced - sample.stored}`,
     );
   }
@@ -159,6 +161,7 @@ async function main(): Promise<void> {
       ingestor_heap_mb: Math.round(s.ingestorHeapMb),
       sim_rss_mb: Math.round(s.simRssMb),
       sink_rss_mb: Math.round(s.sinkRssMb),
+      sink_heap_mb: Math.round(s.sinkHeapMb),
       kafka_rss_mb: Math.round(s.kafkaRssMb),
       lag: s.produced - s.stored,
     })),

@@ -68,6 +68,8 @@ export interface PipelineHarness {
   storedTrades(): Promise<StoredCounts>;
   /** Trade rows the sink inserted so far, from its own counters (cheap). */
   insertedTrades(): Promise<number>;
+  /** The sink process's V8 heap in use, bytes (0 without a sink). */
+  sinkHeapUsed(): Promise<number>;
   /** Makes the sink insert and commit what it holds. */
   flushSink(): Promise<void>;
   close(): Promise<void>;
@@ -191,6 +193,10 @@ export async function startPipeline(options: HarnessOptions): Promise<PipelineHa
     async storedTrades() {
       if (!sink) return { rows: 0, unique: 0, inserted: 0 };
       return request<StoredCounts>(sink, 'counts', 'counts');
+    },
+    async sinkHeapUsed() {
+      if (!sink) return 0;
+      return (await request<{ heapUsed: number }>(sink, 'inserted', 'inserted')).heapUsed;
     },
     async insertedTrades() {
       if (!sink) return 0;

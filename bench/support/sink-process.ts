@@ -3,7 +3,8 @@
  * event loop while it inserts (hundreds of ms for a large block), which would stall the ingestor's
  * sockets if both shared a thread; in production they are separate services anyway. Controlled over
  * the IPC channel of fork(): { cmd: 'inserted' | 'counts' | 'flush' | 'close' }; answers
- * { type: 'ready' }, { type: 'inserted', inserted } (cheap, from the sink's own counters),
+ * { type: 'ready' }, { type: 'inserted', inserted, heapUsed } (cheap: the sink's own counters and
+ * its V8 heap),
  * { type: 'counts', rows, unique, inserted } (a full scan: only at the end) and { type: 'flushed' }.
  */
 import { createSink } from '@feedpipe/feed-ingestor';
@@ -41,7 +42,11 @@ async function counts(): Promise<{ rows: number; unique: number }> {
 process.on('message', (message: { cmd: string }) => {
   switch (message.cmd) {
     case 'inserted':
-      process.send?.({ type: 'inserted', inserted: sink.stats().inserted['market.ticks'] ?? 0 });
+      process.send?.({
+        type: 'inserted',
+        inserted: sink.stats().inserted['market.ticks'] ?? 0,
+        heapUsed: process.memoryUsage().heapUsed,
+      });
       break;
     case 'counts':
       void counts().then((c) =>
