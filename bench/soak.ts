@@ -85,6 +85,7 @@ async function main(): Promise<void> {
     const sim = await pipeline.simStats();
     const memory = process.memoryUsage();
     const stats = ingestor.stats();
+    const sinkProgress = await pipeline.sinkProgress();
     const sample: Sample = {
       t: elapsed,
       ingestorRssMb: memory.rss / 1e6,
@@ -94,9 +95,9 @@ async function main(): Promise<void> {
       kafkaRssMb: rssMbOf(pipeline.kafkaPid),
       bufferedMb: stats.bufferedBytes / 1e6,
       produced: stats.producedTrades,
-      stored: await pipeline.insertedTrades(),
+      stored: sinkProgress.inserted,
       sinkRssMb: rssMbOf(pipeline.sinkPid),
-      sinkHeapMb: (await pipeline.sinkHeapUsed()) / 1e6,
+      sinkHeapMb: sinkProgress.heapUsed / 1e6,
     };
     samples.push(sample);
     log(

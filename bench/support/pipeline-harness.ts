@@ -11,7 +11,7 @@ import { type ChildProcess, fork } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { setPriority } from 'node:os';
 import { join } from 'node:path';
-import { createFeedIngestor, type FeedIngestor } from '@feedpipe/feed-ingestor';
+import { createFeedIngestor, type FeedIngestor, prefixedTopics } from '@feedpipe/feed-ingestor';
 import { type LocalKafka, startLocalKafka } from '@feedpipe/local-kafka';
 import { tempDir, uniqueName } from '@feedpipe/testkit';
 
@@ -68,8 +68,8 @@ export interface PipelineHarness {
   storedTrades(): Promise<StoredCounts>;
   /** Trade rows the sink inserted so far, from its own counters (cheap). */
   insertedTrades(): Promise<number>;
-  /** The sink process's V8 heap in use, bytes (0 without a sink). */
-  sinkHeapUsed(): Promise<number>;
+  /** Trade rows the sink inserted and its V8 heap in use (bytes), in one round trip; zeros without a sink. */
+  sinkProgress(): Promise<{ inserted: number; heapUsed: number }>;
   /** Makes the sink insert and commit what it holds. */
   flushSink(): Promise<void>;
   close(): Promise<void>;
@@ -136,12 +136,7 @@ export async function startPipeline(options: HarnessOptions): Promise<PipelineHa
   );
   const ids = ready.ids.slice(0, options.instruments).map(String);
   const prefix = uniqueName('bench');
-  const topics = {
-    trades: `${prefix}.trades`,
-    ohlc: `${prefix}.ohlc`,
-    reference: `${prefix}.reference`,
-    status: `${prefix}.status`,
-  };
+  const topics = prefixedTopics(prefix);
   const groupId = `${prefix}-sink`;
 
   let sink: ChildProcess | undefined;
@@ -157,6 +152,10 @@ export async function startPipeline(options: HarnessOptions): Promise<PipelineHa
     // production deployment would with separate hosts or CPU shares.
     if (sinkProcess.pid !== undefined) setPriority(sinkProcess.pid, SINK_NICENESS);
     await new Promise<void>((resolve) => sinkProcess.once('message', () => resolve()));
+  }
+  async function sinkProgress(): Promise<{ inserted: number; heapUsed: number }> {
+    if (!sink) return { inserted: 0, heapUsed: 0 };
+    return request<{ inserted: number; heapUsed: number }>(sink, 'inserted', 'inserted');
   }
   const ingestor = createFeedIngestor({
     feedUrl: ready.url,
@@ -194,13 +193,9 @@ export async function startPipeline(options: HarnessOptions): Promise<PipelineHa
       if (!sink) return { rows: 0, unique: 0, inserted: 0 };
       return request<StoredCounts>(sink, 'counts', 'counts');
     },
-    async sinkHeapUsed() {
-      if (!sink) return 0;
-      return (await request<{ heapUsed: number }>(sink, 'inserted', 'inserted')).heapUsed;
-    },
+    sinkProgress,
     async insertedTrades() {
-      if (!sink) return 0;
-      return (await request<{ inserted: number }>(sink, 'inserted', 'inserted')).inserted;
+      return (await sinkProgress()).inserted;
     },
     async flushSink() {
       if (sink) await request(sink, 'flush', 'flushed');

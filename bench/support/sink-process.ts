@@ -7,7 +7,7 @@
  * its V8 heap),
  * { type: 'counts', rows, unique, inserted } (a full scan: only at the end) and { type: 'flushed' }.
  */
-import { createSink } from '@feedpipe/feed-ingestor';
+import { createSink, prefixedTopics } from '@feedpipe/feed-ingestor';
 import { createStore, runMigrations } from '@feedpipe/store';
 
 const [brokers, topicPrefix, groupId, dataDir] = process.argv.slice(2) as [string, string, string, string];
@@ -17,12 +17,7 @@ const sink = createSink({
   brokers: brokers.split(','),
   store,
   groupId,
-  topics: {
-    trades: `${topicPrefix}.trades`,
-    ohlc: `${topicPrefix}.ohlc`,
-    reference: `${topicPrefix}.reference`,
-    status: `${topicPrefix}.status`,
-  },
+  topics: prefixedTopics(topicPrefix),
   // The sink's default block (100,000 rows): a block's worth of CSV, fetches and chDB insert buffers
   // is the sawtooth of the sink's memory, so larger blocks buy little once inserts overlap reading.
   maxBatchAgeMs: 1_000,

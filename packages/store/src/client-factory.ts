@@ -7,7 +7,7 @@ import { resolve } from 'node:path';
 import { Readable } from 'node:stream';
 import { type ClickHouseClient, createClient } from '@clickhouse/client';
 import { createChdbConnection } from 'chdb/connection';
-import { StoreError } from './errors.js';
+import { insertFailed, StoreError } from './errors.js';
 
 export interface StoreConfig {
   /** `CLICKHOUSE_URL`, e.g. http://user:pass@host:8123. Unset: embedded chDB under `dataDir`. */
@@ -33,13 +33,6 @@ export interface Store {
    */
   insertCsv(table: string, columns: readonly string[], csv: Buffer): Promise<void>;
   close(): Promise<void>;
-}
-
-function insertFailed(table: string, error: unknown): StoreError {
-  return new StoreError('INSERT_FAILED', `insert into ${table} failed: ${(error as Error).message}`, {
-    cause: error,
-    retryable: true,
-  });
 }
 
 type ClientConnection =

@@ -16,3 +16,11 @@ export class StoreError extends Error {
     this.retryable = options.retryable ?? false;
   }
 }
+
+/** A failed insert: retryable, since the server or the data directory may come back. */
+export function insertFailed(table: string, error: unknown): StoreError {
+  return new StoreError('INSERT_FAILED', `insert into ${table} failed: ${(error as Error).message}`, {
+    cause: error,
+    retryable: true,
+  });
+}

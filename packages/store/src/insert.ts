@@ -1,5 +1,5 @@
 import type { ClickHouseClient } from '@clickhouse/client';
-import { StoreError } from './errors.js';
+import { insertFailed } from './errors.js';
 
 /**
  * Inserts one block of rows as JSONCompactEachRow, the fastest format that works through both the
@@ -26,9 +26,6 @@ export async function insertRows(
       format: 'JSONCompactEachRow',
     });
   } catch (error) {
-    throw new StoreError('INSERT_FAILED', `insert into ${table} failed: ${(error as Error).message}`, {
-      cause: error,
-      retryable: true,
-    });
+    throw insertFailed(table, error);
   }
 }

@@ -21,4 +21,11 @@ export { LatencyRecorder } from './pipeline/latency-recorder.js';
 export { type ReplayOptions, type ReplayResult, replayCapture } from './replay.js';
 export { createSink, type Sink, type SinkOptions, type SinkStats } from './sink/kafka-sink.js';
 export { SINK_TABLES } from './sink/sink-tables.js';
-export { DEFAULT_FEED_TOPICS, type FeedTopics, TOPIC_KINDS, type TopicKind, topicKindOf } from './topics.js';
+export {
+  DEFAULT_FEED_TOPICS,
+  type FeedTopics,
+  prefixedTopics,
+  TOPIC_KINDS,
+  type TopicKind,
+  topicKindOf,
+} from './topics.js';

@@ -18,6 +18,16 @@ export const DEFAULT_FEED_TOPICS: Readonly<FeedTopics> = Object.freeze({
 
 export type TopicKind = keyof FeedTopics;
 
+/** Topics named `<prefix>.<kind>` (`<prefix>.trades`, ...): separate topic sets for tests and benchmarks. */
+export function prefixedTopics(prefix: string): FeedTopics {
+  return {
+    trades: `${prefix}.trades`,
+    ohlc: `${prefix}.ohlc`,
+    reference: `${prefix}.reference`,
+    status: `${prefix}.status`,
+  };
+}
+
 /** Topic kind of a decoded record type; index order is used on the wire between threads. */
 export const TOPIC_KINDS: readonly TopicKind[] = ['trades', 'ohlc', 'reference', 'status'];
 

@@ -5,19 +5,11 @@ import { tempDir, uniqueName, waitFor } from '@feedpipe/testkit';
 import { Kafka, logLevel } from 'kafkajs';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createSink, ensureTopics } from '../src/index.js';
+import { topicsFor } from './fixtures/feed-fixtures.js';
 import { tradeMessages } from './fixtures/feed-records.js';
 
 const brokers = inject('kafkaBrokers');
 const kafka = new Kafka({ clientId: 'sink-test', brokers, logLevel: logLevel.NOTHING });
-
-function topicsFor(prefix: string) {
-  return {
-    trades: `${prefix}.trades`,
-    ohlc: `${prefix}.ohlc`,
-    reference: `${prefix}.reference`,
-    status: `${prefix}.status`,
-  };
-}
 
 async function produce(topic: string, messages: Array<{ key: string; value: string }>): Promise<void> {
   const producer = kafka.producer();

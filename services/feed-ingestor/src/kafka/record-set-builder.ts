@@ -14,6 +14,7 @@
  * key length varint, key, value length varint, value, header count varint (all varints zigzag).
  */
 import type { EncodedRecordSet } from 'kafkajs';
+import { BufferPool } from '../buffer-pool.js';
 import { IngestorError } from '../errors.js';
 import { crc32c } from './crc32c.js';
 
@@ -27,34 +28,8 @@ const NO_PARTITION_LEADER_EPOCH = -1;
 const TRANSACTIONAL = 0x10;
 const INITIAL_BYTES = 16 * 1024;
 
-/**
- * Released record-set buffers, reused by later chunks. Megabytes of fresh Buffers per chunk are
- * external memory to V8, and their churn alone triggered full garbage collections several times a
- * second in a busy worker. Bounded in buffers and bytes.
- */
-const POOL_MAX_BUFFERS = 64;
-const POOL_MAX_BYTES = 64 * 1024 * 1024;
-const pool: Buffer[] = [];
-let pooledBytes = 0;
-
-function acquire(minBytes: number): Buffer {
-  for (let i = pool.length - 1; i >= 0; i--) {
-    const candidate = pool[i] as Buffer;
-    if (candidate.length >= minBytes) {
-      pool[i] = pool[pool.length - 1] as Buffer;
-      pool.pop();
-      pooledBytes -= candidate.length;
-      return candidate;
-    }
-  }
-  return Buffer.allocUnsafeSlow(minBytes);
-}
-
-function recycle(buffer: Buffer): void {
-  if (pool.length >= POOL_MAX_BUFFERS || pooledBytes + buffer.length > POOL_MAX_BYTES) return;
-  pool.push(buffer);
-  pooledBytes += buffer.length;
-}
+/** Record-set buffers, reused by later chunks once their send has settled. */
+const pool = new BufferPool(64, 64 * 1024 * 1024);
 
 /** Writes a record's value at `at` (at most `maxBytes` of room) and returns the end offset. */
 export interface RecordValueWriter {
@@ -102,7 +77,7 @@ export class RecordSetBuilder implements EncodedRecordSet {
   #timestamp = 0;
 
   constructor(expectedBytes = INITIAL_BYTES) {
-    this.#bytes = acquire(Math.max(expectedBytes, BATCH_HEADER_BYTES + 1024));
+    this.#bytes = pool.acquire(Math.max(expectedBytes, BATCH_HEADER_BYTES + 1024));
     this.#view = new DataView(this.#bytes.buffer, this.#bytes.byteOffset, this.#bytes.byteLength);
   }
 
@@ -182,7 +157,7 @@ export class RecordSetBuilder implements EncodedRecordSet {
    * client is done with the batch (the produce request copies it, so after the send settles).
    */
   release(): void {
-    recycle(this.#bytes);
+    pool.recycle(this.#bytes);
     this.#bytes = EMPTY;
     this.#view = new DataView(EMPTY.buffer);
     this.#length = BATCH_HEADER_BYTES;
@@ -191,12 +166,7 @@ export class RecordSetBuilder implements EncodedRecordSet {
 
   #ensure(room: number): void {
     if (this.#length + room <= this.#bytes.length) return;
-    let capacity = this.#bytes.length * 2;
-    while (capacity < this.#length + room) capacity *= 2;
-    const grown = acquire(capacity);
-    this.#bytes.copy(grown, 0, 0, this.#length);
-    recycle(this.#bytes);
-    this.#bytes = grown;
-    this.#view = new DataView(grown.buffer, grown.byteOffset, grown.byteLength);
+    this.#bytes = pool.grow(this.#bytes, this.#length, this.#length + room);
+    this.#view = new DataView(this.#bytes.buffer, this.#bytes.byteOffset, this.#bytes.byteLength);
   }
 }

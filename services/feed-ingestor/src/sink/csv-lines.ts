@@ -11,6 +11,8 @@
  * the table's own validation.
  */
 
+import { BufferPool } from '../buffer-pool.js';
+
 /** How a field's text must look (and what its column can hold). */
 enum Field {
   /** 0..255 (UInt8). */
@@ -188,7 +190,8 @@ export function rowLine(row: readonly unknown[], cluster: string): string {
 /**
  * A block of CSV lines in one growing buffer. Lines are written as they come instead of being kept
  * as strings: 200,000 retained line strings (ropes, until flattened) were what the consumer's young
- * collections kept copying. Buffers are reused once their insert is done (`recycle`).
+ * collections kept copying. Buffers come from a pool and go back once their insert is done
+ * (`recycle`).
  */
 const COMMA = 44;
 const NEWLINE = 10;
@@ -198,14 +201,16 @@ function writeAscii(out: Uint8Array, at: number, text: string): number {
   return at + text.length;
 }
 
+/** Block buffers, reused once their insert is done (a few: blocks are inserted one at a time). */
+const blockPool = new BufferPool(4, Number.POSITIVE_INFINITY);
+
 export class CsvBlock {
-  static readonly #free: Buffer[] = [];
   #bytes: Buffer;
   #length = 0;
   rows = 0;
 
   constructor(initialBytes = 1 << 20) {
-    this.#bytes = CsvBlock.#free.pop() ?? Buffer.allocUnsafeSlow(initialBytes);
+    this.#bytes = blockPool.acquire(initialBytes);
   }
 
   /**
@@ -249,11 +254,7 @@ export class CsvBlock {
 
   #reserve(room: number): void {
     if (this.#length + room <= this.#bytes.length) return;
-    let capacity = Math.max(1024, this.#bytes.length * 2);
-    while (capacity < this.#length + room) capacity *= 2;
-    const grown = Buffer.allocUnsafeSlow(capacity);
-    this.#bytes.copy(grown, 0, 0, this.#length);
-    this.#bytes = grown;
+    this.#bytes = blockPool.grow(this.#bytes, this.#length, this.#length + room);
   }
 
   /** The lines written so far (a view: valid until `recycle`). */
@@ -263,7 +264,7 @@ export class CsvBlock {
 
   /** Returns the buffer for reuse by a later block; this block must not be used afterwards. */
   recycle(): void {
-    if (CsvBlock.#free.length < 4) CsvBlock.#free.push(this.#bytes);
+    blockPool.recycle(this.#bytes);
     this.#bytes = Buffer.alloc(0);
     this.#length = 0;
     this.rows = 0;
