@@ -58,75 +58,70 @@ export function registerMarketRoutes(app: FastifyInstance, ctx: ApiContext): voi
     return { fromSec: Math.max(0, toSec - seconds), toSec, toMs };
   }
 
-  app.get<{ Querystring: WindowQuery & { direction: keyof typeof MOVER_ORDER } }>(
-    '/v1/movers',
-    {
-      schema: {
-        tags,
-        summary: 'Top movers: largest price change over a window',
-        security: READ_SECURITY,
-        querystring: {
-          type: 'object',
-          additionalProperties: false,
-          properties: {
-            ...common,
-            direction: { type: 'string', enum: Object.keys(MOVER_ORDER), default: 'gainers' },
+  /**
+   * A ranking of instruments over the window: the route takes the order from `orders` by the query
+   * parameter `param`; `name` names the cache entries and the download.
+   */
+  function rankedRoute(
+    path: string,
+    summary: string,
+    param: string,
+    orders: Readonly<Record<string, string>>,
+    defaultOrder: string,
+    name: string,
+  ): void {
+    app.get<{ Querystring: WindowQuery & Record<string, string> }>(
+      path,
+      {
+        schema: {
+          tags,
+          summary,
+          security: READ_SECURITY,
+          querystring: {
+            type: 'object',
+            additionalProperties: false,
+            properties: {
+              ...common,
+              [param]: { type: 'string', enum: Object.keys(orders), default: defaultOrder },
+            },
           },
+          response: { 200: TABULAR_RESPONSE },
         },
-        response: { 200: TABULAR_RESPONSE },
       },
-    },
-    async (request, reply) => {
-      const q = request.query;
-      const w = windowOf(q);
-      return cachedTabular(
-        ctx,
-        reply,
-        `movers|${q.direction}|${w.fromSec}|${w.toSec}|${q.limit}`,
-        ttlFor(ctx, w.toMs),
-        {
-          sql: `${WINDOW_SQL} ORDER BY ${MOVER_ORDER[q.direction]}, security_id LIMIT {limit:UInt32}`,
-          params: { fromSec: w.fromSec, toSec: w.toSec, limit: q.limit },
-          format: q.format,
-        },
-        `movers-${q.direction}`,
-      );
-    },
-  );
+      async (request, reply) => {
+        const q = request.query;
+        const choice = q[param] as string;
+        const w = windowOf(q);
+        return cachedTabular(
+          ctx,
+          reply,
+          `${name}|${choice}|${w.fromSec}|${w.toSec}|${q.limit}`,
+          ttlFor(ctx, w.toMs),
+          {
+            sql: `${WINDOW_SQL} ORDER BY ${orders[choice]}, security_id LIMIT {limit:UInt32}`,
+            params: { fromSec: w.fromSec, toSec: w.toSec, limit: q.limit },
+            format: q.format,
+          },
+          `${name}-${choice}`,
+        );
+      },
+    );
+  }
 
-  app.get<{ Querystring: WindowQuery & { by: keyof typeof ACTIVE_ORDER } }>(
+  rankedRoute(
+    '/v1/movers',
+    'Top movers: largest price change over a window',
+    'direction',
+    MOVER_ORDER,
+    'gainers',
+    'movers',
+  );
+  rankedRoute(
     '/v1/most-active',
-    {
-      schema: {
-        tags,
-        summary: 'Most active instruments by trade count or traded volume over a window',
-        security: READ_SECURITY,
-        querystring: {
-          type: 'object',
-          additionalProperties: false,
-          properties: {
-            ...common,
-            by: { type: 'string', enum: Object.keys(ACTIVE_ORDER), default: 'trades' },
-          },
-        },
-        response: { 200: TABULAR_RESPONSE },
-      },
-    },
-    async (request, reply) => {
-      const q = request.query;
-      const w = windowOf(q);
-      return cachedTabular(
-        ctx,
-        reply,
-        `active|${q.by}|${w.fromSec}|${w.toSec}|${q.limit}`,
-        ttlFor(ctx, w.toMs),
-        {
-          sql: `${WINDOW_SQL} ORDER BY ${ACTIVE_ORDER[q.by]}, security_id LIMIT {limit:UInt32}`,
-          params: { fromSec: w.fromSec, toSec: w.toSec, limit: q.limit },
-          format: q.format,
-        },
-        `most-active-${q.by}`,
-      );
-    },
+    'Most active instruments by trade count or traded volume over a window',
+    'by',
+    ACTIVE_ORDER,
+    'trades',
+    'most-active',
   );
 }
