@@ -5,6 +5,7 @@
  */
 import {
   type BrokerClient,
+  type Candles,
   type ColumnSet,
   EXPIRED_OPTIONS_FIELDS,
   type OptionChainSide,
@@ -22,6 +23,26 @@ export interface UnitRows {
 }
 
 const int = (v: number | undefined): number => Math.round(v ?? 0);
+
+/** One row per candle: the `key` columns, then time, OHLC, volume, open interest and `at`. */
+function candleRows(key: readonly unknown[], candles: Candles, at: number): unknown[][] {
+  const oi = candles.openInterest;
+  const rows: unknown[][] = [];
+  for (let i = 0; i < candles.length; i++) {
+    rows.push([
+      ...key,
+      candles.timestamp[i],
+      candles.open[i],
+      candles.high[i],
+      candles.low[i],
+      candles.close[i],
+      int(candles.volume[i]),
+      int(oi?.[i]),
+      at,
+    ]);
+  }
+  return rows;
+}
 
 export async function fetchUnit(
   client: BrokerClient,
@@ -43,24 +64,7 @@ export async function fetchUnit(
         },
         signal,
       );
-      const at = nowMs();
-      const oi = candles.openInterest;
-      const rows: unknown[][] = [];
-      for (let i = 0; i < candles.length; i++) {
-        rows.push([
-          u.securityId,
-          inst.segment,
-          candles.timestamp[i],
-          candles.open[i],
-          candles.high[i],
-          candles.low[i],
-          candles.close[i],
-          int(candles.volume[i]),
-          int(oi?.[i]),
-          at,
-        ]);
-      }
-      return { table: 'daily', rows };
+      return { table: 'daily', rows: candleRows([u.securityId, inst.segment], candles, nowMs()) };
     }
     case 'intraday': {
       const candles = await client.history.intraday(
@@ -75,25 +79,10 @@ export async function fetchUnit(
         },
         signal,
       );
-      const at = nowMs();
-      const oi = candles.openInterest;
-      const rows: unknown[][] = [];
-      for (let i = 0; i < candles.length; i++) {
-        rows.push([
-          u.securityId,
-          inst.segment,
-          u.interval,
-          candles.timestamp[i],
-          candles.open[i],
-          candles.high[i],
-          candles.low[i],
-          candles.close[i],
-          int(candles.volume[i]),
-          int(oi?.[i]),
-          at,
-        ]);
-      }
-      return { table: 'intraday', rows };
+      return {
+        table: 'intraday',
+        rows: candleRows([u.securityId, inst.segment, u.interval], candles, nowMs()),
+      };
     }
     case 'expiry_list': {
       const expiries = await client.optionChain.expiries(

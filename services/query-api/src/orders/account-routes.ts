@@ -36,6 +36,16 @@ const ALERT_PARAMS = {
   required: ['alertId'],
 } as const;
 
+/** Pre-trade checks of a conditional order: one per order it would place, errors pointing at it. */
+function alertOrderChecks(alert: PlaceAlertRequest) {
+  return alert.orders.map((o, i) => ({
+    securityId: o.securityId,
+    quantity: o.quantity,
+    price: o.price,
+    path: `orders.${i}.`,
+  }));
+}
+
 export function registerAccountRoutes(
   app: FastifyInstance,
   deps: TradeDeps,
@@ -60,12 +70,7 @@ export function registerAccountRoutes(
         request: request.body,
         summary: { securityId: alert.condition.securityId, exchangeSegment: alert.condition.exchangeSegment },
         placement: { correlationId },
-        checks: alert.orders.map((o, i) => ({
-          securityId: o.securityId,
-          quantity: o.quantity,
-          price: o.price,
-          path: `orders.${i}.`,
-        })),
+        checks: alertOrderChecks(alert),
         killSwitch: true,
         send: () => (alert.orders.length > 1 ? broker.alerts.placeMulti(alert) : broker.alerts.place(alert)),
       });
@@ -106,12 +111,7 @@ export function registerAccountRoutes(
         keyId,
         request: alert,
         summary: { orderId: alertId, securityId: alert.condition.securityId },
-        checks: alert.orders.map((o, i) => ({
-          securityId: o.securityId,
-          quantity: o.quantity,
-          price: o.price,
-          path: `orders.${i}.`,
-        })),
+        checks: alertOrderChecks(alert),
         killSwitch: true,
         send: () => broker.alerts.modify(alertId, alert),
       });
