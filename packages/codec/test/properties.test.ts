@@ -155,4 +155,29 @@ describe('writeRowJson', () => {
       { numRuns: 3_000 },
     );
   });
+
+  it('keeps float texts longer than a cache slot from spilling into the next slot', () => {
+    // Fixed notation near 1e20 takes 22 characters; the value whose cache slot follows must still
+    // come out right after it.
+    const big = Math.fround(-1.2345678e20);
+    const bits = (f: number) => new Int32Array(new Float32Array([f]).buffer)[0] as number;
+    const slotOf = (b: number) => (b ^ (b >>> 15)) & 0xffff;
+    const next = (slotOf(bits(big)) + 1) & 0xffff;
+    let neighbourBits = 0;
+    while (slotOf(neighbourBits) !== next) neighbourBits++;
+    const neighbour = new Float32Array(new Int32Array([neighbourBits]).buffer)[0] as number;
+    const records: FeedRecord[] = [
+      { type: 'prev_close', segment: 1, securityId: 2, prevClose: neighbour },
+      { type: 'prev_close', segment: 1, securityId: 2, prevClose: big },
+      { type: 'prev_close', segment: 1, securityId: 2, prevClose: neighbour },
+    ];
+    const batch = new ColumnarBatch(8);
+    decodeFramesToColumns([encodeFrame(records)], batch);
+    const out = new Uint8Array(MAX_ROW_JSON_BYTES);
+    for (let row = 0; row < batch.length; row++) {
+      const end = writeRowJson(batch, row, out, 0, 5);
+      expect(Buffer.from(out.subarray(0, end)).toString('latin1')).toBe(batch.jsonAt(row, { receivedAt: 5 }));
+    }
+    expect(batch.jsonAt(1)).toContain('-123456780000000000000');
+  });
 });

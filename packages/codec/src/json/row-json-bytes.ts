@@ -99,6 +99,12 @@ function putFloat(out: Uint8Array, at: number, bits: number): number {
     bitsWord[0] = bits;
     const text = formatFloat32(floatWord[0] as number);
     length = text.length;
+    // Texts longer than a slot (fixed notation of magnitudes near 1e20 takes up to 22 characters)
+    // are written as they are: caching them would run into the next slot.
+    if (length > SLOT_BYTES) {
+      for (let i = 0; i < length; i++) out[at + i] = text.charCodeAt(i);
+      return at + length;
+    }
     for (let i = 0; i < length; i++) cachedText[slot * SLOT_BYTES + i] = text.charCodeAt(i);
     cachedBits[slot] = bits;
     cachedLength[slot] = length;
