@@ -3,11 +3,13 @@
  *                        [--kafka-on-disk]
  *
  * The whole live pipeline (simulator in load mode -> ingestor -> Kafka -> sink -> ClickHouse) for M
- * minutes. Samples the RSS and heap of each process (this one: ingestor + sink; the simulator; the
- * Kafka JVM), the sink's lag and the pipeline's buffer over time, then checks every trade: lost and
- * duplicated. Memory growth compares each process's peak RSS in the last minute with its peak in the
- * minute from the two-minute mark (a fifth of a shorter run), when warm-up (JIT, pools, caches) is
- * over. Progress on stderr; last stdout line is the JSON.
+ * minutes. Samples the RSS and heap of each process (this one, the ingestor; the sink, with where
+ * its memory is: V8 heap, Buffers, chDB's own accounting; the simulator; the Kafka JVM), the sink's
+ * lag and the pipeline's buffer over time, then checks every trade: lost and duplicated. Memory
+ * growth compares each process's peak RSS in the last minute with its peak in the minute from the
+ * two-minute mark (a fifth of a shorter run), when warm-up (JIT, pools, caches) is over; the trend
+ * (least squares over every sample from that mark) is reported beside it. Progress on stderr; last
+ * stdout line is the JSON.
  */
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
@@ -36,16 +38,18 @@ const instruments = bounded('instruments', values.instruments, 25_000);
 const sampleSeconds = bounded('sample-seconds', values['sample-seconds'], 600);
 const log = (m: string) => process.stderr.write(`bench:soak: ${m}\n`);
 
-function rssMbOf(pid: number | undefined): number {
+/** One line of /proc/<pid>/status in MB (VmRSS, RssAnon, RssFile); 0 when the process is gone. */
+function statusMbOf(pid: number | undefined, field: 'VmRSS' | 'RssAnon'): number {
   if (pid === undefined) return 0;
   try {
     const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-    const kb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0);
+    const kb = Number(new RegExp(`${field}:\\s+(\\d+)`).exec(status)?.[1] ?? 0);
     return kb / 1024;
   } catch {
     return 0;
   }
 }
+const rssMbOf = (pid: number | undefined) => statusMbOf(pid, 'VmRSS');
 
 interface Sample {
   t: number;
@@ -54,6 +58,10 @@ interface Sample {
   simRssMb: number;
   sinkRssMb: number;
   sinkHeapMb: number;
+  sinkHeapTotalMb: number;
+  sinkExternalMb: number;
+  sinkEngineMb: number;
+  sinkAnonMb: number;
   simHeapMb: number;
   kafkaRssMb: number;
   bufferedMb: number;
@@ -98,10 +106,14 @@ async function main(): Promise<void> {
       stored: sinkProgress.inserted,
       sinkRssMb: rssMbOf(pipeline.sinkPid),
       sinkHeapMb: sinkProgress.heapUsed / 1e6,
+      sinkHeapTotalMb: sinkProgress.heapTotal / 1e6,
+      sinkExternalMb: sinkProgress.external / 1e6,
+      sinkEngineMb: sinkProgress.engineTracked / 1e6,
+      sinkAnonMb: statusMbOf(pipeline.sinkPid, 'RssAnon'),
     };
     samples.push(sample);
     log(
-      `t=${elapsed}s rss ingestor=${sample.ingestorRssMb.toFixed(0)}MB sim=${sample.simRssMb.toFixed(0)}MB sink=${sample.sinkRssMb.toFixed(0)}MB (heap ${sample.sinkHeapMb.toFixed(0)}MB) kafka=${sample.kafkaRssMb.toFixed(0)}MB ` +
+      `t=${elapsed}s rss ingestor=${sample.ingestorRssMb.toFixed(0)}MB sim=${sample.simRssMb.toFixed(0)}MB sink=${sample.sinkRssMb.toFixed(0)}MB (anon ${sample.sinkAnonMb.toFixed(0)} heap ${sample.sinkHeapMb.toFixed(0)}/${sample.sinkHeapTotalMb.toFixed(0)} external ${sample.sinkExternalMb.toFixed(0)} engine ${sample.sinkEngineMb.toFixed(0)}) kafka=${sample.kafkaRssMb.toFixed(0)}MB ` +
         `heap=${sample.ingestorHeapMb.toFixed(0)}MB buffered=${sample.bufferedMb.toFixed(1)}MB produced=${sample.produced} lag=${sample.produced - sample.stored}`,
     );
   }
@@ -130,12 +142,29 @@ async function main(): Promise<void> {
     samples.length === 0
       ? 0
       : peak(pick, totalSeconds - window, totalSeconds) - peak(pick, warmFrom, warmFrom + window);
-  const growths = {
-    ingestor: growth((s) => s.ingestorRssMb),
-    simulator: growth((s) => s.simRssMb),
-    sink: growth((s) => s.sinkRssMb),
-    kafka: growth((s) => s.kafkaRssMb),
+  // The trend beside it: the least-squares line through every sample after warm-up, as its rise over
+  // that span. Insensitive to where in the sawtooth a window's samples fell; a leak shows as slope.
+  const trend = (pick: (s: Sample) => number) => {
+    const warm = samples.filter((s) => s.t >= warmFrom);
+    if (warm.length < 2) return 0;
+    const meanT = warm.reduce((sum, s) => sum + s.t, 0) / warm.length;
+    const meanY = warm.reduce((sum, s) => sum + pick(s), 0) / warm.length;
+    let covariance = 0;
+    let variance = 0;
+    for (const s of warm) {
+      covariance += (s.t - meanT) * (pick(s) - meanY);
+      variance += (s.t - meanT) ** 2;
+    }
+    return variance === 0 ? 0 : (covariance / variance) * (totalSeconds - warmFrom);
   };
+  const picks = {
+    ingestor: (s: Sample) => s.ingestorRssMb,
+    simulator: (s: Sample) => s.simRssMb,
+    sink: (s: Sample) => s.sinkRssMb,
+    kafka: (s: Sample) => s.kafkaRssMb,
+  };
+  const growths = Object.fromEntries(Object.entries(picks).map(([name, pick]) => [name, growth(pick)]));
+  const trends = Object.fromEntries(Object.entries(picks).map(([name, pick]) => [name, trend(pick)]));
   const result = {
     bench: 'soak',
     minutes,
@@ -148,11 +177,12 @@ async function main(): Promise<void> {
     lost: end.trades - counts.unique,
     duplicates: counts.rows - counts.unique,
     ticks_per_s: Math.round(produced / seconds),
-    rss_growth_mb: Number(
-      Math.max(growths.ingestor, growths.simulator, growths.sink, growths.kafka).toFixed(1),
-    ),
+    rss_growth_mb: Number(Math.max(...Object.values(growths)).toFixed(1)),
     rss_growth_by_process_mb: Object.fromEntries(
       Object.entries(growths).map(([k, v]) => [k, Number(v.toFixed(1))]),
+    ),
+    rss_trend_by_process_mb: Object.fromEntries(
+      Object.entries(trends).map(([k, v]) => [k, Number(v.toFixed(1))]),
     ),
     max_lag: Math.max(0, ...samples.map((s) => s.produced - s.stored)),
     max_buffered_mb: Number(Math.max(0, ...samples.map((s) => s.bufferedMb)).toFixed(1)),
@@ -163,6 +193,10 @@ async function main(): Promise<void> {
       sim_rss_mb: Math.round(s.simRssMb),
       sink_rss_mb: Math.round(s.sinkRssMb),
       sink_heap_mb: Math.round(s.sinkHeapMb),
+      sink_heap_total_mb: Math.round(s.sinkHeapTotalMb),
+      sink_external_mb: Math.round(s.sinkExternalMb),
+      sink_engine_mb: Math.round(s.sinkEngineMb),
+      sink_anon_mb: Math.round(s.sinkAnonMb),
       kafka_rss_mb: Math.round(s.kafkaRssMb),
       lag: s.produced - s.stored,
     })),

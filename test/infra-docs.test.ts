@@ -1,9 +1,11 @@
 /**
  * The docs stay true to the code: every environment variable the code reads is in
- * docs/configuration.md, and every query-api route docs/notebook.md calls exists.
+ * docs/configuration.md, every query-api route docs/notebook.md calls exists, and `npm start` and the
+ * docs carry the allocator settings of a process that embeds chDB.
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import { EMBEDDED_ENGINE_ALLOCATOR_ENV } from '@feedpipe/store';
 import { describe, expect, it } from 'vitest';
 
 const root = join(import.meta.dirname, '..');
@@ -67,5 +69,16 @@ describe('docs', () => {
     );
     expect(called.length).toBeGreaterThan(3);
     expect(called.filter((path) => !patterns.some((p) => p.test(path)))).toEqual([]);
+  });
+
+  it('npm start and docs/configuration.md set the allocator variables of an embedded engine', () => {
+    const start = (JSON.parse(read('package.json')) as { scripts: Record<string, string> }).scripts.start;
+    const configuration = read('docs/configuration.md');
+    const entries = Object.entries(EMBEDDED_ENGINE_ALLOCATOR_ENV);
+    expect(entries.length).toBeGreaterThan(0);
+    for (const [name, value] of entries) {
+      expect(start).toMatch(new RegExp(`(^|[ &])${name}=${value} `));
+      expect(configuration).toContain(`\`${name}=${value}\``);
+    }
   });
 });

@@ -1,7 +1,7 @@
 /**
- * The whole live pipeline for benchmarks: the simulator in load mode in its own process, the feed
- * ingestor and the sink in this one, a real local Kafka broker (or KAFKA_BROKERS) and embedded
- * ClickHouse (or CLICKHOUSE_URL). Shared by bench:pipeline and bench:soak.
+ * The whole live pipeline for benchmarks: the simulator in load mode and the sink each in a process
+ * of its own, the feed ingestor in this one, a real local Kafka broker (or KAFKA_BROKERS) and
+ * embedded ClickHouse (or CLICKHOUSE_URL). Shared by bench:pipeline and bench:soak.
  *
  * In load mode every trade adds one lot, so per instrument the volume is a sequence number: stored
  * rows minus unique (instrument, volume) pairs are duplicates; trades sent minus unique stored are
@@ -13,6 +13,7 @@ import { setPriority } from 'node:os';
 import { join } from 'node:path';
 import { createFeedIngestor, type FeedIngestor, prefixedTopics } from '@feedpipe/feed-ingestor';
 import { type LocalKafka, startLocalKafka } from '@feedpipe/local-kafka';
+import { EMBEDDED_ENGINE_ALLOCATOR_ENV } from '@feedpipe/store';
 import { tempDir, uniqueName } from '@feedpipe/testkit';
 
 /**
@@ -50,6 +51,17 @@ export interface StoredCounts {
   inserted: number;
 }
 
+export interface SinkProgress {
+  inserted: number;
+  /** V8 heap in use and reserved, bytes. */
+  heapUsed: number;
+  heapTotal: number;
+  /** Memory of JS objects held outside the V8 heap (Buffers: fetches, CSV blocks), bytes. */
+  external: number;
+  /** What ClickHouse accounts for itself (MemoryTracking): chDB's inserts, merges and caches. */
+  engineTracked: number;
+}
+
 export interface PipelineHarness {
   readonly ingestor: FeedIngestor;
   readonly hasSink: boolean;
@@ -68,8 +80,8 @@ export interface PipelineHarness {
   storedTrades(): Promise<StoredCounts>;
   /** Trade rows the sink inserted so far, from its own counters (cheap). */
   insertedTrades(): Promise<number>;
-  /** Trade rows the sink inserted and its V8 heap in use (bytes), in one round trip; zeros without a sink. */
-  sinkProgress(): Promise<{ inserted: number; heapUsed: number }>;
+  /** Trade rows the sink inserted and where its memory is, in one round trip; zeros without a sink. */
+  sinkProgress(): Promise<SinkProgress>;
   /** Makes the sink insert and commit what it holds. */
   flushSink(): Promise<void>;
   close(): Promise<void>;
@@ -144,7 +156,12 @@ export async function startPipeline(options: HarnessOptions): Promise<PipelineHa
     sink = fork(
       new URL('./sink-process.ts', import.meta.url),
       [brokers.join(','), prefix, groupId, join(workDir, 'chdb')],
-      { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] },
+      {
+        execArgv: ['--import', 'tsx'],
+        stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+        // On embedded chDB the sink runs as it should in production: see EMBEDDED_ENGINE_ALLOCATOR_ENV.
+        env: process.env.CLICKHOUSE_URL ? process.env : { ...process.env, ...EMBEDDED_ENGINE_ALLOCATOR_ENV },
+      },
     );
     const sinkProcess = sink;
     // The sink is the batch end of the pipeline (its bound is freshness in seconds, not
@@ -153,9 +170,9 @@ export async function startPipeline(options: HarnessOptions): Promise<PipelineHa
     if (sinkProcess.pid !== undefined) setPriority(sinkProcess.pid, SINK_NICENESS);
     await new Promise<void>((resolve) => sinkProcess.once('message', () => resolve()));
   }
-  async function sinkProgress(): Promise<{ inserted: number; heapUsed: number }> {
-    if (!sink) return { inserted: 0, heapUsed: 0 };
-    return request<{ inserted: number; heapUsed: number }>(sink, 'inserted', 'inserted');
+  async function sinkProgress(): Promise<SinkProgress> {
+    if (!sink) return { inserted: 0, heapUsed: 0, heapTotal: 0, external: 0, engineTracked: 0 };
+    return request<SinkProgress>(sink, 'inserted', 'inserted');
   }
   const ingestor = createFeedIngestor({
     feedUrl: ready.url,

@@ -3,8 +3,8 @@
  * event loop while it inserts (hundreds of ms for a large block), which would stall the ingestor's
  * sockets if both shared a thread; in production they are separate services anyway. Controlled over
  * the IPC channel of fork(): { cmd: 'inserted' | 'counts' | 'flush' | 'close' }; answers
- * { type: 'ready' }, { type: 'inserted', inserted, heapUsed } (cheap: the sink's own counters and
- * its V8 heap),
+ * { type: 'ready' }, { type: 'inserted', inserted, heapUsed, heapTotal, external, engineTracked }
+ * (cheap: the sink's own counters, its V8 heap and Buffers, and chDB's MemoryTracking metric),
  * { type: 'counts', rows, unique, inserted } (a full scan: only at the end) and { type: 'flushed' }.
  */
 import { createSink, prefixedTopics } from '@feedpipe/feed-ingestor';
@@ -34,13 +34,29 @@ async function counts(): Promise<{ rows: number; unique: number }> {
   return { rows: Number(row?.n), unique: Number(row?.u) };
 }
 
+/** What ClickHouse itself accounts for (its MemoryTracking): the engine's share of the sink's RSS. */
+async function engineTrackedBytes(): Promise<number> {
+  const rs = await store.client.query({
+    query: "SELECT value FROM system.metrics WHERE metric = 'MemoryTracking'",
+    format: 'JSONEachRow',
+  });
+  const [row] = await rs.json<{ value: string | number }>();
+  return Number(row?.value ?? 0);
+}
+
 process.on('message', (message: { cmd: string }) => {
   switch (message.cmd) {
     case 'inserted':
-      process.send?.({
-        type: 'inserted',
-        inserted: sink.stats().inserted['market.ticks'] ?? 0,
-        heapUsed: process.memoryUsage().heapUsed,
+      void engineTrackedBytes().then((engineTracked) => {
+        const memory = process.memoryUsage();
+        process.send?.({
+          type: 'inserted',
+          inserted: sink.stats().inserted['market.ticks'] ?? 0,
+          heapUsed: memory.heapUsed,
+          heapTotal: memory.heapTotal,
+          external: memory.external,
+          engineTracked,
+        });
       });
       break;
     case 'counts':

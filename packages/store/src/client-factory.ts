@@ -3,11 +3,20 @@
  * embedded chDB under a data directory. Both paths hand back the same `@clickhouse/client` API, so
  * every caller (migrations, sink, loader, query API) runs the same code in tests and in production.
  */
+import { createRequire } from 'node:module';
 import { resolve } from 'node:path';
 import { Readable } from 'node:stream';
 import { type ClickHouseClient, createClient } from '@clickhouse/client';
-import { createChdbConnection } from 'chdb/connection';
+import type * as ChdbConnectionModule from 'chdb/connection';
 import { insertFailed, StoreError } from './errors.js';
+
+/**
+ * chDB loaded on first use: its engine is a 566 MB shared library that costs a process ~100 MB of
+ * RSS once loaded, which a process on a ClickHouse server (or one that only reads a constant from
+ * this package, like the benchmark harness) should not pay.
+ */
+const loadChdbConnection = (): typeof ChdbConnectionModule =>
+  createRequire(import.meta.url)('chdb/connection') as typeof ChdbConnectionModule;
 
 export interface StoreConfig {
   /** `CLICKHOUSE_URL`, e.g. http://user:pass@host:8123. Unset: embedded chDB under `dataDir`. */
@@ -130,7 +139,7 @@ export function createStore(config: StoreConfig = {}): Store {
   }
   // chdb/connection is typed against its own copy of @clickhouse/client-common; the runtime
   // contract is the same Connection interface, so the cast only bridges the duplicate declarations.
-  const chdb = createChdbConnection({ path });
+  const chdb = loadChdbConnection().createChdbConnection({ path });
   const connection = chdb as unknown as ClientConnection;
   const client = createClient({ connection });
   const store: Store = {

@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { tempDir } from '@feedpipe/testkit';
@@ -109,6 +110,28 @@ describe('store configuration', () => {
     expect(store.mode).toBe('server');
     expect(store.location).not.toContain('s3cret');
     await store.close();
+  });
+
+  it('loads the chDB engine only when an embedded store is opened', () => {
+    // A child process: this one has chDB loaded by the tests above. It reports whether the engine's
+    // library is mapped after importing the package and a server store, then after an embedded one.
+    const script = `
+      import { readFileSync } from 'node:fs';
+      import { createStore } from ${JSON.stringify(new URL('../src/index.ts', import.meta.url).href)};
+      const mapped = () => readFileSync('/proc/self/maps', 'utf8').includes('libchdb');
+      const server = createStore({ url: 'http://127.0.0.1:1' });
+      const before = mapped();
+      const embedded = createStore({ dataDir: ${JSON.stringify(tempDir('store-lazy'))} });
+      process.stdout.write(JSON.stringify({ before, after: mapped() }));
+      await server.close();
+      await embedded.close();
+    `;
+    const child = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
+    expect(child.stderr).toBe('');
+    expect(JSON.parse(child.stdout)).toEqual({ before: false, after: true });
   });
 
   it('splits statements and ignores comment lines', () => {
