@@ -38,7 +38,7 @@ const instruments = bounded('instruments', values.instruments, 25_000);
 const sampleSeconds = bounded('sample-seconds', values['sample-seconds'], 600);
 const log = (m: string) => process.stderr.write(`bench:soak: ${m}\n`);
 
-/** One line of /proc/<pid>/status in MB (VmRSS, RssAnon, RssFile); 0 when the process is gone. */
+/** One field of /proc/<pid>/status (all RSS, or its anonymous part) in MB; 0 when the process is gone. */
 function statusMbOf(pid: number | undefined, field: 'VmRSS' | 'RssAnon'): number {
   if (pid === undefined) return 0;
   try {
@@ -132,8 +132,8 @@ async function main(): Promise<void> {
 
   // Growth of each process's high-water mark: the largest RSS of the minute after warm-up against the
   // largest of the last minute. Maxima over windows, not single samples: the sink's RSS saws up and
-  // down by a block's worth (~300 MB) with every insert, which would swamp a point-to-point
-  // difference; a leak still shows as a higher peak at the end.
+  // down with its inserts, fetches and chDB's merges (by 100-150 MB), which would swamp a
+  // point-to-point difference; a leak still shows as a higher peak at the end.
   const warmFrom = Math.min(120, totalSeconds / 5);
   const window = Math.min(60, (totalSeconds - warmFrom) / 2);
   const peak = (pick: (s: Sample) => number, from: number, to: number) =>

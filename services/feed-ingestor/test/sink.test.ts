@@ -138,6 +138,41 @@ describe('sink into embedded ClickHouse', () => {
       await count('SELECT uniqExact(security_id) AS n FROM market.bars_1m WHERE security_id != 999999'),
     ).toBe(50);
   });
+
+  it('reports its lag from the committed offsets, probing over one connection it keeps', async () => {
+    const prefix = uniqueName('sinklag');
+    await createTopics(prefix);
+    const topics = topicsFor(prefix);
+    const trades = tradeMessages(10, 30);
+    await produce(topics.trades, trades);
+    let release: () => void = () => undefined;
+    const committed = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const sink = createSink({
+      brokers,
+      store,
+      groupId: uniqueName('g'),
+      topics,
+      maxBatchAgeMs: 100,
+      // Holds the commit of the first block: until then every trade counts as lag.
+      afterInsert: () => committed,
+      log: () => undefined,
+    });
+    const lagOf = async (topic: string) =>
+      (await sink.metrics.lag.get()).values.find((v) => v.labels.topic === topic)?.value;
+    await sink.start();
+    try {
+      await waitFor(async () => (await lagOf(topics.trades)) === trades.length, 30_000, 'lag of every trade');
+      expect(await lagOf(topics.ohlc)).toBe(0);
+      release();
+      // A later probe, on the same kept connection, sees the commit.
+      await waitFor(async () => (await lagOf(topics.trades)) === 0, 30_000, 'lag back to zero');
+    } finally {
+      release();
+      await sink.stop();
+    }
+  });
 });
 
 describe('sink crash between insert and commit', () => {

@@ -309,6 +309,7 @@ export function createSink(options: SinkOptions): Sink {
   let lagAdmin: Admin | undefined;
 
   async function updateLag(): Promise<void> {
+    if (!running) return;
     try {
       if (!lagAdmin) {
         lagAdmin = kafka.admin();
@@ -342,7 +343,6 @@ export function createSink(options: SinkOptions): Sink {
   }
 
   let lagTimer: NodeJS.Timeout | undefined;
-  let lagProbe: Promise<void> = Promise.resolve();
   let lagProbeRunning = false;
 
   return {
@@ -396,7 +396,7 @@ export function createSink(options: SinkOptions): Sink {
         // One probe at a time: a slow broker must not pile probes up on the shared connection.
         if (lagProbeRunning) return;
         lagProbeRunning = true;
-        lagProbe = updateLag().finally(() => {
+        void updateLag().finally(() => {
           lagProbeRunning = false;
         });
       }, 5_000);
@@ -405,8 +405,6 @@ export function createSink(options: SinkOptions): Sink {
     async stop() {
       clearInterval(flushTimer);
       clearInterval(lagTimer);
-      await lagProbe;
-      await closeLagAdmin();
       // Flush and commit while the consumer is still in its group (a commit needs the group), then leave.
       running = false;
       const started = Date.now();
@@ -414,6 +412,8 @@ export function createSink(options: SinkOptions): Sink {
       const flushedAt = Date.now();
       await consumer?.disconnect();
       consumer = undefined;
+      // A probe still running fails on the closed connection and ends (stop does not wait for it).
+      await closeLagAdmin();
       log(`stopped: final flush ${flushedAt - started} ms, leaving the group ${Date.now() - flushedAt} ms`);
     },
     stats: () => ({ ...stats, inserted: { ...stats.inserted } }),
