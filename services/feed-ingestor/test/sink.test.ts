@@ -163,7 +163,12 @@ describe('sink into embedded ClickHouse', () => {
       (await sink.metrics.lag.get()).values.find((v) => v.labels.topic === topic)?.value;
     await sink.start();
     try {
-      await waitFor(async () => (await lagOf(topics.trades)) === trades.length, 30_000, 'lag of every trade');
+      // A probe sets the topics one after another: wait for the whole probe, not its first topic.
+      await waitFor(
+        async () => (await lagOf(topics.trades)) === trades.length && (await lagOf(topics.status)) === 0,
+        30_000,
+        'lag of every trade, none elsewhere',
+      );
       expect(await lagOf(topics.ohlc)).toBe(0);
       release();
       // A later probe, on the same kept connection, sees the commit.
