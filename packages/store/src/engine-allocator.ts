@@ -8,7 +8,8 @@
  * there. Measured in the 10-minute soak at 100,000 ticks/s (samples after minute 2): the sink's RSS
  * then averaged 714 MB, swung between 596 and 860 MB and followed its backlog; with two arenas and a
  * fixed 256 KiB mmap threshold (large buffers are mapped and unmapped, so freeing them returns the
- * memory) it averaged 529-579 MB over four runs, between 455 and 754 MB, with no upward trend.
+ * memory) it averaged 529-579 MB over four runs, between 455 and 754 MB, and a 20-minute run showed
+ * it level off (per-minute means 516-620 MB, flat from minute 10 on).
  * glibc reads these variables when the process starts, so they have to be in the
  * environment the process is started with: the benchmark harness forks its sink with them, the
  * `npm start` script sets them, and an operator running the sink on embedded chDB should too.
