@@ -172,7 +172,7 @@ export async function startPipeline(options: HarnessOptions): Promise<PipelineHa
   }
   async function sinkProgress(): Promise<SinkProgress> {
     if (!sink) return { inserted: 0, heapUsed: 0, heapTotal: 0, external: 0, engineTracked: 0 };
-    return request<SinkProgress>(sink, 'inserted', 'inserted');
+    return request<SinkProgress>(sink, 'progress', 'progress');
   }
   const ingestor = createFeedIngestor({
     feedUrl: ready.url,
@@ -212,7 +212,8 @@ export async function startPipeline(options: HarnessOptions): Promise<PipelineHa
     },
     sinkProgress,
     async insertedTrades() {
-      return (await sinkProgress()).inserted;
+      if (!sink) return 0;
+      return (await request<{ inserted: number }>(sink, 'inserted', 'inserted')).inserted;
     },
     async flushSink() {
       if (sink) await request(sink, 'flush', 'flushed');

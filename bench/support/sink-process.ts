@@ -2,9 +2,10 @@
  * The Kafka -> ClickHouse sink in a process of its own, for benchmarks: embedded chDB blocks the
  * event loop while it inserts (hundreds of ms for a large block), which would stall the ingestor's
  * sockets if both shared a thread; in production they are separate services anyway. Controlled over
- * the IPC channel of fork(): { cmd: 'inserted' | 'counts' | 'flush' | 'close' }; answers
- * { type: 'ready' }, { type: 'inserted', inserted, heapUsed, heapTotal, external, engineTracked }
- * (cheap: the sink's own counters, its V8 heap and Buffers, and chDB's MemoryTracking metric),
+ * the IPC channel of fork(): { cmd: 'inserted' | 'progress' | 'counts' | 'flush' | 'close' }; answers
+ * { type: 'ready' }, { type: 'inserted', inserted } (the sink's own counter: cheap enough to poll),
+ * { type: 'progress', inserted, heapUsed, heapTotal, external, engineTracked } (the counter, its V8
+ * heap and Buffers, and chDB's MemoryTracking metric: one small query, for the soak's samples),
  * { type: 'counts', rows, unique, inserted } (a full scan: only at the end) and { type: 'flushed' }.
  */
 import { createSink, prefixedTopics } from '@feedpipe/feed-ingestor';
@@ -34,6 +35,8 @@ async function counts(): Promise<{ rows: number; unique: number }> {
   return { rows: Number(row?.n), unique: Number(row?.u) };
 }
 
+const insertedTrades = (): number => sink.stats().inserted['market.ticks'] ?? 0;
+
 /** What ClickHouse itself accounts for (its MemoryTracking): the engine's share of the sink's RSS. */
 async function engineTrackedBytes(): Promise<number> {
   const rs = await store.client.query({
@@ -47,11 +50,14 @@ async function engineTrackedBytes(): Promise<number> {
 process.on('message', (message: { cmd: string }) => {
   switch (message.cmd) {
     case 'inserted':
+      process.send?.({ type: 'inserted', inserted: insertedTrades() });
+      break;
+    case 'progress':
       void engineTrackedBytes().then((engineTracked) => {
         const memory = process.memoryUsage();
         process.send?.({
-          type: 'inserted',
-          inserted: sink.stats().inserted['market.ticks'] ?? 0,
+          type: 'progress',
+          inserted: insertedTrades(),
           heapUsed: memory.heapUsed,
           heapTotal: memory.heapTotal,
           external: memory.external,
@@ -60,9 +66,7 @@ process.on('message', (message: { cmd: string }) => {
       });
       break;
     case 'counts':
-      void counts().then((c) =>
-        process.send?.({ type: 'counts', ...c, inserted: sink.stats().inserted['market.ticks'] ?? 0 }),
-      );
+      void counts().then((c) => process.send?.({ type: 'counts', ...c, inserted: insertedTrades() }));
       break;
     case 'flush':
       void sink.flush().then(() => process.send?.({ type: 'flushed' }));
