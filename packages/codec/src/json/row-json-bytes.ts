@@ -57,8 +57,9 @@ const ZERO = 48;
 
 /**
  * Float texts by bit pattern, direct-mapped: prices repeat (ticks move around a level), and
- * formatFloat32's search is the dearest part of a row. A slot holds the text's bytes (at most 15),
- * so a hit is a compare and a short byte copy; a colliding pattern simply replaces the slot.
+ * formatFloat32's search is the dearest part of a row. A slot holds the text's bytes (at most
+ * SLOT_BYTES; longer texts are not cached), so a hit is a compare and a short byte copy; a colliding
+ * pattern simply replaces the slot.
  */
 const CACHE_SLOTS = 1 << 16;
 const SLOT_BYTES = 16;

@@ -187,12 +187,6 @@ export function rowLine(row: readonly unknown[], cluster: string): string {
   return `${line}${cluster}\n`;
 }
 
-/**
- * A block of CSV lines in one growing buffer. Lines are written as they come instead of being kept
- * as strings: 200,000 retained line strings (ropes, until flattened) were what the consumer's young
- * collections kept copying. Buffers come from a pool and go back once their insert is done
- * (`recycle`).
- */
 const COMMA = 44;
 const NEWLINE = 10;
 
@@ -204,6 +198,12 @@ function writeAscii(out: Uint8Array, at: number, text: string): number {
 /** Block buffers, reused once their insert is done (a few: blocks are inserted one at a time). */
 const blockPool = new BufferPool(4, Number.POSITIVE_INFINITY);
 
+/**
+ * A block of CSV lines in one growing buffer. Lines are written as they come instead of being kept
+ * as strings: 200,000 retained line strings (ropes, until flattened) were what the consumer's young
+ * collections kept copying. Buffers come from a pool and go back once their insert is done
+ * (`recycle`).
+ */
 export class CsvBlock {
   #bytes: Buffer;
   #length = 0;
