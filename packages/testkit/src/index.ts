@@ -2,3 +2,9 @@ import './provided-context.js';
 
 export { tempDir, uniqueName, waitFor } from './helpers.js';
 export { readTopic, type TopicRecord } from './kafka.js';
+export {
+  type FaultPlan,
+  type KafkaFaultProxy,
+  type ProduceFault,
+  startKafkaFaultProxy,
+} from './kafka-fault-proxy.js';

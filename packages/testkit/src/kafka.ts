@@ -7,6 +7,18 @@ export interface TopicRecord {
   offset: number;
   key: string;
   value: Record<string, unknown>;
+  /** Header values by name (the last value of a repeated name). */
+  headers: Record<string, Buffer>;
+}
+
+function headersOf(headers: Record<string, unknown> | undefined): Record<string, Buffer> {
+  const out: Record<string, Buffer> = {};
+  for (const [name, value] of Object.entries(headers ?? {})) {
+    const last = Array.isArray(value) ? value[value.length - 1] : value;
+    if (Buffer.isBuffer(last)) out[name] = last;
+    else if (typeof last === 'string') out[name] = Buffer.from(last);
+  }
+  return out;
 }
 
 /** Every record of `topic` up to its high watermarks now, in partition then offset order. */
@@ -42,6 +54,7 @@ export async function readTopic(
                 offset: Number(m.offset),
                 key: m.key?.toString() ?? '',
                 value: JSON.parse(m.value?.toString() ?? 'null') as Record<string, unknown>,
+                headers: headersOf(m.headers),
               });
             }
             if (records.length >= total) {

@@ -14,6 +14,7 @@ export interface IngestorMetrics {
   bufferedBytes: Gauge;
   bufferFull: Counter;
   kafkaErrors: Counter;
+  producerResets: Counter;
   connections: Gauge<'state'>;
   reconnects: Counter;
   subscriptions: Gauge<'kind'>;
@@ -97,6 +98,11 @@ export function createIngestorMetrics(registry: Registry): IngestorMetrics {
     kafkaErrors: new Counter({
       name: 'ingestor_kafka_errors_total',
       help: 'Failed Kafka send attempts (retried)',
+      registers,
+    }),
+    producerResets: new Counter({
+      name: 'ingestor_producer_resets_total',
+      help: 'Kafka producers replaced with a chunk unacknowledged (part of it may be in Kafka twice; the sink drops such records by source identity)',
       registers,
     }),
     connections: new Gauge({

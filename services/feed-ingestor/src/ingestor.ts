@@ -55,6 +55,8 @@ export interface IngestorStats {
   bufferedBytes: number;
   bufferFullEvents: number;
   produceRetries: number;
+  /** Producers replaced with a chunk unacknowledged: the only way a record can reach Kafka twice. */
+  producerResets: number;
   feedErrors: Record<string, number>;
   /** The latest feed errors (at most 50), newest last: Error packets 805-809 and refused upgrades. */
   recentFeedErrors: FeedErrorEvent[];
@@ -127,6 +129,7 @@ export function createFeedIngestor(options: FeedIngestorOptions): FeedIngestor {
     metrics.decodeSeconds.observe(result.decodeMicros / 1e6);
     metrics.produceSeconds.observe(result.produceMicros / 1e6);
     if (result.produceRetries > 0) metrics.kafkaErrors.inc(result.produceRetries);
+    if (result.producerResets > 0) metrics.producerResets.inc(result.producerResets);
     metrics.bufferedBytes.set(pipeline.buffered);
   };
 
@@ -256,6 +259,7 @@ export function createFeedIngestor(options: FeedIngestorOptions): FeedIngestor {
         bufferedBytes: pipeline.buffered,
         bufferFullEvents: pipeline.totals.bufferFullEvents,
         produceRetries: pipeline.totals.produceRetries,
+        producerResets: pipeline.totals.producerResets,
         feedErrors: { ...feedErrors },
         recentFeedErrors: [...recentFeedErrors],
         connections: pool.snapshot(),

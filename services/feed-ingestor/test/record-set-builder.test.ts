@@ -7,6 +7,12 @@ import {
   RecordSetBuilder,
   type RecordValueWriter,
 } from '../src/kafka/record-set-builder.js';
+import {
+  readSourceIdentity,
+  SOURCE_BYTES,
+  SOURCE_HEADER,
+  writeSourceIdentity,
+} from '../src/kafka/source-identity.js';
 
 // kafkajs's own record batch encoder, the reference the hand-laid batches must match byte for byte.
 const require = createRequire(import.meta.url);
@@ -49,6 +55,7 @@ describe('RecordSetBuilder', () => {
   it('lays out the same record batch as kafkajs, for any keys, values and producer fields', async () => {
     const record = fc.record({
       key: fc.uint8Array({ minLength: 1, maxLength: 12 }),
+      source: fc.uint8Array({ minLength: SOURCE_BYTES, maxLength: SOURCE_BYTES }),
       // Lengths around the varint boundaries (64 and 8192 bytes) the builder has to move values across.
       value: fc.oneof(
         fc.uint8Array({ maxLength: 70 }),
@@ -64,7 +71,8 @@ describe('RecordSetBuilder', () => {
         fc.integer({ min: 0, max: 2 ** 31 - 1 }),
         async (records, producerId, producerEpoch, firstSequence) => {
           const builder = new RecordSetBuilder(64);
-          for (const r of records) builder.append(r.key, new BytesValue(r.value, r.value.length + 9));
+          for (const r of records)
+            builder.append(r.key, new BytesValue(r.value, r.value.length + 9), r.source);
           const timestamp = 1_760_000_000_123;
           builder.stamp(timestamp);
           const fields = {
@@ -86,6 +94,7 @@ describe('RecordSetBuilder', () => {
               Record({
                 key: Buffer.from(r.key),
                 value: Buffer.from(r.value),
+                headers: { [SOURCE_HEADER]: Buffer.from(r.source) },
                 offsetDelta: i,
                 timestampDelta: 0,
               }),
@@ -108,7 +117,7 @@ describe('RecordSetBuilder', () => {
 
   it('re-stamps the same records for a retry with another producer and sequence', () => {
     const builder = new RecordSetBuilder();
-    builder.append(Buffer.from('7'), new BytesValue(Buffer.from('{"a":1}')));
+    builder.append(Buffer.from('7'), new BytesValue(Buffer.from('{"a":1}')), new Uint8Array(SOURCE_BYTES));
     const first = Buffer.from(
       builder.encodeBatch({ producerId: 5n, producerEpoch: 0, firstSequence: 10, transactional: false }),
     );
@@ -131,5 +140,24 @@ describe('RecordSetBuilder', () => {
         transactional: false,
       }),
     ).toThrow(/empty/);
+  });
+});
+
+describe('source identity', () => {
+  it('reads back what was written, and refuses a value of another length', () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 0, max: 2 ** 32 - 1 }),
+        fc.integer({ min: 0, max: 65_535 }),
+        fc.integer({ min: 0, max: 2 ** 32 - 1 }),
+        fc.integer({ min: 0, max: 2 ** 32 - 1 }),
+        (run, connection, chunk, row) => {
+          const bytes = new Uint8Array(SOURCE_BYTES);
+          writeSourceIdentity(new DataView(bytes.buffer), { run, connection, chunk, row });
+          expect(readSourceIdentity(bytes)).toEqual({ run, connection, chunk, row });
+        },
+      ),
+    );
+    expect(readSourceIdentity(new Uint8Array(SOURCE_BYTES + 1))).toBeUndefined();
   });
 });

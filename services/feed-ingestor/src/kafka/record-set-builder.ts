@@ -11,12 +11,15 @@
  * crc u32 (CRC-32C of everything from attributes on), attributes i16, lastOffsetDelta i32,
  * baseTimestamp i64, maxTimestamp i64, producerId i64, producerEpoch i16, baseSequence i32,
  * recordCount i32. Record: length varint, attributes i8, timestampDelta varint, offsetDelta varint,
- * key length varint, key, value length varint, value, header count varint (all varints zigzag).
+ * key length varint, key, value length varint, value, header count varint, then per header: key
+ * length varint, key, value length varint, value (all varints zigzag). Each record carries one
+ * header, its source identity (`fp-src`, source-identity.ts), so a copy can be recognised downstream.
  */
 import type { EncodedRecordSet } from 'kafkajs';
 import { BufferPool } from '../buffer-pool.js';
 import { IngestorError } from '../errors.js';
 import { crc32c } from './crc32c.js';
+import { SOURCE_BYTES, SOURCE_HEADER } from './source-identity.js';
 
 export const BATCH_HEADER_BYTES = 61;
 const CRC_AT = 17;
@@ -69,6 +72,21 @@ function producerIdOf(value: unknown): bigint {
 
 const EMPTY = Buffer.alloc(0);
 
+/**
+ * The header section of a record up to the identity's bytes: count 1, the key, the value's length.
+ * Written once: only the 14 identity bytes differ from record to record.
+ */
+const SOURCE_HEADER_PREFIX = (() => {
+  const key = Buffer.from(SOURCE_HEADER, 'latin1');
+  const out = Buffer.alloc(1 + 1 + key.length + 1);
+  let p = putVarint(out, 0, 1);
+  p = putVarint(out, p, key.length);
+  key.copy(out, p);
+  putVarint(out, p + key.length, SOURCE_BYTES);
+  return out;
+})();
+const HEADERS_BYTES = SOURCE_HEADER_PREFIX.length + SOURCE_BYTES;
+
 export class RecordSetBuilder implements EncodedRecordSet {
   #bytes: Buffer;
   #view: DataView;
@@ -92,22 +110,23 @@ export class RecordSetBuilder implements EncodedRecordSet {
   }
 
   /**
-   * Appends one record: `key` as is, the value from `value`. Every record carries timestamp delta 0:
-   * the batch is stamped with its encode time (CreateTime), which is when the producer made it.
+   * Appends one record: `key` as is, the value from `value`, and its source identity (SOURCE_BYTES
+   * bytes, source-identity.ts) as the `fp-src` header. Every record carries timestamp delta 0: the
+   * batch is stamped with its encode time (CreateTime), which is when the producer made it.
    */
-  append(key: Uint8Array, value: RecordValueWriter): void {
+  append(key: Uint8Array, value: RecordValueWriter, source: Uint8Array): void {
     const offsetDelta = this.#count;
     // Everything of the body before the value length: attributes, timestamp delta, offset delta, key.
     const head = 1 + 1 + varintSize(offsetDelta) + varintSize(key.length) + key.length;
     // Reserve 5 bytes for each of the two varints that depend on the value's length (known only once
     // it is written); the value is moved down afterwards if they turn out shorter.
-    this.#ensure(5 + head + 5 + value.maxBytes + 1);
+    this.#ensure(5 + head + 5 + value.maxBytes + HEADERS_BYTES);
     const out = this.#bytes;
     const start = this.#length;
     const reservedValueAt = start + 5 + head + 5;
     const valueEnd = value.writeValue(out, reservedValueAt);
     const valueLength = valueEnd - reservedValueAt;
-    const bodyLength = head + varintSize(valueLength) + valueLength + 1;
+    const bodyLength = head + varintSize(valueLength) + valueLength + HEADERS_BYTES;
     let p = putVarint(out, start, bodyLength);
     out[p++] = 0; // record attributes: none
     out[p++] = 0; // timestamp delta 0
@@ -117,7 +136,10 @@ export class RecordSetBuilder implements EncodedRecordSet {
     p = putVarint(out, p + key.length, valueLength);
     if (p !== reservedValueAt) out.copyWithin(p, reservedValueAt, valueEnd);
     p += valueLength;
-    out[p++] = 0; // no headers
+    out.set(SOURCE_HEADER_PREFIX, p);
+    p += SOURCE_HEADER_PREFIX.length;
+    for (let i = 0; i < SOURCE_BYTES; i++) out[p + i] = source[i] as number;
+    p += SOURCE_BYTES;
     this.#length = p;
     this.#count += 1;
   }

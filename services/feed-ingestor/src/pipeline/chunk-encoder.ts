@@ -22,6 +22,7 @@ import {
 } from '@feedpipe/codec';
 import { Partitioners } from 'kafkajs';
 import { RecordSetBuilder, type RecordValueWriter } from '../kafka/record-set-builder.js';
+import { SOURCE_BYTES } from '../kafka/source-identity.js';
 import { TOPIC_KINDS, topicKindOf } from '../topics.js';
 
 /** Rows decoded per pass; a larger pack is decoded in several passes. */
@@ -49,6 +50,17 @@ class RowValue implements RecordValueWriter {
   }
 }
 const rowValue = new RowValue();
+
+/** The `fp-src` header value of the current row (source-identity.ts): run, connection, chunk, row. */
+const sourceBytes = new Uint8Array(SOURCE_BYTES);
+const sourceView = new DataView(sourceBytes.buffer);
+
+/** Where a chunk came from: the first three fields of every record's source identity. */
+export interface ChunkSource {
+  run: number;
+  connection: number;
+  chunk: number;
+}
 
 /** What a row needs of its instrument: the message key, and its partition for one partition count. */
 interface InstrumentRouting {
@@ -99,11 +111,13 @@ export interface ChunkCount {
 
 export class ChunkEncoder {
   readonly #pack: Uint8Array;
+  readonly #source: ChunkSource;
   readonly #layouts = new Map<string, Record<number, RecordSetBuilder>>();
   #count: ChunkCount | undefined;
 
-  constructor(pack: Uint8Array) {
+  constructor(pack: Uint8Array, source: ChunkSource) {
     this.#pack = pack;
+    this.#source = source;
   }
 
   /** Packets, malformed and unknown packets, and rows per topic kind. */
@@ -136,10 +150,16 @@ export class ChunkEncoder {
     const expectedBytes = Math.ceil((rows * TYPICAL_RECORD_BYTES) / partitionCount);
     const sets: Record<number, RecordSetBuilder> = {};
     const position = newDecodePosition();
+    sourceView.setUint32(0, this.#source.run);
+    sourceView.setUint16(4, this.#source.connection);
+    sourceView.setUint32(6, this.#source.chunk);
+    // Rows are numbered over the whole chunk (every kind, every decoding pass), so each row of the
+    // chunk has its own identity whichever topic it goes to.
+    let chunkRow = 0;
     while (!position.done) {
       batch.clear();
       decodeFramesToColumns(this.#pack, batch, undefined, position);
-      for (let row = 0; row < batch.length; row++) {
+      for (let row = 0; row < batch.length; row++, chunkRow++) {
         if (KIND_BY_CODE[batch.codeAt(row)] !== kind) continue;
         const route = routingOf(keyIdOf(row), partitionCount);
         let set = sets[route.partition];
@@ -149,7 +169,8 @@ export class ChunkEncoder {
         }
         rowValue.row = row;
         rowValue.receivedAt = batch.receivedAtMicrosAt(row);
-        set.append(route.key, rowValue);
+        sourceView.setUint32(10, chunkRow);
+        set.append(route.key, rowValue, sourceBytes);
       }
     }
     this.#layouts.set(memoKey, sets);

@@ -68,9 +68,67 @@ async function getProducer(): Promise<Producer> {
   }
 }
 
+/**
+ * One send at a time on this worker's producer. kafkajs hands out a partition's sequence numbers
+ * per request and, when any partition of a request fails, rolls ALL of them back, although the
+ * broker appended the partitions that succeeded. A retry of that same request carries the same
+ * sequences and the broker recognises the appended part as a duplicate; but a second send on the
+ * same producer in between (another connection's chunk) would take the rolled-back numbers, the
+ * broker then answers OUT_OF_ORDER_SEQUENCE_NUMBER, and the only way on is a new producer, which
+ * re-sent the first chunk as a new batch: the duplicate snapshots of issue #23. Serialising the
+ * sends keeps every retry the same batch; decoding and laying out the next chunks still overlap.
+ */
+let sendQueue: Promise<unknown> = Promise.resolve();
+function exclusiveSend<T>(run: () => Promise<T>): Promise<T> {
+  const turn = sendQueue.then(run, run);
+  sendQueue = turn.catch(() => undefined);
+  return turn;
+}
+
+/**
+ * Sends until Kafka acknowledged every partition. While Kafka is slow or down the chunk stays here
+ * and goes again with the SAME producer: its id and sequences do not advance on a failed send, so
+ * the broker drops whatever part of an earlier attempt it had already appended (idempotence survives
+ * a broker restart: producer state is rebuilt from the log). A new producer (new id) is made only
+ * when the same one cannot go on: the broker answers with a sequence error (kafkajs cannot recover
+ * from those) or sending has failed for long. That reset is the one remaining window for a
+ * duplicate in Kafka (whatever part of the chunk the broker had appended is appended again); it is
+ * counted, and the sink drops such records by their source identity (docs/architecture.md).
+ */
+async function send(topicMessages: TopicMessages[]): Promise<{ retries: number; resets: number }> {
+  const backoff = new Backoff({ initialMs: 200, maxMs: 2_000 });
+  let retries = 0;
+  let resets = 0;
+  while (topicMessages.length > 0) {
+    try {
+      const p = await getProducer();
+      await p.sendBatch({ topicMessages, acks: -1, timeout: config.requestTimeoutMs });
+      break;
+    } catch (error) {
+      retries += 1;
+      const sequence = sequenceErrorOf(error);
+      // The broker already holds this exact batch (an append whose answer was lost to a restart):
+      // it is delivered; sending it again from a new producer would duplicate it.
+      if (sequence === 'DUPLICATE_SEQUENCE_NUMBER') break;
+      if (producer && (sequence !== undefined || retries % RECREATE_AFTER_FAILURES === 0)) {
+        const stale = producer;
+        producer = undefined;
+        resets += 1;
+        await stale.disconnect().catch(() => undefined);
+      }
+      await new Promise((r) => setTimeout(r, backoff.next()));
+    }
+  }
+  return { retries, resets };
+}
+
 export default async function processChunk(task: FrameChunkMessage): Promise<ChunkResult> {
   const decodeStarted = performance.now();
-  const encoder = new ChunkEncoder(task.pack);
+  const encoder = new ChunkEncoder(task.pack, {
+    run: config.sourceRun,
+    connection: task.connection,
+    chunk: task.sequence,
+  });
   const { counters, rowsByKind } = encoder.count();
   const topicMessages: TopicMessages[] = [];
   TOPIC_KINDS.forEach((kind, index) => {
@@ -101,39 +159,13 @@ export default async function processChunk(task: FrameChunkMessage): Promise<Chu
     decodeMicros: Math.round((performance.now() - decodeStarted) * 1000),
   };
   const started = performance.now();
-  const backoff = new Backoff({ initialMs: 200, maxMs: 2_000 });
-  let produceRetries = 0;
-  while (topicMessages.length > 0) {
-    try {
-      const p = await getProducer();
-      await p.sendBatch({ topicMessages, acks: -1, timeout: config.requestTimeoutMs });
-      break;
-    } catch (error) {
-      // Kafka slow or down: keep the chunk and send it again with the SAME producer. Its producer id
-      // and per-partition sequence numbers do not advance on a failed send, so the broker drops
-      // whatever part of the earlier attempt it had already appended (idempotence survives a broker
-      // restart: producer state is rebuilt from the log). A new producer would get a new id and
-      // duplicate that part, so it is made only when the same one cannot go on: the broker answers
-      // with a sequence error (kafkajs has no recovery for those and would fail forever), or
-      // sending has failed for long. Liveness wins there; the records may then be duplicated.
-      produceRetries += 1;
-      const sequence = sequenceErrorOf(error);
-      if (producer && (sequence !== undefined || produceRetries % RECREATE_AFTER_FAILURES === 0)) {
-        const stale = producer;
-        producer = undefined;
-        await stale.disconnect().catch(() => undefined);
-      }
-      // The broker already holds this exact batch (an append whose answer was lost to a restart):
-      // it is delivered; sending it again from a new producer would duplicate it.
-      if (sequence === 'DUPLICATE_SEQUENCE_NUMBER') break;
-      await new Promise((r) => setTimeout(r, backoff.next()));
-    }
-  }
+  const { retries: produceRetries, resets: producerResets } = await exclusiveSend(() => send(topicMessages));
   encoder.release();
   return {
     ...decoded,
     ackedAtMicros: nowMicros(),
     produceMicros: Math.round((performance.now() - started) * 1000),
     produceRetries,
+    producerResets,
   };
 }

@@ -8,6 +8,7 @@
  * bound the pipeline reports `full` (the pool pauses reading its sockets, so TCP pushes back on the
  * server) and says so loudly; below half of it, reading resumes. Nothing is dropped silently.
  */
+import { randomInt } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { Piscina } from 'piscina';
 import { IngestorError } from '../errors.js';
@@ -68,6 +69,7 @@ export class ProducerPipeline {
     producedTrades: 0,
     bufferFullEvents: 0,
     produceRetries: 0,
+    producerResets: 0,
   };
 
   constructor(options: ProducerPipelineOptions) {
@@ -82,6 +84,8 @@ export class ProducerPipeline {
       brokers: options.brokers,
       topics: options.topics,
       clientId: 'feedpipe-ingestor',
+      // A new number per run: chunk sequences restart at 0 with every process.
+      sourceRun: randomInt(0, 2 ** 32),
       requestTimeoutMs: options.requestTimeoutMs ?? 10_000,
     };
     const threads = options.workers ?? 2;
@@ -231,6 +235,7 @@ export class ProducerPipeline {
     this.totals.malformed += result.malformed;
     this.totals.unknown += result.unknown;
     this.totals.produceRetries += result.produceRetries;
+    this.totals.producerResets += result.producerResets;
     this.totals.produced += result.produced[0] + result.produced[1] + result.produced[2] + result.produced[3];
     this.totals.producedTrades += result.produced[0];
   }

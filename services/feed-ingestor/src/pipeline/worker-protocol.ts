@@ -5,6 +5,8 @@ export interface DecodeWorkerData {
   brokers: string[];
   topics: FeedTopics;
   clientId: string;
+  /** This ingestor run's number in every record's source identity (kafka/source-identity.ts). */
+  sourceRun: number;
   /** Kafka request timeout per produce call. */
   requestTimeoutMs: number;
 }
@@ -27,4 +29,10 @@ export interface ChunkResult {
   produceMicros: number;
   /** Produce attempts that failed and were retried (Kafka slow or down). */
   produceRetries: number;
+  /**
+   * Producers replaced while sending this chunk (sequence error, or Kafka down for long). Each may
+   * have re-appended part of the chunk under a new producer id: the sink drops those records by
+   * their source identity.
+   */
+  producerResets: number;
 }
