@@ -1,29 +1,38 @@
 export interface BackoffOptions {
-  /** First delay. Default 250 ms. */
+  /** First delay's ceiling. Default 250 ms. */
   initialMs?: number;
   /** Cap on any delay. Default 30 s. */
   maxMs?: number;
   /** Growth per attempt. Default 2. */
   factor?: number;
+  /**
+   * Share of the ceiling every delay keeps at least, 0..1. Default 0.25 (a retry is never immediate);
+   * 0 is "full jitter", uniform in [0, ceiling].
+   */
+  floor?: number;
   /** Random source in [0, 1), injectable for tests. */
   random?: () => number;
 }
 
 /**
- * Capped exponential backoff with "full jitter": the delay is uniform in [0, min(cap, base * f^n)],
- * which spreads reconnect storms of many clients better than a fixed or equal-jitter delay.
+ * Capped exponential backoff with jitter: the ceiling is min(cap, initial * factor^n) and the delay
+ * is uniform in [floor * ceiling, ceiling]. Jitter spreads the retries of many clients (or of many
+ * connections of one client) instead of having them retry in lockstep; full jitter (floor 0)
+ * spreads best, a floor keeps a single retrier from hammering.
  */
 export class Backoff {
   private attempt = 0;
   private readonly initialMs: number;
   private readonly maxMs: number;
   private readonly factor: number;
+  private readonly floor: number;
   private readonly random: () => number;
 
   constructor(options: BackoffOptions = {}) {
     this.initialMs = options.initialMs ?? 250;
     this.maxMs = options.maxMs ?? 30_000;
     this.factor = options.factor ?? 2;
+    this.floor = Math.min(1, Math.max(0, options.floor ?? 0.25));
     this.random = options.random ?? Math.random;
   }
 
@@ -31,11 +40,10 @@ export class Backoff {
     return this.attempt;
   }
 
-  /** The next delay; never below a quarter of the base so a retry is never immediate. */
   next(): number {
-    const base = Math.min(this.maxMs, this.initialMs * this.factor ** this.attempt);
+    const ceiling = Math.min(this.maxMs, this.initialMs * this.factor ** this.attempt);
     this.attempt += 1;
-    return Math.round(base / 4 + (this.random() * (base * 3)) / 4);
+    return Math.round(ceiling * this.floor + this.random() * ceiling * (1 - this.floor));
   }
 
   reset(): void {

@@ -47,6 +47,7 @@ async function run(): Promise<void> {
     workers: config.workers,
     instruments: { trade: config.tradeInstruments, ohlc: config.ohlcInstruments },
     captureFile: config.captureFile,
+    silentAfterMs: config.silentAfterMs,
   });
   await ingestor.start();
   const ops = await startOpsServer({
@@ -54,11 +55,8 @@ async function run(): Promise<void> {
     host: config.metricsHost,
     port: config.metricsPort,
     ready: () => {
-      const stats = ingestor.stats();
-      return {
-        ready: stats.fatal === undefined && stats.connections.some((c) => c.state === 'open'),
-        detail: { fatal: stats.fatal, connections: stats.connections },
-      };
+      const verdict = ingestor.readiness();
+      return { ready: verdict.ready, detail: { ...verdict, connections: ingestor.stats().connections } };
     },
   });
   process.stdout.write(
@@ -85,7 +83,11 @@ async function sink(): Promise<void> {
     // Loopback unless the operator opens it (compose sets METRICS_HOST=0.0.0.0 for Prometheus).
     host: process.env.METRICS_HOST || '127.0.0.1',
     port: Number(process.env.METRICS_PORT ?? 9465),
-    ready: () => ({ ready: true, detail: consumer.stats() }),
+    // Not ready while the consumer is out of its group (after a broker restart): nothing is stored.
+    ready: () => {
+      const stats = consumer.stats();
+      return { ready: stats.consumerUp, detail: stats };
+    },
   });
   process.stdout.write(`feed-ingestor sink: writing to ${store.location}; metrics ${ops.url}/metrics\n`);
   onStop(async () => {

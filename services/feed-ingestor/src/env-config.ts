@@ -20,6 +20,8 @@ export interface IngestorEnvConfig {
   /** Address of /metrics, /healthz, /readyz. Default 127.0.0.1; 0.0.0.0 to let Prometheus in. */
   metricsHost: string;
   captureFile: string | undefined;
+  /** INGESTOR_SILENT_AFTER_MS: silence (no market data while the market is open) before /readyz says 503. */
+  silentAfterMs: number;
   clickhouseUrl: string | undefined;
   dataDir: string;
 }
@@ -131,6 +133,7 @@ export function loadIngestorEnv(env: Env = process.env): IngestorEnvConfig {
     metricsPort: integer(env, 'METRICS_PORT', 9464, 0, 65_535, problems),
     metricsHost: env.METRICS_HOST || '127.0.0.1',
     captureFile: env.CAPTURE_FILE || undefined,
+    silentAfterMs: integer(env, 'INGESTOR_SILENT_AFTER_MS', 60_000, 0, 86_400_000, problems),
     clickhouseUrl: env.CLICKHOUSE_URL || undefined,
     dataDir: env.DATA_DIR || '.data',
   };

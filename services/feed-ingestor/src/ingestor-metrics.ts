@@ -19,6 +19,8 @@ export interface IngestorMetrics {
   reconnects: Counter;
   subscriptions: Gauge<'kind'>;
   feedErrors: Counter<'code'>;
+  textFrames: Counter;
+  retries: Counter<'cause'>;
 }
 
 const PACKET_TYPE_BY_CODE: Readonly<Record<number, string>> = {
@@ -126,6 +128,17 @@ export function createIngestorMetrics(registry: Registry): IngestorMetrics {
       name: 'ingestor_feed_errors_total',
       help: 'Feed error packets (805-809) and refused upgrades (HTTP status), by code',
       labelNames: ['code'],
+      registers,
+    }),
+    textFrames: new Counter({
+      name: 'ingestor_text_frames_total',
+      help: 'Text WebSocket messages received (the feed is binary; skipped)',
+      registers,
+    }),
+    retries: new Counter({
+      name: 'ingestor_connect_retries_total',
+      help: 'Connection attempts scheduled after a failure, by cause (transient, evicted, blocked, budget)',
+      labelNames: ['cause'],
       registers,
     }),
   };

@@ -6,13 +6,20 @@
 import { CaptureWriter } from '@feedpipe/codec';
 import { Registry } from 'prom-client';
 import { IngestorError } from './errors.js';
-import { ConnectionPool, type ConnectionSnapshot, type SubscriptionKind } from './feed/connection-pool.js';
-import type { ConnectionState, FeedConnectionOptions, FeedCredentials } from './feed/feed-connection.js';
+import type { AttemptBudget } from './feed/attempt-budget.js';
+import {
+  ConnectionPool,
+  type ConnectionSnapshot,
+  type FeedConnectionTuning,
+  type SubscriptionKind,
+} from './feed/connection-pool.js';
+import type { ConnectionState, FeedCredentials } from './feed/feed-connection.js';
 import { createIngestorMetrics, type IngestorMetrics, packetTypeLabel } from './ingestor-metrics.js';
 import { ensureTopics } from './kafka-admin.js';
 import type { LatencyRecorder } from './pipeline/latency-recorder.js';
 import { ProducerPipeline } from './pipeline/producer-pipeline.js';
 import type { ChunkResult } from './pipeline/worker-protocol.js';
+import { assessFeedReadiness, type FeedReadiness } from './readiness.js';
 import { DEFAULT_FEED_TOPICS, type FeedTopics, TOPIC_KINDS } from './topics.js';
 
 export interface FeedIngestorOptions {
@@ -32,10 +39,14 @@ export interface FeedIngestorOptions {
   chunkBytes?: number;
   flushIntervalMs?: number;
   maxBufferedBytes?: number;
-  connection?: Pick<
-    FeedConnectionOptions,
-    'staleTimeoutMs' | 'evictionBackoffMs' | 'maxInvalidAttempts' | 'handshakeTimeoutMs'
-  >;
+  connection?: FeedConnectionTuning;
+  /** Connection attempts of the client id. Default: the process-wide budget of the client id. */
+  attemptBudget?: AttemptBudget;
+  /**
+   * Readiness: a connection with subscriptions and no market data for this long while the market is
+   * open (or its state unknown) makes `readiness()` not ready. Default 60 000 ms; 0 turns it off.
+   */
+  silentAfterMs?: number;
   /** Also write every received frame to this capture file (codec format). */
   captureFile?: string;
   registry?: Registry;
@@ -58,6 +69,10 @@ export interface IngestorStats {
   /** Producers replaced with a chunk unacknowledged: the only way a record can reach Kafka twice. */
   producerResets: number;
   feedErrors: Record<string, number>;
+  /** Text messages received (the feed is binary; they are skipped). */
+  textFrames: number;
+  /** The last MarketStatus value seen on the feed, undefined before the first. */
+  marketStatus: number | undefined;
   /** The latest feed errors (at most 50), newest last: Error packets 805-809 and refused upgrades. */
   recentFeedErrors: FeedErrorEvent[];
   connections: ConnectionSnapshot[];
@@ -83,6 +98,8 @@ export interface FeedIngestor {
   /** A renewed access token: connections reconnect with it and re-subscribe. */
   updateToken(token: string): void;
   stats(): IngestorStats;
+  /** Whether market data is flowing (for /readyz), with the reasons when it is not. */
+  readiness(): FeedReadiness;
   /** Waits until every frame received so far is acknowledged by Kafka. */
   drain(): Promise<void>;
   readonly latency: LatencyRecorder;
@@ -102,7 +119,13 @@ export function createFeedIngestor(options: FeedIngestorOptions): FeedIngestor {
   const metrics = createIngestorMetrics(registry);
   const feedErrors: Record<string, number> = {};
   const recentFeedErrors: FeedErrorEvent[] = [];
-  const counts = { frames: 0, bytes: 0 };
+  const counts = { frames: 0, bytes: 0, textFrames: 0 };
+  let marketStatus: number | undefined;
+  let startedAt = Date.now();
+  const silentAfterMs = options.silentAfterMs ?? 60_000;
+  if (!Number.isInteger(silentAfterMs) || silentAfterMs < 0) {
+    throw new IngestorError('CONFIG_INVALID', `silentAfterMs must be an integer >= 0, got ${silentAfterMs}`);
+  }
   let credentials = options.credentials;
   let capture: CaptureWriter | undefined;
 
@@ -173,6 +196,7 @@ export function createFeedIngestor(options: FeedIngestorOptions): FeedIngestor {
     connections: options.connections,
     maxSubscriptionsPerConnection: options.maxSubscriptionsPerConnection,
     connection: options.connection,
+    attemptBudget: options.attemptBudget,
     events: {
       onFrame(connection, frame, receivedAtMicros) {
         counts.frames += 1;
@@ -194,6 +218,24 @@ export function createFeedIngestor(options: FeedIngestorOptions): FeedIngestor {
         if (recentFeedErrors.length > RECENT_FEED_ERRORS) recentFeedErrors.shift();
         metrics.feedErrors.inc({ code: String(code) });
         log(`connection ${connection}: feed error ${code}`);
+      },
+      onRetry(connection, delayMs, cause) {
+        metrics.retries.inc({ cause });
+        if (cause !== 'budget' || delayMs >= 1_000)
+          log(`connection ${connection}: next attempt in ${delayMs} ms (${cause})`);
+      },
+      onTextFrame(connection, bytes) {
+        counts.textFrames += 1;
+        metrics.textFrames.inc();
+        // The first one says what happened; the metric carries the rest (no log flood).
+        if (counts.textFrames === 1)
+          log(
+            `connection ${connection}: unexpected text message (${bytes} bytes) skipped; counted in ingestor_text_frames_total`,
+          );
+      },
+      onMarketStatus(_connection, status) {
+        if (status !== marketStatus) log(`market status ${status}`);
+        marketStatus = status;
       },
     },
     onFatal: (reason) =>
@@ -226,6 +268,7 @@ export function createFeedIngestor(options: FeedIngestorOptions): FeedIngestor {
       if (options.instruments?.trade?.length) pool.subscribe('trade', options.instruments.trade);
       if (options.instruments?.ohlc?.length) pool.subscribe('ohlc', options.instruments.ohlc);
       refreshSubscriptionGauge();
+      startedAt = Date.now();
       pool.start();
     },
     async stop() {
@@ -247,6 +290,15 @@ export function createFeedIngestor(options: FeedIngestorOptions): FeedIngestor {
       pool.updateCredentials(credentials);
     },
     drain: () => pipeline.drain(),
+    readiness: () =>
+      assessFeedReadiness({
+        fatal: pool.fatal,
+        connections: pool.snapshot(),
+        marketStatus,
+        startedAt,
+        now: Date.now(),
+        silentAfterMs,
+      }),
     stats() {
       return {
         frames: counts.frames,
@@ -261,6 +313,8 @@ export function createFeedIngestor(options: FeedIngestorOptions): FeedIngestor {
         produceRetries: pipeline.totals.produceRetries,
         producerResets: pipeline.totals.producerResets,
         feedErrors: { ...feedErrors },
+        textFrames: counts.textFrames,
+        marketStatus,
         recentFeedErrors: [...recentFeedErrors],
         connections: pool.snapshot(),
         fatal: pool.fatal,

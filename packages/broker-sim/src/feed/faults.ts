@@ -56,6 +56,16 @@ export class FeedFaults {
     c.sendAlone(bytes);
   }
 
+  /**
+   * A text (opcode 1) message: the feed is binary only, so a client should count and skip it. The
+   * text is sent as given; tests pass fixed strings.
+   */
+  sendTextFrame(connectionId: number, text = '{"unexpected":"text"}'): void {
+    const c = this.host.connection(connectionId);
+    c.flush();
+    if (c.ws.readyState === c.ws.OPEN) c.ws.send(text, { binary: false, compress: false });
+  }
+
   /** An Error packet (805-809) alone in its message, then the server closes the connection. */
   sendErrorAndClose(connectionId: number, code: FeedErrorCode): void {
     this.host.endWithError(this.host.connection(connectionId), code);

@@ -7,6 +7,7 @@
  */
 import { MAX_SUBSCRIPTIONS_PER_CONNECTION } from '@feedpipe/codec';
 import { IngestorError } from '../errors.js';
+import { type AttemptBudget, sharedAttemptBudget } from './attempt-budget.js';
 import {
   type ConnectionState,
   FeedConnection,
@@ -29,11 +30,19 @@ export interface ConnectionPoolOptions {
   events: FeedConnectionEvents;
   /** Called once when the credential was refused for good. */
   onFatal?: (reason: string) => void;
-  connection?: Pick<
-    FeedConnectionOptions,
-    'staleTimeoutMs' | 'evictionBackoffMs' | 'maxInvalidAttempts' | 'handshakeTimeoutMs'
-  >;
+  connection?: FeedConnectionTuning;
+  /**
+   * Connection attempts of the client id, shared by every connection. Default: the process-wide
+   * budget of the client id (`sharedAttemptBudget`), so two pools of one client id share it too.
+   */
+  attemptBudget?: AttemptBudget;
 }
+
+/** The per-connection options a pool user may set. */
+export type FeedConnectionTuning = Pick<
+  FeedConnectionOptions,
+  'staleTimeoutMs' | 'evictionBackoffMs' | 'evictionJitterMs' | 'random' | 'handshakeTimeoutMs'
+>;
 
 export interface ConnectionSnapshot {
   index: number;
@@ -42,6 +51,10 @@ export interface ConnectionSnapshot {
   trade: number;
   ohlc: number;
   reconnects: number;
+  /** Epoch ms of the last market-data message, 0 before the first. */
+  lastDataAt: number;
+  /** Epoch ms since the connection is in `state`. */
+  stateSince: number;
 }
 
 export class ConnectionPool {
@@ -70,9 +83,9 @@ export class ConnectionPool {
       );
     }
     this.credentials = options.credentials;
+    const budget = options.attemptBudget ?? sharedAttemptBudget(options.credentials.clientId);
     const events: FeedConnectionEvents = {
-      onFrame: options.events.onFrame,
-      onFeedError: options.events.onFeedError,
+      ...options.events,
       onState: (index, state, reason) => {
         options.events.onState?.(index, state, reason);
         if (state === 'fatal' && this.fatalReason === undefined) {
@@ -90,6 +103,7 @@ export class ConnectionPool {
           url: options.url,
           credentials: () => this.credentials,
           events,
+          budget,
         }),
       );
     }
@@ -173,6 +187,8 @@ export class ConnectionPool {
       trade: c.trade.size,
       ohlc: c.ohlc.size,
       reconnects: c.reconnects,
+      lastDataAt: c.lastDataAt,
+      stateSince: c.stateSince,
     }));
   }
 }

@@ -3,17 +3,22 @@
  * (re-sent after every reconnect), stale-connection detection, capped jittered backoff, and the
  * split between transient faults (reconnect) and fatal ones (stop and say why).
  *
- * Outcomes by cause (spec: Events, Global stocks live feed):
- * - abnormal close (1006, EOF), stale connection, network error: reconnect with backoff;
- * - Error packet 805 (a 6th connection evicted this one): another session took the slot; report
- *   and back off for `evictionBackoffMs` instead of fighting for it;
- * - Error packets 806-809 and an HTTP 400 upgrade: fatal for the credential, no more attempts;
- * - other refused upgrades (e.g. a temporarily blocked address) count as invalid attempts; after
- *   `maxInvalidAttempts` in a row the connection gives up, so we never trip the server's IP block.
+ * What a failure means is decided in one place, `classifyFeedFailure` (failure-class.ts):
+ * - transient (abnormal close, stale connection, network error, refused upgrade such as 503): retry
+ *   with this connection's capped, jittered backoff;
+ * - evicted (Error packet 805): wait `evictionBackoffMs` plus a random share of `evictionJitterMs`,
+ *   different per connection, so the pool's connections do not all come back at the same moment;
+ * - fatal (806, 810, a refused credential, HTTP 400): stop and say why.
+ * Every attempt also passes the client id's shared `AttemptBudget`, which keeps the attempts that may
+ * count as invalid under the spec's IP-block threshold across all connections; a spent budget means
+ * waiting, never giving up.
  */
 import { buildSubscriptionRequests, type InstrumentRef, RequestCode } from '@feedpipe/codec';
 import WebSocket from 'ws';
 import { Backoff } from '../backoff.js';
+import { AttemptBudget, type AttemptTicket } from './attempt-budget.js';
+import { classifyFeedFailure, type FeedFailure } from './failure-class.js';
+import { lastMarketStatus } from './market-status-scan.js';
 
 export type ConnectionState = 'idle' | 'connecting' | 'open' | 'backoff' | 'evicted' | 'fatal' | 'stopped';
 
@@ -29,6 +34,12 @@ export interface FeedConnectionEvents {
   onState?(connection: number, state: ConnectionState, reason: string): void;
   /** Feed error code from an Error packet (805-809), or an HTTP status of a refused upgrade. */
   onFeedError?(connection: number, code: number): void;
+  /** The next attempt is scheduled in `delayMs`; `cause` is the failure's verdict or 'budget'. */
+  onRetry?(connection: number, delayMs: number, cause: 'transient' | 'evicted' | 'blocked' | 'budget'): void;
+  /** A text message arrived: the feed is binary, so it is counted and skipped. */
+  onTextFrame?(connection: number, bytes: number): void;
+  /** A Market Status packet passed (its MarketStatus value; the last one of its message). */
+  onMarketStatus?(connection: number, status: number): void;
 }
 
 export interface FeedConnectionOptions {
@@ -39,17 +50,25 @@ export interface FeedConnectionOptions {
   events: FeedConnectionEvents;
   /** No ping or message for this long means the connection is dead. Default 45 s (4 pings at ~10 s). */
   staleTimeoutMs?: number;
-  /** Wait after an 805 eviction before trying again. Default 60 s. */
+  /** Least wait after an 805 eviction before trying again. Default 60 s. */
   evictionBackoffMs?: number;
-  /** Refused attempts in a row before giving up. Default 10 (the server blocks after more). */
-  maxInvalidAttempts?: number;
+  /** Up to this much more, at random per connection, on top of `evictionBackoffMs`. Default 30 s. */
+  evictionJitterMs?: number;
+  /** Random source in [0, 1) of the eviction jitter, for tests. Default Math.random. */
+  random?: () => number;
+  /** The client id's attempt budget, shared by all its connections. Default: one of its own. */
+  budget?: AttemptBudget;
   backoff?: Backoff;
   /** Upgrade timeout. Default 10 s. */
   handshakeTimeoutMs?: number;
 }
 
-const FATAL_FEED_CODES = new Set([806, 807, 808, 809]);
 const ERROR_PACKET_SIZE = 13;
+/**
+ * An open connection that got no Error packet within this long passed authentication (the server
+ * answers a refused credential at once), so its attempt is valid even before the first ping.
+ */
+const AUTH_GRACE_MS = 1_000;
 const ERROR_CODE = 50;
 
 function nowMicros(): number {
@@ -67,8 +86,14 @@ export class FeedConnection {
   private retryTimer: NodeJS.Timeout | undefined;
   private staleTimer: NodeJS.Timeout | undefined;
   private lastActivity = 0;
-  private invalidAttempts = 0;
   private pausedByPressure = false;
+  private readonly budget: AttemptBudget;
+  /** The running attempt's budget ticket (settling twice is a no-op). */
+  private ticket: AttemptTicket | undefined;
+  /** Epoch ms of the last market-data message (not pings, not errors); 0 before the first. */
+  lastDataAt = 0;
+  /** Epoch ms of the last state change. */
+  stateSince = Date.now();
   /** Reconnects after the first successful open. */
   reconnects = 0;
   private everOpened = false;
@@ -78,6 +103,7 @@ export class FeedConnection {
     this.options = options;
     this.index = options.index;
     this.backoff = options.backoff ?? new Backoff({ initialMs: 500, maxMs: 30_000 });
+    this.budget = options.budget ?? new AttemptBudget();
   }
 
   get state(): ConnectionState {
@@ -124,6 +150,8 @@ export class FeedConnection {
     clearTimeout(this.retryTimer);
     const socket = this.socket;
     this.socket = undefined;
+    // Its close is no longer listened to: an attempt not yet proven stays counted (the safe side).
+    this.ticket?.failed();
     if (socket) {
       socket.removeAllListeners();
       socket.on('error', () => undefined);
@@ -172,6 +200,7 @@ export class FeedConnection {
 
   private setState(state: ConnectionState, reason: string): void {
     if (this.stateValue === 'stopped' && state !== 'stopped') return;
+    if (state !== this.stateValue) this.stateSince = Date.now();
     this.stateValue = state;
     this.reasonValue = reason;
     this.options.events.onState?.(this.index, state, reason);
@@ -179,6 +208,16 @@ export class FeedConnection {
 
   private connect(): void {
     if (this.stateValue === 'stopped' || this.stateValue === 'fatal') return;
+    const ticket = this.budget.tryBegin();
+    if (!ticket) {
+      // The shared budget is spent (or another connection is probing after failures): wait, with a
+      // little jitter so the connections waiting for the same slot do not all ask at once.
+      const delay = this.budget.delayMs() + Math.round(this.random() * 100);
+      this.setState('backoff', 'waiting for the connection-attempt budget');
+      this.options.events.onRetry?.(this.index, delay, 'budget');
+      this.schedule(delay);
+      return;
+    }
     const credentials = this.options.credentials();
     const url = new URL(this.options.url);
     url.searchParams.set('clientId', credentials.clientId);
@@ -192,20 +231,25 @@ export class FeedConnection {
       maxPayload: 64 * 1024 * 1024,
     });
     this.socket = socket;
-    let opened = false;
-    let fatalCode = 0;
+    this.ticket = ticket;
+    this.attach(socket, ticket);
+  }
 
-    socket.on('upgrade', () => undefined);
+  /** The listeners of one attempt; `failure` is what went wrong first, judged when the socket closes. */
+  private attach(socket: WebSocket, ticket: AttemptTicket): void {
+    let opened = false;
+    let failure: FeedFailure | undefined;
+    let graceTimer: NodeJS.Timeout | undefined;
+    const proven = (): void => {
+      clearTimeout(graceTimer);
+      ticket.succeeded();
+    };
+
     socket.on('unexpected-response', (_request, response) => {
       const status = response.statusCode ?? 0;
       response.resume();
+      failure = { kind: 'http', status };
       this.options.events.onFeedError?.(this.index, status);
-      if (status === 400) {
-        fatalCode = 400;
-        this.fatal('the server rejected the connection parameters (HTTP 400)');
-      } else {
-        this.invalidAttempts += 1;
-      }
       socket.terminate();
     });
     socket.on('open', () => {
@@ -213,6 +257,9 @@ export class FeedConnection {
       this.everOpened = true;
       this.lastActivity = Date.now();
       this.setState('open', 'connected');
+      graceTimer = setTimeout(() => {
+        if (failure === undefined) proven();
+      }, AUTH_GRACE_MS);
       if (this.pausedByPressure) socket.pause();
       this.sendRequests(RequestCode.SubscribeTrade, [...this.trade]);
       this.sendRequests(RequestCode.SubscribeOhlc, [...this.ohlc]);
@@ -220,24 +267,32 @@ export class FeedConnection {
     });
     socket.on('ping', () => {
       this.lastActivity = Date.now();
+      if (failure === undefined) proven();
     });
     socket.on('message', (data: Buffer, isBinary: boolean) => {
       this.lastActivity = Date.now();
-      if (!isBinary) return;
+      if (!isBinary) {
+        // The feed speaks binary only; a text message is not ours to decode. Counted, then skipped.
+        this.options.events.onTextFrame?.(this.index, data.byteLength);
+        return;
+      }
       // Error packets are standalone 13-byte messages followed by the server closing: react here,
       // on the socket's thread, rather than after a round trip through the decode workers.
       if (data.byteLength === ERROR_PACKET_SIZE && data[10] === ERROR_CODE) {
         const code = data.readInt16LE(11);
+        failure ??= { kind: 'error-packet', code };
         this.options.events.onFeedError?.(this.index, code);
-        if (code === 805) fatalCode = 805;
-        else if (FATAL_FEED_CODES.has(code)) {
-          fatalCode = code;
-          this.fatal(`the feed refused the credential with error ${code}`);
+        const judged = classifyFeedFailure({ kind: 'error-packet', code });
+        if (judged.verdict === 'fatal') {
+          ticket.failed();
+          this.fatal(judged.reason);
         }
-      } else if (this.invalidAttempts > 0 || this.backoff.attempts > 0) {
-        // Data flows: the connection is healthy again.
-        this.invalidAttempts = 0;
-        this.backoff.reset();
+      } else {
+        this.lastDataAt = this.lastActivity;
+        proven();
+        if (this.backoff.attempts > 0) this.backoff.reset(); // data flows: the connection is healthy
+        const status = lastMarketStatus(data);
+        if (status !== undefined) this.options.events.onMarketStatus?.(this.index, status);
       }
       this.options.events.onFrame(this.index, data, nowMicros());
     });
@@ -246,22 +301,43 @@ export class FeedConnection {
     });
     socket.on('close', (code: number) => {
       clearInterval(this.staleTimer);
+      clearTimeout(graceTimer);
+      const judged = classifyFeedFailure(
+        failure ?? (opened ? { kind: 'closed', code } : { kind: 'network' }),
+      );
+      // A no-op for an attempt already proven valid; any other attempt counts as invalid.
+      ticket.failed(judged.verdict === 'blocked');
       if (this.socket !== socket) return;
       this.socket = undefined;
       if (this.stateValue === 'stopped' || this.stateValue === 'fatal') return;
-      if (fatalCode === 805) {
-        this.setState('evicted', 'another session took this connection slot (805)');
-        this.schedule(this.options.evictionBackoffMs ?? 60_000);
-        return;
-      }
-      if (!opened && this.invalidAttempts >= (this.options.maxInvalidAttempts ?? 10)) {
-        this.fatal(`${this.invalidAttempts} refused connection attempts in a row; giving up`);
-        return;
-      }
       if (opened) this.reconnects += 1;
-      this.setState('backoff', `closed with code ${code}`);
-      this.schedule(this.backoff.next());
+      switch (judged.verdict) {
+        case 'fatal':
+          this.fatal(judged.reason);
+          return;
+        case 'evicted': {
+          const base = this.options.evictionBackoffMs ?? 60_000;
+          const delay = base + Math.round(this.random() * (this.options.evictionJitterMs ?? 30_000));
+          this.setState(
+            'evicted',
+            `another session took this connection slot (805); retrying in ${delay} ms`,
+          );
+          this.options.events.onRetry?.(this.index, delay, 'evicted');
+          this.schedule(delay);
+          return;
+        }
+        default: {
+          const delay = this.backoff.next();
+          this.setState('backoff', judged.reason);
+          this.options.events.onRetry?.(this.index, delay, judged.verdict);
+          this.schedule(delay);
+        }
+      }
     });
+  }
+
+  private random(): number {
+    return (this.options.random ?? Math.random)();
   }
 
   private fatal(reason: string): void {

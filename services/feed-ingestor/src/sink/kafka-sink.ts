@@ -8,15 +8,17 @@
  * stops taking new batches once `maxBufferedRows` are waiting, so nothing is dropped.
  */
 import type { Store } from '@feedpipe/store';
-import { type Admin, type Consumer, type EachBatchPayload, Kafka, logLevel } from 'kafkajs';
+import { type Admin, type Consumer, type EachBatchPayload, type IHeaders, Kafka, logLevel } from 'kafkajs';
 import { Registry } from 'prom-client';
 import { Backoff } from '../backoff.js';
 import { IngestorError } from '../errors.js';
+import { SOURCE_HEADER } from '../kafka/source-identity.js';
 import { ensureTopics } from '../kafka-admin.js';
 import { DEFAULT_FEED_TOPICS, type FeedTopics, TOPIC_KINDS, type TopicKind } from '../topics.js';
 import { appendCanonical, CsvBlock, csvString, rowLine } from './csv-lines.js';
 import { createSinkMetrics, type SinkMetrics } from './sink-metrics.js';
 import { type FeedValue, SINK_TABLES, type SinkTable } from './sink-tables.js';
+import { SourceMarks } from './source-marks.js';
 import { StoredOffsets } from './stored-offsets.js';
 
 export interface SinkOptions {
@@ -31,7 +33,12 @@ export interface SinkOptions {
   maxBatchAgeMs?: number;
   /** Above this many buffered rows the consumer waits for inserts. Default 400,000. */
   maxBufferedRows?: number;
-  /** Consumer group session timeout: how long a crashed member holds its partitions. Default 30 s. */
+  /**
+   * Consumer group session timeout: how long a crashed member holds its partitions, and so how long
+   * the sink stores nothing after a broker restart (its new member waits for the old one to expire).
+   * Default 10 s; the broker's minimum is 6 s (group.min.session.timeout.ms). Longer tolerates longer
+   * event-loop pauses without a rebalance.
+   */
   sessionTimeoutMs?: number;
   registry?: Registry;
   /** Test hook: runs after a table's block was inserted and before its offsets are committed. */
@@ -43,9 +50,15 @@ export interface SinkStats {
   consumed: number;
   inserted: Record<string, number>;
   replayedSkipped: number;
+  /** Records dropped as copies of one already read (same source identity, another offset). */
+  copiesDropped: number;
   invalid: number;
   insertFailures: number;
   buffered: number;
+  /** Whether the consumer is in its group and fetching (false: down or rejoining, nothing is stored). */
+  consumerUp: boolean;
+  /** Consumer crashes (broker lost, retries exhausted), each followed by a restart. */
+  consumerCrashes: number;
 }
 
 export interface Sink {
@@ -99,6 +112,12 @@ function validate(options: SinkOptions): void {
   }
 }
 
+/** The `fp-src` header value of a consumed record, if it has one. */
+function sourceHeaderOf(headers: IHeaders | undefined): Buffer | undefined {
+  const value = headers?.[SOURCE_HEADER];
+  return Buffer.isBuffer(value) ? value : undefined;
+}
+
 export function createSink(options: SinkOptions): Sink {
   validate(options);
   const topics: FeedTopics = { ...DEFAULT_FEED_TOPICS, ...options.topics };
@@ -112,16 +131,18 @@ export function createSink(options: SinkOptions): Sink {
   const store = options.store;
   const client = store.client;
   const stored = new StoredOffsets();
+  const sourceMarks = new SourceMarks();
   const kafka = new Kafka({
     clientId: 'feedpipe-sink',
     brokers: options.brokers,
     logLevel: logLevel.NOTHING,
   });
   const buffers = new Map<TopicKind, TableBuffer>();
-  const stats: SinkStats = {
+  const stats: Omit<SinkStats, 'consumerUp' | 'consumerCrashes'> = {
     consumed: 0,
     inserted: {},
     replayedSkipped: 0,
+    copiesDropped: 0,
     invalid: 0,
     insertFailures: 0,
     buffered: 0,
@@ -259,13 +280,21 @@ export function createSink(options: SinkOptions): Sink {
       }
     }
     let consumedHere = 0;
+    const marks = sourceMarks.partition(batch.topic, batch.partition);
     for (const message of batch.messages) {
       const offset = Number(message.offset);
       consumedHere += 1;
       buffer.lastOffsets.set(batch.partition, offset);
+      // Marked before the stored-offset check, so a replay after a restart rebuilds the marks too.
+      const copy = sourceMarks.isCopy(marks, sourceHeaderOf(message.headers));
       if (stored.isStored(sinkTable.table, batch.partition, offset)) {
         stats.replayedSkipped += 1;
         metrics.replayedSkipped.inc({ table: sinkTable.table });
+        continue;
+      }
+      if (copy) {
+        stats.copiesDropped += 1;
+        metrics.copiesDropped.inc({ table: sinkTable.table });
         continue;
       }
       if (buffer.lines.rows === 0) buffer.oldestAt = Date.now();
@@ -342,6 +371,103 @@ export function createSink(options: SinkOptions): Sink {
     await admin?.disconnect().catch(() => undefined);
   }
 
+  /**
+   * Consumer health. After a broker restart kafkajs gives up on the lost broker, crashes and starts
+   * a new consumer; the new one joins the group as a new member, and the coordinator (which reloads
+   * the group with our previous member in it) waits for that member's session to time out before it
+   * hands the partitions over. Nothing is stored meanwhile: that was the 35-40 s silent stall of a
+   * 30 s session timeout. Hence a short session timeout (below), and the outage is logged, counted
+   * and measured here instead of passing in silence.
+   */
+  const consumerHealth = { up: false, downSince: 0, joins: 0, crashes: 0 };
+
+  function markDown(why: string): void {
+    if (!consumerHealth.up && consumerHealth.downSince !== 0) return;
+    consumerHealth.up = false;
+    consumerHealth.downSince = Date.now();
+    metrics.consumerUp.set(0);
+    log(`consumer ${why}; nothing is stored until it rejoins the group`);
+  }
+
+  function onJoined(memberId: string, durationMs: number): void {
+    consumerHealth.joins += 1;
+    if (consumerHealth.joins > 1) {
+      metrics.consumerRejoins.inc();
+      const outage = consumerHealth.downSince === 0 ? 0 : Date.now() - consumerHealth.downSince;
+      if (consumerHealth.downSince !== 0) metrics.consumerOutageSeconds.observe(outage / 1000);
+      log(`consumer rejoined the group as ${memberId} (join ${durationMs} ms, ${outage} ms without storing)`);
+    }
+    consumerHealth.up = true;
+    consumerHealth.downSince = 0;
+    metrics.consumerUp.set(1);
+  }
+
+  function buildConsumer(): Consumer {
+    const sessionTimeout = options.sessionTimeoutMs ?? 10_000;
+    const c = kafka.consumer({
+      groupId: options.groupId ?? 'feedpipe-sink',
+      // Modest fetches: a lagging consumer always gets full ones, so these bound what the sink
+      // holds on top of its buffered rows (4 MB is still ~20,000 records a round trip; each fetch's
+      // buffers are garbage once its records are copied into the CSV block, and halving them from
+      // 8 MB lowered the sink's memory swings and its lag in the soak).
+      maxBytesPerPartition: 1024 * 1024,
+      maxBytes: 4 * 1024 * 1024,
+      sessionTimeout,
+      // Short fetch polls: a stop (or rebalance) waits for the running poll to end.
+      maxWaitTimeInMs: 500,
+      heartbeatInterval: Math.min(3_000, Math.floor(sessionTimeout / 3)),
+      // A crashed consumer starts over quickly; the broker's session timeout is the real wait.
+      retry: { initialRetryTime: 300, maxRetryTime: 5_000, retries: 8 },
+    });
+    // A rebalance may hand our partitions to another member: insert what we hold first, so the
+    // new owner's replay is recognised by the stored offsets instead of racing with our insert.
+    c.on(c.events.REBALANCING, () => void flushAll().catch(() => undefined));
+    c.on(c.events.GROUP_JOIN, (event) => onJoined(event.payload.memberId, event.payload.duration));
+    c.on(c.events.CRASH, (event) => {
+      if (!running) return;
+      const error = event.payload.error;
+      consumerHealth.crashes += 1;
+      metrics.consumerCrashes.inc({ error: error.name });
+      markDown(`crashed (${error.name}: ${error.message})${event.payload.restart ? '; restarting' : ''}`);
+      // kafkajs restarts by itself after a retriable crash; after any other it stays down, so the
+      // sink starts a new consumer (a sink that silently stops is the failure this guards against).
+      if (!event.payload.restart) void replaceConsumer(c);
+    });
+    return c;
+  }
+
+  async function startConsumer(): Promise<void> {
+    const c = buildConsumer();
+    consumer = c;
+    await c.connect();
+    await c.subscribe({ topics: TOPIC_KINDS.map((kind) => topics[kind]), fromBeginning: true });
+    await c.run({
+      autoCommit: false,
+      eachBatchAutoResolve: true,
+      partitionsConsumedConcurrently: 1,
+      eachBatch,
+    });
+  }
+
+  /** Replaces a consumer that will not restart by itself; retried with backoff while the sink runs. */
+  async function replaceConsumer(dead: Consumer): Promise<void> {
+    if (consumer !== dead) return;
+    await dead.disconnect().catch(() => undefined);
+    const backoff = new Backoff({ initialMs: 500, maxMs: 10_000 });
+    while (running && consumer === dead) {
+      try {
+        await startConsumer();
+        return;
+      } catch (error) {
+        const delay = backoff.next();
+        log(`consumer could not be started again (${(error as Error).message}); retrying in ${delay} ms`);
+        await consumer?.disconnect().catch(() => undefined);
+        consumer = dead;
+        await new Promise((r) => setTimeout(r, delay));
+      }
+    }
+  }
+
   let lagTimer: NodeJS.Timeout | undefined;
   let lagProbeRunning = false;
 
@@ -363,31 +489,8 @@ export function createSink(options: SinkOptions): Sink {
         options.brokers,
         TOPIC_KINDS.map((kind) => topics[kind]),
       );
-      consumer = kafka.consumer({
-        groupId: options.groupId ?? 'feedpipe-sink',
-        // Modest fetches: a lagging consumer always gets full ones, so these bound what the sink
-        // holds on top of its buffered rows (4 MB is still ~20,000 records a round trip; each fetch's
-        // buffers are garbage once its records are copied into the CSV block, and halving them from
-        // 8 MB lowered the sink's memory swings and its lag in the soak).
-        maxBytesPerPartition: 1024 * 1024,
-        maxBytes: 4 * 1024 * 1024,
-        sessionTimeout: options.sessionTimeoutMs ?? 30_000,
-        // Short fetch polls: a stop (or rebalance) waits for the running poll to end.
-        maxWaitTimeInMs: 500,
-        heartbeatInterval: Math.min(3_000, Math.floor((options.sessionTimeoutMs ?? 30_000) / 3)),
-      });
-      // A rebalance may hand our partitions to another member: insert what we hold first, so the
-      // new owner's replay is recognised by the stored offsets instead of racing with our insert.
-      consumer.on(consumer.events.REBALANCING, () => void flushAll().catch(() => undefined));
-      await consumer.connect();
-      await consumer.subscribe({ topics: TOPIC_KINDS.map((kind) => topics[kind]), fromBeginning: true });
       running = true;
-      await consumer.run({
-        autoCommit: false,
-        eachBatchAutoResolve: true,
-        partitionsConsumedConcurrently: 1,
-        eachBatch,
-      });
+      await startConsumer();
       flushTimer = setInterval(
         () => void flushAll(true).catch((e: unknown) => log(`flush failed: ${(e as Error).message}`)),
         Math.max(50, Math.floor(maxBatchAgeMs / 2)),
@@ -416,6 +519,11 @@ export function createSink(options: SinkOptions): Sink {
       await closeLagAdmin();
       log(`stopped: final flush ${flushedAt - started} ms, leaving the group ${Date.now() - flushedAt} ms`);
     },
-    stats: () => ({ ...stats, inserted: { ...stats.inserted } }),
+    stats: () => ({
+      ...stats,
+      inserted: { ...stats.inserted },
+      consumerUp: consumerHealth.up,
+      consumerCrashes: consumerHealth.crashes,
+    }),
   };
 }

@@ -4,11 +4,16 @@ export interface SinkMetrics {
   consumed: Counter<'topic'>;
   rowsInserted: Counter<'table'>;
   replayedSkipped: Counter<'table'>;
+  copiesDropped: Counter<'table'>;
   invalid: Counter<'topic'>;
   insertFailures: Counter<'table'>;
   insertSeconds: Histogram<'table'>;
   bufferedRows: Gauge;
   lag: Gauge<'topic'>;
+  consumerUp: Gauge;
+  consumerCrashes: Counter<'error'>;
+  consumerRejoins: Counter;
+  consumerOutageSeconds: Histogram;
 }
 
 export function createSinkMetrics(registry: Registry): SinkMetrics {
@@ -29,6 +34,12 @@ export function createSinkMetrics(registry: Registry): SinkMetrics {
     replayedSkipped: new Counter({
       name: 'sink_replayed_skipped_total',
       help: 'Messages skipped because their offset was already stored (replay after a crash or rebalance)',
+      labelNames: ['table'],
+      registers,
+    }),
+    copiesDropped: new Counter({
+      name: 'sink_source_copies_dropped_total',
+      help: 'Records dropped because a record of the same source identity (fp-src header) was already read: a copy re-produced after a producer reset',
       labelNames: ['table'],
       registers,
     }),
@@ -60,6 +71,28 @@ export function createSinkMetrics(registry: Registry): SinkMetrics {
       name: 'sink_consumer_lag',
       help: 'Messages in Kafka not yet committed by the sink, per topic',
       labelNames: ['topic'],
+      registers,
+    }),
+    consumerUp: new Gauge({
+      name: 'sink_consumer_up',
+      help: '1 while the sink consumer is in its group and fetching, 0 while it is down or rejoining (nothing is stored)',
+      registers,
+    }),
+    consumerCrashes: new Counter({
+      name: 'sink_consumer_crashes_total',
+      help: 'Times the sink consumer crashed (broker lost, retries exhausted) and started over, by error name',
+      labelNames: ['error'],
+      registers,
+    }),
+    consumerRejoins: new Counter({
+      name: 'sink_consumer_rejoins_total',
+      help: 'Times the sink consumer joined its group again after a crash or a rebalance',
+      registers,
+    }),
+    consumerOutageSeconds: new Histogram({
+      name: 'sink_consumer_outage_seconds',
+      help: 'From a consumer crash to rejoining the group: the time nothing was stored',
+      buckets: [0.5, 1, 2, 5, 10, 20, 30, 45, 60, 120, 300],
       registers,
     }),
   };

@@ -1,0 +1,250 @@
+/**
+ * npm run bench:produce-stress -- [--runs 20] [--seconds 5] [--instruments 5000] [--rate 6]
+ *                                  [--faults 8] [--no-sink]
+ *
+ * Exactly once into Kafka and ClickHouse, checked the hard way, many times over (issue #23): each run
+ * takes fresh topics (the ingestor creates them), 5 connections whose subscription snapshots are
+ * produced at once, retriable produce errors injected on the first --faults produce requests by a
+ * proxy in front of the broker (partitions answered "not leader" while the rest of the request was
+ * appended, and answers lost although the broker appended), and one connection aborted mid-run.
+ * Every record is read back: per record its source identity must be unique (no copy in Kafka), per
+ * instrument the trades in Kafka must be exactly what the simulator sent, in order; then the sink
+ * stores the topic into embedded ClickHouse and the same is checked there. Each run is bounded by
+ * --seconds of feed plus bounded waits; the local broker and the store are shared by all runs.
+ * Progress on stderr; the last stdout line is the JSON result.
+ */
+import { rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { type FeedServer, MarketModel, startFeedServer } from '@feedpipe/broker-sim';
+import { createFeedIngestor, createSink, prefixedTopics } from '@feedpipe/feed-ingestor';
+import { startLocalKafka } from '@feedpipe/local-kafka';
+import { createStore, runMigrations, type Store } from '@feedpipe/store';
+import {
+  readTopic,
+  startKafkaFaultProxy,
+  type TopicRecord,
+  tempDir,
+  uniqueName,
+  waitFor,
+} from '@feedpipe/testkit';
+
+const { values } = parseArgs({
+  options: {
+    runs: { type: 'string', default: '20' },
+    seconds: { type: 'string', default: '5' },
+    instruments: { type: 'string', default: '5000' },
+    rate: { type: 'string', default: '6' },
+    faults: { type: 'string', default: '8' },
+    'no-sink': { type: 'boolean', default: false },
+  },
+});
+
+function bounded(name: string, raw: string | undefined, min: number, max: number): number {
+  const value = Number(raw);
+  if (!Number.isFinite(value) || value < min || value > max)
+    throw new Error(`--${name} must be in ${min}..${max}`);
+  return value;
+}
+
+const runs = bounded('runs', values.runs, 1, 200);
+const seconds = bounded('seconds', values.seconds, 1, 120);
+const instrumentCount = bounded('instruments', values.instruments, 10, 25_000);
+const tradesPerSecond = bounded('rate', values.rate, 0.1, 100);
+const faults = bounded('faults', values.faults, 0, 1_000);
+const withSink = !values['no-sink'];
+const log = (m: string) => process.stderr.write(`bench:produce-stress: ${m}\n`);
+
+const SIM_CLIENT = { clientId: '1000000001', token: 'sim-token-1000000001', authType: 2 as const };
+
+interface RunResult {
+  sent: number;
+  inKafka: number;
+  kafkaCopies: number;
+  kafkaMissing: number;
+  outOfOrder: number;
+  stored: number;
+  storedDuplicates: number;
+  storedMissing: number;
+  faultsInjected: number;
+  producerResets: number;
+  reconnects: number;
+}
+
+/** Kafka: copies by source identity, missing and out-of-order trades per instrument. */
+function checkKafka(server: FeedServer, ids: readonly number[], trades: TopicRecord[]) {
+  const identities = new Set<string>();
+  let copies = 0;
+  const volumes = new Map<number, number[]>();
+  for (const r of trades) {
+    const source = r.headers['fp-src']?.toString('hex') ?? `offset:${r.partition}:${r.offset}`;
+    if (identities.has(source)) {
+      copies += 1;
+      continue;
+    }
+    identities.add(source);
+    const id = r.value.securityId as number;
+    let list = volumes.get(id);
+    if (!list) {
+      list = [];
+      volumes.set(id, list);
+    }
+    list.push(r.value.volume as number);
+  }
+  let missing = 0;
+  let outOfOrder = 0;
+  for (const id of ids) {
+    const list = volumes.get(id) ?? [];
+    missing += Math.max(0, server.sentFor(id).trade - list.length);
+    for (let i = 1; i < list.length; i++) if ((list[i] as number) < (list[i - 1] as number)) outOfOrder += 1;
+  }
+  return { copies, missing, outOfOrder };
+}
+
+async function count(store: Store, query: string): Promise<number> {
+  const rs = await store.client.query({ query, format: 'JSONEachRow' });
+  const [row] = await rs.json<{ n: number | string }>();
+  return Number(row?.n);
+}
+
+async function oneRun(
+  run: number,
+  brokers: string[],
+  model: MarketModel,
+  ids: number[],
+  store: Store | undefined,
+): Promise<RunResult> {
+  const server = await startFeedServer({ model, port: 0, tradesPerSecond, tickIntervalMs: 20 });
+  const topics = prefixedTopics(uniqueName(`stress${run}`));
+  const proxy = await startKafkaFaultProxy(brokers[0] as string, {
+    topics: [topics.trades, topics.reference],
+    requests: faults,
+  });
+  const ingestor = createFeedIngestor({
+    feedUrl: server.url,
+    credentials: SIM_CLIENT,
+    brokers: [proxy.address],
+    topics,
+    partitions: 6,
+    connections: 5,
+    maxSubscriptionsPerConnection: Math.ceil(ids.length / 5),
+    instruments: { trade: ids.map(String) },
+    workers: 2,
+    log: () => undefined,
+  });
+  try {
+    await ingestor.start();
+    await waitFor(() => server.stats().subscribedInstruments >= ids.length, 30_000, 'subscriptions');
+    await new Promise((r) => setTimeout(r, (seconds * 1000) / 2));
+    const victim = server.listConnections()[run % 5];
+    if (victim) server.faults.abort(victim.id);
+    await new Promise((r) => setTimeout(r, (seconds * 1000) / 2));
+    await waitFor(
+      () => server.listConnections().reduce((s, c) => s + c.tradeSubscriptions, 0) >= ids.length,
+      30_000,
+      'the aborted connection to resubscribe',
+    );
+    server.pause();
+    await waitFor(() => ingestor.stats().frames >= server.stats().messages, 60_000, 'every message received');
+    await ingestor.drain();
+    const stats = ingestor.stats();
+    const trades = await readTopic(brokers, topics.trades, 120_000);
+    const kafka = checkKafka(server, ids, trades);
+    const sent = ids.reduce((s, id) => s + server.sentFor(id).trade, 0);
+    const result: RunResult = {
+      sent,
+      inKafka: trades.length,
+      kafkaCopies: kafka.copies,
+      kafkaMissing: kafka.missing,
+      outOfOrder: kafka.outOfOrder,
+      stored: 0,
+      storedDuplicates: 0,
+      storedMissing: 0,
+      faultsInjected: proxy.injected.drop + proxy.injected.lose,
+      producerResets: stats.producerResets,
+      reconnects: stats.connections.reduce((s, c) => s + c.reconnects, 0),
+    };
+    if (store) {
+      await store.client.command({ query: 'TRUNCATE TABLE market.ticks' });
+      const sink = createSink({
+        brokers,
+        store,
+        groupId: uniqueName('stress-sink'),
+        topics,
+        maxBatchAgeMs: 200,
+        log: () => undefined,
+      });
+      await sink.start();
+      await waitFor(() => sink.stats().consumed >= trades.length, 120_000, 'the sink to read every trade');
+      await sink.flush();
+      await sink.stop();
+      result.stored = await count(store, 'SELECT count() AS n FROM market.ticks');
+      const unique = await count(
+        store,
+        'SELECT uniqExact(security_id, volume, received_at) AS n FROM market.ticks',
+      );
+      result.storedDuplicates = result.stored - unique;
+      result.storedMissing = Math.max(0, sent - unique);
+    }
+    return result;
+  } finally {
+    await ingestor.stop().catch(() => undefined);
+    await server.close().catch(() => undefined);
+    await proxy.close().catch(() => undefined);
+  }
+}
+
+async function main(): Promise<void> {
+  const dataDir = tempDir('produce-stress-kafka');
+  const kafka = await startLocalKafka({ dataDir: join(dataDir, 'kafka'), heap: '768m' });
+  const store = withSink ? createStore({ dataDir: tempDir('produce-stress-store') }) : undefined;
+  if (store) await runMigrations(store.client);
+  const model = new MarketModel({ seed: 23, instruments: Math.max(instrumentCount * 2, 100) });
+  const ids = model.universe
+    .filter((i) => i.exchangeSegment === 'INX_EQ')
+    .slice(0, instrumentCount)
+    .map((i) => i.securityId);
+  const totals = { runs: 0, failed_runs: 0, sent: 0, kafka_copies: 0, kafka_missing: 0, out_of_order: 0 };
+  const sinkTotals = { stored: 0, stored_duplicates: 0, stored_missing: 0 };
+  const extra = { faults_injected: 0, producer_resets: 0, reconnects: 0 };
+  try {
+    for (let run = 0; run < runs; run++) {
+      const r = await oneRun(run, kafka.brokers, model, ids, store);
+      totals.runs += 1;
+      totals.sent += r.sent;
+      totals.kafka_copies += r.kafkaCopies;
+      totals.kafka_missing += r.kafkaMissing;
+      totals.out_of_order += r.outOfOrder;
+      sinkTotals.stored += r.stored;
+      sinkTotals.stored_duplicates += r.storedDuplicates;
+      sinkTotals.stored_missing += r.storedMissing;
+      extra.faults_injected += r.faultsInjected;
+      extra.producer_resets += r.producerResets;
+      extra.reconnects += r.reconnects;
+      const bad = r.kafkaCopies + r.kafkaMissing + r.outOfOrder + r.storedDuplicates + r.storedMissing > 0;
+      if (bad) totals.failed_runs += 1;
+      log(`run ${run + 1}/${runs}: ${JSON.stringify(r)}`);
+    }
+  } finally {
+    await store?.close();
+    await kafka.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+  console.log(
+    JSON.stringify({
+      bench: 'produce-stress',
+      seconds,
+      instruments: ids.length,
+      trades_per_instrument_s: tradesPerSecond,
+      connections: 5,
+      ...totals,
+      ...(withSink ? sinkTotals : {}),
+      ...extra,
+    }),
+  );
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`bench:produce-stress: ${(error as Error).stack ?? String(error)}\n`);
+  process.exit(1);
+});
