@@ -10,6 +10,7 @@ import { accessSync, constants, existsSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
+import { MARKET_DATA_TABLES } from '../services/query-api/src/sql/allowed-tables.js';
 
 const root = join(import.meta.dirname, '..');
 const infra = join(root, 'infra');
@@ -205,6 +206,34 @@ describe('infra/docker-compose.yml', () => {
     // Required passwords fail loudly instead of defaulting to something guessable.
     expect(text).toContain('${CLICKHOUSE_PASSWORD:?');
     expect(text).toContain('${GRAFANA_ADMIN_PASSWORD:?');
+  });
+
+  it('runs callers’ queries as the read-only user that users.d defines, with the server’s password', () => {
+    const usersFile = 'clickhouse/server/users.d/feedpipe-sql-reader.xml';
+    const xml = read(`infra/${usersFile}`);
+    const users = /<users>\s*<([a-z_][a-z0-9_]*)>([\s\S]*?)<\/\1>\s*<\/users>/.exec(xml);
+    const [, userName, userBody = ''] = users ?? [];
+    const passwordVar = /<password from_env="([A-Z0-9_]+)"\/>/.exec(userBody)?.[1];
+    const profileName = /<profile>([a-z_]+)<\/profile>/.exec(userBody)?.[1] ?? '';
+    const profile =
+      new RegExp(`<profiles>\\s*<${profileName}>([\\s\\S]*?)</${profileName}>`).exec(xml)?.[1] ?? '';
+    const env = new Map(exampleValues);
+    const api = services['query-api']?.environment ?? {};
+    const server = services.clickhouse;
+    expect(api.CLICKHOUSE_SQL_USER).toBe(userName);
+    expect(passwordVar).toBe('CLICKHOUSE_SQL_PASSWORD');
+    const serverPassword = interpolate(String(server?.environment?.CLICKHOUSE_SQL_PASSWORD), env);
+    expect(serverPassword).toBe(env.get('CLICKHOUSE_SQL_PASSWORD'));
+    expect(interpolate(String(api.CLICKHOUSE_SQL_PASSWORD), env)).toBe(serverPassword);
+    expect(server?.volumes).toContain(
+      `./${usersFile}:/etc/clickhouse-server/users.d/feedpipe-sql-reader.xml:ro`,
+    );
+    // readonly = 2, pinned: what the API asks for as this user (packages/store: userReadonly).
+    expect(profile).toMatch(/^\s*<readonly>2<\/readonly>/m);
+    expect(profile).toMatch(/<constraints>[\s\S]*<readonly><const\/><\/readonly>/);
+    const granted = [...userBody.matchAll(/GRANT SELECT ON (market\.[a-z0-9_]+)</g)].map((m) => m[1]);
+    expect([...granted].sort()).toEqual([...MARKET_DATA_TABLES].sort());
+    expect(userBody).not.toMatch(/GRANT (?!SELECT ON (market|system)\.)/);
   });
 
   it('publishes ports on BIND_ADDRESS only (loopback unless chosen otherwise)', () => {

@@ -1,73 +1,343 @@
 /**
- * The API-side gate of POST /v1/sql, in front of ClickHouse's own readonly = 1: one statement that
- * only reads, no SETTINGS (limits are ours to set), no FORMAT (the `format` field chooses), no
- * INTO OUTFILE (embedded ClickHouse would write on this machine). Each refusal says why.
+ * The one gate for caller SQL (POST/GET /v1/sql; issue #16's ClickHouse-HTTP endpoint reuses it).
+ * Nothing here reads SQL text itself: ClickHouse's own parser and analyser judge it, and what runs
+ * is what they judged.
+ *
+ * 1. Canonical text. The caller's text goes to `formatQuerySingleLine` as a query PARAMETER (never
+ *    spliced into SQL). ClickHouse parses exactly one statement (several, or garbage, are refused
+ *    by the parser) and prints it back without comments, on one line. Formatting that text again
+ *    must give the same text, so it is one balanced statement. From here on only that text is used.
+ * 2. Kind. SELECT / WITH / ( go on; `SHOW TABLES` and `DESCRIBE TABLE <allowed table>` are answered
+ *    by a SELECT the API writes itself over system.tables / system.columns; anything else is refused.
+ * 3. Parse tree (`EXPLAIN AST`, which only parses; EXPLAIN in a subquery takes SELECTs only and
+ *    refuses FORMAT and INTO OUTFILE). Every node type must be one a SELECT is made of (no `Set`:
+ *    no SETTINGS anywhere); no table functions; every table named is an allowed market-data table
+ *    (bare names must be CTEs: no table of that name may exist in the current database); every
+ *    function is on the allow-list of function-policy.ts (no dictGet, joinGet, file, ...).
+ *    This runs before step 4 because analysis evaluates constant expressions and scalar
+ *    subqueries: by then they can only touch allowed tables with allowed functions.
+ * 4. Analysed tree (`EXPLAIN QUERY TREE`): ClickHouse resolves every table the query reads (CTEs,
+ *    joins, `IN table`, subqueries at any depth) and every function; each is checked again.
+ * 5. What runs is `SELECT * FROM (<canonical>)` with the API's SETTINGS appended by code
+ *    (readonly = 1, or 2 as a server's reader user, and the limits), so the limits bind a whole UNION.
+ *
+ * Note: a SETTINGS clause inside a subquery DOES override an outer `SETTINGS readonly = 1` in
+ * chDB 3.4 (checked: `SELECT * FROM (SELECT * FROM file(...) SETTINGS readonly = 0) SETTINGS
+ * readonly = 1` reads the file). Step 3's refusal of every `Set` node is what closes that; on a
+ * server, the SQL user's profile makes readonly a constraint as well (see the README).
  */
 import { QueryApiError } from '../errors.js';
-import { type SqlLexError, type Token, tokenize } from './sql-lexer.js';
+import type { QueryParams, QueryRunner } from '../query/query-runner.js';
+import type { SettingValue } from '../query/settings.js';
+import { MARKET_DATA_TABLES, MARKET_DATABASE, SQL_READABLE_TABLES } from './allowed-tables.js';
+import { type AstNode, nodeName, OutlineError, parseAstOutline, readQueryTree } from './explain-outline.js';
+import { type FunctionPolicy, functionPolicy } from './function-policy.js';
 
-export type StatementKind = 'select' | 'show' | 'describe' | 'explain';
+export type GuardedKind = 'select' | 'show-tables' | 'describe';
 
-export interface CheckedSql {
-  /** The statement without trailing semicolons. */
+export interface GuardedSql {
+  kind: GuardedKind;
+  /** The statement to run (without SETTINGS or FORMAT, which the runner appends). */
   sql: string;
-  kind: StatementKind;
+  /** Its parameters: the caller's for a SELECT, the API's own for SHOW/DESCRIBE. */
+  params: QueryParams;
 }
 
-const LEADING: Record<string, StatementKind> = {
-  SELECT: 'select',
-  WITH: 'select',
-  SHOW: 'show',
-  DESCRIBE: 'describe',
-  DESC: 'describe',
-  EXPLAIN: 'explain',
-};
-
-function refuse(message: string): never {
-  throw new QueryApiError('SQL_REFUSED', message, { field: 'sql' });
+export interface SqlGuardLimits {
+  maxSqlLength: number;
+  maxExecutionSec: number;
 }
 
-function firstWord(tokens: readonly Token[]): Token | undefined {
-  return tokens.find((t) => !(t.kind === 'punct' && t.text === '('));
+/** Outlines are bounded by the query's length; this bounds what the guard buffers anyway. */
+const MAX_OUTLINE_BYTES = 32 * 1024 * 1024;
+
+/** What a SELECT is made of (EXPLAIN AST node types). Unknown types are refused, not guessed. */
+const SELECT_NODES = new Set([
+  'SelectWithUnionQuery',
+  'SelectIntersectExceptQuery',
+  'SelectQuery',
+  'ExpressionList',
+  'WithElement',
+  'Subquery',
+  'TablesInSelectQuery',
+  'TablesInSelectQueryElement',
+  'TableExpression',
+  'TableIdentifier',
+  'TableJoin',
+  'ArrayJoin',
+  'SampleRatio',
+  'Identifier',
+  'Function',
+  'Literal',
+  'Asterisk',
+  'QualifiedAsterisk',
+  'ColumnsRegexpMatcher',
+  'ColumnsListMatcher',
+  'QualifiedColumnsRegexpMatcher',
+  'QualifiedColumnsListMatcher',
+  'ColumnsTransformerList',
+  'ColumnsApplyTransformer',
+  'ColumnsExceptTransformer',
+  'ColumnsReplaceTransformer',
+  'ColumnsReplaceTransformer::Replacement',
+  'OrderByElement',
+  'InterpolateElement',
+  'WindowDefinition',
+  'WindowListElement',
+]);
+
+/** What may stand in a FROM or JOIN: a table or a subquery (so no table function). */
+const TABLE_EXPRESSION_CHILDREN = new Set(['TableIdentifier', 'Subquery', 'SampleRatio']);
+
+/** Functions whose right-hand argument may be a bare table name (`x IN market.ticks`). */
+const IN_FUNCTIONS = /^(global)?(not)?(null)?in(ignoreset)?$/i;
+
+const SHOW_TABLES = new Set(['SHOW TABLES', `SHOW TABLES FROM ${MARKET_DATABASE}`]);
+const DESCRIBE = /^DESCRIBE TABLE ([A-Za-z_][A-Za-z0-9_]*)\.([A-Za-z_][A-Za-z0-9_]*)$/;
+
+function refuse(message: string, cause?: unknown): never {
+  throw new QueryApiError('SQL_REFUSED', message, { field: 'sql', cause });
 }
 
-export function checkSql(text: string, maxLength: number): CheckedSql {
-  if (text.length > maxLength) refuse(`sql is longer than ${maxLength} characters`);
-  let tokens: Token[];
-  try {
-    tokens = tokenize(text);
-  } catch (error) {
-    refuse(`sql could not be read: ${(error as SqlLexError).message}`);
+function allowedList(): string {
+  return MARKET_DATA_TABLES.join(', ');
+}
+
+/** ClickHouse's message without our own wrapping and the echo of the guard's query. */
+function engineMessage(message: string): string {
+  return message
+    .replace(/^ClickHouse refused the query: /, '')
+    .replace(/\s*:?\s*In scope SELECT formatQuerySingleLine[\s\S]*$/, '')
+    .trim()
+    .slice(0, 1_000);
+}
+
+export class SqlGuard {
+  readonly #runner: QueryRunner;
+  readonly #limits: SqlGuardLimits;
+  readonly #settings: Readonly<Record<string, SettingValue>>;
+  readonly #explainSettings: Readonly<Record<string, SettingValue>>;
+
+  constructor(runner: QueryRunner, limits: SqlGuardLimits) {
+    this.#runner = runner;
+    this.#limits = limits;
+    // The guard's own queries run under the same time wall as the caller's, and read-only (at the
+    // level the runner's login allows asking for: see QueryRunner's `readonly` option).
+    this.#settings = { readonly: runner.readonlyLevel, max_execution_time: limits.maxExecutionSec };
+    // ClickHouse refuses EXPLAIN under readonly = 1; readonly = 2 still refuses every write and DDL.
+    this.#explainSettings = { readonly: 2, max_execution_time: limits.maxExecutionSec };
   }
-  if (tokens.length === 0) refuse('sql is empty');
-  let end = tokens.length;
-  while (end > 0 && tokens[end - 1]?.kind === 'punct' && tokens[end - 1]?.text === ';') end -= 1;
-  const body = tokens.slice(0, end);
-  if (body.some((t) => t.kind === 'punct' && t.text === ';')) {
-    refuse('only one statement per request: remove the ";" between statements');
+
+  /** Rows of one of the guard's inspection queries; the caller's mistakes are their 400. */
+  async #lines<T>(
+    sql: string,
+    params: QueryParams,
+    settings: Readonly<Record<string, SettingValue>> = this.#settings,
+  ): Promise<T[]> {
+    const stream = await this.#runner.stream({ sql, params, format: 'ndjson', settings }, 'caller');
+    const chunks: Buffer[] = [];
+    let size = 0;
+    for await (const chunk of stream) {
+      const buffer = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk as Uint8Array);
+      size += buffer.length;
+      if (size > MAX_OUTLINE_BYTES) {
+        stream.destroy();
+        refuse('sql is too complex to verify');
+      }
+      chunks.push(buffer);
+    }
+    return Buffer.concat(chunks)
+      .toString('utf8')
+      .split('\n')
+      .filter((line) => line !== '')
+      .map((line) => JSON.parse(line) as T);
   }
-  const first = firstWord(body);
-  const kind = first?.kind === 'word' ? LEADING[first.upper] : undefined;
-  if (kind === undefined) {
-    const shown = first?.kind === 'word' ? first.upper : (first?.text ?? '');
-    refuse(
-      `only SELECT, WITH, SHOW, DESCRIBE and EXPLAIN statements are allowed (read-only); got ${shown || 'nothing'}`,
+
+  async #canonical(text: string): Promise<string> {
+    // The OrNull form tells "not one statement" from a store failure without reading messages.
+    const rows = await this.#lines<{ canonical: string | null; again: string | null }>(
+      'SELECT formatQuerySingleLineOrNull({text:String}) AS canonical, formatQuerySingleLineOrNull(canonical) AS again',
+      { text },
     );
+    const row = rows[0];
+    if (row === undefined || rows.length !== 1) refuse('sql could not be parsed');
+    if (row.canonical === null)
+      refuse(`sql is not exactly one statement ClickHouse can parse: ${await this.#parseError(text)}`);
+    if (row.canonical !== row.again) refuse('sql does not have a stable canonical form');
+    if (row.canonical.includes('\n')) refuse('sql does not have a single-line canonical form');
+    return row.canonical;
   }
-  if (body[0]?.kind === 'punct' && kind !== 'select') refuse('only a SELECT may start with "("');
-  for (let i = 0; i < body.length; i++) {
-    const token = body[i] as Token;
-    if (token.kind !== 'word') continue;
-    const next = body[i + 1];
-    if (token.upper === 'SETTINGS') {
-      refuse('SETTINGS clauses are not allowed: the API sets the read-only limits itself');
+
+  /** The parser's reason, for the 400 (the caller's own text, so nothing to hide). */
+  async #parseError(text: string): Promise<string> {
+    try {
+      await this.#lines('SELECT formatQuerySingleLine({text:String})', { text });
+    } catch (error) {
+      if (error instanceof QueryApiError) {
+        const cause = error.cause instanceof Error ? error.cause.message : error.message;
+        return engineMessage(cause);
+      }
     }
-    if (token.upper === 'FORMAT' && !(next?.kind === 'punct' && next.text === '(')) {
-      refuse('FORMAT clauses are not allowed: choose the output with the "format" field');
-    }
-    if (token.upper === 'OUTFILE') refuse('INTO OUTFILE is not allowed');
+    return 'no statement';
   }
-  // Cut just past the last real token, so a trailing ";" or "-- comment" cannot swallow or
-  // separate what the API appends (the SETTINGS clause with the limits).
-  return { sql: text.slice(0, body[body.length - 1]?.end ?? 0), kind };
+
+  async #explain(kind: 'AST' | 'QUERY TREE', sql: string, params: QueryParams): Promise<string[]> {
+    const rows = await this.#lines<{ explain: string }>(
+      `SELECT explain FROM (EXPLAIN ${kind} ${sql})`,
+      params,
+      this.#explainSettings,
+    );
+    return rows.map((r) => r.explain);
+  }
+
+  /** Step 3: the parse tree. Returns bare names that must be CTEs, not tables. */
+  #checkAst(root: AstNode, policy: FunctionPolicy): Set<string> {
+    if (root.type !== 'SelectWithUnionQuery' && root.type !== 'SelectIntersectExceptQuery') {
+      refuse('only one SELECT statement is accepted');
+    }
+    const bare = new Set<string>();
+    const table = (name: string | undefined, raw: string): void => {
+      if (name === undefined) refuse(`table name ${raw} is not allowed: use market.<table>`);
+      if (!name.includes('.')) {
+        bare.add(name);
+      } else if (!SQL_READABLE_TABLES.has(name)) {
+        refuse(`table ${name} is not readable with SQL; allowed: ${allowedList()}`);
+      }
+    };
+    const pending: AstNode[] = [root];
+    while (pending.length > 0) {
+      const node = pending.pop() as AstNode;
+      if (node.type === 'Set') refuse('SETTINGS clauses are not allowed: the API sets the limits itself');
+      if (!SELECT_NODES.has(node.type)) refuse(`the SQL construct ${node.type} is not allowed`);
+      if (node.type === 'TableExpression') {
+        for (const child of node.children) {
+          if (child.type === 'Function') {
+            refuse(
+              `table functions are not allowed (${nodeName(child, false) ?? 'unnamed'}): read market.<table>`,
+            );
+          }
+          if (!TABLE_EXPRESSION_CHILDREN.has(child.type)) refuse(`${child.type} is not allowed in FROM`);
+        }
+      } else if (node.type === 'TableIdentifier') {
+        table(nodeName(node, true), node.rest);
+      } else if (node.type === 'Function') {
+        const name = nodeName(node, false);
+        if (name === undefined || !policy.allows(name)) {
+          refuse(`function ${name ?? node.rest} is not allowed`);
+        }
+        // `x IN name`: the name is a table or a CTE.
+        const right = IN_FUNCTIONS.test(name) ? node.children[0]?.children[1] : undefined;
+        if (right?.type === 'Identifier') table(nodeName(right, true), right.rest);
+      }
+      pending.push(...node.children);
+    }
+    return bare;
+  }
+
+  /** Bare names resolve to a CTE or else to a table of the current database: allow only the first. */
+  async #checkBareNames(names: Set<string>): Promise<void> {
+    if (names.size === 0) return;
+    const tables = await this.#runner.rows<{ name: string }>(
+      'SELECT name FROM system.tables WHERE database = currentDatabase() AND name IN {names:Array(String)}',
+      { names: [...names] },
+    );
+    const first = tables[0];
+    if (first !== undefined) refuse(`table ${first.name} is not readable with SQL: use market.<table>`);
+  }
+
+  /** Step 4: what the analyser resolved. */
+  #checkQueryTree(lines: readonly string[], policy: FunctionPolicy): void {
+    const facts = readQueryTree(lines);
+    const fn = facts.tableFunctions[0];
+    if (fn !== undefined) refuse(`table functions are not allowed (${fn})`);
+    const odd = facts.unreadable[0];
+    if (odd !== undefined) refuse(`the query could not be verified near: ${odd}`);
+    for (const name of facts.tables) {
+      if (!SQL_READABLE_TABLES.has(name)) {
+        refuse(`table ${name} is not readable with SQL; allowed: ${allowedList()}`);
+      }
+    }
+    for (const name of facts.functions) {
+      if (!policy.allows(name)) refuse(`function ${name} is not allowed`);
+    }
+  }
+
+  #metadata(canonical: string): GuardedSql | undefined {
+    if (SHOW_TABLES.has(canonical)) {
+      return {
+        kind: 'show-tables',
+        sql: 'SELECT name FROM system.tables WHERE database = {db:String} AND name IN {names:Array(String)} ORDER BY name',
+        params: {
+          db: MARKET_DATABASE,
+          names: MARKET_DATA_TABLES.map((t) => t.slice(MARKET_DATABASE.length + 1)),
+        },
+      };
+    }
+    const describe = DESCRIBE.exec(canonical);
+    if (describe) {
+      const [, db, name] = describe as unknown as [string, string, string];
+      if (!MARKET_DATA_TABLES.includes(`${db}.${name}`)) {
+        refuse(`table ${db}.${name} is not readable with SQL; allowed: ${allowedList()}`);
+      }
+      return {
+        kind: 'describe',
+        sql: `SELECT name, type, default_kind AS default_type, default_expression, comment, compression_codec AS codec_expression
+          FROM system.columns WHERE database = {db:String} AND table = {table:String} ORDER BY position`,
+        params: { db, table: name },
+      };
+    }
+    if (/^(SHOW|DESCRIBE|EXPLAIN)\b/.test(canonical)) {
+      refuse(
+        'of SHOW, DESCRIBE and EXPLAIN only "SHOW TABLES [FROM market]" and "DESCRIBE [TABLE] market.<table>" are answered',
+      );
+    }
+    return undefined;
+  }
+
+  /** Verifies caller SQL; returns the statement to run, or throws SQL_REFUSED (400) saying why. */
+  async check(text: string, params: QueryParams = {}): Promise<GuardedSql> {
+    if (text.length > this.#limits.maxSqlLength) {
+      refuse(`sql is longer than ${this.#limits.maxSqlLength} characters`);
+    }
+    if (text.trim() === '') refuse('sql is empty');
+    const canonical = await this.#canonical(text);
+    const metadata = this.#metadata(canonical);
+    if (metadata) return metadata;
+    // The canonical text starts with its statement's keyword; the parse tree below decides.
+    if (!/^(SELECT|WITH|\()/.test(canonical)) {
+      refuse(`only one SELECT statement is accepted (read-only); got ${canonical.split(' ', 1)[0]}`);
+    }
+    const policy = await functionPolicy(this.#runner);
+    // Judge exactly the text that will run. Wrapped, the caller's SETTINGS (refused below anyway)
+    // belong to a subquery, so they do not even apply to the EXPLAIN itself.
+    const sql = `SELECT * FROM (\n${canonical}\n)`;
+    let root: AstNode;
+    try {
+      root = parseAstOutline(await this.#explain('AST', sql, params));
+    } catch (error) {
+      if (error instanceof OutlineError) refuse(`the query could not be verified: ${error.message}`, error);
+      if (error instanceof QueryApiError && error.code === 'QUERY_FAILED') {
+        // The canonical text parsed alone but not as a subquery: it carries output options. The
+        // refusal does not depend on this reading of the message, only its wording does.
+        if (/Syntax error/.test(error.message)) {
+          refuse('FORMAT and INTO OUTFILE are not allowed: choose the output with the "format" field', error);
+        }
+        refuse(`not a single plain SELECT: ${engineMessage(error.message)}`, error);
+      }
+      throw error;
+    }
+    await this.#checkBareNames(this.#checkAst(root, policy));
+    this.#checkQueryTree(await this.#explain('QUERY TREE', sql, params), policy);
+    return { kind: 'select', sql, params };
+  }
+}
+
+/** One guard per runner: the function catalogue is read once per engine. */
+export function guardUserSql(
+  runner: QueryRunner,
+  limits: SqlGuardLimits,
+  text: string,
+  params: QueryParams = {},
+): Promise<GuardedSql> {
+  return new SqlGuard(runner, limits).check(text, params);
 }

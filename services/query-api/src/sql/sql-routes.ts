@@ -1,8 +1,11 @@
 /**
- * Read-only SQL for research. Three layers: the statement gate (sql-guard.ts), ClickHouse's own
- * readonly = 1 with time, memory and result limits in the query's SETTINGS clause, and a wrapping
- * `SELECT * FROM (...)` for SELECTs so the limits bind the whole result even through UNION ALL
- * (a trailing SETTINGS clause would otherwise bind to the last SELECT of a union only).
+ * Read-only SQL for research over the market-data tables. The guard (sql-guard.ts) has ClickHouse
+ * parse and analyse the caller's text and hands back the statement to run: the canonical SELECT
+ * wrapped in `SELECT * FROM (...)`, or the API's own SELECT for SHOW TABLES / DESCRIBE. It runs with
+ * readonly = 1 (2 as a server's reader user, whose profile pins it) and the time, memory and result
+ * limits in its SETTINGS clause, appended by code; the wrapper makes them bind the whole result
+ * even through UNION ALL (a trailing SETTINGS clause would otherwise bind to the last SELECT of a
+ * union only).
  */
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { ApiContext } from '../context.js';
@@ -10,7 +13,8 @@ import { badRequest } from '../errors.js';
 import { FORMAT_PROPERTY, READ_SECURITY, TABULAR_RESPONSE } from '../http/schemas.js';
 import type { OutputFormat } from '../query/formats.js';
 import { sendTabular } from '../query/query-runner.js';
-import { checkSql } from './sql-guard.js';
+import { MARKET_DATA_TABLES } from './allowed-tables.js';
+import { SqlGuard } from './sql-guard.js';
 
 const PARAM_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,63}$/;
 
@@ -23,23 +27,24 @@ interface SqlInput {
 export function registerSqlRoutes(app: FastifyInstance, ctx: ApiContext): void {
   const limits = ctx.config.sql;
   const settings = {
-    readonly: 1,
+    // 1, or 2 where the store's reader login pins readonly = 2 (packages/store: userReadonly).
+    readonly: ctx.runner.readonlyLevel,
     max_execution_time: limits.maxExecutionSec,
     max_memory_usage: limits.maxMemoryBytes,
     max_result_rows: limits.maxResultRows,
     max_result_bytes: limits.maxResultBytes,
     result_overflow_mode: 'throw',
   } as const;
-  const description = `One read-only statement (SELECT, WITH, SHOW, DESCRIBE, EXPLAIN) run with readonly = 1, at most ${limits.maxExecutionSec} s, ${limits.maxMemoryBytes} bytes of memory and ${limits.maxResultRows} result rows. Values go in as ClickHouse parameters: write {name:Type} in the SQL and pass params.name. SETTINGS, FORMAT, INTO OUTFILE and multiple statements are refused with 400.`;
+  const guard = new SqlGuard(ctx.runner, limits);
+  const description = `One SELECT over the market-data tables (${MARKET_DATA_TABLES.join(', ')}), run read-only (readonly = ${ctx.runner.readonlyLevel}), at most ${limits.maxExecutionSec} s, ${limits.maxMemoryBytes} bytes of memory and ${limits.maxResultRows} result rows; also SHOW TABLES and DESCRIBE market.<table>. Values go in as ClickHouse parameters: write {name:Type} in the SQL and pass params.name. Other statements, other tables, table functions, functions that reach outside the query (dictGet, joinGet, file, ...), SETTINGS, FORMAT and INTO OUTFILE are refused with 400 (code SQL_REFUSED).`;
 
   async function run(input: SqlInput, reply: FastifyReply): Promise<FastifyReply> {
-    const checked = checkSql(input.sql, limits.maxSqlLength);
-    const params = input.params ?? {};
-    for (const name of Object.keys(params)) {
+    const callerParams = input.params ?? {};
+    for (const name of Object.keys(callerParams)) {
       if (!PARAM_NAME.test(name))
         throw badRequest(`params.${name}`, 'parameter names are letters, digits and _');
     }
-    const sql = checked.kind === 'select' ? `SELECT * FROM (\n${checked.sql}\n)` : checked.sql;
+    const { sql, params } = await guard.check(input.sql, callerParams);
     const stream = await ctx.runner.stream({ sql, params, format: input.format, settings }, 'caller');
     return sendTabular(reply, input.format, stream, 'result');
   }
@@ -49,7 +54,7 @@ export function registerSqlRoutes(app: FastifyInstance, ctx: ApiContext): void {
     {
       schema: {
         tags: ['sql'],
-        summary: 'Run read-only SQL',
+        summary: 'Run read-only SQL over market data',
         description,
         security: READ_SECURITY,
         body: {
