@@ -3,7 +3,11 @@ export type StoreErrorCode =
   | 'CHDB_PATH_CONFLICT'
   | 'MIGRATION_FAILED'
   | 'MIGRATION_FILE_INVALID'
-  | 'INSERT_FAILED';
+  | 'INSERT_FAILED'
+  /** An embedded lane's queue is full, or a task waited longer than the lane allows (retryable). */
+  | 'STORE_BUSY'
+  /** The store was closed; nothing more runs on it. */
+  | 'STORE_CLOSED';
 
 /** The one error type of this package; `retryable` says whether trying again can help. */
 export class StoreError extends Error {

@@ -1,10 +1,18 @@
-/** What the API knows about its own state, as JSON: health (open) and table statistics (read). */
+/**
+ * What the API knows about its own state, as JSON: liveness and readiness (open) and table
+ * statistics (read). /healthz and /readyz never wait on the store: liveness is the process
+ * answering at all, and readiness reads the outcome of a background probe (query/store-probe.ts),
+ * so a slow query, a long queue or a stuck engine cannot make a health check hang.
+ */
 import type { FastifyInstance } from 'fastify';
 import type { ApiContext } from '../context.js';
 import { READ_SECURITY } from '../http/schemas.js';
+import type { StoreProbe } from '../query/store-probe.js';
 
 export interface StatusExtras {
   streamStats(): Record<string, number | boolean>;
+  /** Store health for /readyz; started when the server is ready, stopped when it closes. */
+  storeProbe: StoreProbe;
 }
 
 export function registerStatusRoutes(app: FastifyInstance, ctx: ApiContext, extras: StatusExtras): void {
@@ -12,15 +20,33 @@ export function registerStatusRoutes(app: FastifyInstance, ctx: ApiContext, extr
     '/healthz',
     {
       config: { scope: 'open' },
-      schema: { tags: ['status'], summary: 'Liveness: the API answers and ClickHouse answers' },
+      schema: { tags: ['status'], summary: 'Liveness: the process answers (never waits on the store)' },
+    },
+    async () => ({ status: 'ok', uptimeSec: Math.round(process.uptime()) }),
+  );
+
+  app.addHook('onReady', async () => extras.storeProbe.start());
+  app.addHook('onClose', async () => extras.storeProbe.stop());
+  app.get(
+    '/readyz',
+    {
+      config: { scope: 'open' },
+      schema: {
+        tags: ['status'],
+        summary: 'Readiness: the store answered its last background probe (never waits on the store)',
+      },
     },
     async (_request, reply) => {
-      try {
-        await ctx.runner.rows('SELECT 1 AS ok');
-        return { status: 'ok' };
-      } catch {
-        return reply.status(503).send({ status: 'unavailable', reason: 'ClickHouse does not answer' });
-      }
+      const store = extras.storeProbe.health();
+      const body = {
+        status: store.ok ? 'ready' : 'unavailable',
+        store: {
+          ok: store.ok,
+          checkedAt: store.checkedAt,
+          ...(store.reason ? { reason: store.reason } : {}),
+        },
+      };
+      return store.ok ? body : reply.status(503).send(body);
     },
   );
 

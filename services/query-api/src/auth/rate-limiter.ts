@@ -56,3 +56,40 @@ export class KeyRateLimiter {
     if (this.#buckets.size >= MAX_BUCKETS) this.#buckets.clear();
   }
 }
+
+/**
+ * Per-key count of requests in flight. A slot is taken when a request starts and given back when
+ * its response is closed (so a slow reader keeps its slot: the result it holds counts). The map
+ * holds only keys with requests in flight, so it is bounded by the requests the server accepts.
+ */
+export class KeyConcurrency {
+  readonly #max: number;
+  readonly #inFlight = new Map<string, number>();
+
+  constructor(maxPerKey: number) {
+    this.#max = maxPerKey;
+  }
+
+  get maxPerKey(): number {
+    return this.#max;
+  }
+
+  inFlight(keyId: string): number {
+    return this.#inFlight.get(keyId) ?? 0;
+  }
+
+  /** A release function (idempotent), or undefined when the key is at its limit. */
+  tryAcquire(keyId: string): (() => void) | undefined {
+    const n = this.#inFlight.get(keyId) ?? 0;
+    if (n >= this.#max) return undefined;
+    this.#inFlight.set(keyId, n + 1);
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      const left = (this.#inFlight.get(keyId) ?? 1) - 1;
+      if (left <= 0) this.#inFlight.delete(keyId);
+      else this.#inFlight.set(keyId, left);
+    };
+  }
+}

@@ -1,5 +1,6 @@
 /** Time inputs of the analytics routes: instants, intervals and windows, each checked by name. */
 import { badRequest } from '../errors.js';
+import { parseIsoInstant } from './iso-instant.js';
 
 const DURATION = /^([1-9][0-9]{0,6})(s|m|h|d)$/;
 const UNIT_SECONDS: Record<string, number> = { s: 1, m: 60, h: 3_600, d: 86_400 };
@@ -9,7 +10,7 @@ export const TIME_SCHEMA = {
   minLength: 1,
   maxLength: 40,
   description:
-    'ISO 8601 instant (2024-03-04T09:15:00Z), a date (2024-03-04, midnight UTC) or epoch milliseconds',
+    'ISO 8601 instant with Z or an offset (2024-03-04T09:15:00Z), a date (2024-03-04, midnight UTC) or epoch milliseconds',
 } as const;
 
 export const DURATION_SCHEMA = {
@@ -20,16 +21,18 @@ export const DURATION_SCHEMA = {
 
 /** Epoch milliseconds of an instant given as ISO 8601, a date, or epoch milliseconds. */
 export function parseInstant(field: string, value: string): number {
-  const ms = /^[0-9]{1,15}$/.test(value)
-    ? Number(value)
-    : Date.parse(value.length === 10 ? `${value}T00:00:00Z` : value);
+  // Not Date.parse: it rolls 2026-02-30 over to March and reads `2026-11-22 09:00` in local time.
+  const ms = /^[0-9]{1,15}$/.test(value) ? Number(value) : (parseIsoInstant(value) ?? Number.NaN);
   if (!Number.isFinite(ms)) badInstant(field, value);
   if (ms < 0 || ms > 253_402_300_799_000) throw badRequest(field, 'must be between 1970 and 9999');
   return ms;
 }
 
 function badInstant(field: string, _value: string): never {
-  throw badRequest(field, 'must be an ISO 8601 instant, a YYYY-MM-DD date or epoch milliseconds');
+  throw badRequest(
+    field,
+    'must be an ISO 8601 instant with Z or an offset, a real YYYY-MM-DD date or epoch milliseconds',
+  );
 }
 
 export function parseDurationSec(field: string, value: string, minSec: number, maxSec: number): number {

@@ -1,0 +1,140 @@
+/**
+ * One task at a time, in arrival order, with a bounded queue: the unit of isolation of the embedded
+ * engine. A task's whole life (the statement, and after a failure the clean-up of the session)
+ * runs inside its turn, so nothing else can observe the session in between.
+ *
+ * Limits and their behaviour: at most `maxQueued` tasks wait (the next one is refused with
+ * STORE_BUSY at once, never queued), and a task still waiting after `maxWaitMs` is refused with
+ * STORE_BUSY then and there, and never starts (its caller has been told no; running it later would
+ * spend the engine on an answer nobody reads).
+ */
+import { StoreError } from '../errors.js';
+
+export interface LaneLimits {
+  /** Tasks allowed to wait for their turn. */
+  maxQueued: number;
+  /** Longest wait for a turn, ms. */
+  maxWaitMs: number;
+}
+
+export interface LaneStats {
+  /** 1 while a task holds the lane. */
+  running: number;
+  queued: number;
+  /** Tasks refused because the queue was full or the wait too long. */
+  refused: number;
+  /** Tasks run to the end (successfully or not). */
+  completed: number;
+}
+
+interface Waiter {
+  start: () => void;
+  timer: ReturnType<typeof setTimeout>;
+  /** Set when the wait timed out: the waiter stays in the queue but is skipped. */
+  gone: boolean;
+}
+
+export class ExclusiveLane {
+  readonly #name: string;
+  readonly #limits: LaneLimits;
+  readonly #now: () => number;
+  // A plain array with a moving head: the queue is bounded by maxQueued, and the head is
+  // compacted away once it passes half the array, so the memory stays bounded too.
+  #queue: Waiter[] = [];
+  #head = 0;
+  #busy = false;
+  #closed = false;
+  #refused = 0;
+  #completed = 0;
+
+  constructor(name: string, limits: LaneLimits, now: () => number = Date.now) {
+    this.#name = name;
+    this.#limits = limits;
+    this.#now = now;
+  }
+
+  get stats(): LaneStats {
+    return {
+      running: this.#busy ? 1 : 0,
+      queued: this.#waiting(),
+      refused: this.#refused,
+      completed: this.#completed,
+    };
+  }
+
+  /** Runs `task` when the lane is free; the lane stays held until the task's promise settles. */
+  async run<T>(task: () => Promise<T>): Promise<T> {
+    if (this.#closed) throw new StoreError('STORE_CLOSED', `the store's ${this.#name} lane is closed`);
+    if (this.#busy) await this.#wait();
+    this.#busy = true;
+    try {
+      return await task();
+    } finally {
+      this.#completed += 1;
+      this.#busy = false;
+      this.#next();
+    }
+  }
+
+  /** Refuses new tasks; resolves once the running task and those already queued are done. */
+  async close(): Promise<void> {
+    this.#closed = true;
+    for (let i = 0; i < 100_000 && (this.#busy || this.#waiting() > 0); i++) {
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+  }
+
+  #wait(): Promise<void> {
+    if (this.#waiting() >= this.#limits.maxQueued) {
+      this.#refused += 1;
+      throw new StoreError(
+        'STORE_BUSY',
+        `the store's ${this.#name} lane has ${this.#limits.maxQueued} queries waiting; try again later`,
+        { retryable: true },
+      );
+    }
+    const enqueuedAt = this.#now();
+    return new Promise<void>((start, refuse) => {
+      const waiter: Waiter = {
+        start,
+        gone: false,
+        timer: setTimeout(() => {
+          waiter.gone = true;
+          this.#refused += 1;
+          refuse(
+            new StoreError(
+              'STORE_BUSY',
+              `waited ${this.#now() - enqueuedAt} ms for the store's ${this.#name} lane (limit ${this.#limits.maxWaitMs} ms); try again later`,
+              { retryable: true },
+            ),
+          );
+        }, this.#limits.maxWaitMs),
+      };
+      this.#queue.push(waiter);
+    });
+  }
+
+  #waiting(): number {
+    let n = 0;
+    for (let i = this.#head; i < this.#queue.length; i++) if (!(this.#queue[i] as Waiter).gone) n += 1;
+    return n;
+  }
+
+  #next(): void {
+    while (this.#head < this.#queue.length) {
+      const waiter = this.#queue[this.#head] as Waiter;
+      this.#head += 1;
+      if (this.#head * 2 > this.#queue.length) {
+        this.#queue = this.#queue.slice(this.#head);
+        this.#head = 0;
+      }
+      if (waiter.gone) continue;
+      clearTimeout(waiter.timer);
+      // Handed over directly: the lane never looks free between two tasks, so a newcomer cannot
+      // overtake the queue.
+      this.#busy = true;
+      waiter.start();
+      return;
+    }
+  }
+}

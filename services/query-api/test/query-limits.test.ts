@@ -1,0 +1,209 @@
+/**
+ * Item 4 of issue 20 on the API side: health checks never wait on the store, a key's queries in
+ * flight are capped, and results in flight stay within a memory budget. A "slow user query" here
+ * is one reading url() from a loopback server of the test, which holds the answer until the test
+ * lets it go, so the query is provably running for as long as a check needs, on any machine.
+ */
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Readable } from 'node:stream';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { QueryRunner } from '../src/query/query-runner.js';
+import { ResultBudget } from '../src/query/result-budget.js';
+import { type Harness, startHarness } from './helpers.js';
+
+interface Hold {
+  url: string;
+  /** Resolves when the engine's request has arrived (the query is running). */
+  arrived: Promise<void>;
+  release(): void;
+  close(): Promise<void>;
+}
+
+async function holdingServer(): Promise<Hold> {
+  let arrive: () => void = () => undefined;
+  const arrived = new Promise<void>((resolve) => {
+    arrive = resolve;
+  });
+  const waiting: Array<() => void> = [];
+  let released = false;
+  const server: Server = createServer((_req, res) => {
+    arrive();
+    const answer = () => res.end('held\n');
+    if (released) answer();
+    else waiting.push(answer);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}/hold`,
+    arrived,
+    release() {
+      released = true;
+      for (const answer of waiting.splice(0)) answer();
+    },
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
+/** A user query that runs until `hold.release()`. */
+function slowUserQuery(h: Harness, hold: Hold): Promise<string> {
+  return h.store.userClient
+    .query({
+      query: `SELECT x FROM url('${hold.url}', 'TabSeparatedRaw', 'x String')`,
+      format: 'TabSeparatedRaw',
+    })
+    .then((r) => r.text());
+}
+
+/** Bounded wait for a condition the test caused (no timing assumption: 30 s is a deadline only). */
+async function until(what: string, check: () => boolean): Promise<void> {
+  for (let i = 0; i < 3_000; i++) {
+    if (check()) return;
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  throw new Error(`gave up waiting for ${what}`);
+}
+
+describe('health checks and per-key limits with a slow query running', () => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await startHarness({ query: { maxConcurrentPerKey: 1 } });
+    await h.api.app.ready();
+  });
+  afterAll(async () => {
+    await h?.close();
+  });
+
+  it('answers /healthz and /readyz while a user query holds the store', async () => {
+    const hold = await holdingServer();
+    let slowDone = false;
+    const slow = slowUserQuery(h, hold).finally(() => {
+      slowDone = true;
+    });
+    try {
+      await hold.arrived;
+      const health = await h.api.app.inject({ method: 'GET', url: '/healthz' });
+      expect(health.statusCode).toBe(200);
+      expect(health.json()).toMatchObject({ status: 'ok' });
+      // Readiness comes from the background probe, which runs on the pipeline's lane.
+      let ready = await h.api.app.inject({ method: 'GET', url: '/readyz' });
+      for (let i = 0; i < 300 && ready.statusCode !== 200; i++) {
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        ready = await h.api.app.inject({ method: 'GET', url: '/readyz' });
+      }
+      expect(ready.statusCode).toBe(200);
+      expect(ready.json()).toMatchObject({ status: 'ready', store: { ok: true } });
+      // The pipeline's own work is not held either: an insert and a read on its lane.
+      await h.store.client.command({
+        query: 'CREATE TABLE IF NOT EXISTS default.limits_probe (x UInt8) ENGINE = Memory',
+      });
+      await h.store.client.insert({
+        table: 'default.limits_probe',
+        values: [[1]],
+        format: 'JSONCompactEachRow',
+      });
+      // All of the above finished while the slow query was still running.
+      expect(slowDone).toBe(false);
+      expect(h.store.load().user.running).toBe(1);
+    } finally {
+      hold.release();
+      expect((await slow).trim()).toBe('held');
+      await hold.close();
+    }
+  });
+
+  it('refuses a key’s query beyond its limit in flight with 429 and Retry-After, not other keys', async () => {
+    const hold = await holdingServer();
+    const slow = slowUserQuery(h, hold);
+    try {
+      await hold.arrived;
+      // The key's first request waits for the store (the slow query holds the user lane).
+      const first = h.api.app.inject({ method: 'GET', url: '/v1/status', headers: h.read });
+      await until('the first request to queue for the store', () => h.store.load().user.queued >= 1);
+      const second = await h.api.app.inject({ method: 'GET', url: '/v1/status', headers: h.read });
+      expect(second.statusCode).toBe(429);
+      expect(second.headers['retry-after']).toBe('1');
+      expect(second.json().error).toMatchObject({ code: 'RATE_LIMITED' });
+      expect(second.json().error.message).toMatch(/already has 1 queries in flight/);
+      // Another key is not affected by this key's limit (it queues for the store like any query).
+      const other = h.api.app.inject({ method: 'GET', url: '/v1/status', headers: h.both });
+      hold.release();
+      expect((await first).statusCode).toBe(200);
+      expect((await other).statusCode).toBe(200);
+      // The slot came back with the response.
+      expect((await h.api.app.inject({ method: 'GET', url: '/v1/status', headers: h.read })).statusCode).toBe(
+        200,
+      );
+    } finally {
+      hold.release();
+      await slow;
+      await hold.close();
+    }
+  });
+});
+
+describe('result memory budget', () => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await startHarness({}, {}, false);
+  });
+  afterAll(async () => {
+    await h?.close();
+  });
+
+  /** About `bytes` of CSV: rows of 100,000 bytes (repeat() is capped at 1,000,000 per value). */
+  const query = (bytes: number) => ({
+    sql: `SELECT repeat('x', 99999) AS s FROM numbers(${Math.ceil(bytes / 100_000)})`,
+    format: 'csv' as const,
+  });
+
+  it('holds results until their responses close and refuses with 503 OVERLOADED beyond the budget', async () => {
+    const budget = new ResultBudget({ totalBytes: 2_500_000, reserveBytes: 800_000, streamBytes: 1 });
+    const runner = new QueryRunner(h.store.userClient, 30, { budget, materialised: true });
+    // Two results of ~1 MB each are held (not yet read by their clients).
+    const a = await runner.stream(query(900_000), 'caller');
+    const b = await runner.stream(query(900_000), 'caller');
+    expect(budget.usedBytes).toBeGreaterThan(1_800_000);
+    // A third needs its reservation of 800 kB first: refused before it runs.
+    const refused = await runner.stream(query(900_000), 'caller').catch((e: unknown) => e);
+    expect(refused).toMatchObject({ code: 'OVERLOADED', status: 503, retryAfterSec: 2 });
+    // Once one response is done, the next query fits again.
+    await drain(a);
+    await until('the lease of a read result to be given back', () => budget.usedBytes < 1_000_000);
+    // A result bigger than what is left is refused too, although its reservation let it start.
+    const big = await runner.stream(query(1_700_000), 'caller').catch((e: unknown) => e);
+    expect(big).toMatchObject({ code: 'OVERLOADED', status: 503 });
+    expect(budget.usedBytes).toBeLessThan(1_000_000);
+    const c = await runner.stream(query(900_000), 'caller');
+    await drain(b);
+    await drain(c);
+    await until('every lease to be given back', () => budget.usedBytes === 0);
+  });
+
+  it('answers OVERLOADED with 503 and Retry-After over HTTP', async () => {
+    const api = h.api;
+    // A cut response (a client that went away) gives its bytes back as well.
+    const budget = new ResultBudget({ totalBytes: 2_000_000, reserveBytes: 1_500_000, streamBytes: 1 });
+    const runner = new QueryRunner(h.store.userClient, 30, { budget, materialised: true });
+    const held = await runner.stream(query(100), 'caller');
+    expect(budget.usedBytes).toBeGreaterThan(0);
+    held.destroy();
+    await until('a destroyed result to give its lease back', () => budget.usedBytes === 0);
+    // Over HTTP: the error handler turns OVERLOADED into 503 with Retry-After.
+    api.app.get('/test-overloaded', { config: { scope: 'open' } }, async () => {
+      await runner.stream(query(1_500_000), 'caller'); // held: never read
+      return runner.stream(query(100), 'caller');
+    });
+    const r = await api.app.inject({ method: 'GET', url: '/test-overloaded' });
+    expect(r.statusCode).toBe(503);
+    expect(r.headers['retry-after']).toBe('2');
+    expect(r.json().error.code).toBe('OVERLOADED');
+  });
+});
+
+async function drain(stream: Readable): Promise<void> {
+  for await (const _ of stream) {
+    // read to the end
+  }
+}
