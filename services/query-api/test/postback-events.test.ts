@@ -124,7 +124,12 @@ describe('receiver guards and options', () => {
 
   it('refuses unknown options, a weak secret and bad values, without echoing the secret', () => {
     const store = { client: { query: () => undefined } } as never;
-    const base = { store, kafkaBrokers: ['127.0.0.1:9092'], secret: 'a-long-enough-secret-1' };
+    const base = {
+      store,
+      kafkaBrokers: ['127.0.0.1:9092'],
+      secret: 'a-long-enough-secret-1',
+      walDir: '/tmp/unused-wal',
+    };
     expect(resolveReceiverOptions(base)).toMatchObject({
       topic: 'orders.updates',
       table: 'market.order_events',
@@ -159,6 +164,7 @@ describe('receiver options', () => {
       store,
       kafkaBrokers: ['127.0.0.1:9092'],
       secret: 'a-long-enough-secret-1',
+      walDir: '/tmp/unused-wal',
       topic: 'my.topic',
       table: 'db.events',
       kafkaClientId: 'me',

@@ -1,4 +1,5 @@
 /** Shared setup of the postback tests: a receiver app on loopback, reading a topic, reading SSE. */
+import { tempDir } from '@feedpipe/testkit';
 import Fastify, { type FastifyInstance } from 'fastify';
 import {
   type PostbackReceiver,
@@ -17,11 +18,16 @@ export interface ReceiverApp {
 }
 
 export async function startReceiverApp(
-  options: Omit<PostbackReceiverOptions, 'secret'> & { secret?: string },
+  options: Omit<PostbackReceiverOptions, 'secret' | 'walDir'> & { secret?: string; walDir?: string },
   port = 0,
 ): Promise<ReceiverApp> {
   const app = Fastify({ logger: false });
-  const receiver = await postbackRoutes(app, { secret: SECRET, flushIntervalMs: 5, ...options });
+  const receiver = await postbackRoutes(app, {
+    secret: SECRET,
+    flushIntervalMs: 5,
+    walDir: tempDir('postback-wal'),
+    ...options,
+  });
   await app.listen({ host: '127.0.0.1', port });
   const address = app.server.address();
   const bound = typeof address === 'object' && address ? address.port : port;

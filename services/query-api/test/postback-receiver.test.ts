@@ -87,9 +87,10 @@ describe('postback receiver', () => {
     expect(form.status).toBe(415);
     const big = await post(good, update('R1', 'TRANSIT', 0, { omsErrorDescription: 'x'.repeat(70_000) }));
     expect(big.status).toBe(413);
-    // Nothing was accepted, so the topic is still empty.
+    // Nothing was accepted: not a record reached the write-ahead log, so none can reach Kafka.
     expect(rx.receiver.stats()).toMatchObject({ accepted: 0, refused: { secret: 3 } });
-    expect(await readTopic(brokers, topic)).toEqual([]);
+    expect(rx.receiver.stats().wal).toMatchObject({ appended: 0, entries: 0 });
+    expect(await readOrderEvents(store.client, table)).toEqual([]);
     for (const secretInUrl of [noSecret, notJson, badStatus]) {
       expect(JSON.stringify(secretInUrl.body)).not.toContain(SECRET);
     }

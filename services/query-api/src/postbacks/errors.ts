@@ -9,14 +9,18 @@ export type PostbackErrorCode =
   | 'POSTBACK_UNAUTHENTICATED'
   /** The source address is not on the allowlist (403). */
   | 'POSTBACK_SOURCE_REFUSED'
-  /** The body is not JSON or not an order update (400). */
+  /** The body is not JSON, nests too deep, or is not an order update (400). */
   | 'POSTBACK_MALFORMED'
   /** Not sent as application/json (415). */
   | 'POSTBACK_UNSUPPORTED_MEDIA'
   /** The body is larger than the limit (413). */
   | 'POSTBACK_TOO_LARGE'
-  /** The hand-off queue is full; the sender should retry (503). */
+  /** The write-ahead log is full (entries or bytes); the sender should retry (503). */
   | 'POSTBACK_BUSY'
+  /** The write-ahead log could not be written or synced; nothing was acknowledged (503). */
+  | 'POSTBACK_WAL_FAILED'
+  /** The write-ahead log directory holds something this version cannot read (start refused). */
+  | 'POSTBACK_WAL_INVALID'
   /** Kafka or ClickHouse refused a batch (kept and retried). */
   | 'POSTBACK_PERSIST_FAILED'
   /** The stream has as many clients as it allows (503). */

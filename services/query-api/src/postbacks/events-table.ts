@@ -217,3 +217,25 @@ export async function recordedTransitions(
     eventKey: r.event_key,
   }));
 }
+
+/**
+ * Which of these transitions the table holds already (any copy, merged or not): the pipeline's
+ * check before an insert, so a replayed batch adds no row twice. Reads by the sorting key.
+ */
+export async function storedEventKeys(
+  client: ClickHouseClient,
+  table: string,
+  events: ReadonlyArray<{ orderId: string; eventKey: string }>,
+): Promise<Set<string>> {
+  if (events.length === 0) return new Set();
+  const result = await client.query({
+    query: `SELECT DISTINCT event_key FROM ${table}
+      WHERE order_id IN {ids:Array(String)} AND event_key IN {keys:Array(String)}`,
+    query_params: {
+      ids: [...new Set(events.map((e) => e.orderId))],
+      keys: events.map((e) => e.eventKey),
+    },
+    format: 'JSONEachRow',
+  });
+  return new Set((await result.json<{ event_key: string }>()).map((r) => r.event_key));
+}

@@ -1,5 +1,6 @@
 /** Postbacks: receiver (Kafka `orders.updates` + ClickHouse), live stream, reconciliation. */
 export { ALERT_STATUSES, ORDER_STATUSES, POSTBACK_BODY_SCHEMA } from './body-schema.js';
+export { readDeadLetters, type StoredDeadLetter } from './dead-letters.js';
 export { PostbackError, type PostbackErrorCode } from './errors.js';
 export { type EventQuery, readOrderEvents, type StoredOrderEvent } from './events-table.js';
 export type { PostbackReceiverOptions, ResolvedReceiverOptions } from './options.js';
@@ -12,7 +13,7 @@ export {
   toOrderEvent,
   toWire,
 } from './order-event.js';
-export type { AcceptResult, PipelineStats } from './pipeline.js';
+export type { AcceptResult, DeadLetter, PipelineStats } from './pipeline.js';
 export {
   createPostbackReceiver,
   type PostbackReceiver,
@@ -20,7 +21,9 @@ export {
   type ReceiverStats,
   registerPostbackRoutes,
 } from './receiver.js';
+export { createReceiverMetrics } from './receiver-metrics.js';
 export type { RefusalCounters } from './receiver-routes.js';
 export { type ReconcileResult, rebuildOrder, rebuildUsOrder, reconcileOrders } from './reconcile.js';
-export { SECRET_HEADER } from './source-guard.js';
+export { SECRET_HEADER, SIGNATURE_HEADER, signBody } from './source-guard.js';
 export type { UpdateFilter } from './update-hub.js';
+export { type WalStats, WriteAheadLog } from './wal.js';

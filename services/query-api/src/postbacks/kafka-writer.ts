@@ -2,12 +2,16 @@
  * Writes order events to the `orders.updates` topic, keyed by order id so one order's updates
  * share a partition and keep their order. Idempotent producer with one request in flight: the
  * broker drops duplicates of kafkajs's own retries and the partition order is the send order.
+ *
+ * Connects lazily, on the first send, and again after a failed one: the receiver starts and
+ * acknowledges postbacks (they are in its write-ahead log) while Kafka is down, and the pipeline's
+ * retries bring the records to Kafka once it is back.
  */
 import { Kafka, logLevel, type Producer } from 'kafkajs';
-import { type OrderEvent, toWire } from './order-event.js';
 
 export interface KafkaWriter {
-  send(events: readonly OrderEvent[], firstSeq: number): Promise<void>;
+  /** Sends values (already serialised) keyed by order id, in order. */
+  send(messages: ReadonlyArray<{ key: string; value: string }>): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -21,38 +25,61 @@ async function ensureTopic(kafka: Kafka, topic: string, partitions: number): Pro
       await admin.fetchTopicMetadata({ topics: [topic] });
       return;
     } catch (error) {
-      if (attempt >= 10) throw error;
-      await new Promise((r) => setTimeout(r, Math.min(2000, 100 * 2 ** attempt)));
+      if (attempt >= 3) throw error;
+      await new Promise((r) => setTimeout(r, 200 * 2 ** attempt));
     } finally {
       await admin.disconnect().catch(() => undefined);
     }
   }
 }
 
-export async function createKafkaWriter(options: {
+export function createKafkaWriter(options: {
   brokers: readonly string[];
   topic: string;
   clientId: string;
   partitions: number;
-}): Promise<KafkaWriter> {
+}): KafkaWriter {
   const kafka = new Kafka({
     clientId: options.clientId,
     brokers: [...options.brokers],
     logLevel: logLevel.NOTHING,
     retry: { initialRetryTime: 100, maxRetryTime: 2_000, retries: 5 },
   });
-  await ensureTopic(kafka, options.topic, options.partitions);
-  const producer: Producer = kafka.producer({ idempotent: true, maxInFlightRequests: 1 });
-  await producer.connect();
+  let producer: Producer | undefined;
+  let topicReady = false;
+  const connected = async (): Promise<Producer> => {
+    if (producer) return producer;
+    if (!topicReady) {
+      await ensureTopic(kafka, options.topic, options.partitions);
+      topicReady = true;
+    }
+    const p = kafka.producer({ idempotent: true, maxInFlightRequests: 1 });
+    try {
+      await p.connect();
+    } catch (error) {
+      await p.disconnect().catch(() => undefined);
+      throw error;
+    }
+    producer = p;
+    return p;
+  };
   return {
-    async send(events, firstSeq) {
-      if (events.length === 0) return;
-      await producer.send({
-        topic: options.topic,
-        acks: -1,
-        messages: events.map((e, i) => ({ key: e.orderId, value: JSON.stringify(toWire(e, firstSeq + i)) })),
-      });
+    async send(messages) {
+      if (messages.length === 0) return;
+      const p = await connected();
+      try {
+        await p.send({ topic: options.topic, acks: -1, messages: messages.map((m) => ({ ...m })) });
+      } catch (error) {
+        // A fresh producer next time: kafkajs's own connection may be wedged after a broker outage.
+        producer = undefined;
+        await p.disconnect().catch(() => undefined);
+        throw error;
+      }
     },
-    close: () => producer.disconnect(),
+    async close() {
+      const p = producer;
+      producer = undefined;
+      await p?.disconnect();
+    },
   };
 }

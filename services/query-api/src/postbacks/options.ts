@@ -1,6 +1,7 @@
 /** Options of the postback receiver, stream and reconciliation; validated once, unknown keys refused. */
 import type { BrokerClient } from '@feedpipe/broker-api';
 import type { Store } from '@feedpipe/store';
+import type { Registry } from 'prom-client';
 import { configError } from './errors.js';
 import { parseAllowlist } from './source-guard.js';
 
@@ -10,10 +11,20 @@ export interface PostbackReceiverOptions {
   /** Kafka bootstrap brokers. Required, non-empty. */
   kafkaBrokers: readonly string[];
   /**
-   * Shared secret the service's postback URL carries, in the path (`/postbacks/orders/<secret>`)
-   * or in the `x-postback-secret` header. Required: 16-256 characters of [A-Za-z0-9._~-].
+   * Directory of the write-ahead log (created if missing). A postback is answered 202 only once
+   * it is synced here; what is not yet stored is replayed from it on start. Give each receiver
+   * its own directory on a persistent disk. Required.
+   */
+  walDir: string;
+  /**
+   * Shared secret. Preferred: an HMAC-SHA256 of the body in `x-postback-signature`
+   * (`sha256=<hex>`) or the secret in the `x-postback-secret` header, sent by a relay you run;
+   * the service itself can only be given a URL, so `/postbacks/orders/<secret>` stays accepted
+   * while `allowSecretInPath` is true. Required: 16-256 characters of [A-Za-z0-9._~-].
    */
   secret: string;
+  /** Accept the secret as the last path segment (the service's only way). Default true. */
+  allowSecretInPath?: boolean;
   /** Source addresses allowed to post (IPs or CIDRs, v4 or v6). Default: any source. */
   allowlist?: readonly string[];
   /** Kafka topic of order updates. Default 'orders.updates'. */
@@ -22,8 +33,18 @@ export interface PostbackReceiverOptions {
   topicPartitions?: number;
   /** Order-events table. Default 'market.order_events'. */
   table?: string;
-  /** Events accepted but not yet persisted; beyond it postbacks get 503. Default 10,000. */
+  /** Records accepted (in the log) but not yet stored; beyond it postbacks get 503. Default 10,000. */
   maxQueue?: number;
+  /** Bytes of records accepted but not yet stored; beyond it postbacks get 503. Default 64 MiB. */
+  walMaxBytes?: number;
+  /** Size at which the log starts a new segment file. Default 8 MiB. */
+  walSegmentBytes?: number;
+  /** Deepest object/array nesting a body may have; deeper gets 400. Default 32. */
+  maxBodyDepth?: number;
+  /** Table of postbacks that cannot be stored. Default 'market.postback_dead_letters'. */
+  deadLetterTable?: string;
+  /** prom-client registry for the receiver's metrics (the API's). Default: a registry of its own. */
+  registry?: Registry;
   /** Events per Kafka send and ClickHouse insert. Default 500. */
   batchSize?: number;
   /** Longest wait before a partial batch is flushed. Default 20 ms. */
@@ -36,7 +57,7 @@ export interface PostbackReceiverOptions {
   maxStreamClients?: number;
   /** Bytes a stream client may lag behind before it is dropped. Default 1 MiB. */
   streamBufferBytes?: number;
-  /** Largest postback body. Default 64 KiB. */
+  /** Largest postback body (at most 512 KiB, under Kafka's message limit). Default 64 KiB. */
   bodyLimit?: number;
   /** Client of the service for reconciliation. Default: none (reconciliation unavailable). */
   broker?: BrokerClient;
@@ -49,12 +70,19 @@ export interface PostbackReceiverOptions {
 export interface ResolvedReceiverOptions {
   readonly store: Store;
   readonly kafkaBrokers: readonly string[];
+  readonly walDir: string;
   readonly secret: string;
+  readonly allowSecretInPath: boolean;
   readonly allowlist: ReturnType<typeof parseAllowlist> | undefined;
   readonly topic: string;
   readonly topicPartitions: number;
   readonly table: string;
   readonly maxQueue: number;
+  readonly walMaxBytes: number;
+  readonly walSegmentBytes: number;
+  readonly maxBodyDepth: number;
+  readonly deadLetterTable: string;
+  readonly registry: Registry | undefined;
   readonly batchSize: number;
   readonly flushIntervalMs: number;
   readonly retryMaxMs: number;
@@ -72,6 +100,11 @@ const DEFAULTS = {
   topicPartitions: 3,
   table: 'market.order_events',
   maxQueue: 10_000,
+  walMaxBytes: 64 * 1024 * 1024,
+  walSegmentBytes: 8 * 1024 * 1024,
+  maxBodyDepth: 32,
+  deadLetterTable: 'market.postback_dead_letters',
+  allowSecretInPath: true,
   batchSize: 500,
   flushIntervalMs: 20,
   retryMaxMs: 5_000,
@@ -83,10 +116,22 @@ const DEFAULTS = {
   kafkaClientId: 'query-api-postbacks',
 } as const;
 
-const KEYS = ['store', 'kafkaBrokers', 'secret', 'allowlist', 'broker', ...Object.keys(DEFAULTS)];
+const KEYS = [
+  'store',
+  'kafkaBrokers',
+  'walDir',
+  'secret',
+  'allowlist',
+  'broker',
+  'registry',
+  ...Object.keys(DEFAULTS),
+];
 const INT_KEYS = [
   'topicPartitions',
   'maxQueue',
+  'walMaxBytes',
+  'walSegmentBytes',
+  'maxBodyDepth',
   'batchSize',
   'flushIntervalMs',
   'retryMaxMs',
@@ -99,6 +144,8 @@ const INT_KEYS = [
 
 const TABLE = /^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)?$/;
 const SECRET = /^[A-Za-z0-9._~-]{16,256}$/;
+/** Kafka's default message limit is 1 MiB; a body plus its envelope must stay well under it. */
+const MAX_BODY_LIMIT = 512 * 1024;
 const TOPIC = /^[A-Za-z0-9._-]{1,249}$/;
 
 export function resolveReceiverOptions(options: PostbackReceiverOptions): ResolvedReceiverOptions {
@@ -130,6 +177,21 @@ export function resolveReceiverOptions(options: PostbackReceiverOptions): Resolv
     }
     ints[k] = v;
   }
+  if (ints.bodyLimit > MAX_BODY_LIMIT) throw configError(`bodyLimit must be at most ${MAX_BODY_LIMIT}`);
+  if (ints.maxBodyDepth > 1_000) throw configError('maxBodyDepth must be at most 1000');
+  if (ints.walMaxBytes < ints.bodyLimit * 2) throw configError('walMaxBytes must be at least 2 x bodyLimit');
+  if (typeof options.walDir !== 'string' || options.walDir.trim() === '') {
+    throw configError('walDir is required (a directory of its own on a persistent disk)');
+  }
+  const allowSecretInPath = options.allowSecretInPath ?? DEFAULTS.allowSecretInPath;
+  if (typeof allowSecretInPath !== 'boolean') throw configError('allowSecretInPath must be a boolean');
+  const deadLetterTable = options.deadLetterTable ?? DEFAULTS.deadLetterTable;
+  if (typeof deadLetterTable !== 'string' || !TABLE.test(deadLetterTable)) {
+    throw configError('deadLetterTable must be [database.]name');
+  }
+  if (options.registry !== undefined && typeof options.registry?.registerMetric !== 'function') {
+    throw configError('registry must be a prom-client Registry');
+  }
   const topic = options.topic ?? DEFAULTS.topic;
   if (typeof topic !== 'string' || !TOPIC.test(topic))
     throw configError('topic must be a valid Kafka topic name');
@@ -147,7 +209,11 @@ export function resolveReceiverOptions(options: PostbackReceiverOptions): Resolv
   return {
     store: options.store,
     kafkaBrokers: [...brokers],
+    walDir: options.walDir,
     secret: options.secret,
+    allowSecretInPath,
+    deadLetterTable,
+    registry: options.registry,
     allowlist: options.allowlist === undefined ? undefined : parseAllowlist(options.allowlist),
     topic,
     table,

@@ -1,24 +1,61 @@
 /**
- * The receiver's hand-off: accepted events wait in a bounded in-memory queue and are flushed in
- * batches, first to Kafka, then to ClickHouse, then to live stream subscribers. One batch is in
- * flight at a time, so per order id the order of acceptance is the order in Kafka, in the table's
- * arrival columns and on the stream. A batch that fails is kept and retried with capped backoff
- * (the Kafka step is not repeated once it succeeded); meanwhile the queue fills, and at
- * `maxQueue` the receiver answers 503 so the sender retries later: backpressure, never silent loss.
+ * The receiver's hand-off. `accept` writes the update to the write-ahead log and resolves only
+ * once it is synced there: that is the moment the receiver may answer 202. Accepted records then
+ * wait in memory (bounded by the log's limits) and are flushed in batches of log order: first to
+ * Kafka, then to ClickHouse, then to live stream subscribers; the log is told after each step, so
+ * a restart neither loses a record nor sends it to Kafka again once Kafka acknowledged it.
+ *
+ * Exactly once in the table, by construction: before each insert the batch's event keys are
+ * looked up in the table and only the missing ones are inserted, so a batch replayed after a
+ * crash between the insert and the log's checkpoint (or retried after an insert whose answer was
+ * lost) cannot add a row twice. Kafka gets each record at least once, with the same `eventKey` and
+ * `seq` on a repeat (only a crash between Kafka's ack and the checkpoint can repeat one).
+ *
+ * A record that cannot be stored must not stop the others: each is serialised on its own first
+ * (a failure there is the record's fault), and a batch that keeps failing in ClickHouse is split
+ * until the failing record is alone; if ClickHouse then answers a probe, that record goes to the
+ * dead-letter table with the reason and its raw body, and the rest go on.
  */
 import { PostbackError } from './errors.js';
-import type { OrderEvent } from './order-event.js';
+import { type OrderEvent, toOrderEvent } from './order-event.js';
 import type { SeenKeys } from './seen-keys.js';
+import type { WalStats, WriteAheadLog } from './wal.js';
+import type { WalRecord } from './wal-record.js';
+
+/** One record ready for the sinks. */
+export interface PreparedEvent {
+  readonly event: OrderEvent;
+  readonly seq: number;
+  /** The `orders.updates` value. */
+  readonly wire: string;
+  /** The order-events row. */
+  readonly row: unknown[];
+}
+
+export interface DeadLetter {
+  readonly seq: number;
+  readonly receivedAtMs: number;
+  readonly source: string;
+  readonly stage: 'parse' | 'serialize' | 'store';
+  readonly reason: string;
+  readonly body: string;
+}
 
 export interface EventSinks {
-  kafka(events: readonly OrderEvent[], firstSeq: number): Promise<void>;
-  clickhouse(events: readonly OrderEvent[], firstSeq: number): Promise<void>;
-  /** Told after both writes succeeded. */
-  published(events: readonly OrderEvent[], firstSeq: number): void;
+  /** Builds the Kafka value and the table row; throws when the record cannot be serialised. */
+  prepare(event: OrderEvent, seq: number): PreparedEvent;
+  kafka(events: readonly PreparedEvent[]): Promise<void>;
+  /** Which of these event keys the table holds already. */
+  storedKeys(events: readonly PreparedEvent[]): Promise<Set<string>>;
+  clickhouse(events: readonly PreparedEvent[]): Promise<void>;
+  deadLetters(letters: readonly DeadLetter[]): Promise<void>;
+  /** Answers whether ClickHouse takes queries at all (tells a sick store from a poisoned record). */
+  probe(): Promise<boolean>;
+  /** Told after the rows are stored (only rows that were new). */
+  published(events: readonly PreparedEvent[]): void;
 }
 
 export interface PipelineOptions {
-  readonly maxQueue: number;
   readonly batchSize: number;
   readonly flushIntervalMs: number;
   /** Largest wait between retries of a failed batch. */
@@ -30,27 +67,44 @@ export type AcceptResult = 'accepted' | 'duplicate' | 'full';
 export interface PipelineStats {
   accepted: number;
   duplicates: number;
-  /** Refused with 503 because the queue was full. */
+  /** Refused with 503 because the log was full. */
   queueFull: number;
-  /** Events written to Kafka and ClickHouse. */
+  /** Records stored in ClickHouse (new rows). */
   persisted: number;
+  /** Records that were in the table already when their batch was written (replays). */
+  alreadyStored: number;
+  deadLetters: number;
   batches: number;
   persistErrors: number;
-  /** Waiting plus in the batch being written. */
+  /** Accepted and not yet stored. */
   queued: number;
+  /** Receive time of the oldest record not yet stored (epoch ms), undefined when none. */
+  oldestPendingMs: number | undefined;
+  /** Records handed back by the log on start. */
+  replayed: number;
   lastError: string | undefined;
+  wal: WalStats;
 }
 
-interface Batch {
-  readonly events: OrderEvent[];
-  readonly firstSeq: number;
-  kafkaDone: boolean;
+interface Item {
+  readonly record: WalRecord;
+  /** Undefined when the body could not be read back (dead-lettered). */
+  readonly event: OrderEvent | undefined;
+  readonly parseError?: string;
 }
+
+/** Failed attempts of a batch of several records before it is split in two. */
+const SPLIT_AFTER = 3;
+/**
+ * Failed attempts of a single record before it may be dead-lettered (and only if ClickHouse
+ * answers a probe meanwhile): high enough that a passing overload is waited out.
+ */
+const POISON_AFTER = 5;
 
 export class OrderEventPipeline {
-  private queue: OrderEvent[] = [];
-  private batch: Batch | undefined;
-  private seq = 0;
+  private queue: Item[] = [];
+  private batch: { items: Item[]; failures: number } | undefined;
+  private readonly appending = new Map<string, Promise<boolean>>();
   private draining: Promise<void> | undefined;
   private timer: ReturnType<typeof setTimeout> | undefined;
   private wake: (() => void) | undefined;
@@ -60,36 +114,90 @@ export class OrderEventPipeline {
     duplicates: 0,
     queueFull: 0,
     persisted: 0,
+    alreadyStored: 0,
+    deadLetters: 0,
     batches: 0,
     persistErrors: 0,
+    replayed: 0,
   };
   private lastError: string | undefined;
 
   constructor(
     private readonly options: PipelineOptions,
     private readonly seen: SeenKeys,
+    private readonly wal: WriteAheadLog,
     private readonly sinks: EventSinks,
   ) {}
 
   stats(): PipelineStats {
+    const head = this.batch?.items[0] ?? this.queue[0];
     return {
       ...this.counters,
-      queued: this.queue.length + (this.batch?.events.length ?? 0),
+      queued: this.queue.length + (this.batch?.items.length ?? 0),
+      oldestPendingMs: head?.record.receivedAtMs,
       lastError: this.lastError,
+      wal: this.wal.stats(),
     };
   }
 
-  accept(event: OrderEvent): AcceptResult {
-    if (this.seen.has(event.eventKey)) {
+  /** Queues what the log handed back on start (in log order), ahead of anything new. */
+  restore(records: readonly WalRecord[]): void {
+    for (const record of records) {
+      let item: Item;
+      try {
+        const body = JSON.parse(record.body) as Record<string, unknown>;
+        const event = toOrderEvent(body, record.source, record.receivedAtMs);
+        this.seen.add(event.eventKey);
+        item = { record, event };
+      } catch (error) {
+        item = { record, event: undefined, parseError: `cannot read the body back: ${message(error)}` };
+      }
+      this.queue.push(item);
+      this.counters.replayed += 1;
+    }
+    if (this.queue.length > 0) this.kick();
+  }
+
+  /**
+   * Resolves once the update is durable ('accepted'), or known already ('duplicate'), or
+   * 'full' (the log has no room: answer 503). Rejects with POSTBACK_WAL_FAILED when the disk fails.
+   */
+  async accept(event: OrderEvent, body: string): Promise<AcceptResult> {
+    const key = event.eventKey;
+    const inflight = this.appending.get(key);
+    // The same update arriving twice at once: the second is a duplicate only once the first is durable.
+    if (inflight && (await inflight)) {
       this.counters.duplicates += 1;
       return 'duplicate';
     }
-    if (this.closed || this.queue.length >= this.options.maxQueue) {
+    if (this.seen.has(key)) {
+      this.counters.duplicates += 1;
+      return 'duplicate';
+    }
+    if (this.closed) {
       this.counters.queueFull += 1;
       return 'full';
     }
-    this.seen.add(event.eventKey);
-    this.queue.push(event);
+    const appended = this.wal.append(event.source, Math.floor(event.receivedAtUs / 1000), body);
+    const settled = appended.then(
+      () => true,
+      () => false,
+    );
+    this.appending.set(key, settled);
+    let record: WalRecord;
+    try {
+      record = await appended;
+    } catch (error) {
+      if (error instanceof PostbackError && error.code === 'POSTBACK_BUSY') {
+        this.counters.queueFull += 1;
+        return 'full';
+      }
+      throw error;
+    } finally {
+      if (this.appending.get(key) === settled) this.appending.delete(key);
+    }
+    this.seen.add(key);
+    this.queue.push({ record, event });
     this.counters.accepted += 1;
     if (this.queue.length >= this.options.batchSize) this.kick();
     else if (this.timer === undefined && this.draining === undefined) {
@@ -99,7 +207,7 @@ export class OrderEventPipeline {
     return 'accepted';
   }
 
-  /** Resolves once everything accepted so far is persisted; PostbackError after `timeoutMs`. */
+  /** Resolves once everything accepted so far is stored; PostbackError after `timeoutMs`. */
   async flush(timeoutMs = 30_000): Promise<void> {
     const deadline = Date.now() + timeoutMs;
     while (this.queue.length > 0 || this.batch !== undefined) {
@@ -116,14 +224,19 @@ export class OrderEventPipeline {
     }
   }
 
-  /** Tries to flush for up to `graceMs`, then stops; whatever is left is reported, not written. */
+  /**
+   * Tries to flush for up to `graceMs`, then stops. Whatever is left stays in the log and is
+   * replayed on the next start; answers how many records that is.
+   */
   async close(graceMs = 5_000): Promise<number> {
     await this.flush(graceMs).catch(() => undefined);
     this.closed = true;
     if (this.timer) clearTimeout(this.timer);
     this.wake?.();
     await this.draining;
-    return this.queue.length + (this.batch?.events.length ?? 0);
+    await Promise.all([...this.appending.values()]);
+    await this.wal.close();
+    return this.queue.length + (this.batch?.items.length ?? 0);
   }
 
   private kick(): void {
@@ -140,34 +253,99 @@ export class OrderEventPipeline {
   }
 
   private async drain(): Promise<void> {
-    let failures = 0;
     while (!this.closed) {
       if (!this.batch) {
         if (this.queue.length === 0) return;
-        const events = this.queue.splice(0, this.options.batchSize);
-        this.batch = { events, firstSeq: this.seq, kafkaDone: false };
-        this.seq += events.length;
+        this.batch = { items: this.queue.splice(0, this.options.batchSize), failures: 0 };
       }
-      const b = this.batch;
+      const batch = this.batch;
       try {
-        if (!b.kafkaDone) {
-          await this.sinks.kafka(b.events, b.firstSeq);
-          b.kafkaDone = true;
-        }
-        await this.sinks.clickhouse(b.events, b.firstSeq);
+        await this.write(batch.items, batch.items.length === 1 && batch.failures >= POISON_AFTER);
       } catch (error) {
-        failures += 1;
+        batch.failures += 1;
         this.counters.persistErrors += 1;
-        this.lastError = error instanceof Error ? error.message : String(error);
-        await this.sleep(Math.min(this.options.retryMaxMs, 50 * 2 ** Math.min(failures, 10)));
+        this.lastError = message(error);
+        if (batch.failures >= SPLIT_AFTER && batch.items.length > 1) {
+          // Split: the second half goes back to the front of the queue, in order.
+          const half = Math.ceil(batch.items.length / 2);
+          this.queue.unshift(...batch.items.slice(half));
+          this.batch = { items: batch.items.slice(0, half), failures: 0 };
+          continue;
+        }
+        await this.sleep(Math.min(this.options.retryMaxMs, 50 * 2 ** Math.min(batch.failures, 10)));
         continue;
       }
-      failures = 0;
       this.batch = undefined;
-      this.counters.batches += 1;
-      this.counters.persisted += b.events.length;
-      this.sinks.published(b.events, b.firstSeq);
     }
+  }
+
+  /** Writes one batch; `suspect` (a single record that failed repeatedly) may be dead-lettered. */
+  private async write(items: readonly Item[], suspect: boolean): Promise<void> {
+    const good: PreparedEvent[] = [];
+    const dead: DeadLetter[] = [];
+    const inBatch = new Set<string>();
+    for (const item of items) {
+      const { record, event } = item;
+      const letter = (stage: DeadLetter['stage'], reason: string): DeadLetter => ({
+        seq: record.seq,
+        receivedAtMs: record.receivedAtMs,
+        source: record.source,
+        stage,
+        reason,
+        body: record.body,
+      });
+      if (!event) {
+        dead.push(letter('parse', item.parseError ?? 'cannot read the body back'));
+        continue;
+      }
+      // A delivery logged twice (a failed sync whose record still reached the disk, then the resend).
+      if (inBatch.has(event.eventKey)) continue;
+      inBatch.add(event.eventKey);
+      try {
+        good.push(this.sinks.prepare(event, record.seq));
+      } catch (error) {
+        dead.push(letter('serialize', `cannot serialise: ${message(error)}`));
+      }
+    }
+    const last = items[items.length - 1]?.record.seq ?? 0;
+    const toKafka = good.filter((p) => p.seq > this.wal.kafkaThrough);
+    if (toKafka.length > 0) await this.sinks.kafka(toKafka);
+    this.wal.markKafka(last);
+    let fresh: PreparedEvent[] = [];
+    if (good.length > 0) {
+      const stored = await this.sinks.storedKeys(good);
+      fresh = good.filter((p) => !stored.has(p.event.eventKey));
+      this.counters.alreadyStored += good.length - fresh.length;
+      try {
+        await this.sinks.clickhouse(fresh);
+      } catch (error) {
+        const only = fresh[0];
+        if (!suspect || fresh.length !== 1 || !only || !(await this.sinks.probe().catch(() => false)))
+          throw error;
+        // ClickHouse answers, yet refuses this one record again and again: it is the record.
+        const item = items.find((i) => i.record.seq === only.seq);
+        if (!item) throw error;
+        dead.push({
+          seq: only.seq,
+          receivedAtMs: item.record.receivedAtMs,
+          source: item.record.source,
+          stage: 'store',
+          reason: `ClickHouse refused the row: ${message(error)}`,
+          body: item.record.body,
+        });
+        fresh = [];
+      }
+    }
+    if (dead.length > 0) await this.sinks.deadLetters(dead);
+    this.counters.batches += 1;
+    this.counters.persisted += fresh.length;
+    this.counters.deadLetters += dead.length;
+    this.wal.markStored(
+      last,
+      items.length,
+      items.reduce((n, i) => n + i.record.bytes, 0),
+    );
+    if (fresh.length > 0) this.sinks.published(fresh);
   }
 
   private sleep(ms: number): Promise<void> {
@@ -183,3 +361,5 @@ export class OrderEventPipeline {
     });
   }
 }
+
+const message = (error: unknown): string => (error instanceof Error ? error.message : String(error));

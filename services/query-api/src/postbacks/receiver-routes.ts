@@ -1,36 +1,86 @@
 /**
- * The postback endpoint: `POST /postbacks/orders/<secret>` (the URL to register with the service)
- * or `POST /postbacks/orders` with the secret in the `x-postback-secret` header. The source and
- * the secret are checked before the body is read (403 / 401); the body must be JSON (415, 400)
- * and match the schema (400); then the event is handed to the pipeline and the answer is 202
- * (accepted), 200 (a duplicate, stored once already) or 503 (queue full: retry later). Nothing
- * refused ever reaches Kafka or ClickHouse.
+ * The postback endpoint. `POST /postbacks/orders` with the secret in a header, preferably
+ * `x-postback-signature: sha256=<hex HMAC-SHA256 of the body under the secret>` or else
+ * `x-postback-secret: <secret>` (both for a relay you run in front of the receiver); or
+ * `POST /postbacks/orders/<secret>`, the form to register with the service, whose console takes a
+ * URL and nothing else (`allowSecretInPath`, default on).
+ *
+ * Order of checks: source allowlist (403) and a secret in the path or header (401) before the
+ * body is read; then the body: JSON only (415), at most `bodyLimit` bytes (413), nested at most
+ * `maxBodyDepth` levels (400, measured on the text before parsing), valid JSON (400), the
+ * signature if that is how the sender authenticates (401), the schema (400). Then the update is
+ * written to the write-ahead log and the answer is 202 only once it is synced there; 200 for a
+ * duplicate of a stored (or durably logged) update; 503 with Retry-After when the log is full or
+ * the disk fails. Nothing refused ever reaches the log, Kafka or ClickHouse.
+ *
+ * The routes log their requests with a serializer that shows neither the path's secret nor a
+ * query string, whatever the app's own request logging does.
  */
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { jsonDepth } from './body-guard.js';
 import { POSTBACK_BODY_SCHEMA } from './body-schema.js';
 import { PostbackError } from './errors.js';
 import { installErrorHandler } from './http-errors.js';
 import type { ResolvedReceiverOptions } from './options.js';
 import { toOrderEvent } from './order-event.js';
 import type { OrderEventPipeline } from './pipeline.js';
-import { SECRET_HEADER, secretMatches, sourceAllowed } from './source-guard.js';
+import {
+  SECRET_HEADER,
+  SIGNATURE_HEADER,
+  secretMatches,
+  signatureMatches,
+  sourceAllowed,
+} from './source-guard.js';
 
 export interface RefusalCounters {
   secret: number;
   source: number;
   malformed: number;
   busy: number;
+  /** The write-ahead log failed (503). */
+  walFailed: number;
 }
 
 /** Route config understood by the API's auth hook: the service posts without an API key. */
 const OPEN_ROUTE = { scope: 'open' } as Record<string, unknown>;
 
-function presentedSecret(request: FastifyRequest): string | undefined {
-  const params = request.params as { secret?: string } | undefined;
-  if (params?.secret) return params.secret;
-  const h = request.headers[SECRET_HEADER];
+export const RECEIVER_PATH = '/postbacks/orders';
+
+/** How a request authenticates, decided before its body is read. */
+type Credential = { kind: 'signature'; value: string } | { kind: 'ok' } | { kind: 'refused' };
+
+/** The body text of each request, kept for the signature check and the log (the parsed body is not). */
+const rawBodies = new WeakMap<FastifyRequest, string>();
+
+function header(request: FastifyRequest, name: string): string | undefined {
+  const h = request.headers[name];
   return Array.isArray(h) ? h[0] : h;
 }
+
+function credential(request: FastifyRequest, options: ResolvedReceiverOptions): Credential {
+  const signature = header(request, SIGNATURE_HEADER);
+  if (signature !== undefined) return { kind: 'signature', value: signature };
+  const inHeader = header(request, SECRET_HEADER);
+  if (inHeader !== undefined)
+    return secretMatches(options.secret, inHeader) ? { kind: 'ok' } : { kind: 'refused' };
+  const inPath = (request.params as { secret?: string } | undefined)?.secret;
+  if (inPath !== undefined && options.allowSecretInPath) {
+    return secretMatches(options.secret, inPath) ? { kind: 'ok' } : { kind: 'refused' };
+  }
+  return { kind: 'refused' };
+}
+
+/** The request as the log may show it: the path without its secret segment, no query string. */
+export function redactedRequest(request: FastifyRequest): Record<string, unknown> {
+  return {
+    method: request.method,
+    url: (request.routeOptions.url ?? RECEIVER_PATH).replace(':secret', '[secret]'),
+    remoteAddress: request.ip,
+  };
+}
+
+const unauthenticated = () =>
+  new PostbackError('POSTBACK_UNAUTHENTICATED', 'missing or wrong postback secret', { status: 401 });
 
 export function registerReceiverRoutes(
   app: FastifyInstance,
@@ -44,9 +94,23 @@ export function registerReceiverRoutes(
     ctx.addContentTypeParser(
       'application/json',
       { parseAs: 'string', bodyLimit: options.bodyLimit },
-      (_request, body, done) => {
+      (request, body, done) => {
+        const text = String(body);
+        // Measured on the text, before JSON.parse builds anything: no recursion anywhere.
+        if (jsonDepth(text, options.maxBodyDepth) > options.maxBodyDepth) {
+          refusals.malformed += 1;
+          done(
+            new PostbackError('POSTBACK_MALFORMED', `body nests deeper than ${options.maxBodyDepth} levels`, {
+              status: 400,
+            }),
+            undefined,
+          );
+          return;
+        }
         try {
-          done(null, JSON.parse(String(body)));
+          const parsed: unknown = JSON.parse(text);
+          rawBodies.set(request, text);
+          done(null, parsed);
         } catch {
           refusals.malformed += 1;
           done(new PostbackError('POSTBACK_MALFORMED', 'body is not valid JSON', { status: 400 }), undefined);
@@ -59,6 +123,7 @@ export function registerReceiverRoutes(
         new PostbackError('POSTBACK_UNSUPPORTED_MEDIA', 'send the body as application/json', { status: 415 }),
       );
     });
+    const credentials = new WeakMap<FastifyRequest, Credential>();
     ctx.addHook('onRequest', async (request) => {
       if (options.allowlist && !sourceAllowed(options.allowlist, request.ip)) {
         refusals.source += 1;
@@ -66,11 +131,20 @@ export function registerReceiverRoutes(
           status: 403,
         });
       }
-      if (!secretMatches(options.secret, presentedSecret(request))) {
+      const presented = credential(request, options);
+      if (presented.kind === 'refused') {
         refusals.secret += 1;
-        throw new PostbackError('POSTBACK_UNAUTHENTICATED', 'missing or wrong postback secret', {
-          status: 401,
-        });
+        throw unauthenticated();
+      }
+      credentials.set(request, presented);
+    });
+    ctx.addHook('preValidation', async (request) => {
+      // A signature covers the body, so it is checked once the body is read (and before the schema).
+      const presented = credentials.get(request);
+      if (presented?.kind !== 'signature') return;
+      if (!signatureMatches(options.secret, rawBodies.get(request) ?? '', presented.value)) {
+        refusals.secret += 1;
+        throw unauthenticated();
       }
     });
     ctx.addHook('preHandler', async (request) => {
@@ -85,20 +159,28 @@ export function registerReceiverRoutes(
       bodyLimit: options.bodyLimit,
       attachValidation: true,
       schema: { body: POSTBACK_BODY_SCHEMA },
+      logSerializers: { req: redactedRequest },
     };
-    const handler = async (request: FastifyRequest, reply: import('fastify').FastifyReply) => {
+    const handler = async (request: FastifyRequest, reply: FastifyReply) => {
+      const body = rawBodies.get(request) ?? JSON.stringify(request.body);
       const event = toOrderEvent(request.body as Record<string, unknown>, 'postback', Date.now());
-      const result = pipeline.accept(event);
+      let result: Awaited<ReturnType<OrderEventPipeline['accept']>>;
+      try {
+        result = await pipeline.accept(event, body);
+      } catch (error) {
+        refusals.walFailed += 1;
+        throw error;
+      }
       if (result === 'full') {
         refusals.busy += 1;
-        throw new PostbackError('POSTBACK_BUSY', 'receiver queue full; retry later', {
+        throw new PostbackError('POSTBACK_BUSY', 'receiver backlog full; retry later', {
           status: 503,
           retryable: true,
         });
       }
       return reply.code(result === 'accepted' ? 202 : 200).send({ status: result, eventKey: event.eventKey });
     };
-    ctx.post('/postbacks/orders', route, handler);
-    ctx.post('/postbacks/orders/:secret', route, handler);
+    ctx.post(RECEIVER_PATH, route, handler);
+    ctx.post(`${RECEIVER_PATH}/:secret`, route, handler);
   });
 }

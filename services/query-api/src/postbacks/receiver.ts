@@ -1,26 +1,33 @@
 /**
- * The postback receiver as one unit: options, the duplicate check seeded from the table, the
- * Kafka writer, the pipeline, the live hub, reconciliation, and the routes. Use
+ * The postback receiver as one unit: options, the write-ahead log (opened first: what it still
+ * holds is replayed before anything new), the duplicate check seeded from the table, the Kafka
+ * writer, the pipeline, the dead-letter table, metrics, the live hub, reconciliation, and the
+ * routes. Use
  * `await postbackRoutes(app, options)` inside the API's app factory (or `app.register` it); it
  * closes with the app. `createPostbackReceiver` + `registerPostbackRoutes` split the two steps.
  */
 
 import { insertRows } from '@feedpipe/store';
 import type { FastifyInstance } from 'fastify';
+import { Registry } from 'prom-client';
+import { writeDeadLetters } from './dead-letters.js';
 import { PostbackError } from './errors.js';
-import { ORDER_EVENT_COLUMNS, recentEventKeys, toRow } from './events-table.js';
+import { ORDER_EVENT_COLUMNS, recentEventKeys, storedEventKeys, toRow } from './events-table.js';
 import { createKafkaWriter } from './kafka-writer.js';
 import {
   type PostbackReceiverOptions,
   type ResolvedReceiverOptions,
   resolveReceiverOptions,
 } from './options.js';
+import { toWire } from './order-event.js';
 import { OrderEventPipeline, type PipelineStats } from './pipeline.js';
+import { createReceiverMetrics } from './receiver-metrics.js';
 import { type RefusalCounters, registerReceiverRoutes } from './receiver-routes.js';
 import { type ReconcileResult, reconcileOrders } from './reconcile.js';
 import { SeenKeys } from './seen-keys.js';
 import { registerStreamRoutes } from './stream-routes.js';
 import { UpdateHub } from './update-hub.js';
+import { WriteAheadLog } from './wal.js';
 
 export interface ReceiverStats extends PipelineStats {
   refused: RefusalCounters;
@@ -36,39 +43,76 @@ export interface PostbackReceiver {
   readonly hub: UpdateHub;
   /** Live counters of refused postbacks (the routes count into them). */
   readonly refusals: RefusalCounters;
+  /** Where the receiver's metrics are (the given registry, or one of its own). */
+  readonly registry: Registry;
   stats(): ReceiverStats;
   /** Rebuilds missing transitions from the order book; PostbackError without a broker client. */
   reconcile(): Promise<ReconcileResult>;
-  /** Ends streams, flushes for up to `graceMs`, disconnects Kafka; answers events left unwritten. */
+  /**
+   * Ends streams, flushes for up to `graceMs`, disconnects Kafka; answers how many records are
+   * left unstored (they stay in the write-ahead log for the next start).
+   */
   close(graceMs?: number): Promise<number>;
 }
 
 export async function createPostbackReceiver(input: PostbackReceiverOptions): Promise<PostbackReceiver> {
   const options = resolveReceiverOptions(input);
   const client = options.store.client;
+  // The log first: if its directory cannot be used, nothing is acknowledged at all.
+  const { wal, pending } = await WriteAheadLog.open({
+    dir: options.walDir,
+    maxEntries: options.maxQueue,
+    maxBytes: options.walMaxBytes,
+    segmentBytes: options.walSegmentBytes,
+    maxBodyBytes: options.bodyLimit,
+  });
   const seen = new SeenKeys(options.dedupCapacity);
   // After a restart the duplicate check starts from what the table already holds.
   for (const key of (await recentEventKeys(client, options.table, options.dedupCapacity)).reverse())
     seen.add(key);
-  const kafka = await createKafkaWriter({
+  const kafka = createKafkaWriter({
     brokers: options.kafkaBrokers,
     topic: options.topic,
     clientId: options.kafkaClientId,
     partitions: options.topicPartitions,
   });
   const hub = new UpdateHub(options.maxStreamClients);
-  const pipeline = new OrderEventPipeline(options, seen, {
-    kafka: (events, firstSeq) => kafka.send(events, firstSeq),
-    clickhouse: (events, firstSeq) =>
+  const pipeline = new OrderEventPipeline(options, seen, wal, {
+    prepare: (event, seq) => ({
+      event,
+      seq,
+      wire: JSON.stringify(toWire(event, seq)),
+      row: toRow(event, seq),
+    }),
+    kafka: (events) => kafka.send(events.map((p) => ({ key: p.event.orderId, value: p.wire }))),
+    storedKeys: (events) =>
+      storedEventKeys(
+        client,
+        options.table,
+        events.map((p) => p.event),
+      ),
+    clickhouse: (events) =>
       insertRows(
         client,
         options.table,
         ORDER_EVENT_COLUMNS,
-        events.map((e, i) => toRow(e, firstSeq + i)),
+        events.map((p) => p.row),
       ),
-    published: (events, firstSeq) => hub.publish(events, firstSeq),
+    deadLetters: (letters) => writeDeadLetters(client, options.deadLetterTable, letters, Date.now()),
+    probe: async () => {
+      await (await client.query({ query: 'SELECT 1', format: 'JSONEachRow' })).json();
+      return true;
+    },
+    published: (events) =>
+      hub.publish(
+        events.map((p) => p.event),
+        events.map((p) => p.seq),
+      ),
   });
-  const refused: RefusalCounters = { secret: 0, source: 0, malformed: 0, busy: 0 };
+  pipeline.restore(pending);
+  const refused: RefusalCounters = { secret: 0, source: 0, malformed: 0, busy: 0, walFailed: 0 };
+  const registry = options.registry ?? new Registry();
+  createReceiverMetrics(registry, () => ({ pipeline: pipeline.stats(), refused }));
   const runs = { ok: 0, failed: 0 };
   let running: Promise<ReconcileResult> | undefined;
   const reconcile = (): Promise<ReconcileResult> => {
@@ -106,6 +150,7 @@ export async function createPostbackReceiver(input: PostbackReceiverOptions): Pr
     pipeline,
     hub,
     refusals: refused,
+    registry,
     stats: () => ({
       ...pipeline.stats(),
       refused: { ...refused },

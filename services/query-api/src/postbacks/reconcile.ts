@@ -37,6 +37,9 @@ export interface ReconcileDeps {
 
 type Body = Record<string, unknown>;
 
+/** Updates appended to the log per round of reconciliation. */
+const RECONCILE_CHUNK = 500;
+
 const round2 = (x: number): number => Math.round(x * 100) / 100;
 
 /** The transitions of one regular order as the book and its trades show them, oldest first. */
@@ -143,7 +146,7 @@ export async function reconcileOrders(deps: ReconcileDeps): Promise<ReconcileRes
   const milestones = new Set(recorded.map((r) => `${r.orderId}|${r.status}|${r.filledQty}|${r.updateTime}`));
 
   let rebuilt = 0;
-  let added = 0;
+  const missing: OrderEvent[] = [];
   for (const events of candidates) {
     const seen = new Set<string>();
     events.forEach((e, i) => {
@@ -152,18 +155,25 @@ export async function reconcileOrders(deps: ReconcileDeps): Promise<ReconcileRes
       if (keys.has(e.eventKey) || seen.has(e.eventKey)) return;
       if (!current && milestones.has(`${e.orderId}|${e.status}|${e.filledQty}|${e.updateTime}`)) return;
       seen.add(e.eventKey);
-      const result = deps.pipeline.accept(e);
-      if (result === 'full') {
-        throw new PostbackError(
-          'RECONCILE_FAILED',
-          'the receiver queue is full; run reconciliation again later',
-          {
-            retryable: true,
-          },
-        );
-      }
-      if (result === 'accepted') added += 1;
+      missing.push(e);
     });
+  }
+  // Appended in chunks without waiting between them, so the log syncs a chunk at once (group
+  // commit) while keeping the order: an append takes its place in the log when it is called.
+  let added = 0;
+  for (let at = 0; at < missing.length; at += RECONCILE_CHUNK) {
+    const chunk = missing.slice(at, at + RECONCILE_CHUNK);
+    const results = await Promise.all(chunk.map((e) => deps.pipeline.accept(e, JSON.stringify(e.payload))));
+    added += results.filter((r) => r === 'accepted').length;
+    if (results.includes('full')) {
+      throw new PostbackError(
+        'RECONCILE_FAILED',
+        'the receiver backlog is full; run reconciliation again later',
+        {
+          retryable: true,
+        },
+      );
+    }
   }
   await deps.pipeline.flush();
   return { orders: candidates.length, rebuilt, added };

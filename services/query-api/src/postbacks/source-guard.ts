@@ -1,14 +1,17 @@
 /**
  * Who may post. The spec defines no signature for postbacks, so the receiver checks a shared
- * secret (in the URL path, since a URL is all the service is given, or in a header) and,
- * optionally, the source address against an allowlist. The secret is compared in constant time
- * over its sha256 (equal lengths, so the comparison leaks neither content nor length).
+ * secret and, optionally, the source address against an allowlist. The secret comes, best first,
+ * as an HMAC-SHA256 of the body (`x-postback-signature: sha256=<hex>`: the secret never travels),
+ * in the `x-postback-secret` header, or in the URL path (all the service itself can be given).
+ * Comparisons run in constant time over sha256 digests (equal lengths, so they leak neither
+ * content nor length).
  */
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import { BlockList, isIP } from 'node:net';
 import { configError } from './errors.js';
 
 export const SECRET_HEADER = 'x-postback-secret';
+export const SIGNATURE_HEADER = 'x-postback-signature';
 
 export function parseAllowlist(entries: readonly string[]): BlockList {
   if (!Array.isArray(entries)) throw configError('allowlist must be an array of IPs or CIDRs');
@@ -45,5 +48,17 @@ export function secretMatches(expected: string, presented: string | undefined): 
   if (presented === undefined || presented === '') return false;
   const a = createHash('sha256').update(expected).digest();
   const b = createHash('sha256').update(presented).digest();
+  return timingSafeEqual(a, b);
+}
+
+/** `sha256=<hex>` of HMAC-SHA256(secret, body), as a relay computes it. */
+export function signBody(secret: string, body: string): string {
+  return `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`;
+}
+
+export function signatureMatches(secret: string, body: string, presented: string | undefined): boolean {
+  if (presented === undefined || presented === '') return false;
+  const a = createHash('sha256').update(signBody(secret, body)).digest();
+  const b = createHash('sha256').update(presented.trim().toLowerCase()).digest();
   return timingSafeEqual(a, b);
 }

@@ -49,12 +49,13 @@ export class UpdateHub {
     };
   }
 
-  publish(events: readonly OrderEvent[], firstSeq: number): void {
+  /** `seqs[i]` is the write-ahead log sequence of `events[i]` (the stream's event id). */
+  publish(events: readonly OrderEvent[], seqs: readonly number[]): void {
     for (const sub of [...this.subscribers]) {
       for (let i = 0; i < events.length; i++) {
         const event = events[i];
         if (event === undefined || !matches(sub.filter, event)) continue;
-        if (!sub.send(event, firstSeq + i)) {
+        if (!sub.send(event, seqs[i] ?? 0)) {
           this.subscribers.delete(sub);
           this.dropped += 1;
           sub.drop();

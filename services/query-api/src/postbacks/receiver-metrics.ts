@@ -1,0 +1,136 @@
+/**
+ * Prometheus metrics of the postback receiver: its write-ahead log (what is acknowledged but not
+ * yet stored, and since when), what it received and refused, what it stored, dead-lettered and
+ * failed. Read from the receiver's counters at scrape time (nothing is counted twice on the hot
+ * path). No label carries a secret, a URL or an order id.
+ */
+import { Counter, Gauge, type Registry } from 'prom-client';
+import type { PipelineStats } from './pipeline.js';
+import type { RefusalCounters } from './receiver-routes.js';
+
+export interface ReceiverMetricsSource {
+  readonly pipeline: PipelineStats;
+  readonly refused: RefusalCounters;
+}
+
+type Read = () => ReceiverMetricsSource | undefined;
+
+function gauge(
+  registry: Registry,
+  name: string,
+  help: string,
+  value: (s: ReceiverMetricsSource) => number,
+  read: Read,
+) {
+  return new Gauge({
+    name,
+    help,
+    registers: [registry],
+    collect() {
+      const s = read();
+      this.set(s ? value(s) : 0);
+    },
+  });
+}
+
+function counter(
+  registry: Registry,
+  name: string,
+  help: string,
+  value: (s: ReceiverMetricsSource) => number,
+  read: Read,
+) {
+  return new Counter({
+    name,
+    help,
+    registers: [registry],
+    collect() {
+      const s = read();
+      this.reset();
+      this.inc(s ? value(s) : 0);
+    },
+  });
+}
+
+/** Registers the receiver's metrics on `registry`; `read` answers undefined until a receiver runs. */
+export function createReceiverMetrics(registry: Registry, read: Read = () => undefined): void {
+  gauge(
+    registry,
+    'query_api_postback_wal_entries',
+    'Postbacks acknowledged (in the write-ahead log) and not yet stored',
+    (s) => s.pipeline.wal.entries,
+    read,
+  );
+  gauge(
+    registry,
+    'query_api_postback_wal_bytes',
+    'Bytes of the write-ahead log not yet stored',
+    (s) => s.pipeline.wal.bytes,
+    read,
+  );
+  gauge(
+    registry,
+    'query_api_postback_oldest_pending_seconds',
+    'Age of the oldest acknowledged postback not yet stored (0 when none)',
+    (s) =>
+      s.pipeline.oldestPendingMs === undefined
+        ? 0
+        : Math.max(0, (Date.now() - s.pipeline.oldestPendingMs) / 1000),
+    read,
+  );
+  new Counter({
+    name: 'query_api_postback_requests_total',
+    help: 'Postbacks received, by outcome (accepted, duplicate, unauthenticated, source_refused, malformed, busy, wal_failed)',
+    labelNames: ['outcome'],
+    registers: [registry],
+    collect() {
+      const s = read();
+      this.reset();
+      const outcomes: Record<string, number> = {
+        accepted: s?.pipeline.accepted ?? 0,
+        duplicate: s?.pipeline.duplicates ?? 0,
+        unauthenticated: s?.refused.secret ?? 0,
+        source_refused: s?.refused.source ?? 0,
+        malformed: s?.refused.malformed ?? 0,
+        busy: s?.refused.busy ?? 0,
+        wal_failed: s?.refused.walFailed ?? 0,
+      };
+      for (const [outcome, n] of Object.entries(outcomes)) this.inc({ outcome }, n);
+    },
+  });
+  counter(
+    registry,
+    'query_api_postback_stored_total',
+    'Order updates stored in ClickHouse (new rows)',
+    (s) => s.pipeline.persisted,
+    read,
+  );
+  counter(
+    registry,
+    'query_api_postback_dead_letters_total',
+    'Acknowledged postbacks that could not be stored and went to the dead-letter table',
+    (s) => s.pipeline.deadLetters,
+    read,
+  );
+  counter(
+    registry,
+    'query_api_postback_persist_errors_total',
+    'Failed attempts to write a batch to Kafka or ClickHouse (retried)',
+    (s) => s.pipeline.persistErrors,
+    read,
+  );
+  counter(
+    registry,
+    'query_api_postback_wal_failures_total',
+    'Write-ahead log writes or syncs that failed (their postbacks got 503)',
+    (s) => s.pipeline.wal.failures,
+    read,
+  );
+  counter(
+    registry,
+    'query_api_postback_replayed_total',
+    'Records replayed from the write-ahead log on start',
+    (s) => s.pipeline.replayed,
+    read,
+  );
+}
