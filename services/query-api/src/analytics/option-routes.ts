@@ -15,6 +15,8 @@ import { cachedTabular, ttlFor } from './tabular-reply.js';
 const DATE_SCHEMA = {
   type: 'string',
   pattern: '^[0-9]{4}-[0-9]{2}-[0-9]{2}$',
+  // ajv's `date` format checks the calendar: 2024-02-30 is a 400, not an empty answer.
+  format: 'date',
   description: 'YYYY-MM-DD',
 } as const;
 

@@ -172,7 +172,12 @@ export const PLACE_CONDITIONAL_ORDER = {
         operator: { type: 'string', minLength: 1, maxLength: 32 },
         comparingValue: { type: 'number' },
         comparingIndicatorName: { type: 'string', maxLength: 64 },
-        expDate: { type: 'string', maxLength: 32 },
+        // A real calendar day (strict-validation.ts checks `date`): 2026-02-30 is refused, not rolled over.
+        expDate: {
+          type: 'string',
+          format: 'date',
+          description: 'YYYY-MM-DD: the alert expires after this day',
+        },
         frequency: { type: 'string', maxLength: 32 },
         userNote: { type: 'string', maxLength: 256 },
       },

@@ -1,9 +1,13 @@
-/** Registration helper for execution routes: `trade` scope, 503 without a broker, replay header. */
+/**
+ * Registration helper for execution routes: `trade` scope, bodies validated without coercion, 503
+ * without a broker, replay header.
+ */
 import type { BrokerClient } from '@feedpipe/broker-api';
 import type { FastifyInstance, FastifyReply, FastifyRequest, FastifySchema, HTTPMethods } from 'fastify';
 import { QueryApiError } from '../errors.js';
 import type { OrderDesk, OrderResult } from './order-desk.js';
 import { ORDER_ID_PARAMS } from './order-schemas.js';
+import { tradeValidatorCompiler } from './strict-validation.js';
 
 export interface TradeDeps {
   broker: BrokerClient | undefined;
@@ -32,6 +36,8 @@ export function tradeRoute(
     url,
     config: { scope: 'trade' },
     schema: { ...schema, security: TRADE_SECURITY },
+    // Bodies exactly as typed: no "5" for 5, no true for 1, no null for 0 (strict-validation.ts).
+    validatorCompiler: tradeValidatorCompiler(app),
     handler: async (request: FastifyRequest, reply: FastifyReply) => {
       if (!deps.broker || !deps.desk) {
         throw new QueryApiError(
