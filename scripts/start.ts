@@ -4,7 +4,8 @@
  * one store here). Prints where everything is, and stops it all cleanly on SIGINT/SIGTERM.
  *
  * Switches to real parts: KAFKA_BROKERS (a Kafka cluster instead of the local broker),
- * CLICKHOUSE_URL (a ClickHouse server instead of chDB), SVC_FEED_URL + SVC_CLIENT_ID +
+ * CLICKHOUSE_URL (a ClickHouse server instead of chDB; CLICKHOUSE_SQL_USER and its password for the
+ * user callers' queries run as there), SVC_FEED_URL + SVC_CLIENT_ID +
  * SVC_ACCESS_TOKEN (the real feed instead of the simulator).
  */
 
@@ -22,7 +23,7 @@ import {
 } from '@feedpipe/feed-ingestor';
 import { createHistoryLoader, type HistoryLoader } from '@feedpipe/history-loader';
 import { startLocalKafka } from '@feedpipe/local-kafka';
-import { createQueryApi, type QueryApi } from '@feedpipe/query-api';
+import { createQueryApi, type QueryApi, redactLogText, storeConfigFromEnv } from '@feedpipe/query-api';
 import { createStore, runMigrations } from '@feedpipe/store';
 import { Registry } from 'prom-client';
 import { pipelineStatusSource } from './pipeline-status.js';
@@ -75,7 +76,19 @@ async function stopAll(reason: string, code = 0): Promise<void> {
 process.on('SIGINT', () => void stopAll('SIGINT'));
 process.on('SIGTERM', () => void stopAll('SIGTERM'));
 
-const log = (m: string) => process.stderr.write(`${m}\n`);
+/** Secrets this run knows (upstream token, postback secret): no line this script prints carries them. */
+const knownSecrets: string[] = [];
+const log = (m: string) => process.stderr.write(`${redactLogText(m, knownSecrets)}\n`);
+
+/** A URL for a person to read: scheme, host and path, never a query string or user info. */
+function printable(url: string): string {
+  try {
+    const parsed = new URL(url);
+    return `${parsed.protocol}//${parsed.host}${parsed.pathname}`;
+  } catch {
+    return '(unparseable URL)';
+  }
+}
 
 async function main(): Promise<void> {
   if (!Number.isInteger(demoInstruments) || demoInstruments < 1 || demoInstruments > 25_000) {
@@ -97,7 +110,9 @@ async function main(): Promise<void> {
   if (stopping) return;
 
   // ClickHouse: a server by URL, or embedded chDB.
-  const store = createStore({ url: process.env.CLICKHOUSE_URL, dataDir: join(dataDir, 'chdb') });
+  const storeEnv = storeConfigFromEnv(process.env, join(dataDir, 'chdb'));
+  knownSecrets.push(...storeEnv.secrets);
+  const store = createStore(storeEnv.config);
   onExit('store', () => store.close());
   await runMigrations(store.client);
 
@@ -131,6 +146,7 @@ async function main(): Promise<void> {
       .slice(0, demoInstruments)
       .map((i) => String(i.securityId));
   }
+  knownSecrets.push(credentials.token);
   if (stopping) return;
 
   const registry = new Registry();
@@ -151,11 +167,15 @@ async function main(): Promise<void> {
   const ops = await startOpsServer({
     registries: [registry],
     port: Number(process.env.METRICS_PORT ?? 0),
+    // Ready = market data flowing into Kafka and the sink in its group (not merely sockets open).
     ready: () => {
-      const stats = ingestor.stats();
+      const feed = ingestor.readiness();
+      const reasons = sink.stats().consumerUp
+        ? feed.reasons
+        : [...feed.reasons, 'the sink consumer is not in its group: nothing is stored'];
       return {
-        ready: stats.fatal === undefined && stats.connections.some((c) => c.state === 'open'),
-        detail: stats.connections,
+        ready: reasons.length === 0,
+        detail: { reasons, market: feed.market, connections: ingestor.stats().connections },
       };
     },
   });
@@ -197,6 +217,7 @@ async function main(): Promise<void> {
   const status = pipelineStatusSource({ ingestor, sink, loader });
   onExit('status-sampler', async () => status.stop());
   const postbackSecret = process.env.POSTBACK_SECRET ?? randomBytes(24).toString('base64url');
+  knownSecrets.push(postbackSecret);
   const api: QueryApi = await createQueryApi(
     {
       host: process.env.QUERY_API_HOST ?? '127.0.0.1',
@@ -207,13 +228,18 @@ async function main(): Promise<void> {
       store,
       kafkaBrokers: brokers,
       pipelineStatus: status.source,
-      postbacks: { secret: postbackSecret },
+      logSecrets: [credentials.token],
+      postbacks: { secret: postbackSecret, walDir: join(dataDir, 'postback-wal') },
       ...(broker ? { broker } : {}),
     },
   );
   const apiUrl = await api.start();
   onExit('query-api', () => api.stop());
-  const demoKey = await api.keys.create(`npm-start-${new Date().toISOString()}`, ['read', 'trade']);
+  // Separate keys, so a notebook or the status page never holds the power to trade or manage keys.
+  const keyName = `npm-start-${new Date().toISOString()}`;
+  const readKey = await api.keys.create(`${keyName}-read`, ['read']);
+  const tradeKey = await api.keys.create(`${keyName}-trade`, ['read', 'trade']);
+  const adminKey = await api.keys.create(`${keyName}-admin`, ['admin']);
   let postbackNote = 'register the postback URL with the service (web console) to receive order updates';
   if (sim?.rest) {
     // As the web console would: the simulator posts every order update of this account here.
@@ -231,12 +257,16 @@ async function main(): Promise<void> {
     [
       '',
       'feedpipe is running',
-      `  upstream    ${sim ? `simulator: REST ${sim.rest?.baseUrl}/v2, feed ${sim.feed.url}` : `real service: feed ${feedUrl}`}`,
+      `  upstream    ${sim ? `simulator: REST ${printable(`${sim.rest?.baseUrl}/v2`)}, feed ${printable(sim.feed.url)}` : `real service: feed ${printable(feedUrl)}`}`,
       `  Kafka       ${brokers.join(',')}  (${kafkaNote})`,
-      `  ClickHouse  ${store.mode === 'embedded' ? 'embedded chDB' : 'server'} at ${store.location}`,
+      `  ClickHouse  ${store.mode === 'embedded' ? 'embedded chDB' : 'server'} at ${store.location}${storeEnv.sharedLogin ? ' (no CLICKHOUSE_SQL_USER: callers query as the CLICKHOUSE_URL user)' : ''}`,
       `  ingestor    ${instruments.length} instruments over 5 connections -> feed.trades, feed.ohlc, feed.reference, feed.status`,
-      `  query API   ${apiUrl}   docs ${apiUrl}/docs   (key with read + trade scopes, shown once: ${demoKey.key})`,
-      `  status      ${apiUrl}/status?key=${demoKey.key}`,
+      `  query API   ${apiUrl}   docs ${apiUrl}/docs`,
+      '  API keys    shown once, send them in the x-api-key header:',
+      `    read          ${readKey.key}   (analytics, SQL, live stream, status page)`,
+      `    read + trade  ${tradeKey.key}   (also orders and account)`,
+      `    admin         ${adminKey.key}   (create, list, revoke keys: ${apiUrl}/v1/admin/keys)`,
+      `  status      ${apiUrl}/status   (sign in with the read key; it is kept in the browser tab, never in the URL)`,
       `  postbacks   ${apiUrl}/postbacks/orders/<secret>: ${postbackNote}`,
       `  metrics     pipeline ${ops.url}/metrics   API ${apiUrl}/metrics   health ${ops.url}/healthz   ready ${ops.url}/readyz`,
       `  notebook    pandas.read_parquet('${apiUrl}/v1/instruments/<id>/bars?from=<ISO time>&interval=1m&format=parquet', storage_options={'x-api-key': '<key>'})`,
@@ -262,6 +292,6 @@ async function main(): Promise<void> {
 }
 
 main().catch(async (error: unknown) => {
-  process.stderr.write(`start failed: ${(error as Error).message}\n`);
+  process.stderr.write(`start failed: ${redactLogText((error as Error).message, knownSecrets)}\n`);
   await stopAll('error', 1);
 });

@@ -13,6 +13,7 @@ import { createIngestorMetrics } from '../services/feed-ingestor/src/ingestor-me
 import { createSinkMetrics } from '../services/feed-ingestor/src/sink/sink-metrics.js';
 import { createLoaderMetrics } from '../services/history-loader/src/metrics.js';
 import { createMetrics as createApiMetrics } from '../services/query-api/src/http/metrics.js';
+import { createReceiverMetrics } from '../services/query-api/src/postbacks/receiver-metrics.js';
 import { exposedNames, metricNamesOf } from './infra-promql.js';
 
 const root = join(import.meta.dirname, '..');
@@ -42,6 +43,8 @@ async function serviceMetrics(): Promise<ServiceMetrics[]> {
     ['history-loader', withFactory(createLoaderMetrics)],
     // The API keeps its own registry, with prom-client's default metrics under its prefix.
     ['query-api', createApiMetrics(true).registry],
+    // The postback receiver registers these on the API's registry when it runs.
+    ['query-api postbacks', withFactory((registry) => createReceiverMetrics(registry))],
   ];
   return Promise.all(
     registries.map(async ([service, registry]) => {

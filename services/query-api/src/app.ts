@@ -17,11 +17,14 @@ import { registerOptionRoutes } from './analytics/option-routes.js';
 import { registerStatusRoutes } from './analytics/status-routes.js';
 import { ApiKeyStore } from './auth/api-keys.js';
 import { API_KEY_HEADER, installAuth } from './auth/auth-hook.js';
-import { KeyRateLimiter } from './auth/rate-limiter.js';
+import { registerKeyRoutes } from './auth/key-routes.js';
+import { KeyConcurrency, KeyRateLimiter } from './auth/rate-limiter.js';
 import { type QueryApiConfig, type ResolvedConfig, resolveConfig } from './config/config.js';
 import type { ApiContext } from './context.js';
 import { QueryApiError } from './errors.js';
 import { installErrorHandler } from './http/error-handler.js';
+import { type LogSink, redactingLoggerOptions } from './http/log-redaction.js';
+import { installMethodNotAllowed } from './http/method-not-allowed.js';
 import { createMetrics, installMetrics } from './http/metrics.js';
 import { LiveHub } from './live/live-hub.js';
 import { registerStreamRoutes } from './live/stream-routes.js';
@@ -31,8 +34,11 @@ import { OrderDesk } from './orders/order-desk.js';
 import { registerOrderRoutes } from './orders/order-routes.js';
 import { PreTradeChecks } from './orders/pre-trade.js';
 import { type PostbackReceiver, type PostbackReceiverOptions, postbackRoutes } from './postbacks/index.js';
+import { installQueryAdmission } from './query/query-admission.js';
 import { QueryRunner } from './query/query-runner.js';
+import { ResultBudget } from './query/result-budget.js';
 import { ResultCache } from './query/result-cache.js';
+import { StoreProbe } from './query/store-probe.js';
 import { registerSqlRoutes } from './sql/sql-routes.js';
 import { type PipelineStatusSource, registerStatusPage } from './status-page/index.js';
 
@@ -56,6 +62,13 @@ export interface QueryApiDeps {
   postbacks?: Omit<PostbackReceiverOptions, 'store' | 'kafkaBrokers' | 'broker'>;
   /** Live figures of the pipeline this process runs, for the status page (/status, /v1/pipeline). */
   pipelineStatus?: PipelineStatusSource;
+  /** Where log lines go (after redaction). Default process.stdout. */
+  logStream?: LogSink;
+  /**
+   * Secrets this process knows besides the postback secret (an upstream access token): removed
+   * from every log line wherever they appear.
+   */
+  logSecrets?: readonly string[];
 }
 
 export interface QueryApi {
@@ -79,6 +92,8 @@ const DEP_KEYS = [
   'processMetrics',
   'postbacks',
   'pipelineStatus',
+  'logStream',
+  'logSecrets',
 ];
 
 export async function createQueryApi(config: QueryApiConfig, deps: QueryApiDeps): Promise<QueryApi> {
@@ -94,10 +109,25 @@ export async function createQueryApi(config: QueryApiConfig, deps: QueryApiDeps)
   if (!deps.store?.client) throw new QueryApiError('CONFIG_INVALID', 'query-api deps: "store" is required');
   const now = deps.now ?? Date.now;
   const client = deps.store.client;
-  const runner = new QueryRunner(client, resolved.query.maxExecutionSec, deps.store.mode === 'embedded');
+  // Callers' queries go through the store's user client, within the result memory budget; the
+  // instrument catalog serves pre-trade checks, so it reads through the pipeline's own client.
+  const budget = new ResultBudget({
+    totalBytes: resolved.query.resultMemoryBytes,
+    reserveBytes: resolved.query.resultReserveBytes,
+    streamBytes: 1024 ** 2,
+  });
+  const runner = new QueryRunner(deps.store.userClient, resolved.query.maxExecutionSec, {
+    budget,
+    materialised: !deps.store.streamsResults,
+    readonly: deps.store.userReadonly,
+  });
   const metrics = createMetrics(deps.processMetrics ?? false);
   const keys = new ApiKeyStore(client, resolved.keyCacheMs, now);
-  const instruments = new InstrumentCatalog(runner, deps.instruments ?? [], { now });
+  const instruments = new InstrumentCatalog(
+    new QueryRunner(client, resolved.query.maxExecutionSec),
+    deps.instruments ?? [],
+    { now },
+  );
   const ctx: ApiContext = {
     config: resolved,
     runner,
@@ -108,7 +138,10 @@ export async function createQueryApi(config: QueryApiConfig, deps: QueryApiDeps)
     broker: deps.broker,
     now,
   };
-  const hub = new LiveHub(deps.kafkaBrokers ?? [], resolved.topics);
+  const hub = new LiveHub(deps.kafkaBrokers ?? [], resolved.topics, resolved.stream);
+  // A revoked key's open streams end with it, not when the client happens to disconnect.
+  keys.onRevoked((keyId) => hub.endKey(keyId, 'the API key was revoked'));
+  const logSecrets = [...(deps.logSecrets ?? []), ...(deps.postbacks?.secret ? [deps.postbacks.secret] : [])];
   const audit = new AuditLog(client, now);
   const desk = deps.broker
     ? new OrderDesk(audit, new PreTradeChecks(resolved.trading, instruments, deps.broker, now), metrics, now)
@@ -118,20 +151,16 @@ export async function createQueryApi(config: QueryApiConfig, deps: QueryApiDeps)
     logger:
       resolved.logLevel === false
         ? false
-        : {
-            level: resolved.logLevel,
-            redact: {
-              paths: [`req.headers["${API_KEY_HEADER}"]`, 'req.headers.authorization'],
-              censor: '[redacted]',
-            },
-          },
+        : redactingLoggerOptions(resolved.logLevel, deps.logStream ?? process.stdout, () => logSecrets),
     bodyLimit: Math.max(1_048_576, resolved.sql.maxSqlLength * 4),
     ajv: {
       customOptions: { removeAdditional: false, coerceTypes: 'array', useDefaults: true, allErrors: false },
     },
   });
   installErrorHandler(app);
+  installMethodNotAllowed(app);
   installAuth(app, keys, new KeyRateLimiter(resolved.rateLimit.perSecond, resolved.rateLimit.burst, now));
+  installQueryAdmission(app, new KeyConcurrency(resolved.query.maxConcurrentPerKey));
   installMetrics(app, metrics);
   if (resolved.docs) {
     // The docs are public, like /healthz: they describe the API, they hold no data.
@@ -158,6 +187,7 @@ export async function createQueryApi(config: QueryApiConfig, deps: QueryApiDeps)
       clients: hub.clients,
       delivered: hub.delivered,
     }),
+    storeProbe: new StoreProbe(deps.store),
   });
   registerInstrumentRoutes(app, ctx);
   registerMarketRoutes(app, ctx);
@@ -169,6 +199,7 @@ export async function createQueryApi(config: QueryApiConfig, deps: QueryApiDeps)
   registerOrderRoutes(app, tradeDeps);
   registerAccountRoutes(app, tradeDeps, audit);
   registerStatusPage(app, deps.pipelineStatus);
+  registerKeyRoutes(app, keys);
   let postbacks: PostbackReceiver | undefined;
   if (deps.postbacks) {
     if (!deps.kafkaBrokers?.length) {
@@ -176,6 +207,7 @@ export async function createQueryApi(config: QueryApiConfig, deps: QueryApiDeps)
     }
     postbacks = await postbackRoutes(app, {
       ...deps.postbacks,
+      registry: metrics.registry,
       store: deps.store,
       kafkaBrokers: deps.kafkaBrokers,
       ...(deps.broker ? { broker: deps.broker } : {}),

@@ -1,15 +1,20 @@
 /**
  * query-api CLI.
  *   query-api serve                      run the API (env below)
- *   query-api create-key NAME SCOPES     create a key (SCOPES: read,trade) and print it once
- *   query-api list-keys | revoke-key ID
+ *   query-api create-key NAME SCOPES     create a key (SCOPES: read,trade,admin) and print it once
+ *   query-api list-keys | revoke-key ID  (the store must not be held by a running embedded API:
+ *                                        use the admin routes /v1/admin/keys of that API instead)
  * Environment: QUERY_API_PORT (default 8080), QUERY_API_HOST (default 127.0.0.1), CLICKHOUSE_URL
- * (unset: embedded chDB in DATA_DIR/chdb, DATA_DIR default .data), KAFKA_BROKERS (comma-separated;
+ * (unset: embedded chDB in DATA_DIR/chdb, DATA_DIR default .data), CLICKHOUSE_SQL_USER +
+ * CLICKHOUSE_SQL_PASSWORD or CLICKHOUSE_SQL_PASSWORD_FILE (server only: the user callers' queries
+ * run as; unset: the CLICKHOUSE_URL user; see config/store-env.ts), KAFKA_BROKERS (comma-separated;
  * unset: no live stream), SVC_BASE_URL + SVC_CLIENT_ID + SVC_ACCESS_TOKEN (unset: order routes off),
- * POSTBACK_SECRET (set: receive postbacks at /postbacks/orders/<secret>; needs KAFKA_BROKERS),
+ * POSTBACK_SECRET (set: receive postbacks at /postbacks/orders/<secret>; needs KAFKA_BROKERS; the
+ * write-ahead log of acknowledged postbacks is DATA_DIR/postback-wal),
  * POSTBACK_ALLOWLIST (comma-separated IPs/CIDRs allowed to post; default any),
  * QUERY_API_BOOTSTRAP_KEY_NAME (serve: create a key with both scopes at start and print it once),
- * LOG_LEVEL (default info).
+ * LOG_LEVEL (default info; requests are logged by route pattern, never with query string, headers or
+ * secrets).
  */
 import { join } from 'node:path';
 import { BrokerClient } from '@feedpipe/broker-api';
@@ -18,9 +23,21 @@ import { createQueryApi } from './app.js';
 import { ApiKeyStore } from './auth/api-keys.js';
 import { SCOPES, type Scope } from './auth/key-format.js';
 import type { LogLevel } from './config/config.js';
+import { storeConfigFromEnv } from './config/store-env.js';
+import { redactLogText } from './http/log-redaction.js';
+
+/** The store's passwords, once read (a password file is read only then). */
+const storeSecrets: string[] = [];
+
+/** Secrets from the environment, scrubbed from anything this CLI prints about a failure. */
+function knownSecrets(): string[] {
+  return [env('SVC_ACCESS_TOKEN'), env('POSTBACK_SECRET'), ...storeSecrets].filter(
+    (s): s is string => s !== undefined,
+  );
+}
 
 function fail(message: string): never {
-  process.stderr.write(`query-api: ${message}\n`);
+  process.stderr.write(`query-api: ${redactLogText(message, knownSecrets())}\n`);
   process.exit(2);
 }
 
@@ -64,10 +81,9 @@ function broker(): BrokerClient | undefined {
 
 async function main(): Promise<void> {
   const [command = 'serve', ...args] = process.argv.slice(2);
-  const store = createStore({
-    url: env('CLICKHOUSE_URL'),
-    dataDir: join(env('DATA_DIR') ?? '.data', 'chdb'),
-  });
+  const storeEnv = storeConfigFromEnv(process.env, join(env('DATA_DIR') ?? '.data', 'chdb'));
+  storeSecrets.push(...storeEnv.secrets);
+  const store = createStore(storeEnv.config);
   await runMigrations(store.client);
   const keys = new ApiKeyStore(store.client, 0);
   if (command === 'create-key') {
@@ -94,6 +110,11 @@ async function main(): Promise<void> {
     return;
   }
   if (command !== 'serve') fail(`unknown command "${command}" (serve, create-key, list-keys, revoke-key)`);
+  if (storeEnv.sharedLogin) {
+    process.stderr.write(
+      "query-api: CLICKHOUSE_SQL_USER is unset: callers' queries run as the CLICKHOUSE_URL user; set the read-only user in production (docs/operations.md)\n",
+    );
+  }
   const brokers = (env('KAFKA_BROKERS') ?? '')
     .split(',')
     .map((b) => b.trim())
@@ -109,11 +130,14 @@ async function main(): Promise<void> {
       store,
       kafkaBrokers: brokers,
       processMetrics: true,
+      logSecrets: knownSecrets(),
       ...(client ? { broker: client } : {}),
       ...(env('POSTBACK_SECRET')
         ? {
             postbacks: {
               secret: env('POSTBACK_SECRET') as string,
+              // Acknowledged postbacks wait here until stored; replayed on the next start.
+              walDir: join(env('DATA_DIR') ?? '.data', 'postback-wal'),
               ...(env('POSTBACK_ALLOWLIST')
                 ? { allowlist: (env('POSTBACK_ALLOWLIST') as string).split(',').map((a) => a.trim()) }
                 : {}),
@@ -142,6 +166,7 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
-  process.stderr.write(`query-api: ${error instanceof Error ? error.message : String(error)}\n`);
+  const message = error instanceof Error ? error.message : String(error);
+  process.stderr.write(`query-api: ${redactLogText(message, knownSecrets())}\n`);
   process.exit(1);
 });

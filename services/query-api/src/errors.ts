@@ -13,8 +13,12 @@ export type QueryApiErrorCode =
   | 'FORBIDDEN'
   /** The thing asked for does not exist (404). */
   | 'NOT_FOUND'
-  /** The key's request budget is spent (429). */
+  /** The path exists, but not with this method; `Allow` lists the methods it has (405). */
+  | 'METHOD_NOT_ALLOWED'
+  /** The key's request budget is spent, or it has as many queries in flight as allowed (429). */
   | 'RATE_LIMITED'
+  /** The API holds as many results in flight as its memory budget allows, or the store's queue is full (503, Retry-After). */
+  | 'OVERLOADED'
   /** User SQL refused before it reached ClickHouse (400). */
   | 'SQL_REFUSED'
   /** ClickHouse refused or failed the query: limits, syntax, readonly (400 for the caller's query). */
@@ -52,6 +56,8 @@ export interface QueryApiErrorInit {
   status?: number;
   field?: string;
   retryable?: boolean;
+  /** Sent as Retry-After. */
+  retryAfterSec?: number;
   upstream?: UpstreamError;
   cause?: unknown;
 }
@@ -62,7 +68,9 @@ const DEFAULT_STATUS: Record<QueryApiErrorCode, number> = {
   UNAUTHENTICATED: 401,
   FORBIDDEN: 403,
   NOT_FOUND: 404,
+  METHOD_NOT_ALLOWED: 405,
   RATE_LIMITED: 429,
+  OVERLOADED: 503,
   SQL_REFUSED: 400,
   QUERY_FAILED: 400,
   STORE_UNAVAILABLE: 503,
@@ -87,6 +95,8 @@ export class QueryApiError extends Error {
   /** Whether repeating the same request later can succeed. */
   readonly retryable: boolean;
   readonly upstream: UpstreamError | undefined;
+  /** Seconds after which a retry may succeed (the Retry-After header), when known. */
+  readonly retryAfterSec: number | undefined;
 
   constructor(code: QueryApiErrorCode, message: string, init: QueryApiErrorInit = {}) {
     super(message, init.cause === undefined ? undefined : { cause: init.cause });
@@ -95,6 +105,7 @@ export class QueryApiError extends Error {
     this.field = init.field;
     this.retryable = init.retryable ?? false;
     this.upstream = init.upstream;
+    this.retryAfterSec = init.retryAfterSec;
   }
 }
 

@@ -86,7 +86,11 @@ afterAll(async () => {
 describe('status page in a headless browser', () => {
   it('renders the live figures and a non-empty candlestick chart', async () => {
     const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
-    await page.goto(`${api.url}/status?key=${key}&instrument=${SECURITY_ID}`);
+    // The key goes in through the sign-in form, never the URL.
+    await page.goto(`${api.url}/status?instrument=${SECURITY_ID}`);
+    expect(await page.locator('#key-form').isVisible()).toBe(true);
+    await page.fill('#key-input', key);
+    await page.click('button[type=submit]');
     await page.waitForFunction(
       () => document.getElementById('ticks-per-second')?.textContent === '12,345',
       null,
@@ -123,6 +127,19 @@ describe('status page in a headless browser', () => {
     });
     expect(colours.up).toBeGreaterThan(100);
     expect(colours.down).toBeGreaterThan(100);
+    await page.close();
+  });
+
+  it('ignores a key in the URL and removes it from the address bar', async () => {
+    const page = await browser.newPage();
+    await page.goto(`${api.url}/status?key=${key}&instrument=${SECURITY_ID}`);
+    await page.waitForFunction(() => !location.search.includes('key='), null, { timeout: 10_000 });
+    expect(page.url()).not.toContain(key);
+    expect(page.url()).toContain(`instrument=${SECURITY_ID}`);
+    // Not signed in by the link: the form asks for the key, and nothing was stored from the URL.
+    expect(await page.locator('#key-form').isVisible()).toBe(true);
+    expect(await page.locator('#main').isVisible()).toBe(false);
+    expect(await page.evaluate(() => sessionStorage.getItem('feedpipe-key'))).toBeNull();
     await page.close();
   });
 

@@ -1,7 +1,10 @@
 /**
  * API keys in market.api_keys (hashed, see key-format.ts), with a short-lived in-memory cache so a
- * request costs one hash, not one ClickHouse query. Revocation reaches every instance within the
- * cache time.
+ * request costs one hash, not one ClickHouse query. A revocation through this store (the admin
+ * routes, or the CLI in its own process) takes effect in this process at once: the key id joins a
+ * revoked set that every verify() checks before the cache, so neither a cached entry nor a lookup
+ * that was in flight while the revocation was written can let the key through again. Other API
+ * instances reading the same ClickHouse see it within their cache time (`keyCacheMs`).
  */
 import type { ClickHouseClient } from '@feedpipe/store';
 import { QueryApiError } from '../errors.js';
@@ -27,12 +30,21 @@ interface CacheEntry {
 
 /** Unknown key ids are remembered too (bounded), so a flood of bad keys does not become queries. */
 const MAX_CACHED_KEYS = 10_000;
+/**
+ * Key ids revoked by this process. Once a key's revoked row is written, a fresh read says so; the
+ * set only has to outlive the cache time and the lookups in flight, so the oldest ids may go.
+ */
+const MAX_REVOKED_HERE = 100_000;
+
+export type RevokedListener = (keyId: string) => void;
 
 export class ApiKeyStore {
   readonly #client: ClickHouseClient;
   readonly #cacheMs: number;
   readonly #now: () => number;
   readonly #cache = new Map<string, CacheEntry>();
+  readonly #revokedHere = new Set<string>();
+  readonly #revokedListeners = new Set<RevokedListener>();
 
   constructor(client: ClickHouseClient, cacheMs: number, now: () => number = Date.now) {
     this.#client = client;
@@ -73,12 +85,33 @@ export class ApiKeyStore {
     };
   }
 
+  /**
+   * Revokes a key: false when there is no such key. The key stops working in this process before
+   * the row is even written (and stays stopped if writing fails, as the caller is told to retry).
+   */
   async revoke(keyId: string): Promise<boolean> {
     const stored = await this.#read(keyId);
     if (!stored) return false;
+    this.#markRevoked(keyId);
     await this.#write({ ...stored, revoked: true });
     this.#cache.delete(keyId);
+    for (const listener of this.#revokedListeners) listener(keyId);
     return true;
+  }
+
+  /** Called with the key id after each revocation through this store (to end the key's live streams). */
+  onRevoked(listener: RevokedListener): () => void {
+    this.#revokedListeners.add(listener);
+    return () => this.#revokedListeners.delete(listener);
+  }
+
+  #markRevoked(keyId: string): void {
+    if (this.#revokedHere.size >= MAX_REVOKED_HERE) {
+      const oldest = this.#revokedHere.values().next().value;
+      if (oldest !== undefined) this.#revokedHere.delete(oldest);
+    }
+    this.#revokedHere.add(keyId);
+    this.#cache.delete(keyId);
   }
 
   async list(): Promise<ApiKeyInfo[]> {
@@ -101,7 +134,7 @@ export class ApiKeyStore {
   /** The key's info if the presented key is valid and not revoked; undefined otherwise. */
   async verify(presented: string): Promise<ApiKeyInfo | undefined> {
     const parsed = parseKey(presented);
-    if (!parsed) return undefined;
+    if (!parsed || this.#revokedHere.has(parsed.keyId)) return undefined;
     const now = this.#now();
     let entry = this.#cache.get(parsed.keyId);
     if (!entry || entry.until <= now) {
@@ -110,7 +143,14 @@ export class ApiKeyStore {
       this.#cache.set(parsed.keyId, entry);
     }
     const key = entry.key;
-    if (!key || key.revoked || !secretMatches(key.salt, key.hash, parsed.secret)) return undefined;
+    // Checked again after the await: a revocation may have landed while the row was being read.
+    if (
+      !key ||
+      key.revoked ||
+      this.#revokedHere.has(key.keyId) ||
+      !secretMatches(key.salt, key.hash, parsed.secret)
+    )
+      return undefined;
     return { keyId: key.keyId, name: key.name, scopes: key.scopes, createdAt: key.createdAt, revoked: false };
   }
 

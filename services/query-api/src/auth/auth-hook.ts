@@ -1,8 +1,10 @@
 /**
  * Authentication, scopes and rate limiting as one onRequest hook. Routes declare
- * `config: { scope: 'open' | 'read' | 'trade' }`; a route without one (including unknown paths)
- * needs `read`, so nothing is reachable without a key by accident. `trade` implies nothing else:
- * a trading system that also reads data gets both scopes.
+ * `config: { scope: 'open' | 'read' | 'trade' | 'admin' }`; a route without one (including unknown
+ * paths, which any valid key may ask about) needs `read`, so nothing is reachable without a key by
+ * accident. No scope implies another:
+ * a trading system that also reads data gets both `read` and `trade`; `admin` manages keys only.
+ * The key is taken from headers only, never from the URL, so it cannot end up in a logged path.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { QueryApiError } from '../errors.js';
@@ -53,7 +55,8 @@ export function installAuth(app: FastifyInstance, keys: ApiKeyStore, limiter: Ke
     }
     if (!key) throw new QueryApiError('UNAUTHENTICATED', 'the API key is unknown or revoked');
     request.apiKey = key;
-    if (!key.scopes.includes(scope)) {
+    // No route matched: any valid key may learn that (404) or which methods the path has (405).
+    if (!request.is404 && !key.scopes.includes(scope)) {
       throw new QueryApiError(
         'FORBIDDEN',
         `this route needs the "${scope}" scope; the key has: ${key.scopes.join(', ') || 'none'}`,

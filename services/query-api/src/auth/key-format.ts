@@ -5,8 +5,9 @@
  */
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 
-export type Scope = 'read' | 'trade';
-export const SCOPES: readonly Scope[] = ['read', 'trade'];
+/** `admin` manages keys (create, list, revoke) while the API runs; it implies neither of the others. */
+export type Scope = 'read' | 'trade' | 'admin';
+export const SCOPES: readonly Scope[] = ['read', 'trade', 'admin'];
 
 const KEY_PATTERN = /^fpk_([0-9a-f]{16})_([A-Za-z0-9_-]{43})$/;
 

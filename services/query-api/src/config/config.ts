@@ -8,7 +8,11 @@ export interface QueryApiConfig {
   host?: string;
   /** Listen port (`QUERY_API_PORT`). Default 8080; 0 picks a free port. */
   port?: number;
-  /** fastify logger level, or false for none. Default false. The key header is always redacted. */
+  /**
+   * fastify logger level, or false for none. Default false. Requests are logged by method and
+   * matched route pattern only (no query string, no headers), and every line is scrubbed of API
+   * keys and the process's known secrets (see http/log-redaction.ts).
+   */
   logLevel?: LogLevel | false;
   /** Serve the OpenAPI document at /docs/json and the interactive docs at /docs. Default true. */
   docs?: boolean;
@@ -19,7 +23,11 @@ export interface QueryApiConfig {
     /** Bucket size (requests allowed in a burst). Default 100. */
     burst?: number;
   };
-  /** How long a looked-up API key is trusted before it is read again (revocations take this long). Default 5,000 ms. */
+  /**
+   * How long a looked-up API key is trusted before it is read again. A revocation through this
+   * instance (the admin routes) takes effect at once; other instances see it within this time.
+   * Default 5,000 ms.
+   */
   keyCacheMs?: number;
   /** Limits of the analytics routes. */
   query?: {
@@ -33,6 +41,21 @@ export interface QueryApiConfig {
     maxBars?: number;
     /** Largest list (instruments, movers). Default 10,000. */
     maxListRows?: number;
+    /**
+     * Requests of one key reading the store at once (the analytics, status and SQL routes under
+     * /v1, not the live stream); one more is refused with 429 RATE_LIMITED. Default 4.
+     */
+    maxConcurrentPerKey?: number;
+    /**
+     * Bytes of query results the API holds for responses at once, over all requests; a query that
+     * does not fit is refused with 503 OVERLOADED and Retry-After. Default 1 GiB.
+     */
+    resultMemoryBytes?: number;
+    /**
+     * Reserved from that budget before a query runs when results arrive whole (embedded chDB) and
+     * the query names no max_result_bytes; the reservation then shrinks to the result. Default 64 MiB.
+     */
+    resultReserveBytes?: number;
   };
   /** Limits of POST /v1/sql, applied by ClickHouse itself (readonly = 1). */
   sql?: {
@@ -86,6 +109,8 @@ export interface QueryApiConfig {
   stream?: {
     /** Concurrent stream clients. Default 200. */
     maxClients?: number;
+    /** Concurrent stream clients of one API key, its share of `maxClients` (429 beyond it). Default 20. */
+    maxClientsPerKey?: number;
     /** Instruments one client may follow. Default 1,000. */
     maxInstruments?: number;
     /** Events buffered for a slow client before further events are dropped (and counted). Default 10,000. */
@@ -108,6 +133,9 @@ export interface ResolvedConfig {
     maxTickPage: number;
     maxBars: number;
     maxListRows: number;
+    maxConcurrentPerKey: number;
+    resultMemoryBytes: number;
+    resultReserveBytes: number;
   };
   sql: {
     maxExecutionSec: number;
@@ -130,7 +158,13 @@ export interface ResolvedConfig {
     killSwitchCacheMs: number;
   };
   topics: { trades: string; ohlc: string; reference: string; status: string };
-  stream: { maxClients: number; maxInstruments: number; maxQueuedEvents: number; heartbeatMs: number };
+  stream: {
+    maxClients: number;
+    maxClientsPerKey: number;
+    maxInstruments: number;
+    maxQueuedEvents: number;
+    heartbeatMs: number;
+  };
 }
 
 const TOP = [
@@ -159,6 +193,9 @@ export function resolveConfig(config: QueryApiConfig = {}): ResolvedConfig {
     'maxTickPage',
     'maxBars',
     'maxListRows',
+    'maxConcurrentPerKey',
+    'resultMemoryBytes',
+    'resultReserveBytes',
   ]);
   const s = section(top.sql, `${W}.sql`, [
     'maxExecutionSec',
@@ -183,12 +220,21 @@ export function resolveConfig(config: QueryApiConfig = {}): ResolvedConfig {
   const tp = section(top.topics, `${W}.topics`, ['trades', 'ohlc', 'reference', 'status']);
   const st = section(top.stream, `${W}.stream`, [
     'maxClients',
+    'maxClientsPerKey',
     'maxInstruments',
     'maxQueuedEvents',
     'heartbeatMs',
   ]);
   const logLevel = top.logLevel === false ? false : oneOf(top, 'logLevel', W, LEVELS, 'info');
   const maxTickPage = int(q, 'maxTickPage', `${W}.query`, 1_000_000, 1, 100_000_000);
+  const resultMemoryBytes = int(
+    q,
+    'resultMemoryBytes',
+    `${W}.query`,
+    1024 ** 3,
+    1_000_000,
+    Number.MAX_SAFE_INTEGER,
+  );
   return {
     host: str(top, 'host', W, '127.0.0.1'),
     port: int(top, 'port', W, 8080, 0, 65_535),
@@ -205,6 +251,12 @@ export function resolveConfig(config: QueryApiConfig = {}): ResolvedConfig {
       maxTickPage,
       maxBars: int(q, 'maxBars', `${W}.query`, 100_000, 1, 10_000_000),
       maxListRows: int(q, 'maxListRows', `${W}.query`, 10_000, 1, 1_000_000),
+      maxConcurrentPerKey: int(q, 'maxConcurrentPerKey', `${W}.query`, 4, 1, 10_000),
+      resultMemoryBytes,
+      resultReserveBytes: Math.min(
+        int(q, 'resultReserveBytes', `${W}.query`, 64 * 1024 ** 2, 1, Number.MAX_SAFE_INTEGER),
+        resultMemoryBytes,
+      ),
     },
     sql: {
       maxExecutionSec: int(s, 'maxExecutionSec', `${W}.sql`, 30, 1, 3_600),
@@ -234,6 +286,7 @@ export function resolveConfig(config: QueryApiConfig = {}): ResolvedConfig {
     },
     stream: {
       maxClients: int(st, 'maxClients', `${W}.stream`, 200, 1, 100_000),
+      maxClientsPerKey: int(st, 'maxClientsPerKey', `${W}.stream`, 20, 1, 100_000),
       maxInstruments: int(st, 'maxInstruments', `${W}.stream`, 1_000, 1, 1_000_000),
       maxQueuedEvents: int(st, 'maxQueuedEvents', `${W}.stream`, 10_000, 1, 10_000_000),
       heartbeatMs: int(st, 'heartbeatMs', `${W}.stream`, 15_000, 100, 3_600_000),

@@ -85,13 +85,7 @@ export function installErrorHandler(app: FastifyInstance): void {
       reply.raw.destroy(mapped);
       return;
     }
+    if (mapped.retryAfterSec !== undefined) reply.header('retry-after', mapped.retryAfterSec);
     reply.status(mapped.status).type('application/json').send(errorBody(mapped));
-  });
-  app.setNotFoundHandler((request, reply) => {
-    reply
-      .status(404)
-      .send(
-        errorBody(new QueryApiError('NOT_FOUND', `no route ${request.method} ${request.url.split('?')[0]}`)),
-      );
   });
 }

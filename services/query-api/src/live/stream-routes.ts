@@ -2,7 +2,9 @@
  * GET /v1/stream: Server-Sent Events of live feed records for chosen instruments. Each client has a
  * bounded queue: while its socket is congested, events queue up to `maxQueuedEvents`, after which
  * new ones are dropped, counted, and announced with an `event: dropped` line once it drains, so a
- * slow notebook never grows the server's memory or slows other clients.
+ * slow notebook never grows the server's memory or slows other clients. Each API key may hold at
+ * most `stream.maxClientsPerKey` of the `stream.maxClients` streams (429 beyond its share); a
+ * revoked key's streams end with an `event: end`.
  */
 import type { FastifyInstance } from 'fastify';
 import type { ApiContext } from '../context.js';
@@ -70,15 +72,8 @@ export function registerStreamRoutes(app: FastifyInstance, ctx: ApiContext, hub:
       const kinds = parseKinds(request.query.kinds);
       if (!hub.enabled)
         throw new QueryApiError('STREAM_UNAVAILABLE', 'the live stream needs Kafka brokers (KAFKA_BROKERS)');
-      if (hub.clients >= limits.maxClients) {
-        throw new QueryApiError(
-          'STREAM_UNAVAILABLE',
-          `the stream has its maximum of ${limits.maxClients} clients`,
-          {
-            retryable: true,
-          },
-        );
-      }
+      // The auth hook set the key (this route needs `read`); the hub counts its share of the slots.
+      const keyId = request.apiKey?.keyId ?? '';
       const res = reply.raw;
       let queue: string[] = [];
       // Events queue until the headers are out; then the queue drains like after a 'drain'.
@@ -107,12 +102,37 @@ export function registerStreamRoutes(app: FastifyInstance, ctx: ApiContext, hub:
         for (const text of pending) write(text);
       };
       res.on('drain', flush);
+      let heartbeat: NodeJS.Timeout | undefined;
+      let revokedWhileStarting: string | undefined;
+      const close = (): void => {
+        if (closed) return;
+        closed = true;
+        clearInterval(heartbeat);
+        hub.remove(client);
+        ctx.metrics.streamClients.set(hub.clients);
+      };
       const client: LiveClient = {
         securityIds,
         kinds,
+        keyId,
         deliver: (kind, data) => write(`event: ${kind}\ndata: ${data}\n\n`),
+        end: (reason) => {
+          if (closed) return;
+          if (!res.headersSent) {
+            // Revoked before the stream was attached: refuse it once add() returns.
+            revokedWhileStarting = reason;
+            return;
+          }
+          res.write(`event: end\ndata: ${JSON.stringify({ reason })}\n\n`);
+          close();
+          res.end();
+        },
       };
       await hub.add(client);
+      if (revokedWhileStarting !== undefined) {
+        hub.remove(client);
+        throw new QueryApiError('UNAUTHENTICATED', 'the API key is unknown or revoked');
+      }
       ctx.metrics.streamClients.set(hub.clients);
       reply.hijack();
       res.writeHead(200, {
@@ -123,14 +143,7 @@ export function registerStreamRoutes(app: FastifyInstance, ctx: ApiContext, hub:
       });
       res.write(`event: ready\ndata: {"securityIds":${JSON.stringify([...securityIds])}}\n\n`);
       flush();
-      const heartbeat = setInterval(() => write(': keep-alive\n\n'), limits.heartbeatMs);
-      const close = (): void => {
-        if (closed) return;
-        closed = true;
-        clearInterval(heartbeat);
-        hub.remove(client);
-        ctx.metrics.streamClients.set(hub.clients);
-      };
+      heartbeat = setInterval(() => write(': keep-alive\n\n'), limits.heartbeatMs);
       request.raw.on('close', close);
       res.on('close', close);
     },

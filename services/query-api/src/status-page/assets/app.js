@@ -1,6 +1,7 @@
 // The status page's script: polls the pipeline figures and draws a live candlestick chart of one
 // instrument from the bars endpoint. Plain browser JavaScript, no build step. The API key comes from
-// the page URL (?key=...) or the form, is kept in sessionStorage and sent as x-api-key.
+// the sign-in form only, is kept in sessionStorage (this tab) and sent as x-api-key. A key is never
+// read from the URL: a URL lands in browser history, proxy and server logs, and screen shares.
 (() => {
   const FEED_ERRORS = {
     805: 'connection limit exceeded',
@@ -11,14 +12,24 @@
   };
   const $ = (id) => document.getElementById(id);
   const params = new URLSearchParams(location.search);
-  let apiKey = params.get('key') || sessionStorage.getItem('feedpipe-key') || '';
+  if (params.has('key')) {
+    // An old-style link: drop the key from the address bar and history at once, and do not use it.
+    params.delete('key');
+    const query = params.toString();
+    history.replaceState(null, '', `${location.pathname}${query ? `?${query}` : ''}${location.hash}`);
+  }
+  let apiKey = sessionStorage.getItem('feedpipe-key') || '';
   let selected = params.get('instrument') || '';
   let lastTicks;
 
   async function api(path) {
-    const response = await fetch(path, { headers: { 'x-api-key': apiKey, accept: 'application/json' } });
-    if (response.status === 401 || response.status === 403)
+    const used = apiKey;
+    const response = await fetch(path, { headers: { 'x-api-key': used, accept: 'application/json' } });
+    if (response.status === 401 || response.status === 403) {
+      // Only the key still in use is forgotten: a late answer to an older key must not sign out a newer one.
+      if (used === apiKey) showKeyForm();
       throw Object.assign(new Error('key refused'), { auth: true });
+    }
     if (!response.ok) throw new Error(`${path}: HTTP ${response.status}`);
     return response.json();
   }
@@ -27,6 +38,11 @@
   const fmt = (n) => (n === undefined || n === null ? '–' : Number(n).toLocaleString('en-US'));
 
   function showKeyForm() {
+    // A refused key is forgotten, and nothing polls with it any more.
+    timers.forEach(clearInterval);
+    timers = [];
+    apiKey = '';
+    sessionStorage.removeItem('feedpipe-key');
     $('main').hidden = true;
     $('key-form').hidden = false;
   }
@@ -106,7 +122,7 @@
     try {
       renderPipeline(await api('/v1/pipeline'));
     } catch (error) {
-      if (error.auth) return showKeyForm();
+      if (error.auth) return;
       $('updated').textContent = `status unavailable (${error.message})`;
     }
   }
@@ -206,7 +222,7 @@
         `${selected}: ${bars.length} one-minute bars, last ${bars.at(-1)?.close ?? '–'}`;
       drawCandles(bars);
     } catch (error) {
-      if (error.auth) return showKeyForm();
+      if (error.auth) return;
       $('chart-title').textContent = `bars unavailable (${error.message})`;
     }
   }

@@ -1,0 +1,102 @@
+/**
+ * Key management while the API runs (scope `admin`). Embedded chDB binds its data directory to one
+ * process, so with `npm start` or `query-api serve` on embedded storage the CLI cannot reach the
+ * keys: these routes can. A new key's secret appears once, in the create answer; list answers carry
+ * no secret, salt or hash. A revocation answers only once the key is refused by this process.
+ */
+import type { FastifyInstance } from 'fastify';
+import { notFound } from '../errors.js';
+import type { ApiKeyStore } from './api-keys.js';
+import { SCOPES, type Scope } from './key-format.js';
+
+const ADMIN = { scope: 'admin' } as const;
+const ADMIN_SECURITY = [{ apiKey: [] }];
+
+const KEY_INFO = {
+  type: 'object',
+  properties: {
+    keyId: { type: 'string' },
+    name: { type: 'string' },
+    scopes: { type: 'array', items: { type: 'string', enum: [...SCOPES] } },
+    createdAt: { type: 'string' },
+    revoked: { type: 'boolean' },
+  },
+} as const;
+
+export function registerKeyRoutes(app: FastifyInstance, keys: ApiKeyStore): void {
+  app.post<{ Body: { name: string; scopes: Scope[] } }>(
+    '/v1/admin/keys',
+    {
+      config: ADMIN,
+      schema: {
+        tags: ['admin'],
+        summary: 'Create an API key (its secret is in this answer only)',
+        security: ADMIN_SECURITY,
+        body: {
+          type: 'object',
+          additionalProperties: false,
+          required: ['name', 'scopes'],
+          properties: {
+            name: { type: 'string', minLength: 1, maxLength: 200 },
+            scopes: {
+              type: 'array',
+              minItems: 1,
+              uniqueItems: true,
+              items: { type: 'string', enum: [...SCOPES] },
+            },
+          },
+        },
+        response: {
+          201: {
+            type: 'object',
+            properties: { ...KEY_INFO.properties, key: { type: 'string' } },
+          },
+        },
+      },
+    },
+    async (request, reply) => {
+      const created = await keys.create(request.body.name, request.body.scopes);
+      return reply.status(201).header('cache-control', 'no-store').send(created);
+    },
+  );
+
+  app.get(
+    '/v1/admin/keys',
+    {
+      config: ADMIN,
+      schema: {
+        tags: ['admin'],
+        summary: 'List API keys (no secrets)',
+        security: ADMIN_SECURITY,
+        // The response schema is the allow-list of what leaves: salt and hash cannot, whatever list() returns.
+        response: { 200: { type: 'object', properties: { keys: { type: 'array', items: KEY_INFO } } } },
+      },
+    },
+    async () => ({ keys: await keys.list() }),
+  );
+
+  app.delete<{ Params: { keyId: string } }>(
+    '/v1/admin/keys/:keyId',
+    {
+      config: ADMIN,
+      schema: {
+        tags: ['admin'],
+        summary: 'Revoke an API key: refused from the next request on, its live streams end',
+        security: ADMIN_SECURITY,
+        params: {
+          type: 'object',
+          required: ['keyId'],
+          properties: { keyId: { type: 'string', pattern: '^[0-9a-f]{16}$' } },
+        },
+        response: {
+          200: { type: 'object', properties: { keyId: { type: 'string' }, revoked: { type: 'boolean' } } },
+        },
+      },
+    },
+    async (request) => {
+      const { keyId } = request.params;
+      if (!(await keys.revoke(keyId))) throw notFound(`no key ${keyId}`);
+      return { keyId, revoked: true };
+    },
+  );
+}
