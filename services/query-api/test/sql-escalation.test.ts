@@ -193,10 +193,16 @@ describe('what a read key can still do', () => {
         [{ n: 20 }],
       ],
     ];
+    // A UNION ALL without ORDER BY has no defined row order: such answers are compared as sets.
+    const sorted = (rows: unknown[]): unknown[] => rows.map((row) => JSON.stringify(row)).sort();
     for (const [sql, params, data] of cases) {
       const r = await post(sql, params);
       expect(r.statusCode, r.body).toBe(200);
-      expect(r.json().data, sql).toEqual(data);
+      if (/UNION ALL/.test(sql) && !/ORDER BY/.test(sql)) {
+        expect(sorted(r.json().data), sql).toEqual(sorted(data));
+      } else {
+        expect(r.json().data, sql).toEqual(data);
+      }
     }
   });
 
