@@ -25,6 +25,7 @@ import { createHistoryLoader, type HistoryLoader } from '@feedpipe/history-loade
 import { startLocalKafka } from '@feedpipe/local-kafka';
 import { createQueryApi, type QueryApi, redactLogText, storeConfigFromEnv } from '@feedpipe/query-api';
 import { createStore, runMigrations } from '@feedpipe/store';
+import { createTradingGateway, type TradingGateway } from '@feedpipe/trading-gateway';
 import { Registry } from 'prom-client';
 import { pipelineStatusSource } from './pipeline-status.js';
 
@@ -204,7 +205,22 @@ async function main(): Promise<void> {
     );
   }
 
-  // The query API: analytics, SQL, order routes (through the typed client), postbacks, status page.
+  // The query API: analytics, SQL, live stream, status page. Read-only: no trading credentials.
+  const status = pipelineStatusSource({ ingestor, sink, loader });
+  onExit('status-sampler', async () => status.stop());
+  const api: QueryApi = await createQueryApi(
+    {
+      host: process.env.QUERY_API_HOST ?? '127.0.0.1',
+      port: Number(process.env.QUERY_API_PORT ?? 8080),
+      logLevel: false,
+    },
+    { store, kafkaBrokers: brokers, pipelineStatus: status.source, logSecrets: storeEnv.secrets },
+  );
+  const apiUrl = await api.start();
+  onExit('query-api', () => api.stop());
+
+  // The trading gateway: orders (through the typed client), postbacks, order updates. The only part
+  // given the service's credentials, with keys of its own.
   const authUrl = sim?.rest?.authUrl ?? process.env.SVC_AUTH_URL;
   const broker = baseUrl
     ? new BrokerClient({
@@ -214,39 +230,39 @@ async function main(): Promise<void> {
         ...(authUrl ? { authUrl } : {}),
       })
     : undefined;
-  const status = pipelineStatusSource({ ingestor, sink, loader });
-  onExit('status-sampler', async () => status.stop());
   const postbackSecret = process.env.POSTBACK_SECRET ?? randomBytes(24).toString('base64url');
   knownSecrets.push(postbackSecret);
-  const api: QueryApi = await createQueryApi(
+  const gateway: TradingGateway = await createTradingGateway(
     {
-      host: process.env.QUERY_API_HOST ?? '127.0.0.1',
-      port: Number(process.env.QUERY_API_PORT ?? 8080),
+      host: process.env.TRADING_GATEWAY_HOST ?? '127.0.0.1',
+      port: Number(process.env.TRADING_GATEWAY_PORT ?? 8090),
       logLevel: false,
     },
     {
       store,
       kafkaBrokers: brokers,
-      pipelineStatus: status.source,
-      logSecrets: [credentials.token],
+      logSecrets: [credentials.token, ...storeEnv.secrets],
       postbacks: { secret: postbackSecret, walDir: join(dataDir, 'postback-wal') },
       ...(broker ? { broker } : {}),
     },
   );
-  const apiUrl = await api.start();
-  onExit('query-api', () => api.stop());
-  // Separate keys, so a notebook or the status page never holds the power to trade or manage keys.
+  const gatewayUrl = await gateway.start();
+  onExit('trading-gateway', () => gateway.stop());
+
+  // Separate keys, so a notebook or the status page never holds the power to trade or manage keys;
+  // each service has its own: a query API key is nothing to the gateway, and the other way round.
   const keyName = `npm-start-${new Date().toISOString()}`;
   const readKey = await api.keys.create(`${keyName}-read`, ['read']);
-  const tradeKey = await api.keys.create(`${keyName}-trade`, ['read', 'trade']);
   const adminKey = await api.keys.create(`${keyName}-admin`, ['admin']);
+  const tradeKey = await gateway.keys.create(`${keyName}-trade`, ['trade']);
+  const gatewayAdminKey = await gateway.keys.create(`${keyName}-gateway-admin`, ['admin']);
   let postbackNote = 'register the postback URL with the service (web console) to receive order updates';
   if (sim?.rest) {
     // As the web console would: the simulator posts every order update of this account here.
     const response = await fetch(`${sim.rest.baseUrl}/v2/postback`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', 'access-token': credentials.token },
-      body: JSON.stringify({ postbackUrl: `${apiUrl}/postbacks/orders/${postbackSecret}` }),
+      body: JSON.stringify({ postbackUrl: `${gatewayUrl}/postbacks/orders/${postbackSecret}` }),
     });
     postbackNote = response.ok
       ? 'the simulator posts order updates here -> Kafka orders.updates + market.order_events'
@@ -261,14 +277,16 @@ async function main(): Promise<void> {
       `  Kafka       ${brokers.join(',')}  (${kafkaNote})`,
       `  ClickHouse  ${store.mode === 'embedded' ? 'embedded chDB' : 'server'} at ${store.location}${storeEnv.sharedLogin ? ' (no CLICKHOUSE_SQL_USER: callers query as the CLICKHOUSE_URL user)' : ''}`,
       `  ingestor    ${instruments.length} instruments over 5 connections -> feed.trades, feed.ohlc, feed.reference, feed.status`,
-      `  query API   ${apiUrl}   docs ${apiUrl}/docs`,
-      '  API keys    shown once, send them in the x-api-key header:',
-      `    read          ${readKey.key}   (analytics, SQL, live stream, status page)`,
-      `    read + trade  ${tradeKey.key}   (also orders and account)`,
-      `    admin         ${adminKey.key}   (create, list, revoke keys: ${apiUrl}/v1/admin/keys)`,
+      `  query API   ${apiUrl}   docs ${apiUrl}/docs   (read-only: analytics, SQL, live stream, status page)`,
+      `  gateway     ${gatewayUrl}   docs ${gatewayUrl}/docs   (orders, account, postbacks, order updates)`,
+      '  API keys    shown once, send them in the x-api-key header; each service has its own:',
+      `    query API read      ${readKey.key}   (analytics, SQL, live stream, status page)`,
+      `    query API admin     ${adminKey.key}   (create, list, revoke keys: ${apiUrl}/v1/admin/keys)`,
+      `    gateway trade       ${tradeKey.key}   (orders and account at ${gatewayUrl})`,
+      `    gateway admin       ${gatewayAdminKey.key}   (the gateway's keys: ${gatewayUrl}/v1/admin/keys)`,
       `  status      ${apiUrl}/status   (sign in with the read key; it is kept in the browser tab, never in the URL)`,
-      `  postbacks   ${apiUrl}/postbacks/orders/<secret>: ${postbackNote}`,
-      `  metrics     pipeline ${ops.url}/metrics   API ${apiUrl}/metrics   health ${ops.url}/healthz   ready ${ops.url}/readyz`,
+      `  postbacks   ${gatewayUrl}/postbacks/orders/<secret>: ${postbackNote}`,
+      `  metrics     pipeline ${ops.url}/metrics   API ${apiUrl}/metrics   gateway ${gatewayUrl}/metrics   health ${ops.url}/healthz   ready ${ops.url}/readyz`,
       `  notebook    pandas.read_parquet('${apiUrl}/v1/instruments/<id>/bars?from=<ISO time>&interval=1m&format=parquet', storage_options={'x-api-key': '<key>'})`,
       '  Ctrl-C stops everything.',
       '',

@@ -84,7 +84,14 @@ function composeConfigProblem(): string | null {
   return result.status === 0 ? null : `docker compose config: ${result.stderr || result.error?.message}`;
 }
 
-const FEEDPIPE_SERVICES = ['feed-ingestor', 'sink', 'history-loader', 'query-api', 'broker-sim'];
+const FEEDPIPE_SERVICES = [
+  'feed-ingestor',
+  'sink',
+  'history-loader',
+  'query-api',
+  'trading-gateway',
+  'broker-sim',
+];
 
 /** The command's words, including those of a `sh -c` script. */
 function commandOf(service: ComposeService): string[] {
@@ -99,6 +106,7 @@ function workspaceBins(): Set<string> {
     'services/feed-ingestor',
     'services/history-loader',
     'services/query-api',
+    'services/trading-gateway',
     'packages/broker-sim',
   ]) {
     const pkg = JSON.parse(read(`${dir}/package.json`)) as { bin?: Record<string, string> };
@@ -146,15 +154,27 @@ describe('infra/docker-compose.yml', () => {
 
   it('points every service at Kafka and ClickHouse inside the compose network', () => {
     const env = new Map(exampleValues);
-    for (const name of ['feed-ingestor', 'sink', 'query-api']) {
+    for (const name of ['feed-ingestor', 'sink', 'query-api', 'trading-gateway']) {
       expect(services[name]?.environment?.KAFKA_BROKERS, name).toBe('kafka:9092');
     }
-    for (const name of ['sink', 'history-loader', 'query-api']) {
+    for (const name of ['sink', 'history-loader', 'query-api', 'trading-gateway']) {
       const url = new URL(interpolate(String(services[name]?.environment?.CLICKHOUSE_URL), env));
       expect(url.host, name).toBe('clickhouse:8123');
       expect(url.username).toBe(env.get('CLICKHOUSE_USER'));
       expect(decodeURIComponent(url.password)).toBe(env.get('CLICKHOUSE_PASSWORD'));
     }
+  });
+
+  it('gives the trading credentials to the trading gateway, never to the query API', () => {
+    const gateway = services['trading-gateway']?.environment ?? {};
+    for (const name of ['SVC_BASE_URL', 'SVC_CLIENT_ID', 'SVC_ACCESS_TOKEN', 'POSTBACK_SECRET']) {
+      expect(gateway[name], name).toBeDefined();
+    }
+    expect(commandOf(services['trading-gateway'] ?? {}).slice(-2)).toEqual(['trading-gateway', 'run']);
+    const api = services['query-api'];
+    const held = Object.keys(api?.environment ?? {}).filter((name) => /^(SVC_|POSTBACK_)/.test(name));
+    expect(held).toEqual([]);
+    expect(commandOf(api ?? {})).not.toContain('infra/docker/demo-token.sh');
   });
 
   it('references only files that exist, declared volumes and defined services', () => {
@@ -254,15 +274,18 @@ describe('infra/docker-compose.yml', () => {
       const env = services[name]?.environment ?? {};
       const command = commandOf(services[name] ?? {});
       const flag = command.indexOf('--metrics-port');
-      return Number(flag >= 0 ? command[flag + 1] : (env.METRICS_PORT ?? env.QUERY_API_PORT));
+      return Number(
+        flag >= 0 ? command[flag + 1] : (env.METRICS_PORT ?? env.QUERY_API_PORT ?? env.TRADING_GATEWAY_PORT),
+      );
     };
     const jobs = new Map(prometheus.scrape_configs.map((c) => [c.job_name, c]));
-    for (const name of ['feed-ingestor', 'sink', 'history-loader', 'query-api']) {
+    for (const name of ['feed-ingestor', 'sink', 'history-loader', 'query-api', 'trading-gateway']) {
       const sd = jobs.get(name)?.dns_sd_configs?.[0];
       expect(sd?.names, name).toEqual([name]);
       expect(sd?.port, name).toBe(metricsPort(name));
       // Bound to loopback, the endpoint would be unreachable from the Prometheus container.
-      const host = services[name]?.environment?.METRICS_HOST ?? services[name]?.environment?.QUERY_API_HOST;
+      const env = services[name]?.environment ?? {};
+      const host = env.METRICS_HOST ?? env.QUERY_API_HOST ?? env.TRADING_GATEWAY_HOST;
       expect(host, name).toBe('0.0.0.0');
     }
     const mounted = (services.prometheus?.volumes ?? []).map((v) => v.split(':')[0]);

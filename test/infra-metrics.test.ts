@@ -13,7 +13,8 @@ import { createIngestorMetrics } from '../services/feed-ingestor/src/ingestor-me
 import { createSinkMetrics } from '../services/feed-ingestor/src/sink/sink-metrics.js';
 import { createLoaderMetrics } from '../services/history-loader/src/metrics.js';
 import { createMetrics as createApiMetrics } from '../services/query-api/src/http/metrics.js';
-import { createReceiverMetrics } from '../services/query-api/src/postbacks/receiver-metrics.js';
+import { createGatewayMetrics } from '../services/trading-gateway/src/metrics.js';
+import { createReceiverMetrics } from '../services/trading-gateway/src/postbacks/receiver-metrics.js';
 import { exposedNames, metricNamesOf } from './infra-promql.js';
 
 const root = join(import.meta.dirname, '..');
@@ -43,8 +44,9 @@ async function serviceMetrics(): Promise<ServiceMetrics[]> {
     ['history-loader', withFactory(createLoaderMetrics)],
     // The API keeps its own registry, with prom-client's default metrics under its prefix.
     ['query-api', createApiMetrics(true).registry],
-    // The postback receiver registers these on the API's registry when it runs.
-    ['query-api postbacks', withFactory((registry) => createReceiverMetrics(registry))],
+    // The gateway likewise, under its own prefix; its postback receiver registers on that registry.
+    ['trading-gateway', createGatewayMetrics(true).registry],
+    ['trading-gateway postbacks', withFactory((registry) => createReceiverMetrics(registry))],
   ];
   return Promise.all(
     registries.map(async ([service, registry]) => {
@@ -55,7 +57,7 @@ async function serviceMetrics(): Promise<ServiceMetrics[]> {
       return {
         service,
         exposed: new Set(metrics.flatMap((m) => m.series)),
-        own: metrics.filter((m) => !/^query_api_(process|nodejs)_/.test(m.name)),
+        own: metrics.filter((m) => !/^(query_api|trading_gateway)_(process|nodejs)_/.test(m.name)),
       };
     }),
   );
@@ -153,7 +155,9 @@ describe('dashboard and alerts against the exported metrics', () => {
       panels: Array<{ type: string; title: string; datasource?: { uid?: string } }>;
     };
     const rows = dashboard.panels.filter((p) => p.type === 'row').map((p) => p.title);
-    expect(rows).toEqual(expect.arrayContaining(['Feed', 'Kafka', 'Sink', 'History loader', 'Query API']));
+    expect(rows).toEqual(
+      expect.arrayContaining(['Feed', 'Kafka', 'Sink', 'History loader', 'Query API', 'Trading gateway']),
+    );
     const provisioned = parse(read('infra/grafana/provisioning/datasources/prometheus.yml')) as {
       datasources: Array<{ uid: string; type: string }>;
     };

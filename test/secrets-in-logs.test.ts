@@ -1,9 +1,9 @@
 /**
- * A run's logs hold no secret: the API with its postback receiver logs at debug level into a
- * capturing stream while requests carry the API key (header, bearer, query), the postback secret
- * (path, header) and the upstream access token; a feed ingestor with that token meets refused
- * upgrades and a dead port. Every captured line (and the ingestor's status) is then searched for
- * each secret. Needs the run's Kafka broker (the receiver writes to it).
+ * A run's logs hold no secret: the query API and the trading gateway with its postback receiver log
+ * at debug level into a capturing stream while requests carry their API keys (header, bearer,
+ * query), the postback secret (path, header) and the upstream access token; a feed ingestor with
+ * that token meets refused upgrades and a dead port. Every captured line (and the ingestor's
+ * status) is then searched for each secret. Needs the run's Kafka broker (the receiver writes to it).
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -12,6 +12,7 @@ import { createFeedIngestor, type FeedIngestor, prefixedTopics } from '@feedpipe
 import { createQueryApi, type QueryApi } from '@feedpipe/query-api';
 import { createStore, runMigrations, type Store } from '@feedpipe/store';
 import { tempDir, uniqueName, waitFor } from '@feedpipe/testkit';
+import { createTradingGateway, type TradingGateway } from '@feedpipe/trading-gateway';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 
 const brokers = inject('kafkaBrokers');
@@ -21,7 +22,9 @@ const apiLines: string[] = [];
 const ingestorLines: string[] = [];
 let store: Store;
 let api: QueryApi;
+let gateway: TradingGateway;
 let key: string;
+let tradeKey: string;
 let refusing: Server;
 let ingestor: FeedIngestor | undefined;
 
@@ -41,6 +44,12 @@ beforeAll(async () => {
   await store.client.command({ query: `CREATE TABLE IF NOT EXISTS ${table} AS market.order_events` });
   api = await createQueryApi(
     { host: '127.0.0.1', port: 0, logLevel: 'debug' },
+    { store, kafkaBrokers: brokers, logStream: capture(apiLines) },
+  );
+  await api.start();
+  key = (await api.keys.create('log-test', ['read'])).key;
+  gateway = await createTradingGateway(
+    { host: '127.0.0.1', port: 0, logLevel: 'debug' },
     {
       store,
       kafkaBrokers: brokers,
@@ -54,8 +63,8 @@ beforeAll(async () => {
       },
     },
   );
-  await api.start();
-  key = (await api.keys.create('log-test', ['read', 'trade'])).key;
+  await gateway.start();
+  tradeKey = (await gateway.keys.create('log-test', ['trade'])).key;
   // An upstream that refuses every WebSocket upgrade, as a service under maintenance does.
   refusing = createServer((_request, response) => response.writeHead(503).end('maintenance'));
   refusing.on('upgrade', (_request, socket) => socket.end('HTTP/1.1 503 Service Unavailable\r\n\r\n'));
@@ -65,6 +74,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await ingestor?.stop();
   await new Promise<void>((resolve) => refusing?.close(() => resolve()));
+  await gateway?.stop();
   await api?.stop();
   await store?.close();
 });
@@ -86,11 +96,15 @@ const update = {
 describe('logs of a run', () => {
   it('hold no API key, postback secret or access token', async () => {
     const keySecret = key.slice('fpk_0123456789abcdef_'.length);
+    const tradeKeySecret = tradeKey.slice('fpk_0123456789abcdef_'.length);
     const both = { 'x-api-key': key };
+    const trade = { 'x-api-key': tradeKey };
     const url = api.url;
     const get = (path: string, headers: Record<string, string> = {}) => fetch(`${url}${path}`, { headers });
+    const gatewayGet = (path: string, headers: Record<string, string> = {}) =>
+      fetch(`${gateway.url}${path}`, { headers });
     const post = (path: string, headers: Record<string, string> = {}) =>
-      fetch(`${url}${path}`, {
+      fetch(`${gateway.url}${path}`, {
         method: 'POST',
         headers: { 'content-type': 'application/json', ...headers },
         body: JSON.stringify(update),
@@ -101,11 +115,15 @@ describe('logs of a run', () => {
     await get(`/v1/status?key=${key}`);
     await get(`/status?key=${key}`);
     await get(`/v1/nothing-here/${ACCESS_TOKEN}?access-token=${ACCESS_TOKEN}`, both);
+    expect((await gatewayGet('/order-updates', trade)).status).toBe(200);
+    await gatewayGet('/order-updates', { authorization: `Bearer ${tradeKey}` });
+    await gatewayGet(`/order-updates?key=${tradeKey}`);
+    await gatewayGet(`/v1/nothing-here/${ACCESS_TOKEN}?access-token=${ACCESS_TOKEN}`, trade);
     expect((await post(`/postbacks/orders/${POSTBACK_SECRET}`)).status).toBe(202);
     await post('/postbacks/orders', { 'x-postback-secret': POSTBACK_SECRET });
     await post(`/postbacks/orders/${POSTBACK_SECRET}x`);
     // The secret URL with a method it does not have: no route matches, and its path is not logged.
-    const wrongMethod = await get(`/postbacks/orders/${POSTBACK_SECRET}`, both);
+    const wrongMethod = await gatewayGet(`/postbacks/orders/${POSTBACK_SECRET}`, trade);
     expect(wrongMethod.status).toBe(405);
 
     // The upstream token on a feed connection that is refused, then on a port nobody listens on.
@@ -131,7 +149,8 @@ describe('logs of a run', () => {
     expect(logged).toContain('"route":"/status"');
     expect(logged).toContain('"route":"(no route)"');
     expect(logged.match(/"(url|route)":"\/postbacks\/orders[^"]*"/g)?.length).toBeGreaterThanOrEqual(3);
-    for (const secret of [keySecret, POSTBACK_SECRET, ACCESS_TOKEN]) {
+    expect(logged).toContain('"route":"/order-updates"');
+    for (const secret of [keySecret, tradeKeySecret, POSTBACK_SECRET, ACCESS_TOKEN]) {
       expect(logged).not.toContain(secret);
       expect(ingestorLines.join('\n')).not.toContain(secret);
       expect(status).not.toContain(secret);

@@ -2,12 +2,12 @@
  * Readers that validate an options object once, at construction: each names the key and what is
  * allowed, so a bad configuration fails with a message that says how to fix it.
  */
-import { QueryApiError } from '../errors.js';
+import { HttpError } from './http-error.js';
 
 export type Options = Record<string, unknown>;
 
 function fail(where: string, message: string): never {
-  throw new QueryApiError('CONFIG_INVALID', `${where}: ${message}`);
+  throw new HttpError('CONFIG_INVALID', `${where}: ${message}`);
 }
 
 export function section(value: unknown, where: string, allowed: readonly string[]): Options {

@@ -4,8 +4,13 @@
  * engine internals of other requests, secrets) is echoed.
  */
 import type { FastifyError, FastifyInstance } from 'fastify';
-import { isQueryApiError, QueryApiError } from '../errors.js';
-import { fromBrokerError } from '../orders/broker-errors.js';
+import { HttpError, isHttpError } from './http-error.js';
+
+/**
+ * Turns an error of a service's own dependency (an upstream client's error) into its HTTP error,
+ * or returns undefined when the error is not of that kind.
+ */
+export type ErrorMapper = (error: unknown) => HttpError<string> | undefined;
 
 interface ValidationIssue {
   keyword: string;
@@ -37,9 +42,9 @@ function fieldOf(issue: ValidationIssue): string {
   return [path, extra].filter((p) => p.length > 0).join('.');
 }
 
-export function validationError(context: string, issues: readonly ValidationIssue[]): QueryApiError {
+export function validationError(context: string, issues: readonly ValidationIssue[]): HttpError {
   const first = issues[0];
-  if (!first) return new QueryApiError('BAD_REQUEST', `invalid ${context}`);
+  if (!first) return new HttpError('BAD_REQUEST', `invalid ${context}`);
   const field = fieldOf(first);
   const where = field ? `${context}.${field}` : context;
   let message = first.message ?? 'is invalid';
@@ -48,37 +53,39 @@ export function validationError(context: string, issues: readonly ValidationIssu
   if (first.keyword === 'enum' && Array.isArray(first.params.allowedValues)) {
     message = `must be one of ${first.params.allowedValues.join(', ')}`;
   }
-  return new QueryApiError('BAD_REQUEST', `${where} ${message}`, { field: field || context });
+  return new HttpError('BAD_REQUEST', `${where} ${message}`, { field: field || context });
 }
 
-export function toQueryApiError(error: unknown): QueryApiError {
-  if (isQueryApiError(error)) return error;
-  const broker = fromBrokerError(error);
-  if (broker) return broker;
+/** Any thrown value as an HTTP error: the service's own, a mapped one, a fastify one, else INTERNAL. */
+export function toHttpError(error: unknown, mapper?: ErrorMapper): HttpError<string> {
+  if (isHttpError(error)) return error;
+  const mapped = mapper?.(error);
+  if (mapped) return mapped;
   const fe = error as Partial<FastifyError> & { validation?: ValidationIssue[]; validationContext?: string };
   if (Array.isArray(fe.validation)) return validationError(fe.validationContext ?? 'request', fe.validation);
   const status = typeof fe.statusCode === 'number' ? fe.statusCode : 500;
-  if (status === 413) return new QueryApiError('BAD_REQUEST', 'request body too large', { status: 413 });
+  if (status === 413) return new HttpError('BAD_REQUEST', 'request body too large', { status: 413 });
   if (status === 415)
-    return new QueryApiError('BAD_REQUEST', 'unsupported content type: send application/json', {
+    return new HttpError('BAD_REQUEST', 'unsupported content type: send application/json', {
       status: 415,
     });
   if (status >= 400 && status < 500) {
-    return new QueryApiError('BAD_REQUEST', fe.message ?? 'invalid request', { status });
+    return new HttpError('BAD_REQUEST', fe.message ?? 'invalid request', { status });
   }
-  return new QueryApiError('INTERNAL', 'internal error', { cause: error });
+  return new HttpError('INTERNAL', 'internal error', { cause: error });
 }
 
-export function errorBody(error: QueryApiError): ErrorBody {
+export function errorBody(error: HttpError<string>): ErrorBody {
   const body: ErrorBody = { error: { code: error.code, message: error.message } };
   if (error.field !== undefined) body.error.field = error.field;
   if (error.upstream !== undefined) body.error.upstream = { ...error.upstream };
   return body;
 }
 
-export function installErrorHandler(app: FastifyInstance): void {
+/** Answers every error in the envelope; `mapper` turns a service's dependency errors into its own. */
+export function installErrorHandler(app: FastifyInstance, mapper?: ErrorMapper): void {
   app.setErrorHandler((error, request, reply) => {
-    const mapped = toQueryApiError(error);
+    const mapped = toHttpError(error, mapper);
     if (mapped.status >= 500) request.log.error({ err: error, code: mapped.code }, 'request failed');
     if (reply.sent || reply.raw.headersSent) {
       // A streamed body already started: the only honest signal left is cutting the connection.

@@ -1,8 +1,10 @@
 /**
- * The one error class of the query API. `code` is stable and meant for programs; `status` is the
+ * The error base of the HTTP services. `code` is stable and meant for programs; `status` is the
  * HTTP status the error handler answers with; messages never carry a secret (API keys, tokens).
+ * A service declares its own codes on top of these (QueryApiError, TradingGatewayError) with their
+ * statuses; the error handler, the auth hook and the key store only need what is declared here.
  */
-export type QueryApiErrorCode =
+export type HttpErrorCode =
   /** Configuration rejected at construction. */
   | 'CONFIG_INVALID'
   /** A request field is missing or invalid (400, names the field). */
@@ -15,35 +17,23 @@ export type QueryApiErrorCode =
   | 'NOT_FOUND'
   /** The path exists, but not with this method; `Allow` lists the methods it has (405). */
   | 'METHOD_NOT_ALLOWED'
-  /** The key's request budget is spent, or it has as many queries in flight as allowed (429). */
+  /** The key's request budget is spent, or it has as many requests in flight as allowed (429). */
   | 'RATE_LIMITED'
-  /** The API holds as many results in flight as its memory budget allows, or the store's queue is full (503, Retry-After). */
-  | 'OVERLOADED'
-  /** User SQL refused before it reached ClickHouse (400). */
-  | 'SQL_REFUSED'
-  /** ClickHouse refused or failed the query: limits, syntax, readonly (400 for the caller's query). */
-  | 'QUERY_FAILED'
   /** ClickHouse is unreachable or failed internally (503). */
   | 'STORE_UNAVAILABLE'
-  /** Order routes without a broker client (503). */
-  | 'TRADING_DISABLED'
-  /** A pre-trade check refused the order; nothing was sent (422). */
-  | 'PRE_TRADE_REJECTED'
-  /** The account's kill switch is active; nothing was sent (409). */
-  | 'KILL_SWITCH_ACTIVE'
-  /** The same correlationId is being placed right now by another request (409). */
-  | 'DUPLICATE_IN_FLIGHT'
-  /** An earlier request with this correlationId has an unknown outcome; placing again could double it (409). */
-  | 'OUTCOME_UNKNOWN'
-  /** The audit row could not be written, so the order was not sent (503). */
-  | 'AUDIT_UNAVAILABLE'
-  /** The service refused the call (its status and error are kept in `upstream`). */
-  | 'UPSTREAM_REJECTED'
-  /** The service could not be reached or did not answer; an order's outcome may be unknown (502/504). */
-  | 'UPSTREAM_UNAVAILABLE'
-  /** The live stream is not configured (no Kafka brokers) or full (503). */
-  | 'STREAM_UNAVAILABLE'
   | 'INTERNAL';
+
+export const HTTP_ERROR_STATUS: Readonly<Record<HttpErrorCode, number>> = {
+  CONFIG_INVALID: 500,
+  BAD_REQUEST: 400,
+  UNAUTHENTICATED: 401,
+  FORBIDDEN: 403,
+  NOT_FOUND: 404,
+  METHOD_NOT_ALLOWED: 405,
+  RATE_LIMITED: 429,
+  STORE_UNAVAILABLE: 503,
+  INTERNAL: 500,
+};
 
 export interface UpstreamError {
   status?: number | undefined;
@@ -52,7 +42,8 @@ export interface UpstreamError {
   errorMessage?: string | undefined;
 }
 
-export interface QueryApiErrorInit {
+export interface HttpErrorInit {
+  /** Default: the status of the code (the service's table, else HTTP_ERROR_STATUS, else 500). */
   status?: number;
   field?: string;
   retryable?: boolean;
@@ -62,35 +53,17 @@ export interface QueryApiErrorInit {
   cause?: unknown;
 }
 
-const DEFAULT_STATUS: Record<QueryApiErrorCode, number> = {
-  CONFIG_INVALID: 500,
-  BAD_REQUEST: 400,
-  UNAUTHENTICATED: 401,
-  FORBIDDEN: 403,
-  NOT_FOUND: 404,
-  METHOD_NOT_ALLOWED: 405,
-  RATE_LIMITED: 429,
-  OVERLOADED: 503,
-  SQL_REFUSED: 400,
-  QUERY_FAILED: 400,
-  STORE_UNAVAILABLE: 503,
-  TRADING_DISABLED: 503,
-  PRE_TRADE_REJECTED: 422,
-  KILL_SWITCH_ACTIVE: 409,
-  DUPLICATE_IN_FLIGHT: 409,
-  OUTCOME_UNKNOWN: 409,
-  AUDIT_UNAVAILABLE: 503,
-  UPSTREAM_REJECTED: 502,
-  UPSTREAM_UNAVAILABLE: 502,
-  STREAM_UNAVAILABLE: 503,
-  INTERNAL: 500,
-};
+/**
+ * Marks errors of this base. A registered symbol, not `instanceof`: an error made by another copy
+ * of this package (two installs, a bundled CLI) is still recognised.
+ */
+const HTTP_ERROR_BRAND = Symbol.for('feedpipe.service-http.HttpError');
 
-export class QueryApiError extends Error {
-  override readonly name = 'QueryApiError';
-  readonly code: QueryApiErrorCode;
+export class HttpError<C extends string = HttpErrorCode> extends Error {
+  override readonly name: string = 'HttpError';
+  readonly code: C;
   readonly status: number;
-  /** The request field at fault, for BAD_REQUEST and PRE_TRADE_REJECTED. */
+  /** The request field at fault (BAD_REQUEST, and a service's own refusals such as PRE_TRADE_REJECTED). */
   readonly field: string | undefined;
   /** Whether repeating the same request later can succeed. */
   readonly retryable: boolean;
@@ -98,30 +71,27 @@ export class QueryApiError extends Error {
   /** Seconds after which a retry may succeed (the Retry-After header), when known. */
   readonly retryAfterSec: number | undefined;
 
-  constructor(code: QueryApiErrorCode, message: string, init: QueryApiErrorInit = {}) {
+  constructor(code: C, message: string, init: HttpErrorInit = {}) {
     super(message, init.cause === undefined ? undefined : { cause: init.cause });
     this.code = code;
-    this.status = init.status ?? DEFAULT_STATUS[code];
+    this.status = init.status ?? HTTP_ERROR_STATUS[code as unknown as HttpErrorCode] ?? 500;
     this.field = init.field;
     this.retryable = init.retryable ?? false;
     this.upstream = init.upstream;
     this.retryAfterSec = init.retryAfterSec;
+    Object.defineProperty(this, HTTP_ERROR_BRAND, { value: true });
   }
 }
 
-export function badRequest(field: string, message: string): QueryApiError {
-  return new QueryApiError('BAD_REQUEST', `${field}: ${message}`, { field });
+export function badRequest(field: string, message: string): HttpError {
+  return new HttpError('BAD_REQUEST', `${field}: ${message}`, { field });
 }
 
-export function notFound(message: string): QueryApiError {
-  return new QueryApiError('NOT_FOUND', message);
+export function notFound(message: string): HttpError {
+  return new HttpError('NOT_FOUND', message);
 }
 
-/** Duck-typed, so errors from another copy of this package are still recognised. */
-export function isQueryApiError(value: unknown): value is QueryApiError {
-  return (
-    value instanceof Error &&
-    value.name === 'QueryApiError' &&
-    typeof (value as { code?: unknown }).code === 'string'
-  );
+/** Any error of this base, whichever service's subclass and whichever copy of the package made it. */
+export function isHttpError(value: unknown): value is HttpError<string> {
+  return value instanceof Error && (value as unknown as Record<symbol, unknown>)[HTTP_ERROR_BRAND] === true;
 }

@@ -1,73 +1,69 @@
 import './openapi-fields.js';
 
 /**
- * Prometheus metrics of the API on a registry of its own (so two instances in one process, as in
- * tests, never collide): request counts and latency histograms per route template, errors by code.
+ * Prometheus metrics of an HTTP service on a registry of its own (so two services in one process,
+ * as `npm start` and the tests compose them, never collide): request counts and latency histograms
+ * per route template, errors by code, and optionally the process's own metrics (RSS, heap,
+ * event-loop lag, GC) through prom-client's default collectors. Every name carries the service's
+ * prefix (`query_api_`, `trading_gateway_`), so one Prometheus tells the services apart by name.
  */
 import type { FastifyInstance } from 'fastify';
-import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+import { Counter, collectDefaultMetrics, Histogram, Registry } from 'prom-client';
+import { HttpError } from './http-error.js';
 
-export interface ApiMetrics {
+export interface HttpMetricsOptions {
+  /** Prefix of every metric name, e.g. `query_api_`: lower case, ending in `_`. */
+  prefix: string;
+  /** Collect the Node process metrics too (RSS, heap, event-loop lag, GC). Default false. */
+  processMetrics?: boolean;
+  /** The registry to fill. Default: a new one. */
+  registry?: Registry;
+}
+
+export interface HttpMetrics {
   readonly registry: Registry;
+  readonly prefix: string;
   readonly requests: Counter<'method' | 'route' | 'status'>;
   readonly duration: Histogram<'method' | 'route'>;
   readonly errors: Counter<'route' | 'code'>;
-  readonly cacheHits: Counter<'result'>;
-  readonly streamClients: Gauge;
-  readonly streamDropped: Counter;
-  readonly orders: Counter<'action' | 'outcome'>;
 }
 
-export function createMetrics(withDefaults: boolean): ApiMetrics {
-  const registry = new Registry();
-  if (withDefaults) collectDefaultMetrics({ register: registry, prefix: 'query_api_' });
+const PREFIX = /^[a-z][a-z0-9_]*_$/;
+
+export function createHttpMetrics(options: HttpMetricsOptions): HttpMetrics {
+  const { prefix } = options;
+  if (!PREFIX.test(prefix)) {
+    throw new HttpError('CONFIG_INVALID', `metrics prefix "${prefix}" must match ${PREFIX.source}`);
+  }
+  const registry = options.registry ?? new Registry();
+  if (options.processMetrics) collectDefaultMetrics({ register: registry, prefix });
   return {
     registry,
+    prefix,
     requests: new Counter({
-      name: 'query_api_http_requests_total',
+      name: `${prefix}http_requests_total`,
       help: 'HTTP requests by method, route template and status',
       labelNames: ['method', 'route', 'status'],
       registers: [registry],
     }),
     duration: new Histogram({
-      name: 'query_api_http_request_duration_seconds',
+      name: `${prefix}http_request_duration_seconds`,
       help: 'Time to the last byte of the response, per route template',
       labelNames: ['method', 'route'],
       buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
       registers: [registry],
     }),
     errors: new Counter({
-      name: 'query_api_errors_total',
+      name: `${prefix}errors_total`,
       help: 'Error responses by route template and error code',
       labelNames: ['route', 'code'],
-      registers: [registry],
-    }),
-    cacheHits: new Counter({
-      name: 'query_api_cache_lookups_total',
-      help: 'Response cache lookups: hit, miss, shared (joined an identical in-flight query)',
-      labelNames: ['result'],
-      registers: [registry],
-    }),
-    streamClients: new Gauge({
-      name: 'query_api_stream_clients',
-      help: 'Connected live-stream clients',
-      registers: [registry],
-    }),
-    streamDropped: new Counter({
-      name: 'query_api_stream_dropped_events_total',
-      help: 'Live events dropped because a client read too slowly',
-      registers: [registry],
-    }),
-    orders: new Counter({
-      name: 'query_api_order_requests_total',
-      help: 'Order requests by action and outcome',
-      labelNames: ['action', 'outcome'],
       registers: [registry],
     }),
   };
 }
 
-export function installMetrics(app: FastifyInstance, metrics: ApiMetrics): void {
+/** Counts every response and serves the registry at GET /metrics (open, like /healthz). */
+export function installHttpMetrics(app: FastifyInstance, metrics: HttpMetrics): void {
   app.addHook('onResponse', async (request, reply) => {
     const route = request.routeOptions.url ?? 'unmatched';
     const seconds = reply.elapsedTime / 1000;

@@ -6,8 +6,8 @@
  * hook: without a key nothing about the API's paths is revealed.
  */
 import type { FastifyInstance } from 'fastify';
-import { QueryApiError } from '../errors.js';
 import { errorBody } from './error-handler.js';
+import { HttpError } from './http-error.js';
 
 interface DeclaredPath {
   pattern: RegExp;
@@ -80,7 +80,7 @@ export function installMethodNotAllowed(app: FastifyInstance): void {
         .header('allow', allow.join(', '))
         .send(
           errorBody(
-            new QueryApiError(
+            new HttpError(
               'METHOD_NOT_ALLOWED',
               `${request.method} is not allowed here; use ${allow.join(', ')}`,
             ),
@@ -88,7 +88,7 @@ export function installMethodNotAllowed(app: FastifyInstance): void {
         );
       return;
     }
-    reply.status(404).send(errorBody(new QueryApiError('NOT_FOUND', `no route ${request.method} ${path}`)));
+    reply.status(404).send(errorBody(new HttpError('NOT_FOUND', `no route ${request.method} ${path}`)));
   });
 }
 

@@ -1,12 +1,23 @@
 /**
- * createQueryApi: the fastify application over a store (and optionally a broker client and Kafka),
- * returned unstarted so a runner can compose it; start() listens, stop() closes everything it
- * opened (never the store or the broker client, which belong to the caller).
+ * createQueryApi: the read-only fastify application over a store (and optionally Kafka for the live
+ * stream), returned unstarted so a runner can compose it; start() listens, stop() closes everything
+ * it opened (never the store, which belongs to the caller). It holds no trading credentials: orders,
+ * postbacks and order updates are services/trading-gateway's, with keys of their own.
  */
 
-import swagger from '@fastify/swagger';
-import swaggerUi from '@fastify/swagger-ui';
-import type { BrokerClient } from '@feedpipe/broker-api';
+import {
+  ApiKeyStore,
+  installAuth,
+  installErrorHandler,
+  installHttpMetrics,
+  installMethodNotAllowed,
+  KeyConcurrency,
+  KeyRateLimiter,
+  type LogSink,
+  redactingLoggerOptions,
+  registerKeyRoutes,
+  registerOpenApiDocs,
+} from '@feedpipe/service-http';
 import type { Store } from '@feedpipe/store';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { registerHistoryRoutes } from './analytics/history-routes.js';
@@ -15,25 +26,13 @@ import { registerInstrumentRoutes } from './analytics/instrument-routes.js';
 import { registerMarketRoutes } from './analytics/market-routes.js';
 import { registerOptionRoutes } from './analytics/option-routes.js';
 import { registerStatusRoutes } from './analytics/status-routes.js';
-import { ApiKeyStore } from './auth/api-keys.js';
-import { API_KEY_HEADER, installAuth } from './auth/auth-hook.js';
-import { registerKeyRoutes } from './auth/key-routes.js';
-import { KeyConcurrency, KeyRateLimiter } from './auth/rate-limiter.js';
+import { API_KEYS_TABLE, DEFAULT_SCOPE, SCOPES, type Scope } from './auth/scopes.js';
 import { type QueryApiConfig, type ResolvedConfig, resolveConfig } from './config/config.js';
 import type { ApiContext } from './context.js';
 import { QueryApiError } from './errors.js';
-import { installErrorHandler } from './http/error-handler.js';
-import { type LogSink, redactingLoggerOptions } from './http/log-redaction.js';
-import { installMethodNotAllowed } from './http/method-not-allowed.js';
-import { createMetrics, installMetrics } from './http/metrics.js';
+import { createMetrics } from './http/metrics.js';
 import { LiveHub } from './live/live-hub.js';
 import { registerStreamRoutes } from './live/stream-routes.js';
-import { registerAccountRoutes } from './orders/account-routes.js';
-import { AuditLog } from './orders/audit-log.js';
-import { OrderDesk } from './orders/order-desk.js';
-import { registerOrderRoutes } from './orders/order-routes.js';
-import { PreTradeChecks } from './orders/pre-trade.js';
-import { type PostbackReceiver, type PostbackReceiverOptions, postbackRoutes } from './postbacks/index.js';
 import { installQueryAdmission } from './query/query-admission.js';
 import { QueryRunner } from './query/query-runner.js';
 import { ResultBudget } from './query/result-budget.js';
@@ -45,38 +44,27 @@ import { type PipelineStatusSource, registerStatusPage } from './status-page/ind
 export interface QueryApiDeps {
   /** The store (embedded chDB or a server), migrated through 004. Required. */
   store: Store;
-  /** Order routes answer 503 TRADING_DISABLED without one. */
-  broker?: BrokerClient;
   /** Kafka brokers of the live stream; without them /v1/stream answers 503. */
   kafkaBrokers?: readonly string[];
-  /** Instruments known besides those in ClickHouse (pre-trade checks; reference prices). */
+  /** Instruments known besides those in ClickHouse (the instrument routes answer for them). */
   instruments?: readonly StaticInstrument[];
   /** Clock in epoch ms. Default Date.now. */
   now?: () => number;
   /** Collect Node process metrics on /metrics. Default false (true in the CLI). */
   processMetrics?: boolean;
-  /**
-   * The postback receiver (order updates from the service -> Kafka orders.updates + ClickHouse, live
-   * stream, reconciliation). Needs `kafkaBrokers`. Default: off.
-   */
-  postbacks?: Omit<PostbackReceiverOptions, 'store' | 'kafkaBrokers' | 'broker'>;
   /** Live figures of the pipeline this process runs, for the status page (/status, /v1/pipeline). */
   pipelineStatus?: PipelineStatusSource;
   /** Where log lines go (after redaction). Default process.stdout. */
   logStream?: LogSink;
-  /**
-   * Secrets this process knows besides the postback secret (an upstream access token): removed
-   * from every log line wherever they appear.
-   */
+  /** Secrets this process knows (store passwords): removed from every log line wherever they appear. */
   logSecrets?: readonly string[];
 }
 
 export interface QueryApi {
   readonly app: FastifyInstance;
   readonly config: ResolvedConfig;
-  readonly keys: ApiKeyStore;
-  /** The postback receiver, when `deps.postbacks` was given. */
-  readonly postbacks: PostbackReceiver | undefined;
+  /** This API's keys (scopes read, admin). */
+  readonly keys: ApiKeyStore<Scope>;
   /** http://host:port once started. */
   readonly url: string;
   start(): Promise<string>;
@@ -85,12 +73,10 @@ export interface QueryApi {
 
 const DEP_KEYS = [
   'store',
-  'broker',
   'kafkaBrokers',
   'instruments',
   'now',
   'processMetrics',
-  'postbacks',
   'pipelineStatus',
   'logStream',
   'logSecrets',
@@ -110,7 +96,7 @@ export async function createQueryApi(config: QueryApiConfig, deps: QueryApiDeps)
   const now = deps.now ?? Date.now;
   const client = deps.store.client;
   // Callers' queries go through the store's user client, within the result memory budget; the
-  // instrument catalog serves pre-trade checks, so it reads through the pipeline's own client.
+  // instrument catalog is the API's own lookup, so it reads through the pipeline's own client.
   const budget = new ResultBudget({
     totalBytes: resolved.query.resultMemoryBytes,
     reserveBytes: resolved.query.resultReserveBytes,
@@ -122,7 +108,12 @@ export async function createQueryApi(config: QueryApiConfig, deps: QueryApiDeps)
     readonly: deps.store.userReadonly,
   });
   const metrics = createMetrics(deps.processMetrics ?? false);
-  const keys = new ApiKeyStore(client, resolved.keyCacheMs, now);
+  const keys = new ApiKeyStore<Scope>(client, {
+    table: API_KEYS_TABLE,
+    scopes: SCOPES,
+    cacheMs: resolved.keyCacheMs,
+    now,
+  });
   const instruments = new InstrumentCatalog(
     new QueryRunner(client, resolved.query.maxExecutionSec),
     deps.instruments ?? [],
@@ -135,17 +126,12 @@ export async function createQueryApi(config: QueryApiConfig, deps: QueryApiDeps)
     metrics,
     keys,
     instruments,
-    broker: deps.broker,
     now,
   };
   const hub = new LiveHub(deps.kafkaBrokers ?? [], resolved.topics, resolved.stream);
   // A revoked key's open streams end with it, not when the client happens to disconnect.
   keys.onRevoked((keyId) => hub.endKey(keyId, 'the API key was revoked'));
-  const logSecrets = [...(deps.logSecrets ?? []), ...(deps.postbacks?.secret ? [deps.postbacks.secret] : [])];
-  const audit = new AuditLog(client, now);
-  const desk = deps.broker
-    ? new OrderDesk(audit, new PreTradeChecks(resolved.trading, instruments, deps.broker, now), metrics, now)
-    : undefined;
+  const logSecrets = [...(deps.logSecrets ?? [])];
 
   const app = Fastify({
     logger:
@@ -159,26 +145,17 @@ export async function createQueryApi(config: QueryApiConfig, deps: QueryApiDeps)
   });
   installErrorHandler(app);
   installMethodNotAllowed(app);
-  installAuth(app, keys, new KeyRateLimiter(resolved.rateLimit.perSecond, resolved.rateLimit.burst, now));
+  installAuth(app, keys, new KeyRateLimiter(resolved.rateLimit.perSecond, resolved.rateLimit.burst, now), {
+    defaultScope: DEFAULT_SCOPE,
+  });
   installQueryAdmission(app, new KeyConcurrency(resolved.query.maxConcurrentPerKey));
-  installMetrics(app, metrics);
+  installHttpMetrics(app, metrics);
   if (resolved.docs) {
-    // The docs are public, like /healthz: they describe the API, they hold no data.
-    app.addHook('onRoute', (route) => {
-      if (route.url.startsWith('/docs')) route.config = { ...(route.config ?? {}), scope: 'open' };
+    await registerOpenApiDocs(app, {
+      title: 'feedpipe query API',
+      description:
+        'Market analytics for notebooks (JSON, CSV, Arrow, Parquet), read-only SQL, a live stream and the pipeline status page. Send the API key in the x-api-key header. Orders live in the trading gateway, with its own keys and docs.',
     });
-    await app.register(swagger, {
-      openapi: {
-        info: {
-          title: 'feedpipe query API',
-          version: '1.0.0',
-          description:
-            'Market analytics for notebooks (JSON, CSV, Arrow, Parquet), read-only SQL, a live stream, and order execution with pre-trade checks and audit. Send the API key in the x-api-key header.',
-        },
-        components: { securitySchemes: { apiKey: { type: 'apiKey', in: 'header', name: API_KEY_HEADER } } },
-      },
-    });
-    await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { docExpansion: 'list' } });
   }
   registerStatusRoutes(app, ctx, {
     streamStats: () => ({
@@ -195,31 +172,14 @@ export async function createQueryApi(config: QueryApiConfig, deps: QueryApiDeps)
   registerOptionRoutes(app, ctx);
   registerSqlRoutes(app, ctx);
   registerStreamRoutes(app, ctx, hub);
-  const tradeDeps = { broker: deps.broker, desk };
-  registerOrderRoutes(app, tradeDeps);
-  registerAccountRoutes(app, tradeDeps, audit);
   registerStatusPage(app, deps.pipelineStatus);
   registerKeyRoutes(app, keys);
-  let postbacks: PostbackReceiver | undefined;
-  if (deps.postbacks) {
-    if (!deps.kafkaBrokers?.length) {
-      throw new QueryApiError('CONFIG_INVALID', 'query-api deps: "postbacks" needs "kafkaBrokers"');
-    }
-    postbacks = await postbackRoutes(app, {
-      ...deps.postbacks,
-      registry: metrics.registry,
-      store: deps.store,
-      kafkaBrokers: deps.kafkaBrokers,
-      ...(deps.broker ? { broker: deps.broker } : {}),
-    });
-  }
 
   let url = '';
   return {
     app,
     config: resolved,
     keys,
-    postbacks,
     get url() {
       return url;
     },

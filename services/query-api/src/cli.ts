@@ -1,39 +1,33 @@
 /**
  * query-api CLI.
  *   query-api serve                      run the API (env below)
- *   query-api create-key NAME SCOPES     create a key (SCOPES: read,trade,admin) and print it once
+ *   query-api create-key NAME SCOPES     create a key (SCOPES: read,admin) and print it once
  *   query-api list-keys | revoke-key ID  (the store must not be held by a running embedded API:
  *                                        use the admin routes /v1/admin/keys of that API instead)
  * Environment: QUERY_API_PORT (default 8080), QUERY_API_HOST (default 127.0.0.1), CLICKHOUSE_URL
  * (unset: embedded chDB in DATA_DIR/chdb, DATA_DIR default .data), CLICKHOUSE_SQL_USER +
  * CLICKHOUSE_SQL_PASSWORD or CLICKHOUSE_SQL_PASSWORD_FILE (server only: the user callers' queries
  * run as; unset: the CLICKHOUSE_URL user; see config/store-env.ts), KAFKA_BROKERS (comma-separated;
- * unset: no live stream), SVC_BASE_URL + SVC_CLIENT_ID + SVC_ACCESS_TOKEN (unset: order routes off),
- * POSTBACK_SECRET (set: receive postbacks at /postbacks/orders/<secret>; needs KAFKA_BROKERS; the
- * write-ahead log of acknowledged postbacks is DATA_DIR/postback-wal),
- * POSTBACK_ALLOWLIST (comma-separated IPs/CIDRs allowed to post; default any),
- * QUERY_API_BOOTSTRAP_KEY_NAME (serve: create a key with both scopes at start and print it once),
+ * unset: no live stream), QUERY_API_BOOTSTRAP_KEY_NAME (serve: create a read key at start and print
+ * it once). No trading credentials: orders and postbacks are the trading gateway's
+ * (services/trading-gateway, `trading-gateway run`).
  * LOG_LEVEL (default info; requests are logged by route pattern, never with query string, headers or
  * secrets).
  */
 import { join } from 'node:path';
-import { BrokerClient } from '@feedpipe/broker-api';
+import { ApiKeyStore, redactLogText } from '@feedpipe/service-http';
 import { createStore, runMigrations } from '@feedpipe/store';
 import { createQueryApi } from './app.js';
-import { ApiKeyStore } from './auth/api-keys.js';
-import { SCOPES, type Scope } from './auth/key-format.js';
+import { API_KEYS_TABLE, SCOPES, type Scope } from './auth/scopes.js';
 import type { LogLevel } from './config/config.js';
 import { storeConfigFromEnv } from './config/store-env.js';
-import { redactLogText } from './http/log-redaction.js';
 
 /** The store's passwords, once read (a password file is read only then). */
 const storeSecrets: string[] = [];
 
 /** Secrets from the environment, scrubbed from anything this CLI prints about a failure. */
 function knownSecrets(): string[] {
-  return [env('SVC_ACCESS_TOKEN'), env('POSTBACK_SECRET'), ...storeSecrets].filter(
-    (s): s is string => s !== undefined,
-  );
+  return [...storeSecrets];
 }
 
 function fail(message: string): never {
@@ -65,30 +59,16 @@ function scopes(raw: string | undefined): Scope[] {
   return list as Scope[];
 }
 
-function broker(): BrokerClient | undefined {
-  const baseUrl = env('SVC_BASE_URL');
-  if (!baseUrl) return undefined;
-  const clientId = env('SVC_CLIENT_ID');
-  const accessToken = env('SVC_ACCESS_TOKEN');
-  if (!clientId || !accessToken) fail('SVC_BASE_URL needs SVC_CLIENT_ID and SVC_ACCESS_TOKEN');
-  return new BrokerClient({
-    baseUrl,
-    clientId,
-    accessToken,
-    ...(env('SVC_AUTH_URL') ? { authUrl: env('SVC_AUTH_URL') } : {}),
-  });
-}
-
 async function main(): Promise<void> {
   const [command = 'serve', ...args] = process.argv.slice(2);
   const storeEnv = storeConfigFromEnv(process.env, join(env('DATA_DIR') ?? '.data', 'chdb'));
   storeSecrets.push(...storeEnv.secrets);
   const store = createStore(storeEnv.config);
   await runMigrations(store.client);
-  const keys = new ApiKeyStore(store.client, 0);
+  const keys = new ApiKeyStore<Scope>(store.client, { table: API_KEYS_TABLE, scopes: SCOPES, cacheMs: 0 });
   if (command === 'create-key') {
     const created = await keys.create(
-      args[0] ?? fail('usage: query-api create-key NAME read,trade'),
+      args[0] ?? fail('usage: query-api create-key NAME read,admin'),
       scopes(args[1]),
     );
     process.stdout.write(
@@ -119,7 +99,6 @@ async function main(): Promise<void> {
     .split(',')
     .map((b) => b.trim())
     .filter((b) => b.length > 0);
-  const client = broker();
   const api = await createQueryApi(
     {
       host: env('QUERY_API_HOST') ?? '127.0.0.1',
@@ -131,25 +110,12 @@ async function main(): Promise<void> {
       kafkaBrokers: brokers,
       processMetrics: true,
       logSecrets: knownSecrets(),
-      ...(client ? { broker: client } : {}),
-      ...(env('POSTBACK_SECRET')
-        ? {
-            postbacks: {
-              secret: env('POSTBACK_SECRET') as string,
-              // Acknowledged postbacks wait here until stored; replayed on the next start.
-              walDir: join(env('DATA_DIR') ?? '.data', 'postback-wal'),
-              ...(env('POSTBACK_ALLOWLIST')
-                ? { allowlist: (env('POSTBACK_ALLOWLIST') as string).split(',').map((a) => a.trim()) }
-                : {}),
-            },
-          }
-        : {}),
     },
   );
   const bootstrap = env('QUERY_API_BOOTSTRAP_KEY_NAME');
   if (bootstrap) {
-    const created = await api.keys.create(bootstrap, ['read', 'trade']);
-    process.stdout.write(`query-api key (read, trade), shown once: ${created.key}\n`);
+    const created = await api.keys.create(bootstrap, ['read']);
+    process.stdout.write(`query-api key (read), shown once: ${created.key}\n`);
   }
   const url = await api.start();
   process.stderr.write(`query-api listening on ${url} (docs at ${url}/docs)\n`);

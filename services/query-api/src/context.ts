@@ -1,7 +1,8 @@
-/** What every route module gets: configuration, the query runner, caches, metrics, optional deps. */
-import type { BrokerClient } from '@feedpipe/broker-api';
+/** What every route module gets: configuration, the query runner, caches, metrics, keys. */
+
+import type { ApiKeyStore } from '@feedpipe/service-http';
 import type { InstrumentCatalog } from './analytics/instrument-catalog.js';
-import type { ApiKeyStore } from './auth/api-keys.js';
+import type { Scope } from './auth/scopes.js';
 import type { ResolvedConfig } from './config/config.js';
 import type { ApiMetrics } from './http/metrics.js';
 import type { QueryRunner } from './query/query-runner.js';
@@ -12,8 +13,7 @@ export interface ApiContext {
   readonly runner: QueryRunner;
   readonly cache: ResultCache;
   readonly metrics: ApiMetrics;
-  readonly keys: ApiKeyStore;
+  readonly keys: ApiKeyStore<Scope>;
   readonly instruments: InstrumentCatalog;
-  readonly broker: BrokerClient | undefined;
   readonly now: () => number;
 }

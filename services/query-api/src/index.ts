@@ -1,14 +1,18 @@
+// Shared with the trading gateway (packages/service-http); re-exported so callers keep their imports.
+export {
+  API_KEY_HEADER,
+  type ApiKeyInfo,
+  ApiKeyStore,
+  type LogSink,
+  redactLogText,
+} from '@feedpipe/service-http';
 export type { StaticInstrument } from './analytics/instrument-catalog.js';
 export { createQueryApi, type QueryApi, type QueryApiDeps } from './app.js';
-export { type ApiKeyInfo, ApiKeyStore } from './auth/api-keys.js';
-export { API_KEY_HEADER } from './auth/auth-hook.js';
-export { SCOPES, type Scope } from './auth/key-format.js';
+export { API_KEYS_TABLE, SCOPES, type Scope } from './auth/scopes.js';
 export { type LogLevel, type QueryApiConfig, type ResolvedConfig, resolveConfig } from './config/config.js';
 export { type StoreEnv, storeConfigFromEnv } from './config/store-env.js';
 export { isQueryApiError, QueryApiError, type QueryApiErrorCode } from './errors.js';
-export { type LogSink, redactLogText } from './http/log-redaction.js';
 export { LIVE_KINDS, type LiveKind } from './live/live-hub.js';
-export type { PostbackReceiver, PostbackReceiverOptions } from './postbacks/index.js';
 export { OUTPUT_FORMAT_NAMES, OUTPUT_FORMATS, type OutputFormat } from './query/formats.js';
 export { MARKET_DATA_TABLES } from './sql/allowed-tables.js';
 export { type GuardedSql, guardUserSql, SqlGuard, type SqlGuardLimits } from './sql/sql-guard.js';

@@ -2,7 +2,6 @@
  * Test setup: an embedded store in a fresh directory, migrated, with a small fixture of every table
  * the API reads (written with INSERT ... SELECT inside ClickHouse), and keys of each scope.
  */
-import type { BrokerClient } from '@feedpipe/broker-api';
 import { createStore, runMigrations, type Store } from '@feedpipe/store';
 import { tempDir } from '@feedpipe/testkit';
 import { createQueryApi, type QueryApi, type QueryApiConfig, type QueryApiDeps } from '../src/index.js';
@@ -19,7 +18,9 @@ export interface Harness {
   store: Store;
   api: QueryApi;
   read: Record<string, string>;
-  trade: Record<string, string>;
+  /** A key without the read scope (admin only): what a key of the wrong scope gets. */
+  admin: Record<string, string>;
+  /** read + admin. */
   both: Record<string, string>;
   close(): Promise<void>;
 }
@@ -78,7 +79,7 @@ export async function seedFixture(store: Store): Promise<void> {
 
 export async function startHarness(
   config: QueryApiConfig = {},
-  deps: Omit<QueryApiDeps, 'store'> & { broker?: BrokerClient } = {},
+  deps: Omit<QueryApiDeps, 'store'> = {},
   seed = true,
 ): Promise<Harness> {
   const store = createStore({ dataDir: tempDir('query-api') });
@@ -86,13 +87,13 @@ export async function startHarness(
   if (seed) await seedFixture(store);
   const api = await createQueryApi({ port: 0, ...config }, { store, ...deps });
   const read = { 'x-api-key': (await api.keys.create('reader', ['read'])).key };
-  const trade = { 'x-api-key': (await api.keys.create('trader', ['trade'])).key };
-  const both = { 'x-api-key': (await api.keys.create('desk', ['read', 'trade'])).key };
+  const admin = { 'x-api-key': (await api.keys.create('keeper', ['admin'])).key };
+  const both = { 'x-api-key': (await api.keys.create('desk', ['read', 'admin'])).key };
   return {
     store,
     api,
     read,
-    trade,
+    admin,
     both,
     async close() {
       await api.stop();

@@ -131,7 +131,7 @@ describe('GET /v1/stream', () => {
     expect(kinds.json().error.field).toBe('kinds');
     expect((await h.api.app.inject({ method: 'GET', url: '/v1/stream?securityIds=1' })).statusCode).toBe(401);
     expect(
-      (await h.api.app.inject({ method: 'GET', url: '/v1/stream?securityIds=1', headers: h.trade }))
+      (await h.api.app.inject({ method: 'GET', url: '/v1/stream?securityIds=1', headers: h.admin }))
         .statusCode,
     ).toBe(403);
   });

@@ -3,8 +3,9 @@
  * text (`2026-11-22 09:00`, read by Date.parse in the server's local zone) is a 400 naming the
  * parameter, never a window silently moved to another day.
  */
+
+import { isCalendarDate, parseIsoInstant } from '@feedpipe/service-http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { isCalendarDate, parseIsoInstant } from '../src/query/iso-instant.js';
 import { type Harness, startHarness } from './helpers.js';
 
 describe('parseIsoInstant and isCalendarDate', () => {

@@ -51,7 +51,6 @@ beforeAll(async () => {
         { securityId: Number(usId), segment: 'INX_EQ', lastPrice: 100 },
       ],
     },
-    false,
   );
 });
 afterAll(async () => {
@@ -60,7 +59,7 @@ afterAll(async () => {
 });
 
 function call(method: 'POST' | 'PUT' | 'GET', url: string, payload?: unknown) {
-  return h.api.app.inject({
+  return h.gateway.app.inject({
     method,
     url,
     headers: h.trade,

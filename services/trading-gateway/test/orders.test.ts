@@ -1,14 +1,15 @@
 /**
- * Order routes end to end: API -> BrokerClient -> the REST simulator on loopback, with audit rows
- * checked in ClickHouse.
+ * Order routes end to end: gateway -> BrokerClient -> the REST simulator on loopback, with audit
+ * rows checked in ClickHouse.
  */
 import { BrokerClient } from '@feedpipe/broker-api';
 import { MarketModel } from '@feedpipe/broker-sim';
+import { ApiKeyStore } from '@feedpipe/service-http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SIM_TEST_ACCOUNTS } from '../../../packages/broker-sim/src/accounts/seeds.js';
 import { ScriptedMarket } from '../../../packages/broker-sim/src/rest/scripted-market.js';
 import { createRestServer, type RestServer } from '../../../packages/broker-sim/src/rest/server.js';
-import { createQueryApi } from '../src/index.js';
+import { createTradingGateway } from '../src/index.js';
 import { type Harness, startHarness } from './helpers.js';
 
 const ACCOUNT = SIM_TEST_ACCOUNTS[0] as (typeof SIM_TEST_ACCOUNTS)[number];
@@ -42,7 +43,6 @@ beforeAll(async () => {
         { securityId: Number(usId), segment: 'INX_EQ', lastPrice: 100 },
       ],
     },
-    false,
   );
 });
 afterAll(async () => {
@@ -51,7 +51,7 @@ afterAll(async () => {
 });
 
 function call(method: 'GET' | 'POST' | 'PUT' | 'DELETE', url: string, payload?: unknown, headers = h.trade) {
-  return h.api.app.inject({
+  return h.gateway.app.inject({
     method,
     url,
     headers,
@@ -172,7 +172,7 @@ describe('regular orders', () => {
     }
   });
 
-  it('400 naming the field for a bad body; 404 for an unknown order; 403 with a read key; 401 without a key', async () => {
+  it('400 naming the field for a bad body; 404 for an unknown order; 403 without the trade scope; 401 without a key', async () => {
     const bad = await call('POST', '/v1/orders', { ...LIMIT_BUY, quantity: 0 });
     expect(bad.statusCode).toBe(400);
     expect(bad.json().error.field).toBe('quantity');
@@ -181,7 +181,7 @@ describe('regular orders', () => {
     const cid = await call('POST', '/v1/orders', { ...LIMIT_BUY, correlationId: 'no;way' });
     expect(cid.json().error.field).toBe('correlationId');
     expect((await call('GET', '/v1/orders/999999999')).statusCode).toBe(404);
-    expect((await call('GET', '/v1/orders', undefined, h.read)).statusCode).toBe(403);
+    expect((await call('GET', '/v1/orders', undefined, h.admin)).statusCode).toBe(403);
     expect((await call('GET', '/v1/orders', undefined, {})).statusCode).toBe(401);
   });
 
@@ -367,7 +367,7 @@ describe('account and risk controls', () => {
 
 describe('without a broker client', () => {
   it('order routes answer 503 TRADING_DISABLED', async () => {
-    const bare = await createQueryApi({ port: 0 }, { store: h.store });
+    const bare = await createTradingGateway({ port: 0 }, { store: h.store });
     try {
       const r = await bare.app.inject({
         method: 'POST',
@@ -380,5 +380,36 @@ describe('without a broker client', () => {
     } finally {
       await bare.stop();
     }
+  });
+});
+
+describe('open routes', () => {
+  it('keeps /healthz, /metrics and /docs open; /docs documents the order routes', async () => {
+    for (const url of ['/healthz', '/metrics', '/docs/json']) {
+      expect((await h.gateway.app.inject({ method: 'GET', url })).statusCode, url).toBe(200);
+    }
+    const doc = (await h.gateway.app.inject({ method: 'GET', url: '/docs/json' })).json() as {
+      paths: Record<string, unknown>;
+    };
+    expect(Object.keys(doc.paths)).toEqual(
+      expect.arrayContaining(['/v1/orders', '/v1/kill-switch', '/v1/order-audit', '/v1/admin/keys']),
+    );
+    const metrics = (await h.gateway.app.inject({ method: 'GET', url: '/metrics' })).body;
+    expect(metrics).toContain('trading_gateway_http_requests_total');
+    expect(metrics).toContain('query_api_order_requests_total');
+  });
+});
+
+describe('keys of the gateway alone', () => {
+  it('a key of the query API (market.api_keys), whatever its scopes, is unknown here', async () => {
+    const apiKeys = new ApiKeyStore(h.store.client, {
+      table: 'market.api_keys',
+      scopes: ['read', 'trade', 'admin'],
+      cacheMs: 0,
+    });
+    const foreign = await apiKeys.create('query-api-key', ['read', 'trade', 'admin']);
+    const r = await call('GET', '/v1/orders', undefined, { 'x-api-key': foreign.key });
+    expect(r.statusCode).toBe(401);
+    expect(r.json().error.code).toBe('UNAUTHENTICATED');
   });
 });

@@ -10,7 +10,7 @@ import { createStore, runMigrations, type Store } from '@feedpipe/store';
 import { tempDir, uniqueName } from '@feedpipe/testkit';
 import Fastify from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createQueryApi } from '../src/index.js';
+import { createTradingGateway } from '../src/index.js';
 import { postbackRoutes, SIGNATURE_HEADER, signBody } from '../src/postbacks/index.js';
 import { SECRET, startReceiverApp } from './postback-helpers.js';
 
@@ -118,7 +118,7 @@ describe('postback secret transports', () => {
 
 describe('order-update routes behind API keys', () => {
   it('answer 401 without a key and 403 without the scope, not 500', async () => {
-    const api = await createQueryApi(
+    const api = await createTradingGateway(
       { port: 0, logLevel: false },
       {
         store,
@@ -127,7 +127,8 @@ describe('order-update routes behind API keys', () => {
       },
     );
     try {
-      const reader = await api.keys.create('orders-reader', ['read']);
+      // The gateway's scopes are trade and admin: an admin key manages keys and nothing else.
+      const keeper = await api.keys.create('orders-keeper', ['admin']);
       const trader = await api.keys.create('orders-trader', ['trade']);
       const call = (method: 'GET' | 'POST', url: string, key?: string) =>
         api.app.inject({ method, url, headers: key ? { 'x-api-key': key } : {} });
@@ -135,16 +136,16 @@ describe('order-update routes behind API keys', () => {
         const none = await call('GET', url);
         expect(none.statusCode, url).toBe(401);
         expect(none.json().error.code).toBe('UNAUTHENTICATED');
-        const wrongScope = await call('GET', url, trader.key);
+        const wrongScope = await call('GET', url, keeper.key);
         expect(wrongScope.statusCode, url).toBe(403);
         expect(wrongScope.json().error.code).toBe('FORBIDDEN');
       }
       expect((await call('POST', '/order-updates/reconcile')).statusCode).toBe(401);
-      const readerReconciles = await call('POST', '/order-updates/reconcile', reader.key);
-      expect(readerReconciles.statusCode).toBe(403);
-      expect(readerReconciles.json().error.code).toBe('FORBIDDEN');
+      const keeperReconciles = await call('POST', '/order-updates/reconcile', keeper.key);
+      expect(keeperReconciles.statusCode).toBe(403);
+      expect(keeperReconciles.json().error.code).toBe('FORBIDDEN');
       // With the right scope the route itself answers.
-      const history = await call('GET', '/order-updates', reader.key);
+      const history = await call('GET', '/order-updates', trader.key);
       expect(history.statusCode).toBe(200);
       expect(history.json()).toEqual({ events: [] });
     } finally {

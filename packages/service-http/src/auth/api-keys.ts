@@ -1,5 +1,7 @@
 /**
- * API keys in market.api_keys (hashed, see key-format.ts), with a short-lived in-memory cache so a
+ * API keys in a service's own key table (hashed, see key-format.ts; the query API keeps its keys in
+ * market.api_keys, the trading gateway in market.gateway_api_keys, so a key of one is nothing to
+ * the other), with a short-lived in-memory cache so a
  * request costs one hash, not one ClickHouse query. A revocation through this store (the admin
  * routes, or the CLI in its own process) takes effect in this process at once: the key id joins a
  * revoked set that every verify() checks before the cache, so neither a cached entry nor a lookup
@@ -7,18 +9,35 @@
  * instances reading the same ClickHouse see it within their cache time (`keyCacheMs`).
  */
 import type { ClickHouseClient } from '@feedpipe/store';
-import { QueryApiError } from '../errors.js';
-import { newKeyMaterial, parseKey, SCOPES, type Scope, secretMatches } from './key-format.js';
+import { HttpError } from '../http-error.js';
+import { newKeyMaterial, parseKey, secretMatches } from './key-format.js';
 
-export interface ApiKeyInfo {
+export interface ApiKeyInfo<S extends string = string> {
   keyId: string;
   name: string;
-  scopes: Scope[];
+  scopes: S[];
   createdAt: string;
   revoked: boolean;
 }
 
-interface StoredKey extends ApiKeyInfo {
+export interface ApiKeyStoreOptions<S extends string> {
+  /**
+   * `database.table` of the keys, with the columns of packages/store/migrations/004_api_tables.sql
+   * (market.api_keys). Interpolated into SQL, so only `[a-z_][a-z0-9_]*.[a-z_][a-z0-9_]*` is taken.
+   */
+  table: string;
+  /** The scopes a key of this service may hold; stored scopes outside the list are ignored. */
+  scopes: readonly S[];
+  /**
+   * How long a looked-up key is trusted before it is read again. A revocation through this store
+   * takes effect at once; other instances see it within this time. 0: read on every request.
+   */
+  cacheMs: number;
+  /** Clock in epoch ms. Default Date.now. */
+  now?: () => number;
+}
+
+interface StoredKey extends ApiKeyInfo<string> {
   salt: string;
   hash: string;
 }
@@ -38,28 +57,49 @@ const MAX_REVOKED_HERE = 100_000;
 
 export type RevokedListener = (keyId: string) => void;
 
-export class ApiKeyStore {
+const TABLE_NAME = /^[a-z_][a-z0-9_]*\.[a-z_][a-z0-9_]*$/;
+
+export class ApiKeyStore<S extends string = string> {
   readonly #client: ClickHouseClient;
+  readonly #table: string;
+  readonly #scopes: readonly S[];
   readonly #cacheMs: number;
   readonly #now: () => number;
   readonly #cache = new Map<string, CacheEntry>();
   readonly #revokedHere = new Set<string>();
   readonly #revokedListeners = new Set<RevokedListener>();
 
-  constructor(client: ClickHouseClient, cacheMs: number, now: () => number = Date.now) {
+  constructor(client: ClickHouseClient, options: ApiKeyStoreOptions<S>) {
+    if (!TABLE_NAME.test(options.table)) {
+      throw new HttpError('CONFIG_INVALID', `API key table "${options.table}" must be database.table`);
+    }
+    if (options.scopes.length === 0)
+      throw new HttpError('CONFIG_INVALID', 'API key scopes must not be empty');
     this.#client = client;
-    this.#cacheMs = cacheMs;
-    this.#now = now;
+    this.#table = options.table;
+    this.#scopes = [...options.scopes];
+    this.#cacheMs = options.cacheMs;
+    this.#now = options.now ?? Date.now;
+  }
+
+  /** The scopes a key of this store may hold. */
+  get scopes(): readonly S[] {
+    return this.#scopes;
+  }
+
+  /** The table the keys are kept in. */
+  get table(): string {
+    return this.#table;
   }
 
   /** Creates a key; the returned `key` is the only time the secret exists outside the caller. */
-  async create(name: string, scopes: readonly Scope[]): Promise<ApiKeyInfo & { key: string }> {
+  async create(name: string, scopes: readonly S[]): Promise<ApiKeyInfo<S> & { key: string }> {
     if (name.length === 0 || name.length > 200) {
-      throw new QueryApiError('BAD_REQUEST', 'key name must be 1 to 200 characters', { field: 'name' });
+      throw new HttpError('BAD_REQUEST', 'key name must be 1 to 200 characters', { field: 'name' });
     }
     for (const scope of scopes) {
-      if (!SCOPES.includes(scope)) {
-        throw new QueryApiError('BAD_REQUEST', `unknown scope "${scope}" (allowed: ${SCOPES.join(', ')})`, {
+      if (!this.#isScope(scope)) {
+        throw new HttpError('BAD_REQUEST', `unknown scope "${scope}" (allowed: ${this.#scopes.join(', ')})`, {
           field: 'scopes',
         });
       }
@@ -114,25 +154,29 @@ export class ApiKeyStore {
     this.#cache.delete(keyId);
   }
 
-  async list(): Promise<ApiKeyInfo[]> {
+  #isScope(value: string): value is S {
+    return (this.#scopes as readonly string[]).includes(value);
+  }
+
+  async list(): Promise<ApiKeyInfo<S>[]> {
     const rows = await (
       await this.#client.query({
         query: `SELECT key_id, name, scopes, toString(created_at) AS created_at, revoked
-                FROM market.api_keys FINAL ORDER BY created_at`,
+                FROM ${this.#table} FINAL ORDER BY created_at`,
         format: 'JSONEachRow',
       })
     ).json<{ key_id: string; name: string; scopes: string[]; created_at: string; revoked: number }>();
     return rows.map((r) => ({
       keyId: r.key_id,
       name: r.name,
-      scopes: r.scopes.filter((s): s is Scope => SCOPES.includes(s as Scope)),
+      scopes: r.scopes.filter((s) => this.#isScope(s)),
       createdAt: r.created_at,
       revoked: Number(r.revoked) === 1,
     }));
   }
 
   /** The key's info if the presented key is valid and not revoked; undefined otherwise. */
-  async verify(presented: string): Promise<ApiKeyInfo | undefined> {
+  async verify(presented: string): Promise<ApiKeyInfo<S> | undefined> {
     const parsed = parseKey(presented);
     if (!parsed || this.#revokedHere.has(parsed.keyId)) return undefined;
     const now = this.#now();
@@ -151,14 +195,20 @@ export class ApiKeyStore {
       !secretMatches(key.salt, key.hash, parsed.secret)
     )
       return undefined;
-    return { keyId: key.keyId, name: key.name, scopes: key.scopes, createdAt: key.createdAt, revoked: false };
+    return {
+      keyId: key.keyId,
+      name: key.name,
+      scopes: key.scopes.filter((s) => this.#isScope(s)),
+      createdAt: key.createdAt,
+      revoked: false,
+    };
   }
 
   async #read(keyId: string): Promise<StoredKey | undefined> {
     const rows = await (
       await this.#client.query({
         query: `SELECT key_id, name, scopes, salt, hash, toString(created_at) AS created_at, revoked
-                FROM market.api_keys FINAL WHERE key_id = {keyId:String}`,
+                FROM ${this.#table} FINAL WHERE key_id = {keyId:String}`,
         query_params: { keyId },
         format: 'JSONEachRow',
       })
@@ -176,7 +226,7 @@ export class ApiKeyStore {
     return {
       keyId: r.key_id,
       name: r.name,
-      scopes: r.scopes.filter((s): s is Scope => SCOPES.includes(s as Scope)),
+      scopes: r.scopes,
       createdAt: r.created_at,
       revoked: Number(r.revoked) === 1,
       salt: r.salt,
@@ -186,7 +236,7 @@ export class ApiKeyStore {
 
   async #write(key: StoredKey): Promise<void> {
     await this.#client.insert({
-      table: 'market.api_keys',
+      table: this.#table,
       columns: ['key_id', 'name', 'scopes', 'salt', 'hash', 'created_at', 'revoked', 'version'],
       values: [
         [

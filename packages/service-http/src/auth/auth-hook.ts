@@ -1,18 +1,19 @@
 /**
  * Authentication, scopes and rate limiting as one onRequest hook. Routes declare
- * `config: { scope: 'open' | 'read' | 'trade' | 'admin' }`; a route without one (including unknown
- * paths, which any valid key may ask about) needs `read`, so nothing is reachable without a key by
- * accident. No scope implies another:
- * a trading system that also reads data gets both `read` and `trade`; `admin` manages keys only.
- * The key is taken from headers only, never from the URL, so it cannot end up in a logged path.
+ * `config: { scope: 'open' | <a scope of the service> }`; a route without one (including unknown
+ * paths, which any valid key may ask about) needs the service's default scope (`read` in the query
+ * API, `trade` in the trading gateway), so nothing is reachable without a key by accident. No scope
+ * implies another: `admin` manages keys only. The key is taken from headers only, never from the
+ * URL, so it cannot end up in a logged path.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { QueryApiError } from '../errors.js';
+import { HttpError } from '../http-error.js';
 import type { ApiKeyInfo, ApiKeyStore } from './api-keys.js';
-import type { Scope } from './key-format.js';
 import type { KeyRateLimiter } from './rate-limiter.js';
 
-export type RouteScope = Scope | 'open';
+/** `open` (no key), or one of the service's scopes. */
+export type RouteScope = string;
+export const OPEN_SCOPE = 'open';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -33,13 +34,29 @@ function presentedKey(request: FastifyRequest): string | undefined {
   return undefined;
 }
 
-export function installAuth(app: FastifyInstance, keys: ApiKeyStore, limiter: KeyRateLimiter): void {
+export interface AuthOptions {
+  /** The scope of routes that declare none (and of unknown paths). */
+  defaultScope: string;
+}
+
+export function installAuth<S extends string>(
+  app: FastifyInstance,
+  keys: ApiKeyStore<S>,
+  limiter: KeyRateLimiter,
+  options: AuthOptions,
+): void {
+  if (!(keys.scopes as readonly string[]).includes(options.defaultScope)) {
+    throw new HttpError(
+      'CONFIG_INVALID',
+      `default scope "${options.defaultScope}" is not one of ${keys.scopes.join(', ')}`,
+    );
+  }
   app.addHook('onRequest', async (request, reply) => {
-    const scope: RouteScope = request.routeOptions.config?.scope ?? 'read';
-    if (scope === 'open') return;
+    const scope: RouteScope = request.routeOptions.config?.scope ?? options.defaultScope;
+    if (scope === OPEN_SCOPE) return;
     const presented = presentedKey(request);
     if (presented === undefined) {
-      throw new QueryApiError(
+      throw new HttpError(
         'UNAUTHENTICATED',
         `an API key is required: send it in the ${API_KEY_HEADER} header (or Authorization: Bearer)`,
       );
@@ -48,16 +65,16 @@ export function installAuth(app: FastifyInstance, keys: ApiKeyStore, limiter: Ke
     try {
       key = await keys.verify(presented);
     } catch (error) {
-      throw new QueryApiError('STORE_UNAVAILABLE', 'API keys cannot be read right now', {
+      throw new HttpError('STORE_UNAVAILABLE', 'API keys cannot be read right now', {
         cause: error,
         retryable: true,
       });
     }
-    if (!key) throw new QueryApiError('UNAUTHENTICATED', 'the API key is unknown or revoked');
+    if (!key) throw new HttpError('UNAUTHENTICATED', 'the API key is unknown or revoked');
     request.apiKey = key;
     // No route matched: any valid key may learn that (404) or which methods the path has (405).
-    if (!request.is404 && !key.scopes.includes(scope)) {
-      throw new QueryApiError(
+    if (!request.is404 && !(key.scopes as readonly string[]).includes(scope)) {
+      throw new HttpError(
         'FORBIDDEN',
         `this route needs the "${scope}" scope; the key has: ${key.scopes.join(', ') || 'none'}`,
       );
@@ -66,7 +83,7 @@ export function installAuth(app: FastifyInstance, keys: ApiKeyStore, limiter: Ke
     reply.header('x-ratelimit-remaining', decision.remaining);
     if (!decision.allowed) {
       reply.header('retry-after', decision.retryAfterSec);
-      throw new QueryApiError(
+      throw new HttpError(
         'RATE_LIMITED',
         `rate limit of this key exceeded; retry in ${decision.retryAfterSec} s`,
         {

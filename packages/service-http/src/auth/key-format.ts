@@ -5,9 +5,11 @@
  */
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 
-/** `admin` manages keys (create, list, revoke) while the API runs; it implies neither of the others. */
-export type Scope = 'read' | 'trade' | 'admin';
-export const SCOPES: readonly Scope[] = ['read', 'trade', 'admin'];
+/**
+ * The scope that manages keys (create, list, revoke) while a service runs. Each service names its
+ * other scopes (the query API `read`, the trading gateway `trade`); no scope implies another.
+ */
+export const ADMIN_SCOPE = 'admin';
 
 const KEY_PATTERN = /^fpk_([0-9a-f]{16})_([A-Za-z0-9_-]{43})$/;
 

@@ -1,30 +1,34 @@
 /**
- * Key management while the API runs (scope `admin`). Embedded chDB binds its data directory to one
- * process, so with `npm start` or `query-api serve` on embedded storage the CLI cannot reach the
- * keys: these routes can. A new key's secret appears once, in the create answer; list answers carry
+ * Key management while a service runs (scope `admin`), over that service's own key store. Embedded
+ * chDB binds its data directory to one process, so with `npm start` or a service on embedded
+ * storage the CLI cannot reach the keys: these routes can. A new key's secret appears once, in the create answer; list answers carry
  * no secret, salt or hash. A revocation answers only once the key is refused by this process.
  */
 import type { FastifyInstance } from 'fastify';
-import { notFound } from '../errors.js';
+import { notFound } from '../http-error.js';
 import type { ApiKeyStore } from './api-keys.js';
-import { SCOPES, type Scope } from './key-format.js';
+import { ADMIN_SCOPE } from './key-format.js';
 
-const ADMIN = { scope: 'admin' } as const;
+const ADMIN = { scope: ADMIN_SCOPE } as const;
 const ADMIN_SECURITY = [{ apiKey: [] }];
 
-const KEY_INFO = {
-  type: 'object',
-  properties: {
-    keyId: { type: 'string' },
-    name: { type: 'string' },
-    scopes: { type: 'array', items: { type: 'string', enum: [...SCOPES] } },
-    createdAt: { type: 'string' },
-    revoked: { type: 'boolean' },
-  },
-} as const;
+function keyInfoSchema(scopes: readonly string[]) {
+  return {
+    type: 'object',
+    properties: {
+      keyId: { type: 'string' },
+      name: { type: 'string' },
+      scopes: { type: 'array', items: { type: 'string', enum: [...scopes] } },
+      createdAt: { type: 'string' },
+      revoked: { type: 'boolean' },
+    },
+  } as const;
+}
 
-export function registerKeyRoutes(app: FastifyInstance, keys: ApiKeyStore): void {
-  app.post<{ Body: { name: string; scopes: Scope[] } }>(
+export function registerKeyRoutes<S extends string>(app: FastifyInstance, keys: ApiKeyStore<S>): void {
+  const KEY_INFO = keyInfoSchema(keys.scopes);
+  const SCOPES = keys.scopes;
+  app.post<{ Body: { name: string; scopes: S[] } }>(
     '/v1/admin/keys',
     {
       config: ADMIN,

@@ -11,8 +11,6 @@ export interface StaticInstrument {
   /** Exchange segment, e.g. NSE_EQ; informational. */
   segment?: string;
   symbol?: string;
-  /** Reference price for notional checks of market orders when no tick is stored. */
-  lastPrice?: number;
 }
 
 const KNOWN_SQL = `
@@ -51,20 +49,6 @@ export class InstrumentCatalog {
     if (age > this.#refreshMs || (!this.#known.has(securityId) && age > this.#minRefreshMs))
       await this.refresh();
     return this.#known.has(securityId);
-  }
-
-  /** Latest traded price: the newest tick, else the newest daily close, else the static list's. */
-  async lastPrice(securityId: number): Promise<number | undefined> {
-    const rows = await this.#runner.rows<{ price: number | null }>(
-      `SELECT coalesce(
-         (SELECT argMax(ltp, received_at) FROM market.ticks WHERE security_id = {sid:UInt32} HAVING count() > 0),
-         (SELECT argMax(close, ts) FROM market.candles_daily WHERE security_id = {sid:UInt32} HAVING count() > 0)
-       ) AS price`,
-      { sid: securityId },
-    );
-    const price = rows[0]?.price;
-    if (typeof price === 'number' && price > 0) return price;
-    return this.#static.get(securityId)?.lastPrice;
   }
 
   refresh(): Promise<void> {

@@ -74,7 +74,6 @@ export function registerStatusRoutes(app: FastifyInstance, ctx: ApiContext, extr
         ticks: fresh[0] ?? null,
         cache: { entries: ctx.cache.size },
         stream: extras.streamStats(),
-        trading: { enabled: ctx.broker !== undefined },
       };
     },
   );

@@ -1,5 +1,5 @@
 /** Configuration of the query API: every key documented with its default, validated once. */
-import { bool, int, num, oneOf, section, str } from './readers.js';
+import { bool, int, num, oneOf, section, str } from '@feedpipe/service-http';
 
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug';
 
@@ -83,17 +83,6 @@ export interface QueryApiConfig {
     /** How late ticks may still arrive for a past range. Default 120,000 ms. */
     finalAfterMs?: number;
   };
-  /** Pre-trade checks of the order routes. */
-  trading?: {
-    /** Largest quantity per order. Default 100,000. */
-    maxQuantity?: number;
-    /** Largest notional (quantity x price, or x last price for market orders) per order. Default 10,000,000. */
-    maxNotional?: number;
-    /** Refuse orders for instruments the catalog does not know. Default true. */
-    requireKnownInstrument?: boolean;
-    /** How long a read kill-switch state is trusted. Default 2,000 ms. */
-    killSwitchCacheMs?: number;
-  };
   /** Kafka topics of the live stream (ARCHITECTURE.md names). */
   topics?: {
     /** Default feed.trades. */
@@ -151,12 +140,6 @@ export interface ResolvedConfig {
     finalTtlMs: number;
     finalAfterMs: number;
   };
-  trading: {
-    maxQuantity: number;
-    maxNotional: number;
-    requireKnownInstrument: boolean;
-    killSwitchCacheMs: number;
-  };
   topics: { trades: string; ohlc: string; reference: string; status: string };
   stream: {
     maxClients: number;
@@ -177,7 +160,6 @@ const TOP = [
   'query',
   'sql',
   'cache',
-  'trading',
   'topics',
   'stream',
 ];
@@ -210,12 +192,6 @@ export function resolveConfig(config: QueryApiConfig = {}): ResolvedConfig {
     'liveTtlMs',
     'finalTtlMs',
     'finalAfterMs',
-  ]);
-  const t = section(top.trading, `${W}.trading`, [
-    'maxQuantity',
-    'maxNotional',
-    'requireKnownInstrument',
-    'killSwitchCacheMs',
   ]);
   const tp = section(top.topics, `${W}.topics`, ['trades', 'ohlc', 'reference', 'status']);
   const st = section(top.stream, `${W}.stream`, [
@@ -271,12 +247,6 @@ export function resolveConfig(config: QueryApiConfig = {}): ResolvedConfig {
       liveTtlMs: int(c, 'liveTtlMs', `${W}.cache`, 1_000, 0, 86_400_000),
       finalTtlMs: int(c, 'finalTtlMs', `${W}.cache`, 600_000, 0, 86_400_000),
       finalAfterMs: int(c, 'finalAfterMs', `${W}.cache`, 120_000, 0, 86_400_000),
-    },
-    trading: {
-      maxQuantity: num(t, 'maxQuantity', `${W}.trading`, 100_000, 0),
-      maxNotional: num(t, 'maxNotional', `${W}.trading`, 10_000_000, 0),
-      requireKnownInstrument: bool(t, 'requireKnownInstrument', `${W}.trading`, true),
-      killSwitchCacheMs: int(t, 'killSwitchCacheMs', `${W}.trading`, 2_000, 0, 3_600_000),
     },
     topics: {
       trades: str(tp, 'trades', `${W}.topics`, 'feed.trades'),

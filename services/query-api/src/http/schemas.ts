@@ -1,4 +1,4 @@
-import './openapi-fields.js';
+import '@feedpipe/service-http';
 /** JSON schemas shared by several routes. */
 import { FORMAT_QUERY_SCHEMA } from '../query/formats.js';
 

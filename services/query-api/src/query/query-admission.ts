@@ -5,8 +5,9 @@
  * refused at once with 429 RATE_LIMITED and Retry-After, before it reaches the store. The slot is
  * held until the response is closed, so results still being read by a slow client count.
  */
+
+import type { KeyConcurrency } from '@feedpipe/service-http';
 import type { FastifyInstance } from 'fastify';
-import type { KeyConcurrency } from '../auth/rate-limiter.js';
 import { QueryApiError } from '../errors.js';
 
 declare module 'fastify' {

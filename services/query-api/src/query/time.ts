@@ -1,6 +1,7 @@
 /** Time inputs of the analytics routes: instants, intervals and windows, each checked by name. */
+
+import { parseIsoInstant } from '@feedpipe/service-http';
 import { badRequest } from '../errors.js';
-import { parseIsoInstant } from './iso-instant.js';
 
 const DURATION = /^([1-9][0-9]{0,6})(s|m|h|d)$/;
 const UNIT_SECONDS: Record<string, number> = { s: 1, m: 60, h: 3_600, d: 86_400 };

@@ -4,7 +4,7 @@
  * an order never leaves without a trace; if it cannot be written, the order is not sent.
  */
 import type { ClickHouseClient } from '@feedpipe/store';
-import { QueryApiError } from '../errors.js';
+import { TradingGatewayError } from '../errors.js';
 
 export type AuditOutcome = '' | 'accepted' | 'rejected' | 'refused' | 'unknown' | 'replayed';
 
@@ -106,7 +106,7 @@ export class AuditLog {
         format: 'JSONCompactEachRow',
       });
     } catch (error) {
-      throw new QueryApiError(
+      throw new TradingGatewayError(
         'AUDIT_UNAVAILABLE',
         'the order audit cannot be written right now; nothing was sent',
         {
@@ -130,7 +130,7 @@ export class AuditLog {
         })
       ).json();
     } catch (error) {
-      throw new QueryApiError(
+      throw new TradingGatewayError(
         'AUDIT_UNAVAILABLE',
         'the order audit cannot be read right now; nothing was sent',
         {

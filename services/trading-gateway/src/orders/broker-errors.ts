@@ -4,9 +4,15 @@
  * network) is a 5xx or 429, never blamed on the caller.
  */
 import { isBrokerApiError } from '@feedpipe/broker-api';
-import { QueryApiError } from '../errors.js';
+import { type HttpError, toHttpError } from '@feedpipe/service-http';
+import { TradingGatewayError } from '../errors.js';
 
-export function fromBrokerError(error: unknown): QueryApiError | undefined {
+/** Any thrown value as the answer the gateway gives: its own errors, the broker client's, fastify's. */
+export function toGatewayError(error: unknown): HttpError<string> {
+  return toHttpError(error, fromBrokerError);
+}
+
+export function fromBrokerError(error: unknown): TradingGatewayError | undefined {
   if (!isBrokerApiError(error)) return undefined;
   const upstream = {
     status: error.status,
@@ -17,20 +23,20 @@ export function fromBrokerError(error: unknown): QueryApiError | undefined {
   const message = error.message;
   switch (error.code) {
     case 'INVALID_ARGUMENT':
-      return new QueryApiError('BAD_REQUEST', message, { cause: error });
+      return new TradingGatewayError('BAD_REQUEST', message, { cause: error });
     case 'MODIFICATION_LIMIT':
-      return new QueryApiError('UPSTREAM_REJECTED', message, { status: 409, upstream, cause: error });
+      return new TradingGatewayError('UPSTREAM_REJECTED', message, { status: 409, upstream, cause: error });
     case 'RATE_LIMITED':
     case 'QUEUE_FULL':
     case 'BUDGET_EXHAUSTED':
-      return new QueryApiError('UPSTREAM_UNAVAILABLE', message, {
+      return new TradingGatewayError('UPSTREAM_UNAVAILABLE', message, {
         status: 429,
         retryable: true,
         upstream,
         cause: error,
       });
     case 'TIMEOUT':
-      return new QueryApiError('UPSTREAM_UNAVAILABLE', message, {
+      return new TradingGatewayError('UPSTREAM_UNAVAILABLE', message, {
         status: 504,
         retryable: true,
         upstream,
@@ -40,7 +46,7 @@ export function fromBrokerError(error: unknown): QueryApiError | undefined {
     case 'INVALID_RESPONSE':
     case 'TOKEN_EXPIRED':
     case 'ABORTED':
-      return new QueryApiError('UPSTREAM_UNAVAILABLE', message, {
+      return new TradingGatewayError('UPSTREAM_UNAVAILABLE', message, {
         status: 502,
         retryable: true,
         upstream,
@@ -49,12 +55,19 @@ export function fromBrokerError(error: unknown): QueryApiError | undefined {
     default: {
       const status = error.status ?? 502;
       if (status === 404)
-        return new QueryApiError('NOT_FOUND', error.errorMessage ?? message, { upstream, cause: error });
+        return new TradingGatewayError('NOT_FOUND', error.errorMessage ?? message, {
+          upstream,
+          cause: error,
+        });
       // 401/403 from the service mean our token or account is wrong: the caller cannot fix that.
       if (status === 401 || status === 403 || status >= 500) {
-        return new QueryApiError('UPSTREAM_UNAVAILABLE', message, { status: 502, upstream, cause: error });
+        return new TradingGatewayError('UPSTREAM_UNAVAILABLE', message, {
+          status: 502,
+          upstream,
+          cause: error,
+        });
       }
-      return new QueryApiError('UPSTREAM_REJECTED', error.errorMessage ?? message, {
+      return new TradingGatewayError('UPSTREAM_REJECTED', error.errorMessage ?? message, {
         status: status === 429 ? 429 : 422,
         upstream,
         cause: error,

@@ -11,10 +11,11 @@
  */
 import { randomBytes } from 'node:crypto';
 import { isBrokerApiError } from '@feedpipe/broker-api';
-import { isQueryApiError, QueryApiError } from '../errors.js';
-import { toQueryApiError } from '../http/error-handler.js';
-import type { ApiMetrics } from '../http/metrics.js';
+import { isHttpError } from '@feedpipe/service-http';
+import { TradingGatewayError } from '../errors.js';
+import type { GatewayMetrics } from '../metrics.js';
 import type { AuditLog, AuditOutcome } from './audit-log.js';
+import { toGatewayError } from './broker-errors.js';
 import type { OrderFacts, PreTradeChecks } from './pre-trade.js';
 
 export interface OrderSummary {
@@ -68,11 +69,16 @@ export function newCorrelationId(): string {
 export class OrderDesk {
   readonly #audit: AuditLog;
   readonly #checks: PreTradeChecks;
-  readonly #metrics: ApiMetrics;
+  readonly #metrics: Pick<GatewayMetrics, 'orders'>;
   readonly #now: () => number;
   readonly #inflight = new Map<string, Promise<OrderResult>>();
 
-  constructor(audit: AuditLog, checks: PreTradeChecks, metrics: ApiMetrics, now: () => number = Date.now) {
+  constructor(
+    audit: AuditLog,
+    checks: PreTradeChecks,
+    metrics: Pick<GatewayMetrics, 'orders'>,
+    now: () => number = Date.now,
+  ) {
     this.#audit = audit;
     this.#checks = checks;
     this.#metrics = metrics;
@@ -103,7 +109,7 @@ export class OrderDesk {
   async #placeOnce<T>(req: OrderRequest<T>, correlationId: string): Promise<OrderResult> {
     const last = await this.#audit.last(correlationId);
     if (last && last.action !== req.action) {
-      throw new QueryApiError(
+      throw new TradingGatewayError(
         'BAD_REQUEST',
         `correlationId ${correlationId} was already used for ${last.action}`,
         {
@@ -122,7 +128,7 @@ export class OrderDesk {
       if (found !== undefined)
         return this.#replay(req, correlationId, { ...(found as Record<string, unknown>), correlationId });
       if (!req.placement?.lookup) {
-        throw new QueryApiError(
+        throw new TradingGatewayError(
           'OUTCOME_UNKNOWN',
           `an earlier request with correlationId ${correlationId} has an unknown outcome; check the order book before placing it again with a new correlationId`,
         );
@@ -186,7 +192,7 @@ export class OrderDesk {
       if (req.killSwitch) await this.#checks.assertKillSwitchOff();
       for (const facts of req.checks ?? []) await this.#checks.check(facts);
     } catch (error) {
-      const mapped = toQueryApiError(error);
+      const mapped = toGatewayError(error);
       await this.#audit
         .write({
           ...base,
@@ -205,8 +211,8 @@ export class OrderDesk {
     try {
       answer = await req.send(correlationId);
     } catch (error) {
-      const mapped = toQueryApiError(error);
-      const outcome = isQueryApiError(error) ? 'rejected' : outcomeOf(error);
+      const mapped = toGatewayError(error);
+      const outcome = isHttpError(error) ? 'rejected' : outcomeOf(error);
       await this.#audit
         .write({
           ...base,

@@ -5,9 +5,9 @@
  * cannot be read, orders are refused (fail closed).
  */
 import type { BrokerClient } from '@feedpipe/broker-api';
-import type { InstrumentCatalog } from '../analytics/instrument-catalog.js';
-import type { ResolvedConfig } from '../config/config.js';
-import { QueryApiError } from '../errors.js';
+import type { ResolvedGatewayConfig } from '../config.js';
+import { TradingGatewayError } from '../errors.js';
+import type { InstrumentReference } from './instrument-reference.js';
 
 export interface OrderFacts {
   securityId?: string | undefined;
@@ -21,19 +21,19 @@ export interface OrderFacts {
 }
 
 function refuse(field: string, message: string): never {
-  throw new QueryApiError('PRE_TRADE_REJECTED', `${field}: ${message}`, { field });
+  throw new TradingGatewayError('PRE_TRADE_REJECTED', `${field}: ${message}`, { field });
 }
 
 export class PreTradeChecks {
-  readonly #limits: ResolvedConfig['trading'];
-  readonly #catalog: InstrumentCatalog;
+  readonly #limits: ResolvedGatewayConfig['trading'];
+  readonly #catalog: InstrumentReference;
   readonly #broker: BrokerClient;
   readonly #now: () => number;
   #killSwitch: { active: boolean; until: number } | undefined;
 
   constructor(
-    limits: ResolvedConfig['trading'],
-    catalog: InstrumentCatalog,
+    limits: ResolvedGatewayConfig['trading'],
+    catalog: InstrumentReference,
     broker: BrokerClient,
     now: () => number,
   ) {
@@ -76,7 +76,7 @@ export class PreTradeChecks {
 
   async assertKillSwitchOff(): Promise<void> {
     if (await this.killSwitchActive()) {
-      throw new QueryApiError(
+      throw new TradingGatewayError(
         'KILL_SWITCH_ACTIVE',
         'the kill switch is active: trading is disabled until it is deactivated',
       );

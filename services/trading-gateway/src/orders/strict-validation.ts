@@ -6,9 +6,10 @@
  * that never coerces, and anything but the declared type is a 400 naming the field; params and
  * query strings of the same routes keep coercion.
  */
+
+import { isCalendarDate } from '@feedpipe/service-http';
 import { Ajv, type Options } from 'ajv';
 import type { FastifyInstance, FastifySchema, FastifySchemaCompiler } from 'fastify';
-import { isCalendarDate } from '../query/iso-instant.js';
 
 /** As the application's ajv (app.ts), except for coercion. */
 const COMMON: Options = { removeAdditional: false, useDefaults: true, allErrors: false };

@@ -4,7 +4,7 @@
  */
 import type { BrokerClient } from '@feedpipe/broker-api';
 import type { FastifyInstance, FastifyReply, FastifyRequest, FastifySchema, HTTPMethods } from 'fastify';
-import { QueryApiError } from '../errors.js';
+import { TradingGatewayError } from '../errors.js';
 import type { OrderDesk, OrderResult } from './order-desk.js';
 import { ORDER_ID_PARAMS } from './order-schemas.js';
 import { tradeValidatorCompiler } from './strict-validation.js';
@@ -40,9 +40,9 @@ export function tradeRoute(
     validatorCompiler: tradeValidatorCompiler(app),
     handler: async (request: FastifyRequest, reply: FastifyReply) => {
       if (!deps.broker || !deps.desk) {
-        throw new QueryApiError(
+        throw new TradingGatewayError(
           'TRADING_DISABLED',
-          'order routes are disabled: this API runs without a broker client',
+          'order routes are disabled: this gateway runs without a broker client',
         );
       }
       const result = await handler({

@@ -1,8 +1,8 @@
 /**
- * Error answers of the postback routes, in the API's shape `{ "error": { "code", "message" } }`,
+ * Error answers of the postback routes, in the shared HTTP shape `{ "error": { "code", "message" } }`,
  * set on the plugin's own context so the routes behave the same inside any app.
  *
- * Errors of the app around the plugin keep their own status and code: the API's auth hook runs
+ * Errors of the app around the plugin keep their own status and code: the gateway's auth hook runs
  * on these routes too and throws its typed error (`status` 401/403/429, `code` UNAUTHENTICATED
  * ...). Those carry `status`, not fastify's `statusCode`, and were once answered 500 here.
  */

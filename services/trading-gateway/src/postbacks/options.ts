@@ -43,7 +43,7 @@ export interface PostbackReceiverOptions {
   maxBodyDepth?: number;
   /** Table of postbacks that cannot be stored. Default 'market.postback_dead_letters'. */
   deadLetterTable?: string;
-  /** prom-client registry for the receiver's metrics (the API's). Default: a registry of its own. */
+  /** prom-client registry for the receiver's metrics (the gateway's). Default: a registry of its own. */
   registry?: Registry;
   /** Events per Kafka send and ClickHouse insert. Default 500. */
   batchSize?: number;
@@ -63,7 +63,7 @@ export interface PostbackReceiverOptions {
   broker?: BrokerClient;
   /** Period of automatic reconciliation (needs `broker`); 0 = only when asked. Default 0. */
   reconcileIntervalMs?: number;
-  /** kafkajs client id. Default 'query-api-postbacks'. */
+  /** kafkajs client id. Default 'trading-gateway-postbacks'. */
   kafkaClientId?: string;
 }
 
@@ -113,7 +113,7 @@ const DEFAULTS = {
   streamBufferBytes: 1024 * 1024,
   bodyLimit: 64 * 1024,
   reconcileIntervalMs: 0,
-  kafkaClientId: 'query-api-postbacks',
+  kafkaClientId: 'trading-gateway-postbacks',
 } as const;
 
 const KEYS = [

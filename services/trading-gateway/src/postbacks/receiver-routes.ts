@@ -41,7 +41,7 @@ export interface RefusalCounters {
   walFailed: number;
 }
 
-/** Route config understood by the API's auth hook: the service posts without an API key. */
+/** Route config understood by the gateway's auth hook: the service posts without an API key. */
 const OPEN_ROUTE = { scope: 'open' } as Record<string, unknown>;
 
 export const RECEIVER_PATH = '/postbacks/orders';

@@ -3,7 +3,7 @@
  * holds is replayed before anything new), the duplicate check seeded from the table, the Kafka
  * writer, the pipeline, the dead-letter table, metrics, the live hub, reconciliation, and the
  * routes. Use
- * `await postbackRoutes(app, options)` inside the API's app factory (or `app.register` it); it
+ * `await postbackRoutes(app, options)` inside the gateway's app factory (or `app.register` it); it
  * closes with the app. `createPostbackReceiver` + `registerPostbackRoutes` split the two steps.
  */
 

@@ -16,7 +16,7 @@ import type { ReconcileResult } from './reconcile.js';
 import type { UpdateFilter, UpdateHub } from './update-hub.js';
 
 const HEARTBEAT_MS = 15_000;
-const READ_ROUTE = { scope: 'read' } as Record<string, unknown>;
+/** Order updates are the desk's business: the gateway's `trade` scope reads and reconciles them. */
 const TRADE_ROUTE = { scope: 'trade' } as Record<string, unknown>;
 
 const filterValue = { type: 'string', minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9_.:-]+$' } as const;
@@ -40,7 +40,7 @@ export function registerStreamRoutes(
     installErrorHandler(ctx);
     ctx.get(
       '/order-updates/stream',
-      { config: READ_ROUTE, schema: { querystring: FILTER_SCHEMA } },
+      { config: TRADE_ROUTE, schema: { querystring: FILTER_SCHEMA } },
       (request, reply) => {
         const filter = request.query as UpdateFilter;
         const raw = reply.raw;
@@ -80,7 +80,7 @@ export function registerStreamRoutes(
 
     ctx.get(
       '/order-updates',
-      { config: READ_ROUTE, schema: { querystring: HISTORY_SCHEMA } },
+      { config: TRADE_ROUTE, schema: { querystring: HISTORY_SCHEMA } },
       async (request) => {
         const q = request.query as UpdateFilter & { limit?: number };
         return { events: await readOrderEvents(options.store.client, options.table, q) };

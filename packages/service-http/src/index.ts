@@ -1,0 +1,67 @@
+/**
+ * What the HTTP services (query API, trading gateway) share: the error envelope and its typed
+ * base, the error handler, 404/405, request and process metrics, API-key auth over a service's own
+ * key table and scopes, key admin routes, log redaction, strict dates, option readers and /docs.
+ */
+export {
+  type ApiKeyInfo,
+  ApiKeyStore,
+  type ApiKeyStoreOptions,
+  type RevokedListener,
+} from './auth/api-keys.js';
+export {
+  API_KEY_HEADER,
+  type AuthOptions,
+  installAuth,
+  OPEN_SCOPE,
+  type RouteScope,
+} from './auth/auth-hook.js';
+export {
+  ADMIN_SCOPE,
+  hashSecret,
+  type NewKeyMaterial,
+  newKeyMaterial,
+  type ParsedKey,
+  parseKey,
+  secretMatches,
+} from './auth/key-format.js';
+export { registerKeyRoutes } from './auth/key-routes.js';
+export { KeyConcurrency, KeyRateLimiter, type RateDecision } from './auth/rate-limiter.js';
+export { bool, int, num, type Options, oneOf, section, str } from './config-readers.js';
+export {
+  type ErrorBody,
+  type ErrorMapper,
+  errorBody,
+  installErrorHandler,
+  toHttpError,
+  validationError,
+} from './error-handler.js';
+export {
+  badRequest,
+  HTTP_ERROR_STATUS,
+  HttpError,
+  type HttpErrorCode,
+  type HttpErrorInit,
+  isHttpError,
+  notFound,
+  type UpstreamError,
+} from './http-error.js';
+export {
+  createHttpMetrics,
+  type HttpMetrics,
+  type HttpMetricsOptions,
+  installHttpMetrics,
+} from './http-metrics.js';
+export { isCalendarDate, parseIsoInstant } from './iso-instant.js';
+export {
+  type LogSink,
+  NO_ROUTE,
+  REDACTED,
+  type RequestLogFields,
+  redactingLoggerOptions,
+  redactingSink,
+  redactLogText,
+  serializeRequest,
+} from './log-redaction.js';
+export { installMethodNotAllowed, routePatternToRegExp } from './method-not-allowed.js';
+export { type OpenApiDocsOptions, registerOpenApiDocs } from './openapi-docs.js';

@@ -1,0 +1,51 @@
+/**
+ * The error class of the query API: the shared HTTP error base (envelope, status, Retry-After) with
+ * the codes only this service answers with.
+ */
+import { HTTP_ERROR_STATUS, HttpError, type HttpErrorCode, type HttpErrorInit } from '@feedpipe/service-http';
+
+export type QueryApiErrorCode =
+  | HttpErrorCode
+  /** The API holds as many results in flight as its memory budget allows, or the store's queue is full (503, Retry-After). */
+  | 'OVERLOADED'
+  /** User SQL refused before it reached ClickHouse (400). */
+  | 'SQL_REFUSED'
+  /** ClickHouse refused or failed the query: limits, syntax, readonly (400 for the caller's query). */
+  | 'QUERY_FAILED'
+  /** The live stream is not configured (no Kafka brokers) or full (503). */
+  | 'STREAM_UNAVAILABLE';
+
+export type QueryApiErrorInit = HttpErrorInit;
+
+const STATUS: Record<QueryApiErrorCode, number> = {
+  ...HTTP_ERROR_STATUS,
+  OVERLOADED: 503,
+  SQL_REFUSED: 400,
+  QUERY_FAILED: 400,
+  STREAM_UNAVAILABLE: 503,
+};
+
+export class QueryApiError extends HttpError<QueryApiErrorCode> {
+  override readonly name = 'QueryApiError';
+
+  constructor(code: QueryApiErrorCode, message: string, init: QueryApiErrorInit = {}) {
+    super(code, message, { ...init, status: init.status ?? STATUS[code] });
+  }
+}
+
+export function badRequest(field: string, message: string): QueryApiError {
+  return new QueryApiError('BAD_REQUEST', `${field}: ${message}`, { field });
+}
+
+export function notFound(message: string): QueryApiError {
+  return new QueryApiError('NOT_FOUND', message);
+}
+
+/** Duck-typed, so errors from another copy of this package are still recognised. */
+export function isQueryApiError(value: unknown): value is QueryApiError {
+  return (
+    value instanceof Error &&
+    value.name === 'QueryApiError' &&
+    typeof (value as { code?: unknown }).code === 'string'
+  );
+}

@@ -1,0 +1,38 @@
+/**
+ * Prometheus metrics of the query API: the shared HTTP metrics under `query_api_` (with the process
+ * metrics when asked), and what only this service counts (response cache, live stream).
+ */
+import { createHttpMetrics, type HttpMetrics } from '@feedpipe/service-http';
+import { Counter, Gauge } from 'prom-client';
+
+export interface ApiMetrics extends HttpMetrics {
+  readonly cacheHits: Counter<'result'>;
+  readonly streamClients: Gauge;
+  readonly streamDropped: Counter;
+}
+
+export const METRIC_PREFIX = 'query_api_';
+
+export function createMetrics(withDefaults: boolean): ApiMetrics {
+  const http = createHttpMetrics({ prefix: METRIC_PREFIX, processMetrics: withDefaults });
+  const registers = [http.registry];
+  return {
+    ...http,
+    cacheHits: new Counter({
+      name: `${METRIC_PREFIX}cache_lookups_total`,
+      help: 'Response cache lookups: hit, miss, shared (joined an identical in-flight query)',
+      labelNames: ['result'],
+      registers,
+    }),
+    streamClients: new Gauge({
+      name: `${METRIC_PREFIX}stream_clients`,
+      help: 'Connected live-stream clients',
+      registers,
+    }),
+    streamDropped: new Counter({
+      name: `${METRIC_PREFIX}stream_dropped_events_total`,
+      help: 'Live events dropped because a client read too slowly',
+      registers,
+    }),
+  };
+}

@@ -1,0 +1,212 @@
+/**
+ * createTradingGateway: the fastify application of order execution, returned unstarted so a runner
+ * can compose it; start() listens, stop() closes everything it opened (never the store or the
+ * broker client, which belong to the caller).
+ *
+ * It is the only process that holds the service's credentials (the broker client's access token)
+ * and the postback secret, and it has its own API keys (market.gateway_api_keys, scopes `trade`
+ * and `admin`): a read key of the query API reaches nothing here, and nothing here answers
+ * analytics. Routes: orders (regular, super, forever, conditional, US stocks) with pre-trade
+ * checks, idempotence and audit; the account (positions, funds, margin, kill switch, P&L exit,
+ * audit trail); and, with `postbacks`, the postback receiver, the order-update stream and
+ * reconciliation.
+ */
+
+import type { BrokerClient } from '@feedpipe/broker-api';
+import {
+  ApiKeyStore,
+  installAuth,
+  installErrorHandler,
+  installHttpMetrics,
+  installMethodNotAllowed,
+  KeyRateLimiter,
+  type LogSink,
+  redactingLoggerOptions,
+  registerKeyRoutes,
+  registerOpenApiDocs,
+} from '@feedpipe/service-http';
+import type { Store } from '@feedpipe/store';
+import Fastify, { type FastifyInstance } from 'fastify';
+import { type ResolvedGatewayConfig, resolveGatewayConfig, type TradingGatewayConfig } from './config.js';
+import { TradingGatewayError } from './errors.js';
+import { createGatewayMetrics } from './metrics.js';
+import { registerAccountRoutes } from './orders/account-routes.js';
+import { AuditLog } from './orders/audit-log.js';
+import { fromBrokerError } from './orders/broker-errors.js';
+import { InstrumentReference, type ReferenceInstrument } from './orders/instrument-reference.js';
+import { OrderDesk } from './orders/order-desk.js';
+import { registerOrderRoutes } from './orders/order-routes.js';
+import { PreTradeChecks } from './orders/pre-trade.js';
+import { type PostbackReceiver, type PostbackReceiverOptions, postbackRoutes } from './postbacks/index.js';
+import { GATEWAY_DEFAULT_SCOPE, GATEWAY_KEYS_TABLE, GATEWAY_SCOPES, type GatewayScope } from './scopes.js';
+
+export interface TradingGatewayDeps {
+  /** The store (embedded chDB or a server), migrated through 007. Required. */
+  store: Store;
+  /** The typed client of the service, holding its credentials. Order routes answer 503 TRADING_DISABLED without one. */
+  broker?: BrokerClient;
+  /** Kafka brokers; the postback receiver needs them (orders.updates). */
+  kafkaBrokers?: readonly string[];
+  /** Instruments known besides those in ClickHouse (pre-trade checks; reference prices). */
+  instruments?: readonly ReferenceInstrument[];
+  /** Clock in epoch ms. Default Date.now. */
+  now?: () => number;
+  /** Collect Node process metrics on /metrics. Default false (true in the CLI). */
+  processMetrics?: boolean;
+  /**
+   * The postback receiver (order updates from the service -> Kafka orders.updates + ClickHouse, live
+   * stream, reconciliation). Needs `kafkaBrokers`. Default: off.
+   */
+  postbacks?: Omit<PostbackReceiverOptions, 'store' | 'kafkaBrokers' | 'broker' | 'registry'>;
+  /** Where log lines go (after redaction). Default process.stdout. */
+  logStream?: LogSink;
+  /**
+   * Secrets this process knows besides the postback secret (the upstream access token, store
+   * passwords): removed from every log line wherever they appear.
+   */
+  logSecrets?: readonly string[];
+}
+
+export interface TradingGateway {
+  readonly app: FastifyInstance;
+  readonly config: ResolvedGatewayConfig;
+  /** The gateway's own keys (scopes trade, admin). */
+  readonly keys: ApiKeyStore<GatewayScope>;
+  /** The postback receiver, when `deps.postbacks` was given. */
+  readonly postbacks: PostbackReceiver | undefined;
+  /** http://host:port once started. */
+  readonly url: string;
+  start(): Promise<string>;
+  stop(): Promise<void>;
+}
+
+const DEP_KEYS = [
+  'store',
+  'broker',
+  'kafkaBrokers',
+  'instruments',
+  'now',
+  'processMetrics',
+  'postbacks',
+  'logStream',
+  'logSecrets',
+];
+
+function checkDeps(deps: TradingGatewayDeps): void {
+  for (const key of Object.keys(deps)) {
+    if (!DEP_KEYS.includes(key)) {
+      throw new TradingGatewayError(
+        'CONFIG_INVALID',
+        `trading-gateway deps: unknown key "${key}" (allowed: ${DEP_KEYS.join(', ')})`,
+      );
+    }
+  }
+  if (!deps.store?.client) {
+    throw new TradingGatewayError('CONFIG_INVALID', 'trading-gateway deps: "store" is required');
+  }
+  if (deps.postbacks && !deps.kafkaBrokers?.length) {
+    throw new TradingGatewayError('CONFIG_INVALID', 'trading-gateway deps: "postbacks" needs "kafkaBrokers"');
+  }
+}
+
+function registerHealth(app: FastifyInstance, deps: TradingGatewayDeps): void {
+  app.get(
+    '/healthz',
+    {
+      config: { scope: 'open' },
+      schema: {
+        tags: ['status'],
+        summary: 'Liveness: the process answers (never waits on the store or the service)',
+      },
+    },
+    async () => ({
+      status: 'ok',
+      uptimeSec: Math.round(process.uptime()),
+      trading: deps.broker ? 'enabled' : 'disabled',
+      postbacks: deps.postbacks ? 'enabled' : 'disabled',
+    }),
+  );
+}
+
+export async function createTradingGateway(
+  config: TradingGatewayConfig,
+  deps: TradingGatewayDeps,
+): Promise<TradingGateway> {
+  const resolved = resolveGatewayConfig(config);
+  checkDeps(deps);
+  const now = deps.now ?? Date.now;
+  const client = deps.store.client;
+  const metrics = createGatewayMetrics(deps.processMetrics ?? false);
+  const keys = new ApiKeyStore<GatewayScope>(client, {
+    table: GATEWAY_KEYS_TABLE,
+    scopes: GATEWAY_SCOPES,
+    cacheMs: resolved.keyCacheMs,
+    now,
+  });
+  const logSecrets = [...(deps.logSecrets ?? []), ...(deps.postbacks?.secret ? [deps.postbacks.secret] : [])];
+  const audit = new AuditLog(client, now);
+  const instruments = new InstrumentReference(client, deps.instruments ?? [], { now });
+  const desk = deps.broker
+    ? new OrderDesk(audit, new PreTradeChecks(resolved.trading, instruments, deps.broker, now), metrics, now)
+    : undefined;
+
+  const app = Fastify({
+    logger:
+      resolved.logLevel === false
+        ? false
+        : redactingLoggerOptions(resolved.logLevel, deps.logStream ?? process.stdout, () => logSecrets),
+    bodyLimit: 1_048_576,
+    // Query strings are text and coerced; trading bodies are checked by a strict compiler of their
+    // own (orders/strict-validation.ts) that never coerces.
+    ajv: {
+      customOptions: { removeAdditional: false, coerceTypes: 'array', useDefaults: true, allErrors: false },
+    },
+  });
+  installErrorHandler(app, fromBrokerError);
+  installMethodNotAllowed(app);
+  installAuth(app, keys, new KeyRateLimiter(resolved.rateLimit.perSecond, resolved.rateLimit.burst, now), {
+    defaultScope: GATEWAY_DEFAULT_SCOPE,
+  });
+  installHttpMetrics(app, metrics);
+  if (resolved.docs) {
+    await registerOpenApiDocs(app, {
+      title: 'feedpipe trading gateway',
+      description:
+        'Order execution with pre-trade checks, idempotence and audit; the account; postbacks and the order-update stream. Send a gateway API key (scope trade) in the x-api-key header: keys of the query API are not valid here.',
+    });
+  }
+  registerHealth(app, deps);
+  const tradeDeps = { broker: deps.broker, desk };
+  registerOrderRoutes(app, tradeDeps);
+  registerAccountRoutes(app, tradeDeps, audit);
+  registerKeyRoutes(app, keys);
+  let postbacks: PostbackReceiver | undefined;
+  if (deps.postbacks) {
+    postbacks = await postbackRoutes(app, {
+      ...deps.postbacks,
+      registry: metrics.registry,
+      store: deps.store,
+      kafkaBrokers: deps.kafkaBrokers ?? [],
+      ...(deps.broker ? { broker: deps.broker } : {}),
+    });
+  }
+
+  let url = '';
+  return {
+    app,
+    config: resolved,
+    keys,
+    postbacks,
+    get url() {
+      return url;
+    },
+    async start() {
+      const address = await app.listen({ host: resolved.host, port: resolved.port });
+      url = address.replace('[::1]', '127.0.0.1');
+      return url;
+    },
+    async stop() {
+      await app.close();
+    },
+  };
+}

@@ -1,0 +1,55 @@
+/**
+ * The error class of the trading gateway: the shared HTTP error base (envelope, status,
+ * Retry-After) with the codes only order execution answers with.
+ */
+import {
+  HTTP_ERROR_STATUS,
+  HttpError,
+  type HttpErrorCode,
+  type HttpErrorInit,
+  isHttpError,
+} from '@feedpipe/service-http';
+
+export type TradingGatewayErrorCode =
+  | HttpErrorCode
+  /** Order routes without a broker client (503). */
+  | 'TRADING_DISABLED'
+  /** A pre-trade check refused the order; nothing was sent (422). */
+  | 'PRE_TRADE_REJECTED'
+  /** The account's kill switch is active; nothing was sent (409). */
+  | 'KILL_SWITCH_ACTIVE'
+  /** The same correlationId is being placed right now by another request (409). */
+  | 'DUPLICATE_IN_FLIGHT'
+  /** An earlier request with this correlationId has an unknown outcome; placing again could double it (409). */
+  | 'OUTCOME_UNKNOWN'
+  /** The audit row could not be written, so the order was not sent (503). */
+  | 'AUDIT_UNAVAILABLE'
+  /** The service refused the call (its status and error are kept in `upstream`). */
+  | 'UPSTREAM_REJECTED'
+  /** The service could not be reached or did not answer; an order's outcome may be unknown (502/504). */
+  | 'UPSTREAM_UNAVAILABLE';
+
+const STATUS: Record<TradingGatewayErrorCode, number> = {
+  ...HTTP_ERROR_STATUS,
+  TRADING_DISABLED: 503,
+  PRE_TRADE_REJECTED: 422,
+  KILL_SWITCH_ACTIVE: 409,
+  DUPLICATE_IN_FLIGHT: 409,
+  OUTCOME_UNKNOWN: 409,
+  AUDIT_UNAVAILABLE: 503,
+  UPSTREAM_REJECTED: 502,
+  UPSTREAM_UNAVAILABLE: 502,
+};
+
+export class TradingGatewayError extends HttpError<TradingGatewayErrorCode> {
+  override readonly name = 'TradingGatewayError';
+
+  constructor(code: TradingGatewayErrorCode, message: string, init: HttpErrorInit = {}) {
+    super(code, message, { ...init, status: init.status ?? STATUS[code] });
+  }
+}
+
+/** Duck-typed, so errors from another copy of this package are still recognised. */
+export function isTradingGatewayError(value: unknown): value is TradingGatewayError {
+  return isHttpError(value) && value.name === 'TradingGatewayError';
+}

@@ -1,0 +1,42 @@
+/**
+ * Test setup of the gateway: an embedded store in a fresh directory, migrated, a gateway over it,
+ * and gateway keys of each scope.
+ */
+import { createStore, runMigrations, type Store } from '@feedpipe/store';
+import { tempDir } from '@feedpipe/testkit';
+import {
+  createTradingGateway,
+  type TradingGateway,
+  type TradingGatewayConfig,
+  type TradingGatewayDeps,
+} from '../src/index.js';
+
+export interface Harness {
+  store: Store;
+  gateway: TradingGateway;
+  trade: Record<string, string>;
+  /** A key without the trade scope (admin only): what a key of the wrong scope gets. */
+  admin: Record<string, string>;
+  close(): Promise<void>;
+}
+
+export async function startHarness(
+  config: TradingGatewayConfig = {},
+  deps: Omit<TradingGatewayDeps, 'store'> = {},
+): Promise<Harness> {
+  const store = createStore({ dataDir: tempDir('trading-gateway') });
+  await runMigrations(store.client);
+  const gateway = await createTradingGateway({ port: 0, ...config }, { store, ...deps });
+  const trade = { 'x-api-key': (await gateway.keys.create('trader', ['trade'])).key };
+  const admin = { 'x-api-key': (await gateway.keys.create('keeper', ['admin'])).key };
+  return {
+    store,
+    gateway,
+    trade,
+    admin,
+    async close() {
+      await gateway.stop();
+      await store.close();
+    },
+  };
+}
