@@ -3,9 +3,9 @@
  * Configuration), validated once with a message per bad value. Secrets are read, never echoed.
  */
 import { readFileSync } from 'node:fs';
+import { DEFAULT_FEED_TOPICS, type FeedTopics } from '@feedpipe/contracts';
 import { IngestorError } from './errors.js';
 import type { FeedCredentials } from './feed/feed-connection.js';
-import { DEFAULT_FEED_TOPICS, type FeedTopics } from './topics.js';
 
 export interface IngestorEnvConfig {
   feedUrl: string;

@@ -1,3 +1,11 @@
+export {
+  DEFAULT_FEED_TOPICS,
+  type FeedTopics,
+  prefixedTopics,
+  TOPIC_KINDS,
+  type TopicKind,
+  topicKindOf,
+} from '@feedpipe/contracts';
 export { Backoff, type BackoffOptions } from './backoff.js';
 export { type IngestorEnvConfig, loadIngestorEnv, readUniverseIds } from './env-config.js';
 export { IngestorError, type IngestorErrorCode } from './errors.js';
@@ -44,11 +52,3 @@ export {
 export { type ReplayOptions, type ReplayResult, replayCapture } from './replay.js';
 export { createSink, type Sink, type SinkOptions, type SinkStats } from './sink/kafka-sink.js';
 export { SINK_TABLES } from './sink/sink-tables.js';
-export {
-  DEFAULT_FEED_TOPICS,
-  type FeedTopics,
-  prefixedTopics,
-  TOPIC_KINDS,
-  type TopicKind,
-  topicKindOf,
-} from './topics.js';

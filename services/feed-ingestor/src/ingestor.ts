@@ -4,6 +4,7 @@
  * responsive at hundreds of thousands of packets per second.
  */
 import { CaptureWriter } from '@feedpipe/codec';
+import { DEFAULT_FEED_TOPICS, type FeedTopics, TOPIC_KINDS } from '@feedpipe/contracts';
 import { Registry } from 'prom-client';
 import { IngestorError } from './errors.js';
 import type { AttemptBudget } from './feed/attempt-budget.js';
@@ -20,7 +21,6 @@ import type { LatencyRecorder } from './pipeline/latency-recorder.js';
 import { ProducerPipeline } from './pipeline/producer-pipeline.js';
 import type { ChunkResult } from './pipeline/worker-protocol.js';
 import { assessFeedReadiness, type FeedReadiness } from './readiness.js';
-import { DEFAULT_FEED_TOPICS, type FeedTopics, TOPIC_KINDS } from './topics.js';
 
 export interface FeedIngestorOptions {
   /** Feed URL without query parameters, e.g. ws://127.0.0.1:7075/ */

@@ -3,12 +3,13 @@
  * (the one window left in the ingestor, a producer reset) sits at a later offset with the same
  * source identity, and is dropped; a record of equal content but its own identity is stored.
  */
+
+import { SOURCE_BYTES, SOURCE_HEADER, writeSourceIdentity } from '@feedpipe/contracts';
 import { createStore, runMigrations, type Store } from '@feedpipe/store';
 import { tempDir, uniqueName, waitFor } from '@feedpipe/testkit';
 import { Kafka, logLevel } from 'kafkajs';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createSink, ensureTopics } from '../src/index.js';
-import { SOURCE_BYTES, SOURCE_HEADER, writeSourceIdentity } from '../src/kafka/source-identity.js';
 import { SourceMarks } from '../src/sink/source-marks.js';
 import { topicsFor } from './fixtures/feed-fixtures.js';
 import { tradeMessages } from './fixtures/feed-records.js';

@@ -7,14 +7,20 @@
  * Backpressure: while ClickHouse is unreachable the insert is retried with backoff and the consumer
  * stops taking new batches once `maxBufferedRows` are waiting, so nothing is dropped.
  */
+
+import {
+  DEFAULT_FEED_TOPICS,
+  type FeedTopics,
+  SOURCE_HEADER,
+  TOPIC_KINDS,
+  type TopicKind,
+} from '@feedpipe/contracts';
 import type { Store } from '@feedpipe/store';
 import { type Admin, type Consumer, type EachBatchPayload, type IHeaders, Kafka, logLevel } from 'kafkajs';
 import { Registry } from 'prom-client';
 import { Backoff } from '../backoff.js';
 import { IngestorError } from '../errors.js';
-import { SOURCE_HEADER } from '../kafka/source-identity.js';
 import { ensureTopics } from '../kafka-admin.js';
-import { DEFAULT_FEED_TOPICS, type FeedTopics, TOPIC_KINDS, type TopicKind } from '../topics.js';
 import { appendCanonical, CsvBlock, csvString, rowLine } from './csv-lines.js';
 import { createSinkMetrics, type SinkMetrics } from './sink-metrics.js';
 import { type FeedValue, SINK_TABLES, type SinkTable } from './sink-tables.js';

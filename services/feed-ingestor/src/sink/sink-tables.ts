@@ -4,7 +4,7 @@
  * trades and OHLC updates in the ingestor's exact text skip the parse through their `canonical`
  * layout.
  */
-import type { TopicKind } from '../topics.js';
+import type { TopicKind } from '@feedpipe/contracts';
 import { type CanonicalLayout, OHLC_LAYOUT, TRADE_LAYOUT } from './csv-lines.js';
 
 export interface SinkTable {

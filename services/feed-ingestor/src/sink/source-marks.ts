@@ -11,7 +11,7 @@
  * sink reads after a start; a copy whose original lies before the offset a restarted sink resumes
  * from is not recognised.
  */
-import { SOURCE_BYTES } from '../kafka/source-identity.js';
+import { SOURCE_BYTES } from '@feedpipe/contracts';
 
 /** Streams remembered per partition; the oldest is forgotten beyond this (each run adds a few). */
 const MAX_STREAMS_PER_PARTITION = 4_096;

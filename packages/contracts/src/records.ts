@@ -1,5 +1,5 @@
 /**
- * Decoded record shapes (ARCHITECTURE.md, "Decoded records"): one shape everywhere (codec output,
+ * Decoded record shapes (docs/architecture.md, "Decoded records"): one shape everywhere (codec output,
  * Kafka values, the decode CLI). `segment` is the numeric wire value; times stay epoch seconds.
  */
 export interface TradeRecord {
