@@ -6,7 +6,14 @@ export {
   type TopicKind,
   topicKindOf,
 } from '@feedpipe/contracts';
-export { Backoff, type BackoffOptions } from './backoff.js';
+// Kept for callers of the names this package exported before @feedpipe/service-kit held them.
+export {
+  Backoff,
+  type BackoffOptions,
+  ensureTopics,
+  type OpsServer,
+  startOpsServer,
+} from '@feedpipe/service-kit';
 export { type IngestorEnvConfig, loadIngestorEnv, readUniverseIds } from './env-config.js';
 export { IngestorError, type IngestorErrorCode } from './errors.js';
 export {
@@ -32,14 +39,12 @@ export {
 } from './feed/failure-class.js';
 export { type ConnectionState, FeedConnection, type FeedCredentials } from './feed/feed-connection.js';
 export { lastMarketStatus } from './feed/market-status-scan.js';
-export { type OpsServer, startOpsServer } from './http-server.js';
 export {
   createFeedIngestor,
   type FeedIngestor,
   type FeedIngestorOptions,
   type IngestorStats,
 } from './ingestor.js';
-export { ensureTopics } from './kafka-admin.js';
 export { LatencyRecorder } from './pipeline/latency-recorder.js';
 export {
   assessFeedReadiness,
@@ -50,5 +55,3 @@ export {
   marketStateOf,
 } from './readiness.js';
 export { type ReplayOptions, type ReplayResult, replayCapture } from './replay.js';
-export { createSink, type Sink, type SinkOptions, type SinkStats } from './sink/kafka-sink.js';
-export { SINK_TABLES } from './sink/sink-tables.js';

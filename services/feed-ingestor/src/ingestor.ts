@@ -5,6 +5,7 @@
  */
 import { CaptureWriter } from '@feedpipe/codec';
 import { DEFAULT_FEED_TOPICS, type FeedTopics, TOPIC_KINDS } from '@feedpipe/contracts';
+import { ensureTopics } from '@feedpipe/service-kit';
 import { Registry } from 'prom-client';
 import { IngestorError } from './errors.js';
 import type { AttemptBudget } from './feed/attempt-budget.js';
@@ -16,7 +17,6 @@ import {
 } from './feed/connection-pool.js';
 import type { ConnectionState, FeedCredentials } from './feed/feed-connection.js';
 import { createIngestorMetrics, type IngestorMetrics, packetTypeLabel } from './ingestor-metrics.js';
-import { ensureTopics } from './kafka-admin.js';
 import type { LatencyRecorder } from './pipeline/latency-recorder.js';
 import { ProducerPipeline } from './pipeline/producer-pipeline.js';
 import type { ChunkResult } from './pipeline/worker-protocol.js';

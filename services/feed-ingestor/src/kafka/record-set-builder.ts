@@ -17,8 +17,8 @@
  */
 
 import { SOURCE_BYTES, SOURCE_HEADER } from '@feedpipe/contracts';
+import { BufferPool } from '@feedpipe/service-kit';
 import type { EncodedRecordSet } from 'kafkajs';
-import { BufferPool } from '../buffer-pool.js';
 import { IngestorError } from '../errors.js';
 import { crc32c } from './crc32c.js';
 

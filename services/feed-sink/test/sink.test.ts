@@ -1,10 +1,12 @@
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { FEED_TABLES } from '@feedpipe/contracts';
+import { ensureTopics } from '@feedpipe/service-kit';
 import { createStore, runMigrations, type Store } from '@feedpipe/store';
 import { tempDir, uniqueName, waitFor } from '@feedpipe/testkit';
 import { Kafka, logLevel } from 'kafkajs';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { createSink, ensureTopics } from '../src/index.js';
+import { createSink } from '../src/index.js';
 import { topicsFor } from './fixtures/feed-fixtures.js';
 import { tradeMessages } from './fixtures/feed-records.js';
 
@@ -92,50 +94,58 @@ describe('sink into embedded ClickHouse', () => {
     });
     await sink.start();
     await waitFor(
-      async () => (await count('SELECT count() AS n FROM market.ticks')) >= trades.length,
+      async () => (await count(`SELECT count() AS n FROM ${FEED_TABLES.ticks.name}`)) >= trades.length,
       60_000,
       'ticks stored',
     );
     await waitFor(
-      async () => (await count('SELECT count() AS n FROM market.feed_status')) >= 2,
+      async () => (await count(`SELECT count() AS n FROM ${FEED_TABLES.feedStatus.name}`)) >= 2,
       30_000,
       'status stored',
     );
     // Each topic is fetched on its own, so complete ticks and status say nothing about the others.
     await waitFor(
-      async () => (await count('SELECT count() AS n FROM market.ohlc_updates')) >= 1,
+      async () => (await count(`SELECT count() AS n FROM ${FEED_TABLES.ohlcUpdates.name}`)) >= 1,
       30_000,
       'OHLC stored',
     );
     await waitFor(
-      async () => (await count('SELECT count() AS n FROM market.reference_updates')) >= 3,
+      async () => (await count(`SELECT count() AS n FROM ${FEED_TABLES.referenceUpdates.name}`)) >= 3,
       30_000,
       'reference stored',
     );
     await sink.stop();
 
     const ours = "kafka_cluster != 'some-other-cluster'";
-    expect(await count(`SELECT count() AS n FROM market.ticks WHERE ${ours}`)).toBe(trades.length);
-    expect(await count(`SELECT uniqExact(security_id, volume) AS n FROM market.ticks WHERE ${ours}`)).toBe(
+    expect(await count(`SELECT count() AS n FROM ${FEED_TABLES.ticks.name} WHERE ${ours}`)).toBe(
       trades.length,
     );
-    expect(await count('SELECT count() AS n FROM market.ohlc_updates')).toBe(1);
+    expect(
+      await count(`SELECT uniqExact(security_id, volume) AS n FROM ${FEED_TABLES.ticks.name} WHERE ${ours}`),
+    ).toBe(trades.length);
+    expect(await count(`SELECT count() AS n FROM ${FEED_TABLES.ohlcUpdates.name}`)).toBe(1);
     expect(
       await count(
-        "SELECT count() AS n FROM market.reference_updates WHERE kind = 'circuit_limit' AND value1 = 110 AND value2 = 90",
+        `SELECT count() AS n FROM ${FEED_TABLES.referenceUpdates.name} WHERE kind = 'circuit_limit' AND value1 = 110 AND value2 = 90`,
       ),
     ).toBe(1);
-    expect(await count('SELECT count() AS n FROM market.reference_updates WHERE security_id = 0')).toBe(1);
     expect(
-      await count("SELECT count() AS n FROM market.feed_status WHERE type = 'error' AND error_code = 805"),
+      await count(`SELECT count() AS n FROM ${FEED_TABLES.referenceUpdates.name} WHERE security_id = 0`),
+    ).toBe(1);
+    expect(
+      await count(
+        `SELECT count() AS n FROM ${FEED_TABLES.feedStatus.name} WHERE type = 'error' AND error_code = 805`,
+      ),
     ).toBe(1);
     expect(sink.stats().invalid).toBe(1);
     // 1-minute bars: every trade is counted in exactly one bar of its instrument.
-    expect(await count('SELECT sum(trades) AS n FROM market.bars_1m WHERE security_id != 999999')).toBe(
-      trades.length,
-    );
     expect(
-      await count('SELECT uniqExact(security_id) AS n FROM market.bars_1m WHERE security_id != 999999'),
+      await count(`SELECT sum(trades) AS n FROM ${FEED_TABLES.bars1m.name} WHERE security_id != 999999`),
+    ).toBe(trades.length);
+    expect(
+      await count(
+        `SELECT uniqExact(security_id) AS n FROM ${FEED_TABLES.bars1m.name} WHERE security_id != 999999`,
+      ),
     ).toBe(50);
   });
 
@@ -203,7 +213,7 @@ describe('sink crash between insert and commit', () => {
       output += d.toString();
     });
     await waitFor(
-      () => output.includes('INSERTED market.ticks'),
+      () => output.includes(`INSERTED ${FEED_TABLES.ticks.name}`),
       60_000,
       'first insert of the crashing sink',
     );

@@ -2,16 +2,27 @@
  * Sink rows as CSV lines, the format of the sink's bulk insert (Store.insertCsv).
  *
  * Trades and OHLC updates, nearly all the traffic, take a fast path: a value in the exact text the
- * ingestor writes (fixed keys in a fixed order, plain numbers) is checked byte by byte against its
- * layout and its numbers are copied into the CSV block as they are: no string, no parse into
- * objects, no re-serialisation (JSON.parse, a row array and the client's JSON encoding cost several
+ * ingestor writes (the canonical layout of @feedpipe/contracts: fixed keys in a fixed order, plain
+ * numbers) is checked byte by byte against literals derived from that layout at load, and its
+ * numbers are copied into the CSV block as they are: no string, no parse into objects, no
+ * re-serialisation (JSON.parse, a row array and the client's JSON encoding cost several
  * microseconds a row, more than the sink's whole budget at 100k rows/s). A field is only accepted
  * when every value of its spelling fits its column, so a fast line cannot fail the insert. Anything
  * else (another producer's spelling, a negative id, a malformed value) falls back to JSON.parse and
  * the table's own validation.
  */
 
-import { BufferPool } from '../buffer-pool.js';
+import {
+  FEED_TABLE_OF_TOPIC,
+  FEED_VALUE_FIELDS,
+  type FeedRecordType,
+  type FieldKind,
+  jsonLiterals,
+  KAFKA_SOURCE_COLUMNS,
+  TOPIC_KIND_OF_RECORD,
+} from '@feedpipe/contracts';
+import { BufferPool } from '@feedpipe/service-kit';
+import { SinkError } from './errors.js';
 
 /** How a field's text must look (and what its column can hold). */
 enum Field {
@@ -40,27 +51,52 @@ export interface CanonicalLayout {
 
 const bytesOf = (text: string): Uint8Array => Uint8Array.from(text, (c) => c.charCodeAt(0));
 
-function layout(type: string, keys: readonly string[], fields: readonly Field[], order: readonly number[]) {
-  const literals = keys.map((key, i) => bytesOf(`${i === 0 ? `{"type":"${type}",` : ','}"${key}":`));
-  literals.push(bytesOf('}'));
-  return { literals, fields, order };
+/**
+ * The fast spelling of each field kind of the record contract. Kinds absent here (int16, the
+ * marketType triple) have none: values with them always take the slow path.
+ */
+const FAST_FIELD: Partial<Record<FieldKind, Field>> = {
+  uint8: Field.Uint8,
+  uint32: Field.Uint32,
+  int32: Field.Int32,
+  epochSeconds: Field.Seconds,
+  epochMicros: Field.Micros,
+  float32: Field.Number,
+};
+
+/**
+ * The fast-path layout of `type`'s Kafka values, derived from @feedpipe/contracts: the literals of the
+ * contract's canonical text, the fast spelling of each field's kind, and the CSV order from the
+ * table's columns. Undefined when the type has no fast path: a field kind without a fast spelling,
+ * or a table whose columns are not the record's own fields one for one (reference and status rows
+ * are reshaped, so they go through parse-and-validate).
+ */
+export function canonicalLayout(type: FeedRecordType): CanonicalLayout | undefined {
+  const valueFields = FEED_VALUE_FIELDS[type];
+  const fields: Field[] = [];
+  for (const f of valueFields) {
+    const fast = FAST_FIELD[f.kind];
+    if (fast === undefined) return undefined;
+    fields.push(fast);
+  }
+  const columns = FEED_TABLE_OF_TOPIC[TOPIC_KIND_OF_RECORD[type]].columns;
+  const dataColumns = columns.slice(0, columns.length - KAFKA_SOURCE_COLUMNS.length);
+  const order = dataColumns.map((column) => valueFields.findIndex((f) => f.column === column));
+  if (order.length !== valueFields.length || order.includes(-1)) return undefined;
+  return { literals: jsonLiterals(type, valueFields).map(bytesOf), fields, order };
+}
+
+function requiredLayout(type: FeedRecordType): CanonicalLayout {
+  const layout = canonicalLayout(type);
+  if (!layout) throw new SinkError('INTERNAL', `the record contract gives ${type} no fast-path layout`);
+  return layout;
 }
 
 /** `{"type":"trade","segment":..,"securityId":..,"ltp":..,"volume":..,"ltt":..,"lut":..,"receivedAt":..}` */
-export const TRADE_LAYOUT: CanonicalLayout = layout(
-  'trade',
-  ['segment', 'securityId', 'ltp', 'volume', 'ltt', 'lut', 'receivedAt'],
-  [Field.Uint8, Field.Uint32, Field.Number, Field.Int32, Field.Seconds, Field.Seconds, Field.Micros],
-  [1, 0, 2, 3, 4, 5, 6],
-);
+export const TRADE_LAYOUT: CanonicalLayout = requiredLayout('trade');
 
 /** `{"type":"ohlc","segment":..,"securityId":..,"open":..,"close":..,"high":..,"low":..,"receivedAt":..}` */
-export const OHLC_LAYOUT: CanonicalLayout = layout(
-  'ohlc',
-  ['segment', 'securityId', 'open', 'close', 'high', 'low', 'receivedAt'],
-  [Field.Uint8, Field.Uint32, Field.Number, Field.Number, Field.Number, Field.Number, Field.Micros],
-  [1, 0, 2, 3, 4, 5, 6],
-);
+export const OHLC_LAYOUT: CanonicalLayout = requiredLayout('ohlc');
 
 const MINUS = 45;
 const PLUS = 43;

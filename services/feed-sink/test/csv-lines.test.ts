@@ -9,8 +9,8 @@ import {
   OHLC_LAYOUT,
   rowLine,
   TRADE_LAYOUT,
-} from '../src/sink/csv-lines.js';
-import { type FeedValue, SINK_TABLES } from '../src/sink/sink-tables.js';
+} from '../src/csv-lines.js';
+import { type FeedValue, SINK_TABLES } from '../src/sink-tables.js';
 
 const cluster = csvString('abc"def');
 

@@ -4,12 +4,14 @@
  * ClickHouse) and checks that nothing is lost or stored twice.
  */
 import { join } from 'node:path';
+import { FEED_TABLES } from '@feedpipe/contracts';
 import { type LocalKafka, startLocalKafka } from '@feedpipe/local-kafka';
+import { ensureTopics } from '@feedpipe/service-kit';
 import { createStore, runMigrations, type Store } from '@feedpipe/store';
 import { tempDir, uniqueName, waitFor } from '@feedpipe/testkit';
 import { Kafka, logLevel } from 'kafkajs';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createSink, ensureTopics, type Sink } from '../src/index.js';
+import { createSink, type Sink } from '../src/index.js';
 import { topicsFor } from './fixtures/feed-fixtures.js';
 import { tradeMessages } from './fixtures/feed-records.js';
 
@@ -73,7 +75,7 @@ describe('sink across a Kafka broker restart', () => {
       log: (m) => logs.push(m),
     });
     await sink.start();
-    const ticks = () => count(localStore, 'SELECT count() AS n FROM market.ticks');
+    const ticks = () => count(localStore, `SELECT count() AS n FROM ${FEED_TABLES.ticks.name}`);
     await waitFor(async () => (await ticks()) === before.length, 60_000, 'ticks before the restart');
 
     // Down long enough for the consumer's own retries to run out (it crashes and starts over), as a
@@ -91,9 +93,9 @@ describe('sink across a Kafka broker restart', () => {
 
     await sink.flush();
     expect(await ticks()).toBe(total);
-    expect(await count(localStore, 'SELECT uniqExact(security_id, volume) AS n FROM market.ticks')).toBe(
-      total,
-    );
+    expect(
+      await count(localStore, `SELECT uniqExact(security_id, volume) AS n FROM ${FEED_TABLES.ticks.name}`),
+    ).toBe(total);
     // The outage is visible: counted and logged, not silent.
     const rejoins = (await sink.metrics.consumerRejoins.get()).values.reduce((s, v) => s + v.value, 0);
     expect(rejoins).toBeGreaterThanOrEqual(1);

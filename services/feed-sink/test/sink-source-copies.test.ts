@@ -4,13 +4,14 @@
  * source identity, and is dropped; a record of equal content but its own identity is stored.
  */
 
-import { SOURCE_BYTES, SOURCE_HEADER, writeSourceIdentity } from '@feedpipe/contracts';
+import { FEED_TABLES, SOURCE_BYTES, SOURCE_HEADER, writeSourceIdentity } from '@feedpipe/contracts';
+import { ensureTopics } from '@feedpipe/service-kit';
 import { createStore, runMigrations, type Store } from '@feedpipe/store';
 import { tempDir, uniqueName, waitFor } from '@feedpipe/testkit';
 import { Kafka, logLevel } from 'kafkajs';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { createSink, ensureTopics } from '../src/index.js';
-import { SourceMarks } from '../src/sink/source-marks.js';
+import { createSink } from '../src/index.js';
+import { SourceMarks } from '../src/source-marks.js';
 import { topicsFor } from './fixtures/feed-fixtures.js';
 import { tradeMessages } from './fixtures/feed-records.js';
 
@@ -103,9 +104,9 @@ describe('sink and records in Kafka twice', () => {
     await sink.flush();
     await sink.stop();
     expect(sink.stats().copiesDropped).toBe(copies.length);
-    expect(await count('SELECT count() AS n FROM market.ticks')).toBe(expected);
-    expect(await count('SELECT uniqExact(security_id, volume, received_at) AS n FROM market.ticks')).toBe(
-      expected - 1,
-    );
+    expect(await count(`SELECT count() AS n FROM ${FEED_TABLES.ticks.name}`)).toBe(expected);
+    expect(
+      await count(`SELECT uniqExact(security_id, volume, received_at) AS n FROM ${FEED_TABLES.ticks.name}`),
+    ).toBe(expected - 1);
   });
 });

@@ -1,3 +1,7 @@
+/**
+ * Capped exponential backoff with jitter, the one retry pacing of the pipeline (feed reconnects,
+ * Kafka admin steps, the sink's insert retries and consumer restarts).
+ */
 export interface BackoffOptions {
   /** First delay's ceiling. Default 250 ms. */
   initialMs?: number;

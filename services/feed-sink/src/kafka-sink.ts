@@ -15,13 +15,12 @@ import {
   TOPIC_KINDS,
   type TopicKind,
 } from '@feedpipe/contracts';
+import { Backoff, ensureTopics } from '@feedpipe/service-kit';
 import type { Store } from '@feedpipe/store';
 import { type Admin, type Consumer, type EachBatchPayload, type IHeaders, Kafka, logLevel } from 'kafkajs';
 import { Registry } from 'prom-client';
-import { Backoff } from '../backoff.js';
-import { IngestorError } from '../errors.js';
-import { ensureTopics } from '../kafka-admin.js';
 import { appendCanonical, CsvBlock, csvString, rowLine } from './csv-lines.js';
+import { SinkError } from './errors.js';
 import { createSinkMetrics, type SinkMetrics } from './sink-metrics.js';
 import { type FeedValue, SINK_TABLES, type SinkTable } from './sink-tables.js';
 import { SourceMarks } from './source-marks.js';
@@ -102,18 +101,15 @@ const KNOWN_OPTIONS = new Set([
 
 function validate(options: SinkOptions): void {
   for (const key of Object.keys(options)) {
-    if (!KNOWN_OPTIONS.has(key)) throw new IngestorError('CONFIG_INVALID', `unknown sink option "${key}"`);
+    if (!KNOWN_OPTIONS.has(key)) throw new SinkError('CONFIG_INVALID', `unknown sink option "${key}"`);
   }
   if (!Array.isArray(options.brokers) || options.brokers.length === 0) {
-    throw new IngestorError('CONFIG_INVALID', 'sink option "brokers" must list at least one host:port');
+    throw new SinkError('CONFIG_INVALID', 'sink option "brokers" must list at least one host:port');
   }
   for (const key of ['maxBatchRows', 'maxBatchAgeMs', 'maxBufferedRows', 'sessionTimeoutMs'] as const) {
     const value = options[key];
     if (value !== undefined && (!Number.isInteger(value) || value <= 0)) {
-      throw new IngestorError(
-        'CONFIG_INVALID',
-        `sink option "${key}" must be a positive integer, got ${value}`,
-      );
+      throw new SinkError('CONFIG_INVALID', `sink option "${key}" must be a positive integer, got ${value}`);
     }
   }
 }
@@ -187,7 +183,7 @@ export function createSink(options: SinkOptions): Sink {
         stats.insertFailures += 1;
         metrics.insertFailures.inc({ table: table.table });
         if (!running)
-          throw new IngestorError('STOPPED', 'sink stopped while an insert was failing', { cause: error });
+          throw new SinkError('STOPPED', 'sink stopped while an insert was failing', { cause: error });
         const delay = backoff.next();
         log(
           `insert into ${table.table} failed (${(error as Error).message}); retrying in ${delay} ms, rows kept`,
