@@ -16,6 +16,7 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { FEED_TABLES } from '@feedpipe/contracts';
 import { createQueryApi } from '@feedpipe/query-api';
 import { createStore, runMigrations } from '@feedpipe/store';
 
@@ -81,7 +82,7 @@ try {
   const perInstrument = Math.ceil(ticks / instruments);
   let t = performance.now();
   await store.client.command({
-    query: `INSERT INTO market.ticks (security_id, segment, ltp, volume, ltt, lut, received_at, kafka_partition, kafka_offset, kafka_cluster)
+    query: `INSERT INTO ${FEED_TABLES.ticks.name} (${FEED_TABLES.ticks.columns.join(', ')})
       SELECT ${FIRST_ID} + number % ${instruments} AS sid, 14,
              toFloat32(100 + (cityHash64(number) % 1000) / 100),
              toInt32((intDiv(number, ${instruments}) + 1) * 10),

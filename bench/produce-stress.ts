@@ -17,7 +17,9 @@ import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { type FeedServer, MarketModel, startFeedServer } from '@feedpipe/broker-sim';
-import { createFeedIngestor, createSink, prefixedTopics } from '@feedpipe/feed-ingestor';
+import { FEED_TABLES, prefixedTopics } from '@feedpipe/contracts';
+import { createFeedIngestor } from '@feedpipe/feed-ingestor';
+import { createSink } from '@feedpipe/feed-sink';
 import { startLocalKafka } from '@feedpipe/local-kafka';
 import { createStore, runMigrations, type Store } from '@feedpipe/store';
 import {
@@ -165,7 +167,7 @@ async function oneRun(
       reconnects: stats.connections.reduce((s, c) => s + c.reconnects, 0),
     };
     if (store) {
-      await store.client.command({ query: 'TRUNCATE TABLE market.ticks' });
+      await store.client.command({ query: `TRUNCATE TABLE ${FEED_TABLES.ticks.name}` });
       const sink = createSink({
         brokers,
         store,
@@ -178,10 +180,10 @@ async function oneRun(
       await waitFor(() => sink.stats().consumed >= trades.length, 120_000, 'the sink to read every trade');
       await sink.flush();
       await sink.stop();
-      result.stored = await count(store, 'SELECT count() AS n FROM market.ticks');
+      result.stored = await count(store, `SELECT count() AS n FROM ${FEED_TABLES.ticks.name}`);
       const unique = await count(
         store,
-        'SELECT uniqExact(security_id, volume, received_at) AS n FROM market.ticks',
+        `SELECT uniqExact(security_id, volume, received_at) AS n FROM ${FEED_TABLES.ticks.name}`,
       );
       result.storedDuplicates = result.stored - unique;
       result.storedMissing = Math.max(0, sent - unique);

@@ -4,7 +4,9 @@
  * budget from the history loader. Ticks per second come from a one-second sampler, so a page that
  * polls less often still sees a current rate.
  */
-import type { FeedIngestor, Sink } from '@feedpipe/feed-ingestor';
+import { FEED_TABLES } from '@feedpipe/contracts';
+import type { FeedIngestor } from '@feedpipe/feed-ingestor';
+import type { Sink } from '@feedpipe/feed-sink';
 import type { HistoryLoader } from '@feedpipe/history-loader';
 import type { PipelineStatus, PipelineStatusSource } from '@feedpipe/query-api';
 
@@ -43,9 +45,9 @@ export function pipelineStatusSource(parts: PipelineParts): { source: PipelineSt
       },
       kafka: { produced: feed.produced, lag },
       store: {
-        ticks: sink.inserted['market.ticks'] ?? 0,
-        ohlc: sink.inserted['market.ohlc_updates'] ?? 0,
-        reference: sink.inserted['market.reference_updates'] ?? 0,
+        ticks: sink.inserted[FEED_TABLES.ticks.name] ?? 0,
+        ohlc: sink.inserted[FEED_TABLES.ohlcUpdates.name] ?? 0,
+        reference: sink.inserted[FEED_TABLES.referenceUpdates.name] ?? 0,
       },
       ...(history
         ? {

@@ -14,16 +14,13 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { BrokerClient } from '@feedpipe/broker-api';
 import { createSimulator, restServerHook, SIM_TEST_ACCOUNTS, type Simulator } from '@feedpipe/broker-sim';
-import {
-  createFeedIngestor,
-  createSink,
-  type FeedCredentials,
-  loadIngestorEnv,
-  startOpsServer,
-} from '@feedpipe/feed-ingestor';
+import { FEED_TABLES } from '@feedpipe/contracts';
+import { createFeedIngestor, type FeedCredentials, loadIngestorEnv } from '@feedpipe/feed-ingestor';
+import { createSink } from '@feedpipe/feed-sink';
 import { createHistoryLoader, type HistoryLoader } from '@feedpipe/history-loader';
 import { startLocalKafka } from '@feedpipe/local-kafka';
 import { createQueryApi, type QueryApi, redactLogText, storeConfigFromEnv } from '@feedpipe/query-api';
+import { startOpsServer } from '@feedpipe/service-kit';
 import { createStore, runMigrations } from '@feedpipe/store';
 import { createTradingGateway, type TradingGateway } from '@feedpipe/trading-gateway';
 import { Registry } from 'prom-client';
@@ -299,7 +296,7 @@ async function main(): Promise<void> {
     const open = stats.connections.filter((c) => c.state === 'open').length;
     const history = loader?.status();
     log(
-      `flowing: ${stats.produced} records to Kafka, ${sinkStats.inserted['market.ticks'] ?? 0} ticks in ClickHouse, ${open}/5 connections open` +
+      `flowing: ${stats.produced} records to Kafka, ${sinkStats.inserted[FEED_TABLES.ticks.name] ?? 0} ticks in ClickHouse, ${open}/5 connections open` +
         (history
           ? `; history ${history.unitsFinished}/${history.unitsTotal} units, ${history.rowsWritten} rows`
           : ''),

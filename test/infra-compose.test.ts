@@ -104,6 +104,7 @@ function workspaceBins(): Set<string> {
   const bins = new Set<string>();
   for (const dir of [
     'services/feed-ingestor',
+    'services/feed-sink',
     'services/history-loader',
     'services/query-api',
     'services/trading-gateway',
@@ -149,7 +150,7 @@ describe('infra/docker-compose.yml', () => {
       }
     }
     expect(commandOf(services['feed-ingestor'] ?? {}).slice(-2)).toEqual(['feed-ingestor', 'run']);
-    expect(commandOf(services.sink ?? {}).slice(-2)).toEqual(['feed-ingestor', 'sink']);
+    expect(commandOf(services.sink ?? {}).slice(-2)).toEqual(['feed-sink', 'run']);
   });
 
   it('points every service at Kafka and ClickHouse inside the compose network', () => {

@@ -10,7 +10,7 @@ import { Registry } from 'prom-client';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { createIngestorMetrics } from '../services/feed-ingestor/src/ingestor-metrics.js';
-import { createSinkMetrics } from '../services/feed-ingestor/src/sink/sink-metrics.js';
+import { createSinkMetrics } from '../services/feed-sink/src/sink-metrics.js';
 import { createLoaderMetrics } from '../services/history-loader/src/metrics.js';
 import { createMetrics as createApiMetrics } from '../services/query-api/src/http/metrics.js';
 import { createGatewayMetrics } from '../services/trading-gateway/src/metrics.js';
@@ -40,7 +40,7 @@ function withFactory(fill: (registry: Registry) => unknown): Registry {
 async function serviceMetrics(): Promise<ServiceMetrics[]> {
   const registries: Array<[string, Registry]> = [
     ['feed-ingestor run', withFactory(createIngestorMetrics)],
-    ['feed-ingestor sink', withFactory(createSinkMetrics)],
+    ['feed-sink run', withFactory(createSinkMetrics)],
     ['history-loader', withFactory(createLoaderMetrics)],
     // The API keeps its own registry, with prom-client's default metrics under its prefix.
     ['query-api', createApiMetrics(true).registry],

@@ -8,7 +8,8 @@
  * heap and Buffers, and chDB's MemoryTracking metric: one small query, for the soak's samples),
  * { type: 'counts', rows, unique, inserted } (a full scan: only at the end) and { type: 'flushed' }.
  */
-import { createSink, prefixedTopics } from '@feedpipe/feed-ingestor';
+import { FEED_TABLES, prefixedTopics } from '@feedpipe/contracts';
+import { createSink } from '@feedpipe/feed-sink';
 import { createStore, runMigrations } from '@feedpipe/store';
 
 const [brokers, topicPrefix, groupId, dataDir] = process.argv.slice(2) as [string, string, string, string];
@@ -28,14 +29,14 @@ await sink.start();
 
 async function counts(): Promise<{ rows: number; unique: number }> {
   const rs = await store.client.query({
-    query: 'SELECT count() AS n, uniqExact(security_id, volume) AS u FROM market.ticks',
+    query: `SELECT count() AS n, uniqExact(security_id, volume) AS u FROM ${FEED_TABLES.ticks.name}`,
     format: 'JSONEachRow',
   });
   const [row] = await rs.json<{ n: string | number; u: string | number }>();
   return { rows: Number(row?.n), unique: Number(row?.u) };
 }
 
-const insertedTrades = (): number => sink.stats().inserted['market.ticks'] ?? 0;
+const insertedTrades = (): number => sink.stats().inserted[FEED_TABLES.ticks.name] ?? 0;
 
 /** What ClickHouse itself accounts for (its MemoryTracking): the engine's share of the sink's RSS. */
 async function engineTrackedBytes(): Promise<number> {

@@ -1,5 +1,16 @@
 // Public surface of @feedpipe/codec: the live feed's wire format.
 
+export type {
+  CircuitLimitRecord,
+  ErrorRecord,
+  FeedRecord,
+  FeedRecordType,
+  MarketStatusRecord,
+  OhlcRecord,
+  PrevCloseRecord,
+  TradeRecord,
+  Week52Record,
+} from '@feedpipe/contracts';
 export {
   CAPTURE_MAGIC,
   CAPTURE_RECORD_HEADER_SIZE,
@@ -21,7 +32,6 @@ export {
   ROW_WORDS,
   RowWord,
 } from './decode/columnar-batch.js';
-
 export { addDecodeCounters, type DecodeCounters, newDecodeCounters } from './decode/counters.js';
 export { PacketCursor } from './decode/packet-cursor.js';
 export { cursorRecord, decodeFrameToRecords } from './decode/records.js';
@@ -32,17 +42,6 @@ export { formatFloat32 } from './json/float32.js';
 export { recordToJson } from './json/record-json.js';
 export { recordFromJson } from './json/record-parse.js';
 export { MAX_ROW_JSON_BYTES, writeRowJson } from './json/row-json-bytes.js';
-export type {
-  CircuitLimitRecord,
-  ErrorRecord,
-  FeedRecord,
-  FeedRecordType,
-  MarketStatusRecord,
-  OhlcRecord,
-  PrevCloseRecord,
-  TradeRecord,
-  Week52Record,
-} from './records.js';
 export { buildDisconnectRequest, buildSubscriptionRequests } from './requests/build.js';
 export {
   type ClientRequest,

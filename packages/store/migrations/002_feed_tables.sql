@@ -1,4 +1,4 @@
--- Live-feed tables written by the sink (services/feed-ingestor/src/sink). Every row keeps the Kafka
+-- Live-feed tables written by the sink (services/feed-sink). Every row keeps the Kafka
 -- cluster, partition and offset it came from: the sink reads the highest stored offset per partition
 -- of its cluster on start and skips anything at or below it, so a batch replayed after a crash is
 -- never stored twice (and offsets of another cluster, e.g. a fresh local broker, never mask data).

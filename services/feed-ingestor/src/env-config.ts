@@ -1,11 +1,11 @@
 /**
- * Configuration of the ingestor and sink processes from environment variables (ARCHITECTURE.md,
- * Configuration), validated once with a message per bad value. Secrets are read, never echoed.
+ * Configuration of the ingestor process from environment variables (docs/configuration.md),
+ * validated once with a message per bad value. Secrets are read, never echoed.
  */
 import { readFileSync } from 'node:fs';
+import { DEFAULT_FEED_TOPICS, type FeedTopics } from '@feedpipe/contracts';
 import { IngestorError } from './errors.js';
 import type { FeedCredentials } from './feed/feed-connection.js';
-import { DEFAULT_FEED_TOPICS, type FeedTopics } from './topics.js';
 
 export interface IngestorEnvConfig {
   feedUrl: string;
@@ -22,8 +22,6 @@ export interface IngestorEnvConfig {
   captureFile: string | undefined;
   /** INGESTOR_SILENT_AFTER_MS: silence (no market data while the market is open) before /readyz says 503. */
   silentAfterMs: number;
-  clickhouseUrl: string | undefined;
-  dataDir: string;
 }
 
 type Env = Readonly<Record<string, string | undefined>>;
@@ -134,8 +132,6 @@ export function loadIngestorEnv(env: Env = process.env): IngestorEnvConfig {
     metricsHost: env.METRICS_HOST || '127.0.0.1',
     captureFile: env.CAPTURE_FILE || undefined,
     silentAfterMs: integer(env, 'INGESTOR_SILENT_AFTER_MS', 60_000, 0, 86_400_000, problems),
-    clickhouseUrl: env.CLICKHOUSE_URL || undefined,
-    dataDir: env.DATA_DIR || '.data',
   };
   if (problems.length > 0) {
     throw new IngestorError('CONFIG_INVALID', `invalid configuration:\n  - ${problems.join('\n  - ')}`);

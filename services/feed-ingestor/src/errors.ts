@@ -6,13 +6,11 @@ export type IngestorErrorCode =
   | 'SUBSCRIPTION_LIMIT'
   | 'BUFFER_FULL'
   | 'KAFKA_PRODUCE_FAILED'
-  | 'SINK_INSERT_FAILED'
-  | 'SINK_MESSAGE_INVALID'
   | 'STOPPED'
   /** A broken invariant inside the ingestor (a bug, not bad input). */
   | 'INTERNAL';
 
-/** The one error type of the ingestor and the sink; `retryable` says whether trying again can help. */
+/** The one error type of the ingestor; `retryable` says whether trying again can help. */
 export class IngestorError extends Error {
   readonly code: IngestorErrorCode;
   readonly retryable: boolean;

@@ -1,4 +1,19 @@
-export { Backoff, type BackoffOptions } from './backoff.js';
+export {
+  DEFAULT_FEED_TOPICS,
+  type FeedTopics,
+  prefixedTopics,
+  TOPIC_KINDS,
+  type TopicKind,
+  topicKindOf,
+} from '@feedpipe/contracts';
+// Kept for callers of the names this package exported before @feedpipe/service-kit held them.
+export {
+  Backoff,
+  type BackoffOptions,
+  ensureTopics,
+  type OpsServer,
+  startOpsServer,
+} from '@feedpipe/service-kit';
 export { type IngestorEnvConfig, loadIngestorEnv, readUniverseIds } from './env-config.js';
 export { IngestorError, type IngestorErrorCode } from './errors.js';
 export {
@@ -24,14 +39,12 @@ export {
 } from './feed/failure-class.js';
 export { type ConnectionState, FeedConnection, type FeedCredentials } from './feed/feed-connection.js';
 export { lastMarketStatus } from './feed/market-status-scan.js';
-export { type OpsServer, startOpsServer } from './http-server.js';
 export {
   createFeedIngestor,
   type FeedIngestor,
   type FeedIngestorOptions,
   type IngestorStats,
 } from './ingestor.js';
-export { ensureTopics } from './kafka-admin.js';
 export { LatencyRecorder } from './pipeline/latency-recorder.js';
 export {
   assessFeedReadiness,
@@ -42,13 +55,3 @@ export {
   marketStateOf,
 } from './readiness.js';
 export { type ReplayOptions, type ReplayResult, replayCapture } from './replay.js';
-export { createSink, type Sink, type SinkOptions, type SinkStats } from './sink/kafka-sink.js';
-export { SINK_TABLES } from './sink/sink-tables.js';
-export {
-  DEFAULT_FEED_TOPICS,
-  type FeedTopics,
-  prefixedTopics,
-  TOPIC_KINDS,
-  type TopicKind,
-  topicKindOf,
-} from './topics.js';

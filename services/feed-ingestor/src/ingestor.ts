@@ -4,6 +4,8 @@
  * responsive at hundreds of thousands of packets per second.
  */
 import { CaptureWriter } from '@feedpipe/codec';
+import { DEFAULT_FEED_TOPICS, type FeedTopics, TOPIC_KINDS } from '@feedpipe/contracts';
+import { ensureTopics } from '@feedpipe/service-kit';
 import { Registry } from 'prom-client';
 import { IngestorError } from './errors.js';
 import type { AttemptBudget } from './feed/attempt-budget.js';
@@ -15,12 +17,10 @@ import {
 } from './feed/connection-pool.js';
 import type { ConnectionState, FeedCredentials } from './feed/feed-connection.js';
 import { createIngestorMetrics, type IngestorMetrics, packetTypeLabel } from './ingestor-metrics.js';
-import { ensureTopics } from './kafka-admin.js';
 import type { LatencyRecorder } from './pipeline/latency-recorder.js';
 import { ProducerPipeline } from './pipeline/producer-pipeline.js';
 import type { ChunkResult } from './pipeline/worker-protocol.js';
 import { assessFeedReadiness, type FeedReadiness } from './readiness.js';
-import { DEFAULT_FEED_TOPICS, type FeedTopics, TOPIC_KINDS } from './topics.js';
 
 export interface FeedIngestorOptions {
   /** Feed URL without query parameters, e.g. ws://127.0.0.1:7075/ */

@@ -4,8 +4,8 @@
  * times, so a replay produces the same records a live run did.
  */
 import { readCapture } from '@feedpipe/codec';
+import { DEFAULT_FEED_TOPICS, type FeedTopics } from '@feedpipe/contracts';
 import { ProducerPipeline } from './pipeline/producer-pipeline.js';
-import { DEFAULT_FEED_TOPICS, type FeedTopics } from './topics.js';
 
 export interface ReplayOptions {
   file: string;

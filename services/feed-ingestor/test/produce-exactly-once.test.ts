@@ -6,6 +6,7 @@
  * no record twice (same value to the microsecond of receipt, same source identity), none missing.
  */
 import { type FeedServer, MarketModel, startFeedServer } from '@feedpipe/broker-sim';
+import { readSourceIdentity, SOURCE_HEADER } from '@feedpipe/contracts';
 import {
   type KafkaFaultProxy,
   readTopic,
@@ -16,7 +17,6 @@ import {
 } from '@feedpipe/testkit';
 import { afterEach, describe, expect, inject, it } from 'vitest';
 import { createFeedIngestor, type FeedIngestor } from '../src/index.js';
-import { readSourceIdentity, SOURCE_HEADER } from '../src/kafka/source-identity.js';
 import { inxIds, SIM_CLIENT, settle, topicsFor } from './fixtures/feed-fixtures.js';
 
 const brokers = inject('kafkaBrokers');

@@ -1,4 +1,5 @@
 import { createRequire } from 'node:module';
+import { readSourceIdentity, SOURCE_BYTES, SOURCE_HEADER, writeSourceIdentity } from '@feedpipe/contracts';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { crc32c } from '../src/kafka/crc32c.js';
@@ -7,12 +8,6 @@ import {
   RecordSetBuilder,
   type RecordValueWriter,
 } from '../src/kafka/record-set-builder.js';
-import {
-  readSourceIdentity,
-  SOURCE_BYTES,
-  SOURCE_HEADER,
-  writeSourceIdentity,
-} from '../src/kafka/source-identity.js';
 
 // kafkajs's own record batch encoder, the reference the hand-laid batches must match byte for byte.
 const require = createRequire(import.meta.url);

@@ -5,6 +5,7 @@
  * that never landed are lost, so a crash can undercount by at most one flush interval).
  */
 import { DEFAULT_LIMITS, RateLimiter } from '@feedpipe/broker-api';
+import { HISTORY_TABLES } from '@feedpipe/contracts';
 import type { ClickHouseClient } from '@feedpipe/store';
 
 const DAY_MS = 86_400_000;
@@ -21,7 +22,7 @@ export async function readSpentBudget(
   nowMs: number,
 ): Promise<SpentBudget> {
   const result = await client.query({
-    query: `SELECT sum(requests) AS spent, toUInt32(min(at)) AS oldest FROM market.loader_requests
+    query: `SELECT sum(requests) AS spent, toUInt32(min(at)) AS oldest FROM ${HISTORY_TABLES.loaderRequests.name}
             WHERE client_id = {clientId:String} AND at > toDateTime({since:UInt32})`,
     query_params: { clientId, since: Math.floor((nowMs - DAY_MS) / 1000) },
     format: 'JSONEachRow',

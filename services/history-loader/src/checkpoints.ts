@@ -4,28 +4,15 @@
  * on a fixed grid, but the first one of a range moves with "today"); 'failed' units (permanent
  * errors) are skipped; 'partial' and 'retry' units are planned again.
  */
+
+import { HISTORY_TABLES } from '@feedpipe/contracts';
 import type { ClickHouseClient } from '@feedpipe/store';
 import { seriesKey, unitKey, type WorkUnit } from './units.js';
 
 export type UnitStatus = 'done' | 'partial' | 'failed' | 'retry';
 
-export const LOAD_UNITS_TABLE = 'market.load_units';
-export const LOAD_UNITS_COLUMNS = [
-  'kind',
-  'security_id',
-  'segment',
-  'interval',
-  'variant',
-  'window_from',
-  'window_to',
-  'status',
-  'rows',
-  'attempts',
-  'requests',
-  'error',
-  'run_id',
-  'updated_at',
-] as const;
+export const LOAD_UNITS_TABLE = HISTORY_TABLES.loadUnits.name;
+export const LOAD_UNITS_COLUMNS = HISTORY_TABLES.loadUnits.columns;
 
 export interface StoredUnit {
   kind: string;

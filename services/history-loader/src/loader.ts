@@ -6,6 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { BrokerClient, type FetchLike, type RateLimiter } from '@feedpipe/broker-api';
+import { HISTORY_TABLES } from '@feedpipe/contracts';
 import { type ClickHouseClient, runMigrations } from '@feedpipe/store';
 import { Registry } from 'prom-client';
 import { DAY_MS, limiterForBudget, readSpentBudget } from './budget.js';
@@ -508,7 +509,7 @@ class Loader implements HistoryLoader {
     const today = formatDate(istDayOf(nowMs));
     const result = await this.#deps.clickhouse.query({
       query: `SELECT underlying_id AS id, underlying_segment AS seg, groupArray(toString(expiry)) AS expiries
-              FROM market.expiry_lists FINAL WHERE as_of = {today:Date} GROUP BY id, seg`,
+              FROM ${HISTORY_TABLES.expiryLists.name} FINAL WHERE as_of = {today:Date} GROUP BY id, seg`,
       query_params: { today },
       format: 'JSONEachRow',
     });

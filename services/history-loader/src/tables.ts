@@ -1,95 +1,15 @@
-/** The loader's data tables (migration 003) and the column order rows are built in. */
+/**
+ * The loader's data tables (migration 003) and the column order rows are built in: the table
+ * contracts of @feedpipe/contracts, under the loader's own ids.
+ */
+import { HISTORY_TABLES } from '@feedpipe/contracts';
+
 export const TABLES = {
-  daily: {
-    name: 'market.candles_daily',
-    columns: [
-      'security_id',
-      'segment',
-      'ts',
-      'open',
-      'high',
-      'low',
-      'close',
-      'volume',
-      'open_interest',
-      'loaded_at',
-    ],
-  },
-  intraday: {
-    name: 'market.candles_intraday',
-    columns: [
-      'security_id',
-      'segment',
-      'interval',
-      'ts',
-      'open',
-      'high',
-      'low',
-      'close',
-      'volume',
-      'open_interest',
-      'loaded_at',
-    ],
-  },
-  optionChain: {
-    name: 'market.option_chain_snapshots',
-    columns: [
-      'underlying_id',
-      'underlying_segment',
-      'expiry',
-      'slot',
-      'strike',
-      'side',
-      'snapshot_at',
-      'underlying_price',
-      'option_security_id',
-      'last_price',
-      'average_price',
-      'previous_close_price',
-      'implied_volatility',
-      'delta',
-      'theta',
-      'gamma',
-      'vega',
-      'oi',
-      'previous_oi',
-      'volume',
-      'previous_volume',
-      'top_bid_price',
-      'top_bid_quantity',
-      'top_ask_price',
-      'top_ask_quantity',
-      'loaded_at',
-    ],
-  },
-  expiryLists: {
-    name: 'market.expiry_lists',
-    columns: ['underlying_id', 'underlying_segment', 'as_of', 'expiry', 'loaded_at'],
-  },
-  expiredOptions: {
-    name: 'market.expired_options',
-    columns: [
-      'underlying_id',
-      'exchange_segment',
-      'instrument',
-      'expiry_flag',
-      'expiry_code',
-      'option_type',
-      'strike_offset',
-      'interval',
-      'ts',
-      'open',
-      'high',
-      'low',
-      'close',
-      'iv',
-      'volume',
-      'oi',
-      'strike',
-      'spot',
-      'loaded_at',
-    ],
-  },
+  daily: HISTORY_TABLES.candlesDaily,
+  intraday: HISTORY_TABLES.candlesIntraday,
+  optionChain: HISTORY_TABLES.optionChainSnapshots,
+  expiryLists: HISTORY_TABLES.expiryLists,
+  expiredOptions: HISTORY_TABLES.expiredOptions,
 } as const;
 
 export type TableId = keyof typeof TABLES;

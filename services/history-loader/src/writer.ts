@@ -4,11 +4,14 @@
  * the next run loads it again and the ReplacingMergeTree keys fold the second copy away. Buffered
  * rows are bounded; `add` waits for a flush beyond the bound (backpressure on the fetchers).
  */
+import { HISTORY_TABLES } from '@feedpipe/contracts';
 import { type ClickHouseClient, insertRows } from '@feedpipe/store';
 import { LOAD_UNITS_COLUMNS, LOAD_UNITS_TABLE } from './checkpoints.js';
 import { LoaderError } from './errors.js';
 import type { LoaderMetrics } from './metrics.js';
 import { TABLE_IDS, TABLES, type TableId } from './tables.js';
+
+const LOADER_REQUESTS = HISTORY_TABLES.loaderRequests;
 
 export interface WriterOptions {
   /** Flush when this many rows are buffered. */
@@ -112,7 +115,7 @@ export class BatchWriter {
       if (requests > 0) {
         const row = [this.#clientId, Math.floor(Date.now() / 1000), requests];
         await this.#retry(() =>
-          insertRows(this.#client, 'market.loader_requests', ['client_id', 'at', 'requests'], [row]),
+          insertRows(this.#client, LOADER_REQUESTS.name, LOADER_REQUESTS.columns, [row]),
         );
       }
       if (checkpoints.length > 0) {

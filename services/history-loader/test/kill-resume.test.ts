@@ -7,6 +7,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { HISTORY_TABLES } from '@feedpipe/contracts';
 import { tempDir } from '@feedpipe/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Fingerprint } from './support/fingerprints.js';
@@ -95,11 +96,11 @@ describe('kill and resume', () => {
     const resumed = await read(killedDir);
     process.stderr.write(`kill-resume: first run exit ${firstCode}\n`);
     for (const table of [
-      'market.candles_daily',
-      'market.candles_intraday',
-      'market.expired_options',
-      'market.expiry_lists',
-      'market.load_units',
+      HISTORY_TABLES.candlesDaily.name,
+      HISTORY_TABLES.candlesIntraday.name,
+      HISTORY_TABLES.expiredOptions.name,
+      HISTORY_TABLES.expiryLists.name,
+      HISTORY_TABLES.loadUnits.name,
     ]) {
       expect(resumed.prints[table]?.rows, table).toBeGreaterThan(0);
       expect(resumed.prints[table]?.rows, table).toBe(reference.prints[table]?.rows);

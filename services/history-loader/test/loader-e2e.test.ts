@@ -3,6 +3,8 @@
  * plan is stored exactly once, permanent errors are recorded and skipped, a second run finds
  * nothing to do, and loading everything again leaves one copy of each row under FINAL.
  */
+
+import { HISTORY_TABLES } from '@feedpipe/contracts';
 import { createStore, type Store } from '@feedpipe/store';
 import { tempDir } from '@feedpipe/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -61,7 +63,7 @@ describe('history loader against the simulator', () => {
 
   it('records the bad security id as failed, and a second run plans nothing', async () => {
     const failed = await count(
-      "SELECT count() AS n FROM market.load_units FINAL WHERE security_id = 99999 AND status = 'failed' AND error LIKE '%813%'",
+      `SELECT count() AS n FROM ${HISTORY_TABLES.loadUnits.name} FINAL WHERE security_id = 99999 AND status = 'failed' AND error LIKE '%813%'`,
     );
     expect(failed).toBeGreaterThan(0);
     const again = await load();
@@ -72,10 +74,14 @@ describe('history loader against the simulator', () => {
 
   it('leaves one copy of each row under FINAL when everything is loaded twice', async () => {
     const before = await fingerprints(store.client);
-    const tables = ['market.candles_daily', 'market.candles_intraday', 'market.expired_options'];
+    const tables = [
+      HISTORY_TABLES.candlesDaily.name,
+      HISTORY_TABLES.candlesIntraday.name,
+      HISTORY_TABLES.expiredOptions.name,
+    ];
     // Background merges would fold the second copy away before we could see that it was written.
     for (const table of tables) await store.client.command({ query: `SYSTEM STOP MERGES ${table}` });
-    await store.client.command({ query: 'TRUNCATE TABLE market.load_units' });
+    await store.client.command({ query: `TRUNCATE TABLE ${HISTORY_TABLES.loadUnits.name}` });
     const result = await load();
     expect(result.throttled).toBe(0);
     const after = await fingerprints(store.client);
@@ -89,10 +95,10 @@ describe('history loader against the simulator', () => {
     // A snapshot taken again in the same slot replaces it strike by strike; strikes that moved out
     // of the chain stay, so readers take the rows of the slot's latest snapshot_at.
     const latest = await count(
-      `SELECT count() AS n FROM market.option_chain_snapshots FINAL
-       WHERE snapshot_at = (SELECT max(snapshot_at) FROM market.option_chain_snapshots)`,
+      `SELECT count() AS n FROM ${HISTORY_TABLES.optionChainSnapshots.name} FINAL
+       WHERE snapshot_at = (SELECT max(snapshot_at) FROM ${HISTORY_TABLES.optionChainSnapshots.name})`,
     );
-    expect(latest).toBe(before['market.option_chain_snapshots']?.rows);
+    expect(latest).toBe(before[HISTORY_TABLES.optionChainSnapshots.name]?.rows);
   });
 
   it('stops cleanly when the day budget is spent, and says when it can go on', async () => {
@@ -106,7 +112,7 @@ describe('history loader against the simulator', () => {
     expect(none.requests).toBe(0);
     expect(none.resumeAt).toBe((oldestAt ?? 0) + 86_400_000);
 
-    await store.client.command({ query: 'TRUNCATE TABLE market.load_units' });
+    await store.client.command({ query: `TRUNCATE TABLE ${HISTORY_TABLES.loadUnits.name}` });
     const some = await createHistoryLoader(
       { broker: sim.broker, universe: [...TEST_UNIVERSE], plan, dailyBudget: spent + 3 },
       { clickhouse: store.client },
@@ -115,7 +121,7 @@ describe('history loader against the simulator', () => {
     expect(some.requests).toBe(3);
     expect(some.throttled).toBe(0);
     expect(some.resumeAt ?? 0).toBeGreaterThan(Date.now() + 23 * 3_600_000);
-    const recorded = await count('SELECT count() AS n FROM market.load_units FINAL');
+    const recorded = await count(`SELECT count() AS n FROM ${HISTORY_TABLES.loadUnits.name} FINAL`);
     expect(recorded).toBe(3);
   });
 });

@@ -1,7 +1,6 @@
+import type { FeedRecord } from '@feedpipe/contracts';
 import { CodecError } from '../errors.js';
-import { formatFloat32 } from '../json/float32.js';
-import { extraFields } from '../json/record-json.js';
-import type { FeedRecord } from '../records.js';
+import { recordToJson } from '../json/record-json.js';
 import { MsgCode } from '../wire/constants.js';
 
 /** Upper bound on capacity: 4 Mi rows is ~150 MB, far beyond any useful batch. */
@@ -176,39 +175,11 @@ export class ColumnarBatch {
   }
 
   /**
-   * Row `row` as JSON text in the stable record shape (the same text recordToJson gives for
-   * recordAt(row)), built straight from the words without a record object.
+   * Row `row` as JSON text in the canonical record layout: recordToJson of recordAt(row). For tools
+   * and tests; the ingestor's hot path writes the same text as bytes (writeRowJson).
    */
   jsonAt(row: number, extra?: Readonly<Record<string, number | string>>): string {
-    this.#check(row);
-    const head = `"segment":${this.segmentAt(row)},"securityId":${this.securityIdAt(row)}`;
-    const f = (word: number): string => formatFloat32(this.floatAt(row, word));
-    let text: string;
-    switch (this.codeAt(row)) {
-      case MsgCode.Trade:
-        text = `{"type":"trade",${head},"ltp":${f(0)},"volume":${this.intAt(row, 1)},"ltt":${this.intAt(row, 2)},"lut":${this.intAt(row, 3)}`;
-        break;
-      case MsgCode.Ohlc:
-        text = `{"type":"ohlc",${head},"open":${f(0)},"close":${f(1)},"high":${f(2)},"low":${f(3)}`;
-        break;
-      case MsgCode.PrevClose:
-        text = `{"type":"prev_close",${head},"prevClose":${f(0)}`;
-        break;
-      case MsgCode.CircuitLimit:
-        text = `{"type":"circuit_limit",${head},"upper":${f(0)},"lower":${f(1)}`;
-        break;
-      case MsgCode.Week52:
-        text = `{"type":"week52",${head},"high":${f(0)},"low":${f(1)}`;
-        break;
-      case MsgCode.MarketStatus: {
-        const packed = this.intAt(row, 0);
-        text = `{"type":"market_status",${head},"marketType":[${packed & 0xff},${(packed >>> 8) & 0xff},${(packed >>> 16) & 0xff}],"status":${this.intAt(row, 1)}`;
-        break;
-      }
-      default:
-        text = `{"type":"error",${head},"code":${this.intAt(row, 0)}`;
-    }
-    return extra === undefined ? `${text}}` : `${text}${extraFields(extra)}}`;
+    return recordToJson(this.recordAt(row), extra);
   }
 
   #check(row: number): void {

@@ -1,4 +1,4 @@
-import type { FeedRecord } from '../records.js';
+import type { FeedRecord } from '@feedpipe/contracts';
 import { MsgCode, Offset } from '../wire/constants.js';
 import type { DecodeCounters } from './counters.js';
 import { PacketCursor } from './packet-cursor.js';

@@ -1,5 +1,5 @@
+import type { FeedRecord } from '@feedpipe/contracts';
 import { CodecError } from '../errors.js';
-import type { FeedRecord } from '../records.js';
 import { MsgCode, PACKET_SIZE } from '../wire/constants.js';
 import { CODE_BY_RECORD_TYPE, isRecordType } from '../wire/record-types.js';
 import {

@@ -1,5 +1,5 @@
+import type { FeedRecord } from '@feedpipe/contracts';
 import { CodecError } from '../errors.js';
-import type { FeedRecord } from '../records.js';
 import { MsgCode } from '../wire/constants.js';
 import { encodedSize, writeRecord } from './encode-record.js';
 import {

@@ -1,68 +1,49 @@
+import {
+  type FeedRecord,
+  type FeedRecordType,
+  jsonLiterals,
+  RECORD_FIELD_NAMES,
+  RECORD_LAYOUTS,
+  RECORD_TYPES,
+} from '@feedpipe/contracts';
 import { CodecError } from '../errors.js';
-import type { FeedRecord } from '../records.js';
 import { formatFloat32 } from './float32.js';
 
+/** The literals around each type's fields (@feedpipe/contracts' canonical layout), built once. */
+const LITERALS = Object.fromEntries(RECORD_TYPES.map((type) => [type, jsonLiterals(type)])) as Record<
+  FeedRecordType,
+  readonly string[]
+>;
+
 /**
- * One record as JSON text in the stable shape: `type`, `segment`, `securityId`, then the type's
- * fields in wire order, float32 fields through formatFloat32 (non-finite floats as null). Extra
- * fields (e.g. receivedAt) are appended in their own order; one named like a record field is refused
- * with CodecError('INVALID_RECORD').
+ * One record as JSON text in the canonical layout of @feedpipe/contracts: `type`, then the type's
+ * fields in the contract's order, float32 fields through formatFloat32 (non-finite floats as null).
+ * Extra fields (e.g. receivedAt) are appended in their own order; one named like a record field is
+ * refused with CodecError('INVALID_RECORD').
  * Built by concatenation because JSON.stringify would print float32 values with float64 digits.
  */
 export function recordToJson(record: FeedRecord, extra?: Readonly<Record<string, number | string>>): string {
-  const head = `{"type":"${record.type}","segment":${int(record.segment)},"securityId":${int(record.securityId)}`;
-  let body: string;
-  switch (record.type) {
-    case 'trade':
-      body = `,"ltp":${formatFloat32(record.ltp)},"volume":${int(record.volume)},"ltt":${int(record.ltt)},"lut":${int(record.lut)}`;
-      break;
-    case 'ohlc':
-      body = `,"open":${formatFloat32(record.open)},"close":${formatFloat32(record.close)},"high":${formatFloat32(record.high)},"low":${formatFloat32(record.low)}`;
-      break;
-    case 'prev_close':
-      body = `,"prevClose":${formatFloat32(record.prevClose)}`;
-      break;
-    case 'circuit_limit':
-      body = `,"upper":${formatFloat32(record.upper)},"lower":${formatFloat32(record.lower)}`;
-      break;
-    case 'week52':
-      body = `,"high":${formatFloat32(record.high)},"low":${formatFloat32(record.low)}`;
-      break;
-    case 'market_status':
-      body = `,"marketType":[${int(record.marketType[0])},${int(record.marketType[1])},${int(record.marketType[2])}],"status":${int(record.status)}`;
-      break;
-    case 'error':
-      body = `,"code":${int(record.code)}`;
-      break;
+  const fields = RECORD_LAYOUTS[record.type].fields;
+  const literals = LITERALS[record.type];
+  const values = record as unknown as Readonly<Record<string, number | readonly number[]>>;
+  let text = '';
+  for (let i = 0; i < fields.length; i++) {
+    const field = fields[i] as (typeof fields)[number];
+    const value = values[field.name];
+    text += literals[i];
+    if (field.kind === 'float32') text += formatFloat32(value as number);
+    else if (field.kind === 'uint8Triple') {
+      const [a, b, c] = value as readonly number[];
+      text += `[${int(a)},${int(b)},${int(c)}]`;
+    } else text += int(value as number);
   }
-  return extra === undefined ? `${head}${body}}` : `${head}${body}${extraFields(extra)}}`;
+  return extra === undefined ? `${text}}` : `${text}${extraFields(extra)}}`;
 }
-
-/** Every field name of every record type: an extra field may not duplicate one (JSON keys would clash). */
-const RESERVED = new Set([
-  'type',
-  'segment',
-  'securityId',
-  'ltp',
-  'volume',
-  'ltt',
-  'lut',
-  'open',
-  'close',
-  'high',
-  'low',
-  'prevClose',
-  'upper',
-  'lower',
-  'marketType',
-  'status',
-  'code',
-]);
 
 export function extraFields(extra: Readonly<Record<string, number | string>>): string {
   let text = '';
   for (const key of Object.keys(extra)) {
-    if (RESERVED.has(key)) {
+    if (RECORD_FIELD_NAMES.has(key)) {
       throw new CodecError(
         'INVALID_RECORD',
         `extra field ${JSON.stringify(key)} would duplicate a record field`,
@@ -77,6 +58,6 @@ export function extraFields(extra: Readonly<Record<string, number | string>>): s
 }
 
 /** Integer fields come from the wire as int32/uint8, so String() is exact; guards against NaN only. */
-function int(value: number): string {
-  return Number.isFinite(value) ? String(value) : 'null';
+function int(value: number | undefined): string {
+  return value !== undefined && Number.isFinite(value) ? String(value) : 'null';
 }

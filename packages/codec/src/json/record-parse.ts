@@ -1,13 +1,13 @@
+import { type FeedRecord, RECORD_LAYOUTS } from '@feedpipe/contracts';
 import { CodecError } from '../errors.js';
-import type { FeedRecord } from '../records.js';
 import { isRecordType } from '../wire/record-types.js';
 
 /**
- * The inverse of recordToJson after JSON.parse: checks a parsed object against the stable record
- * shape and returns a fresh record. Float fields accept a number or null (recordToJson's spelling of
- * a non-finite float32, read back as NaN) and are rounded to float32, so they equal what the decoder
- * gives for the same packet; integer fields must be integers. Keys beyond the record's
- * own (receivedAt and similar extras) are ignored. Throws CodecError('INVALID_RECORD').
+ * The inverse of recordToJson after JSON.parse: checks a parsed object against the canonical record
+ * layout (@feedpipe/contracts) and returns a fresh record. Float fields accept a number or null
+ * (recordToJson's spelling of a non-finite float32, read back as NaN) and are rounded to float32, so
+ * they equal what the decoder gives for the same packet; integer fields must be integers. Keys
+ * beyond the record's own (receivedAt and similar extras) are ignored. Throws CodecError('INVALID_RECORD').
  */
 export function recordFromJson(value: unknown): FeedRecord {
   if (value === null || typeof value !== 'object' || Array.isArray(value))
@@ -15,46 +15,22 @@ export function recordFromJson(value: unknown): FeedRecord {
   const o = value as Record<string, unknown>;
   const type = o.type;
   if (!isRecordType(type)) fail(`unknown record type ${preview(type)}`);
-  const segment = integer(o, 'segment');
-  const securityId = integer(o, 'securityId');
-  switch (type) {
-    case 'trade':
-      return {
-        type,
-        segment,
-        securityId,
-        ltp: float(o, 'ltp'),
-        volume: integer(o, 'volume'),
-        ltt: integer(o, 'ltt'),
-        lut: integer(o, 'lut'),
-      };
-    case 'ohlc':
-      return {
-        type,
-        segment,
-        securityId,
-        open: float(o, 'open'),
-        close: float(o, 'close'),
-        high: float(o, 'high'),
-        low: float(o, 'low'),
-      };
-    case 'prev_close':
-      return { type, segment, securityId, prevClose: float(o, 'prevClose') };
-    case 'circuit_limit':
-      return { type, segment, securityId, upper: float(o, 'upper'), lower: float(o, 'lower') };
-    case 'week52':
-      return { type, segment, securityId, high: float(o, 'high'), low: float(o, 'low') };
-    case 'market_status': {
-      const marketType = o.marketType;
-      if (!Array.isArray(marketType) || marketType.length !== 3 || !marketType.every(Number.isInteger)) {
-        fail('marketType must be an array of 3 integers');
-      }
-      const [a, b, c] = marketType as [number, number, number];
-      return { type, segment, securityId, marketType: [a, b, c], status: integer(o, 'status') };
-    }
-    case 'error':
-      return { type, segment, securityId, code: integer(o, 'code') };
+  const record: Record<string, unknown> = { type };
+  for (const field of RECORD_LAYOUTS[type].fields) {
+    if (field.kind === 'float32') record[field.name] = float(o, field.name);
+    else if (field.kind === 'uint8Triple') record[field.name] = triple(o, field.name);
+    else record[field.name] = integer(o, field.name);
   }
+  return record as unknown as FeedRecord;
+}
+
+function triple(o: Record<string, unknown>, key: string): [number, number, number] {
+  const value = o[key];
+  if (!Array.isArray(value) || value.length !== 3 || !value.every(Number.isInteger)) {
+    fail(`${key} must be an array of 3 integers`);
+  }
+  const [a, b, c] = value as [number, number, number];
+  return [a, b, c];
 }
 
 function integer(o: Record<string, unknown>, key: string): number {

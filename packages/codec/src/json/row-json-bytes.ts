@@ -5,8 +5,16 @@
  * near 700k rows/s before any Kafka framing. The text is ASCII (fixed keys, numbers), so one
  * character is one byte.
  */
+import {
+  FEED_VALUE_FIELDS,
+  type FeedRecordType,
+  type FieldKind,
+  jsonLiterals,
+  RECORD_TYPES,
+} from '@feedpipe/contracts';
 import type { ColumnarBatch } from '../decode/columnar-batch.js';
-import { MsgCode } from '../wire/constants.js';
+import { CodecError } from '../errors.js';
+import { CODE_BY_RECORD_TYPE } from '../wire/record-types.js';
 import { formatFloat32 } from './float32.js';
 
 /**
@@ -17,41 +25,87 @@ export const MAX_ROW_JSON_BYTES = 320;
 
 const ascii = (text: string): Uint8Array => Uint8Array.from(text, (c) => c.charCodeAt(0));
 
-const TRADE = ascii('{"type":"trade","segment":');
-const OHLC = ascii('{"type":"ohlc","segment":');
-const PREV_CLOSE = ascii('{"type":"prev_close","segment":');
-const CIRCUIT_LIMIT = ascii('{"type":"circuit_limit","segment":');
-const WEEK52 = ascii('{"type":"week52","segment":');
-const MARKET_STATUS = ascii('{"type":"market_status","segment":');
-const ERROR = ascii('{"type":"error","segment":');
-const SECURITY_ID = ascii(',"securityId":');
-const LTP = ascii(',"ltp":');
-const VOLUME = ascii(',"volume":');
-const LTT = ascii(',"ltt":');
-const LUT = ascii(',"lut":');
-const OPEN = ascii(',"open":');
-const CLOSE = ascii(',"close":');
-const HIGH = ascii(',"high":');
-const LOW = ascii(',"low":');
-const PREV = ascii(',"prevClose":');
-const UPPER = ascii(',"upper":');
-const LOWER = ascii(',"lower":');
-const MARKET_TYPE = ascii(',"marketType":[');
-const STATUS = ascii('],"status":');
-const CODE = ascii(',"code":');
-const RECEIVED_AT = ascii(',"receivedAt":');
+/**
+ * Where a batch row holds each field of the contract's layouts: payload word n (columnar-batch.ts
+ * lists them by message code), or one of the row's own columns. The field order and names come from
+ * @feedpipe/contracts; only this placement is the codec's.
+ */
+const PAYLOAD_WORD: { readonly [T in FeedRecordType]: Readonly<Record<string, number>> } = {
+  trade: { ltp: 0, volume: 1, ltt: 2, lut: 3 },
+  ohlc: { open: 0, close: 1, high: 2, low: 3 },
+  prev_close: { prevClose: 0 },
+  circuit_limit: { upper: 0, lower: 1 },
+  week52: { high: 0, low: 1 },
+  market_status: { marketType: 0, status: 1 },
+  error: { code: 0 },
+};
 
-// Codes as module constants: the hot switch below then compares literals, not properties of an
-// imported object (which the workers' transpiled modules read through a getter each time).
-const TRADE_CODE = MsgCode.Trade;
-const OHLC_CODE = MsgCode.Ohlc;
-const PREV_CLOSE_CODE = MsgCode.PrevClose;
-const CIRCUIT_LIMIT_CODE = MsgCode.CircuitLimit;
-const WEEK52_CODE = MsgCode.Week52;
-const MARKET_STATUS_CODE = MsgCode.MarketStatus;
+// What writing one field takes; plain numbers, so the row loop switches on small integers.
+const OP_SEGMENT = 0;
+const OP_SECURITY_ID = 1;
+const OP_RECEIVED_AT = 2;
+const OP_INT = 3;
+const OP_FLOAT = 4;
+/** Three bytes packed in a word, written `[a,b,c]` (market_status's marketType). */
+const OP_BYTE_TRIPLE = 5;
+
+/**
+ * How to write one record type's value: for field i, the literal bytes [litEnds[i-1], litEnds[i]) of
+ * `literals` (from 0 for i = 0), then the field by op[i] from payload word words[i]; then the closing
+ * literal. One byte array and two int arrays per type: the row loop reads no nested objects.
+ */
+interface RowPlan {
+  readonly literals: Uint8Array;
+  readonly litEnds: Int32Array;
+  readonly ops: Int32Array;
+  readonly words: Int32Array;
+}
+
+function opOf(type: FeedRecordType, name: string, kind: FieldKind): [op: number, word: number] {
+  if (name === 'segment') return [OP_SEGMENT, 0];
+  if (name === 'securityId') return [OP_SECURITY_ID, 0];
+  if (name === 'receivedAt') return [OP_RECEIVED_AT, 0];
+  const word = Object.hasOwn(PAYLOAD_WORD[type], name) ? PAYLOAD_WORD[type][name] : undefined;
+  if (word === undefined) {
+    // Raised at module load: a contract field the batch does not hold is a build error, not a row error.
+    throw new CodecError('INVALID_RECORD', `the batch holds no field ${type}.${name} of the record contract`);
+  }
+  if (kind === 'float32') return [OP_FLOAT, word];
+  if (kind === 'uint8Triple') return [OP_BYTE_TRIPLE, word];
+  return [OP_INT, word];
+}
+
+function planOf(type: FeedRecordType): RowPlan {
+  const fields = FEED_VALUE_FIELDS[type];
+  const ops = new Int32Array(fields.length);
+  const words = new Int32Array(fields.length);
+  fields.forEach((f, i) => {
+    [ops[i], words[i]] = opOf(type, f.name, f.kind);
+  });
+  const texts = jsonLiterals(type, fields);
+  const litEnds = new Int32Array(texts.length);
+  let end = 0;
+  texts.forEach((t, i) => {
+    end += t.length;
+    litEnds[i] = end;
+  });
+  return { literals: ascii(texts.join('')), litEnds, ops, words };
+}
+
+/**
+ * Plans by message code, built once at load. Rows of a code the contract does not name are written
+ * as `error` records, as jsonAt does.
+ */
+const PLAN_BY_CODE: readonly RowPlan[] = (() => {
+  const fallback = planOf('error');
+  const plans = new Array<RowPlan>(256).fill(fallback);
+  for (const type of RECORD_TYPES) plans[CODE_BY_RECORD_TYPE[type]] = planOf(type);
+  return plans;
+})();
 
 const COMMA = 44;
-const CLOSE_BRACE = 125;
+const OPEN_BRACKET = 91;
+const CLOSE_BRACKET = 93;
 const MINUS = 45;
 const ZERO = 48;
 
@@ -68,11 +122,6 @@ const cachedLength = new Uint8Array(CACHE_SLOTS);
 const cachedText = new Uint8Array(CACHE_SLOTS * SLOT_BYTES);
 const bitsWord = new Int32Array(1);
 const floatWord = new Float32Array(bitsWord.buffer);
-
-function put(out: Uint8Array, at: number, bytes: Uint8Array): number {
-  for (let i = 0; i < bytes.length; i++) out[at + i] = bytes[i] as number;
-  return at + bytes.length;
-}
 
 /** An integer (|n| < 2^53) in decimal. */
 function putInt(out: Uint8Array, at: number, value: number): number {
@@ -116,9 +165,9 @@ function putFloat(out: Uint8Array, at: number, bits: number): number {
 }
 
 /**
- * Writes row `row` of `batch` as JSON (jsonAt's text with a trailing "receivedAt") into `out` at
- * `at` and returns the end offset. The caller guarantees MAX_ROW_JSON_BYTES of room; `row` is not
- * checked against the batch (hot path), like the batch's other accessors.
+ * Writes row `row` of `batch` as JSON (jsonAt's text with a trailing "receivedAt", in the contract's
+ * layout) into `out` at `at` and returns the end offset. The caller guarantees MAX_ROW_JSON_BYTES of
+ * room; `row` is not checked against the batch (hot path), like the batch's other accessors.
  */
 export function writeRowJson(
   batch: ColumnarBatch,
@@ -127,71 +176,45 @@ export function writeRowJson(
   at: number,
   receivedAtMicros: number,
 ): number {
-  const code = batch.codeAt(row);
-  let p: number;
-  switch (code) {
-    case TRADE_CODE:
-      p = put(out, at, TRADE);
-      break;
-    case OHLC_CODE:
-      p = put(out, at, OHLC);
-      break;
-    case PREV_CLOSE_CODE:
-      p = put(out, at, PREV_CLOSE);
-      break;
-    case CIRCUIT_LIMIT_CODE:
-      p = put(out, at, CIRCUIT_LIMIT);
-      break;
-    case WEEK52_CODE:
-      p = put(out, at, WEEK52);
-      break;
-    case MARKET_STATUS_CODE:
-      p = put(out, at, MARKET_STATUS);
-      break;
-    default:
-      p = put(out, at, ERROR);
-  }
-  p = putInt(out, p, batch.segmentAt(row));
-  p = put(out, p, SECURITY_ID);
-  p = putInt(out, p, batch.securityIdAt(row));
-  switch (code) {
-    case TRADE_CODE:
-      p = putFloat(out, put(out, p, LTP), batch.intAt(row, 0));
-      p = putInt(out, put(out, p, VOLUME), batch.intAt(row, 1));
-      p = putInt(out, put(out, p, LTT), batch.intAt(row, 2));
-      p = putInt(out, put(out, p, LUT), batch.intAt(row, 3));
-      break;
-    case OHLC_CODE:
-      p = putFloat(out, put(out, p, OPEN), batch.intAt(row, 0));
-      p = putFloat(out, put(out, p, CLOSE), batch.intAt(row, 1));
-      p = putFloat(out, put(out, p, HIGH), batch.intAt(row, 2));
-      p = putFloat(out, put(out, p, LOW), batch.intAt(row, 3));
-      break;
-    case PREV_CLOSE_CODE:
-      p = putFloat(out, put(out, p, PREV), batch.intAt(row, 0));
-      break;
-    case CIRCUIT_LIMIT_CODE:
-      p = putFloat(out, put(out, p, UPPER), batch.intAt(row, 0));
-      p = putFloat(out, put(out, p, LOWER), batch.intAt(row, 1));
-      break;
-    case WEEK52_CODE:
-      p = putFloat(out, put(out, p, HIGH), batch.intAt(row, 0));
-      p = putFloat(out, put(out, p, LOW), batch.intAt(row, 1));
-      break;
-    case MARKET_STATUS_CODE: {
-      const packed = batch.intAt(row, 0);
-      p = putInt(out, put(out, p, MARKET_TYPE), packed & 0xff);
-      out[p++] = COMMA;
-      p = putInt(out, p, (packed >>> 8) & 0xff);
-      out[p++] = COMMA;
-      p = putInt(out, p, (packed >>> 16) & 0xff);
-      p = putInt(out, put(out, p, STATUS), batch.intAt(row, 1));
-      break;
+  const plan = PLAN_BY_CODE[batch.codeAt(row)] as RowPlan;
+  const literals = plan.literals;
+  const litEnds = plan.litEnds;
+  const ops = plan.ops;
+  const words = plan.words;
+  const fields = ops.length;
+  let p = at;
+  let lit = 0;
+  for (let i = 0; i < fields; i++) {
+    const litEnd = litEnds[i] as number;
+    while (lit < litEnd) out[p++] = literals[lit++] as number;
+    switch (ops[i]) {
+      case OP_FLOAT:
+        p = putFloat(out, p, batch.intAt(row, words[i] as number));
+        break;
+      case OP_INT:
+        p = putInt(out, p, batch.intAt(row, words[i] as number));
+        break;
+      case OP_SEGMENT:
+        p = putInt(out, p, batch.segmentAt(row));
+        break;
+      case OP_SECURITY_ID:
+        p = putInt(out, p, batch.securityIdAt(row));
+        break;
+      case OP_BYTE_TRIPLE: {
+        const packed = batch.intAt(row, words[i] as number);
+        out[p++] = OPEN_BRACKET;
+        p = putInt(out, p, packed & 0xff);
+        out[p++] = COMMA;
+        p = putInt(out, p, (packed >>> 8) & 0xff);
+        out[p++] = COMMA;
+        p = putInt(out, p, (packed >>> 16) & 0xff);
+        out[p++] = CLOSE_BRACKET;
+        break;
+      }
+      default:
+        p = putInt(out, p, receivedAtMicros);
     }
-    default:
-      p = putInt(out, put(out, p, CODE), batch.intAt(row, 0));
   }
-  p = putInt(out, put(out, p, RECEIVED_AT), receivedAtMicros);
-  out[p++] = CLOSE_BRACE;
+  while (lit < literals.length) out[p++] = literals[lit++] as number;
   return p;
 }

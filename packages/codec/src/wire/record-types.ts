@@ -1,4 +1,4 @@
-import type { FeedRecordType } from '../records.js';
+import type { FeedRecordType } from '@feedpipe/contracts';
 import { MsgCode, type MsgCodeValue } from './constants.js';
 
 export const RECORD_TYPE_BY_CODE: Readonly<Record<MsgCodeValue, FeedRecordType>> = Object.freeze({

@@ -14,8 +14,8 @@
  * waiting, never giving up.
  */
 import { buildSubscriptionRequests, type InstrumentRef, RequestCode } from '@feedpipe/codec';
+import { Backoff } from '@feedpipe/service-kit';
 import WebSocket from 'ws';
-import { Backoff } from '../backoff.js';
 import { AttemptBudget, type AttemptTicket } from './attempt-budget.js';
 import { classifyFeedFailure, type FeedFailure } from './failure-class.js';
 import { lastMarketStatus } from './market-status-scan.js';

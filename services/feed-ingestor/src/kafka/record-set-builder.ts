@@ -15,11 +15,12 @@
  * length varint, key, value length varint, value (all varints zigzag). Each record carries one
  * header, its source identity (`fp-src`, source-identity.ts), so a copy can be recognised downstream.
  */
+
+import { SOURCE_BYTES, SOURCE_HEADER } from '@feedpipe/contracts';
+import { BufferPool } from '@feedpipe/service-kit';
 import type { EncodedRecordSet } from 'kafkajs';
-import { BufferPool } from '../buffer-pool.js';
 import { IngestorError } from '../errors.js';
 import { crc32c } from './crc32c.js';
-import { SOURCE_BYTES, SOURCE_HEADER } from './source-identity.js';
 
 export const BATCH_HEADER_BYTES = 61;
 const CRC_AT = 17;

@@ -20,10 +20,9 @@ import {
   RECORD_TYPE_BY_CODE,
   writeRowJson,
 } from '@feedpipe/codec';
+import { SOURCE_BYTES, TOPIC_KINDS, topicKindOf } from '@feedpipe/contracts';
 import { Partitioners } from 'kafkajs';
 import { RecordSetBuilder, type RecordValueWriter } from '../kafka/record-set-builder.js';
-import { SOURCE_BYTES } from '../kafka/source-identity.js';
-import { TOPIC_KINDS, topicKindOf } from '../topics.js';
 
 /** Rows decoded per pass; a larger pack is decoded in several passes. */
 const BATCH_ROWS = 65_536;

@@ -8,9 +8,9 @@
  * it, bounded).
  */
 import { workerData } from 'node:worker_threads';
+import { TOPIC_KINDS } from '@feedpipe/contracts';
+import { Backoff } from '@feedpipe/service-kit';
 import { Kafka, logLevel, type Producer, type TopicMessages } from 'kafkajs';
-import { Backoff } from '../backoff.js';
-import { TOPIC_KINDS } from '../topics.js';
 import { ChunkEncoder } from './chunk-encoder.js';
 import type { FrameChunkMessage } from './frame-chunk.js';
 import type { ChunkResult, DecodeWorkerData } from './worker-protocol.js';

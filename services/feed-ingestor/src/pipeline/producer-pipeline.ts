@@ -10,9 +10,9 @@
  */
 import { randomInt } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
+import type { FeedTopics } from '@feedpipe/contracts';
 import { Piscina } from 'piscina';
 import { IngestorError } from '../errors.js';
-import type { FeedTopics } from '../topics.js';
 import { FrameChunk } from './frame-chunk.js';
 import { LatencyRecorder } from './latency-recorder.js';
 import type { ChunkResult, DecodeWorkerData } from './worker-protocol.js';

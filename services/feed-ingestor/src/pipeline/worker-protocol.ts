@@ -1,4 +1,4 @@
-import type { FeedTopics } from '../topics.js';
+import type { FeedTopics } from '@feedpipe/contracts';
 
 /** Configuration every decode worker receives once, as piscina's workerData. */
 export interface DecodeWorkerData {

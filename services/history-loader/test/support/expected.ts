@@ -4,6 +4,7 @@
  * comparison does not share the loader's planning or the client's merging.
  */
 
+import { HISTORY_TABLES } from '@feedpipe/contracts';
 import { formatDate, istDayOf, parseDate } from '../../src/calendar.js';
 import type { PlanOptions } from '../../src/index.js';
 import { TEST_UNIVERSE } from './plan.js';
@@ -154,23 +155,22 @@ export async function expectedRows(sim: TestSim, plan: PlanOptions): Promise<Rec
   return {
     daily: {
       query: `SELECT security_id, segment, toUInt32(ts), open, high, low, close, toFloat64(volume), toFloat64(open_interest)
-              FROM market.candles_daily FINAL`,
+              FROM ${HISTORY_TABLES.candlesDaily.name} FINAL`,
       rows: daily,
     },
     intraday: {
       query: `SELECT security_id, segment, interval, toUInt32(ts), open, high, low, close, toFloat64(volume),
-                toFloat64(open_interest) FROM market.candles_intraday FINAL`,
+                toFloat64(open_interest) FROM ${HISTORY_TABLES.candlesIntraday.name} FINAL`,
       rows: intraday,
     },
     expired: {
       query: `SELECT underlying_id, exchange_segment, instrument, expiry_flag, expiry_code, option_type, strike_offset,
                 interval, toUInt32(ts), open, high, low, close, iv, toFloat64(volume), toFloat64(oi), strike, spot
-              FROM market.expired_options FINAL`,
+              FROM ${HISTORY_TABLES.expiredOptions.name} FINAL`,
       rows: expired,
     },
     expiryLists: {
-      query:
-        'SELECT underlying_id, underlying_segment, toString(as_of), toString(expiry) FROM market.expiry_lists FINAL',
+      query: `SELECT underlying_id, underlying_segment, toString(as_of), toString(expiry) FROM ${HISTORY_TABLES.expiryLists.name} FINAL`,
       rows: lists,
     },
   };

@@ -2,6 +2,8 @@
  * Table fingerprints for comparing two stores: rows after FINAL and an order-independent checksum
  * of every column except loaded_at (the one column two loads of the same data differ in).
  */
+
+import { HISTORY_TABLES } from '@feedpipe/contracts';
 import type { ClickHouseClient } from '@feedpipe/store';
 import { TABLES } from '../../src/tables.js';
 
@@ -15,7 +17,7 @@ export const FINGERPRINT_TABLES: Record<string, string[]> = {
     [TABLES.daily, TABLES.intraday, TABLES.expiredOptions, TABLES.expiryLists].map(dataColumns),
   ),
   // Live prices move between runs: only the snapshot's shape (which strikes and sides) is compared.
-  'market.option_chain_snapshots': [
+  [HISTORY_TABLES.optionChainSnapshots.name]: [
     'underlying_id',
     'underlying_segment',
     'expiry',
@@ -23,7 +25,7 @@ export const FINGERPRINT_TABLES: Record<string, string[]> = {
     'strike',
     'side',
   ],
-  'market.load_units': [
+  [HISTORY_TABLES.loadUnits.name]: [
     'kind',
     'security_id',
     'segment',

@@ -3,6 +3,7 @@
  * DATA_DIR/chdb, one data directory per process) and prints fingerprints.
  */
 import { join } from 'node:path';
+import { HISTORY_TABLES } from '@feedpipe/contracts';
 import { createStore } from '@feedpipe/store';
 import { fingerprints } from './fingerprints.js';
 
@@ -11,8 +12,7 @@ if (dir === undefined) throw new Error('usage: read-fingerprints <data dir>');
 const store = createStore({ dataDir: join(dir, 'chdb') });
 const prints = await fingerprints(store.client);
 const result = await store.client.query({
-  query:
-    'SELECT count() AS n FROM (SELECT DISTINCT underlying_id, expiry, slot FROM market.option_chain_snapshots FINAL)',
+  query: `SELECT count() AS n FROM (SELECT DISTINCT underlying_id, expiry, slot FROM ${HISTORY_TABLES.optionChainSnapshots.name} FINAL)`,
   format: 'JSONEachRow',
 });
 const [snapshots] = await result.json<{ n: number | string }>();

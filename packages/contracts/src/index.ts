@@ -1,0 +1,65 @@
+// Public surface of @feedpipe/contracts: what producers and consumers agree on, defined once.
+// A leaf: it depends on no other @feedpipe package.
+
+export {
+  type ClusterDdlFile,
+  type ClusterDdlOptions,
+  fileNameOf,
+  generateClusterDdl,
+  type MigrationSource,
+  ON_CLUSTER,
+  SCHEMA_MIGRATIONS_DDL,
+} from './ddl/cluster-ddl.js';
+export { readMigrationSources, STORE_MIGRATIONS_DIR } from './ddl/migration-files.js';
+export { CLUSTER_SHARDING_KEYS, shardingKeyColumns } from './ddl/sharding-keys.js';
+export {
+  type CreateTable,
+  orderByColumns,
+  parseCreateTable,
+  splitStatements,
+  squash,
+} from './ddl/sql-statements.js';
+export { ContractError, type ContractErrorCode } from './errors.js';
+export {
+  FEED_VALUE_FIELDS,
+  type FieldKind,
+  jsonLiterals,
+  RECEIVED_AT_FIELD,
+  RECORD_FIELD_NAMES,
+  RECORD_LAYOUTS,
+  RECORD_TYPES,
+  type RecordField,
+  type RecordFieldName,
+  type RecordLayout,
+} from './record-layout.js';
+export type {
+  CircuitLimitRecord,
+  ErrorRecord,
+  FeedRecord,
+  FeedRecordType,
+  MarketStatusRecord,
+  OhlcRecord,
+  PrevCloseRecord,
+  TradeRecord,
+  Week52Record,
+} from './records.js';
+export {
+  readSourceIdentity,
+  SOURCE_BYTES,
+  SOURCE_HEADER,
+  type SourceIdentity,
+  writeSourceIdentity,
+} from './source-identity.js';
+export { FEED_TABLE_OF_TOPIC, FEED_TABLES, KAFKA_SOURCE_COLUMNS } from './tables/feed-tables.js';
+export { HISTORY_TABLES } from './tables/history-tables.js';
+export { type TableContract, table } from './tables/table.js';
+export {
+  DEFAULT_FEED_TOPICS,
+  DEFAULT_ORDER_UPDATES_TOPIC,
+  type FeedTopics,
+  prefixedTopics,
+  TOPIC_KIND_OF_RECORD,
+  TOPIC_KINDS,
+  type TopicKind,
+  topicKindOf,
+} from './topics.js';

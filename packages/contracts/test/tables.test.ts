@@ -1,0 +1,36 @@
+/** The table contracts name exactly the columns the migrations create, in their order. */
+import { describe, expect, it } from 'vitest';
+import {
+  FEED_TABLE_OF_TOPIC,
+  FEED_TABLES,
+  HISTORY_TABLES,
+  KAFKA_SOURCE_COLUMNS,
+  parseCreateTable,
+  readMigrationSources,
+  splitStatements,
+  TOPIC_KINDS,
+} from '../src/index.js';
+
+const created = new Map<string, string[]>(
+  readMigrationSources()
+    .flatMap((m) => splitStatements(m.sql))
+    .flatMap((s) => {
+      const t = parseCreateTable(s);
+      return t ? [[`${t.database}.${t.table}`, t.columns] as const] : [];
+    }),
+);
+
+describe('table contracts', () => {
+  it.each([...Object.entries(FEED_TABLES), ...Object.entries(HISTORY_TABLES)])(
+    '%s has the columns of its migration',
+    (_id, contract) => {
+      expect(created.get(contract.name)).toEqual(contract.columns);
+    },
+  );
+
+  it('stores every feed topic in a table that ends with its Kafka source columns', () => {
+    for (const kind of TOPIC_KINDS) {
+      expect(FEED_TABLE_OF_TOPIC[kind].columns.slice(-3)).toEqual([...KAFKA_SOURCE_COLUMNS]);
+    }
+  });
+});

@@ -1,0 +1,8 @@
+// Public surface of @feedpipe/service-kit: what every pipeline process needs around its own job.
+// Each module has one job; services import these instead of each other.
+
+export { Backoff, type BackoffOptions } from './backoff.js';
+export { BufferPool } from './buffer-pool.js';
+export { ensureTopics } from './kafka-topics.js';
+export { type OpsServer, type OpsServerOptions, startOpsServer } from './ops-server.js';
+export { onStopSignals, type StopSignalOptions } from './stop-signals.js';

@@ -1,0 +1,48 @@
+/**
+ * feed-sink run     Kafka -> ClickHouse (env: KAFKA_BROKERS, TOPIC_*, CLICKHOUSE_URL or DATA_DIR,
+ *                   METRICS_HOST, METRICS_PORT; docs/configuration.md)
+ *
+ * Applies the ClickHouse migrations, joins the consumer group and serves /metrics, /healthz and
+ * /readyz on METRICS_PORT (ready while the consumer is in its group). SIGINT/SIGTERM stop cleanly:
+ * the sink inserts and commits what it buffered, then leaves the group.
+ */
+import { onStopSignals, startOpsServer } from '@feedpipe/service-kit';
+import { createStore, runMigrations } from '@feedpipe/store';
+import { loadSinkEnv } from './env-config.js';
+import { createSink } from './kafka-sink.js';
+
+const USAGE = 'usage: feed-sink run\n';
+
+async function run(): Promise<void> {
+  const config = loadSinkEnv();
+  const store = createStore({ url: config.clickhouseUrl, dataDir: `${config.dataDir}/chdb` });
+  await runMigrations(store.client);
+  const sink = createSink({ brokers: config.brokers, topics: config.topics, store });
+  await sink.start();
+  const ops = await startOpsServer({
+    registries: [sink.registry],
+    host: config.metricsHost,
+    port: config.metricsPort,
+    // Not ready while the consumer is out of its group (after a broker restart): nothing is stored.
+    ready: () => {
+      const stats = sink.stats();
+      return { ready: stats.consumerUp, detail: stats };
+    },
+  });
+  process.stdout.write(`feed-sink: writing to ${store.location}; metrics ${ops.url}/metrics\n`);
+  onStopSignals(async () => {
+    await sink.stop();
+    await ops.close();
+    await store.close();
+  });
+}
+
+const [command] = process.argv.slice(2);
+if (command !== 'run') {
+  process.stderr.write(USAGE);
+  process.exit(2);
+}
+run().catch((error: unknown) => {
+  process.stderr.write(`feed-sink: ${(error as Error).message}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,19 @@
+export type SinkErrorCode =
+  /** A sink option or environment variable with a bad value. */
+  | 'CONFIG_INVALID'
+  /** The sink was stopped while an insert was still failing (its rows stay uncommitted in Kafka). */
+  | 'STOPPED'
+  /** A broken invariant inside the sink, e.g. a record contract it cannot map (a bug, not bad input). */
+  | 'INTERNAL';
+
+/** The one error type of the sink; `retryable` says whether trying again can help. */
+export class SinkError extends Error {
+  readonly code: SinkErrorCode;
+  readonly retryable: boolean;
+  constructor(code: SinkErrorCode, message: string, options: { cause?: unknown; retryable?: boolean } = {}) {
+    super(message, { cause: options.cause });
+    this.name = 'SinkError';
+    this.code = code;
+    this.retryable = options.retryable ?? false;
+  }
+}

@@ -1,0 +1,139 @@
+/**
+ * How each feed topic maps to its ClickHouse table: the table and columns of @feedpipe/contracts,
+ * and the row built from one Kafka message value (a record in the contract's layout plus
+ * `receivedAt`). Rows become CSV lines (csv-lines.ts); trades and OHLC updates in the ingestor's
+ * exact text skip the parse through their `canonical` layout.
+ *
+ * The row builders are derived from the contracts at load: a column that stores a record field as
+ * it is (the field's `column`) takes that field, checked and converted by the field's kind; the
+ * `type`/`kind` column takes the record type; `value1`/`value2` take the record's value fields that
+ * have no column of their own, in order (reference updates); any other column takes its default
+ * (a status row of another type). A column none of these fill is a contract the sink cannot store:
+ * an error at load, not a row dropped at run time.
+ */
+import {
+  FEED_TABLE_OF_TOPIC,
+  FEED_VALUE_FIELDS,
+  type FeedRecordType,
+  type FieldKind,
+  KAFKA_SOURCE_COLUMNS,
+  RECORD_TYPES,
+  type RecordField,
+  TOPIC_KIND_OF_RECORD,
+  TOPIC_KINDS,
+  type TopicKind,
+} from '@feedpipe/contracts';
+import { type CanonicalLayout, canonicalLayout } from './csv-lines.js';
+import { SinkError } from './errors.js';
+
+export interface SinkTable {
+  readonly table: string;
+  /** Columns in row order; the last one, kafka_cluster, is appended by the sink to every row. */
+  readonly columns: readonly string[];
+  /** Null when the value is not a record of this table's kinds (counted as invalid, skipped). */
+  toRow(value: FeedValue, partition: number, offset: string): unknown[] | null;
+  /** The ingestor's exact text of this table's records, copied to CSV without a parse. */
+  readonly canonical?: CanonicalLayout;
+}
+
+/** The parsed Kafka value; fields are checked per type by `toRow`. */
+export type FeedValue = Record<string, unknown>;
+
+const INT32_MIN = -0x80000000;
+const INT32_MAX = 0x7fffffff;
+const UINT32_MAX = 0xffffffff;
+
+/** An integer in [min, max], or null: a value the column cannot hold would fail the whole insert. */
+function int(value: unknown, min: number, max: number): number | null {
+  return typeof value === 'number' && Number.isInteger(value) && value >= min && value <= max ? value : null;
+}
+
+/**
+ * A field's value as its column takes it, or null when the column cannot hold it. Lenient where the
+ * meaning is clear: a negative security id is its unsigned twin (the wire's int32), a negative time
+ * is 0, the receive time goes as text (DateTime64(6) micros exceed what CSV parsing of a float keeps).
+ */
+const CONVERT: Readonly<Record<FieldKind, (value: unknown) => unknown>> = {
+  uint8: (v) => int(v, 0, 255),
+  uint32: (v) => {
+    const id = int(v, INT32_MIN, UINT32_MAX);
+    return id === null ? null : id >>> 0;
+  },
+  int16: (v) => int(v, -0x8000, 0x7fff),
+  int32: (v) => int(v, INT32_MIN, INT32_MAX),
+  epochSeconds: (v) => {
+    const seconds = int(v, INT32_MIN, UINT32_MAX);
+    return seconds === null ? null : Math.max(0, seconds);
+  },
+  epochMicros: (v) => {
+    const micros = int(v, 0, Number.MAX_SAFE_INTEGER);
+    return micros === null ? null : String(Math.trunc(micros));
+  },
+  float32: (v) => (typeof v === 'number' && Number.isFinite(v) ? v : null),
+  uint8Triple: (v) => (Array.isArray(v) ? v.map((b) => Number(b) & 0xff) : null),
+};
+
+/** Columns that hold the record type itself. */
+const TYPE_COLUMNS = new Set(['type', 'kind']);
+/** Columns that hold a record's value fields without a column of their own, in order. */
+const VALUE_COLUMNS = ['value1', 'value2'];
+/** What a column holds for a record type that has no field for it. */
+const COLUMN_DEFAULTS: Readonly<Record<string, unknown>> = {
+  value2: 0,
+  market_type: [],
+  status: 0,
+  error_code: 0,
+};
+
+/** One column of a row: the record type, a converted field, or a constant. */
+type ColumnSource =
+  | { readonly from: 'type' }
+  | { readonly from: 'field'; readonly name: string; readonly convert: (value: unknown) => unknown }
+  | { readonly from: 'constant'; readonly value: unknown };
+
+function rowPlan(type: FeedRecordType, columns: readonly string[]): ColumnSource[] {
+  const fields = FEED_VALUE_FIELDS[type];
+  const unstored = fields.filter((f) => f.column === undefined);
+  const sourceOf = (column: string): ColumnSource => {
+    if (TYPE_COLUMNS.has(column)) return { from: 'type' };
+    const direct: RecordField | undefined =
+      fields.find((f) => f.column === column) ?? unstored[VALUE_COLUMNS.indexOf(column)];
+    if (direct) return { from: 'field', name: direct.name, convert: CONVERT[direct.kind] };
+    if (Object.hasOwn(COLUMN_DEFAULTS, column)) return { from: 'constant', value: COLUMN_DEFAULTS[column] };
+    throw new SinkError('INTERNAL', `no field of ${type} records fills column ${column}`);
+  };
+  return columns.map(sourceOf);
+}
+
+function sinkTable(kind: TopicKind): SinkTable {
+  const contract = FEED_TABLE_OF_TOPIC[kind];
+  const dataColumns = contract.columns.slice(0, contract.columns.length - KAFKA_SOURCE_COLUMNS.length);
+  const types = RECORD_TYPES.filter((type) => TOPIC_KIND_OF_RECORD[type] === kind);
+  const plans = new Map(types.map((type) => [type as string, rowPlan(type, dataColumns)]));
+  const canonical = types.length === 1 ? canonicalLayout(types[0] as FeedRecordType) : undefined;
+  return {
+    table: contract.name,
+    columns: contract.columns,
+    ...(canonical ? { canonical } : {}),
+    toRow(value, partition, offset) {
+      const plan = typeof value.type === 'string' ? plans.get(value.type) : undefined;
+      if (!plan) return null;
+      const row: unknown[] = [];
+      for (const source of plan) {
+        if (source.from === 'type') row.push(value.type);
+        else if (source.from === 'constant') row.push(source.value);
+        else {
+          const converted = source.convert(value[source.name]);
+          if (converted === null) return null;
+          row.push(converted);
+        }
+      }
+      row.push(partition, offset);
+      return row;
+    },
+  };
+}
+
+export const SINK_TABLES: Readonly<Record<TopicKind, SinkTable>> = Object.freeze(
+  Object.fromEntries(TOPIC_KINDS.map((kind) => [kind, sinkTable(kind)])) as Record<TopicKind, SinkTable>,
+);
