@@ -199,11 +199,40 @@ def main():
     os.chdir(tempfile.mkdtemp(prefix="sdk-conformance-"))  # open_browser_for_tpin writes a file here
 
     emit(inventory())
-    one, two = cfg["accounts"]["one"], cfg["accounts"]["two"]
-    fx = cfg["fixtures"]
-    today = datetime.now(IST).date()
+    token = login_and_account(cfg)
+    ctx = DhanContext(cfg["accounts"]["one"]["clientId"], token)
+    dhan = dhanhq(ctx)
+    RECORDER.watch(ctx.get_dhan_http().session)
+    run = Run(dhan, cfg["fixtures"], datetime.now(IST).date())
+    for section in (
+        market_data,
+        orders_trades_positions,
+        super_orders,
+        forever_orders,
+        conditional_orders,
+        funds_and_statements,
+        edis,
+        risk_controls,
+        global_stocks,
+    ):
+        section(run)
+    feed_calls(ctx, [i["securityId"] for i in run.fx["inx"]])
+    feed_refused(cfg["accounts"]["one"]["clientId"])
+    emit({"kind": "done", "calls": len(CALLS)})
 
-    # --- login and account ------------------------------------------------------------------------
+
+class Run:
+    """What every section shares: the SDK object of the first account, fixtures, today in IST."""
+
+    def __init__(self, dhan, fx, today):
+        self.dhan, self.fx, self.today = dhan, fx, today
+        nse = fx["nse"]
+        self.sid, self.resting, self.tick, self.ltp = nse["securityId"], nse["restingBuy"], nse["tick"], nse["ltp"]
+
+
+def login_and_account(cfg):
+    """The auth endpoints and static IP; returns the access token the other sections use."""
+    one, two, fx = cfg["accounts"]["one"], cfg["accounts"]["two"], cfg["fixtures"]
     login = DhanLogin(one["clientId"])
     grant = call(
         "DhanLogin.generate_token",
@@ -254,11 +283,11 @@ def main():
     )
     call("DhanLogin.get_ip", "GET /ip/getIP", lambda: login_two.get_ip(token_two))
 
-    ctx = DhanContext(one["clientId"], token)
-    dhan = dhanhq(ctx)
-    RECORDER.watch(ctx.get_dhan_http().session)
+    return token
 
-    # --- market data ------------------------------------------------------------------------------
+
+def market_data(run):
+    dhan, fx, today = run.dhan, run.fx, run.today
     nse, index = fx["nse"], fx["index"]
     securities = {"NSE_EQ": [int(nse["securityId"])], "IDX_I": [int(index["securityId"])]}
     def snapshot_of_both(d):
@@ -309,8 +338,10 @@ def main():
         lambda: dhan.option_chain(int(index["securityId"]), "IDX_I", expiry_dates[0]),
     )
 
-    # --- orders, trades, positions ----------------------------------------------------------------
-    sid, resting, tick = nse["securityId"], nse["restingBuy"], nse["tick"]
+
+def orders_trades_positions(run):
+    dhan, today = run.dhan, run.today
+    sid, resting, tick = run.sid, run.resting, run.tick
     placed = call(
         "place_order",
         "POST /orders",
@@ -372,7 +403,9 @@ def main():
     )
     call("get_holdings", "GET /holdings", lambda: dhan.get_holdings())
 
-    # --- super orders -----------------------------------------------------------------------------
+
+def super_orders(run):
+    dhan, sid, resting, tick = run.dhan, run.sid, run.resting, run.tick
     target, stop = tick_round(resting * 1.1, tick), tick_round(resting * 0.97, tick)
     sup = call(
         "place_super_order",
@@ -412,8 +445,9 @@ def main():
         note="ENTRY_LEG: the whole super order",
     )
 
-    # --- forever orders ---------------------------------------------------------------------------
-    ltp = nse["ltp"]
+
+def forever_orders(run):
+    dhan, sid, tick, ltp = run.dhan, run.sid, run.tick, run.ltp
     fo = call(
         "place_forever",
         "POST /forever/orders",
@@ -432,7 +466,10 @@ def main():
     call("get_forever", "GET /forever/orders", lambda: dhan.get_forever())
     call("cancel_forever", "DELETE /forever/orders/{order-id}", lambda: dhan.cancel_forever(fo_id))
 
-    # --- conditional orders -----------------------------------------------------------------------
+
+def conditional_orders(run):
+    dhan, today = run.dhan, run.today
+    sid, resting, tick, ltp = run.sid, run.resting, run.tick, run.ltp
     condition = {
         "comparisonType": "PRICE_WITH_VALUE",
         "exchangeSegment": "NSE_EQ",
@@ -468,7 +505,9 @@ def main():
     )
     call("cancel_conditional_order", "DELETE /alerts/orders/{alertId}", lambda: dhan.cancel_conditional_order(alert_id))
 
-    # --- funds, margin, statements ----------------------------------------------------------------
+
+def funds_and_statements(run):
+    dhan, today, sid, ltp = run.dhan, run.today, run.sid, run.ltp
     call("get_fund_limits", "GET /fundlimit", lambda: dhan.get_fund_limits())
     call(
         "margin_calculator",
@@ -487,7 +526,9 @@ def main():
         lambda: dhan.ledger_report(str(today - timedelta(days=30)), str(today)),
     )
 
-    # --- eDIS -------------------------------------------------------------------------------------
+
+def edis(run):
+    dhan = run.dhan
     holdings = data_of(dhan.get_holdings()) or []
     RECORDER.take()
     isin = holdings[0]["isin"] if holdings else "INE000000000"
@@ -502,7 +543,9 @@ def main():
     call("edis_inquiry", "GET /edis/inquire/{isin}", lambda: dhan.edis_inquiry(isin))
     call("edis_inquiry", "GET /edis/inquire/{isin}", lambda: dhan.edis_inquiry("ALL"), note="ALL")
 
-    # --- risk controls ----------------------------------------------------------------------------
+
+def risk_controls(run):
+    dhan = run.dhan
     call("set_pnl_exit", "POST /pnlExit", lambda: dhan.set_pnl_exit(50000, 20000, ["INTRADAY"]))
     call("get_pnl_exit", "GET /pnlExit", lambda: dhan.get_pnl_exit())
     call(
@@ -532,7 +575,9 @@ def main():
         check=status_is("DEACTIVATE"),
     )
 
-    # --- global stocks ----------------------------------------------------------------------------
+
+def global_stocks(run):
+    dhan, fx = run.dhan, run.fx
     inx = fx["inx"]
     us_sid, us_ltp = inx[0]["securityId"], inx[0]["ltp"]
     us = call(
@@ -576,12 +621,6 @@ def main():
     )
     call("get_global_market_status", "GET /globalstocks/marketstatus", lambda: dhan.get_global_market_status())
     call("get_global_fund_limit", "GET /globalstocks/fundlimit", lambda: dhan.get_global_fund_limit())
-
-    # --- live feed --------------------------------------------------------------------------------
-    feed_calls(ctx, [i["securityId"] for i in inx])
-    feed_refused(one["clientId"])
-
-    emit({"kind": "done", "calls": len(CALLS)})
 
 
 def browser_login(auth_url, consent_app_id, account):
