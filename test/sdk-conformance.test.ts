@@ -30,6 +30,7 @@ const README = join(root, 'packages', 'broker-sim', 'README.md');
 const SPEC = join(root, '..', 'shared', 'spec', 'service-interface.md');
 const REPORT = join(root, '.tmp', 'sdk-conformance.jsonl');
 const DRIVER_TIMEOUT_MS = 150_000;
+const SETUP_TIMEOUT_MS = 480_000;
 
 const optedOut = process.env.FEEDPIPE_TEST_SDK === 'off';
 if (optedOut && process.env.CI) {
@@ -214,7 +215,8 @@ describe.skipIf(optedOut)('the official SDK against the simulator', () => {
     }
     calls = lines.filter((l): l is CallLine => l.kind === 'call');
     inventory = lines.find((l): l is InventoryLine => l.kind === 'inventory');
-  });
+    // A first run on a fresh machine downloads the SDK and its dependencies from PyPI.
+  }, SETUP_TIMEOUT_MS);
   afterAll(async () => {
     await sim?.close();
   });
