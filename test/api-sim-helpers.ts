@@ -86,7 +86,7 @@ export async function errorOf(promise: Promise<unknown>) {
 
 /** An Indian stock of the universe whose live quote exists, with its price and tick. */
 export function stock(
-  sim: Sim,
+  sim: Pick<Sim, 'model'>,
   segment: 'NSE_EQ' | 'BSE_EQ' = 'NSE_EQ',
   nth = 0,
 ): { securityId: string; ltp: number; tick: number; restingBuy: number } {

@@ -1,7 +1,14 @@
 import { invalidArgument } from '../core/errors.js';
 import { checkDate, expectArray, expectObject, pathParam } from '../core/shape.js';
 import type { Transport } from '../core/transport.js';
-import type { EdisFormRequest, EdisFormResult, EdisInquiry, LedgerEntry, TpinResult } from '../types/edis.js';
+import type {
+  EdisFormRequest,
+  EdisFormResult,
+  EdisInquiry,
+  EdisSingleFormRequest,
+  LedgerEntry,
+  TpinResult,
+} from '../types/edis.js';
 
 /** eDIS (authorising holdings for sale) and the ledger. */
 export class EdisApi {
@@ -28,6 +35,29 @@ export class EdisApi {
       route,
       path: '/edis/bulkform',
       body: request,
+      idempotent: true,
+      signal,
+    });
+    return expectObject<EdisFormResult>(r.body, route);
+  }
+
+  /**
+   * POST /edis/from (the spec's spelling; the simulator also serves `/edis/form`): the escaped
+   * depository form for one ISIN, where the user enters the T-PIN.
+   */
+  async singleForm(request: EdisSingleFormRequest, signal?: AbortSignal): Promise<EdisFormResult> {
+    const route = 'POST /edis/from';
+    if (typeof request.isin !== 'string' || request.isin.trim() === '') {
+      throw invalidArgument('isin must be one ISIN');
+    }
+    if (request.qty !== undefined && !(Number.isInteger(request.qty) && request.qty > 0)) {
+      throw invalidArgument('qty must be a positive integer');
+    }
+    const r = await this.#t.call({
+      method: 'POST',
+      route,
+      path: '/edis/from',
+      body: { segment: 'EQ', ...request },
       idempotent: true,
       signal,
     });

@@ -13,6 +13,20 @@ export interface EdisFormRequest {
   bulk?: boolean;
 }
 
+/**
+ * POST /edis/from: the form for one ISIN. The spec shows no body; these are the fields the
+ * service's own client sends (the bulk form's, with a single ISIN and a quantity).
+ */
+export interface EdisSingleFormRequest {
+  isin: string;
+  /** Quantity to authorise; default: the whole holding. */
+  qty?: number;
+  exchange: HoldingExchange;
+  /** Default EQ. */
+  segment?: EdisSegment;
+  bulk?: boolean;
+}
+
 export interface EdisFormResult {
   svcClientId: string;
   /** Escaped HTML form of the depository, to be rendered by the caller. */

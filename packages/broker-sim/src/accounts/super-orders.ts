@@ -3,7 +3,9 @@
  * book as ENTRY_LEG; once it is fully traded the two exit legs enter the book under their own
  * order ids (TARGET_LEG as a LIMIT, STOP_LOSS_LEG as a STOP_LOSS_MARKET), and whichever trades
  * first cancels the other. With a trailing jump the stop-loss trigger follows the price: each full
- * jump in the favourable direction moves it by one jump.
+ * jump in the favourable direction moves it by one jump. An exit leg cancelled while the entry is
+ * still pending is never placed (the spec states no condition for a leg cancel; once cancelled, a
+ * leg cannot be added again).
  */
 import type { SimInstrument } from '../rest/market-source.js';
 import type { BookRefusal, OrderBook, PlaceOrder } from './order-book.js';
@@ -32,9 +34,13 @@ interface SuperState {
   trailingJump: number;
   targetId?: string;
   stopLossId?: string;
+  /** Exit legs cancelled before the entry traded: not placed when it does. */
+  readonly cancelledLegs: Set<ExitLeg>;
   /** Price from which the next trailing jump is measured. */
   trailRef: number;
 }
+
+type ExitLeg = Exclude<LegName, 'ENTRY_LEG'>;
 
 export type SuperStatus =
   | 'TRANSIT'
@@ -63,6 +69,7 @@ export class SuperOrders {
       stopLossPrice: input.stopLossPrice,
       trailingJump: input.trailingJump,
       trailRef: 0,
+      cancelledLegs: new Set(),
     });
     return entry;
   }
@@ -99,25 +106,29 @@ export class SuperOrders {
       disclosedQuantity: 0,
       afterMarketOrder: false,
     } as const;
-    const target = this.book.place(
-      { ...common, orderType: 'LIMIT', price: sup.targetPrice, triggerPrice: 0, legName: 'TARGET_LEG' },
-      sup.instrument,
-    );
-    const stop = this.book.place(
-      {
-        ...common,
-        orderType: 'STOP_LOSS_MARKET',
-        price: 0,
-        triggerPrice: sup.stopLossPrice,
-        legName: 'STOP_LOSS_LEG',
-      },
-      sup.instrument,
-    );
-    sup.targetId = target.orderId;
-    sup.stopLossId = stop.orderId;
+    if (!sup.cancelledLegs.has('TARGET_LEG')) {
+      const target = this.book.place(
+        { ...common, orderType: 'LIMIT', price: sup.targetPrice, triggerPrice: 0, legName: 'TARGET_LEG' },
+        sup.instrument,
+      );
+      sup.targetId = target.orderId;
+      this.legToEntry.set(target.orderId, sup.entryId);
+    }
+    if (!sup.cancelledLegs.has('STOP_LOSS_LEG')) {
+      const stop = this.book.place(
+        {
+          ...common,
+          orderType: 'STOP_LOSS_MARKET',
+          price: 0,
+          triggerPrice: sup.stopLossPrice,
+          legName: 'STOP_LOSS_LEG',
+        },
+        sup.instrument,
+      );
+      sup.stopLossId = stop.orderId;
+      this.legToEntry.set(stop.orderId, sup.entryId);
+    }
     sup.trailRef = entry.averageTradedPrice;
-    this.legToEntry.set(target.orderId, sup.entryId);
-    this.legToEntry.set(stop.orderId, sup.entryId);
   }
 
   /** Trailing of stop-loss legs; run on each matching pass before the book matches. */
@@ -152,6 +163,7 @@ export class SuperOrders {
       if (change.trailingJump !== undefined) sup.trailingJump = change.trailingJump;
       return r;
     }
+    if (sup.cancelledLegs.has(leg)) return 'not-open';
     if (leg === 'TARGET_LEG') {
       if (sup.targetId === undefined) {
         if (!this.book.isOpen(orderId)) return 'not-open';
@@ -176,7 +188,10 @@ export class SuperOrders {
     );
   }
 
-  /** Cancelling the entry leg cancels the whole super order; an exit leg cancels only itself. */
+  /**
+   * Cancelling the entry leg cancels the whole super order; an exit leg cancels only itself: in the
+   * book once the entry has traded, or before that by never placing it.
+   */
   cancelLeg(orderId: string, leg: LegName): { orderId: string; orderStatus: string } | BookRefusal {
     const sup = this.supers.get(orderId);
     if (!sup) return 'unknown-order';
@@ -194,7 +209,12 @@ export class SuperOrders {
       return { orderId, orderStatus: 'CANCELLED' };
     }
     const id = leg === 'TARGET_LEG' ? sup.targetId : sup.stopLossId;
-    if (id === undefined || !this.book.isOpen(id)) return 'not-open';
+    if (id === undefined) {
+      if (sup.cancelledLegs.has(leg) || !this.book.isOpen(orderId)) return 'not-open';
+      sup.cancelledLegs.add(leg);
+      return { orderId, orderStatus: 'CANCELLED' };
+    }
+    if (!this.book.isOpen(id)) return 'not-open';
     const r = this.book.cancel(id, 'Leg cancelled');
     return typeof r === 'string' ? r : { orderId, orderStatus: r.orderStatus };
   }
@@ -204,11 +224,18 @@ export class SuperOrders {
       if (entry.orderStatus === 'PENDING' && entry.filledQty > 0) return 'PART_TRADED';
       return entry.orderStatus;
     }
-    const legs = [sup.targetId, sup.stopLossId].map((id) => (id ? this.book.get(id) : undefined));
-    if (legs.some((l) => l?.orderStatus === 'TRADED')) return 'CLOSED';
-    if (legs.every((l) => l && (l.orderStatus === 'CANCELLED' || l.orderStatus === 'REJECTED')))
-      return 'CLOSED';
+    const legs = (['TARGET_LEG', 'STOP_LOSS_LEG'] as const).map((name) => this.legStatus(sup, name));
+    if (legs.some((l) => l === 'TRADED')) return 'CLOSED';
+    if (legs.every((l) => l === 'CANCELLED' || l === 'REJECTED')) return 'CLOSED';
     return 'TRADED';
+  }
+
+  /** An exit leg's status: its order's, CANCELLED if it was cancelled unplaced, else PENDING. */
+  private legStatus(sup: SuperState, leg: ExitLeg): string {
+    const id = leg === 'TARGET_LEG' ? sup.targetId : sup.stopLossId;
+    const r = id ? this.book.get(id) : undefined;
+    if (r) return r.orderStatus;
+    return sup.cancelledLegs.has(leg) ? 'CANCELLED' : 'PENDING';
   }
 
   /** The super order book: entries with their legs nested in legDetails. */
@@ -217,7 +244,7 @@ export class SuperOrders {
     for (const sup of this.supers.values()) {
       const e = this.book.get(sup.entryId);
       if (!e) continue;
-      const leg = (name: LegName, id: string | undefined, price: number, trigger: number) => {
+      const leg = (name: ExitLeg, id: string | undefined, price: number, trigger: number) => {
         const r = id ? this.book.get(id) : undefined;
         return {
           orderId: r?.orderId ?? '',
@@ -233,7 +260,7 @@ export class SuperOrders {
             : name === 'TARGET_LEG'
               ? price
               : trigger,
-          orderStatus: r?.orderStatus ?? 'PENDING',
+          orderStatus: this.legStatus(sup, name),
           trailingJump: name === 'STOP_LOSS_LEG' ? sup.trailingJump : 0,
         };
       };

@@ -7,6 +7,33 @@ import { inputError } from './errors.js';
 
 export type Fields = Record<string, unknown>;
 
+/**
+ * Marks a body parsed from `application/x-www-form-urlencoded`. A form carries an array as
+ * repeated keys (`NSE_EQ=1&NSE_EQ=2`), so a one-element array arrives as a plain value
+ * (`NSE_EQ=11536`, `isin=ALL`); `optArray` reads that back as an array for form bodies only, and
+ * JSON bodies keep needing a real array.
+ */
+const FORM_BODY = Symbol('form-body');
+
+/** Tags a parsed form body (non-enumerable, so it never shows up as a field). */
+export function markFormBody<T extends object>(fields: T): T {
+  Object.defineProperty(fields, FORM_BODY, { value: true, enumerable: false });
+  return fields;
+}
+
+export function isFormBody(f: Fields): boolean {
+  return (f as { [FORM_BODY]?: boolean })[FORM_BODY] === true;
+}
+
+/** An array field: a JSON array, or from a form body also a single value (a one-element array). */
+export function optArray(f: Fields, key: string): unknown[] | undefined {
+  const v = f[key];
+  if (v === undefined || v === null) return undefined;
+  if (Array.isArray(v)) return v;
+  if (typeof v === 'string' && isFormBody(f)) return [v];
+  throw inputError(`${key} must be an array`);
+}
+
 export function asFields(body: unknown, what = 'body'): Fields {
   if (body === undefined || body === null) return {};
   if (typeof body !== 'object' || Array.isArray(body)) throw inputError(`${what} must be a JSON object`);

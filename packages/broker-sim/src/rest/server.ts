@@ -12,6 +12,7 @@ import { registerPostbackAuthRoutes, registerPostbackRoutes } from '../postbacks
 import { ConsentStore } from './consents.js';
 import type { SimContext } from './context.js';
 import { authError, type ErrorBody, inputError, rateError, SimRestError } from './errors.js';
+import { markFormBody } from './input.js';
 import { type RestServerOptions, resolveOptions } from './options.js';
 import { categoryOf, RateLimiter } from './rate-limits.js';
 import { registerAccountRoutes } from './routes/account.js';
@@ -45,13 +46,14 @@ export interface RestServer {
 /** Largest accepted request body; the biggest legitimate one is a 1000-instrument snapshot. */
 const BODY_LIMIT = 256 * 1024;
 
+/** Repeated keys become an array; a single key stays a value (see `optArray` for array fields). */
 function parseForm(body: string): Record<string, string | string[]> {
   const out: Record<string, string | string[]> = {};
   for (const [k, v] of new URLSearchParams(body)) {
     const prev = out[k];
     out[k] = prev === undefined ? v : Array.isArray(prev) ? [...prev, v] : [prev, v];
   }
-  return out;
+  return markFormBody(out);
 }
 
 function installParsers(app: FastifyInstance): void {
@@ -125,7 +127,14 @@ function rateLimit(ctx: SimContext, request: FastifyRequest): void {
 export async function createRestServer(options: RestServerOptions): Promise<RestServer> {
   const opts = resolveOptions(options);
   // forceCloseConnections: close() ends keep-alive and in-flight connections instead of waiting on them.
-  const app = Fastify({ logger: false, bodyLimit: BODY_LIMIT, forceCloseConnections: true });
+  // ignoreTrailingSlash: `/trades/` is `/trades` (the official SDK's trade book sends the slash),
+  // never `/trades/:orderId` with an empty id; the same holds for every path.
+  const app = Fastify({
+    logger: false,
+    bodyLimit: BODY_LIMIT,
+    forceCloseConnections: true,
+    routerOptions: { ignoreTrailingSlash: true },
+  });
   const accounts = new AccountRegistry(opts.accounts, opts.model, opts.now, opts.matching);
   const tokens = new TokenStore(
     opts.now,

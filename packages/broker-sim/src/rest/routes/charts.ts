@@ -10,7 +10,7 @@ import type { BarColumns } from '../../history/day-bars.js';
 import { ROLLING_FIELDS, type RollingField, rollingOption } from '../../history/rolling-option.js';
 import type { SimContext } from '../context.js';
 import { dataError } from '../errors.js';
-import { asFields, type Fields, optEnum, optString } from '../input.js';
+import { asFields, type Fields, optArray, optEnum, optString } from '../input.js';
 import type { SimInstrument } from '../market-source.js';
 import { asDataInput, dataAccount } from './data-common.js';
 
@@ -134,11 +134,8 @@ export function registerChartRoutes(app: FastifyInstance, ctx: SimContext): void
       throw dataError('814', 'strike must be ATM, ATM+1..ATM+10 or ATM-1..ATM-10');
     if (instrument === 'OPTSTK' && expiryFlag === 'WEEK')
       throw dataError('814', 'stock options have monthly expiries only');
-    const required = f.requiredData === undefined ? [...ROLLING_FIELDS] : f.requiredData;
-    if (
-      !Array.isArray(required) ||
-      required.some((x) => !(ROLLING_FIELDS as readonly unknown[]).includes(x))
-    ) {
+    const required = asDataInput(() => optArray(f, 'requiredData')) ?? [...ROLLING_FIELDS];
+    if (required.some((x) => !(ROLLING_FIELDS as readonly unknown[]).includes(x))) {
       throw dataError('814', `requiredData must be an array of ${ROLLING_FIELDS.join(', ')}`);
     }
     const id = Number(f.securityId);

@@ -3,11 +3,11 @@
  * simulator has no depository: generating the form stands for the user completing it with the
  * T-PIN, so the form approves the ISINs' quantities, provided a T-PIN was requested that day.
  */
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Account } from '../../accounts/account.js';
 import { accountOf, type SimContext } from '../context.js';
 import { inputError, orderError } from '../errors.js';
-import { asFields, optBool, optInt, reqEnum, reqString } from '../input.js';
+import { asFields, optArray, optBool, optEnum, optInt, reqEnum, reqString } from '../input.js';
 
 const escapeHtml = (s: string): string => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
@@ -41,22 +41,30 @@ export function registerEdisRoutes(app: FastifyInstance, _ctx: SimContext): void
   app.post('/edis/bulkform', async (request) => {
     const account = accountOf(request);
     const f = asFields(request.body);
-    if (!Array.isArray(f.isin) || f.isin.length === 0) throw inputError('isin must be a non-empty array');
+    const list = optArray(f, 'isin');
+    if (list === undefined || list.length === 0) throw inputError('isin must be a non-empty array');
     reqEnum(f, 'exchange', ['NSE', 'BSE', 'MCX', 'ALL'] as const);
     reqEnum(f, 'segment', ['EQ', 'COMM', 'FNO'] as const);
     optBool(f, 'bulk');
-    const isins = f.isin.map((x) => reqString({ isin: x }, 'isin', 12));
+    const isins = list.map((x) => reqString({ isin: x }, 'isin', 12));
     const all = isins.includes('ALL') ? account.portfolio.isinHoldings().map((h) => h.isin) : isins;
     return { svcClientId: account.clientId, edisFormHtml: approve(account, all) };
   });
 
-  app.post('/edis/from', async (request) => {
+  // The single-ISIN form: the spec writes `/edis/from`, the official SDK posts to `/edis/form`;
+  // both spellings are served by the same handler.
+  const singleForm = async (request: FastifyRequest) => {
     const account = accountOf(request);
     const f = asFields(request.body);
     const isin = reqString(f, 'isin', 12);
     const qty = optInt(f, 'qty', 1);
+    optEnum(f, 'exchange', ['NSE', 'BSE', 'MCX', 'ALL'] as const);
+    optEnum(f, 'segment', ['EQ', 'COMM', 'FNO'] as const);
+    optBool(f, 'bulk');
     return { svcClientId: account.clientId, edisFormHtml: approve(account, [isin], qty) };
-  });
+  };
+  app.post('/edis/from', singleForm);
+  app.post('/edis/form', singleForm);
 
   app.get<{ Params: { isin: string } }>('/edis/inquire/:isin', async (request) => {
     const account = accountOf(request);

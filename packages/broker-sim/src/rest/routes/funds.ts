@@ -126,18 +126,21 @@ export function registerFundsRoutes(app: FastifyInstance, ctx: SimContext): void
     requireStaticIp(request, account);
     const q = asFields(request.query);
     const b = asFields(request.body);
-    const status = reqEnum({ s: q.killSwitchStatus ?? b.killSwitchStatus }, 's', [
-      'ACTIVATE',
-      'DEACTIVATE',
-    ] as const);
+    // The spec puts killSwitchStatus in the query; a body field of that name is read as well.
+    const status = reqEnum(
+      { killSwitchStatus: q.killSwitchStatus ?? b.killSwitchStatus },
+      'killSwitchStatus',
+      ['ACTIVATE', 'DEACTIVATE'] as const,
+    );
+    // The spec's state table: any -> ACTIVATE when all positions are closed and no order is
+    // pending; ACTIVATE -> DEACTIVATE with no condition shown. Left active, it lifts at day end.
     if (status === 'ACTIVATE') {
       if (!account.killSwitch && !account.canActivateKillSwitch()) {
         throw orderError('Kill switch needs all positions closed and no pending orders');
       }
       account.killSwitch = true;
-    } else if (account.killSwitch) {
-      // Spec: activation disables trading for the current trading day; it lifts at day end.
-      throw orderError('Kill switch stays active until the end of the trading day');
+    } else {
+      account.killSwitch = false;
     }
     return { killSwitchStatus: account.killSwitch ? 'ACTIVATE' : 'DEACTIVATE' };
   });

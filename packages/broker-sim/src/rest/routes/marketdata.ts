@@ -9,12 +9,17 @@ import { toTick } from '../../history/day-bars.js';
 import { hashKeys } from '../../history/random.js';
 import type { SimContext } from '../context.js';
 import { dataError } from '../errors.js';
-import { asFields } from '../input.js';
+import { asFields, optArray } from '../input.js';
 import { asDataInput, dataAccount } from './data-common.js';
 
 /** Spec: up to 1000 instruments per snapshot request. */
 export const MAX_SNAPSHOT_INSTRUMENTS = 1000;
 const SEGMENTS = ['NSE_EQ', 'NSE_FNO', 'BSE_EQ', 'IDX_I'] as const;
+/**
+ * Identity fields a client sends in every body (the official SDK adds `svcClientId` to each one):
+ * not segments. The token decides the account, as on every other endpoint.
+ */
+const IDENTITY_FIELDS: readonly string[] = ['svcClientId'];
 
 interface Snap {
   ltp: number;
@@ -83,10 +88,12 @@ export function registerMarketDataRoutes(app: FastifyInstance, ctx: SimContext):
       const f = asFields(body);
       const out: Array<[string, number[]]> = [];
       let total = 0;
-      for (const [seg, ids] of Object.entries(f)) {
+      for (const seg of Object.keys(f)) {
+        if (IDENTITY_FIELDS.includes(seg)) continue;
         if (!(SEGMENTS as readonly string[]).includes(seg))
           throw dataError('814', `Unsupported segment ${seg}`);
-        if (!Array.isArray(ids)) throw dataError('814', `${seg} must be an array of security ids`);
+        const ids = asDataInput(() => optArray(f, seg));
+        if (ids === undefined) throw dataError('814', `${seg} must be an array of security ids`);
         total += ids.length;
         if (total > MAX_SNAPSHOT_INSTRUMENTS) {
           throw dataError('804', `Too many instruments: at most ${MAX_SNAPSHOT_INSTRUMENTS} per request`);

@@ -23,14 +23,16 @@ export function registerPortfolioRoutes(app: FastifyInstance, ctx: SimContext): 
       .map(wire),
   );
 
-  app.get<{ Params: { orderId: string } }>('/trades/:orderId', async (request) =>
-    accountOf(request)
+  app.get<{ Params: { orderId: string } }>('/trades/:orderId', async (request) => {
+    // `/trades/` is today's book (the router ignores a trailing slash); an empty id never matches.
+    if (request.params.orderId === '') throw inputError('order-id is required');
+    return accountOf(request)
       .portfolio.trades.filter((t) => t.orderId === request.params.orderId)
       .map((t) => {
         const { customSymbol: _c, orderId, ...rest } = wire(t);
         return { ...rest, 'order-id': orderId };
-      }),
-  );
+      });
+  });
 
   app.get<{ Params: { from: string; to: string; page: string } }>(
     '/trades/:from/:to/:page',
