@@ -16,7 +16,8 @@ export function uniqueName(prefix: string): string {
 export async function waitFor(
   check: () => boolean | Promise<boolean>,
   timeoutMs: number,
-  what: string,
+  /** What is awaited; a function is asked at the time-out, so it can say what it saw last. */
+  what: string | (() => string),
   intervalMs = 20,
 ): Promise<void> {
   const deadline = Date.now() + timeoutMs;
@@ -24,5 +25,7 @@ export async function waitFor(
     if (await check()) return;
     await new Promise((r) => setTimeout(r, intervalMs));
   }
-  throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+  throw new Error(
+    `timed out after ${timeoutMs} ms waiting for ${typeof what === 'function' ? what() : what}`,
+  );
 }

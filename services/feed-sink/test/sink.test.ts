@@ -174,10 +174,15 @@ describe('sink into embedded ClickHouse', () => {
     await sink.start();
     try {
       // A probe sets the topics one after another: wait for the whole probe, not its first topic.
+      let seen = '';
       await waitFor(
-        async () => (await lagOf(topics.trades)) === trades.length && (await lagOf(topics.status)) === 0,
+        async () => {
+          const [tradesLag, statusLag] = [await lagOf(topics.trades), await lagOf(topics.status)];
+          seen = `trades ${tradesLag}, status ${statusLag}, consumer up ${sink.stats().consumerUp}`;
+          return tradesLag === trades.length && statusLag === 0;
+        },
         30_000,
-        'lag of every trade, none elsewhere',
+        () => `lag of every trade, none elsewhere (last seen: ${seen})`,
       );
       expect(await lagOf(topics.ohlc)).toBe(0);
       release();

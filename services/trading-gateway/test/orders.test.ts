@@ -357,10 +357,12 @@ describe('account and risk controls', () => {
       outcome: 'refused',
       error_code: 'KILL_SWITCH_ACTIVE',
     });
-    // The service keeps it active until the end of the trading day: its refusal comes back as 422.
+    // The spec's state table moves ACTIVATE -> DEACTIVATE; trading is allowed again.
     const off = await call('POST', '/v1/kill-switch', { status: 'DEACTIVATE' });
-    expect(off.statusCode).toBe(422);
-    expect(off.json().error.upstream.errorCode).toBe('DH-906');
+    expect(off.statusCode, off.body).toBe(200);
+    expect((await call('GET', '/v1/kill-switch')).json()).toMatchObject({ killSwitchStatus: 'DEACTIVATE' });
+    const again = await call('POST', '/v1/orders', { ...LIMIT_BUY, correlationId: 'test-ks-2' });
+    expect(again.statusCode, again.body).toBe(200);
     expect((await call('POST', '/v1/kill-switch', { status: 'MAYBE' })).json().error.field).toBe('status');
   });
 });
