@@ -1,0 +1,152 @@
+/**
+ * npm run bench:sink -- [--records 5000000] [--instruments 25000] [--per-frame 100]
+ *
+ * The Kafka -> ClickHouse sink alone. A capture of --records trades is generated (frames of
+ * --per-frame trades over --instruments instruments, every trade one lot more than its instrument's
+ * last, so per instrument the volume is a sequence number), replayed into fresh topics of a real
+ * local broker through the ingestor's own decode workers and producer, and only then is the sink
+ * started on them: the clock measures the drain of a full topic into embedded ClickHouse (or
+ * CLICKHOUSE_URL), from the sink's start to the last row stored. Stored rows and unique
+ * (instrument, volume) pairs are checked at the end. Progress on stderr; the last stdout line is
+ * the JSON result: {"bench":"sink","records":N,"replay_per_s":...,"drain_per_s":...}.
+ */
+import { existsSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { CaptureWriter, encodeFrame, type FeedRecord } from '@feedpipe/codec';
+import { FEED_TABLES, prefixedTopics } from '@feedpipe/contracts';
+import { replayCapture } from '@feedpipe/feed-ingestor';
+import { createSink } from '@feedpipe/feed-sink';
+import { startLocalKafka } from '@feedpipe/local-kafka';
+import { createStore, EMBEDDED_ENGINE_ALLOCATOR_ENV, runMigrations } from '@feedpipe/store';
+import { tempDir, uniqueName, waitFor } from '@feedpipe/testkit';
+
+const { values } = parseArgs({
+  options: {
+    records: { type: 'string', default: '5000000' },
+    instruments: { type: 'string', default: '25000' },
+    'per-frame': { type: 'string', default: '100' },
+  },
+});
+
+function bounded(name: string, raw: string | undefined, max: number): number {
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value <= 0 || value > max)
+    throw new Error(`--${name} must be in 1..${max}`);
+  return value;
+}
+
+const records = bounded('records', values.records, 50_000_000);
+const instruments = bounded('instruments', values.instruments, 100_000);
+const perFrame = bounded('per-frame', values['per-frame'], 1_000);
+const log = (m: string) => process.stderr.write(`bench:sink: ${m}\n`);
+
+/** Writes the capture: `records` trades in frames of `perFrame`, instruments in turn. */
+async function writeCapture(file: string): Promise<void> {
+  const writer = await CaptureWriter.open(file);
+  const volumes = new Uint32Array(instruments);
+  const startMicros = 1_760_000_000_000_000;
+  let written = 0;
+  while (written < records) {
+    const frame: FeedRecord[] = [];
+    for (let i = 0; i < perFrame && written < records; i++, written++) {
+      const slot = written % instruments;
+      volumes[slot] = (volumes[slot] as number) + 1;
+      const second = 1_760_000_000 + Math.floor(written / instruments);
+      frame.push({
+        type: 'trade',
+        segment: 14,
+        securityId: 1_000_000 + slot,
+        ltp: 100 + (written % 997) / 100,
+        volume: volumes[slot] as number,
+        ltt: second,
+        lut: second,
+      });
+    }
+    if (!writer.write(encodeFrame(frame), startMicros + written)) await writer.drain();
+  }
+  await writer.close();
+}
+
+async function main(): Promise<void> {
+  const missing = Object.entries(EMBEDDED_ENGINE_ALLOCATOR_ENV).filter(([k, v]) => process.env[k] !== v);
+  if (missing.length > 0 && !process.env.CLICKHOUSE_URL) {
+    log(
+      `note: run with ${missing.map(([k, v]) => `${k}=${v}`).join(' ')} for the sink's production allocator`,
+    );
+  }
+  const dir = tempDir('bench-sink');
+  // The broker's log in memory where there is a tmpfs, as bench:pipeline does (the disk is not measured).
+  const kafkaDir = existsSync('/dev/shm')
+    ? join('/dev/shm', uniqueName('bench-sink-kafka'))
+    : join(dir, 'kafka');
+  const kafka = await startLocalKafka({ dataDir: kafkaDir, heap: '1g' });
+  const store = createStore({ url: process.env.CLICKHOUSE_URL || undefined, dataDir: join(dir, 'store') });
+  try {
+    await runMigrations(store.client);
+    const capture = join(dir, 'trades.capture');
+    log(`writing a capture of ${records} trades over ${instruments} instruments`);
+    await writeCapture(capture);
+    const topics = prefixedTopics(uniqueName('bench-sink'));
+    log('replaying it into Kafka');
+    const replay = await replayCapture({ file: capture, brokers: kafka.brokers, topics, workers: 2 });
+    if (replay.produced !== records) throw new Error(`replay produced ${replay.produced} of ${records}`);
+    const replayPerS = Math.round(records / replay.seconds);
+    log(`replayed at ${replayPerS}/s; starting the sink`);
+    const sink = createSink({
+      brokers: kafka.brokers,
+      store,
+      groupId: uniqueName('bench-sink'),
+      topics,
+      maxBatchAgeMs: 1_000,
+      log: (m) => log(`sink: ${m}`),
+    });
+    const started = performance.now();
+    await sink.start();
+    const inserted = () => sink.stats().inserted[FEED_TABLES.ticks.name] ?? 0;
+    let lastLog = started;
+    await waitFor(
+      () => {
+        const now = performance.now();
+        if (now - lastLog > 5_000) {
+          lastLog = now;
+          log(`${inserted()} of ${records} stored`);
+        }
+        return inserted() >= records;
+      },
+      600_000,
+      () => `the sink to store every trade (stored ${inserted()} of ${records})`,
+      50,
+    );
+    const drainSeconds = (performance.now() - started) / 1000;
+    await sink.stop();
+    const rs = await store.client.query({
+      query: `SELECT count() AS n, uniqExact(security_id, volume) AS u FROM ${FEED_TABLES.ticks.name}`,
+      format: 'JSONEachRow',
+    });
+    const [row] = await rs.json<{ n: string | number; u: string | number }>();
+    console.log(
+      JSON.stringify({
+        bench: 'sink',
+        records,
+        instruments,
+        replay_per_s: replayPerS,
+        drain_per_s: Math.round(records / drainSeconds),
+        drain_seconds: Math.round(drainSeconds * 100) / 100,
+        stored: Number(row?.n),
+        duplicates: Number(row?.n) - Number(row?.u),
+        lost: records - Number(row?.u),
+      }),
+    );
+  } finally {
+    await store.close();
+    await kafka.stop();
+    rmSync(kafkaDir, { recursive: true, force: true });
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`bench:sink: ${(error as Error).stack ?? String(error)}\n`);
+  process.exit(1);
+});
