@@ -1,0 +1,304 @@
+/**
+ * npm run bench:kafka-client -- [--records 1000000] [--partitions 6] [--chunk 20000]
+ *
+ * The Kafka client, measured (issue #17 item 4): 1 M keyed JSON trade records (~150 bytes each, an
+ * `fp-src` header like the ingestor's), laid out as record batches per partition and produced
+ * idempotently with acks=all to a 6-partition topic, one chunk at a time with the next chunk laid
+ * out while the current one is in flight (what a decode worker does), through
+ *   (a) today's path: kafkajs 2.2.4 with the patched `encodePartitions` (the ingestor's RecordSetBuilder);
+ *   (b) @feedpipe/kafka-client's BatchProducer (our Produce request over @platformatic/kafka);
+ *   (c) for reference, @platformatic/kafka's own Producer.send with one object per record;
+ * then consumed back through (a) kafkajs eachBatch and (b) the adapter's BatchConsumer, touching
+ * every key, value and header. Same local broker, fresh topics per path. Last stdout line: JSON.
+ */
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import {
+  BatchConsumer,
+  BatchProducer,
+  headerValue,
+  KafkaAdmin,
+  ProduceSet,
+  partitionOf,
+  RecordBatchBuilder,
+  type RecordValueWriter,
+} from '@feedpipe/kafka-client';
+import { startLocalKafka } from '@feedpipe/local-kafka';
+import { tempDir, uniqueName } from '@feedpipe/testkit';
+import { Producer as PlatformaticProducer } from '@platformatic/kafka';
+import { Kafka, logLevel, type TopicMessages } from 'kafkajs';
+import { RecordSetBuilder } from '../services/feed-ingestor/src/kafka/record-set-builder.js';
+
+const { values } = parseArgs({
+  options: {
+    records: { type: 'string', default: '1000000' },
+    partitions: { type: 'string', default: '6' },
+    chunk: { type: 'string', default: '20000' },
+    instruments: { type: 'string', default: '2000' },
+    'skip-plain': { type: 'boolean', default: false },
+  },
+});
+const RECORDS = Number(values.records);
+const PARTITIONS = Number(values.partitions);
+const CHUNK = Number(values.chunk);
+const INSTRUMENTS = Number(values.instruments);
+const SOURCE_HEADER = 'fp-src';
+const SOURCE_BYTES = 14;
+
+function log(message: string): void {
+  process.stderr.write(`bench:kafka-client: ${message}\n`);
+}
+
+/** Instrument keys and their partitions (the ingestor memoises these the same way). */
+const keys = Array.from({ length: INSTRUMENTS }, (_, i) => Buffer.from(String(1000 + i * 7)));
+const partitionOfKey = keys.map((k) => partitionOf(k, PARTITIONS));
+
+/** A realistic trade value (~150 bytes), written straight into the batch like the ingestor's row JSON. */
+class TradeValue implements RecordValueWriter {
+  readonly maxBytes = 256;
+  row = 0;
+  writeValue(out: Uint8Array, at: number): number {
+    const i = this.row;
+    const text = `{"type":"trade","exchangeSegment":"NSE_EQ","securityId":${1000 + (i % INSTRUMENTS) * 7},"ltp":${(1500 + (i % 997) * 0.05).toFixed(2)},"ltq":${1 + (i % 50)},"ltt":${1767225600 + (i >> 4)},"volume":${100000 + i},"receivedAt":${1767225600000000 + i * 13}}`;
+    return at + Buffer.prototype.latin1Write.call(out as Buffer, text, at);
+  }
+}
+const tradeValue = new TradeValue();
+const source = new Uint8Array(SOURCE_BYTES);
+const sourceView = new DataView(source.buffer);
+
+function setSource(chunk: number, row: number): void {
+  sourceView.setUint32(0, 1);
+  sourceView.setUint16(4, 0);
+  sourceView.setUint32(6, chunk);
+  sourceView.setUint32(10, row);
+}
+
+/** Lays out one chunk per partition with `make` and `append` (both paths share the values and headers). */
+function layoutChunk<B>(chunk: number, make: () => B, append: (b: B, key: Buffer) => void): Map<number, B> {
+  const out = new Map<number, B>();
+  const start = chunk * CHUNK;
+  const end = Math.min(RECORDS, start + CHUNK);
+  for (let i = start; i < end; i++) {
+    const k = i % INSTRUMENTS;
+    const p = partitionOfKey[k] as number;
+    let b = out.get(p);
+    if (!b) {
+      b = make();
+      out.set(p, b);
+    }
+    tradeValue.row = i;
+    setSource(chunk, i - start);
+    append(b, keys[k] as Buffer);
+  }
+  return out;
+}
+
+const chunks = Math.ceil(RECORDS / CHUNK);
+const expectedBytes = Math.ceil((CHUNK * 230) / PARTITIONS);
+
+async function produceKafkajs(brokers: string[], topic: string): Promise<number> {
+  const kafka = new Kafka({ clientId: 'bench-kafkajs', brokers, logLevel: logLevel.NOTHING });
+  const producer = kafka.producer({ idempotent: true, maxInFlightRequests: 1 });
+  await producer.connect();
+  const started = performance.now();
+  const sets = (c: number) =>
+    layoutChunk(
+      c,
+      () => new RecordSetBuilder(expectedBytes),
+      (b, key) => b.append(key, tradeValue, source),
+    );
+  let next = sets(0);
+  for (let c = 0; c < chunks; c++) {
+    const current = next;
+    const topicMessages: TopicMessages[] = [
+      { topic, messages: [], encodePartitions: () => Object.fromEntries(current) },
+    ];
+    const sending = producer.sendBatch({ topicMessages, acks: -1 });
+    if (c + 1 < chunks) next = sets(c + 1);
+    await sending;
+    for (const b of current.values()) b.release();
+  }
+  const seconds = (performance.now() - started) / 1000;
+  await producer.disconnect();
+  return RECORDS / seconds;
+}
+
+async function produceAdapter(brokers: string[], topic: string): Promise<number> {
+  const producer = new BatchProducer({ brokers, clientId: 'bench-adapter' });
+  await producer.connect();
+  const count = await producer.partitionCount(topic);
+  const started = performance.now();
+  const sets = (c: number) =>
+    layoutChunk(
+      c,
+      () =>
+        new RecordBatchBuilder({
+          headers: [{ name: SOURCE_HEADER, valueBytes: SOURCE_BYTES }],
+          expectedBytes,
+        }),
+      (b, key) => b.append(key, tradeValue, source),
+    );
+  let next = sets(0);
+  for (let c = 0; c < chunks; c++) {
+    const current = next;
+    const sending = producer.send(new ProduceSet([{ topic, layout: () => current }]));
+    if (c + 1 < chunks) next = sets(c + 1);
+    await sending;
+  }
+  const seconds = (performance.now() - started) / 1000;
+  await producer.close();
+  if (count !== PARTITIONS) throw new Error(`topic has ${count} partitions`);
+  return RECORDS / seconds;
+}
+
+/** @platformatic/kafka's own producer: one message object per record (its plain, documented path). */
+async function producePlain(brokers: string[], topic: string): Promise<number> {
+  const producer = new PlatformaticProducer({
+    clientId: 'bench-plain',
+    bootstrapBrokers: brokers,
+    idempotent: true,
+    partitioner: (_m, key) => (key ? partitionOf(key, PARTITIONS) : 0),
+  });
+  const started = performance.now();
+  const valueBuffer = Buffer.allocUnsafe(256);
+  for (let c = 0; c < chunks; c++) {
+    const messages = [];
+    const start = c * CHUNK;
+    const end = Math.min(RECORDS, start + CHUNK);
+    for (let i = start; i < end; i++) {
+      tradeValue.row = i;
+      setSource(c, i - start);
+      const n = tradeValue.writeValue(valueBuffer, 0);
+      messages.push({
+        topic,
+        key: keys[i % INSTRUMENTS] as Buffer,
+        value: Buffer.from(valueBuffer.subarray(0, n)),
+        headers: new Map([[Buffer.from(SOURCE_HEADER), Buffer.from(source)]]),
+      });
+    }
+    await producer.send({ messages });
+  }
+  const seconds = (performance.now() - started) / 1000;
+  await producer.close();
+  return RECORDS / seconds;
+}
+
+async function consumeKafkajs(brokers: string[], topic: string): Promise<number> {
+  const kafka = new Kafka({ clientId: 'bench-kafkajs-consumer', brokers, logLevel: logLevel.NOTHING });
+  const consumer = kafka.consumer({
+    groupId: uniqueName('bench-kafkajs'),
+    maxBytesPerPartition: 1024 * 1024,
+    maxBytes: 4 * 1024 * 1024,
+    maxWaitTimeInMs: 500,
+  });
+  await consumer.connect();
+  await consumer.subscribe({ topic, fromBeginning: true });
+  let seen = 0;
+  let bytes = 0;
+  let started = 0;
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`kafkajs consumed ${seen} of ${RECORDS}`)), 600_000);
+    consumer
+      .run({
+        autoCommit: false,
+        eachBatch: async ({ batch }) => {
+          if (started === 0) started = performance.now();
+          for (const m of batch.messages) {
+            bytes +=
+              (m.key?.length ?? 0) +
+              (m.value?.length ?? 0) +
+              ((m.headers?.[SOURCE_HEADER] as Buffer | undefined)?.length ?? 0);
+            seen += 1;
+          }
+          if (seen >= RECORDS) {
+            clearTimeout(timer);
+            resolve();
+          }
+        },
+      })
+      .catch(reject);
+  });
+  const seconds = (performance.now() - started) / 1000;
+  await consumer.disconnect();
+  if (bytes === 0) throw new Error('nothing read');
+  return RECORDS / seconds;
+}
+
+async function consumeAdapter(brokers: string[], topic: string): Promise<number> {
+  let seen = 0;
+  let bytes = 0;
+  let started = 0;
+  let done: () => void = () => undefined;
+  const finished = new Promise<void>((resolve) => {
+    done = resolve;
+  });
+  const consumer = new BatchConsumer({
+    brokers,
+    clientId: 'bench-adapter-consumer',
+    groupId: uniqueName('bench-adapter'),
+    topics: [topic],
+    eachBatch: ({ records }) => {
+      if (started === 0) started = performance.now();
+      for (const r of records) {
+        bytes += (r.key?.length ?? 0) + (r.value?.length ?? 0) + (headerValue(r, SOURCE_HEADER)?.length ?? 0);
+        seen += 1;
+      }
+      if (seen >= RECORDS) done();
+    },
+  });
+  await consumer.start();
+  const timer = setTimeout(done, 600_000);
+  await finished;
+  clearTimeout(timer);
+  const seconds = (performance.now() - started) / 1000;
+  await consumer.stop();
+  if (seen < RECORDS) throw new Error(`adapter consumed ${seen} of ${RECORDS}`);
+  if (bytes === 0) throw new Error('nothing read');
+  return RECORDS / seconds;
+}
+
+async function main(): Promise<void> {
+  const kafka = await startLocalKafka({
+    dataDir: join(tempDir('bench-kafka-client'), 'kafka'),
+    heap: '768m',
+  });
+  const admin = new KafkaAdmin({ brokers: kafka.brokers });
+  const result: Record<string, unknown> = {
+    bench: 'kafka-client',
+    node: process.version,
+    records: RECORDS,
+    partitions: PARTITIONS,
+    chunk: CHUNK,
+  };
+  try {
+    const topicA = uniqueName('bench-kafkajs');
+    const topicB = uniqueName('bench-adapter');
+    const topicC = uniqueName('bench-plain');
+    await admin.ensureTopics([topicA, topicB, topicC], { partitions: PARTITIONS });
+    // Order alternates the paths so neither always runs on a warmer broker.
+    log('produce (b) adapter');
+    result.produce_adapter_per_s = Math.round(await produceAdapter(kafka.brokers, topicB));
+    log('produce (a) kafkajs (patched)');
+    result.produce_kafkajs_per_s = Math.round(await produceKafkajs(kafka.brokers, topicA));
+    if (!values['skip-plain']) {
+      log('produce (c) platformatic Producer.send, an object per record');
+      result.produce_platformatic_plain_per_s = Math.round(await producePlain(kafka.brokers, topicC));
+    }
+    log('consume (a) kafkajs eachBatch');
+    result.consume_kafkajs_per_s = Math.round(await consumeKafkajs(kafka.brokers, topicA));
+    log('consume (b) adapter BatchConsumer');
+    result.consume_adapter_per_s = Math.round(await consumeAdapter(kafka.brokers, topicB));
+    const [a, b] = await Promise.all([admin.topicOffsets(topicA), admin.topicOffsets(topicB)]);
+    result.records_in_topics = {
+      kafkajs: a.reduce((s, p) => s + Number(p.high), 0),
+      adapter: b.reduce((s, p) => s + Number(p.high), 0),
+    };
+  } finally {
+    await admin.close();
+    await kafka.stop();
+  }
+  process.stdout.write(`${JSON.stringify(result)}\n`);
+}
+
+await main();
