@@ -178,6 +178,9 @@ export class BatchConsumer {
         mode: 'committed',
         fallbackMode: this.#options.fromBeginning === false ? 'latest' : 'earliest',
         autocommit: false,
+        // Messages the stream may hold before it stops fetching: one batch's worth, so a fetch's
+        // records are handed over in one burst instead of the library's small default window.
+        highWaterMark: this.#maxBatch,
       });
     } catch (error) {
       throw new KafkaClientError(
