@@ -1,6 +1,9 @@
 /**
  * npm run bench:kafka-client -- [--records 1000000] [--partitions 6] [--chunk 20000] [--rounds 2]
- *                                [--skip-plain]
+ *                                [--skip-plain] [--consume-only] [--no-crc-path]
+ *
+ * `--records 5000000 --consume-only`: the sink's drain figure (5 M records produced once with the
+ * adapter, then only the consumers are timed, in rounds alternating which goes first).
  *
  * The Kafka client, measured (issue #17 item 4): 1 M keyed JSON trade records (~150 bytes each, an
  * `fp-src` header like the ingestor's), laid out as record batches per partition and produced
@@ -9,15 +12,16 @@
  *   (a) today's path: kafkajs 2.2.4 with the patched `encodePartitions` (the ingestor's RecordSetBuilder);
  *   (b) @feedpipe/kafka-client's BatchProducer (our Produce request over @platformatic/kafka);
  *   (c) for reference, @platformatic/kafka's own Producer.send with one object per record;
- * then consumed back through (a) kafkajs eachBatch and (b) the adapter's BatchConsumer, touching
- * every key, value and header. Same local broker, fresh topics per path. Last stdout line: JSON.
+ * then consumed back through (a) kafkajs eachBatch and (b) the adapter's BatchConsumer (our Fetch
+ * and in-place record decoding; (b') the same without the CRC-32C check, unless --no-crc-path),
+ * all reading the same topic, touching every key, value and header, same fetch sizes (4 MiB per
+ * request, 1 MiB per partition). Same local broker, fresh groups per path. Last stdout line: JSON.
  */
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import {
   BatchConsumer,
   BatchProducer,
-  headerValue,
   KafkaAdmin,
   ProduceSet,
   partitionOf,
@@ -38,6 +42,8 @@ const { values } = parseArgs({
     instruments: { type: 'string', default: '2000' },
     rounds: { type: 'string', default: '2' },
     'skip-plain': { type: 'boolean', default: false },
+    'consume-only': { type: 'boolean', default: false },
+    'no-crc-path': { type: 'boolean', default: false },
   },
 });
 const RECORDS = Number(values.records);
@@ -228,7 +234,7 @@ async function consumeKafkajs(brokers: string[], topic: string): Promise<number>
   return RECORDS / seconds;
 }
 
-async function consumeAdapter(brokers: string[], topic: string): Promise<number> {
+async function consumeAdapter(brokers: string[], topic: string, checkCrcs: boolean): Promise<number> {
   let seen = 0;
   let bytes = 0;
   let started = 0;
@@ -241,12 +247,17 @@ async function consumeAdapter(brokers: string[], topic: string): Promise<number>
     clientId: 'bench-adapter-consumer',
     groupId: uniqueName('bench-adapter'),
     topics: [topic],
-    eachBatch: ({ records }) => {
+    checkCrcs,
+    maxBytes: 4 * 1024 * 1024,
+    maxBytesPerPartition: 1024 * 1024,
+    maxWaitMs: 500,
+    eachBatch: (batch) => {
       if (started === 0) started = performance.now();
-      for (const r of records) {
-        bytes += (r.key?.length ?? 0) + (r.value?.length ?? 0) + (headerValue(r, SOURCE_HEADER)?.length ?? 0);
-        seen += 1;
+      for (let i = 0; i < batch.count; i++) {
+        bytes +=
+          (batch.key(i)?.length ?? 0) + (batch.value(i)?.length ?? 0) + (batch.header(i, SOURCE_HEADER)?.length ?? 0);
       }
+      seen += batch.count;
       if (seen >= RECORDS) done();
     },
   });
@@ -261,18 +272,27 @@ async function consumeAdapter(brokers: string[], topic: string): Promise<number>
   return RECORDS / seconds;
 }
 
+/** Fills `topic` with the adapter's producer (the consume-only mode's one topic). */
+async function fill(brokers: string[], topic: string): Promise<void> {
+  log(`producing ${RECORDS} records to ${topic}`);
+  const rate = await produceAdapter(brokers, topic);
+  log(`produced at ${Math.round(rate)}/s`);
+}
+
 async function main(): Promise<void> {
   const kafka = await startLocalKafka({
     dataDir: join(tempDir('bench-kafka-client'), 'kafka'),
     heap: '768m',
   });
   const admin = new KafkaAdmin({ brokers: kafka.brokers });
+  const consumeOnly = values['consume-only'];
   const result: Record<string, unknown> = {
     bench: 'kafka-client',
     node: process.version,
     records: RECORDS,
     partitions: PARTITIONS,
     chunk: CHUNK,
+    mode: consumeOnly ? 'consume-only' : 'produce-and-consume',
   };
   const samples: Record<string, number[]> = {
     produce_kafkajs: [],
@@ -280,44 +300,64 @@ async function main(): Promise<void> {
     produce_platformatic_plain: [],
     consume_kafkajs: [],
     consume_adapter: [],
+    consume_adapter_nocrc: [],
   };
   const push = (name: string, value: number) => samples[name]?.push(Math.round(value));
+  const countOf = async (topic: string) =>
+    (await admin.topicOffsets(topic)).reduce((n, p) => n + Number(p.high), 0);
   try {
-    // Rounds alternate which path goes first (a warmer JIT and broker favour the second), and each
-    // round uses fresh topics; the figures are the best round per path, all rounds listed beside.
+    let shared: string | undefined;
+    if (consumeOnly) {
+      shared = uniqueName('bench-drain');
+      await admin.ensureTopics([shared], { partitions: PARTITIONS });
+      await fill(kafka.brokers, shared);
+    }
+    // Rounds alternate which path goes first (a warmer JIT and broker favour the second); the
+    // figures are the best round per path, all rounds listed beside.
     for (let round = 0; round < ROUNDS; round++) {
-      const topicA = uniqueName('bench-kafkajs');
-      const topicB = uniqueName('bench-adapter');
-      await admin.ensureTopics([topicA, topicB], { partitions: PARTITIONS });
-      const paths = [
-        async () => {
-          log(`round ${round}: produce (a) kafkajs (patched)`);
-          push('produce_kafkajs', await produceKafkajs(kafka.brokers, topicA));
-        },
-        async () => {
-          log(`round ${round}: produce (b) adapter`);
-          push('produce_adapter', await produceAdapter(kafka.brokers, topicB));
-        },
-      ];
-      for (const path of round % 2 === 0 ? paths : paths.reverse()) await path();
+      let topic = shared;
+      if (!topic) {
+        const topicA = uniqueName('bench-kafkajs');
+        const topicB = uniqueName('bench-adapter');
+        await admin.ensureTopics([topicA, topicB], { partitions: PARTITIONS });
+        const paths = [
+          async () => {
+            log(`round ${round}: produce (a) kafkajs (patched)`);
+            push('produce_kafkajs', await produceKafkajs(kafka.brokers, topicA));
+          },
+          async () => {
+            log(`round ${round}: produce (b) adapter`);
+            push('produce_adapter', await produceAdapter(kafka.brokers, topicB));
+          },
+        ];
+        for (const path of round % 2 === 0 ? paths : paths.reverse()) await path();
+        const inA = await countOf(topicA);
+        if (inA !== RECORDS) throw new Error(`${topicA} holds ${inA} records, not ${RECORDS}`);
+        topic = topicB;
+      }
+      const inTopic = await countOf(topic);
+      if (inTopic !== RECORDS) throw new Error(`${topic} holds ${inTopic} records, not ${RECORDS}`);
+      const source = topic;
       const reads = [
         async () => {
           log(`round ${round}: consume (a) kafkajs eachBatch`);
-          push('consume_kafkajs', await consumeKafkajs(kafka.brokers, topicA));
+          push('consume_kafkajs', await consumeKafkajs(kafka.brokers, source));
         },
         async () => {
           log(`round ${round}: consume (b) adapter BatchConsumer`);
-          push('consume_adapter', await consumeAdapter(kafka.brokers, topicB));
+          push('consume_adapter', await consumeAdapter(kafka.brokers, source, true));
         },
       ];
+      if (!values['no-crc-path']) {
+        reads.push(async () => {
+          log(`round ${round}: consume (b') adapter BatchConsumer, no CRC check`);
+          push('consume_adapter_nocrc', await consumeAdapter(kafka.brokers, source, false));
+        });
+      }
       for (const read of round % 2 === 0 ? reads : reads.reverse()) await read();
-      const [a, b] = await Promise.all([admin.topicOffsets(topicA), admin.topicOffsets(topicB)]);
-      const inA = a.reduce((n, p) => n + Number(p.high), 0);
-      const inB = b.reduce((n, p) => n + Number(p.high), 0);
-      if (inA !== RECORDS || inB !== RECORDS)
-        throw new Error(`topics hold ${inA} and ${inB} records, not ${RECORDS}`);
+      log(`round ${round}: ${JSON.stringify(Object.fromEntries(Object.entries(samples).map(([k, v]) => [k, v.at(-1)])))}`);
     }
-    if (!values['skip-plain']) {
+    if (!values['skip-plain'] && !consumeOnly) {
       const topicC = uniqueName('bench-plain');
       await admin.ensureTopics([topicC], { partitions: PARTITIONS });
       log('produce (c) platformatic Producer.send, an object per record');

@@ -15,6 +15,11 @@ export class Backoff {
     this.#attempt += 1;
     return Math.round(ceiling / 2 + (Math.random() * ceiling) / 2);
   }
+
+  /** After a success: the next delay starts from the initial one again. */
+  reset(): void {
+    this.#attempt = 0;
+  }
 }
 
 export function sleep(ms: number): Promise<void> {

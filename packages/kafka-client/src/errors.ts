@@ -26,6 +26,14 @@ export type KafkaClientErrorCode =
   | 'COMMIT_FAILED'
   /** The consumer stopped on an error it cannot recover from by itself. */
   | 'CONSUMER_FAILED'
+  /** A fetch failed (network, leader moved): retried after a backoff, the position kept. */
+  | 'FETCH_FAILED'
+  /** Fetched record batches are corrupt or in a format this reader does not know (CRC, magic, lengths). */
+  | 'RECORDS_CORRUPT'
+  /** The caller's eachBatch threw: the same records are delivered again after a backoff. */
+  | 'HANDLER_FAILED'
+  /** Joining the group, its heartbeat or leaving failed (retried while the consumer runs). */
+  | 'GROUP_FAILED'
   /** A bounded wait ended before its condition held. */
   | 'TIMEOUT';
 

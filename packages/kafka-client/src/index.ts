@@ -1,10 +1,9 @@
 export {
   BatchConsumer,
   type BatchConsumerOptions,
-  type ConsumedRecord,
-  headerValue,
+  type BatchConsumerStats,
+  type ConsumerState,
   type PartitionLag,
-  type RecordBatch,
   type TopicPartitionOffset,
 } from './clients/batch-consumer.js';
 export {
@@ -17,9 +16,11 @@ export { JsonProducer, type JsonProducerOptions, type JsonRecord } from './clien
 export { type EnsureTopicsOptions, KafkaAdmin, type PartitionOffsets } from './clients/kafka-admin.js';
 export { ProduceSet, type TopicRecords } from './clients/produce-set.js';
 export { type ReadRecord, readTopic } from './clients/read-topic.js';
+export type { TopicPartitions } from './consumer/consumer-protocol.js';
 export { isKafkaClientError, KafkaClientError, type KafkaClientErrorCode } from './errors.js';
 export type { ConnectionOptions } from './options.js';
 export { crc32c } from './protocol/crc32c.js';
+export { type ConsumedRecord, headerValue, PartitionBatch } from './protocol/partition-batch.js';
 export { partitionOf } from './protocol/partitioner.js';
 export {
   BATCH_HEADER_BYTES,

@@ -2,7 +2,8 @@
 import { randomUUID } from 'node:crypto';
 import { KafkaClientError } from '../errors.js';
 import type { ConnectionOptions } from '../options.js';
-import { BatchConsumer, type ConsumedRecord } from './batch-consumer.js';
+import { type ConsumedRecord } from '../protocol/partition-batch.js';
+import { BatchConsumer } from './batch-consumer.js';
 import { KafkaAdmin } from './kafka-admin.js';
 
 export interface ReadRecord {
@@ -45,7 +46,8 @@ export async function readTopic(
     ...connection,
     groupId: `read-topic-${randomUUID()}`,
     topics: [topic],
-    eachBatch: ({ partition, records: batch }) => {
+    eachBatch: (batch) => {
+      const partition = batch.partition;
       const high = highs.get(partition) ?? 0n;
       for (const r of batch) {
         if (r.offset >= high) continue;
