@@ -1,16 +1,23 @@
-/** Integration tier: consumer group batches, manual commit and resume, lag, pause/resume; admin; keyed JSON. */
+/**
+ * Integration tier: BatchConsumer against the real broker: round trips of what kafkajs and
+ * BatchProducer wrote, manual commit and resume, a group of two sharing partitions, the rebalance
+ * waiting for onRevoked, redelivery after a handler error, pause/resume; then admin and keyed JSON.
+ */
 import { uniqueName, waitFor } from '@feedpipe/testkit';
+import { CompressionTypes, Kafka, logLevel } from 'kafkajs';
 import { afterEach, describe, expect, inject, it } from 'vitest';
 import {
   BatchConsumer,
+  type BatchConsumerOptions,
   BatchProducer,
-  headerValue,
   JsonProducer,
   KafkaAdmin,
+  type KafkaClientError,
+  type PartitionBatch,
   ProduceSet,
   partitionOf,
-  type RecordBatch,
   readTopic,
+  type TopicPartitions,
 } from '../src/index.js';
 import { chunkRecords, SOURCE_HEADER, sourceOf } from './support.js';
 
@@ -20,11 +27,16 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
-async function filledTopic(partitions: number, chunks: number, rows: number): Promise<string> {
+async function newTopic(partitions: number): Promise<string> {
   const topic = uniqueName('kc-consume');
   const admin = new KafkaAdmin({ brokers });
   await admin.ensureTopics([topic], { partitions });
   await admin.close();
+  return topic;
+}
+
+async function filledTopic(partitions: number, chunks: number, rows: number): Promise<string> {
+  const topic = await newTopic(partitions);
   const producer = new BatchProducer({ brokers });
   for (let chunk = 0; chunk < chunks; chunk++)
     await producer.send(new ProduceSet([chunkRecords(topic, chunk, rows)]));
@@ -32,87 +44,248 @@ async function filledTopic(partitions: number, chunks: number, rows: number): Pr
   return topic;
 }
 
+/** A consumer stopped after the test; `seen` collects `partition:offset` of every record handed over. */
+function consumer(options: Omit<BatchConsumerOptions, 'brokers'> & { brokers?: string[] }): BatchConsumer {
+  const c = new BatchConsumer({ brokers, heartbeatIntervalMs: 500, ...options });
+  cleanups.push(() => c.stop());
+  return c;
+}
+
+const count = (batches: PartitionBatch[]) => batches.reduce((n, b) => n + b.count, 0);
+
 describe('BatchConsumer', () => {
-  it('hands over batches per partition, commits manually, and a new member resumes after the commit', async () => {
+  it('reads back what BatchProducer and kafkajs wrote: keys, values, headers (gzip too), high watermark', async () => {
+    const topic = await filledTopic(3, 2, 300);
+    const kafka = new Kafka({ clientId: 'kc-test', brokers, logLevel: logLevel.NOTHING });
+    const producer = kafka.producer({ idempotent: true });
+    await producer.connect();
+    const fromKafkajs = Array.from({ length: 50 }, (_, i) => ({
+      key: `js-${i}`,
+      value: JSON.stringify({ js: i }),
+      headers: { [SOURCE_HEADER]: sourceOf(9, i), other: `o${i}` },
+      partition: i % 3,
+    }));
+    await producer.send({ topic, acks: -1, messages: fromKafkajs.slice(0, 25) });
+    await producer.send({
+      topic,
+      acks: -1,
+      compression: CompressionTypes.GZIP,
+      messages: fromKafkajs.slice(25),
+    });
+    await producer.disconnect();
+
+    const batches: PartitionBatch[] = [];
+    const values = new Map<string, { partition: number; header: string | undefined; other?: string }>();
+    const c = consumer({
+      groupId: uniqueName('kc-roundtrip'),
+      topics: [topic],
+      eachBatch: (batch) => {
+        batches.push(batch);
+        for (let i = 0; i < batch.count; i++) {
+          values.set(String(batch.value(i)), {
+            partition: batch.partition,
+            header: batch.header(i, SOURCE_HEADER)?.toString('hex'),
+            ...(batch.header(i, 'other') ? { other: String(batch.header(i, 'other')) } : {}),
+          });
+          if (batch.key(i)?.toString().startsWith('js-')) continue;
+          expect(partitionOf(batch.key(i) as Buffer, 3)).toBe(batch.partition);
+        }
+      },
+    });
+    await c.start();
+    await waitFor(() => count(batches) >= 650, 30_000, 'records');
+    expect(values.size).toBe(650);
+    for (let row = 0; row < 300; row++) {
+      const seen = values.get(JSON.stringify({ chunk: 1, row, ltp: 100 + row / 4 }));
+      expect(seen?.header).toBe(sourceOf(1, row).toString('hex'));
+    }
+    fromKafkajs.forEach((m, i) => {
+      expect(values.get(m.value)).toEqual({
+        partition: i % 3,
+        header: sourceOf(9, i).toString('hex'),
+        other: `o${i}`,
+      });
+    });
+    const highs = new Map<number, bigint>();
+    for (const b of batches) {
+      expect(b.nextOffset).toBe(BigInt(b.lastOffset + 1));
+      expect(b.highWatermark).toBeGreaterThanOrEqual(b.nextOffset);
+      highs.set(
+        b.partition,
+        b.highWatermark > (highs.get(b.partition) ?? 0n) ? b.highWatermark : (highs.get(b.partition) ?? 0n),
+      );
+    }
+    expect([...highs.values()].reduce((n, h) => n + h, 0n)).toBe(650n);
+  });
+
+  it('commits manually, and a new member resumes after the commit', async () => {
     const topic = await filledTopic(3, 2, 300);
     const groupId = uniqueName('kc-group');
-    const first: RecordBatch[] = [];
+    const first: PartitionBatch[] = [];
     const committedThrough = new Map<number, bigint>();
-    const a = new BatchConsumer({
-      brokers,
+    const a = consumer({
       groupId,
       topics: [topic],
       eachBatch: async (batch) => {
         first.push(batch);
-        // Commit only the first half of each partition's first batch.
+        // Commit only up to the middle of each partition's first batch.
         if (committedThrough.has(batch.partition)) return;
-        const half = batch.records[Math.floor(batch.records.length / 2)];
-        if (!half) return;
-        committedThrough.set(batch.partition, half.offset);
-        await a.commit([{ topic, partition: batch.partition, offset: half.offset }]);
+        const half = BigInt(batch.offset(Math.floor(batch.count / 2)));
+        committedThrough.set(batch.partition, half);
+        await a.commit([{ topic, partition: batch.partition, offset: half }]);
       },
     });
-    cleanups.push(() => a.stop());
-    let assigned = 0;
     await a.start();
-    await waitFor(() => first.reduce((n, b) => n + b.records.length, 0) >= 600, 30_000, 'records');
-    for (const batch of first) {
-      const offsets = batch.records.map((r) => r.offset);
-      expect(offsets).toEqual([...offsets].sort((x, y) => (x < y ? -1 : 1)));
-      for (const r of batch.records) {
-        expect(partitionOf(r.key as Buffer, 3)).toBe(batch.partition);
-        const { chunk, row } = JSON.parse(String(r.value)) as { chunk: number; row: number };
-        expect(headerValue(r, SOURCE_HEADER)).toEqual(sourceOf(chunk, row));
-      }
-    }
+    await waitFor(() => count(first) >= 600, 30_000, 'records');
     const lag = await a.lag();
     expect(lag.map((l) => l.partition).sort()).toEqual([0, 1, 2]);
     for (const l of lag) expect(l.committed).toBe(committedThrough.get(l.partition) ?? 0n);
-    const total = lag.reduce((n, l) => n + l.highWatermark, 0n);
-    expect(total).toBe(600n);
+    expect(lag.reduce((n, l) => n + l.highWatermark, 0n)).toBe(600n);
     await a.stop();
 
-    const resumed: RecordBatch[] = [];
-    const b = new BatchConsumer({
-      brokers,
+    const resumed: PartitionBatch[] = [];
+    const assigned: TopicPartitions[][] = [];
+    const b = consumer({
       groupId,
       topics: [topic],
       eachBatch: (batch) => void resumed.push(batch),
-      onAssigned: () => {
-        assigned += 1;
-      },
+      onAssigned: (partitions) => void assigned.push(partitions),
     });
-    cleanups.push(() => b.stop());
     await b.start();
     const expected = lag.reduce((n, l) => n + Number(l.highWatermark - l.committed), 0);
-    await waitFor(() => resumed.reduce((n, x) => n + x.records.length, 0) >= expected, 30_000, 'records');
+    await waitFor(() => count(resumed) >= expected, 30_000, 'records');
     for (const [partition, from] of committedThrough) {
-      const firstResumed = resumed.find((x) => x.partition === partition)?.records[0];
-      expect(firstResumed?.offset).toBe(from);
+      expect(resumed.find((x) => x.partition === partition)?.firstOffset).toBe(Number(from));
     }
-    expect(assigned).toBeGreaterThanOrEqual(1);
+    expect(count(resumed)).toBe(expected);
+    expect(assigned).toEqual([[{ topic, partitions: [0, 1, 2] }]]);
   });
 
-  it('pauses and resumes', async () => {
-    const topic = await filledTopic(1, 1, 50);
-    let seen = 0;
-    const consumer = new BatchConsumer({
-      brokers,
-      groupId: uniqueName('kc-pause'),
+  it('shares the partitions between two members, and waits for onRevoked before they move', async () => {
+    const topic = await filledTopic(4, 1, 400);
+    const groupId = uniqueName('kc-pair');
+    const events: string[] = [];
+    /** Offsets each member handed over, per partition: a partition moves only after A committed what it read. */
+    const read = { a: new Map<number, number[]>(), b: new Map<number, number[]>() };
+    const handler = (who: 'a' | 'b') => (batch: PartitionBatch) => {
+      const list = read[who].get(batch.partition) ?? [];
+      for (let i = 0; i < batch.count; i++) list.push(batch.offset(i));
+      read[who].set(batch.partition, list);
+    };
+    const a: BatchConsumer = consumer({
+      groupId,
       topics: [topic],
-      eachBatch: ({ records }) => {
-        seen += records.length;
+      eachBatch: handler('a'),
+      onAssigned: (p) => void events.push(`a assigned ${p[0]?.partitions.join(',') ?? ''}`),
+      onRevoked: async (partitions) => {
+        events.push('a revoking');
+        // A slow flush: the rebalance must wait for it, and the commit inside it still counts.
+        await new Promise((r) => setTimeout(r, 1_500));
+        const offsets = partitions.flatMap(({ partitions: list }) =>
+          list.map((partition) => ({
+            topic,
+            partition,
+            offset: BigInt((read.a.get(partition)?.at(-1) ?? -1) + 1),
+          })),
+        );
+        await a.commit(offsets.filter((o) => o.offset > 0n));
+        events.push('a revoked');
       },
     });
-    cleanups.push(() => consumer.stop());
-    consumer.pause();
-    await consumer.start();
-    consumer.pause();
-    await new Promise((r) => setTimeout(r, 1_500));
-    const whilePaused = seen;
-    consumer.resume();
-    await waitFor(() => seen >= 50, 30_000, 'records');
-    expect(whilePaused).toBeLessThan(50);
+    await a.start();
+    await waitFor(() => [...read.a.values()].reduce((n, l) => n + l.length, 0) >= 400, 30_000, 'a read all');
+    const b = consumer({
+      groupId,
+      topics: [topic],
+      eachBatch: handler('b'),
+      onAssigned: (p) => void events.push(`b assigned ${p[0]?.partitions.join(',') ?? ''}`),
+    });
+    await b.start();
+    await waitFor(() => events.filter((e) => e.startsWith('a assigned')).length >= 2, 30_000, 'a reassigned');
+    expect(events.indexOf('a revoked')).toBeGreaterThan(events.indexOf('a revoking'));
+    expect(events.findIndex((e) => e.startsWith('b assigned'))).toBeGreaterThan(events.indexOf('a revoked'));
+    const mine = [a.assignment(), b.assignment()].map((x) => x[0]?.partitions ?? []);
+    expect(mine.map((p) => p.length)).toEqual([2, 2]);
+    expect([...mine[0], ...mine[1]].sort()).toEqual([0, 1, 2, 3]);
+
+    // New records go to whoever holds the partition now; B never re-reads what A committed.
+    const producer = new BatchProducer({ brokers });
+    await producer.send(new ProduceSet([chunkRecords(topic, 1, 400)]));
+    await producer.close();
+    const total = () => [...read.a.values(), ...read.b.values()].reduce((n, l) => n + l.length, 0);
+    await waitFor(() => total() >= 800, 30_000, 'second chunk');
+    await new Promise((r) => setTimeout(r, 300));
+    expect(total()).toBe(800);
+    for (const partition of mine[1]) {
+      expect(Math.min(...(read.b.get(partition) ?? [])), `partition ${partition}`).toBeGreaterThan(
+        Math.max(...(read.a.get(partition) ?? [-1])),
+      );
+    }
+  });
+
+  it('hands a batch over again after the handler threw, staying in the group', async () => {
+    const topic = await filledTopic(1, 1, 100);
+    const errors: KafkaClientError[] = [];
+    const offsets: number[] = [];
+    let throws = 2;
+    const c = consumer({
+      groupId: uniqueName('kc-throw'),
+      topics: [topic],
+      retryBackoffMs: 50,
+      eachBatch: (batch) => {
+        if (throws-- > 0) throw new Error('store down');
+        for (let i = 0; i < batch.count; i++) offsets.push(batch.offset(i));
+      },
+      onError: (error) => void errors.push(error),
+    });
+    await c.start();
+    const member = c.memberId;
+    await waitFor(() => offsets.length >= 100, 30_000, 'records');
+    expect(offsets).toEqual(Array.from({ length: 100 }, (_, i) => i));
+    expect(errors.map((e) => [e.code, e.retriable])).toEqual([
+      ['HANDLER_FAILED', true],
+      ['HANDLER_FAILED', true],
+    ]);
+    expect(c.memberId).toBe(member);
+    expect(c.stats.handlerErrors).toBe(2);
+    expect(c.stats.rejoins).toBe(0);
+  });
+
+  it('pauses and resumes the consumer, and single partitions', async () => {
+    const topic = await filledTopic(2, 1, 100);
+    const seen = new Map<number, number>();
+    const c = consumer({
+      groupId: uniqueName('kc-pause'),
+      topics: [topic],
+      eachBatch: (batch) => void seen.set(batch.partition, (seen.get(batch.partition) ?? 0) + batch.count),
+    });
+    c.pause();
+    await c.start();
+    await new Promise((r) => setTimeout(r, 1_000));
+    expect(seen.size).toBe(0);
+    c.pause([{ topic, partitions: [1] }]);
+    c.resume();
+    const total = () => [...seen.values()].reduce((n, x) => n + x, 0);
+    await waitFor(() => (seen.get(0) ?? 0) > 0, 30_000, 'partition 0');
+    await new Promise((r) => setTimeout(r, 1_000));
+    expect(seen.get(1)).toBeUndefined();
+    c.resume([{ topic, partitions: [1] }]);
+    await waitFor(() => total() >= 100, 30_000, 'all records');
+    expect(total()).toBe(100);
+  });
+
+  it('rejects unknown and bad options, naming them', () => {
+    const base = { brokers, groupId: 'g', topics: ['t'], eachBatch: () => undefined };
+    expect(() => new BatchConsumer({ ...base, maxBatchRecords: 5 } as BatchConsumerOptions)).toThrow(
+      /unknown batch consumer option "maxBatchRecords"/,
+    );
+    expect(() => new BatchConsumer({ ...base, maxWaitMs: 0 })).toThrow(
+      /"maxWaitMs" must be a positive integer/,
+    );
+    expect(() => new BatchConsumer({ ...base, topics: [] })).toThrow(/"topics"/);
+    expect(() => new BatchConsumer({ ...base, checkCrcs: 'yes' as unknown as boolean })).toThrow(
+      /"checkCrcs"/,
+    );
   });
 });
 

@@ -23,16 +23,16 @@
  */
 import { Base, type Broker, ConnectionPool } from '@platformatic/kafka';
 import { Backoff } from '../backoff.js';
+import { AssignedPartitions, FROM_COMMITTED, FROM_RESET_POLICY } from '../consumer/assigned-partitions.js';
+import type { TopicPartitions } from '../consumer/consumer-protocol.js';
+import { Fetcher, type FetchRound } from '../consumer/fetcher.js';
+import { GROUP_APIS, GroupMember } from '../consumer/group-member.js';
+import { EARLIEST, LATEST, listOffsets } from '../consumer/offset-lookup.js';
 import { describe, KafkaClientError } from '../errors.js';
 import { CONNECTION_KEYS, type ConnectionOptions, checkOptions } from '../options.js';
 import { BrokerError, brokerErrorCodes, LEADER_MOVED, REJOIN_NEEDED } from '../protocol/broker-errors.js';
 import type { PartitionBatch } from '../protocol/partition-batch.js';
 import { readPartitionRecords } from '../protocol/record-batch-reader.js';
-import { AssignedPartitions, FROM_COMMITTED, FROM_RESET_POLICY } from '../consumer/assigned-partitions.js';
-import type { TopicPartitions } from '../consumer/consumer-protocol.js';
-import { type FetchRound, Fetcher } from '../consumer/fetcher.js';
-import { GROUP_APIS, GroupMember } from '../consumer/group-member.js';
-import { EARLIEST, LATEST, listOffsets } from '../consumer/offset-lookup.js';
 
 export interface TopicPartitionOffset {
   topic: string;
@@ -50,7 +50,15 @@ export interface PartitionLag {
   lag: bigint;
 }
 
-export type ConsumerState = 'created' | 'joining' | 'assigned' | 'consuming' | 'revoking' | 'stopping' | 'stopped' | 'failed';
+export type ConsumerState =
+  | 'created'
+  | 'joining'
+  | 'assigned'
+  | 'consuming'
+  | 'revoking'
+  | 'stopping'
+  | 'stopped'
+  | 'failed';
 
 export interface BatchConsumerStats {
   state: ConsumerState;
@@ -131,16 +139,24 @@ const POSITIVE = KNOWN.filter((k) => k.endsWith('Ms') || k.endsWith('Bytes') || 
 
 function validate(options: BatchConsumerOptions): void {
   checkOptions('batch consumer', options, KNOWN, POSITIVE);
-  const fail = (message: string) => new KafkaClientError('CONFIG_INVALID', `batch consumer option ${message}`);
-  if (typeof options.groupId !== 'string' || options.groupId === '') throw fail('"groupId" must be a non-empty string');
-  if (!Array.isArray(options.topics) || options.topics.length === 0 || !options.topics.every((t) => typeof t === 'string' && t !== ''))
+  const fail = (message: string) =>
+    new KafkaClientError('CONFIG_INVALID', `batch consumer option ${message}`);
+  if (typeof options.groupId !== 'string' || options.groupId === '')
+    throw fail('"groupId" must be a non-empty string');
+  if (
+    !Array.isArray(options.topics) ||
+    options.topics.length === 0 ||
+    !options.topics.every((t) => typeof t === 'string' && t !== '')
+  )
     throw fail('"topics" must list at least one topic');
   if (typeof options.eachBatch !== 'function') throw fail('"eachBatch" must be a function');
   for (const key of ['fromBeginning', 'checkCrcs'] as const) {
-    if (options[key] !== undefined && typeof options[key] !== 'boolean') throw fail(`"${key}" must be a boolean`);
+    if (options[key] !== undefined && typeof options[key] !== 'boolean')
+      throw fail(`"${key}" must be a boolean`);
   }
   for (const key of ['onAssigned', 'onRevoked', 'onError'] as const) {
-    if (options[key] !== undefined && typeof options[key] !== 'function') throw fail(`"${key}" must be a function`);
+    if (options[key] !== undefined && typeof options[key] !== 'function')
+      throw fail(`"${key}" must be a function`);
   }
 }
 
@@ -186,9 +202,21 @@ export class BatchConsumer {
     const maxWait = options.maxWaitMs ?? 500;
     this.#backoffMs = [options.retryBackoffMs ?? 100, options.maxRetryBackoffMs ?? 5_000];
     // Our loops retry with their own backoff; the library's retries are for its metadata calls.
-    this.#client = new Base({ clientId, bootstrapBrokers: [...options.brokers], timeout: requestTimeout, retries: 1, retryDelay: 250 });
-    this.#fetchPool = new ConnectionPool(clientId, { requestTimeout: requestTimeout + maxWait, connectTimeout: 5_000 });
-    this.#joinPool = new ConnectionPool(clientId, { requestTimeout: requestTimeout + rebalance, connectTimeout: 5_000 });
+    this.#client = new Base({
+      clientId,
+      bootstrapBrokers: [...options.brokers],
+      timeout: requestTimeout,
+      retries: 1,
+      retryDelay: 250,
+    });
+    this.#fetchPool = new ConnectionPool(clientId, {
+      requestTimeout: requestTimeout + maxWait,
+      connectTimeout: 5_000,
+    });
+    this.#joinPool = new ConnectionPool(clientId, {
+      requestTimeout: requestTimeout + rebalance,
+      connectTimeout: 5_000,
+    });
     this.#member = new GroupMember({
       groupId: options.groupId,
       topics: options.topics,
@@ -237,7 +265,8 @@ export class BatchConsumer {
    * consumer keeps trying until `stop()`).
    */
   async start(): Promise<void> {
-    if (this.#state !== 'created') throw new KafkaClientError('CONFIG_INVALID', `start() called in state ${this.#state}`);
+    if (this.#state !== 'created')
+      throw new KafkaClientError('CONFIG_INVALID', `start() called in state ${this.#state}`);
     this.#state = 'joining';
     await this.#checkApis();
     const assigned = new Promise<void>((resolve, reject) => {
@@ -248,7 +277,12 @@ export class BatchConsumer {
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<never>((_, reject) => {
       timer = setTimeout(
-        () => reject(new KafkaClientError('TIMEOUT', `group ${this.#o.groupId}: no assignment within ${limit} ms`, { retriable: true })),
+        () =>
+          reject(
+            new KafkaClientError('TIMEOUT', `group ${this.#o.groupId}: no assignment within ${limit} ms`, {
+              retriable: true,
+            }),
+          ),
         limit,
       );
     });
@@ -290,7 +324,9 @@ export class BatchConsumer {
         topic,
         partitions: Array.from({ length: metadata.topics.get(topic)?.partitionsCount ?? 0 }, (_, i) => i),
       }));
-      const flat = partitions.flatMap((t) => t.partitions.map((partition) => ({ topic: t.topic, partition })));
+      const flat = partitions.flatMap((t) =>
+        t.partitions.map((partition) => ({ topic: t.topic, partition })),
+      );
       const [highs, committed] = await Promise.all([
         listOffsets(this.#client, flat, LATEST),
         this.#member.committed(partitions),
@@ -299,10 +335,19 @@ export class BatchConsumer {
         const c = committed.get(`${topic}:${partition}`) ?? -1n;
         const base = c < 0n ? 0n : c;
         const highWatermark = highs.get(`${topic}:${partition}`) ?? 0n;
-        return { topic, partition, committed: base, highWatermark, lag: highWatermark > base ? highWatermark - base : 0n };
+        return {
+          topic,
+          partition,
+          committed: base,
+          highWatermark,
+          lag: highWatermark > base ? highWatermark - base : 0n,
+        };
       });
     } catch (error) {
-      throw new KafkaClientError('ADMIN_FAILED', `lag of ${topics.join(',')}: ${describe(error)}`, { retriable: true, cause: error });
+      throw new KafkaClientError('ADMIN_FAILED', `lag of ${topics.join(',')}: ${describe(error)}`, {
+        retriable: true,
+        cause: error,
+      });
     }
   }
 
@@ -398,12 +443,24 @@ export class BatchConsumer {
       if (!this.#current(generation)) break;
       const state = this.#partitions.get(target.topic, target.partition);
       // Moved (seeked, reset) or paused since the request went out: this answer is stale.
-      if (!state || state.position !== target.offset || this.#partitions.isPaused(state.topic, state.partition)) continue;
+      if (
+        !state ||
+        state.position !== target.offset ||
+        this.#partitions.isPaused(state.topic, state.partition)
+      )
+        continue;
       if (answer.errorCode !== BrokerError.NONE) {
         trouble = true;
         if (answer.errorCode === BrokerError.OFFSET_OUT_OF_RANGE) state.position = FROM_RESET_POLICY;
         else if (LEADER_MOVED.has(answer.errorCode)) refresh = true;
-        else this.#fetchFailed(new KafkaClientError('FETCH_FAILED', `${target.topic}:${target.partition}: broker error ${answer.errorCode}`, { retriable: true }));
+        else
+          this.#fetchFailed(
+            new KafkaClientError(
+              'FETCH_FAILED',
+              `${target.topic}:${target.partition}: broker error ${answer.errorCode}`,
+              { retriable: true },
+            ),
+          );
         continue;
       }
       let batch: PartitionBatch;
@@ -420,10 +477,14 @@ export class BatchConsumer {
         } catch (error) {
           this.#stats.handlerErrors += 1;
           this.#report(
-            new KafkaClientError('HANDLER_FAILED', `eachBatch of ${batch.topic}:${batch.partition} failed: ${describe(error)}`, {
-              retriable: true,
-              cause: error,
-            }),
+            new KafkaClientError(
+              'HANDLER_FAILED',
+              `eachBatch of ${batch.topic}:${batch.partition} failed: ${describe(error)}`,
+              {
+                retriable: true,
+                cause: error,
+              },
+            ),
           );
           return { refresh, trouble: true };
         }
@@ -441,9 +502,16 @@ export class BatchConsumer {
     const pending = this.#partitions.unresolved();
     try {
       const fromCommitted = pending.filter((s) => s.position === FROM_COMMITTED);
-      const committed = fromCommitted.length > 0 ? await this.#member.committed(groupByTopic(fromCommitted)) : new Map<string, bigint>();
+      const committed =
+        fromCommitted.length > 0
+          ? await this.#member.committed(groupByTopic(fromCommitted))
+          : new Map<string, bigint>();
       const needReset = pending.filter((s) => (committed.get(`${s.topic}:${s.partition}`) ?? -1n) < 0n);
-      const reset = await listOffsets(this.#client, needReset, this.#o.fromBeginning === false ? LATEST : EARLIEST);
+      const reset = await listOffsets(
+        this.#client,
+        needReset,
+        this.#o.fromBeginning === false ? LATEST : EARLIEST,
+      );
       for (const s of pending) {
         const at = committed.get(`${s.topic}:${s.partition}`) ?? -1n;
         s.position = Number(at >= 0n ? at : (reset.get(`${s.topic}:${s.partition}`) ?? 0n));
@@ -469,7 +537,10 @@ export class BatchConsumer {
       this.#state = 'failed';
       await Promise.allSettled([this.#fetchPool.close(), this.#joinPool.close(), this.#client.close()]);
       if (error instanceof KafkaClientError) throw error;
-      throw new KafkaClientError('CONSUMER_FAILED', `api versions: ${describe(error)}`, { retriable: true, cause: error });
+      throw new KafkaClientError('CONSUMER_FAILED', `api versions: ${describe(error)}`, {
+        retriable: true,
+        cause: error,
+      });
     }
   }
 
@@ -492,7 +563,12 @@ export class BatchConsumer {
     try {
       await call();
     } catch (error) {
-      this.#report(new KafkaClientError('HANDLER_FAILED', `${name} failed: ${describe(error)}`, { retriable: true, cause: error }));
+      this.#report(
+        new KafkaClientError('HANDLER_FAILED', `${name} failed: ${describe(error)}`, {
+          retriable: true,
+          cause: error,
+        }),
+      );
     }
   }
 
@@ -501,7 +577,10 @@ export class BatchConsumer {
     this.#report(
       error instanceof KafkaClientError
         ? error
-        : new KafkaClientError('FETCH_FAILED', `fetch: ${describe(error)}`, { retriable: true, cause: error }),
+        : new KafkaClientError('FETCH_FAILED', `fetch: ${describe(error)}`, {
+            retriable: true,
+            cause: error,
+          }),
     );
   }
 

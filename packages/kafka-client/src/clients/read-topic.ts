@@ -2,7 +2,7 @@
 import { randomUUID } from 'node:crypto';
 import { KafkaClientError } from '../errors.js';
 import type { ConnectionOptions } from '../options.js';
-import { type ConsumedRecord } from '../protocol/partition-batch.js';
+import type { ConsumedRecord } from '../protocol/partition-batch.js';
 import { BatchConsumer } from './batch-consumer.js';
 import { KafkaAdmin } from './kafka-admin.js';
 

@@ -60,7 +60,10 @@ export class AssignedPartitions {
       list.push(s.partition);
       byTopic.set(s.topic, list);
     }
-    return [...byTopic].map(([topic, partitions]) => ({ topic, partitions: partitions.sort((a, b) => a - b) }));
+    return [...byTopic].map(([topic, partitions]) => ({
+      topic,
+      partitions: partitions.sort((a, b) => a - b),
+    }));
   }
 
   /** Partitions whose position is not known yet. */

@@ -101,9 +101,13 @@ export class Fetcher {
           version,
         );
         if (answer.errorCode !== 0) {
-          throw new KafkaClientError('FETCH_FAILED', `fetch from ${broker.host}:${broker.port}: error ${answer.errorCode}`, {
-            retriable: true,
-          });
+          throw new KafkaClientError(
+            'FETCH_FAILED',
+            `fetch from ${broker.host}:${broker.port}: error ${answer.errorCode}`,
+            {
+              retriable: true,
+            },
+          );
         }
         return { answer, byKey };
       }),
@@ -114,10 +118,14 @@ export class Fetcher {
         round.failures.push(
           result.reason instanceof KafkaClientError
             ? result.reason
-            : new KafkaClientError('FETCH_FAILED', `fetch from ${broker?.host}:${broker?.port}: ${describe(result.reason)}`, {
-                retriable: true,
-                cause: result.reason,
-              }),
+            : new KafkaClientError(
+                'FETCH_FAILED',
+                `fetch from ${broker?.host}:${broker?.port}: ${describe(result.reason)}`,
+                {
+                  retriable: true,
+                  cause: result.reason,
+                },
+              ),
         );
         continue;
       }

@@ -180,15 +180,22 @@ export class GroupMember {
         }
         if (codes.length === 0 || codes.some((c) => COORDINATOR_MOVED.has(c))) this.#coordinator = undefined;
         // A rebalance that began between our JoinGroup and SyncGroup: join again straight away.
-        if (codes.includes(BrokerError.REBALANCE_IN_PROGRESS) || codes.includes(BrokerError.ILLEGAL_GENERATION))
+        if (
+          codes.includes(BrokerError.REBALANCE_IN_PROGRESS) ||
+          codes.includes(BrokerError.ILLEGAL_GENERATION)
+        )
           continue;
         // A new group's coordinator is often not ready on the first tries: tell only of a streak.
         if (++failures >= 3) {
           this.#o.onError(
-            new KafkaClientError('GROUP_FAILED', `group ${this.#o.groupId}: join failed: ${describe(error)}`, {
-              retriable: true,
-              cause: error,
-            }),
+            new KafkaClientError(
+              'GROUP_FAILED',
+              `group ${this.#o.groupId}: join failed: ${describe(error)}`,
+              {
+                retriable: true,
+                cause: error,
+              },
+            ),
           );
         }
       }
@@ -237,9 +244,13 @@ export class GroupMember {
   /** Commits the next offsets to read, under this member's generation. Throws COMMIT_FAILED (retriable). */
   async commit(offsets: ReadonlyArray<{ topic: string; partition: number; offset: bigint }>): Promise<void> {
     if (this.#generationId < 0) {
-      throw new KafkaClientError('COMMIT_FAILED', `group ${this.#o.groupId}: not a member of a generation now`, {
-        retriable: true,
-      });
+      throw new KafkaClientError(
+        'COMMIT_FAILED',
+        `group ${this.#o.groupId}: not a member of a generation now`,
+        {
+          retriable: true,
+        },
+      );
     }
     const byTopic = new Map<string, offsetCommitV9.OffsetCommitRequestPartition[]>();
     for (const o of offsets) {
@@ -329,10 +340,14 @@ export class GroupMember {
       if (codes.some((c) => REJOIN_NEEDED.has(c))) return 'lost';
       this.#coordinator = undefined;
       this.#o.onError(
-        new KafkaClientError('GROUP_FAILED', `group ${this.#o.groupId}: heartbeat failed: ${describe(error)}`, {
-          retriable: true,
-          cause: error,
-        }),
+        new KafkaClientError(
+          'GROUP_FAILED',
+          `group ${this.#o.groupId}: heartbeat failed: ${describe(error)}`,
+          {
+            retriable: true,
+            cause: error,
+          },
+        ),
       );
       return 'retry';
     }
@@ -353,10 +368,14 @@ export class GroupMember {
       }
     }
     const codes = brokerErrorCodes(lastError);
-    throw new KafkaClientError('GROUP_FAILED', `group ${this.#o.groupId}: ${what} failed: ${describe(lastError)}`, {
-      retriable: codes.length === 0 || codes.some((c) => COORDINATOR_MOVED.has(c) || REJOIN_NEEDED.has(c)),
-      cause: lastError,
-    });
+    throw new KafkaClientError(
+      'GROUP_FAILED',
+      `group ${this.#o.groupId}: ${what} failed: ${describe(lastError)}`,
+      {
+        retriable: codes.length === 0 || codes.some((c) => COORDINATOR_MOVED.has(c) || REJOIN_NEEDED.has(c)),
+        cause: lastError,
+      },
+    );
   }
 
   async #coordinatorConnection(pool: ConnectionPool): Promise<Connection> {
@@ -371,12 +390,20 @@ export class GroupMember {
   }
 
   /** The leader's SyncGroup assignments: round robin over the partitions every member subscribed to. */
-  async #assign(members: joinGroupV9.JoinGroupResponseMember[]): Promise<syncGroupV5.SyncGroupRequestAssignment[]> {
-    const subscriptions = members.map((m) => ({ memberId: m.memberId, topics: decodeSubscription(m.metadata) }));
+  async #assign(
+    members: joinGroupV9.JoinGroupResponseMember[],
+  ): Promise<syncGroupV5.SyncGroupRequestAssignment[]> {
+    const subscriptions = members.map((m) => ({
+      memberId: m.memberId,
+      topics: decodeSubscription(m.metadata),
+    }));
     const topics = [...new Set(subscriptions.flatMap((s) => s.topics))];
     const metadata = await this.#o.client.metadata({ topics, forceUpdate: true });
     const counts = new Map(topics.map((t) => [t, metadata.topics.get(t)?.partitionsCount ?? 0]));
     const assigned = assignRoundRobin(subscriptions, counts);
-    return [...assigned].map(([memberId, partitions]) => ({ memberId, assignment: encodeAssignment(partitions) }));
+    return [...assigned].map(([memberId, partitions]) => ({
+      memberId,
+      assignment: encodeAssignment(partitions),
+    }));
   }
 }

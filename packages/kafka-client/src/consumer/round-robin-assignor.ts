@@ -19,7 +19,9 @@ export function assignRoundRobin(
   members: readonly MemberSubscription[],
   partitionCounts: ReadonlyMap<string, number>,
 ): Map<string, TopicPartitions[]> {
-  const sorted = [...members].sort((a, b) => (a.memberId < b.memberId ? -1 : a.memberId > b.memberId ? 1 : 0));
+  const sorted = [...members].sort((a, b) =>
+    a.memberId < b.memberId ? -1 : a.memberId > b.memberId ? 1 : 0,
+  );
   const out = new Map<string, Map<string, number[]>>(sorted.map((m) => [m.memberId, new Map()]));
   const subscribed = sorted.map((m) => new Set(m.topics));
   const topics = [...new Set(sorted.flatMap((m) => m.topics))].sort();

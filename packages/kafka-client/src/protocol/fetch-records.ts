@@ -102,7 +102,12 @@ function createRequest(
 }
 
 /** Decodes the response over one contiguous copy of it; the records stay views into that copy. */
-function parseResponse(_correlationId: number, _apiKey: number, version: number, reader: Reader): FetchAnswer {
+function parseResponse(
+  _correlationId: number,
+  _apiKey: number,
+  version: number,
+  reader: Reader,
+): FetchAnswer {
   const whole = reader.buffer.slice(reader.position, reader.buffer.length);
   let at = 0;
   const int16 = () => {

@@ -76,7 +76,8 @@ export function readPartitionRecords(
     const end = at + BATCH_OVERHEAD + data.readInt32BE(at + 8);
     if (end > data.length) break; // cut at the fetch size: read again next time
     const magic = data[at + MAGIC_AT] as number;
-    if (magic !== 2) throw corrupt(`${where}: record batch magic ${magic} at offset ${int64At(data, at)} (only 2 is read)`);
+    if (magic !== 2)
+      throw corrupt(`${where}: record batch magic ${magic} at offset ${int64At(data, at)} (only 2 is read)`);
     if (checkCrcs && crc32c(data, at + ATTRIBUTES_AT, end) !== data.readUInt32BE(at + CRC_AT)) {
       throw corrupt(`${where}: CRC mismatch in the record batch at offset ${int64At(data, at)}`);
     }
@@ -156,7 +157,8 @@ function decodeSection(
   const bytes = s.bytes;
   cursor.at = s.start;
   for (let r = 0; r < s.count; r++) {
-    if (cursor.at >= s.end) throw corrupt(`${where}: batch at ${s.baseOffset} holds fewer records than it says`);
+    if (cursor.at >= s.end)
+      throw corrupt(`${where}: batch at ${s.baseOffset} holds fewer records than it says`);
     const length = readVarint(bytes);
     const end = cursor.at + length;
     if (length < 0 || end > s.end) throw corrupt(`${where}: a record overruns its batch at ${s.baseOffset}`);
