@@ -223,6 +223,30 @@ describe('BatchConsumer', () => {
     }
   });
 
+  it('stops at once while its join waits for a member that is still flushing', async () => {
+    const topic = await filledTopic(2, 1, 10);
+    const groupId = uniqueName('kc-stop-joining');
+    let revoking = false;
+    const a = consumer({
+      groupId,
+      topics: [topic],
+      eachBatch: () => undefined,
+      onRevoked: async () => {
+        revoking = true;
+        await new Promise((r) => setTimeout(r, 4_000));
+      },
+    });
+    await a.start();
+    const b = consumer({ groupId, topics: [topic], eachBatch: () => undefined });
+    const starting = b.start().catch((error: KafkaClientError) => error.code);
+    await waitFor(() => revoking, 30_000, 'a rebalance under way');
+    const stopAt = Date.now();
+    await b.stop();
+    expect(Date.now() - stopAt).toBeLessThan(2_000);
+    expect(await starting).toBe('CLOSED');
+    expect(b.state).toBe('stopped');
+  });
+
   it('hands a batch over again after the handler threw, staying in the group', async () => {
     const topic = await filledTopic(1, 1, 100);
     const errors: KafkaClientError[] = [];

@@ -359,6 +359,9 @@ export class BatchConsumer {
     if (this.#state === 'stopped') return;
     this.#stopping = true;
     this.#wake();
+    // A JoinGroup waits at the coordinator for the other members (up to the rebalance timeout):
+    // closing its pool ends the wait now, and a stopping member needs no answer.
+    if (this.#state === 'joining') await this.#joinPool.close().catch(() => undefined);
     if (this.#state !== 'failed') this.#state = 'stopping';
     await this.#running;
     await this.#member.leave();
@@ -398,6 +401,10 @@ export class BatchConsumer {
       await this.#member.stopHeartbeats();
       this.#partitions.clear();
     }
+    this.#firstAssignment?.reject(
+      new KafkaClientError('CLOSED', 'the consumer was stopped before its first assignment'),
+    );
+    this.#firstAssignment = undefined;
   }
 
   /** Fetch rounds for one generation, until a rebalance or stop. */

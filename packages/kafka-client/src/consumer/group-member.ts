@@ -119,74 +119,15 @@ export class GroupMember {
     this.#generationId = -1;
     let failures = 0;
     while (!stopped()) {
-      let code: number | undefined;
       try {
-        const coordinator = await this.#coordinatorConnection(this.#o.joinPool);
-        let joined: joinGroupV9.JoinGroupResponse;
-        try {
-          joined = await joinGroupV9.api.async(
-            coordinator,
-            this.#o.groupId,
-            this.#o.sessionTimeoutMs,
-            this.#o.rebalanceTimeoutMs,
-            this.#memberId,
-            null,
-            PROTOCOL_TYPE,
-            ASSIGNOR_PROTOCOLS.map((name) => ({ name, metadata: subscription })),
-            null,
-          );
-        } catch (error) {
-          // KIP-394: the first join of a new member is answered with its member id, to join with.
-          const answer = responseOf<{ memberId?: string }>(error);
-          if (brokerErrorCodes(error).includes(BrokerError.MEMBER_ID_REQUIRED) && answer?.memberId) {
-            this.#memberId = answer.memberId;
-            continue;
-          }
-          throw error;
-        }
-        this.#memberId = joined.memberId;
-        const leader = joined.leader === joined.memberId;
-        const assignments = leader ? await this.#assign(joined.members) : [];
-        const synced = await syncGroupV5.api.async(
-          coordinator,
-          this.#o.groupId,
-          joined.generationId,
-          joined.memberId,
-          null,
-          PROTOCOL_TYPE,
-          joined.protocolName,
-          assignments,
-        );
-        this.#generationId = joined.generationId;
-        return {
-          memberId: joined.memberId,
-          generationId: joined.generationId,
-          leader,
-          assignment: decodeAssignment(synced.assignment),
-        };
+        return await this.#joinRound(subscription);
       } catch (error) {
-        const codes = brokerErrorCodes(error);
-        code = codes[0];
-        const fatal = codes.find((c) => JOIN_FATAL.has(c));
-        if (fatal !== undefined) {
-          throw new KafkaClientError(
-            'CONSUMER_FAILED',
-            `group ${this.#o.groupId}: join refused (broker error ${fatal}: ${describe(error)})`,
-            { cause: error },
-          );
-        }
-        if (codes.includes(BrokerError.UNKNOWN_MEMBER_ID) || codes.includes(BrokerError.FENCED_INSTANCE_ID)) {
-          this.#memberId = '';
-        }
-        if (codes.length === 0 || codes.some((c) => COORDINATOR_MOVED.has(c))) this.#coordinator = undefined;
-        // A rebalance that began between our JoinGroup and SyncGroup: join again straight away.
-        if (
-          codes.includes(BrokerError.REBALANCE_IN_PROGRESS) ||
-          codes.includes(BrokerError.ILLEGAL_GENERATION)
-        )
-          continue;
+        failures += 1;
+        // A rebalance that began between our JoinGroup and SyncGroup, or a member id to drop:
+        // join again at once, a few times (the coordinator paces a rebalance by itself).
+        if (this.#classifyJoinFailure(error) === 'again' && failures < 5) continue;
         // A new group's coordinator is often not ready on the first tries: tell only of a streak.
-        if (++failures >= 3) {
+        if (failures >= 3) {
           this.#o.onError(
             new KafkaClientError(
               'GROUP_FAILED',
@@ -199,11 +140,80 @@ export class GroupMember {
           );
         }
       }
-      await sleep(code === BrokerError.UNKNOWN_MEMBER_ID ? 0 : backoff.next());
+      if (stopped()) break;
+      await sleep(backoff.next());
     }
     throw new KafkaClientError('CONSUMER_FAILED', `group ${this.#o.groupId}: stopped while joining`, {
       retriable: true,
     });
+  }
+
+  /** One JoinGroup (twice for a new member, KIP-394) and SyncGroup; the leader assigns in between. */
+  async #joinRound(subscription: Buffer): Promise<JoinResult> {
+    const coordinator = await this.#coordinatorConnection(this.#o.joinPool);
+    const request = () =>
+      joinGroupV9.api.async(
+        coordinator,
+        this.#o.groupId,
+        this.#o.sessionTimeoutMs,
+        this.#o.rebalanceTimeoutMs,
+        this.#memberId,
+        null,
+        PROTOCOL_TYPE,
+        ASSIGNOR_PROTOCOLS.map((name) => ({ name, metadata: subscription })),
+        null,
+      );
+    let joined: joinGroupV9.JoinGroupResponse;
+    try {
+      joined = await request();
+    } catch (error) {
+      // A new member's first join is answered with its member id, to join with.
+      const answer = responseOf<{ memberId?: string }>(error);
+      if (!brokerErrorCodes(error).includes(BrokerError.MEMBER_ID_REQUIRED) || !answer?.memberId) throw error;
+      this.#memberId = answer.memberId;
+      joined = await request();
+    }
+    this.#memberId = joined.memberId;
+    const leader = joined.leader === joined.memberId;
+    const assignments = leader ? await this.#assign(joined.members) : [];
+    const synced = await syncGroupV5.api.async(
+      coordinator,
+      this.#o.groupId,
+      joined.generationId,
+      joined.memberId,
+      null,
+      PROTOCOL_TYPE,
+      joined.protocolName,
+      assignments,
+    );
+    this.#generationId = joined.generationId;
+    return {
+      memberId: joined.memberId,
+      generationId: joined.generationId,
+      leader,
+      assignment: decodeAssignment(synced.assignment),
+    };
+  }
+
+  /** After a failed join round: 'again' at once or after a 'backoff'; throws CONSUMER_FAILED when no retry can help. */
+  #classifyJoinFailure(error: unknown): 'again' | 'backoff' {
+    const codes = brokerErrorCodes(error);
+    const fatal = codes.find((c) => JOIN_FATAL.has(c));
+    if (fatal !== undefined) {
+      throw new KafkaClientError(
+        'CONSUMER_FAILED',
+        `group ${this.#o.groupId}: join refused (broker error ${fatal}: ${describe(error)})`,
+        { cause: error },
+      );
+    }
+    if (codes.length === 0 || codes.some((c) => COORDINATOR_MOVED.has(c))) this.#coordinator = undefined;
+    if (codes.includes(BrokerError.UNKNOWN_MEMBER_ID) || codes.includes(BrokerError.FENCED_INSTANCE_ID)) {
+      this.#memberId = '';
+      return 'again';
+    }
+    return codes.includes(BrokerError.REBALANCE_IN_PROGRESS) || codes.includes(BrokerError.ILLEGAL_GENERATION)
+      ? 'again'
+      : 'backoff';
   }
 
   /**
