@@ -4,6 +4,7 @@
  * waiting for onRevoked, redelivery after a handler error, pause/resume; then admin and keyed JSON.
  */
 import { uniqueName, waitFor } from '@feedpipe/testkit';
+import { Base, type Broker, findCoordinatorV6, leaveGroupV5 } from '@platformatic/kafka';
 import { CompressionTypes, Kafka, logLevel } from 'kafkajs';
 import { afterEach, describe, expect, inject, it } from 'vitest';
 import {
@@ -273,6 +274,50 @@ describe('BatchConsumer', () => {
     expect(c.memberId).toBe(member);
     expect(c.stats.handlerErrors).toBe(2);
     expect(c.stats.rejoins).toBe(0);
+  });
+
+  it('joins again by itself when the group removed it (lost), from the committed offsets', async () => {
+    const topic = await filledTopic(2, 1, 100);
+    const groupId = uniqueName('kc-lost');
+    const revoked: boolean[] = [];
+    const offsets: number[] = [];
+    const c = consumer({
+      groupId,
+      topics: [topic],
+      eachBatch: async (batch) => {
+        for (let i = 0; i < batch.count; i++) offsets.push(batch.offset(i));
+        await c.commit([{ topic, partition: batch.partition, offset: batch.nextOffset }]);
+      },
+      onRevoked: (_partitions, { lost }) => void revoked.push(lost),
+    });
+    await c.start();
+    await waitFor(() => offsets.length >= 100, 30_000, 'records');
+    const first = c.memberId;
+    // Another client removes the member, as the coordinator does when a session times out.
+    const admin = new Base({ clientId: 'kc-test', bootstrapBrokers: brokers });
+    cleanups.push(() => admin.close());
+    const metadata = await admin.metadata({ topics: [] });
+    const broker = [...metadata.brokers.values()][0] as Broker;
+    const connection = await admin.connections.get(broker);
+    const coordinator = (await findCoordinatorV6.api.async(connection, 0, [groupId])).coordinators[0];
+    await leaveGroupV5.api.async(
+      await admin.connections.get({ host: coordinator?.host ?? '', port: coordinator?.port ?? 0 }),
+      groupId,
+      [{ memberId: first, groupInstanceId: null, reason: 'test' }],
+    );
+    await waitFor(
+      () => revoked.length >= 1 && c.state === 'consuming' && c.memberId !== first,
+      30_000,
+      'rejoined',
+    );
+    expect(revoked[0]).toBe(true);
+    expect(c.stats.rejoins).toBe(1);
+    const producer = new BatchProducer({ brokers });
+    await producer.send(new ProduceSet([chunkRecords(topic, 1, 100)]));
+    await producer.close();
+    await waitFor(() => offsets.length >= 200, 30_000, 'records after the rejoin');
+    await new Promise((r) => setTimeout(r, 300));
+    expect(offsets).toHaveLength(200);
   });
 
   it('pauses and resumes the consumer, and single partitions', async () => {
