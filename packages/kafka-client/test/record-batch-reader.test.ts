@@ -12,7 +12,8 @@ import {
   encodeSubscription,
 } from '../src/consumer/consumer-protocol.js';
 import { assignRoundRobin } from '../src/consumer/round-robin-assignor.js';
-import { crc32c, type KafkaClientError, RecordBatchBuilder } from '../src/index.js';
+import { crc32c, KafkaClientError, RecordBatchBuilder } from '../src/index.js';
+import { brokerErrorCodes } from '../src/protocol/broker-errors.js';
 import type { FetchPartitionAnswer } from '../src/protocol/fetch-records.js';
 import { readPartitionRecords } from '../src/protocol/record-batch-reader.js';
 
@@ -144,11 +145,33 @@ describe('readPartitionRecords', () => {
     }
   });
 
+  it("reads the broker's append time on LogAppendTime batches", () => {
+    const records = ourBatch(0, 2);
+    records.writeInt16BE(records.readInt16BE(21) | 0x08, 21);
+    records.writeBigInt64BE(1_800_000_000_000n, 35);
+    records.writeUInt32BE(crc32c(records, 21, records.length), 17);
+    const batch = readPartitionRecords(answerOf(records), 0, true);
+    expect([batch.timestamp(0), batch.timestamp(1)]).toEqual([1_800_000_000_000, 1_800_000_000_000]);
+  });
+
   it('refuses records that overrun their batch', () => {
     const records = ourBatch(0, 2);
     records[61] = 0x7e; // first record's length varint: 63, past the batch
     records.writeUInt32BE(crc32c(records, 21, records.length), 17);
     expect(() => readPartitionRecords(answerOf(records), 0, true)).toThrow(/overruns/);
+  });
+});
+
+describe('broker error codes', () => {
+  it('are read from library errors, also when wrapped in ours', () => {
+    const library = Object.assign(new Error('response'), {
+      errors: [Object.assign(new Error('protocol'), { apiCode: 27 })],
+    });
+    const ours = new KafkaClientError('COMMIT_FAILED', 'x', {
+      cause: new KafkaClientError('GROUP_FAILED', 'y', { cause: library }),
+    });
+    expect(brokerErrorCodes(ours)).toEqual([27]);
+    expect(brokerErrorCodes(new Error('socket hang up'))).toEqual([]);
   });
 });
 

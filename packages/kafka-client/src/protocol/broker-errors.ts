@@ -77,11 +77,13 @@ export const JOIN_FATAL: ReadonlySet<number> = new Set([
 export function brokerErrorCodes(error: unknown): number[] {
   const out: number[] = [];
   const visit = (e: unknown, depth: number): void => {
-    if (depth > 3 || typeof e !== 'object' || e === null) return;
+    if (depth > 5 || typeof e !== 'object' || e === null) return;
     const code = (e as { apiCode?: unknown }).apiCode;
     if (typeof code === 'number' && code !== 0) out.push(code);
     const inner = (e as { errors?: unknown }).errors;
     if (Array.isArray(inner)) for (const x of inner) visit(x, depth + 1);
+    // Our own errors wrap the library's as `cause`.
+    visit((e as { cause?: unknown }).cause, depth + 1);
   };
   visit(error, 0);
   return out;

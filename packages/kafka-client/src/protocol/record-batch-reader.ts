@@ -14,6 +14,7 @@
  *   below `fromOffset` are skipped. The last batch may be cut at the fetch size: it is left for the
  *   next fetch.
  * - Control batches (transaction markers) hold no data: skipped, but reading goes on past them.
+ * - On LogAppendTime topics a record's timestamp is the batch's max timestamp, as Java reads it.
  * - Compressed batches (attributes & 7) are inflated with the library's codecs; the batch's records
  *   are then copied into one buffer, the one case where this reader copies.
  * - CRC-32C: checked when `checkCrcs` (the default, as the Java consumer does): it covers bytes from
@@ -34,9 +35,12 @@ const CRC_AT = 17;
 const ATTRIBUTES_AT = 21;
 const LAST_OFFSET_DELTA_AT = 23;
 const BASE_TIMESTAMP_AT = 27;
+const MAX_TIMESTAMP_AT = 35;
 const RECORDS_COUNT_AT = 57;
 const COMPRESSION_MASK = 0x07;
 const CONTROL_FLAG = 0x20;
+/** Timestamp type LogAppendTime: every record's timestamp is the batch's max timestamp (the broker's clock). */
+const LOG_APPEND_TIME_FLAG = 0x08;
 const TWO_32 = 4294967296;
 
 /** One batch's records section, where its records are to be decoded. */
@@ -46,6 +50,8 @@ interface Section {
   end: number;
   baseOffset: number;
   baseTimestamp: number;
+  /** The broker's append time for every record (LogAppendTime topics), else undefined. */
+  appendTime: number | undefined;
   count: number;
 }
 
@@ -105,6 +111,7 @@ export function readPartitionRecords(
         end: stop,
         baseOffset,
         baseTimestamp: int64At(data, at + BASE_TIMESTAMP_AT),
+        appendTime: attributes & LOG_APPEND_TIME_FLAG ? int64At(data, at + MAX_TIMESTAMP_AT) : undefined,
         count,
       });
       total += count;
@@ -177,7 +184,7 @@ function decodeSection(
     cursor.at = end;
     if (offset < fromOffset) continue;
     offsets[n] = offset;
-    timestamps[n] = s.baseTimestamp + timestampDelta;
+    timestamps[n] = s.appendTime ?? s.baseTimestamp + timestampDelta;
     const base = n * LAYOUT_STRIDE;
     layout[base] = keyLength < 0 ? -1 : keyAt;
     layout[base + 1] = keyAt + Math.max(0, keyLength);
