@@ -11,7 +11,8 @@
  *
  * Metadata answers are rewritten so the client's later connections come back through the proxy.
  * It speaks just enough of the protocol for kafkajs's versions (Metadata v1-v8 and Produce v3-v8,
- * all non-flexible): request and response frames are int32 size-prefixed; a request header is
+ * all non-flexible) and @feedpipe/kafka-client's (Metadata v9-v13, flexible; its batch producer's
+ * Produce v3-v8): request and response frames are int32 size-prefixed; a request header is
  * apiKey i16, apiVersion i16, correlationId i32, clientId nullable string; a response header is the
  * correlation id alone.
  */
@@ -229,9 +230,76 @@ function rewriteProduceResponse(frame: Buffer, version: number, pending: Pending
   return Buffer.concat(parts);
 }
 
+/** Reads an unsigned varint at `r.at` (flexible versions' lengths and counts). */
+function uvarint(r: Reader): number {
+  let value = 0;
+  let shift = 0;
+  for (;;) {
+    const byte = r.buf.readUInt8(r.at);
+    r.at += 1;
+    value += (byte & 0x7f) * 2 ** shift;
+    if ((byte & 0x80) === 0) return value;
+    shift += 7;
+  }
+}
+
+function putUvarint(value: number): Buffer {
+  const out: number[] = [];
+  let v = value;
+  while (v >= 0x80) {
+    out.push((v & 0x7f) | 0x80);
+    v = Math.floor(v / 128);
+  }
+  out.push(v);
+  return Buffer.from(out);
+}
+
+/** Skips a tagged-field section (count, then per field: tag, size, bytes). */
+function skipTaggedFields(r: Reader): void {
+  for (let n = uvarint(r); n > 0; n--) {
+    uvarint(r);
+    r.skip(uvarint(r));
+  }
+}
+
+/**
+ * The same for the flexible metadata versions (v9+, which @platformatic/kafka uses): the response
+ * header ends with tagged fields, the broker array and its strings are compact (lengths as unsigned
+ * varints plus one) and each broker ends with tagged fields.
+ */
+function rewriteFlexibleMetadataResponse(frame: Buffer, port: number): Buffer {
+  const r = new Reader(frame, 4);
+  skipTaggedFields(r);
+  r.i32(); // throttle_time_ms
+  const head = frame.subarray(0, r.at);
+  const count = uvarint(r) - 1;
+  const brokers: Buffer[] = [putUvarint(count + 1)];
+  const host = Buffer.from('127.0.0.1');
+  for (let b = 0; b < count; b++) {
+    const nodeId = r.i32();
+    r.skip(uvarint(r) - 1); // host
+    r.i32(); // port
+    const rackStart = r.at;
+    const rackLength = uvarint(r);
+    if (rackLength > 0) r.skip(rackLength - 1);
+    const tagsStart = r.at;
+    skipTaggedFields(r);
+    brokers.push(
+      i32(nodeId),
+      putUvarint(host.length + 1),
+      host,
+      i32(port),
+      frame.subarray(rackStart, tagsStart),
+      frame.subarray(tagsStart, r.at),
+    );
+  }
+  return Buffer.concat([head, ...brokers, frame.subarray(r.at)]);
+}
+
 /** Points every broker of a metadata answer at the proxy. */
 function rewriteMetadataResponse(frame: Buffer, version: number, port: number): Buffer {
-  if (version < 1 || version > 8) throw new Error(`fault proxy: metadata v${version} is not supported`);
+  if (version >= 9 && version <= 13) return rewriteFlexibleMetadataResponse(frame, port);
+  if (version < 1 || version > 13) throw new Error(`fault proxy: metadata v${version} is not supported`);
   const r = new Reader(frame, 4);
   if (version >= 3) r.i32();
   const head = frame.subarray(0, r.at);

@@ -1,0 +1,637 @@
+/**
+ * A consumer-group member that hands records over one partition batch at a time, decoded in place
+ * (PartitionBatch: columns over the fetched bytes, no object per record), with manual commits.
+ *
+ * Our own fetch path (fetch-records.ts, record-batch-reader.ts) and group membership
+ * (group-member.ts) over @platformatic/kafka's connections, metadata and wire APIs. One loop runs
+ * the member through its states:
+ *
+ *   joining -> assigned (onAssigned awaited) -> consuming -> revoking (onRevoked awaited) -> joining ...
+ *                                                          \-> stopping -> stopped
+ *   and `failed` when the group refuses this member for good (CONSUMER_FAILED, onError).
+ *
+ * - Backpressure: a fetch round (one request per leader) is sent only when the handler finished
+ *   the previous round's batches, so at most one response per broker (maxBytes) is held.
+ * - A position advances only when eachBatch resolved. A handler that throws is told (onError,
+ *   HANDLER_FAILED) and gets the same records again after a backoff; the member stays in its group
+ *   and keeps its partitions meanwhile (heartbeats run on their own timer).
+ * - A rebalance: heartbeats learn of it; the current batch finishes, no more are handed over,
+ *   `onRevoked` runs (flush and commit there: the group accepts commits of this generation until
+ *   the member rejoins, and the rebalance cannot complete before it does), then the member rejoins.
+ * - Broker restarts: fetch and heartbeat failures are retried with backoff on fresh connections,
+ *   keeping the member id, so a member whose session outlived the outage goes on where it was.
+ */
+import { Base, type Broker, ConnectionPool } from '@platformatic/kafka';
+import { Backoff } from '../backoff.js';
+import { AssignedPartitions, FROM_COMMITTED, FROM_RESET_POLICY } from '../consumer/assigned-partitions.js';
+import type { TopicPartitions } from '../consumer/consumer-protocol.js';
+import { Fetcher, type FetchRound } from '../consumer/fetcher.js';
+import { GROUP_APIS, GroupMember } from '../consumer/group-member.js';
+import { EARLIEST, LATEST, listOffsets } from '../consumer/offset-lookup.js';
+import { describe, KafkaClientError } from '../errors.js';
+import { CONNECTION_KEYS, type ConnectionOptions, checkOptions } from '../options.js';
+import { BrokerError, brokerErrorCodes, LEADER_MOVED, REJOIN_NEEDED } from '../protocol/broker-errors.js';
+import type { PartitionBatch } from '../protocol/partition-batch.js';
+import { readPartitionRecords } from '../protocol/record-batch-reader.js';
+
+export interface TopicPartitionOffset {
+  topic: string;
+  partition: number;
+  /** The next offset to read (the last stored record's offset + 1). */
+  offset: bigint;
+}
+
+export interface PartitionLag {
+  topic: string;
+  partition: number;
+  /** Committed offset of the group (0 when it has none). */
+  committed: bigint;
+  highWatermark: bigint;
+  lag: bigint;
+}
+
+export type ConsumerState =
+  | 'created'
+  | 'joining'
+  | 'assigned'
+  | 'consuming'
+  | 'revoking'
+  | 'stopping'
+  | 'stopped'
+  | 'failed';
+
+export interface BatchConsumerStats {
+  state: ConsumerState;
+  memberId: string;
+  generationId: number;
+  fetches: number;
+  fetchedBytes: number;
+  records: number;
+  batches: number;
+  /** Rejoins after the first join (rebalances, lost sessions). */
+  rejoins: number;
+  fetchErrors: number;
+  handlerErrors: number;
+}
+
+export interface BatchConsumerOptions extends ConnectionOptions {
+  groupId: string;
+  topics: readonly string[];
+  /** Called once per partition batch, one at a time; nothing more is fetched until it resolves. */
+  eachBatch: (batch: PartitionBatch) => Promise<void> | void;
+  /** Where a partition without a committed offset starts (and where an out-of-range one goes): earliest if true. Default true. */
+  fromBeginning?: boolean;
+  /** Session timeout (ms): how long a vanished member holds its partitions. Default 10,000 (the broker's minimum is 6,000). */
+  sessionTimeoutMs?: number;
+  /** How long the group waits for members to rejoin in a rebalance, so the longest onRevoked may take (ms). Default 60,000. */
+  rebalanceTimeoutMs?: number;
+  /** Heartbeat interval (ms). Default min(3,000, session / 3). */
+  heartbeatIntervalMs?: number;
+  /** Bytes per fetch request (per broker). Default 4 MiB. */
+  maxBytes?: number;
+  /** Bytes per partition in a fetch. Default 1 MiB. */
+  maxBytesPerPartition?: number;
+  /** Longest a fetch waits for data (ms). Default 500. */
+  maxWaitMs?: number;
+  /** Bytes a fetch waits for (up to maxWaitMs). Default 1. */
+  minBytes?: number;
+  /** Check each record batch's CRC-32C. Default true (as the Java consumer). */
+  checkCrcs?: boolean;
+  /** First and longest delay of the retry backoffs (ms). Defaults 100 and 5,000. */
+  retryBackoffMs?: number;
+  maxRetryBackoffMs?: number;
+  /** How long `start()` waits for the first assignment (ms). Default 60,000. */
+  startTimeoutMs?: number;
+  /** This member got these partitions (awaited before any is fetched). */
+  onAssigned?: (partitions: TopicPartitions[], memberId: string) => Promise<void> | void;
+  /**
+   * These partitions are about to be given up: a rebalance, a lost session (`lost`: someone else
+   * may own them already, a commit will fail) or `stop()`. Awaited before the member rejoins or
+   * leaves: flush and commit here.
+   */
+  onRevoked?: (partitions: TopicPartitions[], info: { lost: boolean }) => Promise<void> | void;
+  /** Something failed; `retriable` errors are being retried, others stopped the consumer. */
+  onError?: (error: KafkaClientError) => void;
+}
+
+const KNOWN = [
+  ...CONNECTION_KEYS,
+  'groupId',
+  'topics',
+  'eachBatch',
+  'fromBeginning',
+  'sessionTimeoutMs',
+  'rebalanceTimeoutMs',
+  'heartbeatIntervalMs',
+  'maxBytes',
+  'maxBytesPerPartition',
+  'maxWaitMs',
+  'minBytes',
+  'checkCrcs',
+  'retryBackoffMs',
+  'maxRetryBackoffMs',
+  'startTimeoutMs',
+  'onAssigned',
+  'onRevoked',
+  'onError',
+];
+const POSITIVE = KNOWN.filter((k) => k.endsWith('Ms') || k.endsWith('Bytes') || k === 'maxBytesPerPartition');
+
+function validate(options: BatchConsumerOptions): void {
+  checkOptions('batch consumer', options, KNOWN, POSITIVE);
+  const fail = (message: string) =>
+    new KafkaClientError('CONFIG_INVALID', `batch consumer option ${message}`);
+  if (typeof options.groupId !== 'string' || options.groupId === '')
+    throw fail('"groupId" must be a non-empty string');
+  if (
+    !Array.isArray(options.topics) ||
+    options.topics.length === 0 ||
+    !options.topics.every((t) => typeof t === 'string' && t !== '')
+  )
+    throw fail('"topics" must list at least one topic');
+  if (typeof options.eachBatch !== 'function') throw fail('"eachBatch" must be a function');
+  for (const key of ['fromBeginning', 'checkCrcs'] as const) {
+    if (options[key] !== undefined && typeof options[key] !== 'boolean')
+      throw fail(`"${key}" must be a boolean`);
+  }
+  for (const key of ['onAssigned', 'onRevoked', 'onError'] as const) {
+    if (options[key] !== undefined && typeof options[key] !== 'function')
+      throw fail(`"${key}" must be a function`);
+  }
+}
+
+function brokerOf(address: string): Broker {
+  const at = address.lastIndexOf(':');
+  return { host: address.slice(0, at), port: Number(address.slice(at + 1)) };
+}
+
+export class BatchConsumer {
+  readonly #o: BatchConsumerOptions;
+  readonly #client: Base;
+  readonly #fetchPool: ConnectionPool;
+  readonly #joinPool: ConnectionPool;
+  readonly #member: GroupMember;
+  readonly #fetcher: Fetcher;
+  readonly #partitions = new AssignedPartitions();
+  readonly #backoffMs: readonly [number, number];
+  readonly #stats: Omit<BatchConsumerStats, 'state' | 'memberId' | 'generationId'> = {
+    fetches: 0,
+    fetchedBytes: 0,
+    records: 0,
+    batches: 0,
+    rejoins: 0,
+    fetchErrors: 0,
+    handlerErrors: 0,
+  };
+  #state: ConsumerState = 'created';
+  /** Bumped at each assignment: work of an older generation stops handing over. */
+  #generation = 0;
+  #rejoin: { lost: boolean } | undefined;
+  #stopping = false;
+  #running: Promise<void> | undefined;
+  readonly #wakers = new Set<() => void>();
+  #firstAssignment: { resolve: () => void; reject: (e: unknown) => void } | undefined;
+
+  constructor(options: BatchConsumerOptions) {
+    validate(options);
+    this.#o = options;
+    const clientId = options.clientId ?? 'feedpipe';
+    const requestTimeout = options.requestTimeoutMs ?? 30_000;
+    const session = options.sessionTimeoutMs ?? 10_000;
+    const rebalance = options.rebalanceTimeoutMs ?? 60_000;
+    const maxWait = options.maxWaitMs ?? 500;
+    this.#backoffMs = [options.retryBackoffMs ?? 100, options.maxRetryBackoffMs ?? 5_000];
+    // Our loops retry with their own backoff; the library's retries are for its metadata calls.
+    this.#client = new Base({
+      clientId,
+      bootstrapBrokers: [...options.brokers],
+      timeout: requestTimeout,
+      retries: 1,
+      retryDelay: 250,
+    });
+    this.#fetchPool = new ConnectionPool(clientId, {
+      requestTimeout: requestTimeout + maxWait,
+      connectTimeout: 5_000,
+    });
+    this.#joinPool = new ConnectionPool(clientId, {
+      requestTimeout: requestTimeout + rebalance,
+      connectTimeout: 5_000,
+    });
+    this.#member = new GroupMember({
+      groupId: options.groupId,
+      topics: options.topics,
+      sessionTimeoutMs: session,
+      rebalanceTimeoutMs: rebalance,
+      heartbeatIntervalMs: options.heartbeatIntervalMs ?? Math.min(3_000, Math.floor(session / 3)),
+      retryBackoffMs: this.#backoffMs,
+      client: this.#client,
+      joinPool: this.#joinPool,
+      bootstrap: options.brokers.map(brokerOf),
+      onError: (error) => this.#report(error),
+    });
+    this.#fetcher = new Fetcher(this.#client, this.#fetchPool, {
+      maxWaitMs: maxWait,
+      minBytes: options.minBytes ?? 1,
+      maxBytes: options.maxBytes ?? 4 * 1024 * 1024,
+      maxBytesPerPartition: options.maxBytesPerPartition ?? 1024 * 1024,
+    });
+  }
+
+  get state(): ConsumerState {
+    return this.#state;
+  }
+
+  get memberId(): string {
+    return this.#member.memberId;
+  }
+
+  /** This member's partitions in the current generation. */
+  assignment(): TopicPartitions[] {
+    return this.#partitions.list();
+  }
+
+  get stats(): BatchConsumerStats {
+    return {
+      state: this.#state,
+      memberId: this.#member.memberId,
+      generationId: this.#member.generationId,
+      ...this.#stats,
+    };
+  }
+
+  /**
+   * Joins the group and starts handing over batches; resolves once the first assignment is in
+   * place (CONSUMER_FAILED if the group refuses the member, TIMEOUT after `startTimeoutMs`: the
+   * consumer keeps trying until `stop()`).
+   */
+  async start(): Promise<void> {
+    if (this.#state !== 'created')
+      throw new KafkaClientError('CONFIG_INVALID', `start() called in state ${this.#state}`);
+    this.#state = 'joining';
+    await this.#checkApis();
+    const assigned = new Promise<void>((resolve, reject) => {
+      this.#firstAssignment = { resolve, reject };
+    });
+    this.#running = this.#run();
+    const limit = this.#o.startTimeoutMs ?? 60_000;
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(
+        () =>
+          reject(
+            new KafkaClientError('TIMEOUT', `group ${this.#o.groupId}: no assignment within ${limit} ms`, {
+              retriable: true,
+            }),
+          ),
+        limit,
+      );
+    });
+    try {
+      await Promise.race([assigned, timeout]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /** Pauses the given partitions, or the whole consumer without an argument (positions are kept). */
+  pause(partitions?: readonly TopicPartitions[]): void {
+    this.#partitions.pause(partitions);
+  }
+
+  /** Resumes the given partitions, or lifts the consumer-wide pause without an argument. */
+  resume(partitions?: readonly TopicPartitions[]): void {
+    this.#partitions.resume(partitions);
+    this.#wake();
+  }
+
+  /** Commits the next offsets to read per partition. COMMIT_FAILED (retriable) when not a member now. */
+  async commit(offsets: readonly TopicPartitionOffset[]): Promise<void> {
+    if (offsets.length === 0) return;
+    try {
+      await this.#member.commit(offsets);
+    } catch (error) {
+      // The generation is over: rejoin (the records are read again from the last commit).
+      if (brokerErrorCodes(error).some((c) => REJOIN_NEEDED.has(c))) this.#requestRejoin(false);
+      throw error;
+    }
+  }
+
+  /** Committed offset, high watermark and lag of every partition of the topics. */
+  async lag(topics: readonly string[] = this.#o.topics): Promise<PartitionLag[]> {
+    try {
+      const metadata = await this.#client.metadata({ topics: [...topics] });
+      const partitions = topics.map((topic) => ({
+        topic,
+        partitions: Array.from({ length: metadata.topics.get(topic)?.partitionsCount ?? 0 }, (_, i) => i),
+      }));
+      const flat = partitions.flatMap((t) =>
+        t.partitions.map((partition) => ({ topic: t.topic, partition })),
+      );
+      const [highs, committed] = await Promise.all([
+        listOffsets(this.#client, flat, LATEST),
+        this.#member.committed(partitions),
+      ]);
+      return flat.map(({ topic, partition }) => {
+        const c = committed.get(`${topic}:${partition}`) ?? -1n;
+        const base = c < 0n ? 0n : c;
+        const highWatermark = highs.get(`${topic}:${partition}`) ?? 0n;
+        return {
+          topic,
+          partition,
+          committed: base,
+          highWatermark,
+          lag: highWatermark > base ? highWatermark - base : 0n,
+        };
+      });
+    } catch (error) {
+      throw new KafkaClientError('ADMIN_FAILED', `lag of ${topics.join(',')}: ${describe(error)}`, {
+        retriable: true,
+        cause: error,
+      });
+    }
+  }
+
+  /**
+   * Lets the current batch finish, calls onRevoked, leaves the group (its partitions move at once)
+   * and closes. What was not committed is read again by the next owner.
+   */
+  async stop(): Promise<void> {
+    if (this.#state === 'stopped') return;
+    this.#stopping = true;
+    this.#wake();
+    // A JoinGroup waits at the coordinator for the other members (up to the rebalance timeout):
+    // closing its pool ends the wait now, and a stopping member needs no answer.
+    if (this.#state === 'joining') await this.#joinPool.close().catch(() => undefined);
+    if (this.#state !== 'failed') this.#state = 'stopping';
+    await this.#running;
+    await this.#member.leave();
+    await Promise.allSettled([this.#fetchPool.close(), this.#joinPool.close(), this.#client.close()]);
+    this.#state = 'stopped';
+  }
+
+  /** The member's life: join, consume, give the partitions up; again until stopped. */
+  async #run(): Promise<void> {
+    let joins = 0;
+    while (!this.#stopping) {
+      this.#state = 'joining';
+      let assignment: TopicPartitions[];
+      try {
+        assignment = (await this.#member.join(() => this.#stopping)).assignment;
+      } catch (error) {
+        if (this.#stopping) break;
+        this.#fail(error);
+        return;
+      }
+      if (joins++ > 0) this.#stats.rejoins += 1;
+      this.#rejoin = undefined;
+      this.#generation += 1;
+      const generation = this.#generation;
+      this.#partitions.assign(assignment);
+      this.#member.startHeartbeats((lost) => this.#requestRejoin(lost));
+      this.#state = 'assigned';
+      await this.#callback('onAssigned', () => this.#o.onAssigned?.(assignment, this.#member.memberId));
+      this.#firstAssignment?.resolve();
+      this.#firstAssignment = undefined;
+      this.#state = 'consuming';
+      await this.#consume(generation);
+      this.#state = this.#stopping ? 'stopping' : 'revoking';
+      const lost = this.#lostMembership();
+      // Heartbeats go on through onRevoked when stopping (a long flush must not cost the session).
+      await this.#callback('onRevoked', () => this.#o.onRevoked?.(assignment, { lost }));
+      await this.#member.stopHeartbeats();
+      this.#partitions.clear();
+    }
+    this.#firstAssignment?.reject(
+      new KafkaClientError('CLOSED', 'the consumer was stopped before its first assignment'),
+    );
+    this.#firstAssignment = undefined;
+  }
+
+  /** Fetch rounds for one generation, until a rebalance or stop. */
+  async #consume(generation: number): Promise<void> {
+    const backoff = new Backoff(this.#backoffMs[0], this.#backoffMs[1]);
+    let refresh = false;
+    while (this.#current(generation)) {
+      let trouble = false;
+      if (this.#partitions.unresolved().length > 0) trouble = !(await this.#resolvePositions());
+      const targets = trouble ? [] : this.#partitions.fetchable();
+      if (!trouble && targets.length === 0) {
+        await this.#idle(1_000);
+        continue;
+      }
+      if (!trouble) {
+        let round: FetchRound | undefined;
+        try {
+          round = await this.#fetcher.fetch(targets, refresh);
+        } catch (error) {
+          this.#fetchFailed(error);
+        }
+        refresh = !round || round.failures.length > 0 || round.leaderless.length > 0;
+        trouble = refresh;
+        if (round) {
+          for (const failure of round.failures) this.#fetchFailed(failure);
+          const outcome = await this.#handOver(round, generation);
+          refresh ||= outcome.refresh;
+          trouble ||= outcome.trouble;
+        }
+      }
+      if (trouble && this.#current(generation)) await this.#idle(backoff.next());
+      else backoff.reset();
+    }
+  }
+
+  /** Decodes and hands over a round's partitions in turn; stops at a handler error or a rebalance. */
+  async #handOver(round: FetchRound, generation: number): Promise<{ refresh: boolean; trouble: boolean }> {
+    this.#stats.fetches += 1;
+    this.#stats.fetchedBytes += round.bytes;
+    let refresh = false;
+    let trouble = false;
+    for (const { target, answer } of round.answers) {
+      if (!this.#current(generation)) break;
+      const state = this.#partitions.get(target.topic, target.partition);
+      // Moved (seeked, reset) or paused since the request went out: this answer is stale.
+      if (
+        !state ||
+        state.position !== target.offset ||
+        this.#partitions.isPaused(state.topic, state.partition)
+      )
+        continue;
+      if (answer.errorCode !== BrokerError.NONE) {
+        trouble = true;
+        if (answer.errorCode === BrokerError.OFFSET_OUT_OF_RANGE) state.position = FROM_RESET_POLICY;
+        else if (LEADER_MOVED.has(answer.errorCode)) refresh = true;
+        else
+          this.#fetchFailed(
+            new KafkaClientError(
+              'FETCH_FAILED',
+              `${target.topic}:${target.partition}: broker error ${answer.errorCode}`,
+              { retriable: true },
+            ),
+          );
+        continue;
+      }
+      let batch: PartitionBatch;
+      try {
+        batch = readPartitionRecords(answer, target.offset, this.#o.checkCrcs ?? true);
+      } catch (error) {
+        this.#fetchFailed(error);
+        trouble = true;
+        continue;
+      }
+      if (batch.count > 0) {
+        try {
+          await this.#o.eachBatch(batch);
+        } catch (error) {
+          this.#stats.handlerErrors += 1;
+          this.#report(
+            new KafkaClientError(
+              'HANDLER_FAILED',
+              `eachBatch of ${batch.topic}:${batch.partition} failed: ${describe(error)}`,
+              {
+                retriable: true,
+                cause: error,
+              },
+            ),
+          );
+          return { refresh, trouble: true };
+        }
+        this.#stats.batches += 1;
+        this.#stats.records += batch.count;
+      }
+      const next = Number(batch.nextOffset);
+      if (next > state.position) state.position = next;
+    }
+    return { refresh, trouble };
+  }
+
+  /** Positions of the partitions that have none yet: committed offsets, else the reset policy. False on failure. */
+  async #resolvePositions(): Promise<boolean> {
+    const pending = this.#partitions.unresolved();
+    try {
+      const fromCommitted = pending.filter((s) => s.position === FROM_COMMITTED);
+      const committed =
+        fromCommitted.length > 0
+          ? await this.#member.committed(groupByTopic(fromCommitted))
+          : new Map<string, bigint>();
+      const needReset = pending.filter((s) => (committed.get(`${s.topic}:${s.partition}`) ?? -1n) < 0n);
+      const reset = await listOffsets(
+        this.#client,
+        needReset,
+        this.#o.fromBeginning === false ? LATEST : EARLIEST,
+      );
+      for (const s of pending) {
+        const at = committed.get(`${s.topic}:${s.partition}`) ?? -1n;
+        s.position = Number(at >= 0n ? at : (reset.get(`${s.topic}:${s.partition}`) ?? 0n));
+      }
+      return true;
+    } catch (error) {
+      this.#fetchFailed(error);
+      return false;
+    }
+  }
+
+  async #checkApis(): Promise<void> {
+    try {
+      const apis = await this.#client.listApis();
+      for (const [name, key, version] of [...GROUP_APIS, ['ListOffsets', 2, 9] as const]) {
+        const api = apis.find((a) => a.apiKey === key);
+        if (!api || version < api.minVersion || version > api.maxVersion) {
+          throw new KafkaClientError('CONSUMER_FAILED', `the broker does not serve ${name} v${version}`);
+        }
+      }
+      await this.#fetcher.version();
+    } catch (error) {
+      this.#state = 'failed';
+      await Promise.allSettled([this.#fetchPool.close(), this.#joinPool.close(), this.#client.close()]);
+      if (error instanceof KafkaClientError) throw error;
+      throw new KafkaClientError('CONSUMER_FAILED', `api versions: ${describe(error)}`, {
+        retriable: true,
+        cause: error,
+      });
+    }
+  }
+
+  #current(generation: number): boolean {
+    return generation === this.#generation && !this.#rejoin && !this.#stopping;
+  }
+
+  /** Whether the generation ended because the coordinator removed this member (set by heartbeats meanwhile). */
+  #lostMembership(): boolean {
+    return this.#rejoin?.lost ?? false;
+  }
+
+  #requestRejoin(lost: boolean): void {
+    if (!this.#rejoin) this.#rejoin = { lost };
+    else this.#rejoin.lost ||= lost;
+    this.#wake();
+  }
+
+  async #callback(name: 'onAssigned' | 'onRevoked', call: () => Promise<void> | void): Promise<void> {
+    try {
+      await call();
+    } catch (error) {
+      this.#report(
+        new KafkaClientError('HANDLER_FAILED', `${name} failed: ${describe(error)}`, {
+          retriable: true,
+          cause: error,
+        }),
+      );
+    }
+  }
+
+  #fetchFailed(error: unknown): void {
+    this.#stats.fetchErrors += 1;
+    this.#report(
+      error instanceof KafkaClientError
+        ? error
+        : new KafkaClientError('FETCH_FAILED', `fetch: ${describe(error)}`, {
+            retriable: true,
+            cause: error,
+          }),
+    );
+  }
+
+  #fail(error: unknown): void {
+    this.#state = 'failed';
+    const failure =
+      error instanceof KafkaClientError
+        ? error
+        : new KafkaClientError('CONSUMER_FAILED', `consumer failed: ${describe(error)}`, { cause: error });
+    this.#report(failure);
+    this.#firstAssignment?.reject(failure);
+    this.#firstAssignment = undefined;
+  }
+
+  #report(error: KafkaClientError): void {
+    if (this.#stopping && error.retriable) return;
+    try {
+      this.#o.onError?.(error);
+    } catch {
+      // The owner's error callback must not break the consumer's loop.
+    }
+  }
+
+  /** Waits `ms`, or less if resume(), a rebalance or stop() wakes the loop. */
+  #idle(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const wakers = this.#wakers;
+      const done = (): void => {
+        clearTimeout(timer);
+        wakers.delete(done);
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      wakers.add(done);
+    });
+  }
+
+  #wake(): void {
+    for (const wake of [...this.#wakers]) wake();
+  }
+}
+
+function groupByTopic(states: ReadonlyArray<{ topic: string; partition: number }>): TopicPartitions[] {
+  const byTopic = new Map<string, number[]>();
+  for (const s of states) byTopic.set(s.topic, [...(byTopic.get(s.topic) ?? []), s.partition]);
+  return [...byTopic].map(([topic, partitions]) => ({ topic, partitions }));
+}

@@ -1,0 +1,166 @@
+/**
+ * The admin operations the project needs, on @platformatic/kafka's Admin: topics that exist with
+ * their leaders elected, a topic's offsets, the cluster id, a group's committed offsets.
+ */
+import { Admin } from '@platformatic/kafka';
+import { Backoff, sleep } from '../backoff.js';
+import { describe, KafkaClientError } from '../errors.js';
+import { CONNECTION_KEYS, type ConnectionOptions, checkOptions } from '../options.js';
+
+export interface PartitionOffsets {
+  partition: number;
+  /** First offset still in the log. */
+  low: bigint;
+  /** Offset the next record will get (high watermark). */
+  high: bigint;
+}
+
+export interface EnsureTopicsOptions {
+  /** Partitions of topics created here. Default: the broker's num.partitions. */
+  partitions?: number;
+  /** Replication factor of topics created here. Default: the broker's default. */
+  replicas?: number;
+  /** How long to wait for every partition to have a leader (ms). Default 30,000. */
+  timeoutMs?: number;
+}
+
+const LATEST = -1n;
+const EARLIEST = -2n;
+
+export class KafkaAdmin {
+  readonly #admin: Admin;
+
+  constructor(options: ConnectionOptions) {
+    checkOptions('admin', options, CONNECTION_KEYS, ['requestTimeoutMs']);
+    this.#admin = new Admin({
+      clientId: options.clientId ?? 'feedpipe-admin',
+      bootstrapBrokers: [...options.brokers],
+      timeout: options.requestTimeoutMs ?? 30_000,
+      retries: 3,
+      retryDelay: 250,
+    });
+  }
+
+  /** The cluster id (what the sink stores beside each row). */
+  async clusterId(): Promise<string> {
+    const metadata = await this.#admin.metadata({ topics: [] }).catch((error: unknown) => {
+      throw new KafkaClientError('ADMIN_FAILED', `cluster metadata: ${describe(error)}`, {
+        retriable: true,
+        cause: error,
+      });
+    });
+    return metadata.id;
+  }
+
+  /**
+   * Creates the topics that do not exist yet and waits until every partition of each has a
+   * leader. Bounded: TOPIC_NOT_READY after `timeoutMs`. A topic created meanwhile by someone else
+   * is fine.
+   */
+  async ensureTopics(topics: readonly string[], options: EnsureTopicsOptions = {}): Promise<void> {
+    const deadline = Date.now() + (options.timeoutMs ?? 30_000);
+    const backoff = new Backoff(100, 1_000);
+    let lastError: unknown;
+    for (;;) {
+      try {
+        const existing = new Set(await this.#admin.listTopics());
+        const missing = topics.filter((t) => !existing.has(t));
+        if (missing.length > 0) {
+          await this.#admin
+            .createTopics({
+              topics: missing,
+              partitions: options.partitions ?? -1,
+              replicas: options.replicas ?? -1,
+            })
+            .catch((error: unknown) => {
+              // Created by another client between the listing and our request: that is what we wanted.
+              if (!String(describe(error)).includes('already exists')) throw error;
+            });
+        }
+        if (await this.#leadersReady(topics)) return;
+      } catch (error) {
+        lastError = error;
+      }
+      if (Date.now() >= deadline) {
+        throw new KafkaClientError(
+          'TOPIC_NOT_READY',
+          `topics ${topics.join(', ')} not ready${lastError ? `: ${describe(lastError)}` : ''}`,
+          {
+            retriable: true,
+            cause: lastError,
+          },
+        );
+      }
+      await sleep(backoff.next());
+    }
+  }
+
+  /** Low and high offsets of every partition of `topic`. */
+  async topicOffsets(topic: string): Promise<PartitionOffsets[]> {
+    try {
+      const metadata = await this.#admin.metadata({ topics: [topic], forceUpdate: true });
+      const count = metadata.topics.get(topic)?.partitionsCount ?? 0;
+      const partitions = Array.from({ length: count }, (_, partitionIndex) => partitionIndex);
+      const ask = (timestamp: bigint) =>
+        this.#admin.listOffsets({
+          topics: [
+            { name: topic, partitions: partitions.map((partitionIndex) => ({ partitionIndex, timestamp })) },
+          ],
+        });
+      const [lows, highs] = await Promise.all([ask(EARLIEST), ask(LATEST)]);
+      const lowOf = new Map((lows[0]?.partitions ?? []).map((p) => [p.partitionIndex, p.offset]));
+      return (highs[0]?.partitions ?? [])
+        .map((p) => ({ partition: p.partitionIndex, low: lowOf.get(p.partitionIndex) ?? 0n, high: p.offset }))
+        .sort((a, b) => a.partition - b.partition);
+    } catch (error) {
+      throw new KafkaClientError('ADMIN_FAILED', `offsets of ${topic}: ${describe(error)}`, {
+        retriable: true,
+        cause: error,
+      });
+    }
+  }
+
+  /** The group's committed offset per partition of `topic` (partitions without one are left out). */
+  async committedOffsets(groupId: string, topic: string): Promise<Map<number, bigint>> {
+    try {
+      const groups = await this.#admin.listConsumerGroupOffsets({ groups: [groupId] });
+      const out = new Map<number, bigint>();
+      for (const t of groups[0]?.topics ?? []) {
+        if (t.name !== topic) continue;
+        for (const p of t.partitions)
+          if (p.committedOffset >= 0n) out.set(p.partitionIndex, p.committedOffset);
+      }
+      return out;
+    } catch (error) {
+      throw new KafkaClientError('ADMIN_FAILED', `committed offsets of ${groupId}: ${describe(error)}`, {
+        retriable: true,
+        cause: error,
+      });
+    }
+  }
+
+  async deleteTopics(topics: readonly string[]): Promise<void> {
+    await this.#admin.deleteTopics({ topics: [...topics] }).catch((error: unknown) => {
+      throw new KafkaClientError('ADMIN_FAILED', `delete ${topics.join(', ')}: ${describe(error)}`, {
+        retriable: true,
+        cause: error,
+      });
+    });
+  }
+
+  async close(): Promise<void> {
+    await this.#admin.close().catch(() => undefined);
+  }
+
+  async #leadersReady(topics: readonly string[]): Promise<boolean> {
+    const metadata = await this.#admin.metadata({ topics: [...topics], forceUpdate: true });
+    return topics.every((topic) => {
+      const t = metadata.topics.get(topic);
+      return (
+        t !== undefined &&
+        t.partitionsCount > 0 &&
+        t.partitions.every((p) => p !== undefined && p.leader >= 0)
+      );
+    });
+  }
+}
