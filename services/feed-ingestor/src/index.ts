@@ -23,6 +23,16 @@ export {
   sharedAttemptBudget,
 } from './feed/attempt-budget.js';
 export {
+  CONNECTION_STATES,
+  type ConnectionAction,
+  type ConnectionEvent,
+  type ConnectionEventType,
+  type ConnectionState,
+  type RetryCause,
+  type Transition,
+  transition as connectionTransition,
+} from './feed/connection-machine.js';
+export {
   ConnectionPool,
   type ConnectionPoolOptions,
   type ConnectionSnapshot,
@@ -37,7 +47,7 @@ export {
   type FailureVerdict,
   type FeedFailure,
 } from './feed/failure-class.js';
-export { type ConnectionState, FeedConnection, type FeedCredentials } from './feed/feed-connection.js';
+export { FeedConnection, type FeedCredentials } from './feed/feed-connection.js';
 export { lastMarketStatus } from './feed/market-status-scan.js';
 export {
   createFeedIngestor,
