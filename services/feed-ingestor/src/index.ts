@@ -14,7 +14,7 @@ export {
   type OpsServer,
   startOpsServer,
 } from '@feedpipe/service-kit';
-export { type IngestorEnvConfig, loadIngestorEnv, readUniverseIds } from './env-config.js';
+export { INGESTOR_ENV, type IngestorEnvConfig, loadIngestorEnv, readUniverseIds } from './env-config.js';
 export { IngestorError, type IngestorErrorCode } from './errors.js';
 export {
   AttemptBudget,
