@@ -175,31 +175,36 @@ function onErrorPacket(state: ConnectionState, code: number): Transition {
 }
 
 /**
+ * 'stopped' is final: late socket events are accepted and ignored, except that a closing socket
+ * still settles its attempt with the budget.
+ */
+function whenStopped(event: ConnectionEvent): Transition {
+  const state: ConnectionState = 'stopped';
+  switch (event.type) {
+    case 'start':
+    case 'stop':
+    case 'reconnect-now':
+    case 'ping':
+    case 'text-message':
+    case 'error-packet':
+    case 'data-message':
+    case 'opened':
+    case 'upgrade-refused':
+    case 'stale':
+      return stay(state);
+    case 'closed':
+      return onClosed(state, event);
+    default:
+      return illegal(state, event);
+  }
+}
+
+/**
  * The one transition function: the state after `event` in `state`, and what to do about it.
  * Throws `IngestorError('ILLEGAL_TRANSITION')` for an event the state cannot receive.
  */
 export function transition(state: ConnectionState, event: ConnectionEvent): Transition {
-  // 'stopped' is final: late socket events are accepted and ignored, except that a closing socket
-  // still settles its attempt with the budget.
-  if (state === 'stopped') {
-    switch (event.type) {
-      case 'start':
-      case 'stop':
-      case 'reconnect-now':
-      case 'ping':
-      case 'text-message':
-      case 'error-packet':
-      case 'data-message':
-      case 'opened':
-      case 'upgrade-refused':
-      case 'stale':
-        return stay(state);
-      case 'closed':
-        return onClosed(state, event);
-      default:
-        return illegal(state, event);
-    }
-  }
+  if (state === 'stopped') return whenStopped(event);
   switch (event.type) {
     case 'start':
       return state === 'idle' ? stay(state, [{ type: 'begin-attempt' }]) : stay(state);
