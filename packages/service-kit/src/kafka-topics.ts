@@ -1,5 +1,5 @@
 import { Kafka, logLevel } from 'kafkajs';
-import { Backoff } from './backoff.js';
+import { retry } from './retry.js';
 
 /**
  * Creates the topics that do not exist yet and waits for their leaders. kafkajs's leader wait can
@@ -12,22 +12,20 @@ export async function ensureTopics(
   partitions?: number,
 ): Promise<void> {
   const kafka = new Kafka({ clientId: 'feedpipe-admin', brokers, logLevel: logLevel.NOTHING });
-  const backoff = new Backoff({ initialMs: 200, maxMs: 2_000 });
-  for (let attempt = 1; ; attempt++) {
-    const admin = kafka.admin();
-    try {
-      await admin.connect();
-      await admin.createTopics({
-        topics: topics.map((topic) => (partitions ? { topic, numPartitions: partitions } : { topic })),
-        waitForLeaders: true,
-      });
-      await admin.fetchTopicMetadata({ topics: [...topics] });
-      return;
-    } catch (error) {
-      if (attempt >= 10) throw error;
-      await new Promise((r) => setTimeout(r, backoff.next()));
-    } finally {
-      await admin.disconnect().catch(() => undefined);
-    }
-  }
+  await retry(
+    async () => {
+      const admin = kafka.admin();
+      try {
+        await admin.connect();
+        await admin.createTopics({
+          topics: topics.map((topic) => (partitions ? { topic, numPartitions: partitions } : { topic })),
+          waitForLeaders: true,
+        });
+        await admin.fetchTopicMetadata({ topics: [...topics] });
+      } finally {
+        await admin.disconnect().catch(() => undefined);
+      }
+    },
+    { attempts: 10, initialMs: 200, maxMs: 2_000 },
+  );
 }

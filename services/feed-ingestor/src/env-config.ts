@@ -4,6 +4,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { DEFAULT_FEED_TOPICS, type FeedTopics } from '@feedpipe/contracts';
+import { type Env, type EnvSchema, readEnv } from '@feedpipe/service-kit';
 import { IngestorError } from './errors.js';
 import type { FeedCredentials } from './feed/feed-connection.js';
 
@@ -24,34 +25,63 @@ export interface IngestorEnvConfig {
   silentAfterMs: number;
 }
 
-type Env = Readonly<Record<string, string | undefined>>;
+const HOST_PORT = { pattern: /^[\w.-]+:\d+$/, allowed: 'host:port' };
 
-function required(env: Env, name: string, problems: string[]): string {
-  const value = env[name];
-  if (value === undefined || value.trim() === '') {
-    problems.push(`${name} is required`);
-    return '';
-  }
-  return value.trim();
-}
-
-function integer(
-  env: Env,
-  name: string,
-  fallback: number,
-  min: number,
-  max: number,
-  problems: string[],
-): number {
-  const raw = env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value < min || value > max) {
-    problems.push(`${name} must be an integer in ${min}..${max}, got "${raw}"`);
-    return fallback;
-  }
-  return value;
-}
+/** Every variable `feed-ingestor run` reads (docs/configuration.md, feed-ingestor, `run`). */
+export const INGESTOR_ENV = {
+  SVC_FEED_URL: { type: 'url', protocols: ['ws', 'wss'], required: true, description: 'the live feed' },
+  SVC_CLIENT_ID: { type: 'string', required: true, description: 'client id sent on the feed URL' },
+  SVC_ACCESS_TOKEN: {
+    type: 'string',
+    required: true,
+    secret: true,
+    description: 'access token sent on the feed URL',
+  },
+  SVC_AUTH_TYPE: { type: 'integer', min: 1, max: 3, default: 2, description: 'feed `authType`' },
+  KAFKA_BROKERS: { type: 'list', entry: HOST_PORT, required: true, description: 'Kafka brokers' },
+  UNIVERSE_FILE: {
+    type: 'string',
+    unset: 'no trade subscriptions',
+    description: 'instruments subscribed for trades',
+  },
+  OHLC_UNIVERSE_FILE: {
+    type: 'string',
+    unset: 'no OHLC subscriptions',
+    description: 'instruments subscribed for OHLC',
+  },
+  INGESTOR_CONNECTIONS: { type: 'integer', min: 1, max: 5, default: 5, description: 'feed connections' },
+  INGESTOR_WORKERS: { type: 'integer', min: 1, max: 32, default: 2, description: 'decode worker threads' },
+  TOPIC_TRADES: {
+    type: 'string',
+    default: DEFAULT_FEED_TOPICS.trades,
+    description: 'topic of trade records',
+  },
+  TOPIC_OHLC: { type: 'string', default: DEFAULT_FEED_TOPICS.ohlc, description: 'topic of OHLC records' },
+  TOPIC_REFERENCE: {
+    type: 'string',
+    default: DEFAULT_FEED_TOPICS.reference,
+    description: 'topic of prev_close, circuit_limit, week52',
+  },
+  TOPIC_STATUS: {
+    type: 'string',
+    default: DEFAULT_FEED_TOPICS.status,
+    description: 'topic of market status and feed errors',
+  },
+  METRICS_PORT: { type: 'integer', min: 0, max: 65_535, default: 9464, description: 'ops endpoint port' },
+  METRICS_HOST: { type: 'string', default: '127.0.0.1', description: 'address of the ops endpoint' },
+  CAPTURE_FILE: {
+    type: 'string',
+    unset: 'no capture',
+    description: 'record every received WebSocket message (capture format, for replay)',
+  },
+  INGESTOR_SILENT_AFTER_MS: {
+    type: 'integer',
+    min: 0,
+    max: 86_400_000,
+    default: 60_000,
+    description: 'silence (no market data while the market is open) before /readyz answers 503; 0: off',
+  },
+} as const satisfies EnvSchema;
 
 /**
  * Reads a universe of security ids: a JSON array of ids or of objects with `securityId`, or CSV with a
@@ -93,48 +123,39 @@ export function readUniverseIds(path: string): string[] {
 }
 
 export function loadIngestorEnv(env: Env = process.env): IngestorEnvConfig {
-  const problems: string[] = [];
-  const feedUrl = required(env, 'SVC_FEED_URL', problems);
-  if (feedUrl && !/^wss?:\/\//.test(feedUrl)) problems.push('SVC_FEED_URL must start with ws:// or wss://');
-  const clientId = required(env, 'SVC_CLIENT_ID', problems);
-  const token = required(env, 'SVC_ACCESS_TOKEN', problems);
-  const authType = integer(env, 'SVC_AUTH_TYPE', 2, 1, 3, problems) as 1 | 2 | 3;
-  const brokersRaw = required(env, 'KAFKA_BROKERS', problems);
-  const brokers = brokersRaw
-    .split(',')
-    .map((b) => b.trim())
-    .filter(Boolean);
-  for (const b of brokers)
-    if (!/^[\w.-]+:\d+$/.test(b)) problems.push(`KAFKA_BROKERS entry "${b}" must be host:port`);
+  const { values: v, problems } = readEnv(INGESTOR_ENV, env, { ownPrefixes: ['INGESTOR_'] });
   let trade: string[] = [];
   let ohlc: string[] = [];
   try {
-    if (env.UNIVERSE_FILE) trade = readUniverseIds(env.UNIVERSE_FILE);
-    if (env.OHLC_UNIVERSE_FILE) ohlc = readUniverseIds(env.OHLC_UNIVERSE_FILE);
+    if (v.UNIVERSE_FILE) trade = readUniverseIds(v.UNIVERSE_FILE);
+    if (v.OHLC_UNIVERSE_FILE) ohlc = readUniverseIds(v.OHLC_UNIVERSE_FILE);
   } catch (error) {
     problems.push((error as Error).message);
   }
-  const config: IngestorEnvConfig = {
-    feedUrl,
-    credentials: { clientId, token, authType },
-    brokers,
-    topics: {
-      trades: env.TOPIC_TRADES ?? DEFAULT_FEED_TOPICS.trades,
-      ohlc: env.TOPIC_OHLC ?? DEFAULT_FEED_TOPICS.ohlc,
-      reference: env.TOPIC_REFERENCE ?? DEFAULT_FEED_TOPICS.reference,
-      status: env.TOPIC_STATUS ?? DEFAULT_FEED_TOPICS.status,
-    },
-    connections: integer(env, 'INGESTOR_CONNECTIONS', 5, 1, 5, problems),
-    workers: integer(env, 'INGESTOR_WORKERS', 2, 1, 32, problems),
-    tradeInstruments: trade,
-    ohlcInstruments: ohlc,
-    metricsPort: integer(env, 'METRICS_PORT', 9464, 0, 65_535, problems),
-    metricsHost: env.METRICS_HOST || '127.0.0.1',
-    captureFile: env.CAPTURE_FILE || undefined,
-    silentAfterMs: integer(env, 'INGESTOR_SILENT_AFTER_MS', 60_000, 0, 86_400_000, problems),
-  };
   if (problems.length > 0) {
     throw new IngestorError('CONFIG_INVALID', `invalid configuration:\n  - ${problems.join('\n  - ')}`);
   }
-  return config;
+  return {
+    feedUrl: v.SVC_FEED_URL,
+    credentials: {
+      clientId: v.SVC_CLIENT_ID,
+      token: v.SVC_ACCESS_TOKEN,
+      authType: v.SVC_AUTH_TYPE as 1 | 2 | 3,
+    },
+    brokers: v.KAFKA_BROKERS,
+    topics: {
+      trades: v.TOPIC_TRADES,
+      ohlc: v.TOPIC_OHLC,
+      reference: v.TOPIC_REFERENCE,
+      status: v.TOPIC_STATUS,
+    },
+    connections: v.INGESTOR_CONNECTIONS,
+    workers: v.INGESTOR_WORKERS,
+    tradeInstruments: trade,
+    ohlcInstruments: ohlc,
+    metricsPort: v.METRICS_PORT,
+    metricsHost: v.METRICS_HOST,
+    captureFile: v.CAPTURE_FILE,
+    silentAfterMs: v.INGESTOR_SILENT_AFTER_MS,
+  };
 }

@@ -7,6 +7,8 @@ export type IngestorErrorCode =
   | 'BUFFER_FULL'
   | 'KAFKA_PRODUCE_FAILED'
   | 'STOPPED'
+  /** An event the feed connection's state cannot receive (connection-machine.ts). */
+  | 'ILLEGAL_TRANSITION'
   /** A broken invariant inside the ingestor (a bug, not bad input). */
   | 'INTERNAL';
 

@@ -14,7 +14,7 @@ export {
   type OpsServer,
   startOpsServer,
 } from '@feedpipe/service-kit';
-export { type IngestorEnvConfig, loadIngestorEnv, readUniverseIds } from './env-config.js';
+export { INGESTOR_ENV, type IngestorEnvConfig, loadIngestorEnv, readUniverseIds } from './env-config.js';
 export { IngestorError, type IngestorErrorCode } from './errors.js';
 export {
   AttemptBudget,
@@ -22,6 +22,16 @@ export {
   type AttemptTicket,
   sharedAttemptBudget,
 } from './feed/attempt-budget.js';
+export {
+  CONNECTION_STATES,
+  type ConnectionAction,
+  type ConnectionEvent,
+  type ConnectionEventType,
+  type ConnectionState,
+  type RetryCause,
+  type Transition,
+  transition as connectionTransition,
+} from './feed/connection-machine.js';
 export {
   ConnectionPool,
   type ConnectionPoolOptions,
@@ -37,7 +47,7 @@ export {
   type FailureVerdict,
   type FeedFailure,
 } from './feed/failure-class.js';
-export { type ConnectionState, FeedConnection, type FeedCredentials } from './feed/feed-connection.js';
+export { FeedConnection, type FeedCredentials } from './feed/feed-connection.js';
 export { lastMarketStatus } from './feed/market-status-scan.js';
 export {
   createFeedIngestor,

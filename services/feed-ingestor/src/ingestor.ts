@@ -15,7 +15,7 @@ import {
   type FeedConnectionTuning,
   type SubscriptionKind,
 } from './feed/connection-pool.js';
-import type { ConnectionState, FeedCredentials } from './feed/feed-connection.js';
+import type { ConnectionState, FeedConnectionEvents, FeedCredentials } from './feed/feed-connection.js';
 import { createIngestorMetrics, type IngestorMetrics, packetTypeLabel } from './ingestor-metrics.js';
 import type { LatencyRecorder } from './pipeline/latency-recorder.js';
 import { ProducerPipeline } from './pipeline/producer-pipeline.js';
@@ -107,32 +107,38 @@ export interface FeedIngestor {
   readonly metrics: IngestorMetrics;
 }
 
-export function createFeedIngestor(options: FeedIngestorOptions): FeedIngestor {
+type Log = (message: string) => void;
+
+/** What the connections reported, for stats() and readiness(). */
+interface FeedObservations {
+  counts: { frames: number; bytes: number; textFrames: number };
+  feedErrors: Record<string, number>;
+  recentFeedErrors: FeedErrorEvent[];
+  marketStatus: number | undefined;
+}
+
+function checkOptions(options: FeedIngestorOptions): { topics: FeedTopics; silentAfterMs: number } {
   if (!options.feedUrl || !/^wss?:\/\//.test(options.feedUrl)) {
     throw new IngestorError('CONFIG_INVALID', 'feedUrl must be a ws:// or wss:// URL');
   }
   if (options.brokers.length === 0)
     throw new IngestorError('CONFIG_INVALID', 'brokers must list at least one host:port');
-  const topics: FeedTopics = { ...DEFAULT_FEED_TOPICS, ...options.topics };
-  const log = options.log ?? ((m: string) => process.stderr.write(`ingestor: ${m}\n`));
-  const registry = options.registry ?? new Registry();
-  const metrics = createIngestorMetrics(registry);
-  const feedErrors: Record<string, number> = {};
-  const recentFeedErrors: FeedErrorEvent[] = [];
-  const counts = { frames: 0, bytes: 0, textFrames: 0 };
-  let marketStatus: number | undefined;
-  let startedAt = Date.now();
   const silentAfterMs = options.silentAfterMs ?? 60_000;
   if (!Number.isInteger(silentAfterMs) || silentAfterMs < 0) {
     throw new IngestorError('CONFIG_INVALID', `silentAfterMs must be an integer >= 0, got ${silentAfterMs}`);
   }
-  let credentials = options.credentials;
-  let capture: CaptureWriter | undefined;
+  return { topics: { ...DEFAULT_FEED_TOPICS, ...options.topics }, silentAfterMs };
+}
 
+/**
+ * Recording is best effort beside production: a disk that cannot keep up loses capture frames
+ * (counted and reported), never Kafka data.
+ */
+function captureRecorder(
+  log: Log,
+): (writer: CaptureWriter, frame: Uint8Array, receivedAtMicros: number) => void {
   let captureFailures = 0;
-  // Recording is best effort beside production: a disk that cannot keep up loses capture frames
-  // (counted and reported), never Kafka data.
-  const recordFrame = (writer: CaptureWriter, frame: Uint8Array, receivedAtMicros: number): void => {
+  return (writer, frame, receivedAtMicros) => {
     try {
       writer.write(frame, receivedAtMicros);
     } catch (error) {
@@ -140,7 +146,16 @@ export function createFeedIngestor(options: FeedIngestorOptions): FeedIngestor {
         log(`capture file write failed (${(error as Error).message}); frames are still produced`);
     }
   };
+}
 
+/** The frames -> workers -> Kafka pipeline, its results counted in `metrics`. */
+function createPipeline(
+  options: FeedIngestorOptions,
+  topics: FeedTopics,
+  metrics: IngestorMetrics,
+  log: Log,
+  setPaused: (paused: boolean) => void,
+): ProducerPipeline {
   const onResult = (result: ChunkResult): void => {
     for (const [code, count] of result.byCode) metrics.packets.inc({ type: packetTypeLabel(code) }, count);
     if (result.malformed > 0) metrics.malformed.inc(result.malformed);
@@ -155,7 +170,6 @@ export function createFeedIngestor(options: FeedIngestorOptions): FeedIngestor {
     if (result.producerResets > 0) metrics.producerResets.inc(result.producerResets);
     metrics.bufferedBytes.set(pipeline.buffered);
   };
-
   const pipeline = new ProducerPipeline({
     brokers: options.brokers,
     topics,
@@ -173,7 +187,7 @@ export function createFeedIngestor(options: FeedIngestorOptions): FeedIngestor {
       } else {
         log(`buffer drained to ${buffered} bytes; resuming the feed sockets`);
       }
-      pool.setPaused(full);
+      setPaused(full);
     },
   });
   // Latency is observed into the histogram per chunk from the recorder's own samples.
@@ -183,76 +197,131 @@ export function createFeedIngestor(options: FeedIngestorOptions): FeedIngestor {
     for (let i = 0; i < receivedAt.length; i += 16)
       metrics.ackLatencySeconds.observe((ackedAt - (receivedAt[i] as number)) / 1e6);
   };
+  return pipeline;
+}
 
+/** The pool's callbacks: frames go to `deliver`; everything else is counted, logged and kept in `seen`. */
+function connectionEvents(
+  seen: FeedObservations,
+  metrics: IngestorMetrics,
+  log: Log,
+  deliver: (connection: number, frame: Buffer, receivedAtMicros: number) => void,
+): FeedConnectionEvents {
   const stateByConnection = new Map<number, ConnectionState>();
   const refreshConnectionGauge = (): void => {
     metrics.connections.reset();
     for (const state of stateByConnection.values()) metrics.connections.inc({ state });
   };
+  return {
+    onFrame(connection, frame, receivedAtMicros) {
+      seen.counts.frames += 1;
+      seen.counts.bytes += frame.byteLength;
+      metrics.frames.inc();
+      metrics.bytes.inc(frame.byteLength);
+      deliver(connection, frame, receivedAtMicros);
+    },
+    onState(connection, state, reason) {
+      stateByConnection.set(connection, state);
+      refreshConnectionGauge();
+      if (state === 'connecting' && reason === 'reconnecting') metrics.reconnects.inc();
+      if (state === 'fatal' || state === 'evicted') log(`connection ${connection}: ${state}: ${reason}`);
+    },
+    onFeedError(connection, code) {
+      seen.feedErrors[String(code)] = (seen.feedErrors[String(code)] ?? 0) + 1;
+      seen.recentFeedErrors.push({ at: Date.now(), connection, code });
+      if (seen.recentFeedErrors.length > RECENT_FEED_ERRORS) seen.recentFeedErrors.shift();
+      metrics.feedErrors.inc({ code: String(code) });
+      log(`connection ${connection}: feed error ${code}`);
+    },
+    onRetry(connection, delayMs, cause) {
+      metrics.retries.inc({ cause });
+      if (cause !== 'budget' || delayMs >= 1_000)
+        log(`connection ${connection}: next attempt in ${delayMs} ms (${cause})`);
+    },
+    onTextFrame(connection, bytes) {
+      seen.counts.textFrames += 1;
+      metrics.textFrames.inc();
+      // The first one says what happened; the metric carries the rest (no log flood).
+      if (seen.counts.textFrames === 1)
+        log(
+          `connection ${connection}: unexpected text message (${bytes} bytes) skipped; counted in ingestor_text_frames_total`,
+        );
+    },
+    onMarketStatus(_connection, status) {
+      if (status !== seen.marketStatus) log(`market status ${status}`);
+      seen.marketStatus = status;
+    },
+  };
+}
 
-  const pool = new ConnectionPool({
+function ingestorStats(
+  seen: FeedObservations,
+  pipeline: ProducerPipeline,
+  pool: ConnectionPool,
+): IngestorStats {
+  return {
+    frames: seen.counts.frames,
+    bytes: seen.counts.bytes,
+    packets: pipeline.totals.packets,
+    malformed: pipeline.totals.malformed,
+    unknown: pipeline.totals.unknown,
+    produced: pipeline.totals.produced,
+    producedTrades: pipeline.totals.producedTrades,
+    bufferedBytes: pipeline.buffered,
+    bufferFullEvents: pipeline.totals.bufferFullEvents,
+    produceRetries: pipeline.totals.produceRetries,
+    producerResets: pipeline.totals.producerResets,
+    feedErrors: { ...seen.feedErrors },
+    textFrames: seen.counts.textFrames,
+    marketStatus: seen.marketStatus,
+    recentFeedErrors: [...seen.recentFeedErrors],
+    connections: pool.snapshot(),
+    fatal: pool.fatal,
+  };
+}
+
+function refreshSubscriptionGauge(pool: ConnectionPool, metrics: IngestorMetrics): void {
+  const snapshot = pool.snapshot();
+  metrics.subscriptions.set(
+    { kind: 'trade' },
+    snapshot.reduce((s, c) => s + c.trade, 0),
+  );
+  metrics.subscriptions.set(
+    { kind: 'ohlc' },
+    snapshot.reduce((s, c) => s + c.ohlc, 0),
+  );
+}
+
+export function createFeedIngestor(options: FeedIngestorOptions): FeedIngestor {
+  const { topics, silentAfterMs } = checkOptions(options);
+  const log = options.log ?? ((m: string) => process.stderr.write(`ingestor: ${m}\n`));
+  const registry = options.registry ?? new Registry();
+  const metrics = createIngestorMetrics(registry);
+  const seen: FeedObservations = {
+    counts: { frames: 0, bytes: 0, textFrames: 0 },
+    feedErrors: {},
+    recentFeedErrors: [],
+    marketStatus: undefined,
+  };
+  let startedAt = Date.now();
+  let credentials = options.credentials;
+  let capture: CaptureWriter | undefined;
+  const recordFrame = captureRecorder(log);
+  const pipeline = createPipeline(options, topics, metrics, log, (full) => pool.setPaused(full));
+  const pool: ConnectionPool = new ConnectionPool({
     url: options.feedUrl,
     credentials,
     connections: options.connections,
     maxSubscriptionsPerConnection: options.maxSubscriptionsPerConnection,
     connection: options.connection,
     attemptBudget: options.attemptBudget,
-    events: {
-      onFrame(connection, frame, receivedAtMicros) {
-        counts.frames += 1;
-        counts.bytes += frame.byteLength;
-        metrics.frames.inc();
-        metrics.bytes.inc(frame.byteLength);
-        if (capture) recordFrame(capture, frame, receivedAtMicros);
-        pipeline.push(connection, frame, receivedAtMicros);
-      },
-      onState(connection, state, reason) {
-        stateByConnection.set(connection, state);
-        refreshConnectionGauge();
-        if (state === 'connecting' && reason === 'reconnecting') metrics.reconnects.inc();
-        if (state === 'fatal' || state === 'evicted') log(`connection ${connection}: ${state}: ${reason}`);
-      },
-      onFeedError(connection, code) {
-        feedErrors[String(code)] = (feedErrors[String(code)] ?? 0) + 1;
-        recentFeedErrors.push({ at: Date.now(), connection, code });
-        if (recentFeedErrors.length > RECENT_FEED_ERRORS) recentFeedErrors.shift();
-        metrics.feedErrors.inc({ code: String(code) });
-        log(`connection ${connection}: feed error ${code}`);
-      },
-      onRetry(connection, delayMs, cause) {
-        metrics.retries.inc({ cause });
-        if (cause !== 'budget' || delayMs >= 1_000)
-          log(`connection ${connection}: next attempt in ${delayMs} ms (${cause})`);
-      },
-      onTextFrame(connection, bytes) {
-        counts.textFrames += 1;
-        metrics.textFrames.inc();
-        // The first one says what happened; the metric carries the rest (no log flood).
-        if (counts.textFrames === 1)
-          log(
-            `connection ${connection}: unexpected text message (${bytes} bytes) skipped; counted in ingestor_text_frames_total`,
-          );
-      },
-      onMarketStatus(_connection, status) {
-        if (status !== marketStatus) log(`market status ${status}`);
-        marketStatus = status;
-      },
-    },
+    events: connectionEvents(seen, metrics, log, (connection, frame, receivedAtMicros) => {
+      if (capture) recordFrame(capture, frame, receivedAtMicros);
+      pipeline.push(connection, frame, receivedAtMicros);
+    }),
     onFatal: (reason) =>
       log(`FATAL for client ${credentials.clientId}: ${reason}; no more connection attempts`),
   });
-
-  const refreshSubscriptionGauge = (): void => {
-    const snapshot = pool.snapshot();
-    metrics.subscriptions.set(
-      { kind: 'trade' },
-      snapshot.reduce((s, c) => s + c.trade, 0),
-    );
-    metrics.subscriptions.set(
-      { kind: 'ohlc' },
-      snapshot.reduce((s, c) => s + c.ohlc, 0),
-    );
-  };
 
   return {
     registry,
@@ -267,7 +336,7 @@ export function createFeedIngestor(options: FeedIngestorOptions): FeedIngestor {
       if (options.captureFile) capture = await CaptureWriter.open(options.captureFile);
       if (options.instruments?.trade?.length) pool.subscribe('trade', options.instruments.trade);
       if (options.instruments?.ohlc?.length) pool.subscribe('ohlc', options.instruments.ohlc);
-      refreshSubscriptionGauge();
+      refreshSubscriptionGauge(pool, metrics);
       startedAt = Date.now();
       pool.start();
     },
@@ -279,11 +348,11 @@ export function createFeedIngestor(options: FeedIngestorOptions): FeedIngestor {
     },
     subscribe(kind, ids) {
       pool.subscribe(kind, ids);
-      refreshSubscriptionGauge();
+      refreshSubscriptionGauge(pool, metrics);
     },
     unsubscribe(kind, ids) {
       pool.unsubscribe(kind, ids);
-      refreshSubscriptionGauge();
+      refreshSubscriptionGauge(pool, metrics);
     },
     updateToken(token) {
       credentials = { ...credentials, token };
@@ -294,31 +363,11 @@ export function createFeedIngestor(options: FeedIngestorOptions): FeedIngestor {
       assessFeedReadiness({
         fatal: pool.fatal,
         connections: pool.snapshot(),
-        marketStatus,
+        marketStatus: seen.marketStatus,
         startedAt,
         now: Date.now(),
         silentAfterMs,
       }),
-    stats() {
-      return {
-        frames: counts.frames,
-        bytes: counts.bytes,
-        packets: pipeline.totals.packets,
-        malformed: pipeline.totals.malformed,
-        unknown: pipeline.totals.unknown,
-        produced: pipeline.totals.produced,
-        producedTrades: pipeline.totals.producedTrades,
-        bufferedBytes: pipeline.buffered,
-        bufferFullEvents: pipeline.totals.bufferFullEvents,
-        produceRetries: pipeline.totals.produceRetries,
-        producerResets: pipeline.totals.producerResets,
-        feedErrors: { ...feedErrors },
-        textFrames: counts.textFrames,
-        marketStatus,
-        recentFeedErrors: [...recentFeedErrors],
-        connections: pool.snapshot(),
-        fatal: pool.fatal,
-      };
-    },
+    stats: () => ingestorStats(seen, pipeline, pool),
   };
 }

@@ -4,6 +4,7 @@
  * services must name the same topics.
  */
 import { DEFAULT_FEED_TOPICS, type FeedTopics } from '@feedpipe/contracts';
+import { type Env, type EnvSchema, readEnv } from '@feedpipe/service-kit';
 import { SinkError } from './errors.js';
 
 export interface SinkEnvConfig {
@@ -19,41 +20,53 @@ export interface SinkEnvConfig {
   metricsPort: number;
 }
 
-type Env = Readonly<Record<string, string | undefined>>;
+/** Every variable `feed-sink run` reads (docs/configuration.md, feed-sink). */
+export const SINK_ENV = {
+  KAFKA_BROKERS: {
+    type: 'list',
+    entry: { pattern: /^[\w.-]+:\d+$/, allowed: 'host:port' },
+    required: true,
+    description: 'Kafka brokers',
+  },
+  TOPIC_TRADES: { type: 'string', default: DEFAULT_FEED_TOPICS.trades, description: "the ingestor's topics" },
+  TOPIC_OHLC: { type: 'string', default: DEFAULT_FEED_TOPICS.ohlc, description: "the ingestor's topics" },
+  TOPIC_REFERENCE: {
+    type: 'string',
+    default: DEFAULT_FEED_TOPICS.reference,
+    description: "the ingestor's topics",
+  },
+  TOPIC_STATUS: { type: 'string', default: DEFAULT_FEED_TOPICS.status, description: "the ingestor's topics" },
+  CLICKHOUSE_URL: {
+    type: 'url',
+    protocols: ['http', 'https'],
+    unset: 'embedded chDB in `$DATA_DIR/chdb`',
+    secret: true,
+    description: 'ClickHouse server',
+  },
+  DATA_DIR: { type: 'string', default: '.data', description: 'chDB in `$DATA_DIR/chdb`' },
+  METRICS_PORT: { type: 'integer', min: 0, max: 65_535, default: 9465, description: 'ops endpoint port' },
+  METRICS_HOST: { type: 'string', default: '127.0.0.1', description: 'address of the ops endpoint' },
+} as const satisfies EnvSchema;
 
 export function loadSinkEnv(env: Env = process.env): SinkEnvConfig {
-  const problems: string[] = [];
-  const brokers = (env.KAFKA_BROKERS ?? '')
-    .split(',')
-    .map((b) => b.trim())
-    .filter(Boolean);
-  if (brokers.length === 0) problems.push('KAFKA_BROKERS is required');
-  for (const b of brokers)
-    if (!/^[\w.-]+:\d+$/.test(b)) problems.push(`KAFKA_BROKERS entry "${b}" must be host:port`);
-  const rawPort = env.METRICS_PORT;
-  let metricsPort = 9465;
-  if (rawPort !== undefined && rawPort !== '') {
-    metricsPort = Number(rawPort);
-    if (!Number.isInteger(metricsPort) || metricsPort < 0 || metricsPort > 65_535)
-      problems.push(`METRICS_PORT must be an integer in 0..65535, got "${rawPort}"`);
-  }
+  const { values: v, problems } = readEnv(SINK_ENV, env);
   const topics: FeedTopics = {
-    trades: env.TOPIC_TRADES || DEFAULT_FEED_TOPICS.trades,
-    ohlc: env.TOPIC_OHLC || DEFAULT_FEED_TOPICS.ohlc,
-    reference: env.TOPIC_REFERENCE || DEFAULT_FEED_TOPICS.reference,
-    status: env.TOPIC_STATUS || DEFAULT_FEED_TOPICS.status,
+    trades: v.TOPIC_TRADES,
+    ohlc: v.TOPIC_OHLC,
+    reference: v.TOPIC_REFERENCE,
+    status: v.TOPIC_STATUS,
   };
   if (new Set(Object.values(topics)).size !== 4) problems.push('the four TOPIC_* names must differ');
   if (problems.length > 0) {
     throw new SinkError('CONFIG_INVALID', `invalid configuration:\n  - ${problems.join('\n  - ')}`);
   }
   return {
-    brokers,
+    brokers: v.KAFKA_BROKERS,
     topics,
-    clickhouseUrl: env.CLICKHOUSE_URL || undefined,
-    dataDir: env.DATA_DIR || '.data',
+    clickhouseUrl: v.CLICKHOUSE_URL,
+    dataDir: v.DATA_DIR,
     // Loopback unless the operator opens it (compose sets METRICS_HOST=0.0.0.0 for Prometheus).
-    metricsHost: env.METRICS_HOST || '127.0.0.1',
-    metricsPort,
+    metricsHost: v.METRICS_HOST,
+    metricsPort: v.METRICS_PORT,
   };
 }

@@ -2,7 +2,7 @@
 // `feed-sink run`, is a thin shell over it).
 
 export { appendCanonical, type CanonicalLayout, CsvBlock, canonicalLayout } from './csv-lines.js';
-export { loadSinkEnv, type SinkEnvConfig } from './env-config.js';
+export { loadSinkEnv, SINK_ENV, type SinkEnvConfig } from './env-config.js';
 export { SinkError, type SinkErrorCode } from './errors.js';
 export { createSink, type Sink, type SinkOptions, type SinkStats } from './kafka-sink.js';
 export { createSinkMetrics, type SinkMetrics } from './sink-metrics.js';

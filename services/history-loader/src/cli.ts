@@ -15,6 +15,7 @@ import { createServer } from 'node:http';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { createStore } from '@feedpipe/store';
+import { type HistoryLoaderEnv, historyLoaderEnv } from './env.js';
 import { LoaderError } from './errors.js';
 import { createHistoryLoader } from './loader.js';
 import type { PlanOptions } from './plan-options.js';
@@ -23,12 +24,6 @@ import { startProgress } from './progress.js';
 function fail(message: string): never {
   process.stderr.write(`history-loader: ${message}\n`);
   process.exit(1);
-}
-
-function env(name: string): string {
-  const v = process.env[name];
-  if (v === undefined || v.trim() === '') fail(`${name} is required`);
-  return v.trim();
 }
 
 function readJson(path: string): unknown {
@@ -58,24 +53,26 @@ async function main(): Promise<void> {
     },
   });
   if (values.universe === undefined) fail('--universe <file> is required');
-  let plan: PlanOptions | undefined;
-  if (values.universe.endsWith('.json')) {
-    const parsed = readJson(values.universe) as { plan?: PlanOptions } | null;
-    plan = parsed !== null && !Array.isArray(parsed) ? parsed.plan : undefined;
+  let vars: HistoryLoaderEnv;
+  try {
+    vars = historyLoaderEnv(process.env);
+  } catch (error) {
+    fail((error as Error).message);
   }
-  if (values.plan !== undefined) plan = readJson(values.plan) as PlanOptions;
+  // Unset, the library takes the universe file's own plan (a JSON file's `plan` object).
+  const plan = values.plan === undefined ? undefined : (readJson(values.plan) as PlanOptions);
   const maxRequests = positive(values['max-requests'], 'max-requests');
   const maxSeconds = positive(values['max-seconds'], 'max-seconds');
   const store = createStore({
-    url: process.env.CLICKHOUSE_URL || undefined,
-    dataDir: join(process.env.DATA_DIR || '.data', 'chdb'),
+    url: vars.CLICKHOUSE_URL,
+    dataDir: join(vars.DATA_DIR, 'chdb'),
   });
   const loader = createHistoryLoader(
     {
       broker: {
-        baseUrl: env('SVC_BASE_URL'),
-        clientId: env('SVC_CLIENT_ID'),
-        accessToken: env('SVC_ACCESS_TOKEN'),
+        baseUrl: vars.SVC_BASE_URL,
+        clientId: vars.SVC_CLIENT_ID,
+        accessToken: vars.SVC_ACCESS_TOKEN,
       },
       universe: values.universe,
       ...(plan === undefined ? {} : { plan }),
@@ -111,7 +108,7 @@ async function main(): Promise<void> {
           } else {
             res.writeHead(404).end();
           }
-        }).listen(port, process.env.METRICS_HOST || '127.0.0.1')
+        }).listen(port, vars.METRICS_HOST)
       : undefined;
   const progress = startProgress(() => loader.status(), process.stderr);
   let stopping = false;

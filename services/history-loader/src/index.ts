@@ -9,6 +9,7 @@ export {
 } from './checkpoints.js';
 export { classifyFailure, type Failure } from './classify.js';
 export { countingFetch, endpointOf, type RequestOutcome } from './counting-fetch.js';
+export { HISTORY_LOADER_ENV, type HistoryLoaderEnv, historyLoaderEnv } from './env.js';
 export { LoaderError, type LoaderErrorCode } from './errors.js';
 export {
   createHistoryLoader,

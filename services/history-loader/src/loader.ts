@@ -7,6 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import { BrokerClient, type FetchLike, type RateLimiter } from '@feedpipe/broker-api';
 import { HISTORY_TABLES } from '@feedpipe/contracts';
+import { Backoff, sleep } from '@feedpipe/service-kit';
 import { type ClickHouseClient, runMigrations } from '@feedpipe/store';
 import { Registry } from 'prom-client';
 import { DAY_MS, limiterForBudget, readSpentBudget } from './budget.js';
@@ -88,17 +89,6 @@ export function createHistoryLoader(options: HistoryLoaderOptions, deps: History
   }
   return new Loader(config, deps);
 }
-
-const sleep = (ms: number, signal: AbortSignal): Promise<void> =>
-  new Promise((resolve) => {
-    const timer = setTimeout(done, ms);
-    function done(): void {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', done);
-      resolve();
-    }
-    signal.addEventListener('abort', done, { once: true });
-  });
 
 class Loader implements HistoryLoader {
   readonly registry: Registry;
@@ -420,6 +410,8 @@ class Loader implements HistoryLoader {
     const cfg = this.#config;
     const signal = this.#abort.signal;
     const t0 = performance.now();
+    // Transient failures wait min(cap, base * 2^n), of which a random half (Backoff's floor 0.5).
+    const backoff = new Backoff({ initialMs: cfg.retryBaseMs, maxMs: cfg.retryMaxMs, floor: 0.5 });
     for (let attempt = 1; attempt <= cfg.maxAttempts; attempt++) {
       try {
         const out = await fetchUnit(client, u, signal, Date.now);
@@ -452,8 +444,7 @@ class Loader implements HistoryLoader {
           return this.#unfinished();
         }
         if (failure.kind === 'transient' && attempt < cfg.maxAttempts) {
-          const base = Math.min(cfg.retryMaxMs, cfg.retryBaseMs * 2 ** (attempt - 1));
-          await sleep(base / 2 + Math.random() * (base / 2), signal);
+          await sleep(backoff.next(), signal);
           continue;
         }
         const status: UnitStatus = failure.kind === 'permanent' ? 'failed' : 'retry';

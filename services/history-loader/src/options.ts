@@ -4,6 +4,7 @@ import { configError } from './errors.js';
 import { type PlanOptions, type ResolvedPlan, resolvePlan } from './plan-options.js';
 import {
   readUniverseFile,
+  readUniversePlan,
   type UniverseInstrument,
   type UniverseRow,
   universeInstrument,
@@ -24,7 +25,7 @@ export interface HistoryLoaderOptions {
   broker: BrokerOptions;
   /** The instruments: parsed rows, or the path of a universe file (JSON or CSV). Required. */
   universe: readonly UniverseRow[] | string;
-  /** What to load. Defaults: see PlanOptions. */
+  /** What to load. Default: the `plan` of a JSON universe file, else the defaults of PlanOptions. */
   plan?: PlanOptions;
   /** Units whose request is waiting or running at once. Default 8 (enough to keep 5/s busy). */
   concurrency?: number;
@@ -144,7 +145,13 @@ export function resolveOptions(options: HistoryLoaderOptions): ResolvedOptions {
       timeoutMs: num(b, 'timeoutMs', 60_000, 1_000, 600_000, 'broker'),
     },
     universe,
-    plan: resolvePlan(options.plan),
+    // An explicit plan wins; else a JSON universe file's own plan; else the defaults.
+    plan: resolvePlan(
+      options.plan ??
+        (typeof options.universe === 'string'
+          ? (readUniversePlan(options.universe) as PlanOptions | undefined)
+          : undefined),
+    ),
     concurrency: num(r, 'concurrency', 8, 1, 64),
     maxAttempts: num(r, 'maxAttempts', 4, 1, 20),
     retryBaseMs: num(r, 'retryBaseMs', 1_000, 0, 60_000),

@@ -171,6 +171,23 @@ export function readUniverseFile(path: string): UniverseInstrument[] {
   return parseUniverse(text, format, path);
 }
 
+/**
+ * The `plan` object of a JSON universe file (`{ "instruments": [...], "plan": {...} }`), or
+ * undefined for a CSV file, a bare array or a file without one. The library reads it, so every
+ * caller that names a universe file (the CLI, `npm start`) loads what the file plans.
+ */
+export function readUniversePlan(path: string): unknown {
+  if (path.toLowerCase().endsWith('.csv')) return undefined;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(readFileSync(path, 'utf8'));
+  } catch (error) {
+    throw new LoaderError('UNIVERSE_INVALID', `cannot read universe file ${path}`, { cause: error });
+  }
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) return undefined;
+  return (parsed as { plan?: unknown }).plan;
+}
+
 function jsonRows(text: string, source: string): unknown[] {
   let parsed: unknown;
   try {

@@ -5,6 +5,7 @@
  * rows are bounded; `add` waits for a flush beyond the bound (backpressure on the fetchers).
  */
 import { HISTORY_TABLES } from '@feedpipe/contracts';
+import { retry } from '@feedpipe/service-kit';
 import { type ClickHouseClient, insertRows } from '@feedpipe/store';
 import { LOAD_UNITS_COLUMNS, LOAD_UNITS_TABLE } from './checkpoints.js';
 import { LoaderError } from './errors.js';
@@ -137,14 +138,6 @@ export class BatchWriter {
   }
 
   async #retry(write: () => Promise<void>): Promise<void> {
-    for (let attempt = 1; ; attempt++) {
-      try {
-        await write();
-        return;
-      } catch (error) {
-        if (attempt >= FLUSH_ATTEMPTS) throw error;
-        await new Promise((r) => setTimeout(r, 250 * 4 ** (attempt - 1)));
-      }
-    }
+    await retry(write, { attempts: FLUSH_ATTEMPTS, initialMs: 250, factor: 4, maxMs: 4_000, floor: 0.5 });
   }
 }

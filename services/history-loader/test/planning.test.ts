@@ -1,11 +1,13 @@
 /** Pure planning logic: universe parsing, grid windows, plan limits, checkpoint coverage, error classes. */
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { BrokerApiError } from '@feedpipe/broker-api';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { gridWindows, istDayOf } from '../src/calendar.js';
 import { CheckpointIndex, type StoredUnit } from '../src/checkpoints.js';
 import { classifyFailure } from '../src/classify.js';
-import { LoaderError, parseUniverse, resolvePlan, staticUnits } from '../src/index.js';
+import { LoaderError, parseUniverse, resolveOptions, resolvePlan, staticUnits } from '../src/index.js';
 import { planClock } from '../src/units.js';
 
 const NOW = Date.UTC(2026, 5, 10, 6, 0, 0); // a Wednesday, 11:30 IST
@@ -81,6 +83,15 @@ describe('plan', () => {
     expect(() => resolvePlan({ daily: { since: '2020-01-01' } } as never)).toThrow(
       /unknown option plan.daily.since/,
     );
+  });
+
+  it("takes a JSON universe file's plan unless a plan is given (npm start names only the file)", () => {
+    const demo = fileURLToPath(new URL('../universe/demo.json', import.meta.url));
+    const filePlan = (JSON.parse(readFileSync(demo, 'utf8')) as { plan: object }).plan;
+    const broker = { baseUrl: 'http://127.0.0.1:1', clientId: '1', accessToken: 't' };
+    expect(resolveOptions({ broker, universe: demo }).plan).toEqual(resolvePlan(filePlan));
+    expect(resolvePlan(filePlan)).not.toEqual(resolvePlan({}));
+    expect(resolveOptions({ broker, universe: demo, plan: {} }).plan).toEqual(resolvePlan({}));
   });
 
   it('keeps intraday and expired options within the service limits and 5 years', () => {

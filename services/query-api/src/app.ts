@@ -82,8 +82,7 @@ const DEP_KEYS = [
   'logSecrets',
 ];
 
-export async function createQueryApi(config: QueryApiConfig, deps: QueryApiDeps): Promise<QueryApi> {
-  const resolved = resolveConfig(config);
+function checkDeps(deps: QueryApiDeps): void {
   for (const key of Object.keys(deps)) {
     if (!DEP_KEYS.includes(key)) {
       throw new QueryApiError(
@@ -93,6 +92,68 @@ export async function createQueryApi(config: QueryApiConfig, deps: QueryApiDeps)
     }
   }
   if (!deps.store?.client) throw new QueryApiError('CONFIG_INVALID', 'query-api deps: "store" is required');
+}
+
+/** The HTTP server with what every route shares: errors, auth, admission, metrics, docs. */
+async function createHttpApp(
+  resolved: ResolvedConfig,
+  deps: QueryApiDeps,
+  keys: ApiKeyStore<Scope>,
+  metrics: ApiContext['metrics'],
+  logSecrets: readonly string[],
+): Promise<FastifyInstance> {
+  const now = deps.now ?? Date.now;
+  const app = Fastify({
+    logger:
+      resolved.logLevel === false
+        ? false
+        : redactingLoggerOptions(resolved.logLevel, deps.logStream ?? process.stdout, () => logSecrets),
+    bodyLimit: Math.max(1_048_576, resolved.sql.maxSqlLength * 4),
+    ajv: {
+      customOptions: { removeAdditional: false, coerceTypes: 'array', useDefaults: true, allErrors: false },
+    },
+  });
+  installErrorHandler(app);
+  installMethodNotAllowed(app);
+  installAuth(app, keys, new KeyRateLimiter(resolved.rateLimit.perSecond, resolved.rateLimit.burst, now), {
+    defaultScope: DEFAULT_SCOPE,
+  });
+  installQueryAdmission(app, new KeyConcurrency(resolved.query.maxConcurrentPerKey));
+  installHttpMetrics(app, metrics);
+  if (resolved.docs) {
+    await registerOpenApiDocs(app, {
+      title: 'feedpipe query API',
+      description:
+        'Market analytics for notebooks (JSON, CSV, Arrow, Parquet), read-only SQL, a live stream and the pipeline status page. Send the API key in the x-api-key header. Orders live in the trading gateway, with its own keys and docs.',
+    });
+  }
+  return app;
+}
+
+/** Every route of the API: status, analytics, SQL, the live stream, the status page, keys. */
+function registerRoutes(app: FastifyInstance, ctx: ApiContext, hub: LiveHub, deps: QueryApiDeps): void {
+  registerStatusRoutes(app, ctx, {
+    streamStats: () => ({
+      enabled: hub.enabled,
+      running: hub.running,
+      clients: hub.clients,
+      delivered: hub.delivered,
+    }),
+    storeProbe: new StoreProbe(deps.store),
+  });
+  registerInstrumentRoutes(app, ctx);
+  registerMarketRoutes(app, ctx);
+  registerHistoryRoutes(app, ctx);
+  registerOptionRoutes(app, ctx);
+  registerSqlRoutes(app, ctx);
+  registerStreamRoutes(app, ctx, hub);
+  registerStatusPage(app, deps.pipelineStatus);
+  registerKeyRoutes(app, ctx.keys);
+}
+
+export async function createQueryApi(config: QueryApiConfig, deps: QueryApiDeps): Promise<QueryApi> {
+  const resolved = resolveConfig(config);
+  checkDeps(deps);
   const now = deps.now ?? Date.now;
   const client = deps.store.client;
   // Callers' queries go through the store's user client, within the result memory budget; the
@@ -133,47 +194,8 @@ export async function createQueryApi(config: QueryApiConfig, deps: QueryApiDeps)
   keys.onRevoked((keyId) => hub.endKey(keyId, 'the API key was revoked'));
   const logSecrets = [...(deps.logSecrets ?? [])];
 
-  const app = Fastify({
-    logger:
-      resolved.logLevel === false
-        ? false
-        : redactingLoggerOptions(resolved.logLevel, deps.logStream ?? process.stdout, () => logSecrets),
-    bodyLimit: Math.max(1_048_576, resolved.sql.maxSqlLength * 4),
-    ajv: {
-      customOptions: { removeAdditional: false, coerceTypes: 'array', useDefaults: true, allErrors: false },
-    },
-  });
-  installErrorHandler(app);
-  installMethodNotAllowed(app);
-  installAuth(app, keys, new KeyRateLimiter(resolved.rateLimit.perSecond, resolved.rateLimit.burst, now), {
-    defaultScope: DEFAULT_SCOPE,
-  });
-  installQueryAdmission(app, new KeyConcurrency(resolved.query.maxConcurrentPerKey));
-  installHttpMetrics(app, metrics);
-  if (resolved.docs) {
-    await registerOpenApiDocs(app, {
-      title: 'feedpipe query API',
-      description:
-        'Market analytics for notebooks (JSON, CSV, Arrow, Parquet), read-only SQL, a live stream and the pipeline status page. Send the API key in the x-api-key header. Orders live in the trading gateway, with its own keys and docs.',
-    });
-  }
-  registerStatusRoutes(app, ctx, {
-    streamStats: () => ({
-      enabled: hub.enabled,
-      running: hub.running,
-      clients: hub.clients,
-      delivered: hub.delivered,
-    }),
-    storeProbe: new StoreProbe(deps.store),
-  });
-  registerInstrumentRoutes(app, ctx);
-  registerMarketRoutes(app, ctx);
-  registerHistoryRoutes(app, ctx);
-  registerOptionRoutes(app, ctx);
-  registerSqlRoutes(app, ctx);
-  registerStreamRoutes(app, ctx, hub);
-  registerStatusPage(app, deps.pipelineStatus);
-  registerKeyRoutes(app, keys);
+  const app = await createHttpApp(resolved, deps, keys, metrics, logSecrets);
+  registerRoutes(app, ctx, hub, deps);
 
   let url = '';
   return {

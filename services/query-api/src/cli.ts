@@ -20,6 +20,7 @@ import { createStore, runMigrations } from '@feedpipe/store';
 import { createQueryApi } from './app.js';
 import { API_KEYS_TABLE, SCOPES, type Scope } from './auth/scopes.js';
 import type { LogLevel } from './config/config.js';
+import { type QueryApiEnv, queryApiEnv } from './config/env.js';
 import { storeConfigFromEnv } from './config/store-env.js';
 
 /** The store's passwords, once read (a password file is read only then). */
@@ -35,19 +36,6 @@ function fail(message: string): never {
   process.exit(2);
 }
 
-function env(name: string): string | undefined {
-  const value = process.env[name];
-  return value === undefined || value.trim() === '' ? undefined : value.trim();
-}
-
-function port(): number {
-  const raw = env('QUERY_API_PORT') ?? '8080';
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value < 0 || value > 65_535)
-    fail(`QUERY_API_PORT must be a port number, got "${raw}"`);
-  return value;
-}
-
 function scopes(raw: string | undefined): Scope[] {
   const list = (raw ?? '')
     .split(',')
@@ -61,7 +49,13 @@ function scopes(raw: string | undefined): Scope[] {
 
 async function main(): Promise<void> {
   const [command = 'serve', ...args] = process.argv.slice(2);
-  const storeEnv = storeConfigFromEnv(process.env, join(env('DATA_DIR') ?? '.data', 'chdb'));
+  let vars: QueryApiEnv;
+  try {
+    vars = queryApiEnv(process.env);
+  } catch (error) {
+    fail((error as Error).message);
+  }
+  const storeEnv = storeConfigFromEnv(process.env, join(vars.DATA_DIR, 'chdb'));
   storeSecrets.push(...storeEnv.secrets);
   const store = createStore(storeEnv.config);
   await runMigrations(store.client);
@@ -95,24 +89,20 @@ async function main(): Promise<void> {
       "query-api: CLICKHOUSE_SQL_USER is unset: callers' queries run as the CLICKHOUSE_URL user; set the read-only user in production (docs/operations.md)\n",
     );
   }
-  const brokers = (env('KAFKA_BROKERS') ?? '')
-    .split(',')
-    .map((b) => b.trim())
-    .filter((b) => b.length > 0);
   const api = await createQueryApi(
     {
-      host: env('QUERY_API_HOST') ?? '127.0.0.1',
-      port: port(),
-      logLevel: (env('LOG_LEVEL') ?? 'info') as LogLevel,
+      host: vars.QUERY_API_HOST,
+      port: vars.QUERY_API_PORT,
+      logLevel: vars.LOG_LEVEL as LogLevel,
     },
     {
       store,
-      kafkaBrokers: brokers,
+      kafkaBrokers: vars.KAFKA_BROKERS ?? [],
       processMetrics: true,
       logSecrets: knownSecrets(),
     },
   );
-  const bootstrap = env('QUERY_API_BOOTSTRAP_KEY_NAME');
+  const bootstrap = vars.QUERY_API_BOOTSTRAP_KEY_NAME;
   if (bootstrap) {
     const created = await api.keys.create(bootstrap, ['read']);
     process.stdout.write(`query-api key (read), shown once: ${created.key}\n`);

@@ -1,20 +1,10 @@
 /**
  * The gateway's environment, read and checked once (for `trading-gateway run` and its key
  * commands): each mistake is a CONFIG_INVALID naming the variable, and no message carries a secret.
- *
- *   TRADING_GATEWAY_HOST / _PORT   listen address (default 127.0.0.1:8090)
- *   DATA_DIR                       embedded chDB (DATA_DIR/chdb) and the postback write-ahead log
- *                                  (DATA_DIR/postback-wal); default .data
- *   CLICKHOUSE_URL                 a ClickHouse server; unset: embedded chDB
- *   KAFKA_BROKERS                  comma-separated; the postback receiver needs them
- *   SVC_BASE_URL, SVC_CLIENT_ID,   the service's REST API and the credentials orders are placed
- *   SVC_ACCESS_TOKEN, SVC_AUTH_URL with (unset SVC_BASE_URL: order routes answer 503)
- *   POSTBACK_SECRET                set: receive postbacks at /postbacks/orders/<secret>
- *   POSTBACK_ALLOWLIST             comma-separated IPs/CIDRs allowed to post; default any
- *   TRADING_GATEWAY_BOOTSTRAP_KEY_NAME  run: create a trade key at start and print it once
- *   LOG_LEVEL                      default info
+ * Every variable is in `GATEWAY_ENV` below, with its default and meaning.
  */
 import { join } from 'node:path';
+import { type EnvSchema, readEnv } from '@feedpipe/service-kit';
 import type { StoreConfig } from '@feedpipe/store';
 import type { LogLevel } from './config.js';
 import { TradingGatewayError } from './errors.js';
@@ -37,21 +27,77 @@ export interface GatewayEnv {
 
 const LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug'];
 
+/** Every variable the gateway reads (docs/configuration.md, trading-gateway). */
+export const GATEWAY_ENV = {
+  TRADING_GATEWAY_PORT: {
+    type: 'integer',
+    min: 0,
+    max: 65_535,
+    default: 8090,
+    description: 'listen port (0 = any free port)',
+  },
+  TRADING_GATEWAY_HOST: { type: 'string', default: '127.0.0.1', description: 'listen address' },
+  CLICKHOUSE_URL: {
+    type: 'url',
+    protocols: ['http', 'https'],
+    unset: 'embedded chDB',
+    secret: true,
+    description: 'ClickHouse server (the audit trail, order events, keys)',
+  },
+  DATA_DIR: {
+    type: 'string',
+    default: '.data',
+    description: 'chDB in `$DATA_DIR/chdb`; the postback write-ahead log in `$DATA_DIR/postback-wal`',
+  },
+  KAFKA_BROKERS: {
+    type: 'list',
+    unset: 'no postback receiver',
+    description: 'Kafka brokers of `orders.updates`',
+  },
+  SVC_BASE_URL: {
+    type: 'url',
+    protocols: ['http', 'https'],
+    unset: 'order and account routes answer 503 `TRADING_DISABLED`',
+    description: "the service's base URL",
+  },
+  SVC_CLIENT_ID: {
+    type: 'string',
+    unset: 'required with `SVC_BASE_URL`',
+    description: 'the trading account',
+  },
+  SVC_ACCESS_TOKEN: {
+    type: 'string',
+    unset: 'required with `SVC_BASE_URL`',
+    secret: true,
+    description: "the trading account's token",
+  },
+  SVC_AUTH_URL: {
+    type: 'url',
+    protocols: ['http', 'https'],
+    unset: "the client's default",
+    description: "the service's auth URL",
+  },
+  POSTBACK_SECRET: {
+    type: 'string',
+    unset: 'no postback receiver',
+    secret: true,
+    description: 'receive order updates at `/postbacks/orders/<secret>` (needs `KAFKA_BROKERS`)',
+  },
+  POSTBACK_ALLOWLIST: {
+    type: 'list',
+    unset: 'any source',
+    description: 'comma-separated IPs or CIDRs allowed to post postbacks',
+  },
+  TRADING_GATEWAY_BOOTSTRAP_KEY_NAME: {
+    type: 'string',
+    unset: 'no key created',
+    description: 'at start, create a `trade` key under this name and print it once',
+  },
+  LOG_LEVEL: { type: 'enum', values: LEVELS, default: 'info', description: 'log level' },
+} as const satisfies EnvSchema;
+
 function fail(message: string): never {
   throw new TradingGatewayError('CONFIG_INVALID', message);
-}
-
-/** Unset, empty and blank are all "not given". */
-function given(env: Env, name: string): string | undefined {
-  const value = env[name];
-  return value === undefined || value.trim() === '' ? undefined : value.trim();
-}
-
-function list(value: string | undefined): string[] {
-  return (value ?? '')
-    .split(',')
-    .map((item) => item.trim())
-    .filter((item) => item.length > 0);
 }
 
 /** The password in CLICKHOUSE_URL, if any (the store validates the URL itself). */
@@ -65,37 +111,34 @@ function urlPassword(url: string | undefined): string[] {
   }
 }
 
-function brokerOf(env: Env): GatewayEnv['broker'] {
-  const baseUrl = given(env, 'SVC_BASE_URL');
+type GatewayValues = ReturnType<typeof readEnv<typeof GATEWAY_ENV>>['values'];
+
+function brokerOf(v: GatewayValues): GatewayEnv['broker'] {
+  const baseUrl = v.SVC_BASE_URL;
   if (!baseUrl) return undefined;
-  const clientId = given(env, 'SVC_CLIENT_ID');
-  const accessToken = given(env, 'SVC_ACCESS_TOKEN');
+  const clientId = v.SVC_CLIENT_ID;
+  const accessToken = v.SVC_ACCESS_TOKEN;
   if (!clientId || !accessToken) fail('SVC_BASE_URL needs SVC_CLIENT_ID and SVC_ACCESS_TOKEN');
-  const authUrl = given(env, 'SVC_AUTH_URL');
+  const authUrl = v.SVC_AUTH_URL;
   return { baseUrl, clientId, accessToken, ...(authUrl ? { authUrl } : {}) };
 }
 
 export function gatewayEnv(env: Env): GatewayEnv {
-  const rawPort = given(env, 'TRADING_GATEWAY_PORT') ?? '8090';
-  const port = Number(rawPort);
-  if (!Number.isInteger(port) || port < 0 || port > 65_535) {
-    fail(`TRADING_GATEWAY_PORT must be a port number, got "${rawPort}"`);
-  }
-  const logLevel = (given(env, 'LOG_LEVEL') ?? 'info') as LogLevel;
-  if (!LEVELS.includes(logLevel)) fail(`LOG_LEVEL must be one of ${LEVELS.join(', ')}`);
-  const dataDir = given(env, 'DATA_DIR') ?? '.data';
-  const url = given(env, 'CLICKHOUSE_URL');
-  const kafkaBrokers = list(given(env, 'KAFKA_BROKERS'));
-  const broker = brokerOf(env);
-  const secret = given(env, 'POSTBACK_SECRET');
+  const { values: v, problems } = readEnv(GATEWAY_ENV, env, { ownPrefixes: ['TRADING_GATEWAY_'] });
+  if (problems.length > 0) fail(problems.join('; '));
+  const dataDir = v.DATA_DIR;
+  const url = v.CLICKHOUSE_URL;
+  const kafkaBrokers = v.KAFKA_BROKERS ?? [];
+  const broker = brokerOf(v);
+  const secret = v.POSTBACK_SECRET;
   if (secret && kafkaBrokers.length === 0)
     fail('POSTBACK_SECRET needs KAFKA_BROKERS (order updates go to Kafka)');
-  const allowlist = list(given(env, 'POSTBACK_ALLOWLIST'));
-  const bootstrapKeyName = given(env, 'TRADING_GATEWAY_BOOTSTRAP_KEY_NAME');
+  const allowlist = v.POSTBACK_ALLOWLIST ?? [];
+  const bootstrapKeyName = v.TRADING_GATEWAY_BOOTSTRAP_KEY_NAME;
   return {
-    host: given(env, 'TRADING_GATEWAY_HOST') ?? '127.0.0.1',
-    port,
-    logLevel,
+    host: v.TRADING_GATEWAY_HOST,
+    port: v.TRADING_GATEWAY_PORT,
+    logLevel: v.LOG_LEVEL as LogLevel,
     store: { url, dataDir: join(dataDir, 'chdb') },
     kafkaBrokers,
     ...(broker ? { broker } : {}),

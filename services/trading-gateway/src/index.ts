@@ -5,7 +5,7 @@ export {
   resolveGatewayConfig,
   type TradingGatewayConfig,
 } from './config.js';
-export { type GatewayEnv, gatewayEnv } from './env.js';
+export { GATEWAY_ENV, type GatewayEnv, gatewayEnv } from './env.js';
 export { isTradingGatewayError, TradingGatewayError, type TradingGatewayErrorCode } from './errors.js';
 export { createGatewayMetrics, GATEWAY_METRIC_PREFIX, type GatewayMetrics } from './metrics.js';
 export type { ReferenceInstrument } from './orders/instrument-reference.js';

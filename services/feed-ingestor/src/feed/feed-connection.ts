@@ -12,15 +12,29 @@
  * Every attempt also passes the client id's shared `AttemptBudget`, which keeps the attempts that may
  * count as invalid under the spec's IP-block threshold across all connections; a spent budget means
  * waiting, never giving up.
+ *
+ * What happens next is decided in one place too: every socket listener, timer and public call is one
+ * event fed to `transition` (connection-machine.ts), and this class only carries out the actions it
+ * answers with. The socket and the attempt's facts (its first failure, whether it opened) live in an
+ * `Attempt` per socket, so a late event of an old socket never mixes with the running one.
  */
 import { buildSubscriptionRequests, type InstrumentRef, RequestCode } from '@feedpipe/codec';
 import { Backoff } from '@feedpipe/service-kit';
 import WebSocket from 'ws';
+import { IngestorError } from '../errors.js';
 import { AttemptBudget, type AttemptTicket } from './attempt-budget.js';
-import { classifyFeedFailure, type FeedFailure } from './failure-class.js';
+import {
+  type ConnectionAction,
+  type ConnectionEvent,
+  type ConnectionState,
+  type RetryCause,
+  type Transition,
+  transition,
+} from './connection-machine.js';
+import type { FeedFailure } from './failure-class.js';
 import { lastMarketStatus } from './market-status-scan.js';
 
-export type ConnectionState = 'idle' | 'connecting' | 'open' | 'backoff' | 'evicted' | 'fatal' | 'stopped';
+export type { ConnectionState } from './connection-machine.js';
 
 export interface FeedCredentials {
   clientId: string;
@@ -35,7 +49,7 @@ export interface FeedConnectionEvents {
   /** Feed error code from an Error packet (805-809), or an HTTP status of a refused upgrade. */
   onFeedError?(connection: number, code: number): void;
   /** The next attempt is scheduled in `delayMs`; `cause` is the failure's verdict or 'budget'. */
-  onRetry?(connection: number, delayMs: number, cause: 'transient' | 'evicted' | 'blocked' | 'budget'): void;
+  onRetry?(connection: number, delayMs: number, cause: RetryCause): void;
   /** A text message arrived: the feed is binary, so it is counted and skipped. */
   onTextFrame?(connection: number, bytes: number): void;
   /** A Market Status packet passed (its MarketStatus value; the last one of its message). */
@@ -75,11 +89,26 @@ function nowMicros(): number {
   return Math.round((performance.timeOrigin + performance.now()) * 1000);
 }
 
+/** One socket and the facts of its attempt. */
+interface Attempt {
+  readonly socket: WebSocket;
+  readonly ticket: AttemptTicket;
+  opened: boolean;
+  /** What went wrong first, judged when the socket closes. */
+  failure: FeedFailure | undefined;
+  graceTimer: NodeJS.Timeout | undefined;
+}
+
+/** The message an event came with, for the actions that pass it on. */
+interface Inbound {
+  data?: Buffer;
+}
+
 export class FeedConnection {
   readonly index: number;
   readonly trade = new Set<string>();
   readonly ohlc = new Set<string>();
-  private socket: WebSocket | undefined;
+  private attempt: Attempt | undefined;
   private stateValue: ConnectionState = 'idle';
   private reasonValue = '';
   private readonly backoff: Backoff;
@@ -88,8 +117,8 @@ export class FeedConnection {
   private lastActivity = 0;
   private pausedByPressure = false;
   private readonly budget: AttemptBudget;
-  /** The running attempt's budget ticket (settling twice is a no-op). */
-  private ticket: AttemptTicket | undefined;
+  /** The ticket granted by 'begin-attempt', taken by the 'open-socket' that follows it. */
+  private pendingTicket: AttemptTicket | undefined;
   /** Epoch ms of the last market-data message (not pings, not errors); 0 before the first. */
   lastDataAt = 0;
   /** Epoch ms of the last state change. */
@@ -119,47 +148,16 @@ export class FeedConnection {
   }
 
   start(): void {
-    if (this.stateValue !== 'idle') return;
-    this.connect();
+    this.dispatch({ type: 'start' });
   }
 
   stop(): void {
-    this.setState('stopped', 'stopped by the application');
-    clearTimeout(this.retryTimer);
-    clearInterval(this.staleTimer);
-    const socket = this.socket;
-    this.socket = undefined;
-    // Stop reading at once: whatever arrives after stop() is not ours to deliver.
-    socket?.removeAllListeners('message');
-    if (socket && socket.readyState === WebSocket.OPEN) {
-      try {
-        socket.send(JSON.stringify({ requestCode: RequestCode.Disconnect }));
-      } catch {
-        // Closing anyway.
-      }
-      socket.close(1000, 'client stop');
-      setTimeout(() => socket.terminate(), 1_000).unref();
-    } else {
-      socket?.terminate();
-    }
+    this.dispatch({ type: 'stop' });
   }
 
   /** A renewed token: close cleanly and reconnect at once with the new credentials. */
   reconnectNow(reason: string): void {
-    if (this.stateValue === 'stopped' || this.stateValue === 'fatal') return;
-    clearTimeout(this.retryTimer);
-    const socket = this.socket;
-    this.socket = undefined;
-    // Its close is no longer listened to: an attempt not yet proven stays counted (the safe side).
-    this.ticket?.failed();
-    if (socket) {
-      socket.removeAllListeners();
-      socket.on('error', () => undefined);
-      socket.close(1000, reason);
-      setTimeout(() => socket.terminate(), 1_000).unref();
-    }
-    this.backoff.reset();
-    this.connect();
+    this.dispatch({ type: 'reconnect-now', reason });
   }
 
   subscribe(kind: 'trade' | 'ohlc', securityIds: readonly string[]): void {
@@ -178,13 +176,105 @@ export class FeedConnection {
   /** Stops reading the socket (TCP backpressure) while the pipeline is full. */
   setPaused(paused: boolean): void {
     this.pausedByPressure = paused;
-    if (!this.socket) return;
-    if (paused) this.socket.pause();
-    else this.socket.resume();
+    const socket = this.attempt?.socket;
+    if (!socket) return;
+    if (paused) socket.pause();
+    else socket.resume();
+  }
+
+  /**
+   * Feeds one event through the transition function and carries out its actions. `from` is the
+   * attempt whose socket raised the event (unset for calls and timers); `inbound` its message.
+   */
+  private dispatch(event: ConnectionEvent, from?: Attempt, inbound: Inbound = {}): void {
+    let step: Transition;
+    try {
+      step = transition(this.stateValue, event);
+    } catch (error) {
+      // A broken invariant, raised inside a socket listener where a throw would take the process
+      // down: this connection stops and says why, the others go on.
+      if (!(error instanceof IngestorError)) throw error;
+      clearTimeout(this.retryTimer);
+      from?.socket.terminate();
+      this.setState('fatal', `${error.code}: ${error.message}`);
+      return;
+    }
+    if (step.reason !== undefined) this.setState(step.next, step.reason);
+    for (const action of step.actions) this.run(action, from ?? this.attempt, inbound);
+  }
+
+  private run(action: ConnectionAction, attempt: Attempt | undefined, inbound: Inbound): void {
+    switch (action.type) {
+      case 'begin-attempt': {
+        const ticket = this.budget.tryBegin();
+        if (ticket) {
+          this.pendingTicket = ticket;
+          this.dispatch({ type: 'ticket-granted', reconnect: this.everOpened });
+        } else this.dispatch({ type: 'ticket-denied' });
+        return;
+      }
+      case 'open-socket':
+        this.openSocket();
+        return;
+      case 'drop-socket':
+        this.dropSocket(action.reason);
+        return;
+      case 'close-socket':
+        this.closeSocket();
+        return;
+      case 'terminate-socket':
+        attempt?.socket.terminate();
+        return;
+      case 'record-failure':
+        if (attempt) attempt.failure ??= action.failure;
+        return;
+      case 'touch':
+        this.lastActivity = Date.now();
+        return;
+      case 'on-open':
+        if (attempt) this.onOpen(attempt);
+        return;
+      case 'prove-attempt':
+        if (attempt && (!action.onlyIfClean || attempt.failure === undefined)) this.prove(attempt);
+        return;
+      case 'fail-attempt':
+        attempt?.ticket.failed(action.blocked);
+        return;
+      case 'release-socket':
+        if (attempt) this.release(attempt);
+        return;
+      case 'count-reconnect':
+        this.reconnects += 1;
+        return;
+      case 'reset-backoff':
+        if (this.backoff.attempts > 0) this.backoff.reset();
+        return;
+      case 'schedule-retry':
+        this.scheduleRetry(action.cause);
+        return;
+      case 'cancel-retry':
+        clearTimeout(this.retryTimer);
+        return;
+      case 'report-feed-error':
+        this.options.events.onFeedError?.(this.index, action.code);
+        return;
+      case 'report-text':
+        this.options.events.onTextFrame?.(this.index, inbound.data?.byteLength ?? 0);
+        return;
+      case 'mark-data': {
+        this.lastDataAt = this.lastActivity;
+        const status = inbound.data ? lastMarketStatus(inbound.data) : undefined;
+        if (status !== undefined) this.options.events.onMarketStatus?.(this.index, status);
+        return;
+      }
+      case 'deliver-frame':
+        if (inbound.data) this.options.events.onFrame(this.index, inbound.data, nowMicros());
+        return;
+    }
   }
 
   private sendRequests(code: 15 | 16 | 17 | 18, securityIds: readonly string[]): void {
-    const socket = this.socket;
+    const socket = this.attempt?.socket;
     if (!socket || socket.readyState !== WebSocket.OPEN || securityIds.length === 0) return;
     const instruments: InstrumentRef[] = securityIds.map((securityId) => ({
       exchangeSegment: 'INX_EQ',
@@ -199,166 +289,153 @@ export class FeedConnection {
   }
 
   private setState(state: ConnectionState, reason: string): void {
-    if (this.stateValue === 'stopped' && state !== 'stopped') return;
     if (state !== this.stateValue) this.stateSince = Date.now();
     this.stateValue = state;
     this.reasonValue = reason;
     this.options.events.onState?.(this.index, state, reason);
   }
 
-  private connect(): void {
-    if (this.stateValue === 'stopped' || this.stateValue === 'fatal') return;
-    const ticket = this.budget.tryBegin();
-    if (!ticket) {
-      // The shared budget is spent (or another connection is probing after failures): wait, with a
-      // little jitter so the connections waiting for the same slot do not all ask at once.
-      const delay = this.budget.delayMs() + Math.round(this.random() * 100);
-      this.setState('backoff', 'waiting for the connection-attempt budget');
-      this.options.events.onRetry?.(this.index, delay, 'budget');
-      this.schedule(delay);
-      return;
-    }
+  private openSocket(): void {
+    const ticket = this.pendingTicket;
+    this.pendingTicket = undefined;
+    if (!ticket) return;
     const credentials = this.options.credentials();
     const url = new URL(this.options.url);
     url.searchParams.set('clientId', credentials.clientId);
     url.searchParams.set('token', credentials.token);
     url.searchParams.set('authType', String(credentials.authType));
     url.searchParams.set('version', '2');
-    this.setState('connecting', this.everOpened ? 'reconnecting' : 'connecting');
     const socket = new WebSocket(url, {
       perMessageDeflate: false,
       handshakeTimeout: this.options.handshakeTimeoutMs ?? 10_000,
       maxPayload: 64 * 1024 * 1024,
     });
-    this.socket = socket;
-    this.ticket = ticket;
-    this.attach(socket, ticket);
+    const attempt: Attempt = { socket, ticket, opened: false, failure: undefined, graceTimer: undefined };
+    this.attempt = attempt;
+    this.listen(attempt);
   }
 
-  /** The listeners of one attempt; `failure` is what went wrong first, judged when the socket closes. */
-  private attach(socket: WebSocket, ticket: AttemptTicket): void {
-    let opened = false;
-    let failure: FeedFailure | undefined;
-    let graceTimer: NodeJS.Timeout | undefined;
-    const proven = (): void => {
-      clearTimeout(graceTimer);
-      ticket.succeeded();
-    };
-
+  /** The socket's listeners: each turns what happened into one event, nothing more. */
+  private listen(attempt: Attempt): void {
+    const { socket } = attempt;
     socket.on('unexpected-response', (_request, response) => {
-      const status = response.statusCode ?? 0;
       response.resume();
-      failure = { kind: 'http', status };
-      this.options.events.onFeedError?.(this.index, status);
-      socket.terminate();
+      this.dispatch({ type: 'upgrade-refused', status: response.statusCode ?? 0 }, attempt);
     });
     socket.on('open', () => {
-      opened = true;
-      this.everOpened = true;
-      this.lastActivity = Date.now();
-      this.setState('open', 'connected');
-      graceTimer = setTimeout(() => {
-        if (failure === undefined) proven();
-      }, AUTH_GRACE_MS);
-      if (this.pausedByPressure) socket.pause();
-      this.sendRequests(RequestCode.SubscribeTrade, [...this.trade]);
-      this.sendRequests(RequestCode.SubscribeOhlc, [...this.ohlc]);
-      this.watchStaleness(socket);
+      attempt.opened = true;
+      this.dispatch({ type: 'opened' }, attempt);
     });
-    socket.on('ping', () => {
-      this.lastActivity = Date.now();
-      if (failure === undefined) proven();
-    });
+    socket.on('ping', () => this.dispatch({ type: 'ping' }, attempt));
     socket.on('message', (data: Buffer, isBinary: boolean) => {
-      this.lastActivity = Date.now();
-      if (!isBinary) {
-        // The feed speaks binary only; a text message is not ours to decode. Counted, then skipped.
-        this.options.events.onTextFrame?.(this.index, data.byteLength);
-        return;
-      }
       // Error packets are standalone 13-byte messages followed by the server closing: react here,
       // on the socket's thread, rather than after a round trip through the decode workers.
-      if (data.byteLength === ERROR_PACKET_SIZE && data[10] === ERROR_CODE) {
-        const code = data.readInt16LE(11);
-        failure ??= { kind: 'error-packet', code };
-        this.options.events.onFeedError?.(this.index, code);
-        const judged = classifyFeedFailure({ kind: 'error-packet', code });
-        if (judged.verdict === 'fatal') {
-          ticket.failed();
-          this.fatal(judged.reason);
-        }
-      } else {
-        this.lastDataAt = this.lastActivity;
-        proven();
-        if (this.backoff.attempts > 0) this.backoff.reset(); // data flows: the connection is healthy
-        const status = lastMarketStatus(data);
-        if (status !== undefined) this.options.events.onMarketStatus?.(this.index, status);
-      }
-      this.options.events.onFrame(this.index, data, nowMicros());
+      const event: ConnectionEvent = !isBinary
+        ? { type: 'text-message' }
+        : data.byteLength === ERROR_PACKET_SIZE && data[10] === ERROR_CODE
+          ? { type: 'error-packet', code: data.readInt16LE(11) }
+          : { type: 'data-message' };
+      this.dispatch(event, attempt, { data });
     });
     socket.on('error', () => {
       // 'close' follows and decides what to do.
     });
     socket.on('close', (code: number) => {
-      clearInterval(this.staleTimer);
-      clearTimeout(graceTimer);
-      const judged = classifyFeedFailure(
-        failure ?? (opened ? { kind: 'closed', code } : { kind: 'network' }),
-      );
-      // A no-op for an attempt already proven valid; any other attempt counts as invalid.
-      ticket.failed(judged.verdict === 'blocked');
-      if (this.socket !== socket) return;
-      this.socket = undefined;
-      if (this.stateValue === 'stopped' || this.stateValue === 'fatal') return;
-      if (opened) this.reconnects += 1;
-      switch (judged.verdict) {
-        case 'fatal':
-          this.fatal(judged.reason);
-          return;
-        case 'evicted': {
-          const base = this.options.evictionBackoffMs ?? 60_000;
-          const delay = base + Math.round(this.random() * (this.options.evictionJitterMs ?? 30_000));
-          this.setState(
-            'evicted',
-            `another session took this connection slot (805); retrying in ${delay} ms`,
-          );
-          this.options.events.onRetry?.(this.index, delay, 'evicted');
-          this.schedule(delay);
-          return;
-        }
-        default: {
-          const delay = this.backoff.next();
-          this.setState('backoff', judged.reason);
-          this.options.events.onRetry?.(this.index, delay, judged.verdict);
-          this.schedule(delay);
-        }
-      }
+      const failure =
+        attempt.failure ??
+        (attempt.opened ? { kind: 'closed' as const, code } : { kind: 'network' as const });
+      this.dispatch({ type: 'closed', failure, opened: attempt.opened }, attempt);
     });
+  }
+
+  private onOpen(attempt: Attempt): void {
+    this.everOpened = true;
+    attempt.graceTimer = setTimeout(() => {
+      if (attempt.failure === undefined) this.prove(attempt);
+    }, AUTH_GRACE_MS);
+    if (this.pausedByPressure) attempt.socket.pause();
+    this.sendRequests(RequestCode.SubscribeTrade, [...this.trade]);
+    this.sendRequests(RequestCode.SubscribeOhlc, [...this.ohlc]);
+    this.watchStaleness(attempt);
+  }
+
+  private prove(attempt: Attempt): void {
+    clearTimeout(attempt.graceTimer);
+    attempt.ticket.succeeded();
+  }
+
+  /** The closed socket's timers stop; the connection forgets it if it is still the running one. */
+  private release(attempt: Attempt): void {
+    clearTimeout(attempt.graceTimer);
+    if (this.attempt !== attempt) return;
+    clearInterval(this.staleTimer);
+    this.attempt = undefined;
+  }
+
+  private dropSocket(reason: string): void {
+    const attempt = this.attempt;
+    this.attempt = undefined;
+    if (!attempt) return;
+    clearTimeout(attempt.graceTimer);
+    // Its close is no longer listened to: an attempt not yet proven stays counted (the safe side).
+    attempt.ticket.failed();
+    const { socket } = attempt;
+    socket.removeAllListeners();
+    socket.on('error', () => undefined);
+    socket.close(1000, reason);
+    setTimeout(() => socket.terminate(), 1_000).unref();
+  }
+
+  private closeSocket(): void {
+    clearInterval(this.staleTimer);
+    const attempt = this.attempt;
+    this.attempt = undefined;
+    if (!attempt) return;
+    const { socket } = attempt;
+    // Stop reading at once: whatever arrives after stop() is not ours to deliver.
+    socket.removeAllListeners('message');
+    if (socket.readyState === WebSocket.OPEN) {
+      try {
+        socket.send(JSON.stringify({ requestCode: RequestCode.Disconnect }));
+      } catch {
+        // Closing anyway.
+      }
+      socket.close(1000, 'client stop');
+      setTimeout(() => socket.terminate(), 1_000).unref();
+    } else {
+      socket.terminate();
+    }
   }
 
   private random(): number {
     return (this.options.random ?? Math.random)();
   }
 
-  private fatal(reason: string): void {
+  /** Waits as `cause` asks, then feeds 'retry-due'. */
+  private scheduleRetry(cause: RetryCause): void {
+    let delay: number;
+    if (cause === 'budget') {
+      // The shared budget is spent (or another connection is probing after failures): wait, with a
+      // little jitter so the connections waiting for the same slot do not all ask at once.
+      delay = this.budget.delayMs() + Math.round(this.random() * 100);
+    } else if (cause === 'evicted') {
+      const base = this.options.evictionBackoffMs ?? 60_000;
+      delay = base + Math.round(this.random() * (this.options.evictionJitterMs ?? 30_000));
+    } else {
+      delay = this.backoff.next();
+    }
+    this.options.events.onRetry?.(this.index, delay, cause);
     clearTimeout(this.retryTimer);
-    this.setState('fatal', reason);
+    this.retryTimer = setTimeout(() => this.dispatch({ type: 'retry-due' }), delay);
   }
 
-  private schedule(delayMs: number): void {
-    clearTimeout(this.retryTimer);
-    this.retryTimer = setTimeout(() => this.connect(), delayMs);
-  }
-
-  private watchStaleness(socket: WebSocket): void {
+  private watchStaleness(attempt: Attempt): void {
     const timeout = this.options.staleTimeoutMs ?? 45_000;
     clearInterval(this.staleTimer);
     this.staleTimer = setInterval(
       () => {
-        if (this.socket === socket && Date.now() - this.lastActivity > timeout && !this.pausedByPressure) {
-          this.setState('backoff', `no ping or data for ${timeout} ms`);
-          socket.terminate();
-        }
+        if (this.attempt === attempt && Date.now() - this.lastActivity > timeout && !this.pausedByPressure)
+          this.dispatch({ type: 'stale', timeoutMs: timeout }, attempt);
       },
       Math.min(1_000, Math.max(50, Math.floor(timeout / 4))),
     );

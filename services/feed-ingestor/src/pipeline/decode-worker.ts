@@ -9,7 +9,7 @@
  */
 import { workerData } from 'node:worker_threads';
 import { TOPIC_KINDS } from '@feedpipe/contracts';
-import { Backoff } from '@feedpipe/service-kit';
+import { retry } from '@feedpipe/service-kit';
 import { Kafka, logLevel, type Producer, type TopicMessages } from 'kafkajs';
 import { ChunkEncoder } from './chunk-encoder.js';
 import type { FrameChunkMessage } from './frame-chunk.js';
@@ -96,29 +96,42 @@ function exclusiveSend<T>(run: () => Promise<T>): Promise<T> {
  * counted, and the sink drops such records by their source identity (docs/architecture.md).
  */
 async function send(topicMessages: TopicMessages[]): Promise<{ retries: number; resets: number }> {
-  const backoff = new Backoff({ initialMs: 200, maxMs: 2_000 });
   let retries = 0;
   let resets = 0;
-  while (topicMessages.length > 0) {
-    try {
-      const p = await getProducer();
-      await p.sendBatch({ topicMessages, acks: -1, timeout: config.requestTimeoutMs });
-      break;
-    } catch (error) {
-      retries += 1;
-      const sequence = sequenceErrorOf(error);
-      // The broker already holds this exact batch (an append whose answer was lost to a restart):
-      // it is delivered; sending it again from a new producer would duplicate it.
-      if (sequence === 'DUPLICATE_SEQUENCE_NUMBER') break;
-      if (producer && (sequence !== undefined || retries % RECREATE_AFTER_FAILURES === 0)) {
-        const stale = producer;
-        producer = undefined;
-        resets += 1;
-        await stale.disconnect().catch(() => undefined);
+  if (topicMessages.length === 0) return { retries, resets };
+  await retry(
+    async () => {
+      try {
+        const p = await getProducer();
+        await p.sendBatch({ topicMessages, acks: -1, timeout: config.requestTimeoutMs });
+      } catch (error) {
+        // The broker already holds this exact batch (an append whose answer was lost to a restart):
+        // it is delivered; sending it again from a new producer would duplicate it.
+        if (sequenceErrorOf(error) === 'DUPLICATE_SEQUENCE_NUMBER') {
+          retries += 1;
+          return;
+        }
+        throw error;
       }
-      await new Promise((r) => setTimeout(r, backoff.next()));
-    }
-  }
+    },
+    {
+      // Unbounded on purpose: the chunk stays here until Kafka takes it, and the main thread's
+      // bounded buffer pushes back on the sockets meanwhile (behaviour during a Kafka outage).
+      attempts: Number.POSITIVE_INFINITY,
+      initialMs: 200,
+      maxMs: 2_000,
+      onRetry: async (error) => {
+        retries += 1;
+        const sequence = sequenceErrorOf(error);
+        if (producer && (sequence !== undefined || retries % RECREATE_AFTER_FAILURES === 0)) {
+          const stale = producer;
+          producer = undefined;
+          resets += 1;
+          await stale.disconnect().catch(() => undefined);
+        }
+      },
+    },
+  );
   return { retries, resets };
 }
 

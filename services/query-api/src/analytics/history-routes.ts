@@ -26,21 +26,31 @@ interface CandleQuery {
   format: OutputFormat;
 }
 
-export function registerHistoryRoutes(app: FastifyInstance, ctx: ApiContext): void {
-  const tags = ['history'];
-  const params = {
-    type: 'object',
-    properties: { securityId: SECURITY_ID_SCHEMA },
-    required: ['securityId'],
-  } as const;
+const tags = ['history'];
+const params = {
+  type: 'object',
+  properties: { securityId: SECURITY_ID_SCHEMA },
+  required: ['securityId'],
+} as const;
 
-  async function requireCandles(table: string, securityId: number): Promise<void> {
+/** Answers 404 unless candles of the instrument were loaded into `table`. */
+function candlesCheck(ctx: ApiContext): (table: string, securityId: number) => Promise<void> {
+  return async function requireCandles(table: string, securityId: number): Promise<void> {
     const rows = await ctx.runner.rows(`SELECT 1 FROM ${table} WHERE security_id = {sid:UInt32} LIMIT 1`, {
       sid: securityId,
     });
     if (rows.length === 0) throw notFound(`no candles loaded for instrument ${securityId}`);
-  }
+  };
+}
 
+export function registerHistoryRoutes(app: FastifyInstance, ctx: ApiContext): void {
+  registerDailyCandleRoute(app, ctx);
+  registerIntradayCandleRoute(app, ctx);
+}
+
+/** Daily candles of an instrument, from the loaded history. */
+function registerDailyCandleRoute(app: FastifyInstance, ctx: ApiContext): void {
+  const requireCandles = candlesCheck(ctx);
   app.get<{ Params: { securityId: number }; Querystring: CandleQuery }>(
     '/v1/instruments/:securityId/candles/daily',
     {
@@ -84,7 +94,11 @@ export function registerHistoryRoutes(app: FastifyInstance, ctx: ApiContext): vo
       );
     },
   );
+}
 
+/** Intraday candles of an instrument, from the loaded history. */
+function registerIntradayCandleRoute(app: FastifyInstance, ctx: ApiContext): void {
+  const requireCandles = candlesCheck(ctx);
   app.get<{ Params: { securityId: number }; Querystring: CandleQuery & { interval: number } }>(
     '/v1/instruments/:securityId/candles/intraday',
     {

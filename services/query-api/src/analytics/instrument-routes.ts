@@ -60,6 +60,13 @@ interface IdParams {
 }
 
 export function registerInstrumentRoutes(app: FastifyInstance, ctx: ApiContext): void {
+  registerInstrumentStateRoutes(app, ctx);
+  registerTickRoutes(app, ctx);
+  registerBarRoutes(app, ctx);
+}
+
+/** Instruments seen by the feed, one instrument's state, the market status. */
+function registerInstrumentStateRoutes(app: FastifyInstance, ctx: ApiContext): void {
   const tags = ['instruments'];
   const listLimit = {
     type: 'integer',
@@ -140,7 +147,11 @@ export function registerInstrumentRoutes(app: FastifyInstance, ctx: ApiContext):
     },
     async () => ({ segments: await ctx.runner.rows(MARKET_STATUS_SQL) }),
   );
+}
 
+/** Ticks of an instrument, paged. */
+function registerTickRoutes(app: FastifyInstance, ctx: ApiContext): void {
+  const tags = ['instruments'];
   app.get<{
     Params: IdParams;
     Querystring: { from: string; to?: string; limit?: number; cursor?: string; format: OutputFormat };
@@ -216,7 +227,11 @@ export function registerInstrumentRoutes(app: FastifyInstance, ctx: ApiContext):
       );
     },
   );
+}
 
+/** OHLCV bars resampled from ticks. */
+function registerBarRoutes(app: FastifyInstance, ctx: ApiContext): void {
+  const tags = ['instruments'];
   app.get<{
     Params: IdParams;
     Querystring: { from: string; to?: string; interval: string; format: OutputFormat };

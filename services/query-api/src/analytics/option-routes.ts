@@ -60,15 +60,16 @@ interface ChainQuery {
   format: OutputFormat;
 }
 
-export function registerOptionRoutes(app: FastifyInstance, ctx: ApiContext): void {
-  const tags = ['options'];
-  const params = {
-    type: 'object',
-    properties: { underlyingId: SECURITY_ID_SCHEMA },
-    required: ['underlyingId'],
-  } as const;
+const tags = ['options'];
+const params = {
+  type: 'object',
+  properties: { underlyingId: SECURITY_ID_SCHEMA },
+  required: ['underlyingId'],
+} as const;
 
-  async function requireUnderlying(uid: number): Promise<void> {
+/** Answers 404 unless an option chain of the underlying was loaded. */
+function underlyingCheck(ctx: ApiContext): (uid: number) => Promise<void> {
+  return async function requireUnderlying(uid: number): Promise<void> {
     const rows = await ctx.runner.rows(
       'SELECT 1 FROM market.option_chain_snapshots WHERE underlying_id = {uid:UInt32} LIMIT 1',
       {
@@ -76,8 +77,18 @@ export function registerOptionRoutes(app: FastifyInstance, ctx: ApiContext): voi
       },
     );
     if (rows.length === 0) throw notFound(`no option chain loaded for underlying ${uid}`);
-  }
+  };
+}
 
+export function registerOptionRoutes(app: FastifyInstance, ctx: ApiContext): void {
+  registerChainRoutes(app, ctx);
+  registerExpiryRoutes(app, ctx);
+  registerExpiredOptionRoutes(app, ctx);
+}
+
+/** The option-chain views and their history. */
+function registerChainRoutes(app: FastifyInstance, ctx: ApiContext): void {
+  const requireUnderlying = underlyingCheck(ctx);
   for (const [name, view] of Object.entries(VIEWS)) {
     const path =
       name === 'chain' ? '/v1/option-chains/:underlyingId' : `/v1/option-chains/:underlyingId/${name}`;
@@ -161,7 +172,10 @@ export function registerOptionRoutes(app: FastifyInstance, ctx: ApiContext): voi
       );
     },
   );
+}
 
+/** Expiry dates of an underlying. */
+function registerExpiryRoutes(app: FastifyInstance, ctx: ApiContext): void {
   app.get<{ Params: { underlyingId: number } }>(
     '/v1/option-chains/:underlyingId/expiries',
     {
@@ -185,7 +199,10 @@ export function registerOptionRoutes(app: FastifyInstance, ctx: ApiContext): voi
       return { underlyingId: uid, asOf: rows[0]?.as_of_day, expiries: rows.map((r) => r.expiry_day) };
     },
   );
+}
 
+/** Bars of expired option contracts. */
+function registerExpiredOptionRoutes(app: FastifyInstance, ctx: ApiContext): void {
   app.get<{
     Params: { underlyingId: number };
     Querystring: {

@@ -36,37 +36,40 @@ function parseKinds(value: string): Set<LiveKind> {
   return kinds;
 }
 
+/** The stream route's OpenAPI description and query validation. */
+const STREAM_ROUTE = {
+  schema: {
+    tags: ['live'],
+    summary: 'Live feed records as Server-Sent Events (from Kafka)',
+    description:
+      'Events: `ready` once the stream is attached, then `trades`, `ohlc`, `reference`, `status` with the decoded record JSON plus receivedAt (epoch microseconds); `dropped` with a count when the client read too slowly.',
+    security: READ_SECURITY,
+    querystring: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['securityIds'],
+      properties: {
+        securityIds: {
+          type: 'string',
+          minLength: 1,
+          maxLength: 20_000,
+          description: 'comma-separated security ids',
+        },
+        kinds: {
+          type: 'string',
+          default: 'trades',
+          description: `comma-separated: ${LIVE_KINDS.join(', ')}`,
+        },
+      },
+    },
+  },
+} as const;
+
 export function registerStreamRoutes(app: FastifyInstance, ctx: ApiContext, hub: LiveHub): void {
   const limits = ctx.config.stream;
   app.get<{ Querystring: { securityIds: string; kinds: string } }>(
     '/v1/stream',
-    {
-      schema: {
-        tags: ['live'],
-        summary: 'Live feed records as Server-Sent Events (from Kafka)',
-        description:
-          'Events: `ready` once the stream is attached, then `trades`, `ohlc`, `reference`, `status` with the decoded record JSON plus receivedAt (epoch microseconds); `dropped` with a count when the client read too slowly.',
-        security: READ_SECURITY,
-        querystring: {
-          type: 'object',
-          additionalProperties: false,
-          required: ['securityIds'],
-          properties: {
-            securityIds: {
-              type: 'string',
-              minLength: 1,
-              maxLength: 20_000,
-              description: 'comma-separated security ids',
-            },
-            kinds: {
-              type: 'string',
-              default: 'trades',
-              description: `comma-separated: ${LIVE_KINDS.join(', ')}`,
-            },
-          },
-        },
-      },
-    },
+    STREAM_ROUTE,
     async (request, reply) => {
       const securityIds = parseIds(request.query.securityIds, limits.maxInstruments);
       const kinds = parseKinds(request.query.kinds);

@@ -51,6 +51,14 @@ export function registerAccountRoutes(
   deps: TradeDeps,
   audit: AuditLog | undefined,
 ): void {
+  registerConditionalOrderRoutes(app, deps);
+  registerUsOrderRoutes(app, deps);
+  registerPositionRoutes(app, deps);
+  registerRiskRoutes(app, deps, audit);
+}
+
+/** Conditional (alert-triggered) orders: place, list, read, modify, cancel. */
+function registerConditionalOrderRoutes(app: FastifyInstance, deps: TradeDeps): void {
   const cTags = ['conditional orders'];
   tradeRoute(
     app,
@@ -134,7 +142,10 @@ export function registerAccountRoutes(
       });
     },
   );
+}
 
+/** US-stock orders and the US account's reads. */
+function registerUsOrderRoutes(app: FastifyInstance, deps: TradeDeps): void {
   const usTags = ['US stocks'];
   tradeRoute(
     app,
@@ -199,7 +210,10 @@ export function registerAccountRoutes(
   for (const [url, summary, read] of usReads) {
     tradeRoute(app, deps, 'GET', url, { tags: usTags, summary }, ({ broker }) => read(broker.globalStocks));
   }
+}
 
+/** Positions, holdings, funds and margin. */
+function registerPositionRoutes(app: FastifyInstance, deps: TradeDeps): void {
   const aTags = ['account'];
   tradeRoute(app, deps, 'GET', '/v1/positions', { tags: aTags, summary: 'Open positions' }, ({ broker }) =>
     broker.portfolio.positions(),
@@ -236,6 +250,11 @@ export function registerAccountRoutes(
     { tags: aTags, summary: 'Margin needed for one order', body: MARGIN_REQUEST },
     ({ request, broker }) => broker.funds.margin(request.body as MarginRequest),
   );
+}
+
+/** Kill switch, P&L exit and the order audit trail. */
+function registerRiskRoutes(app: FastifyInstance, deps: TradeDeps, audit: AuditLog | undefined): void {
+  const aTags = ['account'];
   tradeRoute(
     app,
     deps,

@@ -24,6 +24,13 @@ import { cancelOrderRoute, modifyOrderRoute, type TradeDeps, tradeRoute } from '
 type IdParams = { orderId: string };
 
 export function registerOrderRoutes(app: FastifyInstance, deps: TradeDeps): void {
+  registerPlainOrderRoutes(app, deps);
+  registerSuperOrderRoutes(app, deps);
+  registerForeverOrderRoutes(app, deps);
+}
+
+/** Regular orders: place, order book, read by id or correlation id, modify, cancel. */
+function registerPlainOrderRoutes(app: FastifyInstance, deps: TradeDeps): void {
   const tags = ['orders'];
 
   tradeRoute(
@@ -90,7 +97,10 @@ export function registerOrderRoutes(app: FastifyInstance, deps: TradeDeps): void
     action: 'orders.cancel',
     send: (broker, orderId) => broker.orders.cancel(orderId),
   });
+}
 
+/** Super orders (entry with target and stop-loss legs). */
+function registerSuperOrderRoutes(app: FastifyInstance, deps: TradeDeps): void {
   const superTags = ['super orders'];
   tradeRoute(
     app,
@@ -181,7 +191,10 @@ export function registerOrderRoutes(app: FastifyInstance, deps: TradeDeps): void
       });
     },
   );
+}
 
+/** Forever (GTT) orders. */
+function registerForeverOrderRoutes(app: FastifyInstance, deps: TradeDeps): void {
   const foreverTags = ['forever orders'];
   tradeRoute(
     app,

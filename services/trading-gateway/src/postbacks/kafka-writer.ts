@@ -7,6 +7,7 @@
  * acknowledges postbacks (they are in its write-ahead log) while Kafka is down, and the pipeline's
  * retries bring the records to Kafka once it is back.
  */
+import { retry } from '@feedpipe/service-kit';
 import { Kafka, logLevel, type Producer } from 'kafkajs';
 
 export interface KafkaWriter {
@@ -17,20 +18,19 @@ export interface KafkaWriter {
 
 /** Creates the topic if it is missing (bounded retries: a fresh topic's leader can lag). */
 async function ensureTopic(kafka: Kafka, topic: string, partitions: number): Promise<void> {
-  for (let attempt = 1; ; attempt++) {
-    const admin = kafka.admin();
-    try {
-      await admin.connect();
-      await admin.createTopics({ topics: [{ topic, numPartitions: partitions }], waitForLeaders: true });
-      await admin.fetchTopicMetadata({ topics: [topic] });
-      return;
-    } catch (error) {
-      if (attempt >= 3) throw error;
-      await new Promise((r) => setTimeout(r, 200 * 2 ** attempt));
-    } finally {
-      await admin.disconnect().catch(() => undefined);
-    }
-  }
+  await retry(
+    async () => {
+      const admin = kafka.admin();
+      try {
+        await admin.connect();
+        await admin.createTopics({ topics: [{ topic, numPartitions: partitions }], waitForLeaders: true });
+        await admin.fetchTopicMetadata({ topics: [topic] });
+      } finally {
+        await admin.disconnect().catch(() => undefined);
+      }
+    },
+    { attempts: 3, initialMs: 400, maxMs: 1_600, floor: 0.5 },
+  );
 }
 
 export function createKafkaWriter(options: {

@@ -16,6 +16,7 @@
  * until the failing record is alone; if ClickHouse then answers a probe, that record goes to the
  * dead-letter table with the reason and its raw body, and the rest go on.
  */
+import { Backoff } from '@feedpipe/service-kit';
 import { PostbackError } from './errors.js';
 import { type OrderEvent, toOrderEvent } from './order-event.js';
 import type { SeenKeys } from './seen-keys.js';
@@ -103,7 +104,7 @@ const POISON_AFTER = 5;
 
 export class OrderEventPipeline {
   private queue: Item[] = [];
-  private batch: { items: Item[]; failures: number } | undefined;
+  private batch: { items: Item[]; failures: number; backoff: Backoff } | undefined;
   private readonly appending = new Map<string, Promise<boolean>>();
   private draining: Promise<void> | undefined;
   private timer: ReturnType<typeof setTimeout> | undefined;
@@ -256,7 +257,11 @@ export class OrderEventPipeline {
     while (!this.closed) {
       if (!this.batch) {
         if (this.queue.length === 0) return;
-        this.batch = { items: this.queue.splice(0, this.options.batchSize), failures: 0 };
+        this.batch = {
+          items: this.queue.splice(0, this.options.batchSize),
+          failures: 0,
+          backoff: this.backoff(),
+        };
       }
       const batch = this.batch;
       try {
@@ -269,10 +274,10 @@ export class OrderEventPipeline {
           // Split: the second half goes back to the front of the queue, in order.
           const half = Math.ceil(batch.items.length / 2);
           this.queue.unshift(...batch.items.slice(half));
-          this.batch = { items: batch.items.slice(0, half), failures: 0 };
+          this.batch = { items: batch.items.slice(0, half), failures: 0, backoff: this.backoff() };
           continue;
         }
-        await this.sleep(Math.min(this.options.retryMaxMs, 50 * 2 ** Math.min(batch.failures, 10)));
+        await this.sleep(batch.backoff.next());
         continue;
       }
       this.batch = undefined;
@@ -346,6 +351,11 @@ export class OrderEventPipeline {
       items.reduce((n, i) => n + i.record.bytes, 0),
     );
     if (fresh.length > 0) this.sinks.published(fresh);
+  }
+
+  /** A batch's retry pacing: 100 ms doubling up to `retryMaxMs`, jittered in its upper half. */
+  private backoff(): Backoff {
+    return new Backoff({ initialMs: 100, maxMs: this.options.retryMaxMs, floor: 0.5 });
   }
 
   private sleep(ms: number): Promise<void> {

@@ -82,6 +82,86 @@ export function redactedRequest(request: FastifyRequest): Record<string, unknown
 const unauthenticated = () =>
   new PostbackError('POSTBACK_UNAUTHENTICATED', 'missing or wrong postback secret', { status: 401 });
 
+/** JSON bodies only, depth-checked before parsing; the raw text is kept for the signature check. */
+function installBodyParsers(
+  ctx: FastifyInstance,
+  options: ResolvedReceiverOptions,
+  refusals: RefusalCounters,
+): void {
+  ctx.removeAllContentTypeParsers();
+  ctx.addContentTypeParser(
+    'application/json',
+    { parseAs: 'string', bodyLimit: options.bodyLimit },
+    (request, body, done) => {
+      const text = String(body);
+      // Measured on the text, before JSON.parse builds anything: no recursion anywhere.
+      if (jsonDepth(text, options.maxBodyDepth) > options.maxBodyDepth) {
+        refusals.malformed += 1;
+        done(
+          new PostbackError('POSTBACK_MALFORMED', `body nests deeper than ${options.maxBodyDepth} levels`, {
+            status: 400,
+          }),
+          undefined,
+        );
+        return;
+      }
+      try {
+        const parsed: unknown = JSON.parse(text);
+        rawBodies.set(request, text);
+        done(null, parsed);
+      } catch {
+        refusals.malformed += 1;
+        done(new PostbackError('POSTBACK_MALFORMED', 'body is not valid JSON', { status: 400 }), undefined);
+      }
+    },
+  );
+  ctx.addContentTypeParser('*', (_request, _payload, done) => {
+    refusals.malformed += 1;
+    done(
+      new PostbackError('POSTBACK_UNSUPPORTED_MEDIA', 'send the body as application/json', { status: 415 }),
+    );
+  });
+}
+
+/** Source allowlist and secret or signature, each refusal counted. */
+function installAccessChecks(
+  ctx: FastifyInstance,
+  options: ResolvedReceiverOptions,
+  refusals: RefusalCounters,
+): void {
+  const credentials = new WeakMap<FastifyRequest, Credential>();
+  ctx.addHook('onRequest', async (request) => {
+    if (options.allowlist && !sourceAllowed(options.allowlist, request.ip)) {
+      refusals.source += 1;
+      throw new PostbackError('POSTBACK_SOURCE_REFUSED', `source ${request.ip} is not allowed to post`, {
+        status: 403,
+      });
+    }
+    const presented = credential(request, options);
+    if (presented.kind === 'refused') {
+      refusals.secret += 1;
+      throw unauthenticated();
+    }
+    credentials.set(request, presented);
+  });
+  ctx.addHook('preValidation', async (request) => {
+    // A signature covers the body, so it is checked once the body is read (and before the schema).
+    const presented = credentials.get(request);
+    if (presented?.kind !== 'signature') return;
+    if (!signatureMatches(options.secret, rawBodies.get(request) ?? '', presented.value)) {
+      refusals.secret += 1;
+      throw unauthenticated();
+    }
+  });
+  ctx.addHook('preHandler', async (request) => {
+    // Schema failures reach the handler with attachValidation; count them, then refuse.
+    if (request.validationError) {
+      refusals.malformed += 1;
+      throw request.validationError;
+    }
+  });
+}
+
 export function registerReceiverRoutes(
   app: FastifyInstance,
   options: ResolvedReceiverOptions,
@@ -90,70 +170,8 @@ export function registerReceiverRoutes(
 ): void {
   void app.register(async (ctx) => {
     installErrorHandler(ctx);
-    ctx.removeAllContentTypeParsers();
-    ctx.addContentTypeParser(
-      'application/json',
-      { parseAs: 'string', bodyLimit: options.bodyLimit },
-      (request, body, done) => {
-        const text = String(body);
-        // Measured on the text, before JSON.parse builds anything: no recursion anywhere.
-        if (jsonDepth(text, options.maxBodyDepth) > options.maxBodyDepth) {
-          refusals.malformed += 1;
-          done(
-            new PostbackError('POSTBACK_MALFORMED', `body nests deeper than ${options.maxBodyDepth} levels`, {
-              status: 400,
-            }),
-            undefined,
-          );
-          return;
-        }
-        try {
-          const parsed: unknown = JSON.parse(text);
-          rawBodies.set(request, text);
-          done(null, parsed);
-        } catch {
-          refusals.malformed += 1;
-          done(new PostbackError('POSTBACK_MALFORMED', 'body is not valid JSON', { status: 400 }), undefined);
-        }
-      },
-    );
-    ctx.addContentTypeParser('*', (_request, _payload, done) => {
-      refusals.malformed += 1;
-      done(
-        new PostbackError('POSTBACK_UNSUPPORTED_MEDIA', 'send the body as application/json', { status: 415 }),
-      );
-    });
-    const credentials = new WeakMap<FastifyRequest, Credential>();
-    ctx.addHook('onRequest', async (request) => {
-      if (options.allowlist && !sourceAllowed(options.allowlist, request.ip)) {
-        refusals.source += 1;
-        throw new PostbackError('POSTBACK_SOURCE_REFUSED', `source ${request.ip} is not allowed to post`, {
-          status: 403,
-        });
-      }
-      const presented = credential(request, options);
-      if (presented.kind === 'refused') {
-        refusals.secret += 1;
-        throw unauthenticated();
-      }
-      credentials.set(request, presented);
-    });
-    ctx.addHook('preValidation', async (request) => {
-      // A signature covers the body, so it is checked once the body is read (and before the schema).
-      const presented = credentials.get(request);
-      if (presented?.kind !== 'signature') return;
-      if (!signatureMatches(options.secret, rawBodies.get(request) ?? '', presented.value)) {
-        refusals.secret += 1;
-        throw unauthenticated();
-      }
-    });
-    ctx.addHook('preHandler', async (request) => {
-      // Schema failures reach the handler with attachValidation; count them, then refuse.
-      if (request.validationError) {
-        refusals.malformed += 1;
-        throw request.validationError;
-      }
-    });
+    installBodyParsers(ctx, options, refusals);
+    installAccessChecks(ctx, options, refusals);
     const route = {
       config: OPEN_ROUTE,
       bodyLimit: options.bodyLimit,

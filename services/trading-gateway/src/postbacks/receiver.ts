@@ -55,6 +55,46 @@ export interface PostbackReceiver {
   close(graceMs?: number): Promise<number>;
 }
 
+/** Reconciliation runs one at a time: a second caller shares the run in progress; runs are counted. */
+function oneRunAtATime(start: () => Promise<ReconcileResult>): {
+  run: () => Promise<ReconcileResult>;
+  readonly running: Promise<ReconcileResult> | undefined;
+  readonly ok: number;
+  readonly failed: number;
+} {
+  let running: Promise<ReconcileResult> | undefined;
+  let ok = 0;
+  let failed = 0;
+  return {
+    run() {
+      running ??= start()
+        .then(
+          (r) => {
+            ok += 1;
+            return r;
+          },
+          (error: unknown) => {
+            failed += 1;
+            throw error;
+          },
+        )
+        .finally(() => {
+          running = undefined;
+        });
+      return running;
+    },
+    get running() {
+      return running;
+    },
+    get ok() {
+      return ok;
+    },
+    get failed() {
+      return failed;
+    },
+  };
+}
+
 export async function createPostbackReceiver(input: PostbackReceiverOptions): Promise<PostbackReceiver> {
   const options = resolveReceiverOptions(input);
   const client = options.store.client;
@@ -113,32 +153,15 @@ export async function createPostbackReceiver(input: PostbackReceiverOptions): Pr
   const refused: RefusalCounters = { secret: 0, source: 0, malformed: 0, busy: 0, walFailed: 0 };
   const registry = options.registry ?? new Registry();
   createReceiverMetrics(registry, () => ({ pipeline: pipeline.stats(), refused }));
-  const runs = { ok: 0, failed: 0 };
-  let running: Promise<ReconcileResult> | undefined;
-  const reconcile = (): Promise<ReconcileResult> => {
-    const broker = options.broker;
-    if (!broker) {
-      return Promise.reject(
-        new PostbackError('RECONCILE_FAILED', 'no broker client configured', { status: 503 }),
-      );
-    }
-    // One run at a time: a second caller shares the run in progress.
-    running ??= reconcileOrders({ broker, pipeline, client, table: options.table })
-      .then(
-        (r) => {
-          runs.ok += 1;
-          return r;
-        },
-        (error: unknown) => {
-          runs.failed += 1;
-          throw error;
-        },
-      )
-      .finally(() => {
-        running = undefined;
-      });
-    return running;
-  };
+  const broker = options.broker;
+  // Started only through `reconcile`, which checks that a broker client is configured.
+  const runs = oneRunAtATime(() =>
+    reconcileOrders({ broker: broker as NonNullable<typeof broker>, pipeline, client, table: options.table }),
+  );
+  const reconcile = (): Promise<ReconcileResult> =>
+    broker
+      ? runs.run()
+      : Promise.reject(new PostbackError('RECONCILE_FAILED', 'no broker client configured', { status: 503 }));
   const timer =
     options.reconcileIntervalMs > 0
       ? setInterval(() => void reconcile().catch(() => undefined), options.reconcileIntervalMs)
@@ -164,7 +187,7 @@ export async function createPostbackReceiver(input: PostbackReceiverOptions): Pr
       closed ??= (async () => {
         if (timer) clearInterval(timer);
         hub.close();
-        await running?.catch(() => undefined);
+        await runs.running?.catch(() => undefined);
         const left = await pipeline.close(graceMs);
         await kafka.close().catch(() => undefined);
         return left;

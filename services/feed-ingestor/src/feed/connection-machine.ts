@@ -1,0 +1,285 @@
+/**
+ * The states of one feed connection and the one function that moves between them.
+ *
+ * `FeedConnection` owns the socket, the timers and the budget ticket; every socket listener, timer and
+ * public call becomes one `ConnectionEvent` fed to `transition`, which answers with the next state
+ * (and the reason shown for it) and the `ConnectionAction`s the connection then carries out, in
+ * order. Nothing here touches a socket or a clock, so the whole table is testable cell by cell.
+ *
+ *   idle ──start──▶ (budget) ──granted──▶ connecting ──opened──▶ open
+ *     ▲                 │denied                 │closed             │closed / stale
+ *     │                 ▼                       ▼                   ▼
+ *     │             backoff ◀──transient── (classify) ──evicted──▶ evicted
+ *     │                 │retry-due                │fatal               │retry-due
+ *     │                 └──▶ (budget)             ▼                    └──▶ (budget)
+ *     │                                        fatal
+ *   any state ──stop──▶ stopped
+ *
+ * An event a state cannot receive (an 'opened' while idle, a timer in a connection that set none)
+ * is a broken invariant: `transition` throws `IngestorError('ILLEGAL_TRANSITION')` naming both.
+ * Events that can legitimately arrive late (a ping during the closing handshake after `stop()`, a
+ * message after a fatal Error packet and before the server's close) are accepted and do nothing
+ * that would revive the connection.
+ */
+import { IngestorError } from '../errors.js';
+import { classifyFeedFailure, type FeedFailure } from './failure-class.js';
+
+export type ConnectionState = 'idle' | 'connecting' | 'open' | 'backoff' | 'evicted' | 'fatal' | 'stopped';
+
+export const CONNECTION_STATES: readonly ConnectionState[] = [
+  'idle',
+  'connecting',
+  'open',
+  'backoff',
+  'evicted',
+  'fatal',
+  'stopped',
+];
+
+export type RetryCause = 'transient' | 'evicted' | 'blocked' | 'budget';
+
+export type ConnectionEvent =
+  /** The application starts the connection. */
+  | { type: 'start' }
+  /** The application stops it for good. */
+  | { type: 'stop' }
+  /** A renewed token: drop the socket and try again at once. */
+  | { type: 'reconnect-now'; reason: string }
+  /** The retry timer fired. */
+  | { type: 'retry-due' }
+  /** The attempt budget let an attempt begin; `reconnect` once the connection has ever opened. */
+  | { type: 'ticket-granted'; reconnect: boolean }
+  /** The attempt budget is spent for now. */
+  | { type: 'ticket-denied' }
+  /** The server refused the WebSocket upgrade with this HTTP status. */
+  | { type: 'upgrade-refused'; status: number }
+  | { type: 'opened' }
+  | { type: 'ping' }
+  | { type: 'text-message' }
+  /** A standalone 13-byte Error packet with this feed error code. */
+  | { type: 'error-packet'; code: number }
+  /** A binary message of market data. */
+  | { type: 'data-message' }
+  /** No ping or message for `timeoutMs` while reading was not paused. */
+  | { type: 'stale'; timeoutMs: number }
+  /** The socket closed; `failure` is what went wrong first in its attempt. */
+  | { type: 'closed'; failure: FeedFailure; opened: boolean };
+
+export type ConnectionEventType = ConnectionEvent['type'];
+
+export type ConnectionAction =
+  /** Ask the shared attempt budget; its answer comes back as 'ticket-granted' or 'ticket-denied'. */
+  | { type: 'begin-attempt' }
+  /** Open a socket with the current credentials. */
+  | { type: 'open-socket' }
+  /** Close the running socket without listening to it any more (its attempt counts as failed). */
+  | { type: 'drop-socket'; reason: string }
+  /** Send Disconnect and close the running socket cleanly; stop reading at once. */
+  | { type: 'close-socket' }
+  | { type: 'terminate-socket' }
+  /** Note the attempt's first failure (kept for the verdict at close). */
+  | { type: 'record-failure'; failure: FeedFailure }
+  /** Remember activity now (the stale watch's clock). */
+  | { type: 'touch' }
+  /** The socket opened: resubscribe, honour a pause, start the stale watch and the auth grace. */
+  | { type: 'on-open' }
+  /** The attempt proved valid (`onlyIfClean`: unless a failure was already seen). */
+  | { type: 'prove-attempt'; onlyIfClean: boolean }
+  /** The attempt failed; `blocked` when the failure may count toward an IP block. */
+  | { type: 'fail-attempt'; blocked: boolean }
+  /** Stop the stale watch and the auth grace timer of the closed socket; forget the socket. */
+  | { type: 'release-socket' }
+  | { type: 'count-reconnect' }
+  /** Data flows: the connection is healthy, the reconnect backoff starts over. */
+  | { type: 'reset-backoff' }
+  | { type: 'schedule-retry'; cause: RetryCause }
+  | { type: 'cancel-retry' }
+  | { type: 'report-feed-error'; code: number }
+  | { type: 'report-text' }
+  /** Note when data last arrived and pass on a Market Status it carries. */
+  | { type: 'mark-data' }
+  /** Hand the message to the pipeline. */
+  | { type: 'deliver-frame' };
+
+export interface Transition {
+  next: ConnectionState;
+  /** Set when the state is (re-)entered and reported; unset means nothing to report. */
+  reason?: string;
+  actions: readonly ConnectionAction[];
+}
+
+const LIVE: readonly ConnectionState[] = ['idle', 'connecting', 'open', 'backoff', 'evicted'];
+/** States in which a socket may exist and deliver events. */
+const WITH_SOCKET: readonly ConnectionState[] = ['connecting', 'open', 'backoff', 'fatal'];
+/** States in which a socket has opened and may deliver messages. */
+const READING: readonly ConnectionState[] = ['open', 'backoff', 'fatal'];
+
+function stay(state: ConnectionState, actions: readonly ConnectionAction[] = []): Transition {
+  return { next: state, actions };
+}
+
+function illegal(state: ConnectionState, event: ConnectionEvent): never {
+  throw new IngestorError('ILLEGAL_TRANSITION', `feed connection: event '${event.type}' in state '${state}'`);
+}
+
+/** A socket closed: the verdict of its first failure decides between retry, wait and stop. */
+function onClosed(state: ConnectionState, event: Extract<ConnectionEvent, { type: 'closed' }>): Transition {
+  const judged = classifyFeedFailure(event.failure);
+  // A no-op for an attempt already proven valid; any other attempt counts as invalid.
+  const settle: ConnectionAction[] = [
+    { type: 'fail-attempt', blocked: judged.verdict === 'blocked' },
+    { type: 'release-socket' },
+  ];
+  if (state === 'fatal' || state === 'stopped') return stay(state, settle);
+  if (event.opened) settle.push({ type: 'count-reconnect' });
+  switch (judged.verdict) {
+    case 'fatal':
+      return { next: 'fatal', reason: judged.reason, actions: [...settle, { type: 'cancel-retry' }] };
+    case 'evicted':
+      return {
+        next: 'evicted',
+        reason: 'another session took this connection slot (805)',
+        actions: [...settle, { type: 'schedule-retry', cause: 'evicted' }],
+      };
+    default:
+      return {
+        next: 'backoff',
+        reason: judged.reason,
+        actions: [...settle, { type: 'schedule-retry', cause: judged.verdict }],
+      };
+  }
+}
+
+function onErrorPacket(state: ConnectionState, code: number): Transition {
+  const failure: FeedFailure = { kind: 'error-packet', code };
+  const seen: ConnectionAction[] = [
+    { type: 'touch' },
+    { type: 'record-failure', failure },
+    { type: 'report-feed-error', code },
+  ];
+  const judged = classifyFeedFailure(failure);
+  // Error packets are followed by the server closing; a fatal one stops retries now, not at close.
+  if (judged.verdict === 'fatal' && state !== 'fatal') {
+    return {
+      next: 'fatal',
+      reason: judged.reason,
+      actions: [
+        ...seen,
+        { type: 'fail-attempt', blocked: false },
+        { type: 'cancel-retry' },
+        { type: 'deliver-frame' },
+      ],
+    };
+  }
+  return stay(state, [...seen, { type: 'deliver-frame' }]);
+}
+
+/**
+ * 'stopped' is final: late socket events are accepted and ignored, except that a closing socket
+ * still settles its attempt with the budget.
+ */
+function whenStopped(event: ConnectionEvent): Transition {
+  const state: ConnectionState = 'stopped';
+  switch (event.type) {
+    case 'start':
+    case 'stop':
+    case 'reconnect-now':
+    case 'ping':
+    case 'text-message':
+    case 'error-packet':
+    case 'data-message':
+    case 'opened':
+    case 'upgrade-refused':
+    case 'stale':
+      return stay(state);
+    case 'closed':
+      return onClosed(state, event);
+    default:
+      return illegal(state, event);
+  }
+}
+
+/**
+ * The one transition function: the state after `event` in `state`, and what to do about it.
+ * Throws `IngestorError('ILLEGAL_TRANSITION')` for an event the state cannot receive.
+ */
+export function transition(state: ConnectionState, event: ConnectionEvent): Transition {
+  if (state === 'stopped') return whenStopped(event);
+  switch (event.type) {
+    case 'start':
+      return state === 'idle' ? stay(state, [{ type: 'begin-attempt' }]) : stay(state);
+    case 'stop':
+      return {
+        next: 'stopped',
+        reason: 'stopped by the application',
+        actions: [{ type: 'cancel-retry' }, { type: 'close-socket' }],
+      };
+    case 'reconnect-now':
+      if (state === 'fatal') return stay(state);
+      return stay(state, [
+        { type: 'cancel-retry' },
+        { type: 'drop-socket', reason: event.reason },
+        { type: 'reset-backoff' },
+        { type: 'begin-attempt' },
+      ]);
+    case 'retry-due':
+      if (state === 'backoff' || state === 'evicted') return stay(state, [{ type: 'begin-attempt' }]);
+      return illegal(state, event);
+    case 'ticket-granted':
+      if (!LIVE.includes(state)) return illegal(state, event);
+      return {
+        next: 'connecting',
+        reason: event.reconnect ? 'reconnecting' : 'connecting',
+        actions: [{ type: 'open-socket' }],
+      };
+    case 'ticket-denied':
+      if (!LIVE.includes(state)) return illegal(state, event);
+      return {
+        next: 'backoff',
+        reason: 'waiting for the connection-attempt budget',
+        actions: [{ type: 'schedule-retry', cause: 'budget' }],
+      };
+    case 'upgrade-refused':
+      if (state !== 'connecting') return illegal(state, event);
+      return stay(state, [
+        { type: 'record-failure', failure: { kind: 'http', status: event.status } },
+        { type: 'report-feed-error', code: event.status },
+        { type: 'terminate-socket' },
+      ]);
+    case 'opened':
+      if (state !== 'connecting') return illegal(state, event);
+      return { next: 'open', reason: 'connected', actions: [{ type: 'touch' }, { type: 'on-open' }] };
+    case 'ping':
+      if (!READING.includes(state)) return illegal(state, event);
+      return stay(state, [{ type: 'touch' }, { type: 'prove-attempt', onlyIfClean: true }]);
+    case 'text-message':
+      // The feed speaks binary only; a text message is not ours to decode. Counted, then skipped.
+      if (!READING.includes(state)) return illegal(state, event);
+      return stay(state, [{ type: 'touch' }, { type: 'report-text' }]);
+    case 'error-packet':
+      if (!READING.includes(state)) return illegal(state, event);
+      return onErrorPacket(state, event.code);
+    case 'data-message':
+      if (!READING.includes(state)) return illegal(state, event);
+      return stay(state, [
+        { type: 'touch' },
+        { type: 'mark-data' },
+        { type: 'prove-attempt', onlyIfClean: false },
+        { type: 'reset-backoff' },
+        { type: 'deliver-frame' },
+      ]);
+    case 'stale':
+      if (state === 'open' || state === 'backoff')
+        return {
+          next: 'backoff',
+          reason: `no ping or data for ${event.timeoutMs} ms`,
+          actions: [{ type: 'terminate-socket' }],
+        };
+      // A fatal connection is already on its way out: the socket goes, the verdict stays.
+      if (state === 'fatal') return stay(state, [{ type: 'terminate-socket' }]);
+      return illegal(state, event);
+    case 'closed':
+      if (!WITH_SOCKET.includes(state)) return illegal(state, event);
+      return onClosed(state, event);
+  }
+}

@@ -1,0 +1,39 @@
+/**
+ * Every variable the `history-loader` CLI reads, typed with its default (docs/configuration.md,
+ * history-loader); what to load comes from its flags and the universe file.
+ */
+import { type Env, type EnvSchema, type EnvValues, readEnv } from '@feedpipe/service-kit';
+import { configError } from './errors.js';
+
+export const HISTORY_LOADER_ENV = {
+  SVC_BASE_URL: {
+    type: 'url',
+    protocols: ['http', 'https'],
+    required: true,
+    description: "the service's base URL (the REST API is under `/v2`)",
+  },
+  SVC_CLIENT_ID: { type: 'string', required: true, description: 'the account whose budget is spent' },
+  SVC_ACCESS_TOKEN: { type: 'string', required: true, secret: true, description: 'its access token' },
+  CLICKHOUSE_URL: {
+    type: 'url',
+    protocols: ['http', 'https'],
+    unset: 'embedded chDB',
+    secret: true,
+    description: 'ClickHouse server',
+  },
+  DATA_DIR: { type: 'string', default: '.data', description: 'chDB in `$DATA_DIR/chdb`' },
+  METRICS_HOST: {
+    type: 'string',
+    default: '127.0.0.1',
+    description: 'address of the ops endpoint of `--metrics-port`',
+  },
+} as const satisfies EnvSchema;
+
+export type HistoryLoaderEnv = EnvValues<typeof HISTORY_LOADER_ENV>;
+
+/** Reads and checks the environment; CONFIG_INVALID names every bad variable (never a secret). */
+export function historyLoaderEnv(env: Env): HistoryLoaderEnv {
+  const { values, problems } = readEnv(HISTORY_LOADER_ENV, env);
+  if (problems.length > 0) throw configError(problems.join('; '));
+  return values;
+}

@@ -1,0 +1,67 @@
+/**
+ * Every variable `query-api` reads, typed with its default (docs/configuration.md, query-api),
+ * checked once at start by the CLI. The ClickHouse login variables are checked together, for their
+ * combinations, by `storeConfigFromEnv`.
+ */
+import { type Env, type EnvSchema, type EnvValues, readEnv } from '@feedpipe/service-kit';
+import { QueryApiError } from '../errors.js';
+
+export const QUERY_API_ENV = {
+  QUERY_API_PORT: {
+    type: 'integer',
+    min: 0,
+    max: 65_535,
+    default: 8080,
+    description: 'listen port (0 = any free port)',
+  },
+  QUERY_API_HOST: { type: 'string', default: '127.0.0.1', description: 'listen address' },
+  CLICKHOUSE_URL: {
+    type: 'url',
+    protocols: ['http', 'https'],
+    unset: 'embedded chDB',
+    secret: true,
+    description: 'ClickHouse server',
+  },
+  CLICKHOUSE_SQL_USER: {
+    type: 'string',
+    unset: "callers' queries run as the `CLICKHOUSE_URL` user",
+    description: "server only: the ClickHouse user that callers' queries log in as",
+  },
+  CLICKHOUSE_SQL_PASSWORD: {
+    type: 'string',
+    unset: 'required with `CLICKHOUSE_SQL_USER`',
+    secret: true,
+    description: 'its password',
+  },
+  CLICKHOUSE_SQL_PASSWORD_FILE: {
+    type: 'string',
+    unset: 'no file',
+    description: 'instead of `CLICKHOUSE_SQL_PASSWORD`: a file holding it',
+  },
+  DATA_DIR: { type: 'string', default: '.data', description: 'chDB in `$DATA_DIR/chdb`' },
+  KAFKA_BROKERS: {
+    type: 'list',
+    unset: 'no live stream (`/v1/stream`)',
+    description: 'Kafka brokers of the feed topics',
+  },
+  QUERY_API_BOOTSTRAP_KEY_NAME: {
+    type: 'string',
+    unset: 'no key created',
+    description: 'at start, create a `read` key under this name and print it once',
+  },
+  LOG_LEVEL: {
+    type: 'enum',
+    values: ['fatal', 'error', 'warn', 'info', 'debug'],
+    default: 'info',
+    description: 'log level',
+  },
+} as const satisfies EnvSchema;
+
+export type QueryApiEnv = EnvValues<typeof QUERY_API_ENV>;
+
+/** Reads and checks the environment; CONFIG_INVALID names every bad variable (never a secret). */
+export function queryApiEnv(env: Env): QueryApiEnv {
+  const { values, problems } = readEnv(QUERY_API_ENV, env, { ownPrefixes: ['QUERY_API_'] });
+  if (problems.length > 0) throw new QueryApiError('CONFIG_INVALID', problems.join('; '));
+  return values;
+}

@@ -1,0 +1,98 @@
+/**
+ * docs/configuration.md against the services' configuration schemas: every variable a schema
+ * declares is in its service's table with the same default ("required", the value in backticks, or
+ * "unset: ..." for an optional one), and every variable a service's table documents is in its
+ * schema. A new variable, a changed default or a forgotten one fails here instead of drifting.
+ */
+import { readFileSync } from 'node:fs';
+import { INGESTOR_ENV } from '@feedpipe/feed-ingestor';
+import { SINK_ENV } from '@feedpipe/feed-sink';
+import { HISTORY_LOADER_ENV } from '@feedpipe/history-loader';
+import { QUERY_API_ENV } from '@feedpipe/query-api';
+import { allowedOf, defaultOf, type EnvSchema, type EnvVarSpec } from '@feedpipe/service-kit';
+import { GATEWAY_ENV } from '@feedpipe/trading-gateway';
+import { describe, expect, it } from 'vitest';
+
+const DOC = readFileSync(new URL('../docs/configuration.md', import.meta.url), 'utf8');
+
+/** The first table after `heading`, before the next heading: variable -> its row's cells. */
+function tableAfter(heading: string): Map<string, Record<string, string>> {
+  const lines = DOC.split('\n');
+  const start = lines.findIndex((l) => l.trim() === heading);
+  expect(start, `heading "${heading}" in docs/configuration.md`).toBeGreaterThanOrEqual(0);
+  const rows = new Map<string, Record<string, string>>();
+  let header: string[] | undefined;
+  for (const line of lines.slice(start + 1)) {
+    if (line.startsWith('#')) break;
+    if (!line.startsWith('|')) {
+      if (header) break;
+      continue;
+    }
+    const cells = line
+      .slice(1, -1)
+      .split('|')
+      .map((c) => c.trim());
+    if (!header) {
+      header = cells;
+      continue;
+    }
+    if (cells.every((c) => /^-+$/.test(c))) continue;
+    const row = Object.fromEntries(header.map((h, i) => [h, cells[i] ?? '']));
+    // One row may document several variables: `A`, `B`.
+    for (const name of (row.variable ?? '').matchAll(/`([A-Z][A-Z0-9_]*)`/g))
+      rows.set(name[1] as string, row);
+  }
+  return rows;
+}
+
+function defaultMatches(spec: EnvVarSpec, cell: string): boolean {
+  if (spec.required === true) return cell.startsWith('required');
+  if (spec.default !== undefined) return cell.startsWith(defaultOf(spec));
+  // Optional without a default: the docs say what unset means.
+  return cell.startsWith('unset') || cell.startsWith('required with');
+}
+
+const SERVICES: Array<{ service: string; heading: string; schema: EnvSchema }> = [
+  {
+    service: 'feed-ingestor',
+    heading: '### `run` (services/feed-ingestor/src/env-config.ts)',
+    schema: INGESTOR_ENV,
+  },
+  { service: 'feed-sink', heading: '## feed-sink', schema: SINK_ENV },
+  { service: 'history-loader', heading: '## history-loader', schema: HISTORY_LOADER_ENV },
+  { service: 'query-api', heading: '## query-api', schema: QUERY_API_ENV },
+  { service: 'trading-gateway', heading: '## trading-gateway', schema: GATEWAY_ENV },
+];
+
+describe('docs/configuration.md matches the configuration schemas', () => {
+  for (const { service, heading, schema } of SERVICES) {
+    it(`${service}: every schema variable documented with its default, nothing documented that is not read`, () => {
+      const documented = tableAfter(heading);
+      const problems: string[] = [];
+      for (const [name, spec] of Object.entries(schema)) {
+        const row = documented.get(name);
+        if (!row) {
+          problems.push(`${name} is read by ${service} but not documented`);
+          continue;
+        }
+        const cell = row.default ?? '';
+        if (!defaultMatches(spec, cell))
+          problems.push(`${name}: docs say "${cell}", schema says ${defaultOf(spec)}`);
+        // Where the table has an "allowed" column, a range or set of values must match the schema's.
+        const allowed = row.allowed;
+        if (allowed && (spec.type === 'integer' || spec.type === 'enum') && allowed !== allowedOf(spec))
+          problems.push(`${name}: docs allow "${allowed}", schema allows ${allowedOf(spec)}`);
+      }
+      for (const name of documented.keys())
+        if (!(name in schema)) problems.push(`${name} is documented for ${service} but not in its schema`);
+      expect(problems).toEqual([]);
+    });
+  }
+
+  it('no longer documents a metrics-host gap that the services have closed', () => {
+    const operations = readFileSync(new URL('../docs/operations.md', import.meta.url), 'utf8');
+    for (const schema of [INGESTOR_ENV, SINK_ENV, HISTORY_LOADER_ENV])
+      expect(schema).toHaveProperty('METRICS_HOST');
+    expect(`${DOC}\n${operations}`).not.toMatch(/Known gap/);
+  });
+});
