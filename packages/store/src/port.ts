@@ -9,8 +9,20 @@
  */
 import type { Readable } from 'node:stream';
 
-/** A value bound to a `{name:Type}` placeholder of a statement. Never spliced into the SQL text. */
-export type QueryParam = string | number | bigint | boolean | Date | null | readonly QueryParam[];
+/**
+ * A value bound to a `{name:Type}` placeholder of a statement, never spliced into the SQL text:
+ * scalars, arrays (Array, Tuple) and objects (Map). null and undefined bind NULL.
+ */
+export type QueryParam =
+  | string
+  | number
+  | bigint
+  | boolean
+  | Date
+  | null
+  | undefined
+  | readonly QueryParam[]
+  | { readonly [key: string]: QueryParam };
 export type QueryParams = Readonly<Record<string, QueryParam>>;
 
 /** A query-scoped ClickHouse setting: see settings.ts for why these go into the SQL text. */

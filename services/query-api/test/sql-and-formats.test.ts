@@ -78,15 +78,12 @@ describe('POST /v1/sql', () => {
       'CREATE TABLE default.nope (a UInt8) ENGINE = Memory',
     ]) {
       await expect(
-        h.store.client.command({ query: `${query} SETTINGS readonly = 1, max_execution_time = 5` }),
+        h.store.internal.command(`${query} SETTINGS readonly = 1, max_execution_time = 5`),
         query,
       ).rejects.toThrow(/readonly/i);
     }
-    const keys = await h.store.client.query({
-      query: "SELECT count() AS n FROM market.api_keys WHERE key_id = '1'",
-      format: 'JSONEachRow',
-    });
-    expect(await keys.json()).toEqual([{ n: 0 }]);
+    const keys = await h.store.internal.rows("SELECT count() AS n FROM market.api_keys WHERE key_id = '1'");
+    expect(keys).toEqual([{ n: 0 }]);
   });
 
   it('SHOW TABLES and DESCRIBE are answered, EXPLAIN is refused; GET /v1/sql takes the query in the URL', async () => {

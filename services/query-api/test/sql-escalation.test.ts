@@ -39,8 +39,7 @@ interface Snapshot {
 }
 
 async function snapshot(): Promise<Snapshot> {
-  const c = h.store.client;
-  const rows = async <T>(query: string) => (await c.query({ query, format: 'JSONEachRow' })).json<T>();
+  const rows = <T>(query: string) => h.store.internal.rows<T>(query);
   const tables = await rows<{ t: string }>(
     "SELECT database || '.' || name AS t FROM system.tables WHERE database NOT IN ('system', 'INFORMATION_SCHEMA', 'information_schema') ORDER BY t",
   );
@@ -117,12 +116,11 @@ describe('escalation corpus: every case is refused with 400 and changes nothing'
   it('after the whole corpus: no new table, no minted key, nothing deleted, no outbound request, no file', async () => {
     const after = await snapshot();
     expect(after).toEqual(before);
-    const minted = await h.store.client.query({
-      query: 'SELECT count() AS n FROM market.api_keys WHERE key_id = {id:String}',
-      query_params: { id: keyId },
-      format: 'JSONEachRow',
-    });
-    expect(await minted.json()).toEqual([{ n: 0 }]);
+    const minted = await h.store.internal.rows(
+      'SELECT count() AS n FROM market.api_keys WHERE key_id = {id:String}',
+      { id: keyId },
+    );
+    expect(minted).toEqual([{ n: 0 }]);
     expect(canaryHits).toBe(0);
     expect(existsSync('/tmp/feedpipe-pwn')).toBe(false);
     expect(existsSync('/tmp/feedpipe-pwn.csv')).toBe(false);
