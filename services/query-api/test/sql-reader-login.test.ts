@@ -6,6 +6,7 @@
  * embedded chDB: with the store saying its user login is pinned (userReadonly = 2), every query of
  * POST /v1/sql (the guard's EXPLAINs included) must ask for readonly = 2 and still answer.
  */
+import { FEED_TABLES, SERVICE_TABLES } from '@feedpipe/contracts';
 import {
   createStore,
   type QuerySettings,
@@ -96,7 +97,7 @@ const sql = (api: QueryApi, headers: Record<string, string>, text: string) =>
 
 describe('caller SQL as a server user whose profile pins readonly = 2', () => {
   it('answers a SELECT, every statement asking for readonly = 2 and none for 1', async () => {
-    const response = await sql(reader, readerKey, 'SELECT count() AS n FROM market.ticks');
+    const response = await sql(reader, readerKey, `SELECT count() AS n FROM ${FEED_TABLES.ticks.name}`);
     expect(response.statusCode, response.body).toBe(200);
     expect((response.json() as { data: unknown[] }).data).toEqual([{ n: 1200 }]);
     const asked = readerSeen.flatMap(askedReadonly);
@@ -104,22 +105,26 @@ describe('caller SQL as a server user whose profile pins readonly = 2', () => {
     expect(new Set(asked)).toEqual(new Set(['2']));
     // The guard's EXPLAIN steps and the caller's statement itself all ran on that login.
     expect(readerSeen.some((q) => q.includes('EXPLAIN AST'))).toBe(true);
-    expect(readerSeen.some((q) => q.startsWith('SELECT * FROM (') && q.includes('market.ticks'))).toBe(true);
+    expect(
+      readerSeen.some((q) => q.startsWith('SELECT * FROM (') && q.includes(FEED_TABLES.ticks.name)),
+    ).toBe(true);
   });
 
   it('answers SHOW TABLES and still refuses what the guard refuses', async () => {
     const tables = await sql(reader, readerKey, 'SHOW TABLES FROM market');
     expect(tables.statusCode, tables.body).toBe(200);
-    const refused = await sql(reader, readerKey, 'SELECT salt FROM market.api_keys');
+    const refused = await sql(reader, readerKey, `SELECT salt FROM ${SERVICE_TABLES.apiKeys.name}`);
     expect(refused.statusCode).toBe(400);
     expect((refused.json() as { error: { code: string } }).error.code).toBe('SQL_REFUSED');
     expect(readerSeen.flatMap(askedReadonly).every((level) => level === '2')).toBe(true);
   });
 
   it('asks for the stricter readonly = 1 where the login is not pinned (embedded, shared login)', async () => {
-    const response = await sql(shared, sharedKey, 'SELECT count() AS n FROM market.ticks');
+    const response = await sql(shared, sharedKey, `SELECT count() AS n FROM ${FEED_TABLES.ticks.name}`);
     expect(response.statusCode, response.body).toBe(200);
-    const final = sharedSeen.filter((q) => q.startsWith('SELECT * FROM (') && q.includes('market.ticks'));
+    const final = sharedSeen.filter(
+      (q) => q.startsWith('SELECT * FROM (') && q.includes(FEED_TABLES.ticks.name),
+    );
     expect(final.length).toBeGreaterThan(0);
     for (const query of final) expect(askedReadonly(query)).toEqual(['1']);
   });
