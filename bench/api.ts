@@ -78,11 +78,11 @@ const SESSION_SEC = 22_500;
 const dataDir = join(tmpdir(), `feedpipe-bench-api-${process.pid}`);
 const store = createStore({ dataDir });
 try {
-  await runMigrations(store.client);
+  await runMigrations(store.internal);
   const perInstrument = Math.ceil(ticks / instruments);
   let t = performance.now();
-  await store.client.command({
-    query: `INSERT INTO ${FEED_TABLES.ticks.name} (${FEED_TABLES.ticks.columns.join(', ')})
+  await store.internal.command(
+    `INSERT INTO ${FEED_TABLES.ticks.name} (${FEED_TABLES.ticks.columns.join(', ')})
       SELECT ${FIRST_ID} + number % ${instruments} AS sid, 14,
              toFloat32(100 + (cityHash64(number) % 1000) / 100),
              toInt32((intDiv(number, ${instruments}) + 1) * 10),
@@ -91,7 +91,7 @@ try {
              toDateTime64(t, 6, 'UTC') + toIntervalMicrosecond(number % 1000000),
              toUInt16(number % 16), number, 'bench'
       FROM numbers(${ticks})`,
-  });
+  );
   log(
     `inserted ${ticks} ticks for ${instruments} instruments in ${((performance.now() - t) / 1000).toFixed(1)} s`,
   );

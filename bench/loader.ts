@@ -120,7 +120,7 @@ async function main(): Promise<void> {
       concurrency,
       maxSeconds: seconds + 1.1,
     },
-    { clickhouse: store.client, fetch: timedFetch },
+    { clickhouse: store.internal, fetch: timedFetch },
   );
   process.stderr.write(
     `bench:loader ${workload}: ${rows.length} instruments, ${seconds} s, concurrency ${concurrency}\n`,

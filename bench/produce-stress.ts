@@ -104,8 +104,7 @@ function checkKafka(server: FeedServer, ids: readonly number[], trades: TopicRec
 }
 
 async function count(store: Store, query: string): Promise<number> {
-  const rs = await store.client.query({ query, format: 'JSONEachRow' });
-  const [row] = await rs.json<{ n: number | string }>();
+  const [row] = await store.internal.rows<{ n: number | string }>(query);
   return Number(row?.n);
 }
 
@@ -167,7 +166,7 @@ async function oneRun(
       reconnects: stats.connections.reduce((s, c) => s + c.reconnects, 0),
     };
     if (store) {
-      await store.client.command({ query: `TRUNCATE TABLE ${FEED_TABLES.ticks.name}` });
+      await store.internal.command(`TRUNCATE TABLE ${FEED_TABLES.ticks.name}`);
       const sink = createSink({
         brokers,
         store,
@@ -200,7 +199,7 @@ async function main(): Promise<void> {
   const dataDir = tempDir('produce-stress-kafka');
   const kafka = await startLocalKafka({ dataDir: join(dataDir, 'kafka'), heap: '768m' });
   const store = withSink ? createStore({ dataDir: tempDir('produce-stress-store') }) : undefined;
-  if (store) await runMigrations(store.client);
+  if (store) await runMigrations(store.internal);
   const model = new MarketModel({ seed: 23, instruments: Math.max(instrumentCount * 2, 100) });
   const ids = model.universe
     .filter((i) => i.exchangeSegment === 'INX_EQ')

@@ -83,7 +83,7 @@ async function main(): Promise<void> {
   const kafka = await startLocalKafka({ dataDir: kafkaDir, heap: '1g' });
   const store = createStore({ url: process.env.CLICKHOUSE_URL || undefined, dataDir: join(dir, 'store') });
   try {
-    await runMigrations(store.client);
+    await runMigrations(store.internal);
     const capture = join(dir, 'trades.capture');
     log(`writing a capture of ${records} trades over ${instruments} instruments`);
     await writeCapture(capture);
@@ -120,11 +120,9 @@ async function main(): Promise<void> {
     );
     const drainSeconds = (performance.now() - started) / 1000;
     await sink.stop();
-    const rs = await store.client.query({
-      query: `SELECT count() AS n, uniqExact(security_id, volume) AS u FROM ${FEED_TABLES.ticks.name}`,
-      format: 'JSONEachRow',
-    });
-    const [row] = await rs.json<{ n: string | number; u: string | number }>();
+    const [row] = await store.internal.rows<{ n: string | number; u: string | number }>(
+      `SELECT count() AS n, uniqExact(security_id, volume) AS u FROM ${FEED_TABLES.ticks.name}`,
+    );
     console.log(
       JSON.stringify({
         bench: 'sink',

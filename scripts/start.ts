@@ -112,7 +112,7 @@ async function main(): Promise<void> {
   knownSecrets.push(...storeEnv.secrets);
   const store = createStore(storeEnv.config);
   onExit('store', () => store.close());
-  await runMigrations(store.client);
+  await runMigrations(store.internal);
 
   // Upstream: the real service by URL, or the simulator (REST + feed over one market model).
   let feedUrl: string;
@@ -192,7 +192,7 @@ async function main(): Promise<void> {
         maxSeconds: Number(process.env.HISTORY_MAX_SECONDS ?? 120),
         migrate: false,
       },
-      { clickhouse: store.client, registry },
+      { clickhouse: store.internal, registry },
     );
     const historyLoader = loader;
     onExit('history-loader', () => historyLoader.stop());

@@ -40,8 +40,8 @@ function capture(into: string[]): Writable {
 beforeAll(async () => {
   const table = `market.${uniqueName('order_events')}`;
   store = createStore({ dataDir: tempDir('secrets-in-logs') });
-  await runMigrations(store.client);
-  await store.client.command({ query: `CREATE TABLE IF NOT EXISTS ${table} AS market.order_events` });
+  await runMigrations(store.internal);
+  await store.internal.command(`CREATE TABLE IF NOT EXISTS ${table} AS market.order_events`);
   api = await createQueryApi(
     { host: '127.0.0.1', port: 0, logLevel: 'debug' },
     { store, kafkaBrokers: brokers, logStream: capture(apiLines) },

@@ -1,7 +1,8 @@
 /**
  * The layering the tree promises: no service imports another service (what they share lives in a
  * package), no package imports a service, and packages/contracts is a leaf. Only the composition
- * scripts (scripts/, bench/) and these cross-package tests put services together.
+ * scripts (scripts/, bench/) and these cross-package tests put services together. The ClickHouse
+ * drivers (@clickhouse/client, chDB) are reached only through packages/store's port.
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
@@ -40,6 +41,17 @@ function sources(dir: string): string[] {
   });
 }
 
+/** A module specifier of a ClickHouse driver, however it is loaded (import, import(), require). */
+const DRIVER =
+  /(?:\bfrom\s*|\bimport\s*\(\s*|\bimport\s+|\brequire(?:\.resolve)?\s*\(\s*|\)\s*\(\s*)['"`](@clickhouse\/client(?:-[\w-]+)?(?:\/[\w./-]*)?|chdb(?:\/[\w./-]*)?)['"`]/g;
+
+/** Files outside packages/store that name a driver module, with the module. */
+function driverImports(files: readonly string[], read: (file: string) => string): string[] {
+  return files.flatMap((file) =>
+    [...read(file).matchAll(DRIVER)].map((match) => `${file}: ${match[1] ?? ''}`),
+  );
+}
+
 const IMPORT = /(?:from\s+|import\s*\(\s*|import\s+)['"](@feedpipe\/[\w-]+|\.\.\/[^'"]*)['"]/g;
 
 describe('workspace boundaries', () => {
@@ -74,5 +86,45 @@ describe('workspace boundaries', () => {
       }
     }
     expect(problems).toEqual([]);
+  });
+
+  it('keeps @clickhouse/client and chdb inside packages/store: everything else uses its port', () => {
+    const dirs = [
+      ...all.filter((w) => w.dir !== join('packages', 'store')).map((w) => w.dir),
+      'scripts',
+      'bench',
+      'test',
+      'infra',
+    ];
+    const files = dirs.flatMap((dir) => {
+      try {
+        statSync(join(root, dir));
+      } catch {
+        return [];
+      }
+      return sources(dir);
+    });
+    expect(files.length).toBeGreaterThan(100);
+    expect(driverImports(files, (file) => readFileSync(join(root, file), 'utf8'))).toEqual([]);
+  });
+
+  it('would see a driver however it is loaded', () => {
+    const q = "'";
+    const samples: Record<string, string> = {
+      a: `import { createClient } from ${q}@clickhouse/client${q};`,
+      b: `import type { X } from ${q}@clickhouse/client-common${q};`,
+      c: `const m = await import(${q}chdb${q});`,
+      d: `createRequire(import.meta.url)(${q}chdb/connection${q});`,
+      e: `import { chdbHelper } from ${q}./chdb-helper.js${q};`,
+      f: `const dir = join(dataDir, ${q}chdb${q});`,
+      g: `const m = require(${q}chdb${q});`,
+    };
+    expect(driverImports(Object.keys(samples), (file) => samples[file] ?? '')).toEqual([
+      'a: @clickhouse/client',
+      'b: @clickhouse/client-common',
+      'c: chdb',
+      'd: chdb/connection',
+      'g: chdb',
+    ]);
   });
 });

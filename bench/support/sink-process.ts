@@ -14,7 +14,7 @@ import { createStore, runMigrations } from '@feedpipe/store';
 
 const [brokers, topicPrefix, groupId, dataDir] = process.argv.slice(2) as [string, string, string, string];
 const store = createStore({ url: process.env.CLICKHOUSE_URL || undefined, dataDir });
-await runMigrations(store.client);
+await runMigrations(store.internal);
 const sink = createSink({
   brokers: brokers.split(','),
   store,
@@ -28,11 +28,9 @@ const sink = createSink({
 await sink.start();
 
 async function counts(): Promise<{ rows: number; unique: number }> {
-  const rs = await store.client.query({
-    query: `SELECT count() AS n, uniqExact(security_id, volume) AS u FROM ${FEED_TABLES.ticks.name}`,
-    format: 'JSONEachRow',
-  });
-  const [row] = await rs.json<{ n: string | number; u: string | number }>();
+  const [row] = await store.internal.rows<{ n: string | number; u: string | number }>(
+    `SELECT count() AS n, uniqExact(security_id, volume) AS u FROM ${FEED_TABLES.ticks.name}`,
+  );
   return { rows: Number(row?.n), unique: Number(row?.u) };
 }
 
@@ -40,11 +38,9 @@ const insertedTrades = (): number => sink.stats().inserted[FEED_TABLES.ticks.nam
 
 /** What ClickHouse itself accounts for (its MemoryTracking): the engine's share of the sink's RSS. */
 async function engineTrackedBytes(): Promise<number> {
-  const rs = await store.client.query({
-    query: "SELECT value FROM system.metrics WHERE metric = 'MemoryTracking'",
-    format: 'JSONEachRow',
-  });
-  const [row] = await rs.json<{ value: string | number }>();
+  const [row] = await store.internal.rows<{ value: string | number }>(
+    "SELECT value FROM system.metrics WHERE metric = 'MemoryTracking'",
+  );
   return Number(row?.value ?? 0);
 }
 

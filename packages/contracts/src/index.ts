@@ -52,6 +52,7 @@ export {
 } from './source-identity.js';
 export { FEED_TABLE_OF_TOPIC, FEED_TABLES, KAFKA_SOURCE_COLUMNS } from './tables/feed-tables.js';
 export { HISTORY_TABLES } from './tables/history-tables.js';
+export { SERVICE_TABLES } from './tables/service-tables.js';
 export { type TableContract, table } from './tables/table.js';
 export {
   DEFAULT_FEED_TOPICS,

@@ -7,6 +7,7 @@ import {
   KAFKA_SOURCE_COLUMNS,
   parseCreateTable,
   readMigrationSources,
+  SERVICE_TABLES,
   splitStatements,
   TOPIC_KINDS,
 } from '../src/index.js';
@@ -21,12 +22,22 @@ const created = new Map<string, string[]>(
 );
 
 describe('table contracts', () => {
-  it.each([...Object.entries(FEED_TABLES), ...Object.entries(HISTORY_TABLES)])(
-    '%s has the columns of its migration',
-    (_id, contract) => {
-      expect(created.get(contract.name)).toEqual(contract.columns);
-    },
-  );
+  it.each([
+    ...Object.entries(FEED_TABLES),
+    ...Object.entries(HISTORY_TABLES),
+    ...Object.entries(SERVICE_TABLES),
+  ])('%s has the columns of its migration', (_id, contract) => {
+    expect(created.get(contract.name)).toEqual(contract.columns);
+  });
+
+  it('names every table the migrations create', () => {
+    const named = new Set(
+      [FEED_TABLES, HISTORY_TABLES, SERVICE_TABLES].flatMap((group) =>
+        Object.values(group).map((t) => t.name),
+      ),
+    );
+    expect([...created.keys()].filter((name) => !named.has(name))).toEqual([]);
+  });
 
   it('stores every feed topic in a table that ends with its Kafka source columns', () => {
     for (const kind of TOPIC_KINDS) {

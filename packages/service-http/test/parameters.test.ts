@@ -18,18 +18,18 @@ import {
 let store: Store;
 beforeAll(async () => {
   store = createStore({ dataDir: tempDir('service-http') });
-  await runMigrations(store.client);
+  await runMigrations(store.internal);
 });
 afterAll(async () => store?.close());
 
 describe('ApiKeyStore over a table and scopes of the service', () => {
   it('refuses scopes outside its list, and keys of another table', async () => {
-    const api = new ApiKeyStore(store.client, {
+    const api = new ApiKeyStore(store.internal, {
       table: 'market.api_keys',
       scopes: ['read', 'admin'],
       cacheMs: 0,
     });
-    const gateway = new ApiKeyStore(store.client, {
+    const gateway = new ApiKeyStore(store.internal, {
       table: 'market.gateway_api_keys',
       scopes: ['trade', 'admin'],
       cacheMs: 0,
@@ -51,7 +51,7 @@ describe('ApiKeyStore over a table and scopes of the service', () => {
   it('takes only database.table as its table name', () => {
     expect(
       () =>
-        new ApiKeyStore(store.client, { table: 'market.keys; DROP TABLE x', scopes: ['read'], cacheMs: 0 }),
+        new ApiKeyStore(store.internal, { table: 'market.keys; DROP TABLE x', scopes: ['read'], cacheMs: 0 }),
     ).toThrow(/database\.table/);
   });
 });

@@ -4,6 +4,8 @@ export type StoreErrorCode =
   | 'MIGRATION_FAILED'
   | 'MIGRATION_FILE_INVALID'
   | 'INSERT_FAILED'
+  /** A statement the store refuses to send: a bad setting name or value, an unknown format. */
+  | 'STORE_QUERY_INVALID'
   /** An embedded lane's queue is full, or a task waited longer than the lane allows (retryable). */
   | 'STORE_BUSY'
   /** The store was closed; nothing more runs on it. */

@@ -1,19 +1,13 @@
-export type { ClickHouseClient } from '@clickhouse/client';
 export {
-  createStore,
   DEFAULT_INTERNAL_LANE,
   DEFAULT_USER_LANE,
-  type LaneLoad,
-  type Store,
   type StoreConfig,
-  type StoreLoad,
-  type StoreMode,
   type UserAccount,
-} from './client-factory.js';
+} from './config.js';
+export { createStore } from './create-store.js';
 export type { LaneLimits } from './embedded/exclusive-lane.js';
 export { EMBEDDED_ENGINE_ALLOCATOR_ENV } from './engine-allocator.js';
 export { StoreError, type StoreErrorCode } from './errors.js';
-export { insertRows } from './insert.js';
 export {
   DEFAULT_MIGRATIONS_DIR,
   loadMigrations,
@@ -22,3 +16,14 @@ export {
   runMigrations,
   splitStatements,
 } from './migrations.js';
+export {
+  type QueryParam,
+  type QueryParams,
+  type QuerySettings,
+  type SettingValue,
+  STREAM_FORMATS,
+  type StoreLane,
+  type StreamFormat,
+} from './port.js';
+export { settingsClause } from './settings.js';
+export type { LaneLoad, Store, StoreLoad, StoreMode } from './store.js';

@@ -7,8 +7,8 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { ClickHouseClient } from '@clickhouse/client';
 import { StoreError } from './errors.js';
+import type { StoreLane } from './port.js';
 
 export const DEFAULT_MIGRATIONS_DIR = join(dirname(fileURLToPath(import.meta.url)), '..', 'migrations');
 
@@ -61,22 +61,19 @@ export interface MigrationResult {
 }
 
 export async function runMigrations(
-  client: ClickHouseClient,
+  lane: StoreLane,
   dir: string = DEFAULT_MIGRATIONS_DIR,
 ): Promise<MigrationResult> {
   const migrations = loadMigrations(dir);
-  await client.command({ query: 'CREATE DATABASE IF NOT EXISTS market' });
-  await client.command({
-    query: `CREATE TABLE IF NOT EXISTS market.schema_migrations
+  await lane.command('CREATE DATABASE IF NOT EXISTS market');
+  await lane.command(
+    `CREATE TABLE IF NOT EXISTS market.schema_migrations
       (version UInt32, name String, applied_at DateTime64(3) DEFAULT now64(3))
       ENGINE = ReplacingMergeTree ORDER BY version`,
-  });
-  const rows = await (
-    await client.query({
-      query: 'SELECT DISTINCT version FROM market.schema_migrations',
-      format: 'JSONEachRow',
-    })
-  ).json<{ version: number | string }>();
+  );
+  const rows = await lane.rows<{ version: number | string }>(
+    'SELECT DISTINCT version FROM market.schema_migrations',
+  );
   const done = new Set(rows.map((r) => Number(r.version)));
   const result: MigrationResult = { applied: [], skipped: [] };
   for (const migration of migrations) {
@@ -86,7 +83,7 @@ export async function runMigrations(
     }
     for (const statement of migration.statements) {
       try {
-        await client.command({ query: statement });
+        await lane.command(statement);
       } catch (error) {
         throw new StoreError(
           'MIGRATION_FAILED',
@@ -95,12 +92,11 @@ export async function runMigrations(
         );
       }
     }
-    await client.insert({
-      table: 'market.schema_migrations',
-      values: [[migration.version, migration.name]],
-      columns: ['version', 'name'],
-      format: 'JSONCompactEachRow',
-    });
+    await lane.insertRows(
+      'market.schema_migrations',
+      ['version', 'name'],
+      [[migration.version, migration.name]],
+    );
     result.applied.push(migration.version);
   }
   return result;

@@ -6,10 +6,11 @@
  */
 import { randomUUID } from 'node:crypto';
 import { createRequire } from 'node:module';
+import type { ClickHouseClient } from '@clickhouse/client';
 import { tempDir } from '@feedpipe/testkit';
 import type * as ChdbConnectionModule from 'chdb/connection';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createStore, insertRows, type Store } from '../src/index.js';
+import { createStore, type QueryParams, type Store, type StoreLane } from '../src/index.js';
 
 // Each fails after it has produced rows: the shapes that leave partial output on a chDB session.
 const FAILING = {
@@ -21,16 +22,18 @@ const FAILING = {
     "SELECT sleepEachRow(0.01), number FROM numbers(1000) SETTINGS max_execution_time = 0.2, max_block_size = 10, timeout_overflow_mode = 'throw'",
 } as const;
 
-async function textOf(
-  client: Store['client'],
-  query: string,
-  params?: Record<string, unknown>,
-): Promise<string> {
-  const result = await client.query({
-    query,
-    format: 'TabSeparatedRaw',
-    ...(params ? { query_params: params } : {}),
-  });
+/** A lane's answer as text, through the port. */
+async function textOf(lane: StoreLane, query: string, params: QueryParams = {}): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of await lane.stream(query, params, 'TabSeparatedRaw')) {
+    chunks.push(Buffer.from(chunk as Uint8Array));
+  }
+  return Buffer.concat(chunks).toString('utf8').trim();
+}
+
+/** The same through a bare client, for the control without the store's guard. */
+async function bareTextOf(client: { query: ClickHouseClient['query'] }, query: string): Promise<string> {
+  const result = await client.query({ query, format: 'TabSeparatedRaw' });
   return (await result.text()).trim();
 }
 
@@ -42,9 +45,9 @@ describe('embedded store: one query never receives another one’s result', () =
   beforeAll(async () => {
     // Room for every task of the test at once: the lanes' queue limits are tested on their own.
     store = createStore({ dataDir, userLane: { maxQueued: 1_000 } });
-    await store.client.command({
-      query: `CREATE TABLE ${table} (token String, n UInt32) ENGINE = MergeTree ORDER BY token`,
-    });
+    await store.internal.command(
+      `CREATE TABLE ${table} (token String, n UInt32) ENGINE = MergeTree ORDER BY token`,
+    );
   });
   afterAll(async () => {
     await store.close();
@@ -57,9 +60,9 @@ describe('embedded store: one query never receives another one’s result', () =
     const bare = chdb.createChdbConnection({ path: dataDir });
     const client = createClient({ connection: bare as never });
     try {
-      await expect(textOf(client, FAILING.resultLimit)).rejects.toThrow(/Limit for result exceeded/);
+      await expect(bareTextOf(client, FAILING.resultLimit)).rejects.toThrow(/Limit for result exceeded/);
       const token = randomUUID();
-      expect(await textOf(client, `SELECT '${token}'`)).not.toBe(token);
+      expect(await bareTextOf(client, `SELECT '${token}'`)).not.toBe(token);
     } finally {
       await client.close();
     }
@@ -72,21 +75,16 @@ describe('embedded store: one query never receives another one’s result', () =
     const inserted = new Map<string, number>();
     const tasks: Promise<void>[] = [];
 
-    const expectToken = (
-      client: Store['client'],
-      want: string,
-      query: string,
-      params?: Record<string, unknown>,
-    ) =>
+    const expectToken = (lane: StoreLane, want: string, query: string, params?: QueryParams) =>
       tasks.push(
-        textOf(client, query, params).then(
+        textOf(lane, query, params).then(
           (got) => void answers.push({ want, got }),
           (error: Error) => void answers.push({ want, got: error }),
         ),
       );
-    const expectFailure = (client: Store['client'], kind: keyof typeof FAILING) =>
+    const expectFailure = (lane: StoreLane, kind: keyof typeof FAILING) =>
       tasks.push(
-        textOf(client, FAILING[kind]).then(
+        textOf(lane, FAILING[kind]).then(
           () => void failures.push({ kind, outcome: 'answered' }),
           () => void failures.push({ kind, outcome: 'failed' }),
         ),
@@ -95,31 +93,30 @@ describe('embedded store: one query never receives another one’s result', () =
     for (let round = 0; round < rounds; round++) {
       // Callers' queries (the query API's lane): failures mid-result and plain token queries.
       for (const kind of Object.keys(FAILING) as Array<keyof typeof FAILING>) {
-        expectFailure(store.userClient, kind);
+        expectFailure(store.user, kind);
         const token = randomUUID();
-        expectToken(store.userClient, token, `SELECT '${token}'`);
+        expectToken(store.user, token, `SELECT '${token}'`);
       }
       const userParam = randomUUID();
-      expectToken(store.userClient, userParam, 'SELECT {t:String}', { t: userParam });
+      expectToken(store.user, userParam, 'SELECT {t:String}', { t: userParam });
 
       // The pipeline's lane: loader-style queries (with and without parameters), a failing
       // internal query, and sink-style inserts (both the CSV bulk path and the client's insert).
       const loaderToken = randomUUID();
-      expectToken(store.client, loaderToken, `SELECT '${loaderToken}'`);
+      expectToken(store.internal, loaderToken, `SELECT '${loaderToken}'`);
       const loaderParam = randomUUID();
-      expectToken(store.client, loaderParam, 'SELECT {t:String}', { t: loaderParam });
-      expectFailure(store.client, round % 2 === 0 ? 'resultLimit' : 'exceptionMidStream');
+      expectToken(store.internal, loaderParam, 'SELECT {t:String}', { t: loaderParam });
+      expectFailure(store.internal, round % 2 === 0 ? 'resultLimit' : 'exceptionMidStream');
 
       const csvToken = randomUUID();
       const csvRows = 50 + round;
       inserted.set(csvToken, csvRows);
       const csv = Buffer.from(Array.from({ length: csvRows }, (_, i) => `${csvToken},${i}\n`).join(''));
-      tasks.push(store.insertCsv(table, ['token', 'n'], csv));
+      tasks.push(store.internal.insertCsv(table, ['token', 'n'], csv));
       const rowsToken = randomUUID();
       inserted.set(rowsToken, 20);
       tasks.push(
-        insertRows(
-          store.client,
+        store.internal.insertRows(
           table,
           ['token', 'n'],
           Array.from({ length: 20 }, (_, i) => [rowsToken, i]),
@@ -138,12 +135,9 @@ describe('embedded store: one query never receives another one’s result', () =
     // Every insert landed, whole.
     const counts = new Map(
       (
-        await (
-          await store.client.query({
-            query: `SELECT token, count() AS n FROM ${table} GROUP BY token`,
-            format: 'JSONEachRow',
-          })
-        ).json<{ token: string; n: number | string }>()
+        await store.internal.rows<{ token: string; n: number | string }>(
+          `SELECT token, count() AS n FROM ${table} GROUP BY token`,
+        )
       ).map((r) => [r.token, Number(r.n)]),
     );
     for (const [token, rows] of inserted) expect(counts.get(token), token).toBe(rows);

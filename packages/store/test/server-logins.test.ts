@@ -1,13 +1,13 @@
 /**
  * Server mode logins, without a ClickHouse server: a loopback HTTP listener records what
  * @clickhouse/client sends and answers as ClickHouse's HTTP interface would (rows for a
- * JSONEachRow query, an empty 200 for an insert). Callers' queries (`userClient`) must log in as
- * the reader account when one is given; the pipeline's own work (`client`, inserts) as the URL's user.
+ * JSONEachRow query, an empty 200 for an insert). Callers' queries (the `user` lane) must log in as
+ * the reader account when one is given; the pipeline's own work (the `internal` lane, inserts) as the URL's user.
  */
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createStore, type Store, StoreError } from '../src/index.js';
+import { createStore, StoreError, type StoreLane } from '../src/index.js';
 
 interface Recorded {
   user: string;
@@ -62,9 +62,8 @@ beforeEach(() => {
   recorded = [];
 });
 
-async function select(client: Store['client'], tag: string): Promise<unknown[]> {
-  const result = await client.query({ query: `SELECT 1 AS answer /* ${tag} */`, format: 'JSONEachRow' });
-  return result.json();
+function select(lane: StoreLane, tag: string): Promise<unknown[]> {
+  return lane.rows(`SELECT 1 AS answer /* ${tag} */`);
 }
 
 describe('server mode logins', () => {
@@ -74,9 +73,9 @@ describe('server mode logins', () => {
       userAccount: { username: 'feedpipe_sql', password: READER_PASSWORD },
     });
     try {
-      expect(await select(store.userClient, 'caller')).toEqual([{ answer: 1 }]);
-      expect(await select(store.client, 'pipeline')).toEqual([{ answer: 1 }]);
-      await store.insertCsv('market.ticks', ['security_id'], Buffer.from('1\n'));
+      expect(await select(store.user, 'caller')).toEqual([{ answer: 1 }]);
+      expect(await select(store.internal, 'pipeline')).toEqual([{ answer: 1 }]);
+      await store.internal.insertCsv('market.ticks', ['security_id'], Buffer.from('1\n'));
     } finally {
       await store.close();
     }
@@ -96,11 +95,11 @@ describe('server mode logins', () => {
     expect(store.location).not.toContain(MAIN_PASSWORD);
   });
 
-  it('without a reader account, both clients log in as the URL’s user (as before)', async () => {
+  it('without a reader account, both lanes log in as the URL’s user (as before)', async () => {
     const store = createStore({ url: `http://feedpipe:${MAIN_PASSWORD}@${base}` });
     try {
-      await select(store.userClient, 'caller');
-      await select(store.client, 'pipeline');
+      await select(store.user, 'caller');
+      await select(store.internal, 'pipeline');
     } finally {
       await store.close();
     }

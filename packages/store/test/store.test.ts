@@ -5,7 +5,6 @@ import { tempDir } from '@feedpipe/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   createStore,
-  insertRows,
   loadMigrations,
   runMigrations,
   type Store,
@@ -25,16 +24,14 @@ describe('store on embedded chDB', () => {
   });
 
   it('runs the migrations once and skips them the second time', async () => {
-    const first = await runMigrations(store.client);
+    const first = await runMigrations(store.internal);
     expect(first.applied).toContain(1);
-    const second = await runMigrations(store.client);
+    const second = await runMigrations(store.internal);
     expect(second.applied).toEqual([]);
     expect(second.skipped).toEqual(first.applied);
-    const rs = await store.client.query({
-      query: "SELECT name FROM system.databases WHERE name = 'market'",
-      format: 'JSONEachRow',
-    });
-    expect(await rs.json()).toEqual([{ name: 'market' }]);
+    expect(await store.internal.rows("SELECT name FROM system.databases WHERE name = 'market'")).toEqual([
+      { name: 'market' },
+    ]);
   });
 
   it('applies a new migration directory in version order and records it', async () => {
@@ -48,22 +45,19 @@ describe('store on embedded chDB', () => {
       join(dir, '901_probe_b.sql'),
       'ALTER TABLE market.probe ADD COLUMN IF NOT EXISTS y UInt8;\n',
     );
-    const result = await runMigrations(store.client, dir);
+    const result = await runMigrations(store.internal, dir);
     expect(result.applied).toEqual([900, 901]);
-    const cols = await (
-      await store.client.query({
-        query: "SELECT name FROM system.columns WHERE database='market' AND table='probe' ORDER BY position",
-        format: 'JSONEachRow',
-      })
-    ).json();
+    const cols = await store.internal.rows(
+      "SELECT name FROM system.columns WHERE database='market' AND table='probe' ORDER BY position",
+    );
     expect(cols).toEqual([{ name: 'x' }, { name: 'y' }]);
   });
 
   it('inserts 1,000,000 rows and reads an aggregate back', async () => {
-    await store.client.command({
-      query: `CREATE TABLE IF NOT EXISTS market.bulk (id UInt32, ts DateTime64(6), price Float64)
+    await store.internal.command(
+      `CREATE TABLE IF NOT EXISTS market.bulk (id UInt32, ts DateTime64(6), price Float64)
               ENGINE = MergeTree ORDER BY (id, ts)`,
-    });
+    );
     const total = 1_000_000;
     const block = 100_000;
     let expectedSum = 0;
@@ -74,15 +68,12 @@ describe('store on embedded chDB', () => {
         expectedSum += price;
         rows.push([i % 500, String(1_700_000_000_000_000 + i), price]);
       }
-      await insertRows(store.client, 'market.bulk', ['id', 'ts', 'price'], rows);
+      await store.internal.insertRows('market.bulk', ['id', 'ts', 'price'], rows);
     }
-    const rs = await store.client.query({
-      query:
-        'SELECT count() AS n, sum(price) AS s, uniqExact(id) AS ids FROM market.bulk WHERE ts >= {from:DateTime64(6)}',
-      query_params: { from: '2023-11-14 22:13:20.000000' },
-      format: 'JSONEachRow',
-    });
-    const [row] = await rs.json<{ n: number | string; s: number; ids: number | string }>();
+    const [row] = await store.internal.rows<{ n: number | string; s: number; ids: number | string }>(
+      'SELECT count() AS n, sum(price) AS s, uniqExact(id) AS ids FROM market.bulk WHERE ts >= {from:DateTime64(6)}',
+      { from: '2023-11-14 22:13:20.000000' },
+    );
     expect(Number(row?.n)).toBe(total);
     expect(Number(row?.ids)).toBe(500);
     expect(row?.s).toBeCloseTo(expectedSum, 3);

@@ -16,7 +16,7 @@ const USAGE = 'usage: feed-sink run\n';
 async function run(): Promise<void> {
   const config = loadSinkEnv();
   const store = createStore({ url: config.clickhouseUrl, dataDir: `${config.dataDir}/chdb` });
-  await runMigrations(store.client);
+  await runMigrations(store.internal);
   const sink = createSink({ brokers: config.brokers, topics: config.topics, store });
   await sink.start();
   const ops = await startOpsServer({

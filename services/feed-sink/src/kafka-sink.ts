@@ -130,8 +130,8 @@ export function createSink(options: SinkOptions): Sink {
   const log = options.log ?? ((m: string) => process.stderr.write(`sink: ${m}\n`));
   const registry = options.registry ?? new Registry();
   const metrics = createSinkMetrics(registry);
-  const store = options.store;
-  const client = store.client;
+  // The pipeline's own lane: the sink never queues behind a caller's query (packages/store).
+  const lane = options.store.internal;
   const stored = new StoredOffsets();
   const sourceMarks = new SourceMarks();
   const kafka = new Kafka({
@@ -176,7 +176,7 @@ export function createSink(options: SinkOptions): Sink {
     for (;;) {
       const end = metrics.insertSeconds.startTimer({ table: table.table });
       try {
-        await store.insertCsv(table.table, table.columns, csv);
+        await lane.insertCsv(table.table, table.columns, csv);
         end();
         return;
       } catch (error) {
@@ -486,7 +486,7 @@ export function createSink(options: SinkOptions): Sink {
       } finally {
         await admin.disconnect();
       }
-      await stored.load(client, tables, clusterId);
+      await stored.load(lane, tables, clusterId);
       await ensureTopics(
         options.brokers,
         TOPIC_KINDS.map((kind) => topics[kind]),

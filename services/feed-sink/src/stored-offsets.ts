@@ -3,22 +3,21 @@
  * partition and offset, so after a crash between "insert succeeded" and "offset committed" the
  * replayed messages are recognised and skipped: exactly once in effect, with no FINAL queries.
  */
-import type { ClickHouseClient } from '@feedpipe/store';
+import type { StoreLane } from '@feedpipe/store';
 
 export class StoredOffsets {
   private readonly byTable = new Map<string, Map<number, number>>();
 
   /** Loads the marks of one Kafka cluster: offsets of another cluster say nothing about this one. */
-  async load(client: ClickHouseClient, tables: readonly string[], clusterId: string): Promise<void> {
+  async load(store: StoreLane, tables: readonly string[], clusterId: string): Promise<void> {
     this.byTable.clear();
     for (const table of tables) {
-      const rs = await client.query({
-        query: `SELECT kafka_partition AS p, max(kafka_offset) AS o FROM ${table} WHERE kafka_cluster = {cluster:String} GROUP BY kafka_partition`,
-        query_params: { cluster: clusterId },
-        format: 'JSONEachRow',
-      });
+      const rows = await store.rows<{ p: number | string; o: number | string }>(
+        `SELECT kafka_partition AS p, max(kafka_offset) AS o FROM ${table} WHERE kafka_cluster = {cluster:String} GROUP BY kafka_partition`,
+        { cluster: clusterId },
+      );
       const partitions = new Map<number, number>();
-      for (const row of await rs.json<{ p: number | string; o: number | string }>()) {
+      for (const row of rows) {
         partitions.set(Number(row.p), Number(row.o));
       }
       this.byTable.set(table, partitions);

@@ -48,8 +48,7 @@ async function produce(
 }
 
 async function count(s: Store, query: string): Promise<number> {
-  const rs = await s.client.query({ query, format: 'JSONEachRow' });
-  const [row] = await rs.json<{ n: number | string }>();
+  const [row] = await s.internal.rows<{ n: number | string }>(query);
   return Number(row?.n);
 }
 
@@ -59,7 +58,7 @@ describe('sink across a Kafka broker restart', () => {
     const brokers = kafka.brokers;
     const localStore = createStore({ dataDir: tempDir('sinkrestart-store') });
     store = localStore;
-    await runMigrations(localStore.client);
+    await runMigrations(localStore.internal);
     const prefix = uniqueName('sinkrestart');
     const topics = topicsFor(prefix);
     await ensureTopics(brokers, Object.values(topics), 3);

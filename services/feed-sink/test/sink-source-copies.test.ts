@@ -52,15 +52,14 @@ describe('sink and records in Kafka twice', () => {
   let store: Store;
   beforeAll(async () => {
     store = createStore({ dataDir: tempDir('sink-copies') });
-    await runMigrations(store.client);
+    await runMigrations(store.internal);
   });
   afterAll(async () => {
     await store.close();
   });
 
   async function count(query: string): Promise<number> {
-    const rs = await store.client.query({ query, format: 'JSONEachRow' });
-    const [row] = await rs.json<{ n: number | string }>();
+    const [row] = await store.internal.rows<{ n: number | string }>(query);
     return Number(row?.n);
   }
 

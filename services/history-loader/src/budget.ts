@@ -6,7 +6,7 @@
  */
 import { DEFAULT_LIMITS, RateLimiter } from '@feedpipe/broker-api';
 import { HISTORY_TABLES } from '@feedpipe/contracts';
-import type { ClickHouseClient } from '@feedpipe/store';
+import type { StoreLane } from '@feedpipe/store';
 
 const DAY_MS = 86_400_000;
 
@@ -17,17 +17,15 @@ export interface SpentBudget {
 }
 
 export async function readSpentBudget(
-  client: ClickHouseClient,
+  store: StoreLane,
   clientId: string,
   nowMs: number,
 ): Promise<SpentBudget> {
-  const result = await client.query({
-    query: `SELECT sum(requests) AS spent, toUInt32(min(at)) AS oldest FROM ${HISTORY_TABLES.loaderRequests.name}
-            WHERE client_id = {clientId:String} AND at > toDateTime({since:UInt32})`,
-    query_params: { clientId, since: Math.floor((nowMs - DAY_MS) / 1000) },
-    format: 'JSONEachRow',
-  });
-  const [row] = await result.json<{ spent: number | string; oldest: number | string }>();
+  const [row] = await store.rows<{ spent: number | string; oldest: number | string }>(
+    `SELECT sum(requests) AS spent, toUInt32(min(at)) AS oldest FROM ${HISTORY_TABLES.loaderRequests.name}
+     WHERE client_id = {clientId:String} AND at > toDateTime({since:UInt32})`,
+    { clientId, since: Math.floor((nowMs - DAY_MS) / 1000) },
+  );
   const spent = Number(row?.spent ?? 0);
   return { spent, oldestAt: spent > 0 ? Number(row?.oldest ?? 0) * 1000 : undefined };
 }

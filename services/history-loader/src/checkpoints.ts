@@ -6,7 +6,7 @@
  */
 
 import { HISTORY_TABLES } from '@feedpipe/contracts';
-import type { ClickHouseClient } from '@feedpipe/store';
+import type { StoreLane } from '@feedpipe/store';
 import { seriesKey, unitKey, type WorkUnit } from './units.js';
 
 export type UnitStatus = 'done' | 'partial' | 'failed' | 'retry';
@@ -38,14 +38,12 @@ interface StoredRow {
   attempts: number | string;
 }
 
-export async function readCheckpoints(client: ClickHouseClient): Promise<StoredUnit[]> {
-  const result = await client.query({
-    query: `SELECT kind, security_id, segment, interval, variant, toUInt32(window_from) AS f,
-              toUInt32(window_to) AS t, status, attempts
-            FROM ${LOAD_UNITS_TABLE} FINAL`,
-    format: 'JSONEachRow',
-  });
-  const rows = await result.json<StoredRow>();
+export async function readCheckpoints(store: StoreLane): Promise<StoredUnit[]> {
+  const rows = await store.rows<StoredRow>(
+    `SELECT kind, security_id, segment, interval, variant, toUInt32(window_from) AS f,
+       toUInt32(window_to) AS t, status, attempts
+     FROM ${LOAD_UNITS_TABLE} FINAL`,
+  );
   return rows.map((r) => ({
     kind: r.kind,
     securityId: Number(r.security_id),

@@ -80,7 +80,7 @@ async function main(): Promise<void> {
       ...(maxSeconds === undefined ? {} : { maxSeconds }),
     },
     {
-      clickhouse: store.client,
+      clickhouse: store.internal,
       log: (event, fields) => {
         if (event !== 'plan' || !process.stderr.isTTY) {
           process.stderr.write(`${JSON.stringify({ time: new Date().toISOString(), event, ...fields })}\n`);

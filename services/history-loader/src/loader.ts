@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { BrokerClient, type FetchLike, type RateLimiter } from '@feedpipe/broker-api';
 import { HISTORY_TABLES } from '@feedpipe/contracts';
 import { Backoff, sleep } from '@feedpipe/service-kit';
-import { type ClickHouseClient, runMigrations } from '@feedpipe/store';
+import { runMigrations, type StoreLane } from '@feedpipe/store';
 import { Registry } from 'prom-client';
 import { DAY_MS, limiterForBudget, readSpentBudget } from './budget.js';
 import { formatDate, inMarketHours, istDayOf } from './calendar.js';
@@ -37,7 +37,7 @@ export type LoaderLog = (event: string, fields: Record<string, unknown>) => void
 
 export interface HistoryLoaderDeps {
   /** Where rows and checkpoints go. Required. */
-  clickhouse: ClickHouseClient;
+  clickhouse: StoreLane;
   /** Metrics registry. Default: a new one (see `registry`). */
   registry?: Registry;
   /** Share an account's limiter with other parts of the process. Default: one made from the day's budget left. */
@@ -84,8 +84,11 @@ export interface HistoryLoader {
 
 export function createHistoryLoader(options: HistoryLoaderOptions, deps: HistoryLoaderDeps): HistoryLoader {
   const config = resolveOptions(options);
-  if (typeof deps?.clickhouse?.query !== 'function') {
-    throw new LoaderError('CONFIG_INVALID', 'deps.clickhouse (a ClickHouse client) is required');
+  if (typeof deps?.clickhouse?.rows !== 'function') {
+    throw new LoaderError(
+      'CONFIG_INVALID',
+      'deps.clickhouse (a lane of the store, e.g. store.internal) is required',
+    );
   }
   return new Loader(config, deps);
 }
@@ -498,13 +501,11 @@ class Loader implements HistoryLoader {
   /** Chain units for underlyings whose expiry list an earlier run already stored today. */
   async #storedChainUnits(nowMs: number): Promise<WorkUnit[]> {
     const today = formatDate(istDayOf(nowMs));
-    const result = await this.#deps.clickhouse.query({
-      query: `SELECT underlying_id AS id, underlying_segment AS seg, groupArray(toString(expiry)) AS expiries
-              FROM ${HISTORY_TABLES.expiryLists.name} FINAL WHERE as_of = {today:Date} GROUP BY id, seg`,
-      query_params: { today },
-      format: 'JSONEachRow',
-    });
-    const rows = await result.json<{ id: number | string; seg: string; expiries: string[] }>();
+    const rows = await this.#deps.clickhouse.rows<{ id: number | string; seg: string; expiries: string[] }>(
+      `SELECT underlying_id AS id, underlying_segment AS seg, groupArray(toString(expiry)) AS expiries
+       FROM ${HISTORY_TABLES.expiryLists.name} FINAL WHERE as_of = {today:Date} GROUP BY id, seg`,
+      { today },
+    );
     const out: WorkUnit[] = [];
     for (const row of rows) {
       const inst = this.#config.universe.find(

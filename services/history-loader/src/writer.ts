@@ -6,7 +6,7 @@
  */
 import { HISTORY_TABLES } from '@feedpipe/contracts';
 import { retry } from '@feedpipe/service-kit';
-import { type ClickHouseClient, insertRows } from '@feedpipe/store';
+import type { StoreLane } from '@feedpipe/store';
 import { LOAD_UNITS_COLUMNS, LOAD_UNITS_TABLE } from './checkpoints.js';
 import { LoaderError } from './errors.js';
 import type { LoaderMetrics } from './metrics.js';
@@ -26,7 +26,7 @@ export interface WriterOptions {
 const FLUSH_ATTEMPTS = 4;
 
 export class BatchWriter {
-  readonly #client: ClickHouseClient;
+  readonly #store: StoreLane;
   readonly #metrics: LoaderMetrics;
   readonly #options: WriterOptions;
   readonly #requestsSince: () => number;
@@ -40,13 +40,13 @@ export class BatchWriter {
   rowsWritten = 0;
 
   constructor(
-    client: ClickHouseClient,
+    store: StoreLane,
     metrics: LoaderMetrics,
     options: WriterOptions,
     clientId: string,
     requestsSince: () => number,
   ) {
-    this.#client = client;
+    this.#store = store;
     this.#metrics = metrics;
     this.#options = options;
     this.#clientId = clientId;
@@ -109,18 +109,16 @@ export class BatchWriter {
       for (const id of TABLE_IDS) {
         const list = rows.get(id);
         if (list === undefined || list.length === 0) continue;
-        await this.#retry(() => insertRows(this.#client, TABLES[id].name, TABLES[id].columns, list));
+        await this.#retry(() => this.#store.insertRows(TABLES[id].name, TABLES[id].columns, list));
         this.rowsWritten += list.length;
         this.#metrics.rows.inc({ table: TABLES[id].name }, list.length);
       }
       if (requests > 0) {
         const row = [this.#clientId, Math.floor(Date.now() / 1000), requests];
-        await this.#retry(() =>
-          insertRows(this.#client, LOADER_REQUESTS.name, LOADER_REQUESTS.columns, [row]),
-        );
+        await this.#retry(() => this.#store.insertRows(LOADER_REQUESTS.name, LOADER_REQUESTS.columns, [row]));
       }
       if (checkpoints.length > 0) {
-        await this.#retry(() => insertRows(this.#client, LOAD_UNITS_TABLE, LOAD_UNITS_COLUMNS, checkpoints));
+        await this.#retry(() => this.#store.insertRows(LOAD_UNITS_TABLE, LOAD_UNITS_COLUMNS, checkpoints));
       }
     } catch (error) {
       this.#failure = new LoaderError(

@@ -22,15 +22,27 @@ const plan = testPlan();
 async function load(): Promise<RunResult> {
   const loader = createHistoryLoader(
     { broker: sim.broker, universe: [...TEST_UNIVERSE], plan, retryBaseMs: 50 },
-    { clickhouse: store.client },
+    { clickhouse: store.internal },
   );
   return loader.run();
 }
 
 async function count(query: string): Promise<number> {
-  const result = await store.client.query({ query, format: 'JSONEachRow' });
-  const [row] = await result.json<{ n: number | string }>();
+  const [row] = await store.internal.rows<{ n: number | string }>(query);
   return Number(row?.n ?? 0);
+}
+
+/** Rows as arrays in column order (JSONCompactEachRow), as the reference rows are. */
+async function compactRows(query: string): Promise<unknown[][]> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of await store.internal.stream(query, {}, 'JSONCompactEachRow')) {
+    chunks.push(Buffer.from(chunk as Uint8Array));
+  }
+  const text = Buffer.concat(chunks).toString('utf8');
+  return text
+    .split('\n')
+    .filter((line) => line.length > 0)
+    .map((line) => JSON.parse(line) as unknown[]);
 }
 
 beforeAll(async () => {
@@ -53,8 +65,7 @@ describe('history loader against the simulator', () => {
     expect(result.unitsFailed).toBeGreaterThan(0);
     const expected = await expectedRows(reference, plan);
     for (const [table, rows] of Object.entries(expected)) {
-      const result = await store.client.query({ query: rows.query, format: 'JSONCompactEachRow' });
-      const stored = (await result.json<unknown[]>()).map((r) => JSON.stringify(r));
+      const stored = (await compactRows(rows.query)).map((r) => JSON.stringify(r));
       expect(new Set(stored).size, table).toBe(stored.length);
       expect(stored.length, table).toBe(rows.rows.length);
       expect(stored.sort(), table).toEqual(rows.rows.map((r) => JSON.stringify(r)).sort());
@@ -73,25 +84,25 @@ describe('history loader against the simulator', () => {
   });
 
   it('leaves one copy of each row under FINAL when everything is loaded twice', async () => {
-    const before = await fingerprints(store.client);
+    const before = await fingerprints(store.internal);
     const tables = [
       HISTORY_TABLES.candlesDaily.name,
       HISTORY_TABLES.candlesIntraday.name,
       HISTORY_TABLES.expiredOptions.name,
     ];
     // Background merges would fold the second copy away before we could see that it was written.
-    for (const table of tables) await store.client.command({ query: `SYSTEM STOP MERGES ${table}` });
-    await store.client.command({ query: `TRUNCATE TABLE ${HISTORY_TABLES.loadUnits.name}` });
+    for (const table of tables) await store.internal.command(`SYSTEM STOP MERGES ${table}`);
+    await store.internal.command(`TRUNCATE TABLE ${HISTORY_TABLES.loadUnits.name}`);
     const result = await load();
     expect(result.throttled).toBe(0);
-    const after = await fingerprints(store.client);
+    const after = await fingerprints(store.internal);
     for (const table of tables) {
       expect(after[table]?.rows, table).toBe(before[table]?.rows);
       expect(after[table]?.checksum, table).toBe(before[table]?.checksum);
       // The second copy really was inserted; FINAL is what folds it away.
       expect(after[table]?.rawRows ?? 0, table).toBeGreaterThan(before[table]?.rows ?? 0);
     }
-    for (const table of tables) await store.client.command({ query: `SYSTEM START MERGES ${table}` });
+    for (const table of tables) await store.internal.command(`SYSTEM START MERGES ${table}`);
     // A snapshot taken again in the same slot replaces it strike by strike; strikes that moved out
     // of the chain stay, so readers take the rows of the slot's latest snapshot_at.
     const latest = await count(
@@ -102,20 +113,20 @@ describe('history loader against the simulator', () => {
   });
 
   it('stops cleanly when the day budget is spent, and says when it can go on', async () => {
-    const { spent, oldestAt } = await readSpentBudget(store.client, sim.broker.clientId, Date.now());
+    const { spent, oldestAt } = await readSpentBudget(store.internal, sim.broker.clientId, Date.now());
     expect(spent).toBeGreaterThan(0);
     const none = await createHistoryLoader(
       { broker: sim.broker, universe: [...TEST_UNIVERSE], plan, dailyBudget: spent },
-      { clickhouse: store.client },
+      { clickhouse: store.internal },
     ).run();
     expect(none.state).toBe('budget_exhausted');
     expect(none.requests).toBe(0);
     expect(none.resumeAt).toBe((oldestAt ?? 0) + 86_400_000);
 
-    await store.client.command({ query: `TRUNCATE TABLE ${HISTORY_TABLES.loadUnits.name}` });
+    await store.internal.command(`TRUNCATE TABLE ${HISTORY_TABLES.loadUnits.name}`);
     const some = await createHistoryLoader(
       { broker: sim.broker, universe: [...TEST_UNIVERSE], plan, dailyBudget: spent + 3 },
-      { clickhouse: store.client },
+      { clickhouse: store.internal },
     ).run();
     expect(some.state).toBe('budget_exhausted');
     expect(some.requests).toBe(3);

@@ -91,7 +91,7 @@ function checkDeps(deps: QueryApiDeps): void {
       );
     }
   }
-  if (!deps.store?.client) throw new QueryApiError('CONFIG_INVALID', 'query-api deps: "store" is required');
+  if (!deps.store?.internal) throw new QueryApiError('CONFIG_INVALID', 'query-api deps: "store" is required');
 }
 
 /** The HTTP server with what every route shares: errors, auth, admission, metrics, docs. */
@@ -155,28 +155,24 @@ export async function createQueryApi(config: QueryApiConfig, deps: QueryApiDeps)
   const resolved = resolveConfig(config);
   checkDeps(deps);
   const now = deps.now ?? Date.now;
-  const client = deps.store.client;
-  // Callers' queries go through the store's user client, within the result memory budget; the
-  // instrument catalog is the API's own lookup, so it reads through the pipeline's own client.
+  const lane = deps.store.internal;
+  // Callers' queries go through the store's user lane, within the result memory budget; the
+  // instrument catalog is the API's own lookup, so it reads through the pipeline's own lane.
   const budget = new ResultBudget({
     totalBytes: resolved.query.resultMemoryBytes,
     reserveBytes: resolved.query.resultReserveBytes,
     streamBytes: 1024 ** 2,
   });
-  const runner = new QueryRunner(deps.store.userClient, resolved.query.maxExecutionSec, {
-    budget,
-    materialised: !deps.store.streamsResults,
-    readonly: deps.store.userReadonly,
-  });
+  const runner = new QueryRunner(deps.store.user, resolved.query.maxExecutionSec, { budget });
   const metrics = createMetrics(deps.processMetrics ?? false);
-  const keys = new ApiKeyStore<Scope>(client, {
+  const keys = new ApiKeyStore<Scope>(lane, {
     table: API_KEYS_TABLE,
     scopes: SCOPES,
     cacheMs: resolved.keyCacheMs,
     now,
   });
   const instruments = new InstrumentCatalog(
-    new QueryRunner(client, resolved.query.maxExecutionSec),
+    new QueryRunner(lane, resolved.query.maxExecutionSec),
     deps.instruments ?? [],
     { now },
   );

@@ -58,8 +58,8 @@ async function main(): Promise<void> {
   const storeEnv = storeConfigFromEnv(process.env, join(vars.DATA_DIR, 'chdb'));
   storeSecrets.push(...storeEnv.secrets);
   const store = createStore(storeEnv.config);
-  await runMigrations(store.client);
-  const keys = new ApiKeyStore<Scope>(store.client, { table: API_KEYS_TABLE, scopes: SCOPES, cacheMs: 0 });
+  await runMigrations(store.internal);
+  const keys = new ApiKeyStore<Scope>(store.internal, { table: API_KEYS_TABLE, scopes: SCOPES, cacheMs: 0 });
   if (command === 'create-key') {
     const created = await keys.create(
       args[0] ?? fail('usage: query-api create-key NAME read,admin'),

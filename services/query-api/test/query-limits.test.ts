@@ -47,13 +47,15 @@ async function holdingServer(): Promise<Hold> {
 }
 
 /** A user query that runs until `hold.release()`. */
-function slowUserQuery(h: Harness, hold: Hold): Promise<string> {
-  return h.store.userClient
-    .query({
-      query: `SELECT x FROM url('${hold.url}', 'TabSeparatedRaw', 'x String')`,
-      format: 'TabSeparatedRaw',
-    })
-    .then((r) => r.text());
+async function slowUserQuery(h: Harness, hold: Hold): Promise<string> {
+  const stream = await h.store.user.stream(
+    `SELECT x FROM url('${hold.url}', 'TabSeparatedRaw', 'x String')`,
+    {},
+    'TabSeparatedRaw',
+  );
+  const chunks: Buffer[] = [];
+  for await (const chunk of stream) chunks.push(Buffer.from(chunk as Uint8Array));
+  return Buffer.concat(chunks).toString('utf8');
 }
 
 /** Bounded wait for a condition the test caused (no timing assumption: 30 s is a deadline only). */
@@ -95,14 +97,10 @@ describe('health checks and per-key limits with a slow query running', () => {
       expect(ready.statusCode).toBe(200);
       expect(ready.json()).toMatchObject({ status: 'ready', store: { ok: true } });
       // The pipeline's own work is not held either: an insert and a read on its lane.
-      await h.store.client.command({
-        query: 'CREATE TABLE IF NOT EXISTS default.limits_probe (x UInt8) ENGINE = Memory',
-      });
-      await h.store.client.insert({
-        table: 'default.limits_probe',
-        values: [[1]],
-        format: 'JSONCompactEachRow',
-      });
+      await h.store.internal.command(
+        'CREATE TABLE IF NOT EXISTS default.limits_probe (x UInt8) ENGINE = Memory',
+      );
+      await h.store.internal.insertRows('default.limits_probe', ['x'], [[1]]);
       // All of the above finished while the slow query was still running.
       expect(slowDone).toBe(false);
       expect(h.store.load().user.running).toBe(1);
@@ -160,7 +158,7 @@ describe('result memory budget', () => {
 
   it('holds results until their responses close and refuses with 503 OVERLOADED beyond the budget', async () => {
     const budget = new ResultBudget({ totalBytes: 2_500_000, reserveBytes: 800_000, streamBytes: 1 });
-    const runner = new QueryRunner(h.store.userClient, 30, { budget, materialised: true });
+    const runner = new QueryRunner(h.store.user, 30, { budget });
     // Two results of ~1 MB each are held (not yet read by their clients).
     const a = await runner.stream(query(900_000), 'caller');
     const b = await runner.stream(query(900_000), 'caller');
@@ -185,7 +183,7 @@ describe('result memory budget', () => {
     const api = h.api;
     // A cut response (a client that went away) gives its bytes back as well.
     const budget = new ResultBudget({ totalBytes: 2_000_000, reserveBytes: 1_500_000, streamBytes: 1 });
-    const runner = new QueryRunner(h.store.userClient, 30, { budget, materialised: true });
+    const runner = new QueryRunner(h.store.user, 30, { budget });
     const held = await runner.stream(query(100), 'caller');
     expect(budget.usedBytes).toBeGreaterThan(0);
     held.destroy();

@@ -1,3 +1,4 @@
+import { FEED_TABLES, SERVICE_TABLES } from '@feedpipe/contracts';
 import { tableFromIPC } from 'apache-arrow';
 import { readParquet } from 'parquet-wasm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -19,7 +20,7 @@ function sql(body: Record<string, unknown>) {
 describe('POST /v1/sql', () => {
   it('runs a read with parameters and returns ClickHouse JSON', async () => {
     const r = await sql({
-      sql: 'SELECT count() AS n FROM market.ticks WHERE security_id = {sid:UInt32}',
+      sql: `SELECT count() AS n FROM ${FEED_TABLES.ticks.name} WHERE security_id = {sid:UInt32}`,
       params: { sid: LIVE_A },
     });
     expect(r.statusCode).toBe(200);
@@ -27,16 +28,16 @@ describe('POST /v1/sql', () => {
   });
 
   it.each([
-    ['INSERT INTO market.ticks (security_id) VALUES (1)', 'only one SELECT'],
-    ['ALTER TABLE market.ticks DELETE WHERE 1', 'only one SELECT'],
-    ['DROP TABLE market.ticks', 'only one SELECT'],
+    [`INSERT INTO ${FEED_TABLES.ticks.name} (security_id) VALUES (1)`, 'only one SELECT'],
+    [`ALTER TABLE ${FEED_TABLES.ticks.name} DELETE WHERE 1`, 'only one SELECT'],
+    [`DROP TABLE ${FEED_TABLES.ticks.name}`, 'only one SELECT'],
     ['SET readonly = 0', 'only one SELECT'],
     ['SET max_result_rows = 0; SELECT 1', 'Multi-statements'],
     ['SYSTEM FLUSH LOGS', 'only one SELECT'],
     ['TRUNCATE TABLE system.query_log', 'only one SELECT'],
     ['INSERT INTO system.settings SELECT * FROM system.settings', 'only one SELECT'],
-    ['SELECT 1; DROP TABLE market.ticks', 'Multi-statements'],
-    ['SELECT * FROM market.ticks SETTINGS readonly = 0', 'SETTINGS'],
+    [`SELECT 1; DROP TABLE ${FEED_TABLES.ticks.name}`, 'Multi-statements'],
+    [`SELECT * FROM ${FEED_TABLES.ticks.name} SETTINGS readonly = 0`, 'SETTINGS'],
     ['SELECT 1 FORMAT Parquet', 'FORMAT'],
     ["SELECT 1 INTO OUTFILE '/tmp/x'", 'OUTFILE'],
     ["SELECT 'unterminated", 'parse'],
@@ -59,11 +60,11 @@ describe('POST /v1/sql', () => {
 
   it('refuses oversized results, also through UNION ALL, and the next query is unaffected', async () => {
     // The fixture has 1,200 ticks, 600 per instrument; the limit here is 1,000 rows.
-    const big = await sql({ sql: 'SELECT ltt FROM market.ticks' });
+    const big = await sql({ sql: `SELECT ltt FROM ${FEED_TABLES.ticks.name}` });
     expect(big.statusCode).toBe(400);
     expect(big.json().error.message).toMatch(/Limit for result exceeded/);
     const union = await sql({
-      sql: `SELECT ltt FROM market.ticks WHERE security_id = ${LIVE_A} UNION ALL SELECT ltt FROM market.ticks WHERE security_id = ${LIVE_A}`,
+      sql: `SELECT ltt FROM ${FEED_TABLES.ticks.name} WHERE security_id = ${LIVE_A} UNION ALL SELECT ltt FROM ${FEED_TABLES.ticks.name} WHERE security_id = ${LIVE_A}`,
     });
     expect(union.statusCode).toBe(400);
     const next = await sql({ sql: 'SELECT 42 AS answer' });
@@ -73,25 +74,24 @@ describe('POST /v1/sql', () => {
   it('ClickHouse itself refuses writes under the API settings (readonly = 1 is enforced by chDB)', async () => {
     // Past the API's gate: the settings alone must stop a write and a file-reading table function.
     for (const query of [
-      'INSERT INTO market.api_keys (key_id) SELECT 1',
+      `INSERT INTO ${SERVICE_TABLES.apiKeys.name} (key_id) SELECT 1`,
       "SELECT * FROM file('/etc/hostname', 'LineAsString')",
       'CREATE TABLE default.nope (a UInt8) ENGINE = Memory',
     ]) {
       await expect(
-        h.store.client.command({ query: `${query} SETTINGS readonly = 1, max_execution_time = 5` }),
+        h.store.internal.command(`${query} SETTINGS readonly = 1, max_execution_time = 5`),
         query,
       ).rejects.toThrow(/readonly/i);
     }
-    const keys = await h.store.client.query({
-      query: "SELECT count() AS n FROM market.api_keys WHERE key_id = '1'",
-      format: 'JSONEachRow',
-    });
-    expect(await keys.json()).toEqual([{ n: 0 }]);
+    const keys = await h.store.internal.rows(
+      `SELECT count() AS n FROM ${SERVICE_TABLES.apiKeys.name} WHERE key_id = '1'`,
+    );
+    expect(keys).toEqual([{ n: 0 }]);
   });
 
   it('SHOW TABLES and DESCRIBE are answered, EXPLAIN is refused; GET /v1/sql takes the query in the URL', async () => {
     expect((await sql({ sql: 'SHOW TABLES FROM market' })).statusCode).toBe(200);
-    expect((await sql({ sql: 'DESCRIBE TABLE market.ticks' })).statusCode).toBe(200);
+    expect((await sql({ sql: `DESCRIBE TABLE ${FEED_TABLES.ticks.name}` })).statusCode).toBe(200);
     const explain = await sql({ sql: 'EXPLAIN SELECT 1' });
     expect(explain.statusCode).toBe(400);
     expect(explain.json().error.code).toBe('SQL_REFUSED');
@@ -111,7 +111,7 @@ describe('POST /v1/sql', () => {
     const unknown = await sql({ sql: 'SELECT {x:UInt8}' });
     expect(unknown.statusCode).toBe(400);
     expect(unknown.json().error.message).toContain('Substitution `x` is not set');
-    const column = await sql({ sql: 'SELECT no_such_column FROM market.ticks' });
+    const column = await sql({ sql: `SELECT no_such_column FROM ${FEED_TABLES.ticks.name}` });
     expect(column.statusCode).toBe(400);
     expect(column.json().error.code).toBe('QUERY_FAILED');
   });
@@ -155,7 +155,7 @@ describe('output formats parse with real readers', () => {
 
   it('SQL results in Parquet and CSV', async () => {
     const r = await sql({
-      sql: 'SELECT security_id, count() AS n FROM market.ticks GROUP BY security_id ORDER BY security_id',
+      sql: `SELECT security_id, count() AS n FROM ${FEED_TABLES.ticks.name} GROUP BY security_id ORDER BY security_id`,
       format: 'parquet',
     });
     const table = tableFromIPC(readParquet(new Uint8Array(r.rawPayload)).intoIPCStream());

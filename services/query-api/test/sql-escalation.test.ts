@@ -3,10 +3,12 @@
  * chDB with a read-only key: every case answers 400 and nothing changes (no table, no key, no
  * request to the loopback canary, no file). Then real analytics still work.
  */
+
 import { randomUUID } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { FEED_TABLES, HISTORY_TABLES, SERVICE_TABLES } from '@feedpipe/contracts';
 import { tableFromIPC } from 'apache-arrow';
 import { readParquet } from 'parquet-wasm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -39,14 +41,13 @@ interface Snapshot {
 }
 
 async function snapshot(): Promise<Snapshot> {
-  const c = h.store.client;
-  const rows = async <T>(query: string) => (await c.query({ query, format: 'JSONEachRow' })).json<T>();
+  const rows = <T>(query: string) => h.store.internal.rows<T>(query);
   const tables = await rows<{ t: string }>(
     "SELECT database || '.' || name AS t FROM system.tables WHERE database NOT IN ('system', 'INFORMATION_SCHEMA', 'information_schema') ORDER BY t",
   );
-  const [keys] = await rows<{ n: number }>('SELECT count() AS n FROM market.api_keys');
-  const [ticks] = await rows<{ n: number }>('SELECT count() AS n FROM market.ticks');
-  const [audit] = await rows<{ n: number }>('SELECT count() AS n FROM market.order_audit');
+  const [keys] = await rows<{ n: number }>(`SELECT count() AS n FROM ${SERVICE_TABLES.apiKeys.name}`);
+  const [ticks] = await rows<{ n: number }>(`SELECT count() AS n FROM ${FEED_TABLES.ticks.name}`);
+  const [audit] = await rows<{ n: number }>(`SELECT count() AS n FROM ${SERVICE_TABLES.orderAudit.name}`);
   return {
     tables: tables.map((r) => r.t),
     keys: keys?.n ?? -1,
@@ -117,12 +118,11 @@ describe('escalation corpus: every case is refused with 400 and changes nothing'
   it('after the whole corpus: no new table, no minted key, nothing deleted, no outbound request, no file', async () => {
     const after = await snapshot();
     expect(after).toEqual(before);
-    const minted = await h.store.client.query({
-      query: 'SELECT count() AS n FROM market.api_keys WHERE key_id = {id:String}',
-      query_params: { id: keyId },
-      format: 'JSONEachRow',
-    });
-    expect(await minted.json()).toEqual([{ n: 0 }]);
+    const minted = await h.store.internal.rows(
+      `SELECT count() AS n FROM ${SERVICE_TABLES.apiKeys.name} WHERE key_id = {id:String}`,
+      { id: keyId },
+    );
+    expect(minted).toEqual([{ n: 0 }]);
     expect(canaryHits).toBe(0);
     expect(existsSync('/tmp/feedpipe-pwn')).toBe(false);
     expect(existsSync('/tmp/feedpipe-pwn.csv')).toBe(false);
@@ -132,8 +132,8 @@ describe('escalation corpus: every case is refused with 400 and changes nothing'
     const reasons: [string, RegExp][] = [
       ['CREATE TABLE default.x (a UInt8) ENGINE = Memory', /only one SELECT.*got CREATE/],
       ['SELECT 1; SELECT 2', /one statement ClickHouse can parse.*Multi-statements/],
-      ['SELECT * FROM market.api_keys', /table market\.api_keys is not readable/],
-      ['SELECT 1 IN market.order_audit', /table market\.order_audit is not readable/],
+      [`SELECT * FROM ${SERVICE_TABLES.apiKeys.name}`, /table market\.api_keys is not readable/],
+      [`SELECT 1 IN ${SERVICE_TABLES.orderAudit.name}`, /table market\.order_audit is not readable/],
       ["SELECT * FROM url('http://127.0.0.1:1/', 'LineAsString')", /table functions are not allowed \(url\)/],
       ["SELECT dictGet('d', 'v', 1)", /function dictGet is not allowed/],
       ['SELECT * FROM (SELECT 1 SETTINGS readonly = 0)', /SETTINGS clauses are not allowed/],
@@ -151,18 +151,18 @@ describe('what a read key can still do', () => {
   it('joins, CTEs, unions, IN over allowed tables, window functions and combinators', async () => {
     const cases: [string, Record<string, unknown>, unknown[]][] = [
       [
-        `WITH last AS (SELECT security_id, argMax(ltp, ltt) AS px FROM market.ticks GROUP BY security_id)
+        `WITH last AS (SELECT security_id, argMax(ltp, ltt) AS px FROM ${FEED_TABLES.ticks.name} GROUP BY security_id)
          SELECT l.security_id AS sid, l.px AS px, r.value1 AS prev_close
-         FROM last AS l LEFT JOIN market.reference_updates AS r ON r.security_id = l.security_id AND r.kind = 'prev_close'
+         FROM last AS l LEFT JOIN ${FEED_TABLES.referenceUpdates.name} AS r ON r.security_id = l.security_id AND r.kind = 'prev_close'
          WHERE l.security_id = {sid:UInt32}`,
         { sid: LIVE_A },
         [{ sid: LIVE_A, px: 109, prev_close: 98 }],
       ],
       [
-        `WITH ids AS (SELECT security_id FROM market.ticks)
-         SELECT 'ticks' AS src, count() AS n FROM market.ticks WHERE security_id IN ids
-         UNION ALL SELECT 'daily', count() FROM market.candles_daily FINAL WHERE security_id = {hist:UInt32}
-         UNION ALL SELECT 'chain', countIf(side = 'PE') FROM market.option_chain_snapshots FINAL WHERE underlying_id = {u:UInt32}`,
+        `WITH ids AS (SELECT security_id FROM ${FEED_TABLES.ticks.name})
+         SELECT 'ticks' AS src, count() AS n FROM ${FEED_TABLES.ticks.name} WHERE security_id IN ids
+         UNION ALL SELECT 'daily', count() FROM ${HISTORY_TABLES.candlesDaily.name} FINAL WHERE security_id = {hist:UInt32}
+         UNION ALL SELECT 'chain', countIf(side = 'PE') FROM ${HISTORY_TABLES.optionChainSnapshots.name} FINAL WHERE underlying_id = {u:UInt32}`,
         { hist: HIST, u: UNDERLYING },
         [
           { src: 'ticks', n: 1200 },
@@ -172,7 +172,7 @@ describe('what a read key can still do', () => {
       ],
       [
         `SELECT security_id AS sid, max(rn) AS n FROM (
-           SELECT security_id, row_number() OVER (PARTITION BY security_id ORDER BY ltt) AS rn FROM market.ticks)
+           SELECT security_id, row_number() OVER (PARTITION BY security_id ORDER BY ltt) AS rn FROM ${FEED_TABLES.ticks.name})
          GROUP BY sid ORDER BY sid`,
         {},
         [
@@ -182,13 +182,13 @@ describe('what a read key can still do', () => {
       ],
       [
         `SELECT COUNT(*) AS n, sumIf(volume, security_id = {sid:UInt32}) > 0 AS any_volume
-         FROM market.ticks WHERE security_id IN (SELECT security_id FROM market.reference_updates)`,
+         FROM ${FEED_TABLES.ticks.name} WHERE security_id IN (SELECT security_id FROM ${FEED_TABLES.referenceUpdates.name})`,
         { sid: LIVE_A },
         [{ n: 600, any_volume: 1 }],
       ],
       ['SELECT 1 AS one', {}, [{ one: 1 }]],
       [
-        'SELECT count() AS n FROM market.expired_options WHERE option_type = {t:String}',
+        `SELECT count() AS n FROM ${HISTORY_TABLES.expiredOptions.name} WHERE option_type = {t:String}`,
         { t: 'CALL' },
         [{ n: 20 }],
       ],
@@ -207,8 +207,7 @@ describe('what a read key can still do', () => {
   });
 
   it('every output format', async () => {
-    const sql =
-      'SELECT security_id, count() AS n FROM market.ticks GROUP BY security_id ORDER BY security_id';
+    const sql = `SELECT security_id, count() AS n FROM ${FEED_TABLES.ticks.name} GROUP BY security_id ORDER BY security_id`;
     for (const format of OUTPUT_FORMAT_NAMES) {
       const r = await post(sql, undefined, format);
       expect(r.statusCode, `${format}: ${r.body.slice(0, 200)}`).toBe(200);
@@ -241,7 +240,7 @@ describe('what a read key can still do', () => {
       const names = (r.json().data as { name: string }[]).map((row) => `market.${row.name}`);
       expect(names).toEqual([...MARKET_DATA_TABLES].sort());
     }
-    const d = await post('desc market.ticks');
+    const d = await post(`desc ${FEED_TABLES.ticks.name}`);
     expect(d.statusCode, d.body).toBe(200);
     const columns = d.json().data as { name: string; type: string }[];
     expect(columns[0]).toMatchObject({ name: 'security_id', type: 'UInt32' });

@@ -5,6 +5,7 @@
  * bars endpoint. The screenshot is checked for drawn candles (their colours in the canvas).
  */
 import { join } from 'node:path';
+import { FEED_TABLES } from '@feedpipe/contracts';
 import { createStore, runMigrations, type Store } from '@feedpipe/store';
 import { tempDir } from '@feedpipe/testkit';
 import { type Browser, chromium } from 'playwright-core';
@@ -47,7 +48,7 @@ function status(): PipelineStatus {
 
 beforeAll(async () => {
   store = createStore({ dataDir: join(dir, 'chdb') });
-  await runMigrations(store.client);
+  await runMigrations(store.internal);
   // One trade every 10 seconds for the last BARS minutes, walking up and down so candles of both colours exist.
   const now = Math.floor(Date.now() / 1000);
   const start = now - BARS * 60;
@@ -56,7 +57,7 @@ beforeAll(async () => {
     const price = 100 + Math.sin(i / 5) * 2 + (i % 3) * 0.1;
     rows.push([SECURITY_ID, 14, price, i + 1, t, t, String(t * 1_000_000), 0, i, 'test']);
   }
-  await store.client.insert({ table: 'market.ticks', values: rows, format: 'JSONCompactEachRow' });
+  await store.internal.insertRows(FEED_TABLES.ticks.name, FEED_TABLES.ticks.columns, rows);
   api = await createQueryApi(
     { host: '127.0.0.1', port: 0, logLevel: false },
     { store, pipelineStatus: status },

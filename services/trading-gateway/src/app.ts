@@ -101,7 +101,7 @@ function checkDeps(deps: TradingGatewayDeps): void {
       );
     }
   }
-  if (!deps.store?.client) {
+  if (!deps.store?.internal) {
     throw new TradingGatewayError('CONFIG_INVALID', 'trading-gateway deps: "store" is required');
   }
   if (deps.postbacks && !deps.kafkaBrokers?.length) {
@@ -135,17 +135,17 @@ export async function createTradingGateway(
   const resolved = resolveGatewayConfig(config);
   checkDeps(deps);
   const now = deps.now ?? Date.now;
-  const client = deps.store.client;
+  const lane = deps.store.internal;
   const metrics = createGatewayMetrics(deps.processMetrics ?? false);
-  const keys = new ApiKeyStore<GatewayScope>(client, {
+  const keys = new ApiKeyStore<GatewayScope>(lane, {
     table: GATEWAY_KEYS_TABLE,
     scopes: GATEWAY_SCOPES,
     cacheMs: resolved.keyCacheMs,
     now,
   });
   const logSecrets = [...(deps.logSecrets ?? []), ...(deps.postbacks?.secret ? [deps.postbacks.secret] : [])];
-  const audit = new AuditLog(client, now);
-  const instruments = new InstrumentReference(client, deps.instruments ?? [], { now });
+  const audit = new AuditLog(lane, now);
+  const instruments = new InstrumentReference(lane, deps.instruments ?? [], { now });
   const desk = deps.broker
     ? new OrderDesk(audit, new PreTradeChecks(resolved.trading, instruments, deps.broker, now), metrics, now)
     : undefined;

@@ -36,7 +36,7 @@ function scopes(raw: string | undefined): GatewayScope[] {
 }
 
 async function keyCommand(command: string, args: string[], store: Store): Promise<void> {
-  const keys = new ApiKeyStore<GatewayScope>(store.client, {
+  const keys = new ApiKeyStore<GatewayScope>(store.internal, {
     table: GATEWAY_KEYS_TABLE,
     scopes: GATEWAY_SCOPES,
     cacheMs: 0,
@@ -102,7 +102,7 @@ async function main(): Promise<void> {
   const config = gatewayEnv(process.env);
   knownSecrets.push(...config.secrets);
   const store = createStore(config.store);
-  await runMigrations(store.client);
+  await runMigrations(store.internal);
   if (command === 'run' || command === 'serve') {
     await run(config, store);
     return;

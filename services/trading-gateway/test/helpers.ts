@@ -25,7 +25,7 @@ export async function startHarness(
   deps: Omit<TradingGatewayDeps, 'store'> = {},
 ): Promise<Harness> {
   const store = createStore({ dataDir: tempDir('trading-gateway') });
-  await runMigrations(store.client);
+  await runMigrations(store.internal);
   const gateway = await createTradingGateway({ port: 0, ...config }, { store, ...deps });
   const trade = { 'x-api-key': (await gateway.keys.create('trader', ['trade'])).key };
   const admin = { 'x-api-key': (await gateway.keys.create('keeper', ['admin'])).key };

@@ -234,11 +234,9 @@ describe('trading bodies are not coerced', () => {
       expect(r.json().error.message, label).toContain(c.field);
       expect(sent, label).toEqual([]);
     }
-    const audit = await h.store.client.query({
-      query: 'SELECT count() AS n FROM market.order_audit',
-      format: 'JSONEachRow',
-    });
-    const [row] = (await audit.json()) as { n: number | string }[];
+    const [row] = await h.store.internal.rows<{ n: number | string }>(
+      'SELECT count() AS n FROM market.order_audit',
+    );
     expect(Number(row?.n)).toBe(0);
     sent.length = 0;
     expect((await call('GET', '/v1/orders')).json()).toEqual([]);

@@ -133,19 +133,19 @@ describe('regular orders', () => {
   it('after an unknown outcome, a retry finds the order at the service instead of placing again', async () => {
     const placed = await call('POST', '/v1/orders', { ...LIMIT_BUY, correlationId: 'test-lost-1' });
     // Simulate a crash between sending and recording: a newer 'request' row without its outcome.
-    await h.store.client.insert({
-      table: 'market.order_audit',
-      values: [
-        {
-          at: new Date(Date.now() + 1_000).toISOString().replace('T', ' ').replace('Z', ''),
-          request_id: 'x',
-          phase: 'request',
-          action: 'orders.place',
-          correlation_id: 'test-lost-1',
-        },
+    await h.store.internal.insertRows(
+      'market.order_audit',
+      ['at', 'request_id', 'phase', 'action', 'correlation_id'],
+      [
+        [
+          new Date(Date.now() + 1_000).toISOString().replace('T', ' ').replace('Z', ''),
+          'x',
+          'request',
+          'orders.place',
+          'test-lost-1',
+        ],
       ],
-      format: 'JSONEachRow',
-    });
+    );
     const retry = await call('POST', '/v1/orders', { ...LIMIT_BUY, correlationId: 'test-lost-1' });
     expect(retry.headers['x-idempotent-replay']).toBe('true');
     expect(retry.json().orderId).toBe(placed.json().orderId);
@@ -404,7 +404,7 @@ describe('open routes', () => {
 
 describe('keys of the gateway alone', () => {
   it('a key of the query API (market.api_keys), whatever its scopes, is unknown here', async () => {
-    const apiKeys = new ApiKeyStore(h.store.client, {
+    const apiKeys = new ApiKeyStore(h.store.internal, {
       table: 'market.api_keys',
       scopes: ['read', 'trade', 'admin'],
       cacheMs: 0,

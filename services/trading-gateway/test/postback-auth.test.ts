@@ -21,9 +21,9 @@ let store: Store;
 let table: string;
 beforeAll(async () => {
   store = createStore({ dataDir: tempDir('postback-auth') });
-  await runMigrations(store.client);
+  await runMigrations(store.internal);
   table = `market.${uniqueName('order_events')}`;
-  await store.client.command({ query: `CREATE TABLE ${table} AS market.order_events` });
+  await store.internal.command(`CREATE TABLE ${table} AS market.order_events`);
 });
 afterAll(async () => store.close());
 

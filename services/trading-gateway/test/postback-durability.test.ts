@@ -163,13 +163,13 @@ describe('postbacks with Kafka or the record at fault', () => {
   let store: Store;
   beforeAll(async () => {
     store = createStore({ dataDir: tempDir('postback-durability') });
-    await runMigrations(store.client);
+    await runMigrations(store.internal);
   });
   afterAll(async () => store.close());
 
   const freshTable = async () => {
     const table = `market.${uniqueName('order_events')}`;
-    await store.client.command({ query: `CREATE TABLE ${table} AS market.order_events` });
+    await store.internal.command(`CREATE TABLE ${table} AS market.order_events`);
     return table;
   };
 
@@ -197,10 +197,10 @@ describe('postbacks with Kafka or the record at fault', () => {
         expect(loggedBodies(walDir)).toContain(body);
       }
       expect(rx.receiver.stats()).toMatchObject({ accepted: 30, persisted: 0 });
-      expect(await readOrderEvents(store.client, table)).toEqual([]);
+      expect(await readOrderEvents(store.internal, table)).toEqual([]);
       gate.open();
       await rx.receiver.pipeline.flush(90_000);
-      const stored = await readOrderEvents(store.client, table);
+      const stored = await readOrderEvents(store.internal, table);
       expect(stored.map((e) => e.orderId).sort()).toEqual(sent.map((b) => JSON.parse(b).orderId).sort());
       const records = await readTopic(brokers, topic);
       expect(new Set(records.map((r) => r.key)).size).toBe(30);
@@ -246,7 +246,7 @@ describe('postbacks with Kafka or the record at fault', () => {
     const walDir = tempDir('postback-poison-wal');
     const table = await freshTable();
     const deadTable = `market.${uniqueName('dead')}`;
-    await store.client.command({ query: `CREATE TABLE ${deadTable} AS market.postback_dead_letters` });
+    await store.internal.command(`CREATE TABLE ${deadTable} AS market.postback_dead_letters`);
     // Logged by the receiver this one replaces, which took any depth.
     const { wal } = await WriteAheadLog.open({
       dir: walDir,
@@ -275,9 +275,9 @@ describe('postbacks with Kafka or the record at fault', () => {
       // And a live one after the replay.
       expect(await post(`${rx.baseUrl}/postbacks/orders/${SECRET}`, update('OK-LIVE'))).toBe(202);
       await rx.receiver.pipeline.flush(60_000);
-      const stored = await readOrderEvents(store.client, table);
+      const stored = await readOrderEvents(store.internal, table);
       expect(stored.map((e) => e.orderId)).toEqual(['OK-LIVE', 'OK0', 'OK1', 'OK2', 'OK3', 'OK4']);
-      const dead = await readDeadLetters(store.client, deadTable);
+      const dead = await readDeadLetters(store.internal, deadTable);
       expect(dead).toHaveLength(1);
       expect(dead[0]).toMatchObject({ stage: 'serialize', payload: poisoned });
       expect(dead[0]?.reason).toMatch(/Maximum call stack size exceeded/);

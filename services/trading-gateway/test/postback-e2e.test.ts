@@ -25,7 +25,7 @@ const clock = () => nowMs;
 
 beforeAll(async () => {
   store = createStore({ dataDir: tempDir('postback-e2e') });
-  await runMigrations(store.client);
+  await runMigrations(store.internal);
 });
 afterAll(async () => store.close());
 
@@ -69,7 +69,7 @@ async function setup(giveUpAfterMs: number): Promise<Rig> {
   });
   const topic = uniqueName('orders_updates');
   const table = `market.${uniqueName('order_events')}`;
-  await store.client.command({ query: `CREATE TABLE ${table} AS market.order_events` });
+  await store.internal.command(`CREATE TABLE ${table} AS market.order_events`);
   const rx = await startReceiverApp({ store, kafkaBrokers: brokers, topic, table, broker: client });
   const registered = await fetch(`${sim.baseUrl}/v2/postback`, {
     method: 'POST',
@@ -116,11 +116,7 @@ async function settle(r: Rig, delivered: number): Promise<void> {
 }
 
 async function rowCount(table: string): Promise<number> {
-  const rows = await (
-    await store.client.query({ query: `SELECT count() AS n FROM ${table}`, format: 'JSONEachRow' })
-  ).json<{
-    n: string | number;
-  }>();
+  const rows = await store.internal.rows<{ n: string | number }>(`SELECT count() AS n FROM ${table}`);
   return Number(rows[0]?.n);
 }
 
@@ -152,7 +148,7 @@ describe('postbacks end to end', () => {
       'PENDING:100',
       'CANCELLED:100',
     ]);
-    const stored = byOrder(await readOrderEvents(store.client, r.table), (e) => e.orderId);
+    const stored = byOrder(await readOrderEvents(store.internal, r.table), (e) => e.orderId);
     const kafka = byOrder(await readTopic(brokers, r.topic), (m) => m.key);
     for (const [orderId, events] of truth) {
       const keys = events.map((e) => e.eventKey);
@@ -206,7 +202,7 @@ describe('postbacks end to end', () => {
     expect(result.added).toBeGreaterThan(0);
 
     const truth = byOrder(r.truth, (ev) => ev.orderId);
-    const stored = byOrder(await readOrderEvents(store.client, r.table), (ev) => ev.orderId);
+    const stored = byOrder(await readOrderEvents(store.internal, r.table), (ev) => ev.orderId);
     for (const [orderId, events] of truth) {
       // Every transition, in order: same status, fill and time as the simulator emitted.
       expect(stored.get(orderId)?.map(milestone)).toEqual(events.map(milestone));

@@ -123,7 +123,7 @@ describe('receiver guards and options', () => {
   });
 
   it('refuses unknown options, a weak secret and bad values, without echoing the secret', () => {
-    const store = { client: { query: () => undefined } } as never;
+    const store = { internal: { rows: () => undefined } } as never;
     const base = {
       store,
       kafkaBrokers: ['127.0.0.1:9092'],
@@ -159,7 +159,7 @@ describe('receiver guards and options', () => {
 
 describe('receiver options', () => {
   it('keeps the given topic and table next to defaulted numbers', () => {
-    const store = { client: { query: () => undefined } } as never;
+    const store = { internal: { rows: () => undefined } } as never;
     const o = resolveReceiverOptions({
       store,
       kafkaBrokers: ['127.0.0.1:9092'],

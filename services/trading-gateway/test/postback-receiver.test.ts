@@ -9,7 +9,7 @@ let store: Store;
 
 beforeAll(async () => {
   store = createStore({ dataDir: tempDir('postback-receiver') });
-  await runMigrations(store.client);
+  await runMigrations(store.internal);
 });
 afterAll(async () => store.close());
 
@@ -46,7 +46,7 @@ describe('postback receiver', () => {
   beforeAll(async () => {
     topic = uniqueName('orders_updates');
     table = `market.${uniqueName('order_events')}`;
-    await store.client.command({ query: `CREATE TABLE ${table} AS market.order_events` });
+    await store.internal.command(`CREATE TABLE ${table} AS market.order_events`);
     rx = await startReceiverApp({
       store,
       kafkaBrokers: brokers,
@@ -90,7 +90,7 @@ describe('postback receiver', () => {
     // Nothing was accepted: not a record reached the write-ahead log, so none can reach Kafka.
     expect(rx.receiver.stats()).toMatchObject({ accepted: 0, refused: { secret: 3 } });
     expect(rx.receiver.stats().wal).toMatchObject({ appended: 0, entries: 0 });
-    expect(await readOrderEvents(store.client, table)).toEqual([]);
+    expect(await readOrderEvents(store.internal, table)).toEqual([]);
     for (const secretInUrl of [noSecret, notJson, badStatus]) {
       expect(JSON.stringify(secretInUrl.body)).not.toContain(SECRET);
     }
@@ -141,7 +141,7 @@ describe('postback receiver', () => {
       'D1:PENDING:4',
     ]);
     expect(await other.done).toEqual([]);
-    const stored = await readOrderEvents(store.client, table, { orderId: 'D1' });
+    const stored = await readOrderEvents(store.internal, table, { orderId: 'D1' });
     expect(stored.map((e) => `${e.status}:${e.filledQty}`)).toEqual(['TRANSIT:0', 'PENDING:0', 'PENDING:4']);
     const records = await readTopic(brokers, topic);
     expect(

@@ -8,7 +8,7 @@
  * that was in flight while the revocation was written can let the key through again. Other API
  * instances reading the same ClickHouse see it within their cache time (`keyCacheMs`).
  */
-import type { ClickHouseClient } from '@feedpipe/store';
+import type { StoreLane } from '@feedpipe/store';
 import { HttpError } from '../http-error.js';
 import { newKeyMaterial, parseKey, secretMatches } from './key-format.js';
 
@@ -60,7 +60,7 @@ export type RevokedListener = (keyId: string) => void;
 const TABLE_NAME = /^[a-z_][a-z0-9_]*\.[a-z_][a-z0-9_]*$/;
 
 export class ApiKeyStore<S extends string = string> {
-  readonly #client: ClickHouseClient;
+  readonly #store: StoreLane;
   readonly #table: string;
   readonly #scopes: readonly S[];
   readonly #cacheMs: number;
@@ -69,13 +69,13 @@ export class ApiKeyStore<S extends string = string> {
   readonly #revokedHere = new Set<string>();
   readonly #revokedListeners = new Set<RevokedListener>();
 
-  constructor(client: ClickHouseClient, options: ApiKeyStoreOptions<S>) {
+  constructor(store: StoreLane, options: ApiKeyStoreOptions<S>) {
     if (!TABLE_NAME.test(options.table)) {
       throw new HttpError('CONFIG_INVALID', `API key table "${options.table}" must be database.table`);
     }
     if (options.scopes.length === 0)
       throw new HttpError('CONFIG_INVALID', 'API key scopes must not be empty');
-    this.#client = client;
+    this.#store = store;
     this.#table = options.table;
     this.#scopes = [...options.scopes];
     this.#cacheMs = options.cacheMs;
@@ -159,13 +159,16 @@ export class ApiKeyStore<S extends string = string> {
   }
 
   async list(): Promise<ApiKeyInfo<S>[]> {
-    const rows = await (
-      await this.#client.query({
-        query: `SELECT key_id, name, scopes, toString(created_at) AS created_at, revoked
-                FROM ${this.#table} FINAL ORDER BY created_at`,
-        format: 'JSONEachRow',
-      })
-    ).json<{ key_id: string; name: string; scopes: string[]; created_at: string; revoked: number }>();
+    const rows = await this.#store.rows<{
+      key_id: string;
+      name: string;
+      scopes: string[];
+      created_at: string;
+      revoked: number;
+    }>(
+      `SELECT key_id, name, scopes, toString(created_at) AS created_at, revoked
+       FROM ${this.#table} FINAL ORDER BY created_at`,
+    );
     return rows.map((r) => ({
       keyId: r.key_id,
       name: r.name,
@@ -205,14 +208,7 @@ export class ApiKeyStore<S extends string = string> {
   }
 
   async #read(keyId: string): Promise<StoredKey | undefined> {
-    const rows = await (
-      await this.#client.query({
-        query: `SELECT key_id, name, scopes, salt, hash, toString(created_at) AS created_at, revoked
-                FROM ${this.#table} FINAL WHERE key_id = {keyId:String}`,
-        query_params: { keyId },
-        format: 'JSONEachRow',
-      })
-    ).json<{
+    const rows = await this.#store.rows<{
       key_id: string;
       name: string;
       scopes: string[];
@@ -220,7 +216,11 @@ export class ApiKeyStore<S extends string = string> {
       hash: string;
       created_at: string;
       revoked: number;
-    }>();
+    }>(
+      `SELECT key_id, name, scopes, salt, hash, toString(created_at) AS created_at, revoked
+       FROM ${this.#table} FINAL WHERE key_id = {keyId:String}`,
+      { keyId },
+    );
     const r = rows[0];
     if (!r) return undefined;
     return {
@@ -235,10 +235,10 @@ export class ApiKeyStore<S extends string = string> {
   }
 
   async #write(key: StoredKey): Promise<void> {
-    await this.#client.insert({
-      table: this.#table,
-      columns: ['key_id', 'name', 'scopes', 'salt', 'hash', 'created_at', 'revoked', 'version'],
-      values: [
+    await this.#store.insertRows(
+      this.#table,
+      ['key_id', 'name', 'scopes', 'salt', 'hash', 'created_at', 'revoked', 'version'],
+      [
         [
           key.keyId,
           key.name,
@@ -251,8 +251,7 @@ export class ApiKeyStore<S extends string = string> {
           String(BigInt(this.#now()) * 1000n + BigInt(nextTiebreak())),
         ],
       ],
-      format: 'JSONCompactEachRow',
-    });
+    );
   }
 }
 

@@ -4,7 +4,7 @@
  */
 
 import { HISTORY_TABLES } from '@feedpipe/contracts';
-import type { ClickHouseClient } from '@feedpipe/store';
+import type { StoreLane } from '@feedpipe/store';
 import { TABLES } from '../../src/tables.js';
 
 /** Every column the loader writes, but loaded_at. */
@@ -44,16 +44,14 @@ export interface Fingerprint {
   checksum: string;
 }
 
-export async function fingerprints(client: ClickHouseClient): Promise<Record<string, Fingerprint>> {
+export async function fingerprints(store: StoreLane): Promise<Record<string, Fingerprint>> {
   const out: Record<string, Fingerprint> = {};
   for (const [table, columns] of Object.entries(FINGERPRINT_TABLES)) {
-    const result = await client.query({
-      query: `SELECT count() AS fp_rows, toString(groupBitXor(cityHash64(${columns.join(', ')}))) AS fp_sum,
-                (SELECT count() FROM ${table}) AS fp_raw
-              FROM ${table} FINAL`,
-      format: 'JSONEachRow',
-    });
-    const [row] = await result.json<{ fp_rows: number | string; fp_raw: number | string; fp_sum: string }>();
+    const [row] = await store.rows<{ fp_rows: number | string; fp_raw: number | string; fp_sum: string }>(
+      `SELECT count() AS fp_rows, toString(groupBitXor(cityHash64(${columns.join(', ')}))) AS fp_sum,
+         (SELECT count() FROM ${table}) AS fp_raw
+       FROM ${table} FINAL`,
+    );
     out[table] = {
       rows: Number(row?.fp_rows ?? 0),
       rawRows: Number(row?.fp_raw ?? 0),

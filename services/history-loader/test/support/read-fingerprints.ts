@@ -10,11 +10,9 @@ import { fingerprints } from './fingerprints.js';
 const dir = process.argv[2];
 if (dir === undefined) throw new Error('usage: read-fingerprints <data dir>');
 const store = createStore({ dataDir: join(dir, 'chdb') });
-const prints = await fingerprints(store.client);
-const result = await store.client.query({
-  query: `SELECT count() AS n FROM (SELECT DISTINCT underlying_id, expiry, slot FROM ${HISTORY_TABLES.optionChainSnapshots.name} FINAL)`,
-  format: 'JSONEachRow',
-});
-const [snapshots] = await result.json<{ n: number | string }>();
+const prints = await fingerprints(store.internal);
+const [snapshots] = await store.internal.rows<{ n: number | string }>(
+  `SELECT count() AS n FROM (SELECT DISTINCT underlying_id, expiry, slot FROM ${HISTORY_TABLES.optionChainSnapshots.name} FINAL)`,
+);
 await store.close();
 process.stdout.write(`${JSON.stringify({ prints, snapshots: Number(snapshots?.n ?? 0) })}\n`);

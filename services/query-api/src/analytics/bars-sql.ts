@@ -1,3 +1,4 @@
+import { FEED_TABLES } from '@feedpipe/contracts';
 /**
  * Bars resampled from ticks at any interval from 1 s to 1 day, bucketed by trade time (ltt).
  *
@@ -24,7 +25,7 @@ FROM
 (
     SELECT ltt, ltp, received_at, kafka_offset,
         greatest(toInt64(volume) - lagInFrame(toInt64(volume), 1, 0) OVER w, 0) AS qty
-    FROM market.ticks
+    FROM ${FEED_TABLES.ticks.name}
     WHERE security_id = {sid:UInt32}
       AND ltt >= toStartOfDay(toDateTime({fromSec:UInt32}, 'UTC'))
       AND ltt < toDateTime({toSec:UInt32}, 'UTC')

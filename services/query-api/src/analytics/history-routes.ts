@@ -3,6 +3,7 @@
  * may hold a second copy of a reloaded row until a merge, so every read uses FINAL (partitions are
  * functions of the key, so do_not_merge_across_partitions_select_final keeps FINAL cheap).
  */
+import { HISTORY_TABLES } from '@feedpipe/contracts';
 import type { FastifyInstance } from 'fastify';
 import type { ApiContext } from '../context.js';
 import { notFound } from '../errors.js';
@@ -72,7 +73,7 @@ function registerDailyCandleRoute(app: FastifyInstance, ctx: ApiContext): void {
       const { securityId } = request.params;
       const q = request.query;
       const range = parseRange(q.from, q.to, ctx.now());
-      await requireCandles('market.candles_daily', securityId);
+      await requireCandles(HISTORY_TABLES.candlesDaily.name, securityId);
       const fromSec = Math.floor(range.fromMs / 1000);
       const toSec = Math.ceil(range.toMs / 1000);
       return cachedTabular(
@@ -82,7 +83,7 @@ function registerDailyCandleRoute(app: FastifyInstance, ctx: ApiContext): void {
         ttlFor(ctx, range.toMs),
         {
           sql: `SELECT toDateTime64(ts, 0, 'UTC') AS time, segment, open, high, low, close, volume, open_interest
-                FROM market.candles_daily FINAL
+                FROM ${HISTORY_TABLES.candlesDaily.name} FINAL
                 WHERE security_id = {sid:UInt32} AND ({seg:String} = '' OR segment = {seg:String})
                   AND ts >= toDateTime({fromSec:UInt32}, 'UTC') AND ts < toDateTime({toSec:UInt32}, 'UTC')
                 ORDER BY ts, segment`,
@@ -126,7 +127,7 @@ function registerIntradayCandleRoute(app: FastifyInstance, ctx: ApiContext): voi
       const { securityId } = request.params;
       const q = request.query;
       const range = parseRange(q.from, q.to, ctx.now());
-      await requireCandles('market.candles_intraday', securityId);
+      await requireCandles(HISTORY_TABLES.candlesIntraday.name, securityId);
       const fromSec = Math.floor(range.fromMs / 1000);
       const toSec = Math.ceil(range.toMs / 1000);
       return cachedTabular(
@@ -136,7 +137,7 @@ function registerIntradayCandleRoute(app: FastifyInstance, ctx: ApiContext): voi
         ttlFor(ctx, range.toMs),
         {
           sql: `SELECT toDateTime64(ts, 0, 'UTC') AS time, segment, open, high, low, close, volume, open_interest
-                FROM market.candles_intraday FINAL
+                FROM ${HISTORY_TABLES.candlesIntraday.name} FINAL
                 WHERE security_id = {sid:UInt32} AND interval = {interval:UInt8}
                   AND ({seg:String} = '' OR segment = {seg:String})
                   AND ts >= toDateTime({fromSec:UInt32}, 'UTC') AND ts < toDateTime({toSec:UInt32}, 'UTC')

@@ -4,6 +4,7 @@
  * held in memory and refreshed in the background of requests (at most one refresh at a time, at
  * most one per `minRefreshMs` when an unknown id is asked for), so a lookup is a hash probe.
  */
+import { FEED_TABLES, HISTORY_TABLES } from '@feedpipe/contracts';
 import type { QueryRunner } from '../query/query-runner.js';
 
 export interface StaticInstrument {
@@ -15,10 +16,10 @@ export interface StaticInstrument {
 
 const KNOWN_SQL = `
 SELECT DISTINCT security_id FROM (
-  SELECT security_id FROM market.ticks GROUP BY security_id
-  UNION ALL SELECT security_id FROM market.reference_updates WHERE security_id != 0 GROUP BY security_id
-  UNION ALL SELECT security_id FROM market.candles_daily GROUP BY security_id
-  UNION ALL SELECT security_id FROM market.candles_intraday GROUP BY security_id
+  SELECT security_id FROM ${FEED_TABLES.ticks.name} GROUP BY security_id
+  UNION ALL SELECT security_id FROM ${FEED_TABLES.referenceUpdates.name} WHERE security_id != 0 GROUP BY security_id
+  UNION ALL SELECT security_id FROM ${HISTORY_TABLES.candlesDaily.name} GROUP BY security_id
+  UNION ALL SELECT security_id FROM ${HISTORY_TABLES.candlesIntraday.name} GROUP BY security_id
 )`;
 
 export class InstrumentCatalog {

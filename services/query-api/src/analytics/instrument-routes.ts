@@ -2,6 +2,7 @@
  * Instruments and their latest state, ticks (paged by a keyset cursor) and bars resampled from
  * ticks. Every value goes in as a ClickHouse query parameter.
  */
+import { FEED_TABLES } from '@feedpipe/contracts';
 import type { FastifyInstance } from 'fastify';
 import type { ApiContext } from '../context.js';
 import { badRequest, notFound } from '../errors.js';
@@ -17,7 +18,7 @@ WITH
     SELECT security_id, any(segment) AS segment, argMax(ltp, received_at) AS last_price,
            argMax(volume, received_at) AS volume, argMax(ltt, received_at) AS last_trade_time,
            max(received_at) AS last_received_at
-    FROM market.ticks WHERE {filter:UInt8} = 0 OR security_id = {sid:UInt32} GROUP BY security_id),
+    FROM ${FEED_TABLES.ticks.name} WHERE {filter:UInt8} = 0 OR security_id = {sid:UInt32} GROUP BY security_id),
   refs AS (
     SELECT security_id,
            if(countIf(kind = 'prev_close') > 0, argMaxIf(value1, received_at, kind = 'prev_close'), NULL) AS prev_close,
@@ -25,7 +26,7 @@ WITH
            if(countIf(kind = 'circuit_limit') > 0, argMaxIf(value2, received_at, kind = 'circuit_limit'), NULL) AS lower_circuit,
            if(countIf(kind = 'week52') > 0, argMaxIf(value1, received_at, kind = 'week52'), NULL) AS week52_high,
            if(countIf(kind = 'week52') > 0, argMaxIf(value2, received_at, kind = 'week52'), NULL) AS week52_low
-    FROM market.reference_updates
+    FROM ${FEED_TABLES.referenceUpdates.name}
     WHERE security_id != 0 AND ({filter:UInt8} = 0 OR security_id = {sid:UInt32}) GROUP BY security_id)
 SELECT
   if(t.security_id != 0, t.security_id, r.security_id) AS security_id,
@@ -45,7 +46,7 @@ LIMIT {limit:UInt32} OFFSET {offset:UInt32}`;
 const MARKET_STATUS_SQL = `
 SELECT segment, argMax(market_type, received_at) AS market_type, argMax(status, received_at) AS status,
        max(received_at) AS last_received_at
-FROM market.feed_status WHERE type = 'market_status' GROUP BY segment ORDER BY segment`;
+FROM ${FEED_TABLES.feedStatus.name} WHERE type = 'market_status' GROUP BY segment ORDER BY segment`;
 
 const TICKS_WHERE = `security_id = {sid:UInt32}
   AND received_at >= fromUnixTimestamp64Milli({fromMs:Int64}, 'UTC')
@@ -202,7 +203,7 @@ function registerTickRoutes(app: FastifyInstance, ctx: ApiContext): void {
       if (!(await ctx.instruments.has(securityId))) throw notFound(`instrument ${securityId} is not known`);
       const next = await ctx.runner.rows<{ t: number | string; p: number; o: number | string }>(
         `SELECT toUnixTimestamp64Micro(received_at) AS t, kafka_partition AS p, kafka_offset AS o
-         FROM market.ticks WHERE ${TICKS_WHERE}
+         FROM ${FEED_TABLES.ticks.name} WHERE ${TICKS_WHERE}
          ORDER BY received_at, kafka_partition, kafka_offset LIMIT 1 OFFSET {limit:UInt32}`,
         params,
       );
@@ -218,7 +219,7 @@ function registerTickRoutes(app: FastifyInstance, ctx: ApiContext): void {
         ctx,
         reply,
         {
-          sql: `SELECT received_at, toDateTime64(ltt, 0, 'UTC') AS ltt, toDateTime64(lut, 0, 'UTC') AS lut, ltp, volume, segment FROM market.ticks WHERE ${TICKS_WHERE}
+          sql: `SELECT received_at, toDateTime64(ltt, 0, 'UTC') AS ltt, toDateTime64(lut, 0, 'UTC') AS lut, ltp, volume, segment FROM ${FEED_TABLES.ticks.name} WHERE ${TICKS_WHERE}
                 ORDER BY received_at, kafka_partition, kafka_offset LIMIT {limit:UInt32}`,
           params,
           format: q.format,

@@ -5,6 +5,7 @@
  * day's bars in the window (the cumulative volume resets daily), which leaves out the quantity of
  * the window's first trade of each day. Sort keys come from allow-lists, never from the request.
  */
+import { FEED_TABLES } from '@feedpipe/contracts';
 import type { FastifyInstance } from 'fastify';
 import type { ApiContext } from '../context.js';
 import { FORMAT_PROPERTY, READ_SECURITY, TABULAR_RESPONSE } from '../http/schemas.js';
@@ -22,7 +23,7 @@ FROM (
   FROM (
     SELECT security_id, toDate(minute) AS day, argMinMerge(open) AS first_p, argMaxMerge(close) AS last_p,
            sum(trades) AS day_trades, toInt64(max(vol_max)) - toInt64(min(vol_min)) AS day_volume
-    FROM market.bars_1m
+    FROM ${FEED_TABLES.bars1m.name}
     WHERE minute >= toDateTime({fromSec:UInt32}, 'UTC') AND minute < toDateTime({toSec:UInt32}, 'UTC')
     GROUP BY security_id, day)
   GROUP BY security_id)

@@ -3,6 +3,7 @@
  * of an expiry is its newest snapshot slot; without an expiry the nearest one on or after the
  * latest snapshot's day is used. Reads use FINAL (see history-routes.ts).
  */
+import { HISTORY_TABLES } from '@feedpipe/contracts';
 import type { FastifyInstance } from 'fastify';
 import type { ApiContext } from '../context.js';
 import { notFound } from '../errors.js';
@@ -22,10 +23,10 @@ const DATE_SCHEMA = {
 
 /** The expiry asked for, or the nearest expiry on or after the day of the newest snapshot. */
 const EXPIRY_EXPR = `if({expiry:String} != '', toDateOrZero({expiry:String}),
-  (SELECT min(expiry) FROM market.option_chain_snapshots
-   WHERE underlying_id = {uid:UInt32} AND expiry >= (SELECT toDate(max(slot)) FROM market.option_chain_snapshots WHERE underlying_id = {uid:UInt32})))`;
+  (SELECT min(expiry) FROM ${HISTORY_TABLES.optionChainSnapshots.name}
+   WHERE underlying_id = {uid:UInt32} AND expiry >= (SELECT toDate(max(slot)) FROM ${HISTORY_TABLES.optionChainSnapshots.name} WHERE underlying_id = {uid:UInt32})))`;
 
-const LATEST_SLOT = `(SELECT max(slot) FROM market.option_chain_snapshots
+const LATEST_SLOT = `(SELECT max(slot) FROM ${HISTORY_TABLES.optionChainSnapshots.name}
   WHERE underlying_id = {uid:UInt32} AND expiry = ${EXPIRY_EXPR})`;
 
 const CHAIN_COLUMNS = `expiry, toDateTime64(slot, 0, 'UTC') AS slot_time, snapshot_at, strike, side, underlying_price, option_security_id, last_price,
@@ -37,20 +38,20 @@ const LATEST_WHERE = `underlying_id = {uid:UInt32} AND expiry = ${EXPIRY_EXPR} A
 const VIEWS = {
   chain: {
     summary: 'Latest option chain of an underlying for one expiry (every strike, calls and puts)',
-    sql: `SELECT ${CHAIN_COLUMNS} FROM market.option_chain_snapshots FINAL WHERE ${LATEST_WHERE} ORDER BY strike, side`,
+    sql: `SELECT ${CHAIN_COLUMNS} FROM ${HISTORY_TABLES.optionChainSnapshots.name} FINAL WHERE ${LATEST_WHERE} ORDER BY strike, side`,
   },
   smile: {
     summary: 'IV smile of the latest snapshot: implied volatility by strike for calls and puts',
     sql: `SELECT expiry, slot, strike, anyIf(implied_volatility, side = 'CE') AS call_iv,
             anyIf(implied_volatility, side = 'PE') AS put_iv, any(underlying_price) AS underlying_price
-          FROM market.option_chain_snapshots FINAL WHERE ${LATEST_WHERE}
+          FROM ${HISTORY_TABLES.optionChainSnapshots.name} FINAL WHERE ${LATEST_WHERE}
           GROUP BY expiry, slot, strike ORDER BY strike`,
   },
   oi: {
     summary: 'Open interest by strike of the latest snapshot, with the change from the previous day',
     sql: `SELECT expiry, slot, strike, sumIf(oi, side = 'CE') AS call_oi, sumIf(oi, side = 'PE') AS put_oi,
             sumIf(oi - previous_oi, side = 'CE') AS call_oi_change, sumIf(oi - previous_oi, side = 'PE') AS put_oi_change
-          FROM market.option_chain_snapshots FINAL WHERE ${LATEST_WHERE}
+          FROM ${HISTORY_TABLES.optionChainSnapshots.name} FINAL WHERE ${LATEST_WHERE}
           GROUP BY expiry, slot, strike ORDER BY strike`,
   },
 } as const;
@@ -71,7 +72,7 @@ const params = {
 function underlyingCheck(ctx: ApiContext): (uid: number) => Promise<void> {
   return async function requireUnderlying(uid: number): Promise<void> {
     const rows = await ctx.runner.rows(
-      'SELECT 1 FROM market.option_chain_snapshots WHERE underlying_id = {uid:UInt32} LIMIT 1',
+      `SELECT 1 FROM ${HISTORY_TABLES.optionChainSnapshots.name} WHERE underlying_id = {uid:UInt32} LIMIT 1`,
       {
         uid,
       },
@@ -160,7 +161,7 @@ function registerChainRoutes(app: FastifyInstance, ctx: ApiContext): void {
                   sumIf(volume, side = 'PE') AS put_volume, sumIf(volume, side = 'CE') AS call_volume,
                   if(call_volume > 0, put_volume / call_volume, NULL) AS pcr_volume,
                   argMin(implied_volatility, abs(strike - underlying_price)) AS atm_iv
-                FROM market.option_chain_snapshots FINAL
+                FROM ${HISTORY_TABLES.optionChainSnapshots.name} FINAL
                 WHERE underlying_id = {uid:UInt32} AND ({expiry:String} = '' OR expiry = toDateOrZero({expiry:String}))
                   AND slot >= toDateTime({fromSec:UInt32}, 'UTC') AND slot < toDateTime({toSec:UInt32}, 'UTC')
                 GROUP BY expiry, slot ORDER BY slot, expiry`,
@@ -189,9 +190,9 @@ function registerExpiryRoutes(app: FastifyInstance, ctx: ApiContext): void {
     async (request) => {
       const uid = request.params.underlyingId;
       const rows = await ctx.runner.rows<{ as_of_day: string; expiry_day: string }>(
-        `SELECT toString(as_of) AS as_of_day, toString(expiry) AS expiry_day FROM market.expiry_lists FINAL
+        `SELECT toString(as_of) AS as_of_day, toString(expiry) AS expiry_day FROM ${HISTORY_TABLES.expiryLists.name} FINAL
          WHERE underlying_id = {uid:UInt32}
-           AND as_of = (SELECT max(as_of) FROM market.expiry_lists WHERE underlying_id = {uid:UInt32})
+           AND as_of = (SELECT max(as_of) FROM ${HISTORY_TABLES.expiryLists.name} WHERE underlying_id = {uid:UInt32})
          ORDER BY expiry_day`,
         { uid },
       );
@@ -248,7 +249,7 @@ function registerExpiredOptionRoutes(app: FastifyInstance, ctx: ApiContext): voi
       const q = request.query;
       const range = parseRange(q.from, q.to, ctx.now());
       const exists = await ctx.runner.rows(
-        'SELECT 1 FROM market.expired_options WHERE underlying_id = {uid:UInt32} LIMIT 1',
+        `SELECT 1 FROM ${HISTORY_TABLES.expiredOptions.name} WHERE underlying_id = {uid:UInt32} LIMIT 1`,
         { uid },
       );
       if (exists.length === 0) throw notFound(`no expired-options data loaded for underlying ${uid}`);
@@ -274,7 +275,7 @@ function registerExpiredOptionRoutes(app: FastifyInstance, ctx: ApiContext): voi
         {
           sql: `SELECT toDateTime64(ts, 0, 'UTC') AS time, exchange_segment, instrument, expiry_flag, expiry_code, option_type, strike_offset,
                   interval, open, high, low, close, iv, volume, oi, strike, spot
-                FROM market.expired_options FINAL
+                FROM ${HISTORY_TABLES.expiredOptions.name} FINAL
                 WHERE underlying_id = {uid:UInt32}
                   AND ({instrument:String} = '' OR instrument = {instrument:String})
                   AND ({expiryFlag:String} = '' OR toString(expiry_flag) = {expiryFlag:String})

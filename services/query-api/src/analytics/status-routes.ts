@@ -4,6 +4,7 @@
  * answering at all, and readiness reads the outcome of a background probe (query/store-probe.ts),
  * so a slow query, a long queue or a stuck engine cannot make a health check hang.
  */
+import { FEED_TABLES } from '@feedpipe/contracts';
 import type { FastifyInstance } from 'fastify';
 import type { ApiContext } from '../context.js';
 import { READ_SECURITY } from '../http/schemas.js';
@@ -65,7 +66,7 @@ export function registerStatusRoutes(app: FastifyInstance, ctx: ApiContext, extr
          WHERE database = 'market' AND active GROUP BY table ORDER BY table`,
       );
       const fresh = await ctx.runner.rows<{ last_tick_received_at: string | null }>(
-        `SELECT if(count() > 0, toString(max(received_at)), NULL) AS last_tick_received_at FROM market.ticks`,
+        `SELECT if(count() > 0, toString(max(received_at)), NULL) AS last_tick_received_at FROM ${FEED_TABLES.ticks.name}`,
       );
       return {
         tables: Object.fromEntries(

@@ -1,41 +1,31 @@
 /**
- * Runs ClickHouse queries for the routes: typed rows for small answers, and byte streams in any
- * output format for tabular answers. Over a server the bytes stream as ClickHouse writes them
- * (wait_end_of_query = 0); embedded chDB hands over a finished buffer (its connection cannot
- * stream), which is then sent as is. Result isolation on embedded chDB (a failed query's output
- * must never reach another query) is the store's job, not this runner's: see packages/store.
- * Tabular results are held within the API's result memory budget (result-budget.ts).
+ * Runs ClickHouse queries for the routes, through one lane of the store's port: typed rows for
+ * small answers, and byte streams in any output format for tabular answers. How the bytes arrive
+ * (as the engine writes them, or whole once finished) is the store's business; the runner only
+ * reads `lane.streamsResults` to know what its result memory budget (result-budget.ts) must
+ * count. Result isolation on embedded chDB is the store's job too: see packages/store.
  */
 import { Readable } from 'node:stream';
-import type { ClickHouseClient } from '@feedpipe/store';
+import type { QueryParams, QuerySettings, SettingValue, StoreLane } from '@feedpipe/store';
 import type { FastifyReply } from 'fastify';
 import { QueryApiError } from '../errors.js';
 import { FORMAT_SETTINGS, OUTPUT_FORMATS, type OutputFormat } from './formats.js';
 import { overBudget, type ResultBudget, type ResultLease } from './result-budget.js';
 import type { CachedResponse } from './result-cache.js';
-import { type SettingValue, settingsClause } from './settings.js';
 
-export type QueryParams = Record<string, unknown>;
+export type { QueryParams };
 
 export interface TabularQuery {
   sql: string;
   params?: QueryParams;
   format: OutputFormat;
   /** Query-scoped settings (limits); format settings are added. */
-  settings?: Readonly<Record<string, SettingValue>>;
+  settings?: QuerySettings;
 }
 
 export interface QueryRunnerOptions {
   /** Bytes of tabular results in flight are held within this budget. Default: no budget. */
   budget?: ResultBudget | undefined;
-  /** The store hands results over whole (embedded chDB), not as a stream. Default false. */
-  materialised?: boolean | undefined;
-  /**
-   * The `readonly` level queries of callers ask for (`Store.userReadonly`): 1, or 2 when the
-   * client logs in as a server user whose profile pins readonly = 2 (asking for 1 would be
-   * refused there). Default 1.
-   */
-  readonly?: 1 | 2 | undefined;
 }
 
 const NETWORK_ERROR = /ECONNREFUSED|ECONNRESET|ETIMEDOUT|socket hang up|EPIPE|closed/i;
@@ -75,33 +65,28 @@ export function storeError(error: unknown, origin: 'caller' | 'internal'): Query
 }
 
 export class QueryRunner {
-  readonly #client: ClickHouseClient;
+  readonly #lane: StoreLane;
   readonly #baseSettings: Readonly<Record<string, SettingValue>>;
   readonly #budget: ResultBudget | undefined;
+  /** Results arrive whole (embedded chDB), not as a stream: the budget counts them whole. */
   readonly #materialised: boolean;
-  /** The `readonly` level the SQL routes and their guard put in a caller query's SETTINGS. */
+  /**
+   * The `readonly` level the SQL routes and their guard put in a caller query's SETTINGS: the
+   * lane's (`StoreLane.readonlyLevel`: 2 where its server login pins readonly = 2).
+   */
   readonly readonlyLevel: 1 | 2;
 
-  constructor(client: ClickHouseClient, maxExecutionSec: number, options: QueryRunnerOptions = {}) {
-    this.#client = client;
+  constructor(lane: StoreLane, maxExecutionSec: number, options: QueryRunnerOptions = {}) {
+    this.#lane = lane;
     this.#baseSettings = { max_execution_time: maxExecutionSec };
     this.#budget = options.budget;
-    this.#materialised = options.materialised ?? false;
-    this.readonlyLevel = options.readonly ?? 1;
-  }
-
-  get client(): ClickHouseClient {
-    return this.#client;
+    this.#materialised = !lane.streamsResults;
+    this.readonlyLevel = lane.readonlyLevel;
   }
 
   async rows<T>(sql: string, params: QueryParams = {}): Promise<T[]> {
     try {
-      const result = await this.#client.query({
-        query: `${sql}\n${settingsClause({ ...this.#baseSettings, ...FORMAT_SETTINGS })}`,
-        query_params: params,
-        format: 'JSONEachRow',
-      });
-      return await result.json<T>();
+      return await this.#lane.rows<T>(sql, params, { ...this.#baseSettings, ...FORMAT_SETTINGS });
     } catch (error) {
       throw storeError(error, 'internal');
     }
@@ -146,13 +131,12 @@ export class QueryRunner {
   async #exec(query: TabularQuery, origin: 'caller' | 'internal'): Promise<Readable> {
     const settings = { ...this.#baseSettings, ...query.settings, ...FORMAT_SETTINGS };
     try {
-      const result = await this.#client.exec({
-        query: `${query.sql}\n${settingsClause(settings)}\nFORMAT ${OUTPUT_FORMATS[query.format].clickhouse}`,
-        query_params: query.params ?? {},
-        // Server only (chDB drops HTTP settings): send blocks as they are produced.
-        clickhouse_settings: { wait_end_of_query: 0 },
-      });
-      return result.stream;
+      return await this.#lane.stream(
+        query.sql,
+        query.params ?? {},
+        OUTPUT_FORMATS[query.format].clickhouse,
+        settings,
+      );
     } catch (error) {
       throw storeError(error, origin);
     }

@@ -60,13 +60,12 @@ export class StoreProbe {
   #probe(): void {
     if (this.#inFlightSince > 0) return;
     this.#inFlightSince = this.#now();
-    this.#store.client
-      .query({ query: 'SELECT 1', format: 'TabSeparatedRaw' })
-      .then((result) => result.text())
+    this.#store.internal
+      .rows<{ ok: number | string }>('SELECT 1 AS ok')
       .then(
-        (text) => {
+        (rows) => {
           this.#last =
-            text.trim() === '1'
+            rows.length === 1 && Number(rows[0]?.ok) === 1
               ? { ok: true, checkedAt: this.#now() }
               : { ok: false, checkedAt: this.#now(), reason: 'the store answered the probe wrongly' };
         },

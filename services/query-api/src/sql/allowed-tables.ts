@@ -1,3 +1,4 @@
+import { FEED_TABLES, HISTORY_TABLES } from '@feedpipe/contracts';
 /**
  * What a `read` key may read through SQL: market data, and nothing about accounts, keys, orders or
  * the server. An allow-list, so a table added later (a dead-letter table, a new audit table) stays
@@ -9,16 +10,16 @@
  * and every system table except system.one, which ClickHouse itself reads for `SELECT 1`.
  */
 export const MARKET_DATA_TABLES: readonly string[] = [
-  'market.ticks',
-  'market.ohlc_updates',
-  'market.reference_updates',
-  'market.feed_status',
-  'market.bars_1m',
-  'market.candles_daily',
-  'market.candles_intraday',
-  'market.option_chain_snapshots',
-  'market.expiry_lists',
-  'market.expired_options',
+  FEED_TABLES.ticks.name,
+  FEED_TABLES.ohlcUpdates.name,
+  FEED_TABLES.referenceUpdates.name,
+  FEED_TABLES.feedStatus.name,
+  FEED_TABLES.bars1m.name,
+  HISTORY_TABLES.candlesDaily.name,
+  HISTORY_TABLES.candlesIntraday.name,
+  HISTORY_TABLES.optionChainSnapshots.name,
+  HISTORY_TABLES.expiryLists.name,
+  HISTORY_TABLES.expiredOptions.name,
 ];
 
 /** Readable by SQL: the market-data tables and the one-row table of FROM-less SELECTs. */

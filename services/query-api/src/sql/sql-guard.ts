@@ -26,9 +26,10 @@
  * readonly = 1` reads the file). Step 3's refusal of every `Set` node is what closes that; on a
  * server, the SQL user's profile makes readonly a constraint as well (see the README).
  */
+
+import type { SettingValue } from '@feedpipe/store';
 import { QueryApiError } from '../errors.js';
 import type { QueryParams, QueryRunner } from '../query/query-runner.js';
-import type { SettingValue } from '../query/settings.js';
 import { MARKET_DATA_TABLES, MARKET_DATABASE, SQL_READABLE_TABLES } from './allowed-tables.js';
 import { type AstNode, nodeName, OutlineError, parseAstOutline, readQueryTree } from './explain-outline.js';
 import { type FunctionPolicy, functionPolicy } from './function-policy.js';

@@ -7,6 +7,8 @@
  * even through UNION ALL (a trailing SETTINGS clause would otherwise bind to the last SELECT of a
  * union only).
  */
+
+import type { QueryParams } from '@feedpipe/store';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { ApiContext } from '../context.js';
 import { badRequest } from '../errors.js';
@@ -21,7 +23,8 @@ const PARAM_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,63}$/;
 interface SqlInput {
   sql: string;
   format: OutputFormat;
-  params?: Record<string, unknown>;
+  /** JSON values, as the body schema lets through. */
+  params?: QueryParams;
 }
 
 export function registerSqlRoutes(app: FastifyInstance, ctx: ApiContext): void {

@@ -3,7 +3,8 @@
  * 'outcome' row after (see migration 004). The request row is awaited before the order is sent, so
  * an order never leaves without a trace; if it cannot be written, the order is not sent.
  */
-import type { ClickHouseClient } from '@feedpipe/store';
+import { SERVICE_TABLES } from '@feedpipe/contracts';
+import type { StoreLane } from '@feedpipe/store';
 import { TradingGatewayError } from '../errors.js';
 
 export type AuditOutcome = '' | 'accepted' | 'rejected' | 'refused' | 'unknown' | 'replayed';
@@ -38,73 +39,48 @@ export interface LastAudit {
   response: unknown;
 }
 
-const COLUMNS = [
-  'at',
-  'request_id',
-  'phase',
-  'key_id',
-  'action',
-  'correlation_id',
-  'order_id',
-  'security_id',
-  'exchange_segment',
-  'transaction_type',
-  'quantity',
-  'price',
-  'request_json',
-  'outcome',
-  'http_status',
-  'order_status',
-  'error_code',
-  'error_message',
-  'response_json',
-  'latency_ms',
-];
+const AUDIT_TABLE = SERVICE_TABLES.orderAudit.name;
+const COLUMNS = SERVICE_TABLES.orderAudit.columns;
 
 function toDateTime64(ms: number): string {
   return new Date(ms).toISOString().replace('T', ' ').replace('Z', '');
 }
 
 export class AuditLog {
-  readonly #client: ClickHouseClient;
+  readonly #store: StoreLane;
   readonly #now: () => number;
 
-  constructor(client: ClickHouseClient, now: () => number = Date.now) {
-    this.#client = client;
+  constructor(store: StoreLane, now: () => number = Date.now) {
+    this.#store = store;
     this.#now = now;
   }
 
   async write(row: AuditRow): Promise<void> {
     try {
-      await this.#client.insert({
-        table: 'market.order_audit',
-        columns: COLUMNS as [string, ...string[]],
-        values: [
-          [
-            toDateTime64(this.#now()),
-            row.requestId,
-            row.phase,
-            row.keyId,
-            row.action,
-            row.correlationId,
-            row.orderId ?? '',
-            row.securityId ?? '',
-            row.exchangeSegment ?? '',
-            row.transactionType ?? '',
-            row.quantity ?? 0,
-            row.price ?? 0,
-            JSON.stringify(row.request ?? null),
-            row.outcome,
-            row.httpStatus ?? 0,
-            row.orderStatus ?? '',
-            row.errorCode ?? '',
-            (row.errorMessage ?? '').slice(0, 2_000),
-            row.response === undefined ? '' : JSON.stringify(row.response),
-            Math.max(0, Math.round(row.latencyMs ?? 0)),
-          ],
+      await this.#store.insertRows(AUDIT_TABLE, COLUMNS, [
+        [
+          toDateTime64(this.#now()),
+          row.requestId,
+          row.phase,
+          row.keyId,
+          row.action,
+          row.correlationId,
+          row.orderId ?? '',
+          row.securityId ?? '',
+          row.exchangeSegment ?? '',
+          row.transactionType ?? '',
+          row.quantity ?? 0,
+          row.price ?? 0,
+          JSON.stringify(row.request ?? null),
+          row.outcome,
+          row.httpStatus ?? 0,
+          row.orderStatus ?? '',
+          row.errorCode ?? '',
+          (row.errorMessage ?? '').slice(0, 2_000),
+          row.response === undefined ? '' : JSON.stringify(row.response),
+          Math.max(0, Math.round(row.latencyMs ?? 0)),
         ],
-        format: 'JSONCompactEachRow',
-      });
+      ]);
     } catch (error) {
       throw new TradingGatewayError(
         'AUDIT_UNAVAILABLE',
@@ -121,14 +97,11 @@ export class AuditLog {
   async last(correlationId: string): Promise<LastAudit | undefined> {
     let rows: { phase: string; outcome: string; action: string; order_id: string; response_json: string }[];
     try {
-      rows = await (
-        await this.#client.query({
-          query: `SELECT toString(phase) AS phase, outcome, action, order_id, response_json FROM market.order_audit
-                  WHERE correlation_id = {cid:String} ORDER BY at DESC, phase DESC LIMIT 1`,
-          query_params: { cid: correlationId },
-          format: 'JSONEachRow',
-        })
-      ).json();
+      rows = await this.#store.rows(
+        `SELECT toString(phase) AS phase, outcome, action, order_id, response_json FROM ${AUDIT_TABLE}
+         WHERE correlation_id = {cid:String} ORDER BY at DESC, phase DESC LIMIT 1`,
+        { cid: correlationId },
+      );
     } catch (error) {
       throw new TradingGatewayError(
         'AUDIT_UNAVAILABLE',
@@ -151,17 +124,14 @@ export class AuditLog {
   }
 
   async list(filter: { correlationId?: string; limit: number }): Promise<Record<string, unknown>[]> {
-    return (
-      await this.#client.query({
-        query: `SELECT toString(at) AS at, request_id, toString(phase) AS phase, key_id, action, correlation_id, order_id,
-                  security_id, exchange_segment, transaction_type, quantity, price, outcome, http_status, order_status,
-                  error_code, error_message, latency_ms
-                FROM market.order_audit
-                WHERE {cid:String} = '' OR correlation_id = {cid:String}
-                ORDER BY at DESC, phase DESC LIMIT {limit:UInt32}`,
-        query_params: { cid: filter.correlationId ?? '', limit: filter.limit },
-        format: 'JSONEachRow',
-      })
-    ).json();
+    return this.#store.rows(
+      `SELECT toString(at) AS at, request_id, toString(phase) AS phase, key_id, action, correlation_id, order_id,
+         security_id, exchange_segment, transaction_type, quantity, price, outcome, http_status, order_status,
+         error_code, error_message, latency_ms
+       FROM ${AUDIT_TABLE}
+       WHERE {cid:String} = '' OR correlation_id = {cid:String}
+       ORDER BY at DESC, phase DESC LIMIT {limit:UInt32}`,
+      { cid: filter.correlationId ?? '', limit: filter.limit },
+    );
   }
 }

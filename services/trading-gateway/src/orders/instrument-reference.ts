@@ -6,7 +6,7 @@
  * for `knownTtlMs`; an unknown one is asked again after `unknownTtlMs`, so a new listing is found
  * soon and a flood of bad ids is not a flood of queries. The cache is bounded.
  */
-import type { ClickHouseClient } from '@feedpipe/store';
+import type { StoreLane } from '@feedpipe/store';
 
 export interface ReferenceInstrument {
   securityId: number;
@@ -43,7 +43,7 @@ const LAST_PRICE_SQL = `SELECT coalesce(
 const MAX_CACHED = 100_000;
 
 export class InstrumentReference {
-  readonly #client: ClickHouseClient;
+  readonly #store: StoreLane;
   readonly #static = new Map<number, ReferenceInstrument>();
   readonly #knownTtlMs: number;
   readonly #unknownTtlMs: number;
@@ -51,11 +51,11 @@ export class InstrumentReference {
   readonly #known = new Map<number, { known: boolean; until: number }>();
 
   constructor(
-    client: ClickHouseClient,
+    store: StoreLane,
     staticList: readonly ReferenceInstrument[],
     options: InstrumentReferenceOptions = {},
   ) {
-    this.#client = client;
+    this.#store = store;
     for (const i of staticList) this.#static.set(i.securityId, i);
     this.#knownTtlMs = options.knownTtlMs ?? 600_000;
     this.#unknownTtlMs = options.unknownTtlMs ?? 1_000;
@@ -82,12 +82,7 @@ export class InstrumentReference {
     return this.#static.get(securityId)?.lastPrice;
   }
 
-  async #rows<T>(query: string, securityId: number): Promise<T[]> {
-    const result = await this.#client.query({
-      query,
-      query_params: { sid: securityId },
-      format: 'JSONEachRow',
-    });
-    return result.json<T>();
+  #rows<T>(query: string, securityId: number): Promise<T[]> {
+    return this.#store.rows<T>(query, { sid: securityId });
   }
 }

@@ -5,19 +5,11 @@
  * still be kept here.
  */
 import { createHash } from 'node:crypto';
-import { type ClickHouseClient, insertRows } from '@feedpipe/store';
+import { SERVICE_TABLES } from '@feedpipe/contracts';
+import type { StoreLane } from '@feedpipe/store';
 import type { DeadLetter } from './pipeline.js';
 
-export const DEAD_LETTER_COLUMNS = [
-  'received_at',
-  'body_sha256',
-  'wal_seq',
-  'source',
-  'stage',
-  'reason',
-  'payload',
-  'dead_at',
-] as const;
+export const DEAD_LETTER_COLUMNS = SERVICE_TABLES.postbackDeadLetters.columns;
 
 const utc = (ms: number) => new Date(ms).toISOString().replace('T', ' ').replace('Z', '');
 
@@ -25,13 +17,12 @@ const utc = (ms: number) => new Date(ms).toISOString().replace('T', ' ').replace
 const MAX_REASON = 1_000;
 
 export function writeDeadLetters(
-  client: ClickHouseClient,
+  store: StoreLane,
   table: string,
   letters: readonly DeadLetter[],
   now: number,
 ): Promise<void> {
-  return insertRows(
-    client,
+  return store.insertRows(
     table,
     DEAD_LETTER_COLUMNS,
     letters.map((l) => [
@@ -54,17 +45,13 @@ export interface StoredDeadLetter {
   walSeq: number;
 }
 
-export async function readDeadLetters(client: ClickHouseClient, table: string): Promise<StoredDeadLetter[]> {
-  const result = await client.query({
-    query: `SELECT stage, reason, payload, wal_seq FROM ${table} FINAL ORDER BY received_at, wal_seq`,
-    format: 'JSONEachRow',
-  });
-  const rows = await result.json<{
+export async function readDeadLetters(store: StoreLane, table: string): Promise<StoredDeadLetter[]> {
+  const rows = await store.rows<{
     stage: string;
     reason: string;
     payload: string;
     wal_seq: string | number;
-  }>();
+  }>(`SELECT stage, reason, payload, wal_seq FROM ${table} FINAL ORDER BY received_at, wal_seq`);
   return rows.map((r) => ({
     stage: r.stage,
     reason: r.reason,

@@ -3,36 +3,12 @@
  * layout the pipeline inserts, and the reads that use FINAL so a duplicate that reached the table
  * is seen once.
  */
-import type { ClickHouseClient } from '@feedpipe/store';
+import { SERVICE_TABLES } from '@feedpipe/contracts';
+import type { QueryParam, StoreLane } from '@feedpipe/store';
 import type { OrderEvent } from './order-event.js';
 
-export const ORDER_EVENT_COLUMNS = [
-  'order_id',
-  'event_key',
-  'kind',
-  'client_id',
-  'status',
-  'security_id',
-  'exchange_segment',
-  'transaction_type',
-  'correlation_id',
-  'leg_name',
-  'quantity',
-  'filled_qty',
-  'remaining_qty',
-  'price',
-  'trigger_price',
-  'average_price',
-  'oms_error_code',
-  'oms_error_description',
-  'update_time',
-  'event_time',
-  'phase',
-  'source',
-  'received_at',
-  'seq',
-  'payload',
-] as const;
+/** Columns in the order `toRow` writes them: the table's, as the contracts package names them. */
+export const ORDER_EVENT_COLUMNS = SERVICE_TABLES.orderEvents.columns;
 
 /** `YYYY-MM-DD HH:MM:SS.fff` (UTC) from epoch ms: the text form DateTime64 parses everywhere. */
 function utcText(ms: number): string {
@@ -123,12 +99,12 @@ export interface EventQuery {
 
 /** Recorded events, order by order id, each order's in transition order. */
 export async function readOrderEvents(
-  client: ClickHouseClient,
+  store: StoreLane,
   table: string,
   query: EventQuery = {},
 ): Promise<StoredOrderEvent[]> {
   const where: string[] = [];
-  const params: Record<string, unknown> = { limit: query.limit ?? 1000 };
+  const params: Record<string, QueryParam> = { limit: query.limit ?? 1000 };
   if (query.orderId !== undefined) {
     where.push('order_id = {orderId:String}');
     params.orderId = query.orderId;
@@ -141,17 +117,15 @@ export async function readOrderEvents(
     where.push('client_id = {clientId:String}');
     params.clientId = query.clientId;
   }
-  const result = await client.query({
-    query: `SELECT order_id, event_key, kind, client_id, status, security_id, filled_qty, remaining_qty,
+  const rows = await store.rows<RawRow>(
+    `SELECT order_id, event_key, kind, client_id, status, security_id, filled_qty, remaining_qty,
         quantity, price, average_price, update_time, source, received_at, payload
       FROM ${table} FINAL
       ${where.length ? `WHERE ${where.join(' AND ')}` : ''}
       ORDER BY order_id, ${EVENT_ORDER}
       LIMIT {limit:UInt32}`,
-    query_params: params,
-    format: 'JSONEachRow',
-  });
-  const rows = await result.json<RawRow>();
+    params,
+  );
   return rows.map((r) => ({
     orderId: r.order_id,
     eventKey: r.event_key,
@@ -172,43 +146,36 @@ export async function readOrderEvents(
 }
 
 /** Keys accepted lately, newest first: seeds the receiver's duplicate check after a restart. */
-export async function recentEventKeys(
-  client: ClickHouseClient,
-  table: string,
-  limit: number,
-): Promise<string[]> {
-  const result = await client.query({
-    query: `SELECT event_key FROM ${table}
+export async function recentEventKeys(store: StoreLane, table: string, limit: number): Promise<string[]> {
+  const rows = await store.rows<{ event_key: string }>(
+    `SELECT event_key FROM ${table}
       WHERE received_at > now64(6) - INTERVAL 3 DAY
       ORDER BY received_at DESC LIMIT {limit:UInt32}`,
-    query_params: { limit },
-    format: 'JSONEachRow',
-  });
-  return (await result.json<{ event_key: string }>()).map((r) => r.event_key);
+    { limit },
+  );
+  return rows.map((r) => r.event_key);
 }
 
 /** Status and fill of every recorded transition of these orders, and their keys. */
 export async function recordedTransitions(
-  client: ClickHouseClient,
+  store: StoreLane,
   table: string,
   orderIds: readonly string[],
 ): Promise<
   Array<{ orderId: string; status: string; filledQty: number; updateTime: string; eventKey: string }>
 > {
   if (orderIds.length === 0) return [];
-  const result = await client.query({
-    query: `SELECT order_id, status, filled_qty, update_time, event_key FROM ${table} FINAL
-      WHERE order_id IN {ids:Array(String)}`,
-    query_params: { ids: orderIds },
-    format: 'JSONEachRow',
-  });
-  const rows = await result.json<{
+  const rows = await store.rows<{
     order_id: string;
     status: string;
     filled_qty: number | string;
     update_time: string;
     event_key: string;
-  }>();
+  }>(
+    `SELECT order_id, status, filled_qty, update_time, event_key FROM ${table} FINAL
+      WHERE order_id IN {ids:Array(String)}`,
+    { ids: orderIds },
+  );
   return rows.map((r) => ({
     orderId: r.order_id,
     status: r.status,
@@ -223,19 +190,18 @@ export async function recordedTransitions(
  * check before an insert, so a replayed batch adds no row twice. Reads by the sorting key.
  */
 export async function storedEventKeys(
-  client: ClickHouseClient,
+  store: StoreLane,
   table: string,
   events: ReadonlyArray<{ orderId: string; eventKey: string }>,
 ): Promise<Set<string>> {
   if (events.length === 0) return new Set();
-  const result = await client.query({
-    query: `SELECT DISTINCT event_key FROM ${table}
+  const rows = await store.rows<{ event_key: string }>(
+    `SELECT DISTINCT event_key FROM ${table}
       WHERE order_id IN {ids:Array(String)} AND event_key IN {keys:Array(String)}`,
-    query_params: {
+    {
       ids: [...new Set(events.map((e) => e.orderId))],
       keys: events.map((e) => e.eventKey),
     },
-    format: 'JSONEachRow',
-  });
-  return new Set((await result.json<{ event_key: string }>()).map((r) => r.event_key));
+  );
+  return new Set(rows.map((r) => r.event_key));
 }

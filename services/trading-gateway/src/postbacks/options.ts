@@ -1,5 +1,6 @@
 /** Options of the postback receiver, stream and reconciliation; validated once, unknown keys refused. */
 import type { BrokerClient } from '@feedpipe/broker-api';
+import { DEFAULT_ORDER_UPDATES_TOPIC, SERVICE_TABLES } from '@feedpipe/contracts';
 import type { Store } from '@feedpipe/store';
 import type { Registry } from 'prom-client';
 import { configError } from './errors.js';
@@ -96,14 +97,14 @@ export interface ResolvedReceiverOptions {
 }
 
 const DEFAULTS = {
-  topic: 'orders.updates',
+  topic: DEFAULT_ORDER_UPDATES_TOPIC,
   topicPartitions: 3,
-  table: 'market.order_events',
+  table: SERVICE_TABLES.orderEvents.name,
   maxQueue: 10_000,
   walMaxBytes: 64 * 1024 * 1024,
   walSegmentBytes: 8 * 1024 * 1024,
   maxBodyDepth: 32,
-  deadLetterTable: 'market.postback_dead_letters',
+  deadLetterTable: SERVICE_TABLES.postbackDeadLetters.name,
   allowSecretInPath: true,
   batchSize: 500,
   flushIntervalMs: 20,
@@ -153,7 +154,7 @@ export function resolveReceiverOptions(options: PostbackReceiverOptions): Resolv
   for (const k of Object.keys(options)) {
     if (!KEYS.includes(k)) throw configError(`unknown option "${k}" (allowed: ${KEYS.join(', ')})`);
   }
-  if (!options.store || typeof options.store.client?.query !== 'function') {
+  if (!options.store || typeof options.store.internal?.rows !== 'function') {
     throw configError('store is required (createStore from @feedpipe/store)');
   }
   const brokers = options.kafkaBrokers;

@@ -7,7 +7,6 @@
  * closes with the app. `createPostbackReceiver` + `registerPostbackRoutes` split the two steps.
  */
 
-import { insertRows } from '@feedpipe/store';
 import type { FastifyInstance } from 'fastify';
 import { Registry } from 'prom-client';
 import { writeDeadLetters } from './dead-letters.js';
@@ -97,7 +96,7 @@ function oneRunAtATime(start: () => Promise<ReconcileResult>): {
 
 export async function createPostbackReceiver(input: PostbackReceiverOptions): Promise<PostbackReceiver> {
   const options = resolveReceiverOptions(input);
-  const client = options.store.client;
+  const lane = options.store.internal;
   // The log first: if its directory cannot be used, nothing is acknowledged at all.
   const { wal, pending } = await WriteAheadLog.open({
     dir: options.walDir,
@@ -108,7 +107,7 @@ export async function createPostbackReceiver(input: PostbackReceiverOptions): Pr
   });
   const seen = new SeenKeys(options.dedupCapacity);
   // After a restart the duplicate check starts from what the table already holds.
-  for (const key of (await recentEventKeys(client, options.table, options.dedupCapacity)).reverse())
+  for (const key of (await recentEventKeys(lane, options.table, options.dedupCapacity)).reverse())
     seen.add(key);
   const kafka = createKafkaWriter({
     brokers: options.kafkaBrokers,
@@ -127,20 +126,19 @@ export async function createPostbackReceiver(input: PostbackReceiverOptions): Pr
     kafka: (events) => kafka.send(events.map((p) => ({ key: p.event.orderId, value: p.wire }))),
     storedKeys: (events) =>
       storedEventKeys(
-        client,
+        lane,
         options.table,
         events.map((p) => p.event),
       ),
     clickhouse: (events) =>
-      insertRows(
-        client,
+      lane.insertRows(
         options.table,
         ORDER_EVENT_COLUMNS,
         events.map((p) => p.row),
       ),
-    deadLetters: (letters) => writeDeadLetters(client, options.deadLetterTable, letters, Date.now()),
+    deadLetters: (letters) => writeDeadLetters(lane, options.deadLetterTable, letters, Date.now()),
     probe: async () => {
-      await (await client.query({ query: 'SELECT 1', format: 'JSONEachRow' })).json();
+      await lane.rows('SELECT 1');
       return true;
     },
     published: (events) =>
@@ -156,7 +154,12 @@ export async function createPostbackReceiver(input: PostbackReceiverOptions): Pr
   const broker = options.broker;
   // Started only through `reconcile`, which checks that a broker client is configured.
   const runs = oneRunAtATime(() =>
-    reconcileOrders({ broker: broker as NonNullable<typeof broker>, pipeline, client, table: options.table }),
+    reconcileOrders({
+      broker: broker as NonNullable<typeof broker>,
+      pipeline,
+      store: lane,
+      table: options.table,
+    }),
   );
   const reconcile = (): Promise<ReconcileResult> =>
     broker

@@ -12,7 +12,7 @@
  * modification the receiver never heard of becomes one transition with the current values).
  */
 import type { BrokerClient, Order, Trade } from '@feedpipe/broker-api';
-import type { ClickHouseClient } from '@feedpipe/store';
+import type { StoreLane } from '@feedpipe/store';
 import { PostbackError } from './errors.js';
 import { recordedTransitions } from './events-table.js';
 import { type OrderEvent, toOrderEvent } from './order-event.js';
@@ -30,7 +30,7 @@ export interface ReconcileResult {
 export interface ReconcileDeps {
   readonly broker: BrokerClient;
   readonly pipeline: OrderEventPipeline;
-  readonly client: ClickHouseClient;
+  readonly store: StoreLane;
   readonly table: string;
   readonly now?: () => number;
 }
@@ -135,7 +135,7 @@ export async function reconcileOrders(deps: ReconcileDeps): Promise<ReconcileRes
   const ids = candidates.map((c) => c[0]?.orderId ?? '').filter((id) => id !== '');
   let recorded: Awaited<ReturnType<typeof recordedTransitions>>;
   try {
-    recorded = await recordedTransitions(deps.client, deps.table, ids);
+    recorded = await recordedTransitions(deps.store, deps.table, ids);
   } catch (error) {
     throw new PostbackError('RECONCILE_FAILED', `cannot read ${deps.table}: ${(error as Error).message}`, {
       cause: error,

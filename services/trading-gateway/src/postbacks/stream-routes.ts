@@ -83,7 +83,7 @@ export function registerStreamRoutes(
       { config: TRADE_ROUTE, schema: { querystring: HISTORY_SCHEMA } },
       async (request) => {
         const q = request.query as UpdateFilter & { limit?: number };
-        return { events: await readOrderEvents(options.store.client, options.table, q) };
+        return { events: await readOrderEvents(options.store.internal, options.table, q) };
       },
     );
 

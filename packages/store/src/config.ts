@@ -1,0 +1,146 @@
+/**
+ * The store's options, validated once at construction: unknown keys and bad values are refused
+ * with a message that names the key and what is allowed (STORE_CONFIG_INVALID). A password is
+ * never put in an error or a log line.
+ */
+import type { LaneLimits } from './embedded/exclusive-lane.js';
+import { StoreError } from './errors.js';
+
+export interface StoreConfig {
+  /** `CLICKHOUSE_URL`, e.g. http://user:pass@host:8123. Unset: embedded chDB under `dataDir`. */
+  url?: string | undefined;
+  /** `DATA_DIR` for embedded chDB. Default `.data/chdb`. */
+  dataDir?: string | undefined;
+  /** Server mode only: per-request timeout. Default 300 s. */
+  requestTimeoutMs?: number | undefined;
+  /** Limits of the lane of the pipeline's own work (`Store.internal`). */
+  internalLane?: Partial<LaneLimits> | undefined;
+  /** Limits of the lane of queries made for API callers (`Store.user`). */
+  userLane?: Partial<LaneLimits> | undefined;
+  /**
+   * Server mode only: the ClickHouse user the `user` lane logs in as, instead of the user of `url`
+   * (`CLICKHOUSE_SQL_USER` / `CLICKHOUSE_SQL_PASSWORD`). Both fields are required; a password is
+   * never put in an error or a log line. Default: unset (both lanes log in as the user of `url`).
+   */
+  userAccount?: UserAccount | undefined;
+}
+
+/** A ClickHouse server login. */
+export interface UserAccount {
+  username: string;
+  password: string;
+}
+
+/** Defaults of the lanes. The pipeline's lane waits long (its work must happen); callers' short. */
+export const DEFAULT_INTERNAL_LANE: Readonly<LaneLimits> = Object.freeze({
+  maxQueued: 10_000,
+  maxWaitMs: 300_000,
+});
+export const DEFAULT_USER_LANE: Readonly<LaneLimits> = Object.freeze({ maxQueued: 64, maxWaitMs: 30_000 });
+
+const KNOWN_KEYS = new Set(['url', 'dataDir', 'requestTimeoutMs', 'internalLane', 'userLane', 'userAccount']);
+const LANE_KEYS = new Set(['maxQueued', 'maxWaitMs']);
+const ACCOUNT_KEYS = new Set(['username', 'password']);
+/**
+ * ClickHouse user names the HTTP client can send: it logs in with Basic auth, where a `:` would
+ * end the name early, and a user of users.d is an XML element name anyway.
+ */
+const USER_NAME = /^[A-Za-z_][A-Za-z0-9_.-]{0,127}$/;
+
+/** `url` without its credentials (for `location`, and for a login that must not take the URL's). */
+export function redactUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    parsed.username = '';
+    parsed.password = '';
+    return parsed.toString();
+  } catch {
+    return '<invalid url>';
+  }
+}
+
+export function laneLimits(
+  name: 'internalLane' | 'userLane',
+  given: Partial<LaneLimits> | undefined,
+  defaults: Readonly<LaneLimits>,
+): LaneLimits {
+  if (given === undefined) return { ...defaults };
+  if (typeof given !== 'object' || given === null) {
+    throw new StoreError('STORE_CONFIG_INVALID', `store option "${name}" must be an object`);
+  }
+  for (const key of Object.keys(given)) {
+    if (!LANE_KEYS.has(key)) {
+      throw new StoreError(
+        'STORE_CONFIG_INVALID',
+        `unknown store option "${name}.${key}"; allowed: ${[...LANE_KEYS].join(', ')}`,
+      );
+    }
+  }
+  const limits = { ...defaults, ...given };
+  for (const key of LANE_KEYS) {
+    const value = limits[key as keyof LaneLimits];
+    if (!Number.isInteger(value) || value < 1 || value > 100_000_000) {
+      throw new StoreError(
+        'STORE_CONFIG_INVALID',
+        `store option "${name}.${key}" must be an integer from 1 to 100000000, got ${String(value)}`,
+      );
+    }
+  }
+  return limits;
+}
+
+export function validate(config: StoreConfig): void {
+  for (const key of Object.keys(config)) {
+    if (!KNOWN_KEYS.has(key)) {
+      throw new StoreError(
+        'STORE_CONFIG_INVALID',
+        `unknown store option "${key}"; allowed: ${[...KNOWN_KEYS].join(', ')}`,
+      );
+    }
+  }
+  if (config.url !== undefined) {
+    let parsed: URL;
+    try {
+      parsed = new URL(config.url);
+    } catch {
+      throw new StoreError(
+        'STORE_CONFIG_INVALID',
+        'CLICKHOUSE_URL is not a valid URL (expected http(s)://host:port)',
+      );
+    }
+    if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
+      throw new StoreError(
+        'STORE_CONFIG_INVALID',
+        `CLICKHOUSE_URL must use http or https, got ${parsed.protocol}`,
+      );
+    }
+  }
+  if (config.userAccount !== undefined) validateAccount(config.userAccount, config.url !== undefined);
+}
+
+/** The reader login: checked whole here, so a half-configured reader never silently falls back. */
+function validateAccount(account: UserAccount, serverMode: boolean): void {
+  const invalid = (message: string): never => {
+    throw new StoreError('STORE_CONFIG_INVALID', message);
+  };
+  if (typeof account !== 'object' || account === null || Array.isArray(account)) {
+    invalid('store option "userAccount" must be an object { username, password }');
+  }
+  for (const key of Object.keys(account)) {
+    if (!ACCOUNT_KEYS.has(key)) {
+      invalid(`unknown store option "userAccount.${key}"; allowed: ${[...ACCOUNT_KEYS].join(', ')}`);
+    }
+  }
+  if (!serverMode) {
+    invalid('store option "userAccount" needs "url": embedded chDB has no users to log in as');
+  }
+  const { username, password } = account;
+  if (typeof username !== 'string' || !USER_NAME.test(username)) {
+    invalid(
+      'store option "userAccount.username" must be a ClickHouse user name (letters, digits, _ . -; no ":")',
+    );
+  }
+  if (typeof password !== 'string' || password.length === 0) {
+    invalid(`store option "userAccount.password" is required: the password of ClickHouse user ${username}`);
+  }
+}

@@ -1,0 +1,97 @@
+/**
+ * The embedded adapter: each lane is one chDB session behind an exclusive lane
+ * (session-connection.ts), reached through `@clickhouse/client`'s API over that session. chDB's
+ * quirks stay here and in the files beside it: the session clean-up after a failed statement, the
+ * zero-copy CSV insert off the event loop, results handed over whole, HTTP settings it ignores.
+ */
+import { createRequire } from 'node:module';
+import { resolve } from 'node:path';
+import { createClient } from '@clickhouse/client';
+import type * as ChdbConnectionModule from 'chdb/connection';
+import { ClientLane } from '../client-lane.js';
+import { StoreError } from '../errors.js';
+import type { Store } from '../store.js';
+import { ExclusiveLane, type LaneLimits } from './exclusive-lane.js';
+import { SessionConnection } from './session-connection.js';
+
+/**
+ * chDB loaded on first use: its engine is a 566 MB shared library that costs a process ~100 MB of
+ * RSS once loaded, which a process on a ClickHouse server (or one that only reads a constant from
+ * this package, like the benchmark harness) should not pay.
+ */
+const loadChdbConnection = (): typeof ChdbConnectionModule =>
+  createRequire(import.meta.url)('chdb/connection') as typeof ChdbConnectionModule;
+
+type ClientConnection =
+  NonNullable<Parameters<typeof createClient>[0]> extends { connection?: infer C } ? C : never;
+
+/**
+ * Parsed on one thread: an embedded engine shares the machine with the pipeline it stores, and a
+ * block parsed on every core at once stalled the feed path for its duration. (Query level
+ * SETTINGS of the raw insert, so nothing leaks into the session.)
+ */
+const CSV_INSERT_SETTINGS = { input_format_parallel_parsing: 0, max_threads: 1, max_insert_threads: 1 };
+
+// chDB binds one data directory per process (a second path throws, and opening one from a worker
+// thread breaks the main thread's session). So the embedded store is a per-process singleton per path.
+let embedded: { path: string; store: Store; refs: number } | undefined;
+
+export function createEmbeddedStore(
+  dataDir: string | undefined,
+  limits: { internal: LaneLimits; user: LaneLimits },
+): Store {
+  const path = resolve(dataDir ?? '.data/chdb');
+  if (embedded) {
+    if (embedded.path !== path) {
+      throw new StoreError(
+        'CHDB_PATH_CONFLICT',
+        `embedded chDB is already open at ${embedded.path} in this process; one data directory per process (asked for ${path})`,
+      );
+    }
+    embedded.refs += 1;
+    return embedded.store;
+  }
+  const chdbModule = loadChdbConnection();
+  const open = () => chdbModule.createChdbConnection({ path });
+  const internalLane = new ExclusiveLane('internal', limits.internal);
+  const userLane = new ExclusiveLane('user', limits.user);
+  const internal = new SessionConnection(open, internalLane);
+  const user = new SessionConnection(open, userLane);
+  // chdb/connection is typed against its own copy of @clickhouse/client-common; the runtime
+  // contract is the same Connection interface, so the cast only bridges the duplicate declarations.
+  const client = createClient({ connection: internal as unknown as ClientConnection });
+  const userClient = createClient({ connection: user as unknown as ClientConnection });
+  const lane = (name: 'internal' | 'user', on: SessionConnection, over: typeof client) =>
+    new ClientLane({
+      client: over,
+      name,
+      // chDB materialises a result before its first byte, and drops HTTP transport settings.
+      streamsResults: false,
+      readonlyLevel: 1,
+      // The engine's own CSV parser, fed the buffer without a copy, off the event loop (the
+      // generic client path builds one string of query and data on the calling thread).
+      insertCsv: (table, columns, csv) =>
+        on.rawInsert({ table, columns, format: 'CSV', values: csv, settings: CSV_INSERT_SETTINGS }),
+    });
+  const store: Store = {
+    internal: lane('internal', internal, client),
+    user: lane('user', user, userClient),
+    mode: 'embedded',
+    streamsResults: false,
+    location: path,
+    userReadonly: 1,
+    async close() {
+      if (!embedded || embedded.store !== store) return;
+      embedded.refs -= 1;
+      if (embedded.refs > 0) return;
+      embedded = undefined;
+      await Promise.all([client.close(), userClient.close()]);
+    },
+    load: () => ({
+      internal: { ...internalLane.stats, ...internal.stats },
+      user: { ...userLane.stats, ...user.stats },
+    }),
+  };
+  embedded = { path, store, refs: 1 };
+  return store;
+}
