@@ -80,18 +80,18 @@ export function createSinkMetrics(registry: Registry): SinkMetrics {
     }),
     consumerCrashes: new Counter({
       name: 'sink_consumer_crashes_total',
-      help: 'Times the sink consumer crashed (broker lost, retries exhausted) and started over, by error name',
+      help: 'Sink consumer outages (an error reported, retried until records flow again), by the error code that began them',
       labelNames: ['error'],
       registers,
     }),
     consumerRejoins: new Counter({
       name: 'sink_consumer_rejoins_total',
-      help: 'Times the sink consumer joined its group again after a crash or a rebalance',
+      help: 'Times the sink consumer was assigned partitions again after its first join (a rebalance or a lost session)',
       registers,
     }),
     consumerOutageSeconds: new Histogram({
       name: 'sink_consumer_outage_seconds',
-      help: 'From a consumer crash to rejoining the group: the time nothing was stored',
+      help: 'From a consumer error to its records flowing again: the time nothing was stored',
       buckets: [0.5, 1, 2, 5, 10, 20, 30, 45, 60, 120, 300],
       registers,
     }),

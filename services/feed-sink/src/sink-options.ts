@@ -1,0 +1,84 @@
+/** The sink's options, checked once at `createSink`, and the settings derived from them. */
+import { DEFAULT_FEED_TOPICS, type FeedTopics } from '@feedpipe/contracts';
+import type { Store } from '@feedpipe/store';
+import type { Registry } from 'prom-client';
+import { SinkError } from './errors.js';
+
+export interface SinkOptions {
+  brokers: string[];
+  store: Store;
+  topics?: Partial<FeedTopics>;
+  /** Consumer group. Default `feedpipe-sink`. */
+  groupId?: string;
+  /** Rows per insert block. Default 100,000. */
+  maxBatchRows?: number;
+  /** A partial block is inserted after this long. Default 500 ms. */
+  maxBatchAgeMs?: number;
+  /** Above this many buffered rows the consumer waits for inserts. Default 400,000. */
+  maxBufferedRows?: number;
+  /**
+   * Consumer group session timeout: how long a vanished member holds its partitions. Default 10 s;
+   * the broker's minimum is 6 s (group.min.session.timeout.ms). The consumer heartbeats on its own
+   * timer, so a long insert does not cost the session; after a broker restart the member keeps its
+   * id and goes on where it was if its session outlived the outage.
+   */
+  sessionTimeoutMs?: number;
+  registry?: Registry;
+  /** Test hook: runs after a table's block was inserted and before its offsets are committed. */
+  afterInsert?: (table: string, rows: number) => Promise<void> | void;
+  log?: (message: string) => void;
+}
+
+/** The options with their defaults filled in. */
+export interface SinkSettings {
+  topics: FeedTopics;
+  groupId: string;
+  maxBatchRows: number;
+  maxBatchAgeMs: number;
+  maxBufferedRows: number;
+  sessionTimeoutMs: number;
+  log: (message: string) => void;
+}
+
+const KNOWN_OPTIONS = new Set([
+  'brokers',
+  'store',
+  'topics',
+  'groupId',
+  'maxBatchRows',
+  'maxBatchAgeMs',
+  'maxBufferedRows',
+  'registry',
+  'sessionTimeoutMs',
+  'afterInsert',
+  'log',
+]);
+
+function validate(options: SinkOptions): void {
+  for (const key of Object.keys(options)) {
+    if (!KNOWN_OPTIONS.has(key)) throw new SinkError('CONFIG_INVALID', `unknown sink option "${key}"`);
+  }
+  if (!Array.isArray(options.brokers) || options.brokers.length === 0) {
+    throw new SinkError('CONFIG_INVALID', 'sink option "brokers" must list at least one host:port');
+  }
+  for (const key of ['maxBatchRows', 'maxBatchAgeMs', 'maxBufferedRows', 'sessionTimeoutMs'] as const) {
+    const value = options[key];
+    if (value !== undefined && (!Number.isInteger(value) || value <= 0)) {
+      throw new SinkError('CONFIG_INVALID', `sink option "${key}" must be a positive integer, got ${value}`);
+    }
+  }
+}
+
+/** Checks the options (CONFIG_INVALID) and fills in the defaults. */
+export function sinkSettings(options: SinkOptions): SinkSettings {
+  validate(options);
+  return {
+    topics: { ...DEFAULT_FEED_TOPICS, ...options.topics },
+    groupId: options.groupId ?? 'feedpipe-sink',
+    maxBatchRows: options.maxBatchRows ?? 100_000,
+    maxBatchAgeMs: options.maxBatchAgeMs ?? 500,
+    maxBufferedRows: options.maxBufferedRows ?? 400_000,
+    sessionTimeoutMs: options.sessionTimeoutMs ?? 10_000,
+    log: options.log ?? ((m: string) => process.stderr.write(`sink: ${m}\n`)),
+  };
+}
