@@ -7,8 +7,12 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+// One splitter for the runner and the cluster DDL generator, so both read a migration alike.
+import { splitStatements } from '@feedpipe/contracts';
 import { StoreError } from './errors.js';
 import type { StoreLane } from './port.js';
+
+export { splitStatements };
 
 export const DEFAULT_MIGRATIONS_DIR = join(dirname(fileURLToPath(import.meta.url)), '..', 'migrations');
 
@@ -19,17 +23,6 @@ export interface Migration {
 }
 
 const FILE_PATTERN = /^(\d{3,})_([a-z0-9_]+)\.sql$/;
-
-export function splitStatements(sql: string): string[] {
-  const withoutComments = sql
-    .split('\n')
-    .filter((line) => !line.trimStart().startsWith('--'))
-    .join('\n');
-  return withoutComments
-    .split(/;\s*(?:\n|$)/)
-    .map((s) => s.trim())
-    .filter((s) => s.length > 0);
-}
 
 export function loadMigrations(dir: string = DEFAULT_MIGRATIONS_DIR): Migration[] {
   const migrations: Migration[] = [];

@@ -1,6 +1,6 @@
 /**
- * Just enough SQL reading for the migrations' DDL: statements split the way the store's migration
- * runner splits them (a line ending in `;`, `--` comment lines dropped), and a CREATE TABLE taken
+ * Just enough SQL reading for the migrations' DDL: statements split as the store's migration runner
+ * splits them (it calls splitStatements too: a line ending in `;`, `--` comment lines dropped), and a CREATE TABLE taken
  * apart into its name, column block, engine and trailing clauses, each kept as written.
  */
 

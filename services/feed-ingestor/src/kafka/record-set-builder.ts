@@ -17,10 +17,10 @@
  */
 
 import { SOURCE_BYTES, SOURCE_HEADER } from '@feedpipe/contracts';
+import { crc32c } from '@feedpipe/kafka-client';
 import { BufferPool } from '@feedpipe/service-kit';
 import type { EncodedRecordSet } from 'kafkajs';
 import { IngestorError } from '../errors.js';
-import { crc32c } from './crc32c.js';
 
 export const BATCH_HEADER_BYTES = 61;
 const CRC_AT = 17;
