@@ -32,6 +32,7 @@ export {
   type RecordFieldName,
   type RecordLayout,
 } from './record-layout.js';
+export { FEED_SCHEMA_IDS, ORDER_UPDATE_SCHEMA_ID, SCHEMA_HEADER } from './record-schema-ids.js';
 export type {
   CircuitLimitRecord,
   ErrorRecord,

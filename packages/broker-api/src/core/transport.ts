@@ -9,7 +9,15 @@ export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
 
 /** Where the access token comes from: a fixed string or a holder that renews it. */
 export interface TokenSource {
+  /** The token to use now. */
   getToken(): Promise<string>;
+  /**
+   * The service refused `rejected` (REST 401 DH-901; feed Error 807, or 808/809 right after a
+   * renewal): resolve to a token other than `rejected`, with at most one renewal in flight however
+   * many callers wait. A source with no way to renew rejects with `BrokerApiError` code
+   * `TOKEN_EXPIRED`. Optional: a source without it is treated as one that cannot renew.
+   */
+  tokenRejected?(rejected: string): Promise<string>;
 }
 
 /** The subset of `fetch` the client uses; injectable for tests and instrumentation. */
