@@ -15,8 +15,9 @@ export function countPackets(message: Uint8Array): number {
   return n;
 }
 
+/** Every packet as sent, the zero-filled "no data yet" ones included (the ingestor drops those). */
 export function decodeAll(messages: readonly Uint8Array[]): FeedRecord[] {
-  return messages.flatMap((m) => decodeFrameToRecords(m));
+  return messages.flatMap((m) => decodeFrameToRecords(m, undefined, { keepNoDataYet: true }));
 }
 
 export interface Closed {

@@ -34,7 +34,7 @@ export {
 } from './decode/columnar-batch.js';
 export { addDecodeCounters, type DecodeCounters, newDecodeCounters } from './decode/counters.js';
 export { PacketCursor } from './decode/packet-cursor.js';
-export { cursorRecord, decodeFrameToRecords } from './decode/records.js';
+export { cursorRecord, type DecodeRecordsOptions, decodeFrameToRecords } from './decode/records.js';
 export { encodedSize, encodeFrame, encodeRecord } from './encode/encode-record.js';
 export { DEFAULT_FRAME_BUILDER_CAPACITY, FrameBuilder, MAX_FRAME_BYTES } from './encode/frame-builder.js';
 export { CodecError, type CodecErrorCode } from './errors.js';
@@ -63,4 +63,5 @@ export {
   PACKET_SIZE,
   SEGMENT_INX_EQ,
 } from './wire/constants.js';
+export { isNoDataYet } from './wire/no-data-yet.js';
 export { CODE_BY_RECORD_TYPE, RECORD_TYPE_BY_CODE } from './wire/record-types.js';

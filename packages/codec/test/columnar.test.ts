@@ -20,6 +20,7 @@ import {
   TRADE,
   WEEK52,
   withLength,
+  ZERO_CIRCUIT_LIMIT,
 } from './fixtures.js';
 
 const FRAMES = [
@@ -68,6 +69,37 @@ describe('decodeFramesToColumns', () => {
       expect(position.done).toBe(true);
       expect(seen).toEqual(expected);
       expect(counters).toEqual(expectedCounters);
+    }
+  });
+
+  it('yields no row for "no data yet" packets, counts them, and resumes across them mid-frame', () => {
+    // Fast path and slow path (a length byte under 11 falls back to the fixed size): both skip.
+    const frames = [
+      concat(TRADE, ZERO_CIRCUIT_LIMIT, withLength(ZERO_CIRCUIT_LIMIT, 4), PREV_CLOSE),
+      concat(ZERO_CIRCUIT_LIMIT, ZERO_CIRCUIT_LIMIT),
+      concat(ZERO_CIRCUIT_LIMIT, OHLC),
+    ];
+    const expectedCounters = newDecodeCounters();
+    const expected = frames.flatMap((f) => decodeFrameToRecords(f, expectedCounters));
+    expect(expected.map((r) => r.type)).toEqual(['trade', 'prev_close', 'ohlc']);
+    expect(expectedCounters).toMatchObject({ packets: 8, noDataYet: 5, malformed: 0 });
+    for (const capacity of [1, 2, 64]) {
+      const batch = new ColumnarBatch(capacity);
+      const position = newDecodePosition();
+      const counters = newDecodeCounters();
+      const seen: FeedRecord[] = [];
+      const frameOfRow: number[] = [];
+      for (let round = 0; round < 20 && !position.done; round++) {
+        batch.clear();
+        decodeFramesToColumns(frames, batch, counters, position);
+        seen.push(...rows(batch));
+        for (let i = 0; i < batch.length; i++) frameOfRow.push(batch.frameIndexAt(i));
+      }
+      expect(position.done).toBe(true);
+      expect(seen).toEqual(expected);
+      expect(counters).toEqual(expectedCounters);
+      // The frame of zero-filled packets only takes no frame slot: rows point at frames 0, 0, 2.
+      expect(frameOfRow).toEqual([0, 0, 2]);
     }
   });
 

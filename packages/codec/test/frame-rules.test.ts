@@ -1,6 +1,18 @@
 import { describe, expect, it } from 'vitest';
 import { type DecodeCounters, decodeFrameToRecords, newDecodeCounters, PacketCursor } from '../src/index.js';
-import { concat, ERROR_807, hex, OHLC, PREV_CLOSE, TRADE, WEEK52, withCode, withLength } from './fixtures.js';
+import {
+  concat,
+  ERROR_807,
+  hex,
+  MARKET_STATUS,
+  OHLC,
+  PREV_CLOSE,
+  TRADE,
+  WEEK52,
+  withCode,
+  withLength,
+  ZERO_CIRCUIT_LIMIT,
+} from './fixtures.js';
 
 function decode(frame: Uint8Array): { types: string[]; counters: DecodeCounters } {
   const counters = newDecodeCounters();
@@ -12,7 +24,7 @@ describe('frame rules (ARCHITECTURE.md)', () => {
   it('an empty frame decodes to nothing and is not malformed', () => {
     expect(decode(new Uint8Array(0))).toEqual({
       types: [],
-      counters: { frames: 1, packets: 0, malformed: 0, unknown: 0, byCode: {} },
+      counters: { frames: 1, packets: 0, malformed: 0, unknown: 0, noDataYet: 0, byCode: {} },
     });
   });
 
@@ -96,18 +108,44 @@ describe('frame rules (ARCHITECTURE.md)', () => {
     expect(counters).toMatchObject({ packets: 0, unknown: 1, malformed: 1 });
   });
 
-  it('zero-filled reference packets are valid records', () => {
+  it('zero-filled "no data yet" reference packets (security id 0) yield no record and are counted', () => {
     const zeroWeek52 = hex('00 00 00 00 00 00 00 00 00 13 24 00 00 00 00 00 00 00 00');
-    expect(decodeFrameToRecords(zeroWeek52)).toEqual([
+    const zeroPrevClose = hex('0e 00 00 00 00 00 00 00 00 0f 20 00 00 00 00');
+    const counters = newDecodeCounters();
+    const records = decodeFrameToRecords(
+      concat(TRADE, ZERO_CIRCUIT_LIMIT, zeroWeek52, MARKET_STATUS, zeroPrevClose, WEEK52),
+      counters,
+    );
+    // Market status also has security id 0, and is about the market: it stays.
+    expect(records.map((r) => r.type)).toEqual(['trade', 'market_status', 'week52']);
+    expect(counters).toMatchObject({
+      packets: 6,
+      noDataYet: 3,
+      byCode: { 1: 1, 29: 1, 32: 1, 33: 1, 36: 2 },
+    });
+    expect(decodeFrameToRecords(zeroWeek52, undefined, { keepNoDataYet: true })).toEqual([
       { type: 'week52', segment: 0, securityId: 0, high: 0, low: 0 },
     ]);
+  });
+
+  it('an error packet (security id 0 too) is a record, not "no data yet"', () => {
+    const counters = newDecodeCounters();
+    expect(decodeFrameToRecords(ERROR_807, counters).map((r) => r.type)).toEqual(['error']);
+    expect(counters.noDataYet).toBe(0);
   });
 
   it('counters accumulate across frames', () => {
     const counters = newDecodeCounters();
     decodeFrameToRecords(concat(TRADE, TRADE), counters);
     decodeFrameToRecords(concat(OHLC, TRADE.subarray(0, 5)), counters);
-    expect(counters).toEqual({ frames: 2, packets: 3, malformed: 1, unknown: 0, byCode: { 1: 2, 3: 1 } });
+    expect(counters).toEqual({
+      frames: 2,
+      packets: 3,
+      malformed: 1,
+      unknown: 0,
+      noDataYet: 0,
+      byCode: { 1: 2, 3: 1 },
+    });
   });
 
   it('the cursor resumes mid-frame at a packet boundary without counting a new frame', () => {

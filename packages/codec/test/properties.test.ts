@@ -99,17 +99,28 @@ const recordArb: fc.Arbitrary<FeedRecord> = fc.oneof(
   }),
 );
 
+const REFERENCE_TYPES: ReadonlySet<string> = new Set(['prev_close', 'circuit_limit', 'week52']);
+
 describe('round trips', () => {
   it('records -> frame -> records, through every decoder', () => {
     fc.assert(
       fc.property(fc.array(recordArb, { maxLength: 40 }), (records) => {
         const frame = encodeFrame(records);
         const counters = newDecodeCounters();
-        expect(decodeFrameToRecords(frame, counters)).toEqual(records);
-        expect(counters).toMatchObject({ frames: 1, packets: records.length, malformed: 0, unknown: 0 });
+        // Reference values for security id 0 are "no data yet" packets: counted, not records.
+        const kept = records.filter((r) => !(r.securityId === 0 && REFERENCE_TYPES.has(r.type)));
+        expect(decodeFrameToRecords(frame, counters)).toEqual(kept);
+        expect(decodeFrameToRecords(frame, undefined, { keepNoDataYet: true })).toEqual(records);
+        expect(counters).toMatchObject({
+          frames: 1,
+          packets: records.length,
+          malformed: 0,
+          unknown: 0,
+          noDataYet: records.length - kept.length,
+        });
         const batch = new ColumnarBatch(64);
         decodeFramesToColumns([frame], batch);
-        expect(Array.from({ length: batch.length }, (_, i) => batch.recordAt(i))).toEqual(records);
+        expect(Array.from({ length: batch.length }, (_, i) => batch.recordAt(i))).toEqual(kept);
         const builder = new FrameBuilder(32);
         for (const record of records) builder.record(record);
         expect(builder.toBytes()).toEqual(frame);

@@ -21,6 +21,17 @@ export {
 } from './ddl/sql-statements.js';
 export { ContractError, type ContractErrorCode } from './errors.js';
 export {
+  ORDER_UPDATE_FIELDS,
+  ORDER_UPDATE_KINDS,
+  ORDER_UPDATE_SOURCES,
+  type OrderUpdateField,
+  type OrderUpdateFieldKind,
+  type OrderUpdateKind,
+  type OrderUpdateRecord,
+  type OrderUpdateSource,
+} from './order-update.js';
+export { RECEIVED_AT_DOC, RECORD_DOCS, type RecordDoc } from './record-docs.js';
+export {
   FEED_VALUE_FIELDS,
   type FieldKind,
   jsonLiterals,
@@ -33,6 +44,14 @@ export {
   type RecordLayout,
 } from './record-layout.js';
 export { FEED_SCHEMA_IDS, ORDER_UPDATE_SCHEMA_ID, SCHEMA_HEADER } from './record-schema-ids.js';
+export {
+  generateRecordSchemas,
+  RECORD_SCHEMAS_DIR,
+  type RecordSchemaEntry,
+  type RecordTopicKind,
+  schemaFileText,
+} from './record-schemas/catalog.js';
+export { JSON_SCHEMA_DIALECT, type JsonSchema, type JsonValue } from './record-schemas/field-schemas.js';
 export type {
   CircuitLimitRecord,
   ErrorRecord,

@@ -1,3 +1,5 @@
+import { RECORD_TYPE_BY_CODE } from '@feedpipe/codec';
+import { TOPIC_KINDS, topicKindOf } from '@feedpipe/contracts';
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 
 /** Ingestor metrics. Counted per chunk or per frame event, never per packet on the hot path. */
@@ -7,6 +9,7 @@ export interface IngestorMetrics {
   packets: Counter<'type'>;
   malformed: Counter;
   unknown: Counter;
+  noDataYet: Counter;
   produced: Counter<'topic'>;
   decodeSeconds: Histogram;
   produceSeconds: Histogram;
@@ -35,6 +38,29 @@ const PACKET_TYPE_BY_CODE: Readonly<Record<number, string>> = {
 
 export function packetTypeLabel(code: number): string {
   return PACKET_TYPE_BY_CODE[code] ?? 'unknown';
+}
+
+const REFERENCE_KIND = TOPIC_KINDS.indexOf('reference');
+/** Message codes of the packets that go to the reference topic. */
+const REFERENCE_CODES: ReadonlySet<number> = new Set(
+  Object.entries(RECORD_TYPE_BY_CODE)
+    .filter(([, type]) => topicKindOf(type) === 'reference')
+    .map(([code]) => Number(code)),
+);
+
+/**
+ * "No data yet" packets of one chunk (zero-filled reference packets for security id 0, which the
+ * codec decodes but turns into no record: @feedpipe/codec wire/no-data-yet.ts). A chunk's result
+ * counts its decoded packets by code and its produced records by topic, and nothing else keeps a
+ * reference packet out of Kafka, so the difference on the reference topic is exactly their number.
+ */
+export function noDataYetOf(
+  byCode: ReadonlyArray<readonly [number, number]>,
+  produced: readonly number[],
+): number {
+  let referencePackets = 0;
+  for (const [code, count] of byCode) if (REFERENCE_CODES.has(code)) referencePackets += count;
+  return Math.max(0, referencePackets - (produced[REFERENCE_KIND] ?? 0));
 }
 
 type Registers = Registry[];
@@ -69,6 +95,11 @@ function pipelineMetrics(registers: Registers) {
     unknown: new Counter({
       name: 'ingestor_unknown_packets_total',
       help: 'Packets of unknown codes (skipped)',
+      registers,
+    }),
+    noDataYet: new Counter({
+      name: 'ingestor_no_data_yet_packets_total',
+      help: 'Zero-filled "no data yet" reference packets (security id 0): decoded, not produced',
       registers,
     }),
     produced: new Counter({

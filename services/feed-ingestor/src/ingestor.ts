@@ -16,7 +16,12 @@ import {
   type SubscriptionKind,
 } from './feed/connection-pool.js';
 import type { ConnectionState, FeedConnectionEvents, FeedCredentials } from './feed/feed-connection.js';
-import { createIngestorMetrics, type IngestorMetrics, packetTypeLabel } from './ingestor-metrics.js';
+import {
+  createIngestorMetrics,
+  type IngestorMetrics,
+  noDataYetOf,
+  packetTypeLabel,
+} from './ingestor-metrics.js';
 import type { LatencyRecorder } from './pipeline/latency-recorder.js';
 import { ProducerPipeline } from './pipeline/producer-pipeline.js';
 import type { ChunkResult } from './pipeline/worker-protocol.js';
@@ -160,6 +165,8 @@ function createPipeline(
     for (const [code, count] of result.byCode) metrics.packets.inc({ type: packetTypeLabel(code) }, count);
     if (result.malformed > 0) metrics.malformed.inc(result.malformed);
     if (result.unknown > 0) metrics.unknown.inc(result.unknown);
+    const noDataYet = noDataYetOf(result.byCode, result.produced);
+    if (noDataYet > 0) metrics.noDataYet.inc(noDataYet);
     TOPIC_KINDS.forEach((kind, i) => {
       const n = result.produced[i] ?? 0;
       if (n > 0) metrics.produced.inc({ topic: topics[kind] }, n);

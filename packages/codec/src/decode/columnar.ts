@@ -1,5 +1,6 @@
 import { CodecError } from '../errors.js';
 import { FIXED_SIZE_BY_CODE, HEADER_SIZE, MsgCode, Offset } from '../wire/constants.js';
+import { isNoDataYet, REFERENCE_CODE } from '../wire/no-data-yet.js';
 import { type ColumnarBatch, ROW_WORDS, RowWord } from './columnar-batch.js';
 import type { DecodeCounters } from './counters.js';
 import { PacketCursor } from './packet-cursor.js';
@@ -33,6 +34,8 @@ const KNOWN_CODES: readonly number[] = Object.values(MsgCode);
  * (u32 LE length, u64 LE receive time in microseconds, payload) back to back, the layout of a
  * capture file after its magic, so a worker gets a whole batch of frames in one transferable buffer.
  *
+ * A "no data yet" packet (wire/no-data-yet.ts) is decoded and counted but yields no row.
+ *
  * Stops when the input is consumed or the batch is full (every row or every frame slot taken, see
  * ColumnarBatch.full); pass the same `position` again (after
  * clearing the batch) to continue exactly where it stopped, mid-frame if need be. Without a position
@@ -49,6 +52,7 @@ export function decodeFramesToColumns(
   cursor.resetCounters();
   fastCounts.fill(0);
   frameCount = 0;
+  noDataYetCount = 0;
   const before = batch.length;
   try {
     if (frames instanceof Uint8Array) decodePack(frames, batch, cursor, position);
@@ -57,6 +61,7 @@ export function decodeFramesToColumns(
     if (counters !== undefined) {
       cursor.addCountersTo(counters);
       counters.frames += frameCount;
+      counters.noDataYet += noDataYetCount;
       for (const code of KNOWN_CODES) {
         const count = fastCounts[code] as number;
         if (count > 0) {
@@ -155,10 +160,15 @@ function decodeOneFrame(
       const code = view.getUint8(at + Offset.code);
       const fixed = FIXED_SIZE_BY_CODE[code] as number;
       if (fixed !== 0 && length >= fixed && length <= remaining) {
-        writeRow(words, row * ROW_WORDS, view, at, code, slot);
         fastCounts[code] = (fastCounts[code] as number) + 1;
+        // The table load first: trades and OHLC (nearly every packet) skip the id read.
+        if (REFERENCE_CODE[code] === 1 && view.getInt32(at + Offset.securityId, true) === 0) {
+          noDataYetCount++;
+        } else {
+          writeRow(words, row * ROW_WORDS, view, at, code, slot);
+          row++;
+        }
         at += length;
-        row++;
         continue;
       }
     }
@@ -166,8 +176,12 @@ function decodeOneFrame(
       frameDone = true;
       break;
     }
-    writeRow(words, row * ROW_WORDS, view, cursor.packetStart, cursor.code, slot);
     at = frameStart + cursor.nextOffset;
+    if (isNoDataYet(cursor.code, cursor.securityId)) {
+      noDataYetCount++;
+      continue;
+    }
+    writeRow(words, row * ROW_WORDS, view, cursor.packetStart, cursor.code, slot);
     row++;
   }
   batch.length = row;
@@ -201,6 +215,9 @@ function dataViewOf(bytes: Uint8Array): DataView<ArrayBufferLike> {
 
 /** Frames begun since decodeFramesToColumns started (the cursor never sees most of them). */
 let frameCount = 0;
+
+/** "No data yet" packets skipped since decodeFramesToColumns started (fast and slow path). */
+let noDataYetCount = 0;
 
 /**
  * Packets the fast path decoded, by code, since decodeFramesToColumns began; merged into the

@@ -3,18 +3,21 @@
  * message code (so the byCode values sum to `packets`); `unknown` counts skipped packets of unknown
  * codes; `malformed` counts frames stopped early by a truncated header, a packet shorter than its
  * code's fields, or a packet running past the end of the frame. A zero length byte stops a frame
- * without being counted (the spec treats it as the end of the data).
+ * without being counted (the spec treats it as the end of the data). `noDataYet` counts the decoded
+ * packets (included in `packets`) that yielded no record: the zero-filled reference packets of
+ * wire/no-data-yet.ts.
  */
 export interface DecodeCounters {
   frames: number;
   packets: number;
   malformed: number;
   unknown: number;
+  noDataYet: number;
   byCode: Record<number, number>;
 }
 
 export function newDecodeCounters(): DecodeCounters {
-  return { frames: 0, packets: 0, malformed: 0, unknown: 0, byCode: {} };
+  return { frames: 0, packets: 0, malformed: 0, unknown: 0, noDataYet: 0, byCode: {} };
 }
 
 export function addDecodeCounters(target: DecodeCounters, source: DecodeCounters): void {
@@ -22,6 +25,7 @@ export function addDecodeCounters(target: DecodeCounters, source: DecodeCounters
   target.packets += source.packets;
   target.malformed += source.malformed;
   target.unknown += source.unknown;
+  target.noDataYet += source.noDataYet;
   for (const [code, count] of Object.entries(source.byCode)) {
     target.byCode[Number(code)] = (target.byCode[Number(code)] ?? 0) + count;
   }

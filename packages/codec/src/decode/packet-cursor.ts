@@ -264,9 +264,20 @@ export class PacketCursor {
   countOf(code: number): number {
     return this.#byCode[code & 0xff] ?? 0;
   }
-  /** A snapshot of the counters (allocates; call it per batch, not per packet). */
+  /**
+   * A snapshot of the counters (allocates; call it per batch, not per packet). The cursor hands out
+   * every packet, "no data yet" ones included, so its `noDataYet` stays 0: that count belongs to
+   * the decoders that turn packets into records.
+   */
   get counters(): DecodeCounters {
-    const snapshot: DecodeCounters = { frames: 0, packets: 0, malformed: 0, unknown: 0, byCode: {} };
+    const snapshot: DecodeCounters = {
+      frames: 0,
+      packets: 0,
+      malformed: 0,
+      unknown: 0,
+      noDataYet: 0,
+      byCode: {},
+    };
     this.addCountersTo(snapshot);
     return snapshot;
   }

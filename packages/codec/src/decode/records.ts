@@ -1,5 +1,6 @@
 import type { FeedRecord } from '@feedpipe/contracts';
 import { MsgCode, Offset } from '../wire/constants.js';
+import { isNoDataYet } from '../wire/no-data-yet.js';
 import type { DecodeCounters } from './counters.js';
 import { PacketCursor } from './packet-cursor.js';
 
@@ -67,16 +68,37 @@ function rareRecord(cursor: PacketCursor, segment: number, securityId: number): 
 // observe or re-enter it midway.
 const shared = new PacketCursor();
 
+export interface DecodeRecordsOptions {
+  /**
+   * Also return "no data yet" packets (wire/no-data-yet.ts) as records, for tools that show the
+   * wire as sent (the simulator's own tests). Default false: like decodeFramesToColumns, they
+   * yield no record and are counted in `noDataYet`.
+   */
+  readonly keepNoDataYet?: boolean;
+}
+
 /**
  * Decodes one frame into plain records, following the frame rules; never throws on bad bytes.
  * Adds what it saw to `counters` when given.
  */
-export function decodeFrameToRecords(frame: Uint8Array, counters?: DecodeCounters): FeedRecord[] {
+export function decodeFrameToRecords(
+  frame: Uint8Array,
+  counters?: DecodeCounters,
+  options: DecodeRecordsOptions = {},
+): FeedRecord[] {
   const cursor = shared;
+  const keep = options.keepNoDataYet === true;
   cursor.resetCounters();
   cursor.reset(frame);
   const records: FeedRecord[] = [];
-  while (cursor.next()) records.push(cursorRecord(cursor));
-  if (counters !== undefined) cursor.addCountersTo(counters);
+  let noDataYet = 0;
+  while (cursor.next()) {
+    if (!keep && isNoDataYet(cursor.code, cursor.securityId)) noDataYet++;
+    else records.push(cursorRecord(cursor));
+  }
+  if (counters !== undefined) {
+    cursor.addCountersTo(counters);
+    counters.noDataYet += noDataYet;
+  }
   return records;
 }

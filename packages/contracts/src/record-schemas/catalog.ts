@@ -1,0 +1,72 @@
+/**
+ * Every record schema of the pipeline's Kafka topics, generated from the record contracts, with
+ * what a consumer or a server needs to find one: its id (the `fp-schema` header value), name and
+ * version, the topic it describes and the file it ships as (packages/contracts/schemas/). The
+ * shipped files are this catalogue written out by `npx record-schemas --out`; a test holds them
+ * equal, so a record type added to the contracts reaches the files by regeneration.
+ */
+import { fileURLToPath } from 'node:url';
+import { ContractError } from '../errors.js';
+import { FEED_SCHEMA_IDS, ORDER_UPDATE_SCHEMA_ID } from '../record-schema-ids.js';
+import { DEFAULT_FEED_TOPICS, DEFAULT_ORDER_UPDATES_TOPIC, TOPIC_KINDS, type TopicKind } from '../topics.js';
+import { feedTopicSchema } from './feed-topic-schema.js';
+import type { JsonSchema } from './field-schemas.js';
+import { orderUpdateSchema } from './order-update-schema.js';
+
+/** The topic a schema describes: a feed topic kind, or the order updates. */
+export type RecordTopicKind = TopicKind | 'order_updates';
+
+export interface RecordSchemaEntry {
+  /** `<name>@<version>`: the `fp-schema` header value and the schema's `$id`. */
+  readonly id: string;
+  readonly name: string;
+  readonly version: number;
+  readonly topicKind: RecordTopicKind;
+  /** The topic's default name (names are configurable). */
+  readonly defaultTopic: string;
+  /** The shipped file's name in packages/contracts/schemas/. */
+  readonly fileName: string;
+  readonly schema: JsonSchema;
+}
+
+/** Where the generated schema files ship. */
+export const RECORD_SCHEMAS_DIR = fileURLToPath(new URL('../../schemas/', import.meta.url));
+
+const SCHEMA_ID = /^([a-z][a-z0-9_.-]*)@([1-9][0-9]*)$/;
+
+function entry(
+  id: string,
+  topicKind: RecordTopicKind,
+  defaultTopic: string,
+  schema: JsonSchema,
+): RecordSchemaEntry {
+  const match = SCHEMA_ID.exec(id);
+  if (!match) {
+    throw new ContractError('SCHEMA_ID_INVALID', `schema id ${JSON.stringify(id)} is not <name>@<version>`);
+  }
+  const [, name = '', version = ''] = match;
+  return Object.freeze({
+    id,
+    name,
+    version: Number(version),
+    topicKind,
+    defaultTopic,
+    fileName: `${name}.v${version}.schema.json`,
+    schema,
+  });
+}
+
+/** Generates the catalogue: the four feed topics in TOPIC_KINDS order, then the order updates. */
+export function generateRecordSchemas(): readonly RecordSchemaEntry[] {
+  return Object.freeze([
+    ...TOPIC_KINDS.map((kind) =>
+      entry(FEED_SCHEMA_IDS[kind], kind, DEFAULT_FEED_TOPICS[kind], feedTopicSchema(kind)),
+    ),
+    entry(ORDER_UPDATE_SCHEMA_ID, 'order_updates', DEFAULT_ORDER_UPDATES_TOPIC, orderUpdateSchema()),
+  ]);
+}
+
+/** A schema as its shipped file's text: two-space JSON and a final newline. */
+export function schemaFileText(schema: JsonSchema): string {
+  return `${JSON.stringify(schema, null, 2)}\n`;
+}

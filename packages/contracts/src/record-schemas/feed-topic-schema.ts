@@ -1,0 +1,77 @@
+/**
+ * The JSON Schema of one feed topic's record values, generated from the record contracts: the
+ * topic's record types (TOPIC_KIND_OF_RECORD), each type's fields in text order with their kinds
+ * (FEED_VALUE_FIELDS) and their meanings (RECORD_DOCS). A topic with several record types (the
+ * reference and status topics) is a `oneOf` told apart by the `type` field's constant.
+ */
+import { RECEIVED_AT_DOC, RECORD_DOCS } from '../record-docs.js';
+import { FEED_VALUE_FIELDS, RECORD_TYPES, type RecordField } from '../record-layout.js';
+import { FEED_SCHEMA_IDS, SCHEMA_HEADER } from '../record-schema-ids.js';
+import type { FeedRecordType } from '../records.js';
+import { SOURCE_BYTES, SOURCE_HEADER } from '../source-identity.js';
+import { DEFAULT_FEED_TOPICS, TOPIC_KIND_OF_RECORD, type TopicKind } from '../topics.js';
+import { feedFieldSchema, JSON_SCHEMA_DIALECT, type JsonSchema } from './field-schemas.js';
+
+/** The record types a feed topic carries, in the contract's order. */
+export function recordTypesOf(kind: TopicKind): FeedRecordType[] {
+  return RECORD_TYPES.filter((type) => TOPIC_KIND_OF_RECORD[type] === kind);
+}
+
+function fieldDoc(type: FeedRecordType, field: RecordField): string {
+  if (field.name === 'receivedAt') return RECEIVED_AT_DOC;
+  const docs: Readonly<Record<string, string>> = RECORD_DOCS[type].fields;
+  return docs[field.name] ?? '';
+}
+
+/** One record type's value: `type`, its fields, then receivedAt; all required, nothing else. */
+function recordTypeSchema(type: FeedRecordType): JsonSchema {
+  const fields = FEED_VALUE_FIELDS[type];
+  const properties: Record<string, JsonSchema> = {
+    type: { const: type, description: 'Record type: selects the fields that follow.' },
+  };
+  for (const field of fields) {
+    properties[field.name] = { ...feedFieldSchema(field.kind), description: fieldDoc(type, field) };
+  }
+  return {
+    title: type,
+    description: RECORD_DOCS[type].summary,
+    type: 'object',
+    properties,
+    required: ['type', ...fields.map((f) => f.name)],
+    additionalProperties: false,
+  };
+}
+
+/** The names of the fields of `kind` among the topic's record types, in first-seen order. */
+function fieldsOfKind(types: readonly FeedRecordType[], kind: RecordField['kind']): string[] {
+  const names = types.flatMap((type) => FEED_VALUE_FIELDS[type].filter((f) => f.kind === kind));
+  return [...new Set(names.map((f) => f.name))];
+}
+
+function topicDescription(kind: TopicKind, types: readonly FeedRecordType[]): string {
+  const seconds = fieldsOfKind(types, 'epochSeconds');
+  const times = seconds.length > 0 ? `${seconds.join(' and ')} in Unix epoch seconds (the feed's), ` : '';
+  const prices =
+    fieldsOfKind(types, 'float32').length > 0
+      ? ' Prices are float32 values in their shortest decimal spelling.'
+      : '';
+  const key = types.includes('error') ? ' ("0" for error records)' : '';
+  return [
+    `Values of the ${DEFAULT_FEED_TOPICS[kind]} topic (its default name; the name is configurable): one JSON object per record, ASCII, of type ${types.join(', ')}, written by the feed ingestor (live feed and replay of captures).`,
+    `Kafka key: the security id as decimal text${key}, so one instrument's records share a partition and keep their order. Headers: ${SCHEMA_HEADER} = "${FEED_SCHEMA_IDS[kind]}" (this schema's $id: pick the schema by it), ${SOURCE_HEADER} = ${SOURCE_BYTES} bytes (big-endian run u32, connection u16, chunk u32, row u32) naming the packet a record was decoded from, equal on a duplicate.`,
+    `Times are UTC: ${times}receivedAt in Unix epoch microseconds (the ingestor's).${prices} segment is the numeric exchange-segment code (14 = INX_EQ; 0 on error packets).`,
+  ].join('\n\n');
+}
+
+/** The schema of `kind`'s records, `$id` its fp-schema header value. */
+export function feedTopicSchema(kind: TopicKind): JsonSchema {
+  const types = recordTypesOf(kind);
+  return {
+    $schema: JSON_SCHEMA_DIALECT,
+    $id: FEED_SCHEMA_IDS[kind],
+    title: `${DEFAULT_FEED_TOPICS[kind]} record`,
+    description: topicDescription(kind, types),
+    oneOf: types.map((type) => ({ $ref: `#/$defs/${type}` })),
+    $defs: Object.fromEntries(types.map((type) => [type, recordTypeSchema(type)])),
+  };
+}

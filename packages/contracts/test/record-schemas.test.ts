@@ -1,0 +1,156 @@
+/**
+ * The published record schemas: the shipped files are exactly what the contracts generate, each
+ * names its fp-schema header value as $id, covers every record type and field of its topic with a
+ * description, and a standard 2020-12 validator (ajv, strict) compiles it and tells good values
+ * from bad ones.
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import Ajv2020 from 'ajv/dist/2020.js';
+import { describe, expect, it } from 'vitest';
+import {
+  FEED_SCHEMA_IDS,
+  FEED_VALUE_FIELDS,
+  generateRecordSchemas,
+  type JsonSchema,
+  ORDER_UPDATE_FIELDS,
+  ORDER_UPDATE_SCHEMA_ID,
+  RECORD_SCHEMAS_DIR,
+  RECORD_TYPES,
+  schemaFileText,
+  TOPIC_KIND_OF_RECORD,
+  TOPIC_KINDS,
+} from '../src/index.js';
+
+const catalog = generateRecordSchemas();
+const byId = new Map(catalog.map((e) => [e.id, e]));
+
+function validatorFor(id: string) {
+  const ajv = new Ajv2020({ strict: true, allErrors: true });
+  for (const entry of catalog) ajv.addSchema(entry.schema as object);
+  const validate = ajv.getSchema(id);
+  if (!validate) throw new Error(`no schema ${id}`);
+  return validate;
+}
+
+const TRADE = {
+  type: 'trade',
+  segment: 14,
+  securityId: 5001,
+  ltp: 101.25,
+  volume: 1200,
+  ltt: 1717390800,
+  lut: 1717390801,
+  receivedAt: 1717390801123456,
+};
+
+const ORDER_UPDATE = {
+  orderId: '1124060300001',
+  kind: 'order',
+  status: 'PENDING',
+  clientId: '1000000001',
+  securityId: '2885',
+  exchangeSegment: 'NSE_EQ',
+  filledQty: 0,
+  remainingQty: 10,
+  quantity: 10,
+  price: 99,
+  averagePrice: 0,
+  updateTime: 1717390800000,
+  updateTimeIst: '2024-06-03 10:30:00',
+  eventKey: 'a'.repeat(64),
+  source: 'postback',
+  seq: 1,
+  receivedAt: 1717390800123000,
+  payload: { orderId: '1124060300001', updateTime: '2024-06-03 10:30:00' },
+};
+
+describe('record schemas', () => {
+  it('ship as generated: one file per schema in packages/contracts/schemas, byte for byte', () => {
+    const files = readdirSync(RECORD_SCHEMAS_DIR).filter((f) => f.endsWith('.schema.json'));
+    expect(files.sort()).toEqual(catalog.map((e) => e.fileName).sort());
+    for (const entry of catalog) {
+      const shipped = readFileSync(join(RECORD_SCHEMAS_DIR, entry.fileName), 'utf8');
+      // On failure: run `npx record-schemas` and commit the files.
+      expect(shipped, entry.fileName).toBe(schemaFileText(entry.schema));
+    }
+  });
+
+  it('are identified by the fp-schema header values, one per topic', () => {
+    expect(catalog.map((e) => e.id)).toEqual([
+      ...TOPIC_KINDS.map((kind) => FEED_SCHEMA_IDS[kind]),
+      ORDER_UPDATE_SCHEMA_ID,
+    ]);
+    for (const entry of catalog) {
+      expect(entry.schema.$id).toBe(entry.id);
+      expect(entry.schema.$schema).toBe('https://json-schema.org/draft/2020-12/schema');
+      expect(`${entry.name}@${entry.version}`).toBe(entry.id);
+    }
+    expect(byId.get('feed.reference@1')).toMatchObject({
+      topicKind: 'reference',
+      defaultTopic: 'feed.reference',
+    });
+    expect(byId.get('orders.updates@1')).toMatchObject({ topicKind: 'order_updates', version: 1 });
+  });
+
+  it('cover every record type of each feed topic and every field in layout order, each described', () => {
+    const covered: string[] = [];
+    for (const kind of TOPIC_KINDS) {
+      const schema = byId.get(FEED_SCHEMA_IDS[kind])?.schema as JsonSchema;
+      const defs = schema.$defs as Record<string, JsonSchema>;
+      const types = RECORD_TYPES.filter((t) => TOPIC_KIND_OF_RECORD[t] === kind);
+      expect(Object.keys(defs)).toEqual(types);
+      expect(schema.oneOf).toEqual(types.map((t) => ({ $ref: `#/$defs/${t}` })));
+      for (const type of types) {
+        const properties = defs[type]?.properties as Record<string, JsonSchema>;
+        const names = FEED_VALUE_FIELDS[type].map((f) => f.name);
+        expect(Object.keys(properties)).toEqual(['type', ...names]);
+        expect(defs[type]?.required).toEqual(['type', ...names]);
+        for (const [name, property] of Object.entries(properties)) {
+          expect(String(property.description).length, `${type}.${name}`).toBeGreaterThan(20);
+        }
+        covered.push(type);
+      }
+    }
+    expect(covered.sort()).toEqual([...RECORD_TYPES].sort());
+    const order = byId.get(ORDER_UPDATE_SCHEMA_ID)?.schema as JsonSchema;
+    expect(Object.keys(order.properties as object)).toEqual(Object.keys(ORDER_UPDATE_FIELDS));
+  });
+
+  it('compile under a strict 2020-12 validator and tell good values from bad ones', () => {
+    const trades = validatorFor('feed.trades@1');
+    expect(trades(TRADE), JSON.stringify(trades.errors)).toBe(true);
+    expect(trades({ ...TRADE, ltp: null })).toBe(true);
+    expect(trades({ ...TRADE, extra: 1 })).toBe(false);
+    expect(trades({ ...TRADE, securityId: '5001' })).toBe(false);
+    expect(trades({ ...TRADE, ltt: 1717390800000 })).toBe(false); // milliseconds do not fit int32
+    const { receivedAt: _, ...withoutReceivedAt } = TRADE;
+    expect(trades(withoutReceivedAt)).toBe(false);
+
+    const reference = validatorFor('feed.reference@1');
+    const week52 = { type: 'week52', segment: 14, securityId: 7, high: 150, low: 80.25, receivedAt: 1 };
+    expect(reference(week52)).toBe(true);
+    expect(reference({ ...week52, type: 'circuit_limit' })).toBe(false); // high/low are not its fields
+    expect(reference({ ...TRADE })).toBe(false);
+
+    const status = validatorFor('feed.status@1');
+    expect(status({ type: 'error', segment: 0, securityId: 0, code: 807, receivedAt: 1 })).toBe(true);
+    expect(
+      status({
+        type: 'market_status',
+        segment: 14,
+        securityId: 0,
+        marketType: [1, 2],
+        status: 1,
+        receivedAt: 1,
+      }),
+    ).toBe(false);
+
+    const orders = validatorFor('orders.updates@1');
+    expect(orders(ORDER_UPDATE), JSON.stringify(orders.errors)).toBe(true);
+    expect(orders({ ...ORDER_UPDATE, updateTime: null })).toBe(true);
+    expect(orders({ ...ORDER_UPDATE, updateTime: '2024-06-03 10:30:00' })).toBe(false);
+    expect(orders({ ...ORDER_UPDATE, kind: 'bond' })).toBe(false);
+    expect(orders({ ...ORDER_UPDATE, eventKey: 'x' })).toBe(false);
+  });
+});
