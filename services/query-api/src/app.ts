@@ -38,6 +38,7 @@ import { QueryRunner } from './query/query-runner.js';
 import { ResultBudget } from './query/result-budget.js';
 import { ResultCache } from './query/result-cache.js';
 import { StoreProbe } from './query/store-probe.js';
+import { registerRecordSchemaRoutes } from './record-schemas/record-schema-routes.js';
 import { registerSqlRoutes } from './sql/sql-routes.js';
 import { type PipelineStatusSource, registerStatusPage } from './status-page/index.js';
 
@@ -130,7 +131,7 @@ async function createHttpApp(
   return app;
 }
 
-/** Every route of the API: status, analytics, SQL, the live stream, the status page, keys. */
+/** Every route of the API: status, analytics, SQL, the live stream, the record schemas, the status page, keys. */
 function registerRoutes(app: FastifyInstance, ctx: ApiContext, hub: LiveHub, deps: QueryApiDeps): void {
   registerStatusRoutes(app, ctx, {
     streamStats: () => ({
@@ -147,6 +148,7 @@ function registerRoutes(app: FastifyInstance, ctx: ApiContext, hub: LiveHub, dep
   registerOptionRoutes(app, ctx);
   registerSqlRoutes(app, ctx);
   registerStreamRoutes(app, ctx, hub);
+  registerRecordSchemaRoutes(app);
   registerStatusPage(app, deps.pipelineStatus);
   registerKeyRoutes(app, ctx.keys);
 }

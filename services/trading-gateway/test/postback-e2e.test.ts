@@ -106,8 +106,8 @@ function byOrder<T>(items: readonly T[], idOf: (t: T) => string): Map<string, T[
   return out;
 }
 
-const milestone = (e: { status: string; filledQty: number; updateTime: string }) =>
-  `${e.status}:${e.filledQty}@${e.updateTime.slice(11)}`;
+const milestone = (e: { status: string; filledQty: number; updateTimeIst: string }) =>
+  `${e.status}:${e.filledQty}@${e.updateTimeIst.slice(11)}`;
 
 async function settle(r: Rig, delivered: number): Promise<void> {
   await waitFor(() => r.sim.postbacks.stats().queued === 0, 30_000, 'the simulator to deliver everything');

@@ -1,6 +1,6 @@
 import type { Order, Trade } from '@feedpipe/broker-api';
 import { describe, expect, it } from 'vitest';
-import { parseIstTime, rebuildOrder, toOrderEvent } from '../src/postbacks/index.js';
+import { parseIstTime, rebuildOrder, toOrderEvent, toWire } from '../src/postbacks/index.js';
 import { resolveReceiverOptions } from '../src/postbacks/options.js';
 import { SeenKeys } from '../src/postbacks/seen-keys.js';
 import { parseAllowlist, secretMatches, sourceAllowed } from '../src/postbacks/source-guard.js';
@@ -75,6 +75,38 @@ describe('order events', () => {
       toOrderEvent({ orderId: 'B', orderStatus: 'TRANSIT', updateTime: 'junk' }, 'postback', 1234)
         .eventTimeMs,
     ).toBe(1234);
+  });
+
+  it("writes times as UTC epoch numbers on the wire, the service's IST text only as updateTimeIst", () => {
+    const body = { orderId: 'W1', orderStatus: 'PENDING', updateTime: '2024-06-03 10:30:05' };
+    const wire = toWire(toOrderEvent(body, 'postback', 1_717_390_900_123), 7);
+    expect(wire).toMatchObject({
+      updateTime: Date.UTC(2024, 5, 3, 5, 0, 5),
+      updateTimeIst: '2024-06-03 10:30:05',
+      receivedAt: 1_717_390_900_123_000,
+      seq: 7,
+      payload: body,
+    });
+    // An alert's time is its triggeredTime; a missing or unreadable time is null, never the text.
+    const alert = toWire(
+      toOrderEvent(
+        { alertId: 'A1', alertStatus: 'TRIGGERED', triggeredTime: '2024-06-03 09:15:00' },
+        'postback',
+        5,
+      ),
+      1,
+    );
+    expect(alert.updateTime).toBe(Date.UTC(2024, 5, 3, 3, 45));
+    const junk = toWire(
+      toOrderEvent({ orderId: 'J', orderStatus: 'TRANSIT', updateTime: 'junk' }, 'postback', 5),
+      2,
+    );
+    expect(junk).toMatchObject({ updateTime: null, updateTimeIst: 'junk' });
+    expect(toWire(toOrderEvent({ orderId: 'N', orderStatus: 'TRANSIT' }, 'reconcile', 5), 3)).toMatchObject({
+      updateTime: null,
+      updateTimeIst: '',
+      source: 'reconcile',
+    });
   });
 
   it('rebuilds placement, exchange acceptance, partial fills and the current state of an order', () => {

@@ -148,6 +148,12 @@ describe('postback receiver', () => {
       records.filter((r) => r.key === 'D1').map((r) => `${r.value.status}:${r.value.filledQty}`),
     ).toEqual(['TRANSIT:0', 'PENDING:0', 'PENDING:4']);
     expect(records).toHaveLength(4);
+    // One record shape everywhere: the table's history reads back the Kafka values exactly.
+    expect(stored).toEqual(records.filter((r) => r.key === 'D1').map((r) => r.value));
+    expect(stored[2]).toMatchObject({
+      updateTime: Date.UTC(2024, 5, 3, 5, 0, 1),
+      updateTimeIst: '2024-06-03 10:30:01',
+    });
     const history = await fetch(`${rx.baseUrl}/order-updates?securityId=11536`);
     expect(((await history.json()) as { events: unknown[] }).events).toHaveLength(1);
     expect(rx.receiver.stats()).toMatchObject({ accepted: 4, duplicates: 2, persisted: 4 });

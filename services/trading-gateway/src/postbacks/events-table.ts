@@ -1,11 +1,13 @@
 /**
  * The ClickHouse side of order events (table created by packages/store migration 005): the row
  * layout the pipeline inserts, and the reads that use FINAL so a duplicate that reached the table
- * is seen once.
+ * is seen once. The table keeps the service's update time as its text (`update_time`, IST without
+ * a zone, part of the transition's identity) beside `event_time` (UTC); readers get the Kafka
+ * record's shape, times as UTC epoch numbers.
  */
-import { SERVICE_TABLES } from '@feedpipe/contracts';
+import { ORDER_UPDATE_KINDS, type OrderUpdateRecord, SERVICE_TABLES } from '@feedpipe/contracts';
 import type { QueryParam, StoreLane } from '@feedpipe/store';
-import type { OrderEvent } from './order-event.js';
+import { type OrderEvent, parseIstTime } from './order-event.js';
 
 /** Columns in the order `toRow` writes them: the table's, as the contracts package names them. */
 export const ORDER_EVENT_COLUMNS = SERVICE_TABLES.orderEvents.columns;
@@ -40,7 +42,7 @@ export function toRow(e: OrderEvent, seq: number): unknown[] {
     e.averagePrice,
     e.omsErrorCode,
     e.omsErrorDescription,
-    e.updateTime,
+    e.updateTimeIst,
     utcText(e.eventTimeMs),
     e.phase,
     e.source,
@@ -53,23 +55,8 @@ export function toRow(e: OrderEvent, seq: number): unknown[] {
 /** The order of one order's transitions (see the migration). */
 export const EVENT_ORDER = 'event_time, filled_qty, phase, received_at, seq';
 
-export interface StoredOrderEvent {
-  orderId: string;
-  eventKey: string;
-  kind: string;
-  clientId: string;
-  status: string;
-  securityId: string;
-  filledQty: number;
-  remainingQty: number;
-  quantity: number;
-  price: number;
-  averagePrice: number;
-  updateTime: string;
-  source: string;
-  receivedAt: string;
-  payload: Record<string, unknown>;
-}
+/** A recorded order update: the same record as the `orders.updates` value and the stream's data. */
+export type StoredOrderEvent = OrderUpdateRecord;
 
 interface RawRow {
   order_id: string;
@@ -78,6 +65,7 @@ interface RawRow {
   client_id: string;
   status: string;
   security_id: string;
+  exchange_segment: string;
   filled_qty: number | string;
   remaining_qty: number | string;
   quantity: number | string;
@@ -85,8 +73,38 @@ interface RawRow {
   average_price: number | string;
   update_time: string;
   source: string;
-  received_at: string;
+  seq: number | string;
+  received_at_us: number | string;
   payload: string;
+}
+
+function kindOf(text: string): OrderUpdateRecord['kind'] {
+  return (ORDER_UPDATE_KINDS as readonly string[]).includes(text)
+    ? (text as OrderUpdateRecord['kind'])
+    : 'order';
+}
+
+function toStored(r: RawRow): StoredOrderEvent {
+  return {
+    orderId: r.order_id,
+    kind: kindOf(r.kind),
+    status: r.status,
+    clientId: r.client_id,
+    securityId: r.security_id,
+    exchangeSegment: r.exchange_segment,
+    filledQty: Number(r.filled_qty),
+    remainingQty: Number(r.remaining_qty),
+    quantity: Number(r.quantity),
+    price: Number(r.price),
+    averagePrice: Number(r.average_price),
+    updateTime: parseIstTime(r.update_time) ?? null,
+    updateTimeIst: r.update_time,
+    eventKey: r.event_key,
+    source: r.source === 'reconcile' ? 'reconcile' : 'postback',
+    seq: Number(r.seq),
+    receivedAt: Number(r.received_at_us),
+    payload: JSON.parse(r.payload) as Record<string, unknown>,
+  };
 }
 
 export interface EventQuery {
@@ -118,31 +136,16 @@ export async function readOrderEvents(
     params.clientId = query.clientId;
   }
   const rows = await store.rows<RawRow>(
-    `SELECT order_id, event_key, kind, client_id, status, security_id, filled_qty, remaining_qty,
-        quantity, price, average_price, update_time, source, received_at, payload
+    `SELECT order_id, event_key, kind, client_id, status, security_id, exchange_segment, filled_qty,
+        remaining_qty, quantity, price, average_price, update_time, source, seq,
+        toUnixTimestamp64Micro(received_at) AS received_at_us, payload
       FROM ${table} FINAL
       ${where.length ? `WHERE ${where.join(' AND ')}` : ''}
       ORDER BY order_id, ${EVENT_ORDER}
       LIMIT {limit:UInt32}`,
     params,
   );
-  return rows.map((r) => ({
-    orderId: r.order_id,
-    eventKey: r.event_key,
-    kind: r.kind,
-    clientId: r.client_id,
-    status: r.status,
-    securityId: r.security_id,
-    filledQty: Number(r.filled_qty),
-    remainingQty: Number(r.remaining_qty),
-    quantity: Number(r.quantity),
-    price: Number(r.price),
-    averagePrice: Number(r.average_price),
-    updateTime: r.update_time,
-    source: r.source,
-    receivedAt: r.received_at,
-    payload: JSON.parse(r.payload) as Record<string, unknown>,
-  }));
+  return rows.map(toStored);
 }
 
 /** Keys accepted lately, newest first: seeds the receiver's duplicate check after a restart. */
@@ -162,7 +165,7 @@ export async function recordedTransitions(
   table: string,
   orderIds: readonly string[],
 ): Promise<
-  Array<{ orderId: string; status: string; filledQty: number; updateTime: string; eventKey: string }>
+  Array<{ orderId: string; status: string; filledQty: number; updateTimeIst: string; eventKey: string }>
 > {
   if (orderIds.length === 0) return [];
   const rows = await store.rows<{
@@ -180,7 +183,7 @@ export async function recordedTransitions(
     orderId: r.order_id,
     status: r.status,
     filledQty: Number(r.filled_qty),
-    updateTime: r.update_time,
+    updateTimeIst: r.update_time,
     eventKey: r.event_key,
   }));
 }

@@ -6,9 +6,10 @@
  * regular order (super-order legs included).
  */
 import { createHash } from 'node:crypto';
+import type { OrderUpdateKind, OrderUpdateRecord, OrderUpdateSource } from '@feedpipe/contracts';
 
-export type OrderEventKind = 'order' | 'us_order' | 'forever' | 'alert';
-export type OrderEventSource = 'postback' | 'reconcile';
+export type OrderEventKind = OrderUpdateKind;
+export type OrderEventSource = OrderUpdateSource;
 
 export interface OrderEvent {
   readonly orderId: string;
@@ -30,9 +31,11 @@ export interface OrderEvent {
   readonly averagePrice: number;
   readonly omsErrorCode: string;
   readonly omsErrorDescription: string;
-  /** As the service wrote it (IST, no zone). */
-  readonly updateTime: string;
-  /** updateTime read as IST, epoch ms; the receive time when absent or unreadable. */
+  /** The service's update time as it wrote it: IST wall-clock text, no zone ('' when absent). */
+  readonly updateTimeIst: string;
+  /** updateTimeIst read as IST: UTC epoch ms; undefined when absent or unreadable. */
+  readonly updateTimeMs: number | undefined;
+  /** The transition's place in time: updateTimeMs, else the receive time (epoch ms). */
   readonly eventTimeMs: number;
   /** 0 TRANSIT, 1 working, 2 final: orders transitions that share a second and a fill. */
   readonly phase: 0 | 1 | 2;
@@ -87,7 +90,8 @@ export function toOrderEvent(
   const alert = kind === 'alert';
   const orderId = str(alert ? body.alertId : body.orderId);
   const status = str(alert ? body.alertStatus : body.orderStatus);
-  const updateTime = str(alert ? body.triggeredTime : body.updateTime);
+  const updateTimeIst = str(alert ? body.triggeredTime : body.updateTime);
+  const updateTimeMs = parseIstTime(updateTimeIst);
   const quantity = num(body.quantity);
   const filledQty = num(kind === 'us_order' ? body.tradedQty : body.filledQty);
   const remainingQty =
@@ -105,7 +109,7 @@ export function toOrderEvent(
     quantity,
     price,
     triggerPrice,
-    updateTime,
+    updateTimeIst,
     omsErrorCode,
   ].join('|');
   return {
@@ -127,8 +131,9 @@ export function toOrderEvent(
     averagePrice: num(kind === 'us_order' ? body.avgTradedPrice : body.averageTradedPrice),
     omsErrorCode,
     omsErrorDescription: str(body.omsErrorDescription),
-    updateTime,
-    eventTimeMs: parseIstTime(updateTime) ?? receivedAtMs,
+    updateTimeIst,
+    updateTimeMs,
+    eventTimeMs: updateTimeMs ?? receivedAtMs,
     phase: phaseOf(kind, status),
     source,
     receivedAtUs: receivedAtMs * 1000,
@@ -136,8 +141,11 @@ export function toOrderEvent(
   };
 }
 
-/** The Kafka value of `orders.updates` and the stream's `data`: the event without the raw body twice. */
-export function toWire(event: OrderEvent, seq: number): Record<string, unknown> {
+/**
+ * The Kafka value of `orders.updates` and the stream's `data` (@feedpipe/contracts' order-update
+ * record): the event without the raw body twice, its times as UTC epoch numbers.
+ */
+export function toWire(event: OrderEvent, seq: number): OrderUpdateRecord {
   return {
     orderId: event.orderId,
     kind: event.kind,
@@ -150,7 +158,8 @@ export function toWire(event: OrderEvent, seq: number): Record<string, unknown> 
     quantity: event.quantity,
     price: event.price,
     averagePrice: event.averagePrice,
-    updateTime: event.updateTime,
+    updateTime: event.updateTimeMs ?? null,
+    updateTimeIst: event.updateTimeIst,
     eventKey: event.eventKey,
     source: event.source,
     seq,

@@ -143,7 +143,9 @@ export async function reconcileOrders(deps: ReconcileDeps): Promise<ReconcileRes
     });
   }
   const keys = new Set(recorded.map((r) => r.eventKey));
-  const milestones = new Set(recorded.map((r) => `${r.orderId}|${r.status}|${r.filledQty}|${r.updateTime}`));
+  const milestones = new Set(
+    recorded.map((r) => `${r.orderId}|${r.status}|${r.filledQty}|${r.updateTimeIst}`),
+  );
 
   let rebuilt = 0;
   const missing: OrderEvent[] = [];
@@ -153,7 +155,7 @@ export async function reconcileOrders(deps: ReconcileDeps): Promise<ReconcileRes
       rebuilt += 1;
       const current = i === events.length - 1;
       if (keys.has(e.eventKey) || seen.has(e.eventKey)) return;
-      if (!current && milestones.has(`${e.orderId}|${e.status}|${e.filledQty}|${e.updateTime}`)) return;
+      if (!current && milestones.has(`${e.orderId}|${e.status}|${e.filledQty}|${e.updateTimeIst}`)) return;
       seen.add(e.eventKey);
       missing.push(e);
     });
