@@ -36,7 +36,8 @@ afterEach(async () => {
 /**
  * Records that are in the topic twice: the same source identity (connection, chunk, row: the
  * packet it was decoded from), or for real instruments the same value to the microsecond of receipt.
- * (Zero-filled "no data yet" reference packets repeat within a frame, so only identity tells them apart.)
+ * (Records keyed "0" - market status, errors - can repeat within a frame, so only identity tells
+ * them apart; zero-filled "no data yet" reference packets never reach Kafka.)
  */
 function duplicatesOf(records: TopicRecord[]): string[] {
   const identities = new Set<string>();
