@@ -21,7 +21,7 @@
  * all reading the same topic, touching every key, value and header, same fetch sizes (4 MiB per
  * request, 1 MiB per partition). Same local broker, fresh groups per path. Last stdout line: JSON.
  *
- * (Until the change that removed it, path (a) was the patched kafkajs 2.2.4; README's and
+ * (Path (a) used to be the project's former, patched client; README's and
  * packages/kafka-client/README.md's tables keep those figures as measured history.)
  */
 import { join } from 'node:path';
