@@ -117,7 +117,7 @@ describe('TopicTail', () => {
     expect(t.stats.handlerErrors).toBe(1);
   });
 
-  it('gives up a start it cannot make within startTimeoutMs (TIMEOUT), and refuses bad options by name', async () => {
+  it('gives up a start it cannot make within startTimeoutMs (TIMEOUT) or that stop() ends (CLOSED), and refuses bad options by name', async () => {
     const t = new TopicTail({
       brokers: ['127.0.0.1:1'],
       topics: ['anything'],
@@ -127,6 +127,17 @@ describe('TopicTail', () => {
     });
     await expect(t.start()).rejects.toMatchObject({ code: 'TIMEOUT', retriable: true });
     expect(t.state).toBe('failed');
+    // stop() ends a start under way (CLOSED), rather than letting it run to its bound (TIMEOUT).
+    const stopped = new TopicTail({
+      brokers: ['127.0.0.1:1'],
+      topics: ['anything'],
+      startTimeoutMs: 60_000,
+      requestTimeoutMs: 500,
+      eachBatch: () => undefined,
+    });
+    const starting = stopped.start();
+    await stopped.stop();
+    await expect(starting).rejects.toMatchObject({ code: 'CLOSED' });
     const base = { brokers, topics: ['t'], eachBatch: () => undefined };
     expect(() => new TopicTail({ ...base, fromm: 'latest' } as unknown as TopicTailOptions)).toThrow(
       /unknown topic tail option "fromm"/,

@@ -45,6 +45,8 @@ export class LiveHub {
   readonly #perKey = new Map<string, number>();
   readonly #kindOfTopic = new Map<string, LiveKind>();
   #tail: TopicTail | undefined;
+  /** The tail being started: stop() ends its start at once instead of waiting out its bound. */
+  #startingTail: TopicTail | undefined;
   #starting: Promise<void> | undefined;
   #stopped = false;
   delivered = 0;
@@ -129,6 +131,7 @@ export class LiveHub {
     this.#stopped = true;
     this.#clients.clear();
     this.#perKey.clear();
+    await this.#startingTail?.stop().catch(() => undefined);
     await this.#starting?.catch(() => undefined);
     await this.#tail?.stop().catch(() => undefined);
     this.#tail = undefined;
@@ -155,7 +158,12 @@ export class LiveHub {
       startTimeoutMs: START_TIMEOUT_MS,
       eachBatch: (batch) => this.#fanOut(batch),
     });
-    await tail.start();
+    this.#startingTail = tail;
+    try {
+      await tail.start();
+    } finally {
+      this.#startingTail = undefined;
+    }
     if (this.#stopped) {
       await tail.stop();
       throw new Error('live hub stopped');
