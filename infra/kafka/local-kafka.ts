@@ -12,7 +12,7 @@ import { closeSync, existsSync, mkdirSync, openSync, readdirSync, rmSync, writeF
 import { createServer } from 'node:net';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Kafka, logLevel } from 'kafkajs';
+import { KafkaAdmin } from '@feedpipe/kafka-client';
 
 const KAFKA_DIR = dirname(fileURLToPath(import.meta.url));
 export const KAFKA_LIB_DIR = join(KAFKA_DIR, '.cache', 'lib');
@@ -142,21 +142,16 @@ async function waitForClients(brokers: string[], child: ChildProcess, timeoutMs:
         `Kafka exited with code ${child.exitCode} during start`,
       );
     }
-    const admin = new Kafka({
-      clientId: 'local-kafka-probe',
-      brokers,
-      logLevel: logLevel.NOTHING,
-      retry: { retries: 0 },
-    }).admin();
+    // Ready when a client gets the cluster's metadata, the first thing every client asks for.
+    const admin = new KafkaAdmin({ brokers, clientId: 'local-kafka-probe', requestTimeoutMs: 2_000 });
     try {
-      await admin.connect();
-      await admin.describeCluster();
-      await admin.disconnect();
+      await admin.clusterId();
       return;
     } catch (error) {
       lastError = error;
-      await admin.disconnect().catch(() => undefined);
       await new Promise((r) => setTimeout(r, 250));
+    } finally {
+      await admin.close();
     }
   }
   throw new LocalKafkaError('KAFKA_START_TIMEOUT', `Kafka did not accept clients within ${timeoutMs} ms`, {

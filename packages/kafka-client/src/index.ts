@@ -16,6 +16,12 @@ export { JsonProducer, type JsonProducerOptions, type JsonRecord } from './clien
 export { type EnsureTopicsOptions, KafkaAdmin, type PartitionOffsets } from './clients/kafka-admin.js';
 export { ProduceSet, type TopicRecords } from './clients/produce-set.js';
 export { type ReadRecord, readTopic } from './clients/read-topic.js';
+export {
+  TopicTail,
+  type TopicTailOptions,
+  type TopicTailState,
+  type TopicTailStats,
+} from './clients/topic-tail.js';
 export type { TopicPartitions } from './consumer/consumer-protocol.js';
 export { isKafkaClientError, KafkaClientError, type KafkaClientErrorCode } from './errors.js';
 export type { ConnectionOptions } from './options.js';

@@ -1,4 +1,9 @@
-/** Helpers of this package's broker tests: keyed JSON records laid out per partition with a source header. */
+/**
+ * Helpers of this package's broker tests: keyed JSON records laid out per partition with a source
+ * header, and a read-back by the library's own consumer.
+ */
+import { randomUUID } from 'node:crypto';
+import { Consumer, MessagesStreamModes } from '@platformatic/kafka';
 import { partitionOf, RecordBatchBuilder, type TopicRecords } from '../src/index.js';
 
 export const SOURCE_HEADER = 'fp-src';
@@ -40,4 +45,53 @@ export function chunkRecords(topic: string, chunk: number, rows: number): TopicR
       return out;
     },
   };
+}
+
+export interface LibraryRecord {
+  partition: number;
+  offset: number;
+  key: string;
+  value: string;
+  headers: Map<string, Buffer>;
+}
+
+/**
+ * The first `count` records of `topic` read by @platformatic/kafka's own Consumer (a reader that
+ * is not ours), in partition then offset order. Bounded by `timeoutMs`.
+ */
+export async function readWithLibraryConsumer(
+  brokers: string[],
+  topic: string,
+  count: number,
+  timeoutMs = 60_000,
+): Promise<LibraryRecord[]> {
+  const consumer = new Consumer({
+    clientId: 'kc-test-reader',
+    groupId: `kc-test-reader-${randomUUID()}`,
+    bootstrapBrokers: brokers,
+  });
+  const out: LibraryRecord[] = [];
+  const stream = await consumer.consume({
+    topics: [topic],
+    mode: MessagesStreamModes.EARLIEST,
+    autocommit: false,
+  });
+  const timer = setTimeout(() => void stream.close(), timeoutMs);
+  try {
+    for await (const m of stream) {
+      out.push({
+        partition: m.partition,
+        offset: Number(m.offset),
+        key: m.key.toString(),
+        value: m.value.toString(),
+        headers: new Map([...m.headers].map(([k, v]) => [k.toString(), v])),
+      });
+      if (out.length >= count) break;
+    }
+  } finally {
+    clearTimeout(timer);
+    await stream.close().catch(() => undefined);
+    await consumer.close(true).catch(() => undefined);
+  }
+  return out.sort((a, b) => a.partition - b.partition || a.offset - b.offset);
 }

@@ -1,7 +1,8 @@
 /**
  * What the HTTP services (query API, trading gateway) share: the error envelope and its typed
  * base, the error handler, 404/405, request and process metrics, API-key auth over a service's own
- * key table and scopes, key admin routes, log redaction, strict dates, option readers and /docs.
+ * key table and scopes, key admin routes, log redaction, strict dates, option readers, the shared
+ * service configuration (HttpServiceConfig) and /docs.
  */
 export {
   type ApiKeyInfo,
@@ -52,6 +53,14 @@ export {
   type HttpMetricsOptions,
   installHttpMetrics,
 } from './http-metrics.js';
+export {
+  HTTP_SERVICE_KEYS,
+  type HttpServiceConfig,
+  LOG_LEVELS,
+  type LogLevel,
+  type ResolvedHttpServiceConfig,
+  resolveHttpServiceConfig,
+} from './http-service-config.js';
 export { isCalendarDate, parseIsoInstant } from './iso-instant.js';
 export {
   type LogSink,

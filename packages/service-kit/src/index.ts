@@ -1,7 +1,9 @@
 // Public surface of @feedpipe/service-kit: what every pipeline process needs around its own job.
 // Each module has one job; services import these instead of each other.
 
-export { Backoff, type BackoffOptions } from './backoff.js';
+// The retry pacing lives in @feedpipe/retry (the Kafka client builds on it too); re-exported here
+// so a service takes all its process plumbing from one place.
+export { Backoff, type BackoffOptions, type RetryOptions, retry, sleep } from '@feedpipe/retry';
 export { BufferPool } from './buffer-pool.js';
 export {
   allowedOf,
@@ -17,5 +19,4 @@ export {
 } from './env-schema.js';
 export { ensureTopics } from './kafka-topics.js';
 export { type OpsServer, type OpsServerOptions, startOpsServer } from './ops-server.js';
-export { type RetryOptions, retry, sleep } from './retry.js';
 export { onStopSignals, type StopSignalOptions } from './stop-signals.js';

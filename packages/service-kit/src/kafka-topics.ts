@@ -1,31 +1,20 @@
-import { Kafka, logLevel } from 'kafkajs';
-import { retry } from './retry.js';
+import { KafkaAdmin } from '@feedpipe/kafka-client';
 
 /**
- * Creates the topics that do not exist yet and waits for their leaders. kafkajs's leader wait can
- * race with a fresh topic's metadata ("does not host this topic-partition"), so the whole step is
- * retried a bounded number of times.
+ * Creates the topics that do not exist yet (with `partitions` each, else the broker's default) and
+ * waits until every partition has a leader. Bounded: KafkaAdmin retries with backoff and gives up
+ * with TOPIC_NOT_READY after `timeoutMs`.
  */
 export async function ensureTopics(
-  brokers: string[],
+  brokers: readonly string[],
   topics: readonly string[],
   partitions?: number,
+  timeoutMs = 60_000,
 ): Promise<void> {
-  const kafka = new Kafka({ clientId: 'feedpipe-admin', brokers, logLevel: logLevel.NOTHING });
-  await retry(
-    async () => {
-      const admin = kafka.admin();
-      try {
-        await admin.connect();
-        await admin.createTopics({
-          topics: topics.map((topic) => (partitions ? { topic, numPartitions: partitions } : { topic })),
-          waitForLeaders: true,
-        });
-        await admin.fetchTopicMetadata({ topics: [...topics] });
-      } finally {
-        await admin.disconnect().catch(() => undefined);
-      }
-    },
-    { attempts: 10, initialMs: 200, maxMs: 2_000 },
-  );
+  const admin = new KafkaAdmin({ brokers, clientId: 'feedpipe-admin' });
+  try {
+    await admin.ensureTopics(topics, partitions === undefined ? { timeoutMs } : { partitions, timeoutMs });
+  } finally {
+    await admin.close();
+  }
 }

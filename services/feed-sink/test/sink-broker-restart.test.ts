@@ -9,11 +9,11 @@ import { type LocalKafka, startLocalKafka } from '@feedpipe/local-kafka';
 import { ensureTopics } from '@feedpipe/service-kit';
 import { createStore, runMigrations, type Store } from '@feedpipe/store';
 import { tempDir, uniqueName, waitFor } from '@feedpipe/testkit';
-import { Kafka, logLevel } from 'kafkajs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createSink, type Sink } from '../src/index.js';
 import { topicsFor } from './fixtures/feed-fixtures.js';
 import { tradeMessages } from './fixtures/feed-records.js';
+import { produce } from './fixtures/produce.js';
 
 let kafka: LocalKafka | undefined;
 let store: Store | undefined;
@@ -27,25 +27,6 @@ afterEach(async () => {
   store = undefined;
   kafka = undefined;
 });
-
-async function produce(
-  brokers: string[],
-  topic: string,
-  messages: Array<{ key: string; value: string }>,
-): Promise<void> {
-  const producer = new Kafka({
-    clientId: 'sink-restart-test',
-    brokers,
-    logLevel: logLevel.NOTHING,
-    retry: { retries: 20, maxRetryTime: 2_000 },
-  }).producer({ idempotent: true });
-  await producer.connect();
-  try {
-    await producer.send({ topic, messages, acks: -1 });
-  } finally {
-    await producer.disconnect();
-  }
-}
 
 async function count(s: Store, query: string): Promise<number> {
   const [row] = await s.internal.rows<{ n: number | string }>(query);

@@ -8,12 +8,12 @@ import { FEED_TABLES, SOURCE_BYTES, SOURCE_HEADER, writeSourceIdentity } from '@
 import { ensureTopics } from '@feedpipe/service-kit';
 import { createStore, runMigrations, type Store } from '@feedpipe/store';
 import { tempDir, uniqueName, waitFor } from '@feedpipe/testkit';
-import { Kafka, logLevel } from 'kafkajs';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createSink } from '../src/index.js';
 import { SourceMarks } from '../src/source-marks.js';
 import { topicsFor } from './fixtures/feed-fixtures.js';
 import { tradeMessages } from './fixtures/feed-records.js';
+import { produce } from './fixtures/produce.js';
 
 function identity(run: number, connection: number, chunk: number, row: number): Buffer {
   const bytes = Buffer.alloc(SOURCE_BYTES);
@@ -80,13 +80,9 @@ describe('sink and records in Kafka twice', () => {
       ...(trades[0] as { key: string; value: string }),
       headers: { [SOURCE_HEADER]: identity(8, 0, 0, 0) },
     };
-    const kafka = new Kafka({ clientId: 'sink-copies-test', brokers, logLevel: logLevel.NOTHING });
-    const producer = kafka.producer();
-    await producer.connect();
     for (const messages of [originals, copies, later, [twin]]) {
-      await producer.send({ topic: topics.trades, messages, acks: -1 });
+      await produce(brokers, topics.trades, messages, 'sink-copies-test');
     }
-    await producer.disconnect();
 
     const sink = createSink({
       brokers,

@@ -4,23 +4,15 @@ import { FEED_TABLES } from '@feedpipe/contracts';
 import { ensureTopics } from '@feedpipe/service-kit';
 import { createStore, runMigrations, type Store } from '@feedpipe/store';
 import { tempDir, uniqueName, waitFor } from '@feedpipe/testkit';
-import { Kafka, logLevel } from 'kafkajs';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createSink } from '../src/index.js';
 import { topicsFor } from './fixtures/feed-fixtures.js';
 import { tradeMessages } from './fixtures/feed-records.js';
+import { produce as produceTo } from './fixtures/produce.js';
 
 const brokers = inject('kafkaBrokers');
-const kafka = new Kafka({ clientId: 'sink-test', brokers, logLevel: logLevel.NOTHING });
-
-async function produce(topic: string, messages: Array<{ key: string; value: string }>): Promise<void> {
-  const producer = kafka.producer();
-  await producer.connect();
-  for (let i = 0; i < messages.length; i += 10_000) {
-    await producer.send({ topic, messages: messages.slice(i, i + 10_000), acks: -1 });
-  }
-  await producer.disconnect();
-}
+const produce = (topic: string, messages: Array<{ key: string; value: string }>) =>
+  produceTo(brokers, topic, messages, 'sink-test');
 
 async function createTopics(prefix: string): Promise<void> {
   await ensureTopics(brokers, Object.values(topicsFor(prefix)), 3);

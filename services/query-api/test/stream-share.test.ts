@@ -2,8 +2,8 @@
  * Live-stream slots are shared out per API key: one key over its share gets 429 while other keys
  * still get in, and a revoked key's streams end at once. Against the run's real Kafka broker.
  */
+import { KafkaAdmin } from '@feedpipe/kafka-client';
 import { uniqueName, waitFor } from '@feedpipe/testkit';
-import { Kafka, logLevel } from 'kafkajs';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { type Harness, startHarness } from './helpers.js';
 
@@ -18,13 +18,9 @@ let h: Harness;
 const open: AbortController[] = [];
 
 beforeAll(async () => {
-  const admin = new Kafka({ brokers, logLevel: logLevel.NOTHING }).admin();
-  await admin.connect();
-  await admin.createTopics({
-    topics: Object.values(topics).map((topic) => ({ topic })),
-    waitForLeaders: true,
-  });
-  await admin.disconnect();
+  const admin = new KafkaAdmin({ brokers });
+  await admin.ensureTopics(Object.values(topics));
+  await admin.close();
   h = await startHarness(
     { topics, stream: { maxClients: 4, maxClientsPerKey: 2 } },
     { kafkaBrokers: brokers },

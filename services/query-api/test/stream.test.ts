@@ -1,6 +1,6 @@
 /** The live stream against the run's real Kafka broker, with topics of this test only. */
+import { JsonProducer, KafkaAdmin } from '@feedpipe/kafka-client';
 import { uniqueName } from '@feedpipe/testkit';
-import { Kafka, logLevel } from 'kafkajs';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { type Harness, startHarness } from './helpers.js';
 
@@ -15,13 +15,9 @@ let h: Harness;
 let url: string;
 
 beforeAll(async () => {
-  const admin = new Kafka({ brokers, logLevel: logLevel.NOTHING }).admin();
-  await admin.connect();
-  await admin.createTopics({
-    topics: Object.values(topics).map((topic) => ({ topic, numPartitions: 2 })),
-    waitForLeaders: true,
-  });
-  await admin.disconnect();
+  const admin = new KafkaAdmin({ brokers });
+  await admin.ensureTopics(Object.values(topics), { partitions: 2 });
+  await admin.close();
   h = await startHarness({ topics }, { kafkaBrokers: brokers }, false);
   url = await h.api.start();
 });
@@ -77,11 +73,10 @@ describe('GET /v1/stream', () => {
     });
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toContain('text/event-stream');
-    const producer = new Kafka({ brokers, logLevel: logLevel.NOTHING }).producer();
-    await producer.connect();
+    const producer = new JsonProducer({ brokers });
     const record = (id: number, n: number) => ({
       key: String(id),
-      value: JSON.stringify({
+      value: {
         type: 'trade',
         segment: 14,
         securityId: id,
@@ -90,17 +85,11 @@ describe('GET /v1/stream', () => {
         ltt: 1,
         lut: 1,
         receivedAt: n,
-      }),
+      },
     });
     const produce = setTimeout(async () => {
-      await producer.send({
-        topic: topics.trades,
-        messages: [record(11, 1), record(99, 2), record(12, 3), record(11, 4)],
-      });
-      await producer.send({
-        topic: topics.status,
-        messages: [{ key: '0', value: JSON.stringify({ type: 'market_status', status: 2 }) }],
-      });
+      await producer.send(topics.trades, [record(11, 1), record(99, 2), record(12, 3), record(11, 4)]);
+      await producer.send(topics.status, [{ key: '0', value: { type: 'market_status', status: 2 } }]);
     }, 1_000);
     const events = await readEvents(
       response,
@@ -109,7 +98,7 @@ describe('GET /v1/stream', () => {
     );
     clearTimeout(produce);
     controller.abort();
-    await producer.disconnect();
+    await producer.close();
     expect(events[0]?.event).toBe('ready');
     const trades = events
       .filter((e) => e.event === 'trades')

@@ -1,3 +1,4 @@
+import { ORDER_UPDATE_SCHEMA_ID, SCHEMA_HEADER } from '@feedpipe/contracts';
 import { createStore, runMigrations, type Store } from '@feedpipe/store';
 import { readTopic, tempDir, uniqueName, waitFor } from '@feedpipe/testkit';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
@@ -154,6 +155,10 @@ describe('postback receiver', () => {
       updateTime: Date.UTC(2024, 5, 3, 5, 0, 1),
       updateTimeIst: '2024-06-03 10:30:01',
     });
+    // Every record names its schema and version in a header, as the data contract says.
+    expect(records.map((r) => r.headers[SCHEMA_HEADER]?.toString())).toEqual(
+      Array(4).fill(ORDER_UPDATE_SCHEMA_ID),
+    );
     const history = await fetch(`${rx.baseUrl}/order-updates?securityId=11536`);
     expect(((await history.json()) as { events: unknown[] }).events).toHaveLength(1);
     expect(rx.receiver.stats()).toMatchObject({ accepted: 4, duplicates: 2, persisted: 4 });

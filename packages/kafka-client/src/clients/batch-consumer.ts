@@ -21,8 +21,9 @@
  * - Broker restarts: fetch and heartbeat failures are retried with backoff on fresh connections,
  *   keeping the member id, so a member whose session outlived the outage goes on where it was.
  */
+
+import { Backoff } from '@feedpipe/retry';
 import { Base, type Broker, ConnectionPool } from '@platformatic/kafka';
-import { Backoff } from '../backoff.js';
 import { AssignedPartitions, FROM_COMMITTED, FROM_RESET_POLICY } from '../consumer/assigned-partitions.js';
 import type { TopicPartitions } from '../consumer/consumer-protocol.js';
 import { Fetcher, type FetchRound } from '../consumer/fetcher.js';
@@ -409,7 +410,7 @@ export class BatchConsumer {
 
   /** Fetch rounds for one generation, until a rebalance or stop. */
   async #consume(generation: number): Promise<void> {
-    const backoff = new Backoff(this.#backoffMs[0], this.#backoffMs[1]);
+    const backoff = new Backoff({ initialMs: this.#backoffMs[0], maxMs: this.#backoffMs[1], floor: 0.5 });
     let refresh = false;
     while (this.#current(generation)) {
       let trouble = false;

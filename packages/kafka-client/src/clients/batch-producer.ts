@@ -14,8 +14,9 @@
  * - When the broker lost the producer's state (sequence errors, fenced epoch), only a new producer
  *   id goes on: `reset()` is the caller's decision, counted, and the one window for a copy.
  */
+
+import { Backoff, sleep } from '@feedpipe/retry';
 import { Producer } from '@platformatic/kafka';
-import { Backoff, sleep } from '../backoff.js';
 import { describe, KafkaClientError } from '../errors.js';
 import { CONNECTION_KEYS, type ConnectionOptions, checkOptions } from '../options.js';
 import {
@@ -239,7 +240,7 @@ export class BatchProducer {
     this.#unfinished = set;
     this.#stats.sends += 1;
     const deadline = Date.now() + this.#deliveryTimeoutMs;
-    const backoff = new Backoff(this.#backoffMs[0], this.#backoffMs[1]);
+    const backoff = new Backoff({ initialMs: this.#backoffMs[0], maxMs: this.#backoffMs[1], floor: 0.5 });
     let retries = 0;
     let refresh = false;
     let lastError: unknown;

@@ -1,6 +1,7 @@
 /**
  * A plain producer of keyed JSON records (postbacks, tests), on @platformatic/kafka's Producer:
- * idempotent, acks=all, keys partitioned as Java's (and kafkajs's) default partitioner does.
+ * idempotent, acks=all, keys partitioned as Java's default partitioner does (murmur2), so a key
+ * lands where any Java-compatible producer puts it.
  */
 import { murmur2, Producer } from '@platformatic/kafka';
 import { describe, KafkaClientError } from '../errors.js';
@@ -9,6 +10,7 @@ import { CONNECTION_KEYS, type ConnectionOptions, checkOptions } from '../option
 export interface JsonRecord {
   /** Message key (partitioned by its murmur2 hash); without one, records go round robin. */
   key?: string;
+  /** Serialised with JSON.stringify; a Buffer is taken as JSON the caller serialised already. */
   value: unknown;
   headers?: Readonly<Record<string, string | Buffer>>;
 }
@@ -56,7 +58,7 @@ export class JsonProducer {
         messages: records.map((r) => ({
           topic,
           key: r.key === undefined ? undefined : Buffer.from(r.key),
-          value: Buffer.from(JSON.stringify(r.value)),
+          value: Buffer.isBuffer(r.value) ? r.value : Buffer.from(JSON.stringify(r.value)),
           headers: r.headers
             ? new Map(
                 Object.entries(r.headers).map(([k, v]) => [

@@ -2,8 +2,9 @@
  * The admin operations the project needs, on @platformatic/kafka's Admin: topics that exist with
  * their leaders elected, a topic's offsets, the cluster id, a group's committed offsets.
  */
+
+import { Backoff, sleep } from '@feedpipe/retry';
 import { Admin } from '@platformatic/kafka';
-import { Backoff, sleep } from '../backoff.js';
 import { describe, KafkaClientError } from '../errors.js';
 import { CONNECTION_KEYS, type ConnectionOptions, checkOptions } from '../options.js';
 
@@ -59,7 +60,7 @@ export class KafkaAdmin {
    */
   async ensureTopics(topics: readonly string[], options: EnsureTopicsOptions = {}): Promise<void> {
     const deadline = Date.now() + (options.timeoutMs ?? 30_000);
-    const backoff = new Backoff(100, 1_000);
+    const backoff = new Backoff({ initialMs: 100, maxMs: 1_000, floor: 0.5 });
     let lastError: unknown;
     for (;;) {
       try {

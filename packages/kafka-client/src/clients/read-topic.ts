@@ -1,10 +1,9 @@
 /** Reading a whole topic back, for assertions in tests and benchmarks. */
-import { randomUUID } from 'node:crypto';
 import { KafkaClientError } from '../errors.js';
 import type { ConnectionOptions } from '../options.js';
 import type { ConsumedRecord } from '../protocol/partition-batch.js';
-import { BatchConsumer } from './batch-consumer.js';
 import { KafkaAdmin } from './kafka-admin.js';
+import { TopicTail } from './topic-tail.js';
 
 export interface ReadRecord {
   partition: number;
@@ -28,24 +27,27 @@ export async function readTopic(
   timeoutMs = 60_000,
 ): Promise<ReadRecord[]> {
   const admin = new KafkaAdmin(connection);
-  let highs: Map<number, bigint>;
+  let offsets: Awaited<ReturnType<KafkaAdmin['topicOffsets']>>;
   try {
-    highs = new Map((await admin.topicOffsets(topic)).map((p) => [p.partition, p.high]));
+    offsets = await admin.topicOffsets(topic);
   } finally {
     await admin.close();
   }
+  const highs = new Map(offsets.map((p) => [p.partition, p.high]));
   const records: ReadRecord[] = [];
-  let remaining = [...highs.values()].reduce((s, h) => s + Number(h), 0);
+  let remaining = offsets.reduce((s, p) => s + Number(p.high - p.low), 0);
   if (remaining === 0) return records;
   let failure: KafkaClientError | undefined;
+  let lastRetried: KafkaClientError | undefined;
   let done: () => void = () => undefined;
   const finished = new Promise<void>((resolve) => {
     done = resolve;
   });
-  const consumer = new BatchConsumer({
+  // Group-less, from the earliest offsets: nothing is left behind in the broker (no group, no commits).
+  const consumer = new TopicTail({
     ...connection,
-    groupId: `read-topic-${randomUUID()}`,
     topics: [topic],
+    from: 'earliest',
     eachBatch: (batch) => {
       const partition = batch.partition;
       const high = highs.get(partition) ?? 0n;
@@ -62,7 +64,13 @@ export async function readTopic(
       }
       if (remaining <= 0) done();
     },
+    startTimeoutMs: timeoutMs,
     onError: (error) => {
+      // Retriable faults are being retried (until the timeout); others end the read.
+      if (error.retriable) {
+        lastRetried = error;
+        return;
+      }
       failure = error;
       done();
     },
@@ -79,10 +87,8 @@ export async function readTopic(
   if (remaining > 0) {
     throw new KafkaClientError(
       'TIMEOUT',
-      `read ${records.length} records of ${topic}, ${remaining} missing after ${timeoutMs} ms`,
-      {
-        retriable: true,
-      },
+      `read ${records.length} records of ${topic}, ${remaining} missing after ${timeoutMs} ms${lastRetried ? ` (last fault: ${lastRetried.message})` : ''}`,
+      { retriable: true, cause: lastRetried },
     );
   }
   return records.sort((a, b) => a.partition - b.partition || a.offset - b.offset);

@@ -40,6 +40,12 @@ export class AssignedPartitions {
     }
   }
 
+  /** Adds one partition (a group-less reader discovering it) unless it is held already. */
+  add(topic: string, partition: number, position: number): void {
+    const key = keyOf(topic, partition);
+    if (!this.#states.has(key)) this.#states.set(key, { topic, partition, position });
+  }
+
   clear(): void {
     this.#states.clear();
   }

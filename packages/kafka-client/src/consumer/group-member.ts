@@ -14,6 +14,8 @@
  * it goes over its own connection pool whose request timeout outlasts that wait; heartbeats and
  * commits use the client's pool and its ordinary timeout.
  */
+
+import { Backoff, sleep } from '@feedpipe/retry';
 import {
   type Base,
   type Broker,
@@ -27,7 +29,6 @@ import {
   offsetFetchV9,
   syncGroupV5,
 } from '@platformatic/kafka';
-import { Backoff, sleep } from '../backoff.js';
 import { describe, KafkaClientError } from '../errors.js';
 import {
   BrokerError,
@@ -114,7 +115,11 @@ export class GroupMember {
    * errors no retry can fix (a bad session timeout, authorisation) throw CONSUMER_FAILED at once.
    */
   async join(stopped: () => boolean): Promise<JoinResult> {
-    const backoff = new Backoff(this.#o.retryBackoffMs[0], this.#o.retryBackoffMs[1]);
+    const backoff = new Backoff({
+      initialMs: this.#o.retryBackoffMs[0],
+      maxMs: this.#o.retryBackoffMs[1],
+      floor: 0.5,
+    });
     const subscription = encodeSubscription(this.#o.topics);
     this.#generationId = -1;
     let failures = 0;

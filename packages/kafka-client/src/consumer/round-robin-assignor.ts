@@ -1,8 +1,9 @@
 /**
  * The group leader's assignor: every subscribed partition, in topic then partition order, to the
  * members in turn (sorted by member id), skipping members not subscribed to the topic. The same
- * rule as Java's `roundrobin` and kafkajs's RoundRobinAssigner, so a group may mix those members
- * with ours while a service moves from one client to the other (the protocol names say so).
+ * rule as Java's `roundrobin` (the protocol name other Node clients' round-robin assigners offer
+ * too), so a group may mix those members with ours while a service moves from one client to the
+ * other.
  */
 import type { TopicPartitions } from './consumer-protocol.js';
 

@@ -1,7 +1,7 @@
 /**
  * CRC-32C (Castagnoli), the checksum of Kafka record batches (magic 2), slicing-by-8: eight table
- * lookups per 8 bytes instead of one per byte. kafkajs checks batches a byte at a time, which at
- * 40 MB/s of records was a visible share of a producer thread.
+ * lookups per 8 bytes instead of one per byte. A byte-at-a-time table (what the project used before)
+ * was a visible share of a producer thread at 40 MB/s of records.
  */
 const POLYNOMIAL = 0x82f63b78;
 

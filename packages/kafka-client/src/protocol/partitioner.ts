@@ -1,7 +1,7 @@
 /**
  * The partition of a key as Java's default partitioner picks it (murmur2, sign bit masked, modulo the
- * partition count), so a record lands where any Java-compatible producer (and kafkajs's default
- * partitioner) would put it. The hash is @platformatic/kafka's public murmur2.
+ * partition count), so a record lands where any Java-compatible producer (librdkafka's
+ * murmur2_random, the Node clients' Java-compatible partitioners) would put it. The hash is @platformatic/kafka's public murmur2.
  */
 import { murmur2 } from '@platformatic/kafka';
 

@@ -1,34 +1,18 @@
 /** Configuration of the query API: every key documented with its default, validated once. */
-import { bool, int, num, oneOf, section, str } from '@feedpipe/service-http';
+import {
+  HTTP_SERVICE_KEYS,
+  type HttpServiceConfig,
+  int,
+  type ResolvedHttpServiceConfig,
+  resolveHttpServiceConfig,
+  section,
+  str,
+} from '@feedpipe/service-http';
 
-export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug';
+export type { LogLevel } from '@feedpipe/service-http';
 
-export interface QueryApiConfig {
-  /** Listen address. Default 127.0.0.1. */
-  host?: string;
-  /** Listen port (`QUERY_API_PORT`). Default 8080; 0 picks a free port. */
-  port?: number;
-  /**
-   * fastify logger level, or false for none. Default false. Requests are logged by method and
-   * matched route pattern only (no query string, no headers), and every line is scrubbed of API
-   * keys and the process's known secrets (see http/log-redaction.ts).
-   */
-  logLevel?: LogLevel | false;
-  /** Serve the OpenAPI document at /docs/json and the interactive docs at /docs. Default true. */
-  docs?: boolean;
-  /** Per-key token bucket. */
-  rateLimit?: {
-    /** Sustained requests per second per key. Default 50. */
-    perSecond?: number;
-    /** Bucket size (requests allowed in a burst). Default 100. */
-    burst?: number;
-  };
-  /**
-   * How long a looked-up API key is trusted before it is read again. A revocation through this
-   * instance (the admin routes) takes effect at once; other instances see it within this time.
-   * Default 5,000 ms.
-   */
-  keyCacheMs?: number;
+/** The shared HTTP keys (HttpServiceConfig: host, port `QUERY_API_PORT` default 8080, ...) and the API's own sections. */
+export interface QueryApiConfig extends HttpServiceConfig {
   /** Limits of the analytics routes. */
   query?: {
     /** ClickHouse max_execution_time of analytics queries, seconds. Default 30. */
@@ -109,13 +93,7 @@ export interface QueryApiConfig {
   };
 }
 
-export interface ResolvedConfig {
-  host: string;
-  port: number;
-  logLevel: LogLevel | false;
-  docs: boolean;
-  rateLimit: { perSecond: number; burst: number };
-  keyCacheMs: number;
+export interface ResolvedConfig extends ResolvedHttpServiceConfig {
   query: {
     maxExecutionSec: number;
     defaultTickPage: number;
@@ -150,25 +128,11 @@ export interface ResolvedConfig {
   };
 }
 
-const TOP = [
-  'host',
-  'port',
-  'logLevel',
-  'docs',
-  'rateLimit',
-  'keyCacheMs',
-  'query',
-  'sql',
-  'cache',
-  'topics',
-  'stream',
-];
-const LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug'];
+const TOP = [...HTTP_SERVICE_KEYS, 'query', 'sql', 'cache', 'topics', 'stream'];
 const W = 'query-api config';
 
 export function resolveConfig(config: QueryApiConfig = {}): ResolvedConfig {
   const top = section(config, W, TOP);
-  const rl = section(top.rateLimit, `${W}.rateLimit`, ['perSecond', 'burst']);
   const q = section(top.query, `${W}.query`, [
     'maxExecutionSec',
     'defaultTickPage',
@@ -201,7 +165,6 @@ export function resolveConfig(config: QueryApiConfig = {}): ResolvedConfig {
     'maxQueuedEvents',
     'heartbeatMs',
   ]);
-  const logLevel = top.logLevel === false ? false : oneOf(top, 'logLevel', W, LEVELS, 'info');
   const maxTickPage = int(q, 'maxTickPage', `${W}.query`, 1_000_000, 1, 100_000_000);
   const resultMemoryBytes = int(
     q,
@@ -212,15 +175,7 @@ export function resolveConfig(config: QueryApiConfig = {}): ResolvedConfig {
     Number.MAX_SAFE_INTEGER,
   );
   return {
-    host: str(top, 'host', W, '127.0.0.1'),
-    port: int(top, 'port', W, 8080, 0, 65_535),
-    logLevel: top.logLevel === undefined ? false : logLevel,
-    docs: bool(top, 'docs', W, true),
-    rateLimit: {
-      perSecond: num(rl, 'perSecond', `${W}.rateLimit`, 50, 0.001),
-      burst: int(rl, 'burst', `${W}.rateLimit`, 100, 1, 1_000_000),
-    },
-    keyCacheMs: int(top, 'keyCacheMs', W, 5_000, 0, 3_600_000),
+    ...resolveHttpServiceConfig(top, W, 8080),
     query: {
       maxExecutionSec: int(q, 'maxExecutionSec', `${W}.query`, 30, 1, 3_600),
       defaultTickPage: Math.min(int(q, 'defaultTickPage', `${W}.query`, 10_000, 1, 100_000_000), maxTickPage),

@@ -1,21 +1,21 @@
 /**
- * One Kafka consumer per API instance feeding every live-stream client. The consumer joins a group
- * of its own (each instance must see every message) and starts at the latest offsets: a live
- * stream shows what happens from now on; history is what the tick routes are for. It starts with
- * the first client and runs until the API stops. Values are passed through as received (the
- * decoded record JSON plus receivedAt), so fan-out costs a lookup and a write per client.
+ * One Kafka reader per API instance feeding every live-stream client: @feedpipe/kafka-client's
+ * TopicTail, group-less (each instance sees every record; nothing is committed or rebalanced),
+ * from the latest offsets: a live stream shows what happens from now on; history is what the tick
+ * routes are for. It starts with the first client and runs until the API stops. Values are passed
+ * through as received (the decoded record JSON plus receivedAt), so fan-out costs a lookup and a
+ * write per client.
  *
  * Admission is decided here, in add(), synchronously with the insertion, so concurrent requests
  * cannot overshoot: at most `maxClients` streams in all, and at most `maxClientsPerKey` for one API
  * key, so one key cannot take every slot from the others.
  */
-import { randomUUID } from 'node:crypto';
-import { type Consumer, Kafka, logLevel } from 'kafkajs';
+import { type PartitionBatch, TopicTail } from '@feedpipe/kafka-client';
 import type { ResolvedConfig } from '../config/config.js';
 import { QueryApiError } from '../errors.js';
 
-/** Longest wait for the live consumer to join its group before a stream request gets 503. */
-const JOIN_TIMEOUT_MS = 30_000;
+/** Longest wait for the tail to find its partitions' positions before a stream request gets 503. */
+const START_TIMEOUT_MS = 30_000;
 
 export type LiveKind = 'trades' | 'ohlc' | 'reference' | 'status';
 export const LIVE_KINDS: readonly LiveKind[] = ['trades', 'ohlc', 'reference', 'status'];
@@ -44,7 +44,9 @@ export class LiveHub {
   readonly #clients = new Set<LiveClient>();
   readonly #perKey = new Map<string, number>();
   readonly #kindOfTopic = new Map<string, LiveKind>();
-  #consumer: Consumer | undefined;
+  #tail: TopicTail | undefined;
+  /** The tail being started: stop() ends its start at once instead of waiting out its bound. */
+  #startingTail: TopicTail | undefined;
   #starting: Promise<void> | undefined;
   #stopped = false;
   delivered = 0;
@@ -65,7 +67,7 @@ export class LiveHub {
   }
 
   get running(): boolean {
-    return this.#consumer !== undefined && this.#starting === undefined;
+    return this.#tail !== undefined && this.#starting === undefined;
   }
 
   /** Streams open for one key. */
@@ -75,7 +77,7 @@ export class LiveHub {
 
   /**
    * Admits a client (or throws 503 when the stream is full, 429 when its key has its share) and
-   * resolves once the consumer has joined its group and will see messages produced from now on.
+   * resolves once the tail knows every partition's position: it hands over what is produced from now on.
    */
   async add(client: LiveClient): Promise<void> {
     if (!this.enabled)
@@ -129,13 +131,14 @@ export class LiveHub {
     this.#stopped = true;
     this.#clients.clear();
     this.#perKey.clear();
+    await this.#startingTail?.stop().catch(() => undefined);
     await this.#starting?.catch(() => undefined);
-    await this.#consumer?.disconnect().catch(() => undefined);
-    this.#consumer = undefined;
+    await this.#tail?.stop().catch(() => undefined);
+    this.#tail = undefined;
   }
 
   #start(): Promise<void> {
-    if (this.#consumer && !this.#starting) return Promise.resolve();
+    if (this.#tail && !this.#starting) return Promise.resolve();
     this.#starting ??= this.#connect().finally(() => {
       this.#starting = undefined;
     });
@@ -144,59 +147,45 @@ export class LiveHub {
 
   async #connect(): Promise<void> {
     if (this.#stopped) throw new Error('live hub stopped');
-    const kafka = new Kafka({
+    const tail = new TopicTail({
+      brokers: this.#brokers,
       clientId: 'query-api-live',
-      brokers: [...this.#brokers],
-      logLevel: logLevel.NOTHING,
-      retry: { retries: 3 },
+      topics: LIVE_KINDS.map((k) => this.#topics[k]),
+      from: 'latest',
+      // A live view: a record waits at most this long in the broker before it is handed over.
+      maxWaitMs: 100,
+      // Bounded: a broker that never answers fails the stream request with 503, not holds it open.
+      startTimeoutMs: START_TIMEOUT_MS,
+      eachBatch: (batch) => this.#fanOut(batch),
     });
-    const consumer = kafka.consumer({ groupId: `query-api-live-${randomUUID()}`, maxWaitTimeInMs: 100 });
+    this.#startingTail = tail;
     try {
-      await consumer.connect();
-      await consumer.subscribe({ topics: LIVE_KINDS.map((k) => this.#topics[k]), fromBeginning: false });
-      // Bounded: a group that never forms (a broker whose coordinator keeps loading, a consumer that
-      // crashed) must fail the stream request with 503, not hold it open forever.
-      let settle: (error?: Error) => void = () => undefined;
-      const joined = new Promise<void>((resolve, reject) => {
-        settle = (error) => (error ? reject(error) : resolve());
-      });
-      const offJoin = consumer.on(consumer.events.GROUP_JOIN, () => settle());
-      const offCrash = consumer.on(consumer.events.CRASH, (event) =>
-        settle(new Error(`live consumer crashed: ${String(event.payload.error?.message ?? 'unknown')}`)),
-      );
-      const timer = setTimeout(
-        () => settle(new Error(`no group join within ${JOIN_TIMEOUT_MS} ms`)),
-        JOIN_TIMEOUT_MS,
-      );
-      void joined
-        .catch(() => undefined)
-        .finally(() => {
-          clearTimeout(timer);
-          offJoin();
-          offCrash();
-        });
-      await consumer.run({
-        eachBatch: async ({ batch }) => {
-          const kind = this.#kindOfTopic.get(batch.topic);
-          if (kind === undefined || this.#clients.size === 0) return;
-          for (const message of batch.messages) {
-            if (!message.value) continue;
-            const id = Number(message.key?.toString() ?? 'NaN');
-            const data = message.value.toString();
-            for (const client of this.#clients) {
-              if (!client.kinds.has(kind)) continue;
-              if (kind !== 'status' && !client.securityIds.has(id)) continue;
-              client.deliver(kind, data);
-              this.delivered += 1;
-            }
-          }
-        },
-      });
-      await joined;
-      this.#consumer = consumer;
-    } catch (error) {
-      await consumer.disconnect().catch(() => undefined);
-      throw error;
+      await tail.start();
+    } finally {
+      this.#startingTail = undefined;
+    }
+    if (this.#stopped) {
+      await tail.stop();
+      throw new Error('live hub stopped');
+    }
+    this.#tail = tail;
+  }
+
+  /** Hands each record of a batch to the clients following its instrument (status: every client that asked). */
+  #fanOut(batch: PartitionBatch): void {
+    const kind = this.#kindOfTopic.get(batch.topic);
+    if (kind === undefined || this.#clients.size === 0) return;
+    for (let i = 0; i < batch.count; i++) {
+      const value = batch.value(i);
+      if (!value) continue;
+      const id = Number(batch.key(i)?.toString() ?? 'NaN');
+      const data = value.toString();
+      for (const client of this.#clients) {
+        if (!client.kinds.has(kind)) continue;
+        if (kind !== 'status' && !client.securityIds.has(id)) continue;
+        client.deliver(kind, data);
+        this.delivered += 1;
+      }
     }
   }
 }

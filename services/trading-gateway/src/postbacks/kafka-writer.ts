@@ -1,14 +1,18 @@
 /**
  * Writes order events to the `orders.updates` topic, keyed by order id so one order's updates
- * share a partition and keep their order. Idempotent producer with one request in flight: the
- * broker drops duplicates of kafkajs's own retries and the partition order is the send order.
+ * share a partition and keep their order. @feedpipe/kafka-client's JsonProducer: idempotent,
+ * acks=all, and the pipeline awaits each send before the next, so the broker drops duplicates of
+ * the producer's own retries and the partition order is the send order.
+ *
+ * Every record carries the `fp-schema` header naming the JSON Schema (and version) of its value,
+ * so a reader that knows nothing of this code can tell what it holds.
  *
  * Connects lazily, on the first send, and again after a failed one: the receiver starts and
  * acknowledges postbacks (they are in its write-ahead log) while Kafka is down, and the pipeline's
  * retries bring the records to Kafka once it is back.
  */
-import { retry } from '@feedpipe/service-kit';
-import { Kafka, logLevel, type Producer } from 'kafkajs';
+import { ORDER_UPDATE_SCHEMA_ID, SCHEMA_HEADER } from '@feedpipe/contracts';
+import { JsonProducer, KafkaAdmin } from '@feedpipe/kafka-client';
 
 export interface KafkaWriter {
   /** Sends values (already serialised) keyed by order id, in order. */
@@ -16,70 +20,59 @@ export interface KafkaWriter {
   close(): Promise<void>;
 }
 
-/** Creates the topic if it is missing (bounded retries: a fresh topic's leader can lag). */
-async function ensureTopic(kafka: Kafka, topic: string, partitions: number): Promise<void> {
-  await retry(
-    async () => {
-      const admin = kafka.admin();
-      try {
-        await admin.connect();
-        await admin.createTopics({ topics: [{ topic, numPartitions: partitions }], waitForLeaders: true });
-        await admin.fetchTopicMetadata({ topics: [topic] });
-      } finally {
-        await admin.disconnect().catch(() => undefined);
-      }
-    },
-    { attempts: 3, initialMs: 400, maxMs: 1_600, floor: 0.5 },
-  );
+/** The same header on every record: one Buffer, shared. */
+const HEADERS = { [SCHEMA_HEADER]: Buffer.from(ORDER_UPDATE_SCHEMA_ID) };
+
+/** Creates the topic if it is missing and waits for its leaders (bounded; a fresh topic's leader can lag). */
+async function ensureTopic(options: WriterOptions): Promise<void> {
+  const admin = new KafkaAdmin({ brokers: options.brokers, clientId: options.clientId });
+  try {
+    await admin.ensureTopics([options.topic], { partitions: options.partitions, timeoutMs: 10_000 });
+  } finally {
+    await admin.close();
+  }
 }
 
-export function createKafkaWriter(options: {
+interface WriterOptions {
   brokers: readonly string[];
   topic: string;
   clientId: string;
   partitions: number;
-}): KafkaWriter {
-  const kafka = new Kafka({
-    clientId: options.clientId,
-    brokers: [...options.brokers],
-    logLevel: logLevel.NOTHING,
-    retry: { initialRetryTime: 100, maxRetryTime: 2_000, retries: 5 },
-  });
-  let producer: Producer | undefined;
+}
+
+export function createKafkaWriter(options: WriterOptions): KafkaWriter {
+  let producer: JsonProducer | undefined;
   let topicReady = false;
-  const connected = async (): Promise<Producer> => {
+  const connected = async (): Promise<JsonProducer> => {
     if (producer) return producer;
     if (!topicReady) {
-      await ensureTopic(kafka, options.topic, options.partitions);
+      await ensureTopic(options);
       topicReady = true;
     }
-    const p = kafka.producer({ idempotent: true, maxInFlightRequests: 1 });
-    try {
-      await p.connect();
-    } catch (error) {
-      await p.disconnect().catch(() => undefined);
-      throw error;
-    }
-    producer = p;
-    return p;
+    producer = new JsonProducer({ brokers: options.brokers, clientId: options.clientId });
+    return producer;
   };
   return {
     async send(messages) {
       if (messages.length === 0) return;
       const p = await connected();
       try {
-        await p.send({ topic: options.topic, acks: -1, messages: messages.map((m) => ({ ...m })) });
+        await p.send(
+          options.topic,
+          messages.map((m) => ({ key: m.key, value: Buffer.from(m.value), headers: HEADERS })),
+        );
       } catch (error) {
-        // A fresh producer next time: kafkajs's own connection may be wedged after a broker outage.
+        // A fresh producer (and producer id) next time: its sequence state after a failed send is
+        // not worth trusting, and the pipeline resends the whole batch anyway (at least once).
         producer = undefined;
-        await p.disconnect().catch(() => undefined);
+        await p.close();
         throw error;
       }
     },
     async close() {
       const p = producer;
       producer = undefined;
-      await p?.disconnect();
+      await p?.close();
     },
   };
 }

@@ -64,7 +64,7 @@ export interface PostbackReceiverOptions {
   broker?: BrokerClient;
   /** Period of automatic reconciliation (needs `broker`); 0 = only when asked. Default 0. */
   reconcileIntervalMs?: number;
-  /** kafkajs client id. Default 'trading-gateway-postbacks'. */
+  /** Kafka client id. Default 'trading-gateway-postbacks'. */
   kafkaClientId?: string;
 }
 

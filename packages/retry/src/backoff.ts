@@ -1,6 +1,7 @@
 /**
- * Capped exponential backoff with jitter, the one retry pacing of the pipeline (feed reconnects,
- * Kafka admin steps, the sink's insert retries and consumer restarts).
+ * Capped exponential backoff with jitter, the one retry pacing of the project (feed reconnects,
+ * Kafka admin steps, the Kafka client's produce, fetch and group retries, the sink's insert
+ * retries and consumer restarts).
  */
 export interface BackoffOptions {
   /** First delay's ceiling. Default 250 ms. */

@@ -1,0 +1,415 @@
+/**
+ * A group-less reader of every partition of some topics, from their latest (or earliest) offsets
+ * on: what a live view needs (each API instance sees every record, nothing is committed, nothing
+ * rebalances). The same fetch path as BatchConsumer (fetcher.ts, record-batch-reader.ts), batches
+ * handed over one partition at a time, decoded in place.
+ *
+ *   created -> starting (partitions found, positions known) -> tailing -> stopping -> stopped
+ *                      \-> failed (start gave up: TIMEOUT, or the broker serves no usable Fetch)
+ *
+ * - `start()` resolves once every partition that exists now has its position, so whatever is
+ *   produced after it resolves is handed over.
+ * - Partitions and topics that appear later (checked every `metadataRefreshMs`) are read from
+ *   their earliest offset: each of their records is newer than the start. A topic missing at the
+ *   start is simply not there yet.
+ * - A position that fell out of the log (retention, a recreated topic) moves to the earliest offset.
+ * - Backpressure as BatchConsumer: the next fetch round goes out once eachBatch finished this one.
+ *   A handler that throws is told (HANDLER_FAILED) and gets the same records after a backoff.
+ * - Fetch failures (broker restarts, moved leaders) are retried with backoff on fresh metadata.
+ */
+import { Backoff } from '@feedpipe/retry';
+import { Base, ConnectionPool, metadataV12 } from '@platformatic/kafka';
+import { AssignedPartitions } from '../consumer/assigned-partitions.js';
+import { Fetcher, type FetchRound } from '../consumer/fetcher.js';
+import { EARLIEST, LATEST, listOffsets } from '../consumer/offset-lookup.js';
+import { describe, KafkaClientError } from '../errors.js';
+import { CONNECTION_KEYS, type ConnectionOptions, checkOptions } from '../options.js';
+import { BrokerError, LEADER_MOVED } from '../protocol/broker-errors.js';
+import type { PartitionBatch } from '../protocol/partition-batch.js';
+import { readPartitionRecords } from '../protocol/record-batch-reader.js';
+
+export type TopicTailState = 'created' | 'starting' | 'tailing' | 'stopping' | 'stopped' | 'failed';
+
+export interface TopicTailOptions extends ConnectionOptions {
+  topics: readonly string[];
+  /** Called once per partition batch, one at a time; nothing more is fetched until it resolves. */
+  eachBatch: (batch: PartitionBatch) => Promise<void> | void;
+  /** Where the partitions found at `start()` begin. Default 'latest'. */
+  from?: 'latest' | 'earliest';
+  /** How often to look for new partitions and topics (ms). Default 5,000. */
+  metadataRefreshMs?: number;
+  /** Bytes per fetch request (per broker). Default 4 MiB. */
+  maxBytes?: number;
+  /** Bytes per partition in a fetch. Default 1 MiB. */
+  maxBytesPerPartition?: number;
+  /** Longest a fetch waits for data (ms): also the longest a record waits to be handed over. Default 100. */
+  maxWaitMs?: number;
+  /** Check each record batch's CRC-32C. Default true. */
+  checkCrcs?: boolean;
+  /** First and longest delay of the retry backoff (ms). Defaults 100 and 5,000. */
+  retryBackoffMs?: number;
+  maxRetryBackoffMs?: number;
+  /** How long `start()` keeps trying to find the partitions and their positions (ms). Default 30,000. */
+  startTimeoutMs?: number;
+  /** Something failed and is being retried (or, with `retriable` false, stopped the tail). */
+  onError?: (error: KafkaClientError) => void;
+}
+
+export interface TopicTailStats {
+  state: TopicTailState;
+  partitions: number;
+  fetches: number;
+  records: number;
+  batches: number;
+  fetchErrors: number;
+  handlerErrors: number;
+}
+
+const KNOWN = [
+  ...CONNECTION_KEYS,
+  'topics',
+  'eachBatch',
+  'from',
+  'metadataRefreshMs',
+  'maxBytes',
+  'maxBytesPerPartition',
+  'maxWaitMs',
+  'checkCrcs',
+  'retryBackoffMs',
+  'maxRetryBackoffMs',
+  'startTimeoutMs',
+  'onError',
+];
+const POSITIVE = KNOWN.filter((k) => k.endsWith('Ms') || k.endsWith('Bytes') || k === 'maxBytesPerPartition');
+/** Position of a partition found after the start: its earliest offset. */
+const FROM_EARLIEST = -2;
+/** Position of a partition found at the start of a 'latest' tail. */
+const FROM_LATEST = -3;
+
+function validate(options: TopicTailOptions): void {
+  checkOptions('topic tail', options, KNOWN, POSITIVE);
+  const fail = (message: string) => new KafkaClientError('CONFIG_INVALID', `topic tail option ${message}`);
+  if (
+    !Array.isArray(options.topics) ||
+    options.topics.length === 0 ||
+    !options.topics.every((t) => typeof t === 'string' && t !== '')
+  )
+    throw fail('"topics" must list at least one topic');
+  if (typeof options.eachBatch !== 'function') throw fail('"eachBatch" must be a function');
+  if (options.from !== undefined && options.from !== 'latest' && options.from !== 'earliest')
+    throw fail('"from" must be "latest" or "earliest"');
+  if (options.checkCrcs !== undefined && typeof options.checkCrcs !== 'boolean')
+    throw fail('"checkCrcs" must be a boolean');
+  if (options.onError !== undefined && typeof options.onError !== 'function')
+    throw fail('"onError" must be a function');
+}
+
+export class TopicTail {
+  readonly #o: TopicTailOptions;
+  readonly #client: Base;
+  readonly #fetchPool: ConnectionPool;
+  readonly #fetcher: Fetcher;
+  readonly #partitions = new AssignedPartitions();
+  readonly #backoff: Backoff;
+  readonly #stats = { fetches: 0, records: 0, batches: 0, fetchErrors: 0, handlerErrors: 0 };
+  #state: TopicTailState = 'created';
+  #nextRefresh = 0;
+  #starting: Promise<void> | undefined;
+  #running: Promise<void> | undefined;
+  readonly #wakers = new Set<() => void>();
+
+  constructor(options: TopicTailOptions) {
+    validate(options);
+    this.#o = options;
+    const clientId = options.clientId ?? 'feedpipe-tail';
+    const requestTimeout = options.requestTimeoutMs ?? 30_000;
+    const maxWait = options.maxWaitMs ?? 100;
+    this.#backoff = new Backoff({
+      initialMs: options.retryBackoffMs ?? 100,
+      maxMs: options.maxRetryBackoffMs ?? 5_000,
+      floor: 0.5,
+    });
+    this.#client = new Base({
+      clientId,
+      bootstrapBrokers: [...options.brokers],
+      timeout: requestTimeout,
+      retries: 1,
+      retryDelay: 250,
+    });
+    // Long polls on a pool of their own, so metadata and offset lookups never queue behind one.
+    this.#fetchPool = new ConnectionPool(clientId, {
+      requestTimeout: requestTimeout + maxWait,
+      connectTimeout: 5_000,
+    });
+    this.#fetcher = new Fetcher(this.#client, this.#fetchPool, {
+      maxWaitMs: maxWait,
+      minBytes: 1,
+      maxBytes: options.maxBytes ?? 4 * 1024 * 1024,
+      maxBytesPerPartition: options.maxBytesPerPartition ?? 1024 * 1024,
+    });
+  }
+
+  get state(): TopicTailState {
+    return this.#state;
+  }
+
+  get stats(): TopicTailStats {
+    return { state: this.#state, partitions: this.#partitions.size, ...this.#stats };
+  }
+
+  /**
+   * Finds the partitions and their positions, then tails them until `stop()`. Resolves once every
+   * partition that exists now has its position; TIMEOUT (the tail is closed) when that takes
+   * longer than `startTimeoutMs`.
+   */
+  async start(): Promise<void> {
+    if (this.#state !== 'created')
+      throw new KafkaClientError('CONFIG_INVALID', `start() called in state ${this.#state}`);
+    this.#state = 'starting';
+    this.#starting = this.#begin();
+    await this.#starting;
+  }
+
+  async #begin(): Promise<void> {
+    const limit = this.#o.startTimeoutMs ?? 30_000;
+    const deadline = Date.now() + limit;
+    let lastError: unknown;
+    let started = false;
+    while (!this.#stopRequested()) {
+      try {
+        await this.#fetcher.version();
+        await this.#discover(this.#o.from === 'earliest' ? FROM_EARLIEST : FROM_LATEST);
+        await this.#resolvePositions();
+        started = true;
+        break;
+      } catch (error) {
+        lastError = error;
+        // No usable Fetch version: no retry helps.
+        if (error instanceof KafkaClientError && error.code === 'CONSUMER_FAILED') break;
+      }
+      if (Date.now() + 100 >= deadline) break;
+      await this.#idle(Math.min(this.#backoff.next(), deadline - Date.now()));
+    }
+    if (!started || this.#stopRequested()) {
+      const stopped = this.#stopRequested();
+      this.#state = 'failed';
+      await this.#close();
+      if (stopped) throw new KafkaClientError('CLOSED', 'the tail was stopped while starting');
+      if (lastError instanceof KafkaClientError && !lastError.retriable) throw lastError;
+      throw new KafkaClientError(
+        'TIMEOUT',
+        `tail of ${this.#o.topics.join(', ')}: not started within ${limit} ms: ${describe(lastError)}`,
+        { retriable: true, cause: lastError },
+      );
+    }
+    this.#backoff.reset();
+    this.#nextRefresh = Date.now() + (this.#o.metadataRefreshMs ?? 5_000);
+    this.#state = 'tailing';
+    this.#running = this.#run();
+  }
+
+  /** Lets the current batch finish and closes the connections. */
+  async stop(): Promise<void> {
+    if (this.#state === 'stopped' || this.#state === 'failed') return;
+    if (this.#state === 'created') {
+      this.#state = 'stopped';
+      await this.#close();
+      return;
+    }
+    this.#state = 'stopping';
+    this.#wake();
+    // A start under way sees the request, closes and rejects; a running loop ends after its batch.
+    await this.#starting?.catch(() => undefined);
+    await this.#running;
+    await this.#close();
+    this.#state = 'stopped';
+  }
+
+  #stopRequested(): boolean {
+    return this.#state === 'stopping';
+  }
+
+  async #close(): Promise<void> {
+    await Promise.allSettled([this.#fetchPool.close(), this.#client.close()]);
+  }
+
+  /** Fetch rounds until stopped; new partitions looked for every `metadataRefreshMs`. */
+  async #run(): Promise<void> {
+    let refresh = false;
+    while (this.#state === 'tailing') {
+      let trouble = false;
+      if (Date.now() >= this.#nextRefresh) {
+        this.#nextRefresh = Date.now() + (this.#o.metadataRefreshMs ?? 5_000);
+        try {
+          await this.#discover(FROM_EARLIEST);
+        } catch (error) {
+          this.#fetchFailed(error);
+        }
+      }
+      if (this.#partitions.unresolved().length > 0) trouble = !(await this.#tryResolvePositions());
+      const targets = this.#partitions.fetchable();
+      if (targets.length === 0) {
+        await this.#idle(trouble ? this.#backoff.next() : Math.max(0, this.#nextRefresh - Date.now()));
+        continue;
+      }
+      let round: FetchRound | undefined;
+      try {
+        round = await this.#fetcher.fetch(targets, refresh);
+      } catch (error) {
+        this.#fetchFailed(error);
+      }
+      refresh = !round || round.failures.length > 0 || round.leaderless.length > 0;
+      trouble ||= refresh;
+      if (round) {
+        for (const failure of round.failures) this.#fetchFailed(failure);
+        const outcome = await this.#handOver(round);
+        refresh ||= outcome.refresh;
+        trouble ||= outcome.trouble;
+      }
+      if (trouble && this.#state === 'tailing') await this.#idle(this.#backoff.next());
+      else this.#backoff.reset();
+    }
+  }
+
+  /** Decodes and hands over a round's partitions in turn; stops at a handler error. */
+  async #handOver(round: FetchRound): Promise<{ refresh: boolean; trouble: boolean }> {
+    this.#stats.fetches += 1;
+    let refresh = false;
+    for (const { target, answer } of round.answers) {
+      if (this.#state !== 'tailing') break;
+      const state = this.#partitions.get(target.topic, target.partition);
+      if (!state || state.position !== target.offset) continue;
+      if (answer.errorCode !== BrokerError.NONE) {
+        if (answer.errorCode === BrokerError.OFFSET_OUT_OF_RANGE) state.position = FROM_EARLIEST;
+        else if (LEADER_MOVED.has(answer.errorCode)) refresh = true;
+        else
+          this.#fetchFailed(
+            new KafkaClientError(
+              'FETCH_FAILED',
+              `${target.topic}:${target.partition}: broker error ${answer.errorCode}`,
+              { retriable: true },
+            ),
+          );
+        return { refresh, trouble: true };
+      }
+      let batch: PartitionBatch;
+      try {
+        batch = readPartitionRecords(answer, target.offset, this.#o.checkCrcs ?? true);
+        if (batch.count > 0) await this.#o.eachBatch(batch);
+      } catch (error) {
+        if (error instanceof KafkaClientError && error.code === 'RECORDS_CORRUPT') this.#fetchFailed(error);
+        else this.#handlerFailed(target, error);
+        return { refresh, trouble: true };
+      }
+      this.#stats.batches += batch.count > 0 ? 1 : 0;
+      this.#stats.records += batch.count;
+      const next = Number(batch.nextOffset);
+      if (next > state.position) state.position = next;
+    }
+    return { refresh, trouble: false };
+  }
+
+  /** Adds the partitions not held yet, at `position` (FROM_LATEST or FROM_EARLIEST). */
+  async #discover(position: number): Promise<void> {
+    const counts = await this.#partitionCounts();
+    for (const topic of this.#o.topics) {
+      for (let partition = 0; partition < (counts.get(topic) ?? 0); partition++)
+        this.#partitions.add(topic, partition, position);
+    }
+  }
+
+  /**
+   * Partitions of each topic that exists now, from a Metadata request for all topics: asking for
+   * the topics by name would fail the whole request while one of them does not exist yet.
+   */
+  async #partitionCounts(): Promise<Map<string, number>> {
+    const cluster = await this.#client.metadata({ topics: [] });
+    const broker = cluster.brokers.values().next().value;
+    if (!broker)
+      throw new KafkaClientError('FETCH_FAILED', 'the cluster named no broker', { retriable: true });
+    const connection = await this.#client.connections.get(broker);
+    const answer = await metadataV12.api.async(connection, null, false, false);
+    const wanted = new Set(this.#o.topics);
+    const out = new Map<string, number>();
+    for (const t of answer.topics) {
+      // A topic still being created answers with an error: it is looked at again at the next refresh.
+      if (t.name && wanted.has(t.name) && t.errorCode === BrokerError.NONE)
+        out.set(t.name, t.partitions.length);
+    }
+    return out;
+  }
+
+  /** Offsets of the partitions without a position yet (throws on failure). */
+  async #resolvePositions(): Promise<void> {
+    const pending = this.#partitions.unresolved();
+    for (const [mark, at] of [
+      [FROM_LATEST, LATEST],
+      [FROM_EARLIEST, EARLIEST],
+    ] as const) {
+      const list = pending.filter((s) => s.position === mark);
+      const offsets = await listOffsets(this.#client, list, at);
+      for (const s of list) s.position = Number(offsets.get(`${s.topic}:${s.partition}`) ?? 0n);
+    }
+  }
+
+  /** As #resolvePositions, failures reported: false when the positions are still unknown. */
+  async #tryResolvePositions(): Promise<boolean> {
+    try {
+      await this.#resolvePositions();
+      return true;
+    } catch (error) {
+      this.#fetchFailed(error);
+      return false;
+    }
+  }
+
+  #handlerFailed(target: { topic: string; partition: number }, error: unknown): void {
+    this.#stats.handlerErrors += 1;
+    this.#report(
+      new KafkaClientError(
+        'HANDLER_FAILED',
+        `eachBatch of ${target.topic}:${target.partition} failed: ${describe(error)}`,
+        { retriable: true, cause: error },
+      ),
+    );
+  }
+
+  #fetchFailed(error: unknown): void {
+    this.#stats.fetchErrors += 1;
+    this.#report(
+      error instanceof KafkaClientError
+        ? error
+        : new KafkaClientError('FETCH_FAILED', `fetch: ${describe(error)}`, {
+            retriable: true,
+            cause: error,
+          }),
+    );
+  }
+
+  #report(error: KafkaClientError): void {
+    if (this.#state === 'stopping') return;
+    try {
+      this.#o.onError?.(error);
+    } catch {
+      // The owner's error callback must not break the loop.
+    }
+  }
+
+  /** Waits `ms`, or less if stop() wakes the loop. */
+  #idle(ms: number): Promise<void> {
+    if (this.#state !== 'starting' && this.#state !== 'tailing') return Promise.resolve();
+    return new Promise((resolve) => {
+      const done = (): void => {
+        clearTimeout(timer);
+        this.#wakers.delete(done);
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      this.#wakers.add(done);
+    });
+  }
+
+  #wake(): void {
+    for (const wake of [...this.#wakers]) wake();
+  }
+}
