@@ -1,6 +1,7 @@
 /**
  * The Python environment of the SDK conformance suite: a virtual environment in
- * `.venv/sdk-conformance` (git-ignored) holding the service's official SDK from PyPI at the version
+ * `.venv/sdk-conformance` (git-ignored) holding the service's official SDK (and the Python clients
+ * other tests drive, such as clickhouse-connect and pandas) from PyPI at the versions
  * `requirements.txt` pins, with its identity prefix renamed the way our spec renames it
  * (`dhanClientId` -> `svcClientId`, the wire name it sends in bodies, query and headers). The rename
  * is applied to the installed copy inside the venv; no SDK code lives in this repository.
@@ -137,8 +138,47 @@ function renameIdentityPrefix(sdkDir: string): number {
   return count;
 }
 
+const LOCK_DIR = `${VENV_DIR}.lock`;
+/** A set-up takes at most the pip timeout plus venv creation; a lock older than that is stale. */
+const LOCK_STALE_MS = PIP_TIMEOUT_MS + 180_000;
+const LOCK_POLL_MS = 500;
+
+function sleepSync(ms: number): void {
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+}
+
+/**
+ * Several test files use this venv and run in parallel processes: one builds it while the others
+ * wait (a directory as the lock: mkdir is atomic), bounded by LOCK_STALE_MS.
+ */
+function withVenvLock<T>(work: () => T): T {
+  mkdirSync(dirname(LOCK_DIR), { recursive: true });
+  const deadline = Date.now() + LOCK_STALE_MS;
+  for (;;) {
+    try {
+      mkdirSync(LOCK_DIR);
+      break;
+    } catch {
+      if (Date.now() > deadline) {
+        rmSync(LOCK_DIR, { recursive: true, force: true });
+        continue;
+      }
+      sleepSync(LOCK_POLL_MS);
+    }
+  }
+  try {
+    return work();
+  } finally {
+    rmSync(LOCK_DIR, { recursive: true, force: true });
+  }
+}
+
 /** Creates or reuses the venv; throws SdkSetupError with what to do when it cannot. */
 export function ensureSdkVenv(log: (line: string) => void = (l) => process.stderr.write(`${l}\n`)): SdkVenv {
+  return withVenvLock(() => buildOrReuse(log));
+}
+
+function buildOrReuse(log: (line: string) => void): SdkVenv {
   const base = basePython();
   const stamp = stampOf(base.version);
   if (existsSync(STAMP) && existsSync(venvPython())) {

@@ -17,6 +17,8 @@ export {
   OPEN_SCOPE,
   type RouteScope,
 } from './auth/auth-hook.js';
+export { KeyAdminClient, KeyAdminError } from './auth/key-admin-client.js';
+export { KEY_COMMANDS, type KeyCommandOptions, type KeyManager, runKeyCommand } from './auth/key-command.js';
 export {
   ADMIN_SCOPE,
   hashSecret,

@@ -14,6 +14,8 @@ export interface OpenApiDocsOptions {
   title: string;
   description: string;
   version?: string;
+  /** Security schemes besides the x-api-key header (e.g. basic auth of a protocol endpoint). */
+  securitySchemes?: Record<string, Record<string, unknown>>;
 }
 
 export async function registerOpenApiDocs(app: FastifyInstance, options: OpenApiDocsOptions): Promise<void> {
@@ -23,7 +25,12 @@ export async function registerOpenApiDocs(app: FastifyInstance, options: OpenApi
   await app.register(swagger, {
     openapi: {
       info: { title: options.title, version: options.version ?? '1.0.0', description: options.description },
-      components: { securitySchemes: { apiKey: { type: 'apiKey', in: 'header', name: API_KEY_HEADER } } },
+      components: {
+        securitySchemes: {
+          apiKey: { type: 'apiKey', in: 'header', name: API_KEY_HEADER },
+          ...options.securitySchemes,
+        },
+      },
     },
   });
   await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { docExpansion: 'list' } });

@@ -32,15 +32,27 @@ export type QuerySettings = Readonly<Record<string, SettingValue>>;
 /** Output formats a byte stream can be asked for (ClickHouse writes each one itself). */
 export const STREAM_FORMATS = [
   'JSON',
+  'JSONCompact',
+  'JSONStrings',
   'JSONEachRow',
   'JSONCompactEachRow',
+  'JSONCompactEachRowWithNamesAndTypes',
   'CSV',
   'CSVWithNames',
+  'CSVWithNamesAndTypes',
   'TabSeparated',
   'TabSeparatedRaw',
+  'TabSeparatedWithNames',
+  'TabSeparatedWithNamesAndTypes',
+  'Values',
+  'PrettyCompact',
   'Arrow',
   'ArrowStream',
   'Parquet',
+  'Native',
+  'RowBinary',
+  'RowBinaryWithNames',
+  'RowBinaryWithNamesAndTypes',
 ] as const;
 export type StreamFormat = (typeof STREAM_FORMATS)[number];
 

@@ -27,6 +27,7 @@ import { registerMarketRoutes } from './analytics/market-routes.js';
 import { registerOptionRoutes } from './analytics/option-routes.js';
 import { registerStatusRoutes } from './analytics/status-routes.js';
 import { API_KEYS_TABLE, DEFAULT_SCOPE, SCOPES, type Scope } from './auth/scopes.js';
+import { clickHouseKeyFrom, registerClickHouseRoutes } from './clickhouse-http/routes.js';
 import { type QueryApiConfig, type ResolvedConfig, resolveConfig } from './config/config.js';
 import type { ApiContext } from './context.js';
 import { QueryApiError } from './errors.js';
@@ -39,6 +40,7 @@ import { ResultBudget } from './query/result-budget.js';
 import { ResultCache } from './query/result-cache.js';
 import { StoreProbe } from './query/store-probe.js';
 import { registerRecordSchemaRoutes } from './record-schemas/record-schema-routes.js';
+import { CallerSql } from './sql/caller-sql.js';
 import { registerSqlRoutes } from './sql/sql-routes.js';
 import { type PipelineStatusSource, registerStatusPage } from './status-page/index.js';
 
@@ -118,6 +120,7 @@ async function createHttpApp(
   installMethodNotAllowed(app);
   installAuth(app, keys, new KeyRateLimiter(resolved.rateLimit.perSecond, resolved.rateLimit.burst, now), {
     defaultScope: DEFAULT_SCOPE,
+    keyFrom: clickHouseKeyFrom,
   });
   installQueryAdmission(app, new KeyConcurrency(resolved.query.maxConcurrentPerKey));
   installHttpMetrics(app, metrics);
@@ -125,7 +128,8 @@ async function createHttpApp(
     await registerOpenApiDocs(app, {
       title: 'feedpipe query API',
       description:
-        'Market analytics for notebooks (JSON, CSV, Arrow, Parquet), read-only SQL, a live stream and the pipeline status page. Send the API key in the x-api-key header. Orders live in the trading gateway, with its own keys and docs.',
+        "Market analytics for notebooks (JSON, CSV, Arrow, Parquet), read-only SQL (also over ClickHouse's HTTP protocol under /clickhouse), a live stream and the pipeline status page. Send the API key in the x-api-key header (ClickHouse clients: as the basic-auth password). Orders live in the trading gateway, with its own keys and docs.",
+      securitySchemes: { clickhouseBasic: { type: 'http', scheme: 'basic' } },
     });
   }
   return app;
@@ -146,7 +150,9 @@ function registerRoutes(app: FastifyInstance, ctx: ApiContext, hub: LiveHub, dep
   registerMarketRoutes(app, ctx);
   registerHistoryRoutes(app, ctx);
   registerOptionRoutes(app, ctx);
-  registerSqlRoutes(app, ctx);
+  const callerSql = new CallerSql(ctx);
+  registerSqlRoutes(app, ctx, callerSql);
+  registerClickHouseRoutes(app, ctx, callerSql);
   registerStreamRoutes(app, ctx, hub);
   registerRecordSchemaRoutes(app);
   registerStatusPage(app, deps.pipelineStatus);

@@ -2,8 +2,10 @@
  * query-api CLI.
  *   query-api serve                      run the API (env below)
  *   query-api create-key NAME SCOPES     create a key (SCOPES: read,admin) and print it once
- *   query-api list-keys | revoke-key ID  (the store must not be held by a running embedded API:
- *                                        use the admin routes /v1/admin/keys of that API instead)
+ *   query-api list-keys | revoke-key ID  [--url URL]: while a running API on embedded chDB holds the
+ *                                        store (npm start), through its admin routes, with an admin
+ *                                        key in QUERY_API_ADMIN_KEY (URL: --url, QUERY_API_URL, or
+ *                                        QUERY_API_HOST:QUERY_API_PORT)
  * Environment: QUERY_API_PORT (default 8080), QUERY_API_HOST (default 127.0.0.1), CLICKHOUSE_URL
  * (unset: embedded chDB in DATA_DIR/chdb, DATA_DIR default .data), CLICKHOUSE_SQL_USER +
  * CLICKHOUSE_SQL_PASSWORD or CLICKHOUSE_SQL_PASSWORD_FILE (server only: the user callers' queries
@@ -15,7 +17,7 @@
  * secrets).
  */
 import { join } from 'node:path';
-import { ApiKeyStore, redactLogText } from '@feedpipe/service-http';
+import { ApiKeyStore, KEY_COMMANDS, redactLogText, runKeyCommand } from '@feedpipe/service-http';
 import { createStore, runMigrations } from '@feedpipe/store';
 import { createQueryApi } from './app.js';
 import { API_KEYS_TABLE, SCOPES, type Scope } from './auth/scopes.js';
@@ -36,15 +38,48 @@ function fail(message: string): never {
   process.exit(2);
 }
 
-function scopes(raw: string | undefined): Scope[] {
-  const list = (raw ?? '')
-    .split(',')
-    .map((s) => s.trim())
-    .filter((s) => s.length > 0);
-  if (list.length === 0) fail(`give the scopes as a comma-separated list of ${SCOPES.join(', ')}`);
-  for (const s of list)
-    if (!SCOPES.includes(s as Scope)) fail(`unknown scope "${s}" (allowed: ${SCOPES.join(', ')})`);
-  return list as Scope[];
+/** `--url URL` among the arguments, removed from them. */
+function takeUrl(args: string[]): string | undefined {
+  const at = args.indexOf('--url');
+  if (at === -1) return undefined;
+  const url = args[at + 1] ?? fail('--url needs a URL, e.g. --url http://127.0.0.1:8080');
+  args.splice(at, 2);
+  return url;
+}
+
+/** create-key, list-keys, revoke-key: on the store here, or through a running API's admin routes. */
+async function keyCommand(command: string, args: string[], vars: QueryApiEnv): Promise<never> {
+  const url = takeUrl(args) ?? vars.QUERY_API_URL;
+  const adminKey = vars.QUERY_API_ADMIN_KEY;
+  if (adminKey) storeSecrets.push(adminKey);
+  const code = await runKeyCommand<Scope>(command, args, {
+    program: 'query-api',
+    scopes: SCOPES,
+    url,
+    defaultUrl: `http://${vars.QUERY_API_HOST === '0.0.0.0' ? '127.0.0.1' : vars.QUERY_API_HOST}:${vars.QUERY_API_PORT}`,
+    adminKey,
+    adminKeyVariable: 'QUERY_API_ADMIN_KEY',
+    openLocal: async () => {
+      const storeEnv = storeConfigFromEnv(process.env, join(vars.DATA_DIR, 'chdb'));
+      storeSecrets.push(...storeEnv.secrets);
+      const store = createStore(storeEnv.config);
+      try {
+        await runMigrations(store.internal);
+      } catch (error) {
+        await store.close().catch(() => undefined);
+        throw error;
+      }
+      const keys = new ApiKeyStore<Scope>(store.internal, {
+        table: API_KEYS_TABLE,
+        scopes: SCOPES,
+        cacheMs: 0,
+      });
+      return { keys, close: () => store.close() };
+    },
+    out: (line) => process.stdout.write(`${line}\n`),
+    err: (line) => process.stderr.write(`query-api: ${redactLogText(line, knownSecrets())}\n`),
+  });
+  process.exit(code);
 }
 
 async function main(): Promise<void> {
@@ -55,34 +90,11 @@ async function main(): Promise<void> {
   } catch (error) {
     fail((error as Error).message);
   }
+  if ((KEY_COMMANDS as readonly string[]).includes(command)) await keyCommand(command, args, vars);
   const storeEnv = storeConfigFromEnv(process.env, join(vars.DATA_DIR, 'chdb'));
   storeSecrets.push(...storeEnv.secrets);
   const store = createStore(storeEnv.config);
   await runMigrations(store.internal);
-  const keys = new ApiKeyStore<Scope>(store.internal, { table: API_KEYS_TABLE, scopes: SCOPES, cacheMs: 0 });
-  if (command === 'create-key') {
-    const created = await keys.create(
-      args[0] ?? fail('usage: query-api create-key NAME read,admin'),
-      scopes(args[1]),
-    );
-    process.stdout.write(
-      `${JSON.stringify({ keyId: created.keyId, scopes: created.scopes, key: created.key })}\n`,
-    );
-    process.stderr.write('store the key now: it is not kept and cannot be shown again\n');
-    await store.close();
-    return;
-  }
-  if (command === 'list-keys') {
-    for (const key of await keys.list()) process.stdout.write(`${JSON.stringify(key)}\n`);
-    await store.close();
-    return;
-  }
-  if (command === 'revoke-key') {
-    const done = await keys.revoke(args[0] ?? fail('usage: query-api revoke-key KEY_ID'));
-    process.stdout.write(done ? 'revoked\n' : 'no such key\n');
-    await store.close();
-    return;
-  }
   if (command !== 'serve') fail(`unknown command "${command}" (serve, create-key, list-keys, revoke-key)`);
   if (storeEnv.sharedLogin) {
     process.stderr.write(

@@ -1,7 +1,8 @@
 /**
  * The SQL escalation corpus (fixtures/sql-escalation-corpus.json) against the real API on embedded
  * chDB with a read-only key: every case answers 400 and nothing changes (no table, no key, no
- * request to the loopback canary, no file). Then real analytics still work.
+ * request to the loopback canary, no file); the same corpus through the ClickHouse-protocol
+ * endpoint (/clickhouse) is refused with ClickHouse's error texts. Then real analytics still work.
  */
 
 import { randomUUID } from 'node:crypto';
@@ -144,6 +145,59 @@ describe('escalation corpus: every case is refused with 400 and changes nothing'
       expect(r.json().error, sql).toMatchObject({ code: 'SQL_REFUSED', field: 'sql' });
       expect(r.json().error.message, sql).toMatch(reason);
     }
+  });
+});
+
+/** The corpus once more through ClickHouse's HTTP protocol: the same guard, ClickHouse's error texts. */
+function clickhouse(sql: string, params: Record<string, unknown> = {}) {
+  const query = new URLSearchParams(
+    Object.entries(params).map(([name, value]) => [`param_${name}`, String(value)]),
+  ).toString();
+  const basic = `Basic ${Buffer.from(`reader:${h.read['x-api-key']}`).toString('base64')}`;
+  return h.api.app.inject({
+    method: 'POST',
+    url: `/clickhouse/${query ? `?${query}` : ''}`,
+    headers: { authorization: basic, 'content-type': 'text/plain' },
+    payload: sql,
+  });
+}
+
+describe("escalation corpus through /clickhouse: refused in ClickHouse's words, nothing changed", () => {
+  // On this protocol a trailing FORMAT clause is how the caller names the output, not an escalation.
+  const refused = corpus.refused.filter((c) => c.class !== 'format');
+
+  it.each(refused.map((c) => [c.class, c] as const))('%s: %j', async (_cls, c) => {
+    const r = await clickhouse(fill(c.sql), c.params);
+    expect(r.statusCode, r.body).toBeGreaterThanOrEqual(400);
+    expect(r.statusCode, r.body).toBeLessThan(500);
+    expect(r.headers['content-type']).toMatch(/^text\/plain/);
+    expect(r.body).toMatch(/^Code: \d+\. DB::Exception: .+\. \([A-Z_]+\) \(version [^)]+\)\n$/s);
+    expect(r.headers['x-clickhouse-exception-code']).toBe(/^Code: (\d+)/.exec(r.body)?.[1]);
+  });
+
+  it.each(corpus.harmless.map((c) => [c.class, c] as const))('harmless, %s: %j', async (_cls, c) => {
+    const r = await clickhouse(`${fill(c.sql)}\nFORMAT JSON`, c.params);
+    expect(r.statusCode, r.body).toBe(200);
+    expect(r.json().data).toEqual(c.rows);
+  });
+
+  it('a trailing FORMAT clause picks the output; anything after it is still refused', async () => {
+    const json = await clickhouse('SELECT 1 AS one FORMAT JSONEachRow');
+    expect(json.statusCode, json.body).toBe(200);
+    expect(json.body).toBe('{"one":1}\n');
+    const settings = await clickhouse('SELECT 1 FORMAT CSV SETTINGS readonly = 0');
+    expect(settings.statusCode).toBe(403);
+    expect(settings.body).toMatch(/FORMAT only as the last clause/);
+    const outfile = await clickhouse("SELECT 1 INTO OUTFILE '/tmp/feedpipe-pwn' TRUNCATE FORMAT CSV");
+    expect(outfile.statusCode).toBe(403);
+    expect(outfile.body).toMatch(/INTO OUTFILE is not allowed/);
+  });
+
+  it('after the corpus through /clickhouse too: nothing changed, nothing called, no file', async () => {
+    expect(await snapshot()).toEqual(before);
+    expect(canaryHits).toBe(0);
+    expect(existsSync('/tmp/feedpipe-pwn')).toBe(false);
+    expect(existsSync('/tmp/feedpipe-pwn.csv')).toBe(false);
   });
 });
 

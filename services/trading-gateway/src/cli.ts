@@ -2,12 +2,13 @@
  * trading-gateway CLI.
  *   trading-gateway run                        run the gateway (environment: env.ts); `serve` too
  *   trading-gateway create-key NAME SCOPES     create a gateway key (SCOPES: trade,admin), print it once
- *   trading-gateway list-keys | revoke-key ID  (the store must not be held by a running embedded
- *                                              gateway: use its admin routes /v1/admin/keys instead)
+ *   trading-gateway list-keys | revoke-key ID  [--url URL]: while a running gateway on embedded chDB
+ *                                              holds the store (npm start), through its admin routes,
+ *                                              with an admin key in TRADING_GATEWAY_ADMIN_KEY
  * Keys of the gateway are not keys of the query API (each has its own table), and the other way round.
  */
 import { BrokerClient } from '@feedpipe/broker-api';
-import { ApiKeyStore, redactLogText } from '@feedpipe/service-http';
+import { ApiKeyStore, KEY_COMMANDS, redactLogText, runKeyCommand } from '@feedpipe/service-http';
 import { createStore, runMigrations, type Store } from '@feedpipe/store';
 import { createTradingGateway } from './app.js';
 import { type GatewayEnv, gatewayEnv } from './env.js';
@@ -21,41 +22,47 @@ function fail(message: string): never {
   process.exit(2);
 }
 
-function scopes(raw: string | undefined): GatewayScope[] {
-  const list = (raw ?? '')
-    .split(',')
-    .map((s) => s.trim())
-    .filter((s) => s.length > 0);
-  if (list.length === 0) fail(`give the scopes as a comma-separated list of ${GATEWAY_SCOPES.join(', ')}`);
-  for (const s of list) {
-    if (!GATEWAY_SCOPES.includes(s as GatewayScope)) {
-      fail(`unknown scope "${s}" (allowed: ${GATEWAY_SCOPES.join(', ')})`);
-    }
-  }
-  return list as GatewayScope[];
+/** `--url URL` among the arguments, removed from them. */
+function takeUrl(args: string[]): string | undefined {
+  const at = args.indexOf('--url');
+  if (at === -1) return undefined;
+  const url = args[at + 1] ?? fail('--url needs a URL, e.g. --url http://127.0.0.1:8090');
+  args.splice(at, 2);
+  return url;
 }
 
-async function keyCommand(command: string, args: string[], store: Store): Promise<void> {
-  const keys = new ApiKeyStore<GatewayScope>(store.internal, {
-    table: GATEWAY_KEYS_TABLE,
+/** create-key, list-keys, revoke-key: on the store here, or through a running gateway's admin routes. */
+async function keyCommand(command: string, args: string[], config: GatewayEnv): Promise<never> {
+  const vars = process.env;
+  const adminKey = vars.TRADING_GATEWAY_ADMIN_KEY || undefined;
+  if (adminKey) knownSecrets.push(adminKey);
+  const host = config.host === '0.0.0.0' ? '127.0.0.1' : config.host;
+  const code = await runKeyCommand<GatewayScope>(command, args, {
+    program: 'trading-gateway',
     scopes: GATEWAY_SCOPES,
-    cacheMs: 0,
+    url: takeUrl(args) ?? (vars.TRADING_GATEWAY_URL || undefined),
+    defaultUrl: `http://${host}:${config.port}`,
+    adminKey,
+    adminKeyVariable: 'TRADING_GATEWAY_ADMIN_KEY',
+    openLocal: async () => {
+      const store = createStore(config.store);
+      try {
+        await runMigrations(store.internal);
+      } catch (error) {
+        await store.close().catch(() => undefined);
+        throw error;
+      }
+      const keys = new ApiKeyStore<GatewayScope>(store.internal, {
+        table: GATEWAY_KEYS_TABLE,
+        scopes: GATEWAY_SCOPES,
+        cacheMs: 0,
+      });
+      return { keys, close: () => store.close() };
+    },
+    out: (line) => process.stdout.write(`${line}\n`),
+    err: (line) => process.stderr.write(`trading-gateway: ${redactLogText(line, knownSecrets)}\n`),
   });
-  if (command === 'create-key') {
-    const created = await keys.create(
-      args[0] ?? fail('usage: trading-gateway create-key NAME trade[,admin]'),
-      scopes(args[1]),
-    );
-    process.stdout.write(
-      `${JSON.stringify({ keyId: created.keyId, scopes: created.scopes, key: created.key })}\n`,
-    );
-    process.stderr.write('store the key now: it is not kept and cannot be shown again\n');
-  } else if (command === 'list-keys') {
-    for (const key of await keys.list()) process.stdout.write(`${JSON.stringify(key)}\n`);
-  } else {
-    const done = await keys.revoke(args[0] ?? fail('usage: trading-gateway revoke-key KEY_ID'));
-    process.stdout.write(done ? 'revoked\n' : 'no such key\n');
-  }
+  process.exit(code);
 }
 
 async function run(config: GatewayEnv, store: Store): Promise<void> {
@@ -101,14 +108,10 @@ async function main(): Promise<void> {
   if (!COMMANDS.includes(command)) fail(`unknown command "${command}" (${COMMANDS.join(', ')})`);
   const config = gatewayEnv(process.env);
   knownSecrets.push(...config.secrets);
+  if ((KEY_COMMANDS as readonly string[]).includes(command)) await keyCommand(command, args, config);
   const store = createStore(config.store);
   await runMigrations(store.internal);
-  if (command === 'run' || command === 'serve') {
-    await run(config, store);
-    return;
-  }
-  await keyCommand(command, args, store);
-  await store.close();
+  await run(config, store);
 }
 
 main().catch((error: unknown) => {

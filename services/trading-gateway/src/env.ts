@@ -93,6 +93,19 @@ export const GATEWAY_ENV = {
     unset: 'no key created',
     description: 'at start, create a `trade` key under this name and print it once',
   },
+  TRADING_GATEWAY_URL: {
+    type: 'string',
+    unset:
+      'key commands open the store here; while it is held (embedded chDB of a running gateway) they use the gateway at TRADING_GATEWAY_HOST:TRADING_GATEWAY_PORT',
+    description:
+      'key commands (`create-key`, `list-keys`, `revoke-key`): the running gateway to manage the keys of (as `--url`)',
+  },
+  TRADING_GATEWAY_ADMIN_KEY: {
+    type: 'string',
+    unset: 'key commands work on the local store only',
+    description:
+      'key commands against a running gateway: a gateway key with the `admin` scope (never printed or logged)',
+  },
   LOG_LEVEL: { type: 'enum', values: LEVELS, default: 'info', description: 'log level' },
 } as const satisfies EnvSchema;
 

@@ -18,6 +18,11 @@ export interface ApiKeyInfo<S extends string = string> {
   scopes: S[];
   createdAt: string;
   revoked: boolean;
+  /**
+   * When this process last accepted the key (ISO 8601), in list() answers only; absent when it has
+   * not since it started. Kept in memory: a write per request would cost more than the answer.
+   */
+  lastUsedAt?: string;
 }
 
 export interface ApiKeyStoreOptions<S extends string> {
@@ -68,6 +73,8 @@ export class ApiKeyStore<S extends string = string> {
   readonly #cache = new Map<string, CacheEntry>();
   readonly #revokedHere = new Set<string>();
   readonly #revokedListeners = new Set<RevokedListener>();
+  /** Key id -> epoch ms of its last accepted request here (bounded like the cache). */
+  readonly #lastUsed = new Map<string, number>();
 
   constructor(store: StoreLane, options: ApiKeyStoreOptions<S>) {
     if (!TABLE_NAME.test(options.table)) {
@@ -169,13 +176,17 @@ export class ApiKeyStore<S extends string = string> {
       `SELECT key_id, name, scopes, toString(created_at) AS created_at, revoked
        FROM ${this.#table} FINAL ORDER BY created_at`,
     );
-    return rows.map((r) => ({
-      keyId: r.key_id,
-      name: r.name,
-      scopes: r.scopes.filter((s) => this.#isScope(s)),
-      createdAt: r.created_at,
-      revoked: Number(r.revoked) === 1,
-    }));
+    return rows.map((r) => {
+      const used = this.#lastUsed.get(r.key_id);
+      return {
+        keyId: r.key_id,
+        name: r.name,
+        scopes: r.scopes.filter((s) => this.#isScope(s)),
+        createdAt: r.created_at,
+        revoked: Number(r.revoked) === 1,
+        ...(used === undefined ? {} : { lastUsedAt: new Date(used).toISOString() }),
+      };
+    });
   }
 
   /** The key's info if the presented key is valid and not revoked; undefined otherwise. */
@@ -198,6 +209,8 @@ export class ApiKeyStore<S extends string = string> {
       !secretMatches(key.salt, key.hash, parsed.secret)
     )
       return undefined;
+    if (this.#lastUsed.size >= MAX_CACHED_KEYS && !this.#lastUsed.has(key.keyId)) this.#lastUsed.clear();
+    this.#lastUsed.set(key.keyId, now);
     return {
       keyId: key.keyId,
       name: key.name,

@@ -37,6 +37,12 @@ function presentedKey(request: FastifyRequest): string | undefined {
 export interface AuthOptions {
   /** The scope of routes that declare none (and of unknown paths). */
   defaultScope: string;
+  /**
+   * Other places a route may take the key from, asked when neither x-api-key nor a bearer token is
+   * sent (the query API's ClickHouse endpoint: the basic-auth password, X-ClickHouse-Key). Headers
+   * only: a key in a URL ends up in logs and browser histories.
+   */
+  keyFrom?: (request: FastifyRequest) => string | undefined;
 }
 
 export function installAuth<S extends string>(
@@ -54,7 +60,7 @@ export function installAuth<S extends string>(
   app.addHook('onRequest', async (request, reply) => {
     const scope: RouteScope = request.routeOptions.config?.scope ?? options.defaultScope;
     if (scope === OPEN_SCOPE) return;
-    const presented = presentedKey(request);
+    const presented = presentedKey(request) ?? options.keyFrom?.(request);
     if (presented === undefined) {
       throw new HttpError(
         'UNAUTHENTICATED',

@@ -21,6 +21,10 @@ function keyInfoSchema(scopes: readonly string[]) {
       scopes: { type: 'array', items: { type: 'string', enum: [...scopes] } },
       createdAt: { type: 'string' },
       revoked: { type: 'boolean' },
+      lastUsedAt: {
+        type: 'string',
+        description: 'when this process last accepted the key (ISO 8601); absent if not since it started',
+      },
     },
   } as const;
 }

@@ -49,6 +49,18 @@ export const QUERY_API_ENV = {
     unset: 'no key created',
     description: 'at start, create a `read` key under this name and print it once',
   },
+  QUERY_API_URL: {
+    type: 'string',
+    unset:
+      'key commands open the store here; while it is held (embedded chDB of a running API) they use the API at QUERY_API_HOST:QUERY_API_PORT',
+    description:
+      'key commands (`create-key`, `list-keys`, `revoke-key`): the running API to manage the keys of (as `--url`)',
+  },
+  QUERY_API_ADMIN_KEY: {
+    type: 'string',
+    unset: 'key commands work on the local store only',
+    description: 'key commands against a running API: a key with the `admin` scope (never printed or logged)',
+  },
   LOG_LEVEL: {
     type: 'enum',
     values: ['fatal', 'error', 'warn', 'info', 'debug'],

@@ -6,7 +6,7 @@
  * count. Result isolation on embedded chDB is the store's job too: see packages/store.
  */
 import { Readable } from 'node:stream';
-import type { QueryParams, QuerySettings, SettingValue, StoreLane } from '@feedpipe/store';
+import type { QueryParams, QuerySettings, SettingValue, StoreLane, StreamFormat } from '@feedpipe/store';
 import type { FastifyReply } from 'fastify';
 import { QueryApiError } from '../errors.js';
 import { FORMAT_SETTINGS, OUTPUT_FORMATS, type OutputFormat } from './formats.js';
@@ -20,6 +20,17 @@ export interface TabularQuery {
   params?: QueryParams;
   format: OutputFormat;
   /** Query-scoped settings (limits); format settings are added. */
+  settings?: QuerySettings;
+}
+
+/**
+ * A query in any format the store can write (the ClickHouse-protocol endpoint), with the engine's
+ * own output settings: no FORMAT_SETTINGS, so the bytes are what a ClickHouse server would send.
+ */
+export interface EngineQuery {
+  sql: string;
+  params?: QueryParams;
+  format: StreamFormat;
   settings?: QuerySettings;
 }
 
@@ -98,7 +109,20 @@ export class QueryRunner {
    * budget until the stream is closed (sent, failed or cut).
    */
   async stream(query: TabularQuery, origin: 'caller' | 'internal' = 'internal'): Promise<Readable> {
-    const lease = this.#reserve(query);
+    return this.streamAs(
+      {
+        sql: query.sql,
+        format: OUTPUT_FORMATS[query.format].clickhouse,
+        settings: { ...query.settings, ...FORMAT_SETTINGS },
+        ...(query.params ? { params: query.params } : {}),
+      },
+      origin,
+    );
+  }
+
+  /** As `stream`, in any of the store's formats, with only the settings given (see EngineQuery). */
+  async streamAs(query: EngineQuery, origin: 'caller' | 'internal' = 'internal'): Promise<Readable> {
+    const lease = this.#reserve(query.settings);
     try {
       const stream = await this.#exec(query, origin);
       if (!this.#materialised || lease === undefined) return held(stream, lease);
@@ -120,23 +144,18 @@ export class QueryRunner {
     return { body, contentType: OUTPUT_FORMATS[query.format].contentType };
   }
 
-  #reserve(query: TabularQuery): ResultLease | undefined {
+  #reserve(settings: QuerySettings | undefined): ResultLease | undefined {
     if (this.#budget === undefined) return undefined;
     const { limits } = this.#budget;
     if (!this.#materialised) return this.#budget.acquire(limits.streamBytes);
-    const limit = query.settings?.max_result_bytes;
+    const limit = settings?.max_result_bytes;
     return this.#budget.acquire(typeof limit === 'number' && limit > 0 ? limit : limits.reserveBytes);
   }
 
-  async #exec(query: TabularQuery, origin: 'caller' | 'internal'): Promise<Readable> {
-    const settings = { ...this.#baseSettings, ...query.settings, ...FORMAT_SETTINGS };
+  async #exec(query: EngineQuery, origin: 'caller' | 'internal'): Promise<Readable> {
+    const settings = { ...this.#baseSettings, ...query.settings };
     try {
-      return await this.#lane.stream(
-        query.sql,
-        query.params ?? {},
-        OUTPUT_FORMATS[query.format].clickhouse,
-        settings,
-      );
+      return await this.#lane.stream(query.sql, query.params ?? {}, query.format, settings);
     } catch (error) {
       throw storeError(error, origin);
     }

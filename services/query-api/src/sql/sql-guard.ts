@@ -7,8 +7,13 @@
  *    spliced into SQL). ClickHouse parses exactly one statement (several, or garbage, are refused
  *    by the parser) and prints it back without comments, on one line. Formatting that text again
  *    must give the same text, so it is one balanced statement. From here on only that text is used.
- * 2. Kind. SELECT / WITH / ( go on; `SHOW TABLES` and `DESCRIBE TABLE <allowed table>` are answered
- *    by a SELECT the API writes itself over system.tables / system.columns; anything else is refused.
+ *    On the ClickHouse-protocol endpoint (`output: 'clause'`), a trailing `FORMAT <name>` of that
+ *    text is split off (the caller's choice of output, never run as text) and the rest must be a
+ *    canonical statement of its own; /v1/sql refuses FORMAT.
+ * 2. Kind. SELECT / WITH / ( go on; `SHOW TABLES`, `DESCRIBE TABLE <allowed table>` and the
+ *    catalogue probes of catalog-answers.ts (SHOW DATABASES, EXISTS, the connect probes of
+ *    ClickHouse clients) are answered by a SELECT the API writes itself, from the allow-list;
+ *    anything else is refused.
  * 3. Parse tree (`EXPLAIN AST`, which only parses; EXPLAIN in a subquery takes SELECTs only and
  *    refuses FORMAT and INTO OUTFILE). Every node type must be one a SELECT is made of (no `Set`:
  *    no SETTINGS anywhere); no table functions; every table named is an allowed market-data table
@@ -31,10 +36,11 @@ import type { SettingValue } from '@feedpipe/store';
 import { QueryApiError } from '../errors.js';
 import type { QueryParams, QueryRunner } from '../query/query-runner.js';
 import { MARKET_DATA_TABLES, MARKET_DATABASE, SQL_READABLE_TABLES } from './allowed-tables.js';
+import { type CatalogFacts, catalogAnswer } from './catalog-answers.js';
 import { type AstNode, nodeName, OutlineError, parseAstOutline, readQueryTree } from './explain-outline.js';
 import { type FunctionPolicy, functionPolicy } from './function-policy.js';
 
-export type GuardedKind = 'select' | 'show-tables' | 'describe';
+export type GuardedKind = 'select' | 'show-tables' | 'describe' | 'catalog';
 
 export interface GuardedSql {
   kind: GuardedKind;
@@ -42,11 +48,41 @@ export interface GuardedSql {
   sql: string;
   /** Its parameters: the caller's for a SELECT, the API's own for SHOW/DESCRIBE. */
   params: QueryParams;
+  /** The output format the text named in a trailing FORMAT clause (`output: 'clause'` only). */
+  format?: string;
 }
 
 export interface SqlGuardLimits {
   maxSqlLength: number;
   maxExecutionSec: number;
+  /** What the settings probe reports (catalog-answers.ts); unset ones are not reported. */
+  maxMemoryBytes?: number;
+  maxResultRows?: number;
+  maxResultBytes?: number;
+}
+
+export interface CheckOptions {
+  /**
+   * `refuse` (/v1/sql, the default): FORMAT and INTO OUTFILE are refused, the output is a field of
+   * the request. `clause` (the ClickHouse HTTP protocol): a trailing FORMAT clause names the output.
+   */
+  output?: 'refuse' | 'clause';
+}
+
+/**
+ * Why SQL was refused, for protocols that answer with their own codes (the ClickHouse endpoint):
+ * `syntax` = not one statement the parser reads, `size` = over the length limit, `readonly` = a
+ * statement other than a read, `access` = a table, function or construct outside the allow-lists.
+ */
+export type RefusalReason = 'syntax' | 'size' | 'readonly' | 'access';
+
+/** SQL_REFUSED with its reason; still a QueryApiError (400) to every other caller. */
+export class SqlRefusal extends QueryApiError {
+  readonly reason: RefusalReason;
+  constructor(reason: RefusalReason, message: string, cause?: unknown) {
+    super('SQL_REFUSED', message, { field: 'sql', cause });
+    this.reason = reason;
+  }
 }
 
 /** Outlines are bounded by the query's length; this bounds what the guard buffers anyway. */
@@ -96,9 +132,12 @@ const IN_FUNCTIONS = /^(global)?(not)?(null)?in(ignoreset)?$/i;
 const SHOW_TABLES = new Set(['SHOW TABLES', `SHOW TABLES FROM ${MARKET_DATABASE}`]);
 const DESCRIBE = /^DESCRIBE TABLE ([A-Za-z_][A-Za-z0-9_]*)\.([A-Za-z_][A-Za-z0-9_]*)$/;
 
-function refuse(message: string, cause?: unknown): never {
-  throw new QueryApiError('SQL_REFUSED', message, { field: 'sql', cause });
+function refuse(message: string, cause?: unknown, reason: RefusalReason = 'access'): never {
+  throw new SqlRefusal(reason, message, cause);
 }
+
+/** A trailing FORMAT clause of a canonical (single-line) statement: ` FORMAT <identifier>`. */
+const FORMAT_CLAUSE = /^(.+) FORMAT ([A-Za-z][A-Za-z0-9_]*)$/;
 
 function allowedList(): string {
   return MARKET_DATA_TABLES.join(', ');
@@ -118,10 +157,12 @@ export class SqlGuard {
   readonly #limits: SqlGuardLimits;
   readonly #settings: Readonly<Record<string, SettingValue>>;
   readonly #explainSettings: Readonly<Record<string, SettingValue>>;
+  readonly #facts: CatalogFacts;
 
   constructor(runner: QueryRunner, limits: SqlGuardLimits) {
     this.#runner = runner;
     this.#limits = limits;
+    this.#facts = { readonlyLevel: runner.readonlyLevel, limits };
     // The guard's own queries run under the same time wall as the caller's, and read-only (at the
     // level the runner's login allows asking for: see QueryRunner's `readonly` option).
     this.#settings = { readonly: runner.readonlyLevel, max_execution_time: limits.maxExecutionSec };
@@ -161,9 +202,13 @@ export class SqlGuard {
       { text },
     );
     const row = rows[0];
-    if (row === undefined || rows.length !== 1) refuse('sql could not be parsed');
+    if (row === undefined || rows.length !== 1) refuse('sql could not be parsed', undefined, 'syntax');
     if (row.canonical === null)
-      refuse(`sql is not exactly one statement ClickHouse can parse: ${await this.#parseError(text)}`);
+      refuse(
+        `sql is not exactly one statement ClickHouse can parse: ${await this.#parseError(text)}`,
+        undefined,
+        'syntax',
+      );
     if (row.canonical !== row.again) refuse('sql does not have a stable canonical form');
     if (row.canonical.includes('\n')) refuse('sql does not have a single-line canonical form');
     return row.canonical;
@@ -208,7 +253,9 @@ export class SqlGuard {
     const pending: AstNode[] = [root];
     while (pending.length > 0) {
       const node = pending.pop() as AstNode;
-      if (node.type === 'Set') refuse('SETTINGS clauses are not allowed: the API sets the limits itself');
+      if (node.type === 'Set') {
+        refuse('SETTINGS clauses are not allowed: the API sets the limits itself', undefined, 'readonly');
+      }
       if (!SELECT_NODES.has(node.type)) refuse(`the SQL construct ${node.type} is not allowed`);
       if (node.type === 'TableExpression') {
         for (const child of node.children) {
@@ -287,26 +334,45 @@ export class SqlGuard {
         params: { db, table: name },
       };
     }
-    if (/^(SHOW|DESCRIBE|EXPLAIN)\b/.test(canonical)) {
+    const answer = catalogAnswer(canonical, this.#facts);
+    if (answer) return { kind: 'catalog', ...answer };
+    if (/^(SHOW|DESCRIBE|EXPLAIN|EXISTS)\b/.test(canonical)) {
       refuse(
-        'of SHOW, DESCRIBE and EXPLAIN only "SHOW TABLES [FROM market]" and "DESCRIBE [TABLE] market.<table>" are answered',
+        'of SHOW, DESCRIBE, EXISTS and EXPLAIN only "SHOW TABLES [FROM market]", "SHOW DATABASES", "DESCRIBE [TABLE] market.<table>" and "EXISTS [TABLE] market.<table>" are answered',
       );
     }
     return undefined;
   }
 
+  /** Step 1b (`output: 'clause'`): a trailing FORMAT clause split off a canonical statement. */
+  async #splitFormat(canonical: string): Promise<{ body: string; format?: string }> {
+    const match = FORMAT_CLAUSE.exec(canonical);
+    if (!match) return { body: canonical };
+    const [, body, format] = match as unknown as [string, string, string];
+    // What is left must be a statement in its own canonical form, or the split misread the text.
+    if ((await this.#canonical(body)) !== body) refuse('sql has a FORMAT clause that is not its last clause');
+    return { body, format };
+  }
+
   /** Verifies caller SQL; returns the statement to run, or throws SQL_REFUSED (400) saying why. */
-  async check(text: string, params: QueryParams = {}): Promise<GuardedSql> {
+  async check(text: string, params: QueryParams = {}, options: CheckOptions = {}): Promise<GuardedSql> {
     if (text.length > this.#limits.maxSqlLength) {
-      refuse(`sql is longer than ${this.#limits.maxSqlLength} characters`);
+      refuse(`sql is longer than ${this.#limits.maxSqlLength} characters`, undefined, 'size');
     }
-    if (text.trim() === '') refuse('sql is empty');
-    const canonical = await this.#canonical(text);
+    if (text.trim() === '') refuse('sql is empty', undefined, 'syntax');
+    let canonical = await this.#canonical(text);
+    let format: string | undefined;
+    if (options.output === 'clause') ({ body: canonical, format } = await this.#splitFormat(canonical));
+    const named = format === undefined ? {} : { format };
     const metadata = this.#metadata(canonical);
-    if (metadata) return metadata;
+    if (metadata) return { ...metadata, ...named };
     // The canonical text starts with its statement's keyword; the parse tree below decides.
     if (!/^(SELECT|WITH|\()/.test(canonical)) {
-      refuse(`only one SELECT statement is accepted (read-only); got ${canonical.split(' ', 1)[0]}`);
+      refuse(
+        `only one SELECT statement is accepted (read-only); got ${canonical.split(' ', 1)[0]}`,
+        undefined,
+        'readonly',
+      );
     }
     const policy = await functionPolicy(this.#runner);
     // Judge exactly the text that will run. Wrapped, the caller's SETTINGS (refused below anyway)
@@ -321,7 +387,12 @@ export class SqlGuard {
         // The canonical text parsed alone but not as a subquery: it carries output options. The
         // refusal does not depend on this reading of the message, only its wording does.
         if (/Syntax error/.test(error.message)) {
-          refuse('FORMAT and INTO OUTFILE are not allowed: choose the output with the "format" field', error);
+          refuse(
+            options.output === 'clause'
+              ? 'INTO OUTFILE is not allowed, and FORMAT only as the last clause'
+              : 'FORMAT and INTO OUTFILE are not allowed: choose the output with the "format" field',
+            error,
+          );
         }
         refuse(`not a single plain SELECT: ${engineMessage(error.message)}`, error);
       }
@@ -329,7 +400,7 @@ export class SqlGuard {
     }
     await this.#checkBareNames(this.#checkAst(root, policy));
     this.#checkQueryTree(await this.#explain('QUERY TREE', sql, params), policy);
-    return { kind: 'select', sql, params };
+    return { kind: 'select', sql, params, ...named };
   }
 }
 

@@ -1,5 +1,6 @@
 /**
- * Read-only SQL for research over the market-data tables. The guard (sql-guard.ts) has ClickHouse
+ * Read-only SQL for research over the market-data tables, through the one caller-SQL path
+ * (caller-sql.ts; the ClickHouse endpoint takes it too). The guard (sql-guard.ts) has ClickHouse
  * parse and analyse the caller's text and hands back the statement to run: the canonical SELECT
  * wrapped in `SELECT * FROM (...)`, or the API's own SELECT for SHOW TABLES / DESCRIBE. It runs with
  * readonly = 1 (2 as a server's reader user, whose profile pins it) and the time, memory and result
@@ -13,10 +14,10 @@ import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { ApiContext } from '../context.js';
 import { badRequest } from '../errors.js';
 import { FORMAT_PROPERTY, READ_SECURITY, TABULAR_RESPONSE } from '../http/schemas.js';
-import type { OutputFormat } from '../query/formats.js';
+import { OUTPUT_FORMATS, type OutputFormat } from '../query/formats.js';
 import { sendTabular } from '../query/query-runner.js';
 import { MARKET_DATA_TABLES } from './allowed-tables.js';
-import { SqlGuard } from './sql-guard.js';
+import type { CallerSql } from './caller-sql.js';
 
 const PARAM_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,63}$/;
 
@@ -27,19 +28,9 @@ interface SqlInput {
   params?: QueryParams;
 }
 
-export function registerSqlRoutes(app: FastifyInstance, ctx: ApiContext): void {
+export function registerSqlRoutes(app: FastifyInstance, ctx: ApiContext, callerSql: CallerSql): void {
   const limits = ctx.config.sql;
-  const settings = {
-    // 1, or 2 where the store's reader login pins readonly = 2 (packages/store: userReadonly).
-    readonly: ctx.runner.readonlyLevel,
-    max_execution_time: limits.maxExecutionSec,
-    max_memory_usage: limits.maxMemoryBytes,
-    max_result_rows: limits.maxResultRows,
-    max_result_bytes: limits.maxResultBytes,
-    result_overflow_mode: 'throw',
-  } as const;
-  const guard = new SqlGuard(ctx.runner, limits);
-  const description = `One SELECT over the market-data tables (${MARKET_DATA_TABLES.join(', ')}), run read-only (readonly = ${ctx.runner.readonlyLevel}), at most ${limits.maxExecutionSec} s, ${limits.maxMemoryBytes} bytes of memory and ${limits.maxResultRows} result rows; also SHOW TABLES and DESCRIBE market.<table>. Values go in as ClickHouse parameters: write {name:Type} in the SQL and pass params.name. Other statements, other tables, table functions, functions that reach outside the query (dictGet, joinGet, file, ...), SETTINGS, FORMAT and INTO OUTFILE are refused with 400 (code SQL_REFUSED).`;
+  const description = `One SELECT over the market-data tables (${MARKET_DATA_TABLES.join(', ')}), run read-only (readonly = ${ctx.runner.readonlyLevel}), at most ${limits.maxExecutionSec} s, ${limits.maxMemoryBytes} bytes of memory and ${limits.maxResultRows} result rows; also SHOW TABLES, SHOW DATABASES, DESCRIBE market.<table> and EXISTS market.<table>. Values go in as ClickHouse parameters: write {name:Type} in the SQL and pass params.name. Other statements, other tables, table functions, functions that reach outside the query (dictGet, joinGet, file, ...), SETTINGS, FORMAT and INTO OUTFILE are refused with 400 (code SQL_REFUSED).`;
 
   async function run(input: SqlInput, reply: FastifyReply): Promise<FastifyReply> {
     const callerParams = input.params ?? {};
@@ -47,8 +38,10 @@ export function registerSqlRoutes(app: FastifyInstance, ctx: ApiContext): void {
       if (!PARAM_NAME.test(name))
         throw badRequest(`params.${name}`, 'parameter names are letters, digits and _');
     }
-    const { sql, params } = await guard.check(input.sql, callerParams);
-    const stream = await ctx.runner.stream({ sql, params, format: input.format, settings }, 'caller');
+    const { stream } = await callerSql.run(input.sql, callerParams, () => ({
+      format: OUTPUT_FORMATS[input.format].clickhouse,
+      settings: 'api',
+    }));
     return sendTabular(reply, input.format, stream, 'result');
   }
 

@@ -1,0 +1,82 @@
+/**
+ * The one path caller SQL takes, whichever protocol brought it (POST/GET /v1/sql, the ClickHouse
+ * HTTP endpoint under /clickhouse): the guard (sql-guard.ts) judges the text and hands back what to
+ * run, and this runs it with the API's settings appended by code: readonly (1, or 2 as a server's
+ * reader user, whose profile pins it) and the time, memory and result limits. Only the output
+ * format and the framing around the bytes differ between the protocols.
+ */
+import type { Readable } from 'node:stream';
+import type { QuerySettings, StreamFormat } from '@feedpipe/store';
+import type { ApiContext } from '../context.js';
+import { FORMAT_SETTINGS } from '../query/formats.js';
+import type { QueryParams } from '../query/query-runner.js';
+import { type CheckOptions, type GuardedSql, SqlGuard } from './sql-guard.js';
+
+export interface CallerSqlRun {
+  /** The statement as the guard passed it (kind, the FORMAT the text named, if any). */
+  guarded: GuardedSql;
+  stream: Readable;
+}
+
+export interface CallerSqlOutput {
+  /** The format the store writes. */
+  format: StreamFormat;
+  /**
+   * `api`: the API's output settings (formats.ts: 64-bit integers as JSON numbers, Arrow strings,
+   * uncompressed IPC); `engine`: ClickHouse's own defaults, as a ClickHouse server would answer.
+   */
+  settings: 'api' | 'engine';
+}
+
+export class CallerSql {
+  readonly guard: SqlGuard;
+  /** The settings every caller query runs with; a protocol may tighten (never loosen) the limits. */
+  readonly settings: Readonly<QuerySettings>;
+  readonly #ctx: ApiContext;
+
+  constructor(ctx: ApiContext) {
+    const limits = ctx.config.sql;
+    this.#ctx = ctx;
+    this.guard = new SqlGuard(ctx.runner, limits);
+    this.settings = {
+      readonly: ctx.runner.readonlyLevel,
+      max_execution_time: limits.maxExecutionSec,
+      max_memory_usage: limits.maxMemoryBytes,
+      max_result_rows: limits.maxResultRows,
+      max_result_bytes: limits.maxResultBytes,
+      result_overflow_mode: 'throw',
+    };
+  }
+
+  /** Guards `text`, then runs what the guard returned; errors are QueryApiErrors (SQL_REFUSED, QUERY_FAILED, ...). */
+  async run(
+    text: string,
+    params: QueryParams,
+    output: (guarded: GuardedSql) => CallerSqlOutput,
+    options: CheckOptions & { tighter?: QuerySettings } = {},
+  ): Promise<CallerSqlRun> {
+    const guarded = await this.guard.check(text, params, options);
+    const chosen = output(guarded);
+    const settings = {
+      ...this.settings,
+      ...tightened(this.settings, options.tighter ?? {}),
+      ...(chosen.settings === 'api' ? FORMAT_SETTINGS : {}),
+    };
+    const stream = await this.#ctx.runner.streamAs(
+      { sql: guarded.sql, params: guarded.params, format: chosen.format, settings },
+      'caller',
+    );
+    return { guarded, stream };
+  }
+}
+
+/** Of the numeric limits asked for, those below the API's own; anything else is ignored. */
+function tightened(base: Readonly<QuerySettings>, asked: QuerySettings): QuerySettings {
+  const out: Record<string, number> = {};
+  for (const [name, value] of Object.entries(asked)) {
+    const limit = base[name];
+    if (typeof limit === 'number' && typeof value === 'number' && value > 0 && value < limit)
+      out[name] = value;
+  }
+  return out;
+}
