@@ -9,7 +9,8 @@
  * `fp-src` header like the ingestor's), laid out as record batches per partition and produced
  * idempotently with acks=all to a 6-partition topic, one chunk at a time with the next chunk laid
  * out while the current one is in flight (what a decode worker does), through
- *   (a) today's path: kafkajs 2.2.4 with the patched `encodePartitions` (the ingestor's RecordSetBuilder);
+ *   (a) the old path: kafkajs 2.2.4 with the patched `encodePartitions` (batches laid out by
+ *       kafka-client's RecordBatchBuilder, handed over in kafkajs's shape);
  *   (b) @feedpipe/kafka-client's BatchProducer (our Produce request over @platformatic/kafka);
  *   (c) for reference, @platformatic/kafka's own Producer.send with one object per record;
  * then consumed back through (a) kafkajs eachBatch and (b) the adapter's BatchConsumer (our Fetch
@@ -29,10 +30,10 @@ import {
   type RecordValueWriter,
 } from '@feedpipe/kafka-client';
 import { startLocalKafka } from '@feedpipe/local-kafka';
+import { BufferPool } from '@feedpipe/service-kit';
 import { tempDir, uniqueName } from '@feedpipe/testkit';
 import { Producer as PlatformaticProducer } from '@platformatic/kafka';
-import { Kafka, logLevel, type TopicMessages } from 'kafkajs';
-import { RecordSetBuilder } from '../services/feed-ingestor/src/kafka/record-set-builder.js';
+import { type EncodedRecordSet, Kafka, logLevel, type TopicMessages } from 'kafkajs';
 
 const { values } = parseArgs({
   options: {
@@ -105,6 +106,32 @@ function layoutChunk<B>(chunk: number, make: () => B, append: (b: B, key: Buffer
   return out;
 }
 
+/** Reused batch buffers for path (a), as the ingestor's workers pooled them on that path. */
+const kafkajsPool = new BufferPool(64, 64 * 1024 * 1024);
+
+/** A batch laid out by RecordBatchBuilder in the shape the kafkajs patch takes (until kafkajs goes). */
+class KafkajsRecordSet implements EncodedRecordSet {
+  readonly builder = new RecordBatchBuilder({
+    headers: [{ name: SOURCE_HEADER, valueBytes: SOURCE_BYTES }],
+    expectedBytes,
+    buffers: kafkajsPool,
+  });
+  get length(): number {
+    return this.builder.count;
+  }
+  encodeBatch(fields: { producerId: unknown; producerEpoch: number; firstSequence: number }): Buffer {
+    // kafkajs hands the producer id over as decimal text or a Long ({ value }).
+    const id = fields.producerId as { value?: unknown } | string | number | bigint;
+    const producerId = BigInt(typeof id === 'object' ? String(id.value ?? id) : id);
+    const batch = this.builder.encode({
+      producerId,
+      producerEpoch: fields.producerEpoch,
+      baseSequence: fields.firstSequence,
+    });
+    return Buffer.from(batch.buffer, batch.byteOffset, batch.byteLength);
+  }
+}
+
 const chunks = Math.ceil(RECORDS / CHUNK);
 const expectedBytes = Math.ceil((CHUNK * 230) / PARTITIONS);
 
@@ -116,8 +143,8 @@ async function produceKafkajs(brokers: string[], topic: string): Promise<number>
   const sets = (c: number) =>
     layoutChunk(
       c,
-      () => new RecordSetBuilder(expectedBytes),
-      (b, key) => b.append(key, tradeValue, source),
+      () => new KafkajsRecordSet(),
+      (b, key) => b.builder.append(key, tradeValue, source),
     );
   let next = sets(0);
   for (let c = 0; c < chunks; c++) {
@@ -128,7 +155,7 @@ async function produceKafkajs(brokers: string[], topic: string): Promise<number>
     const sending = producer.sendBatch({ topicMessages, acks: -1 });
     if (c + 1 < chunks) next = sets(c + 1);
     await sending;
-    for (const b of current.values()) b.release();
+    for (const b of current.values()) b.builder.release();
   }
   const seconds = (performance.now() - started) / 1000;
   await producer.disconnect();
