@@ -86,7 +86,7 @@ describe('RecordBatchBuilder against the library encoder', () => {
     });
     fc.assert(
       fc.property(
-        fc.array(record, { minLength: 1, maxLength: 60 }),
+        fc.array(record, { minLength: 1, maxLength: 40 }),
         fc.string({ maxLength: 40 }),
         fc.bigInt({ min: 0n, max: 2n ** 40n }),
         fc.integer({ min: 0, max: 32_767 }),
@@ -124,7 +124,7 @@ describe('RecordBatchBuilder against the library encoder', () => {
           expect(ours).toEqual(theirs);
         },
       ),
-      { numRuns: 40 },
+      { numRuns: 25 },
     );
   });
 
