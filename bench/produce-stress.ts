@@ -17,19 +17,13 @@ import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { type FeedServer, MarketModel, startFeedServer } from '@feedpipe/broker-sim';
-import { FEED_TABLES, prefixedTopics } from '@feedpipe/contracts';
+import { FEED_TABLES, prefixedTopics, SOURCE_HEADER } from '@feedpipe/contracts';
 import { createFeedIngestor } from '@feedpipe/feed-ingestor';
 import { createSink } from '@feedpipe/feed-sink';
+import { type ReadRecord, readTopic } from '@feedpipe/kafka-client';
 import { startLocalKafka } from '@feedpipe/local-kafka';
 import { createStore, runMigrations, type Store } from '@feedpipe/store';
-import {
-  readTopic,
-  startKafkaFaultProxy,
-  type TopicRecord,
-  tempDir,
-  uniqueName,
-  waitFor,
-} from '@feedpipe/testkit';
+import { startKafkaFaultProxy, tempDir, uniqueName, waitFor } from '@feedpipe/testkit';
 
 const { values } = parseArgs({
   options: {
@@ -74,24 +68,24 @@ interface RunResult {
 }
 
 /** Kafka: copies by source identity, missing and out-of-order trades per instrument. */
-function checkKafka(server: FeedServer, ids: readonly number[], trades: TopicRecord[]) {
+function checkKafka(server: FeedServer, ids: readonly number[], trades: ReadRecord[]) {
   const identities = new Set<string>();
   let copies = 0;
   const volumes = new Map<number, number[]>();
   for (const r of trades) {
-    const source = r.headers['fp-src']?.toString('hex') ?? `offset:${r.partition}:${r.offset}`;
+    const source = r.headers.get(SOURCE_HEADER)?.toString('hex') ?? `offset:${r.partition}:${r.offset}`;
     if (identities.has(source)) {
       copies += 1;
       continue;
     }
     identities.add(source);
-    const id = r.value.securityId as number;
-    let list = volumes.get(id);
+    const value = JSON.parse(r.value?.toString('utf8') ?? 'null') as { securityId: number; volume: number };
+    let list = volumes.get(value.securityId);
     if (!list) {
       list = [];
-      volumes.set(id, list);
+      volumes.set(value.securityId, list);
     }
-    list.push(r.value.volume as number);
+    list.push(value.volume);
   }
   let missing = 0;
   let outOfOrder = 0;
@@ -149,7 +143,7 @@ async function oneRun(
     await waitFor(() => ingestor.stats().frames >= server.stats().messages, 60_000, 'every message received');
     await ingestor.drain();
     const stats = ingestor.stats();
-    const trades = await readTopic(brokers, topics.trades, 120_000);
+    const trades = await readTopic({ brokers }, topics.trades, 120_000);
     const kafka = checkKafka(server, ids, trades);
     const sent = ids.reduce((s, id) => s + server.sentFor(id).trade, 0);
     const result: RunResult = {
@@ -161,7 +155,7 @@ async function oneRun(
       stored: 0,
       storedDuplicates: 0,
       storedMissing: 0,
-      faultsInjected: proxy.injected.drop + proxy.injected.lose,
+      faultsInjected: Object.values(proxy.injected).reduce((n, k) => n + k, 0),
       producerResets: stats.producerResets,
       reconnects: stats.connections.reduce((s, c) => s + c.reconnects, 0),
     };

@@ -30,6 +30,7 @@ export { type ConsumedRecord, headerValue, PartitionBatch } from './protocol/par
 export { partitionOf } from './protocol/partitioner.js';
 export {
   BATCH_HEADER_BYTES,
+  type BatchBuffers,
   type EncodedBatch,
   type HeaderLayout,
   MAX_BATCH_BYTES,

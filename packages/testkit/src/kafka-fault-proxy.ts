@@ -8,11 +8,13 @@
  * - `lose`: the request reaches the broker whole and is appended, but the answer of some partitions
  *   says REQUEST_TIMED_OUT (7, retriable): the client must retry with the same producer id, epoch
  *   and sequence so the broker recognises the batch and does not append it twice.
+ * - `stateLost`: as `drop`, but the partitions taken out are answered OUT_OF_ORDER_SEQUENCE_NUMBER
+ *   (45), what a broker that lost the producer's state answers: nothing of them was appended, and
+ *   only a new producer id goes on (an idempotent producer's reset path).
  *
  * Metadata answers are rewritten so the client's later connections come back through the proxy.
- * It speaks just enough of the protocol for kafkajs's versions (Metadata v1-v8 and Produce v3-v8,
- * all non-flexible) and @feedpipe/kafka-client's (Metadata v9-v13, flexible; its batch producer's
- * Produce v3-v8): request and response frames are int32 size-prefixed; a request header is
+ * It speaks just enough of the protocol for what @feedpipe/kafka-client sends (Metadata v1-v13,
+ * flexible from v9; its batch producer's Produce v3-v8, non-flexible): request and response frames are int32 size-prefixed; a request header is
  * apiKey i16, apiVersion i16, correlationId i32, clientId nullable string; a response header is the
  * correlation id alone.
  */
@@ -22,8 +24,9 @@ const PRODUCE = 0;
 const METADATA = 3;
 const NOT_LEADER_OR_FOLLOWER = 6;
 const REQUEST_TIMED_OUT = 7;
+const OUT_OF_ORDER_SEQUENCE_NUMBER = 45;
 
-export type ProduceFault = 'drop' | 'lose';
+export type ProduceFault = 'drop' | 'lose' | 'stateLost';
 
 export interface FaultPlan {
   /** Topics whose produce requests get faults. */
@@ -40,15 +43,17 @@ export interface KafkaFaultProxy {
   /** `127.0.0.1:port`, to give the client as its bootstrap broker. */
   readonly address: string;
   /** Faults injected so far, by kind. */
-  readonly injected: { drop: number; lose: number };
+  readonly injected: Record<ProduceFault, number>;
   close(): Promise<void>;
 }
 
 interface Pending {
   apiKey: number;
   apiVersion: number;
-  /** Partitions taken out of the request (`drop`), answered with an error by the proxy. */
+  /** Partitions taken out of the request (`drop`, `stateLost`), answered with an error by the proxy. */
   dropped?: Map<string, number[]>;
+  /** The error code the dropped partitions are answered with. */
+  droppedCode?: number;
   /** Partitions whose answer is to be replaced by a timeout (`lose`). */
   lost?: Map<string, Set<number>>;
 }
@@ -177,7 +182,7 @@ function produceAnswerTailBytes(version: number): number {
 
 /**
  * Rewrites a produce answer: partitions in `lost` get REQUEST_TIMED_OUT, and the partitions of
- * `dropped` are added with NOT_LEADER_OR_FOLLOWER.
+ * `dropped` are added with `droppedCode` (NOT_LEADER_OR_FOLLOWER unless said otherwise).
  */
 function rewriteProduceResponse(frame: Buffer, version: number, pending: Pending): Buffer {
   if (version > 8 || version < 3) throw new Error(`fault proxy: produce v${version} is not supported`);
@@ -218,7 +223,8 @@ function rewriteProduceResponse(frame: Buffer, version: number, pending: Pending
     for (const index of partitions) {
       const tailBytes = Buffer.alloc(tail, 0xff);
       const extra = version >= 8 ? Buffer.concat([i32(0), i16(-1)]) : Buffer.alloc(0);
-      answers.push(Buffer.concat([i32(index), i16(NOT_LEADER_OR_FOLLOWER), tailBytes, extra]));
+      const code = pending.droppedCode ?? NOT_LEADER_OR_FOLLOWER;
+      answers.push(Buffer.concat([i32(index), i16(code), tailBytes, extra]));
     }
   }
   const parts: Buffer[] = [frame.subarray(0, 4), i32(order.length)];
@@ -321,7 +327,7 @@ export async function startKafkaFaultProxy(broker: string, plan: FaultPlan): Pro
   const faultTopics = new Set(plan.topics);
   const kindOf = plan.kindOf ?? ((i: number): ProduceFault => (i % 2 === 0 ? 'drop' : 'lose'));
   const hits = plan.hits ?? ((p: number) => p % 2 === 1);
-  const injected = { drop: 0, lose: 0 };
+  const injected: Record<ProduceFault, number> = { drop: 0, lose: 0, stateLost: 0 };
   let faulted = 0;
   const sockets = new Set<Socket>();
 
@@ -343,6 +349,7 @@ export async function startKafkaFaultProxy(broker: string, plan: FaultPlan): Pro
       return frame;
     }
     pending.dropped = new Map();
+    pending.droppedCode = kind === 'stateLost' ? OUT_OF_ORDER_SEQUENCE_NUMBER : NOT_LEADER_OR_FOLLOWER;
     for (const topic of matching) {
       const removed = topic.partitions.filter((p) => hits(p.index)).map((p) => p.index);
       if (removed.length > 0) pending.dropped.set(topic.name, removed);

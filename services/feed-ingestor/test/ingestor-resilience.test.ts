@@ -5,7 +5,7 @@ import { type LocalKafka, startLocalKafka } from '@feedpipe/local-kafka';
 import { readTopic, tempDir, uniqueName, waitFor } from '@feedpipe/testkit';
 import { afterEach, describe, expect, inject, it } from 'vitest';
 import { createFeedIngestor, type FeedIngestor, replayCapture, startOpsServer } from '../src/index.js';
-import { inxIds, SIM_CLIENT, settle, topicsFor } from './fixtures/feed-fixtures.js';
+import { inxIds, recordsWithoutHeaders, SIM_CLIENT, settle, topicsFor } from './fixtures/feed-fixtures.js';
 
 const sharedBrokers = inject('kafkaBrokers');
 let server: FeedServer | undefined;
@@ -190,6 +190,8 @@ describe('ingestor resilience', () => {
     const again = await readTopic(sharedBrokers, replayed.trades);
     const key = (r: { value: Record<string, unknown> }) => JSON.stringify(r.value);
     expect(again.map(key).sort()).toEqual(original.map(key).sort());
+    expect(recordsWithoutHeaders(again, 'trades')).toEqual([]);
+    expect(recordsWithoutHeaders(await readTopic(sharedBrokers, replayed.ohlc), 'ohlc')).toEqual([]);
   });
 
   it('exports metrics, health and readiness', async () => {

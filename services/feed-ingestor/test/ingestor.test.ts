@@ -3,7 +3,7 @@ import { readTopic, type TopicRecord, uniqueName, waitFor } from '@feedpipe/test
 import { afterEach, describe, expect, inject, it } from 'vitest';
 import WebSocket from 'ws';
 import { createFeedIngestor, type FeedIngestor } from '../src/index.js';
-import { inxIds, SIM_CLIENT, settle, topicsFor } from './fixtures/feed-fixtures.js';
+import { inxIds, recordsWithoutHeaders, SIM_CLIENT, settle, topicsFor } from './fixtures/feed-fixtures.js';
 
 const brokers = inject('kafkaBrokers');
 let server: FeedServer | undefined;
@@ -76,6 +76,10 @@ describe('feed ingestor against the simulator', () => {
     const reference = await readTopic(brokers, topics.reference);
     expect(reference.length).toBeGreaterThanOrEqual(ids.length);
     expect(new Set(trades.map((r) => r.key)).size).toBe(1_200);
+    // Every record names its source and its schema (read back by a client other than the producer's).
+    expect(recordsWithoutHeaders(trades, 'trades')).toEqual([]);
+    expect(recordsWithoutHeaders(ohlc, 'ohlc')).toEqual([]);
+    expect(recordsWithoutHeaders(reference, 'reference')).toEqual([]);
   });
 
   it('reconnects after an abnormal close and re-subscribes exactly what the connection held', async () => {
@@ -128,11 +132,12 @@ describe('feed ingestor against the simulator', () => {
   it('treats 805 as a lost slot: reports it and backs off instead of fighting', async () => {
     const model = new MarketModel({ seed: 3, instruments: 500 });
     server = await startFeedServer({ model, port: 0 });
+    const topics = topicsFor(uniqueName('evict'));
     ingestor = createFeedIngestor({
       feedUrl: server.url,
       credentials: SIM_CLIENT,
       brokers,
-      topics: topicsFor(uniqueName('evict')),
+      topics,
       partitions: 1,
       connections: 5,
       instruments: { trade: inxIds(model, 50) },
@@ -163,6 +168,11 @@ describe('feed ingestor against the simulator', () => {
     expect(server.listConnections()).toHaveLength(5);
     expect(ingestor.stats().connections.filter((c) => c.state === 'open')).toHaveLength(4);
     intruder.terminate();
+    // The 805 packet itself is a record of the status topic, with its source and schema headers.
+    await ingestor.drain();
+    const status = await readTopic(brokers, topics.status);
+    expect(status.map((r) => r.value.code)).toContain(805);
+    expect(recordsWithoutHeaders(status, 'status')).toEqual([]);
   });
 
   it('stops reconnecting for good on a refused credential (808) and on an HTTP 400 upgrade', async () => {

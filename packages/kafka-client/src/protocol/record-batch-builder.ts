@@ -12,8 +12,14 @@
  * length varint, key, value length varint, value (all varints zigzag).
  *
  * Headers: a batch has a fixed header layout (names and value sizes), written once as a template;
- * per record only the values differ. The project needs one (`fp-src`, 14 bytes), and a fixed layout
- * keeps the hot path to a copy of a few bytes.
+ * per record only the values differ. A header whose value is the same for every record of the batch
+ * (`fp-schema`: the schema of a topic's records) is part of the template, value included, so it
+ * costs a copy of its bytes and nothing per record beyond that. The feed records carry one of each
+ * (`fp-src`, 14 bytes per record, and `fp-schema`); a fixed layout keeps the hot path to a few copies.
+ *
+ * Buffers: by default each builder allocates its own; a caller that makes many batches a second
+ * (the ingestor's workers) passes a pool (`buffers`) and calls `release()` once the send settled,
+ * so megabytes of batches are reused rather than left to the collector.
  */
 import { KafkaClientError } from '../errors.js';
 import { crc32c } from './crc32c.js';
@@ -49,10 +55,22 @@ export interface RecordValueWriter {
   writeValue(out: Uint8Array, at: number): number;
 }
 
-/** One header every record of a batch carries: its name, and the fixed size of its value. */
-export interface HeaderLayout {
-  name: string;
-  valueBytes: number;
+/**
+ * One header every record of a batch carries: its name, and either the fixed size of a value given
+ * per record (`valueBytes`), or one value for every record (`value`).
+ */
+export type HeaderLayout =
+  | { readonly name: string; readonly valueBytes: number; readonly value?: undefined }
+  | { readonly name: string; readonly value: Uint8Array; readonly valueBytes?: undefined };
+
+/** Where a builder's buffers come from and go back to (structural: a pool of the caller's). */
+export interface BatchBuffers {
+  /** A buffer of at least `minBytes` (contents undefined). */
+  acquire(minBytes: number): Buffer;
+  /** A buffer of at least `needed` bytes starting with the first `used` bytes of `buffer`, which goes back. */
+  grow(buffer: Buffer, used: number, needed: number): Buffer;
+  /** Takes a buffer back; nothing may use it afterwards. */
+  recycle(buffer: Buffer): void;
 }
 
 /** Bytes of the zigzag varint of a non-negative int32. */
@@ -76,9 +94,12 @@ function putVarint(out: Uint8Array, at: number, value: number): number {
   return at;
 }
 
-/** The header section of a record with every value left out: [count][name][value length] per header. */
+/**
+ * The header section of a record with every per-record value left out: [count][name][value length]
+ * per header, and the value itself for a header with one value for all records.
+ */
 class HeaderTemplate {
-  /** Pieces to write before each header's value (the first also holds the count). */
+  /** Pieces to write before each per-record value (the first also holds the count). */
   readonly prefixes: Uint8Array[];
   readonly valueBytes: number[];
   readonly totalValueBytes: number;
@@ -89,21 +110,28 @@ class HeaderTemplate {
     this.valueBytes = [];
     let bytes = 0;
     layout.forEach((header, index) => {
-      if (!Number.isInteger(header.valueBytes) || header.valueBytes < 0) {
+      const fixed = header.value;
+      const valueBytes = fixed ? fixed.length : header.valueBytes;
+      if (fixed ? header.valueBytes !== undefined : !Number.isInteger(valueBytes) || valueBytes < 0) {
         throw new KafkaClientError(
           'CONFIG_INVALID',
-          `header "${header.name}": valueBytes must be a non-negative integer`,
+          `header "${header.name}": give either valueBytes (a non-negative integer) or one value`,
         );
       }
       const name = Buffer.from(header.name, 'utf8');
-      const out = Buffer.alloc(5 + 5 + name.length + 5);
+      const out = Buffer.alloc(5 + 5 + name.length + 5 + (fixed?.length ?? 0));
       let p = index === 0 ? putVarint(out, 0, layout.length) : 0;
       p = putVarint(out, p, name.length);
       name.copy(out, p);
-      p = putVarint(out, p + name.length, header.valueBytes);
+      p = putVarint(out, p + name.length, valueBytes);
+      if (fixed) {
+        out.set(fixed, p);
+        p += fixed.length;
+      }
       this.prefixes.push(out.subarray(0, p));
-      this.valueBytes.push(header.valueBytes);
-      bytes += p + header.valueBytes;
+      // A value given once is in the prefix: nothing of it comes with each record.
+      this.valueBytes.push(fixed ? 0 : valueBytes);
+      bytes += p + (fixed ? 0 : valueBytes);
     });
     // No headers: the section is the count alone (0).
     if (layout.length === 0) {
@@ -118,16 +146,48 @@ class HeaderTemplate {
 
 const NO_HEADERS = new HeaderTemplate([]);
 const EMPTY = new Uint8Array(0);
+const NO_BYTES = Buffer.alloc(0);
+
+/**
+ * Templates by layout: a caller that keeps its layout in one constant (as it should: the layout of
+ * a topic's records does not change) makes the template once, not once per batch.
+ */
+const templates = new WeakMap<readonly HeaderLayout[], HeaderTemplate>();
+function templateOf(layout: readonly HeaderLayout[] | undefined): HeaderTemplate {
+  if (!layout || layout.length === 0) return NO_HEADERS;
+  let template = templates.get(layout);
+  if (!template) {
+    template = new HeaderTemplate(layout);
+    templates.set(layout, template);
+  }
+  return template;
+}
+
+/** Fresh buffers, left to the collector: the default when no pool is given. */
+const ALLOCATE: BatchBuffers = {
+  acquire: (minBytes) => Buffer.allocUnsafe(minBytes),
+  grow: (buffer, used, needed) => {
+    let size = buffer.length * 2;
+    while (size < needed) size *= 2;
+    const grown = Buffer.allocUnsafe(Math.min(size, MAX_BATCH_BYTES));
+    buffer.copy(grown, 0, 0, used);
+    return grown;
+  },
+  recycle: () => undefined,
+};
 
 export interface RecordBatchBuilderOptions {
-  /** Headers every record carries (fixed value sizes). Default none. */
+  /** Headers every record carries (fixed value sizes, or one value for all). Default none. */
   headers?: readonly HeaderLayout[];
   /** Bytes to reserve up front (the buffer grows by doubling). Default 16 KiB. */
   expectedBytes?: number;
+  /** Where the batch's buffer comes from; `release()` gives it back. Default: a fresh buffer. */
+  buffers?: BatchBuffers;
 }
 
 export class RecordBatchBuilder implements EncodedBatch {
   readonly #headers: HeaderTemplate;
+  readonly #buffers: BatchBuffers;
   #bytes: Buffer;
   #view: DataView;
   #length = BATCH_HEADER_BYTES;
@@ -135,9 +195,9 @@ export class RecordBatchBuilder implements EncodedBatch {
   #timestamp = 0;
 
   constructor(options: RecordBatchBuilderOptions = {}) {
-    this.#headers =
-      options.headers && options.headers.length > 0 ? new HeaderTemplate(options.headers) : NO_HEADERS;
-    this.#bytes = Buffer.allocUnsafe(
+    this.#headers = templateOf(options.headers);
+    this.#buffers = options.buffers ?? ALLOCATE;
+    this.#bytes = this.#buffers.acquire(
       Math.max(options.expectedBytes ?? INITIAL_BYTES, BATCH_HEADER_BYTES + 1024),
     );
     this.#view = new DataView(this.#bytes.buffer, this.#bytes.byteOffset, this.#bytes.byteLength);
@@ -242,16 +302,30 @@ export class RecordBatchBuilder implements EncodedBatch {
     return this.#bytes.subarray(0, this.#length);
   }
 
+  /**
+   * Gives the buffer back to `buffers` and empties the builder (appending again starts a new batch
+   * in a fresh buffer). Call only once the producer is done with the batch: after its send settled.
+   */
+  release(): void {
+    const bytes = this.#bytes;
+    this.#bytes = NO_BYTES;
+    this.#view = new DataView(NO_BYTES.buffer, NO_BYTES.byteOffset, 0);
+    this.#length = BATCH_HEADER_BYTES;
+    this.#count = 0;
+    this.#timestamp = 0;
+    this.#buffers.recycle(bytes);
+  }
+
   #ensure(room: number): void {
     const needed = this.#length + room;
     if (needed <= this.#bytes.length) return;
     if (needed > MAX_BATCH_BYTES) {
       throw new KafkaClientError('BATCH_INVALID', `a record batch may hold at most ${MAX_BATCH_BYTES} bytes`);
     }
-    let size = this.#bytes.length * 2;
-    while (size < needed) size *= 2;
-    const grown = Buffer.allocUnsafe(Math.min(size, MAX_BATCH_BYTES));
-    this.#bytes.copy(grown, 0, 0, this.#length);
+    const grown =
+      this.#bytes.length === 0
+        ? this.#buffers.acquire(Math.max(needed, INITIAL_BYTES))
+        : this.#buffers.grow(this.#bytes, this.#length, needed);
     this.#bytes = grown;
     this.#view = new DataView(grown.buffer, grown.byteOffset, grown.byteLength);
   }

@@ -1,12 +1,14 @@
 /**
  * Turns one chunk of frames (a codec pack) into Kafka record batches, per topic kind and partition,
  * with no object per packet: the pack is decoded into a reused columnar batch and each row's JSON is
- * written straight into its partition's record set (RecordSetBuilder).
+ * written straight into its partition's record batch (@feedpipe/kafka-client's RecordBatchBuilder),
+ * with two headers: the row's source identity (`fp-src`) and the schema of the topic's records
+ * (`fp-schema`, one value per topic kind, written once into the batch's header template).
  *
- * The layout depends on the topic's partition count, which the Kafka client knows for sure only when
- * it sends; so a chunk is first counted (what the worker reports), then laid out per topic and
+ * The layout depends on the topic's partition count, which the producer knows for sure only when it
+ * sends; so a chunk is first counted (what the worker reports), then laid out per topic and
  * partition count (`recordSets`, memoised: ahead of the send for the count last seen, and again if
- * the client reports another). Decoding twice costs little: the columnar decoder runs at tens of
+ * the producer finds another). Decoding twice costs little: the columnar decoder runs at tens of
  * millions of rows a second; writing the JSON and the record framing is what costs.
  */
 import {
@@ -20,14 +22,26 @@ import {
   RECORD_TYPE_BY_CODE,
   writeRowJson,
 } from '@feedpipe/codec';
-import { SOURCE_BYTES, TOPIC_KINDS, topicKindOf } from '@feedpipe/contracts';
-import { Partitioners } from 'kafkajs';
-import { RecordSetBuilder, type RecordValueWriter } from '../kafka/record-set-builder.js';
+import {
+  FEED_SCHEMA_IDS,
+  SCHEMA_HEADER,
+  SOURCE_BYTES,
+  SOURCE_HEADER,
+  TOPIC_KINDS,
+  topicKindOf,
+} from '@feedpipe/contracts';
+import {
+  type HeaderLayout,
+  partitionOf,
+  RecordBatchBuilder,
+  type RecordValueWriter,
+} from '@feedpipe/kafka-client';
+import { BufferPool } from '@feedpipe/service-kit';
 
 /** Rows decoded per pass; a larger pack is decoded in several passes. */
 const BATCH_ROWS = 65_536;
-/** Typical bytes of one record (framing, key and JSON), to size record sets up front. */
-const TYPICAL_RECORD_BYTES = 200;
+/** Typical bytes of one record (framing, key, JSON and headers), to size record batches up front. */
+const TYPICAL_RECORD_BYTES = 230;
 /** Bound on the per-instrument caches, so a hostile stream of ids cannot grow them without limit. */
 const MAX_CACHED_IDS = 1_000_000;
 
@@ -39,7 +53,20 @@ for (const [code, type] of Object.entries(RECORD_TYPE_BY_CODE)) {
 
 const batch = new ColumnarBatch(BATCH_ROWS);
 
-/** The record value of the current row: set the row, then hand this to RecordSetBuilder.append. */
+/** Record-batch buffers, reused by later chunks once their send has settled (`release`). */
+const pool = new BufferPool(64, 64 * 1024 * 1024);
+
+/**
+ * The headers of each topic kind's records, in TOPIC_KINDS order: the source identity (given per
+ * record) and the schema id (one value for the kind). One constant array per kind, so the batch
+ * builder makes each header template once.
+ */
+const HEADERS_BY_KIND: readonly (readonly HeaderLayout[])[] = TOPIC_KINDS.map((kind) => [
+  { name: SOURCE_HEADER, valueBytes: SOURCE_BYTES },
+  { name: SCHEMA_HEADER, value: Buffer.from(FEED_SCHEMA_IDS[kind], 'utf8') },
+]);
+
+/** The record value of the current row: set the row, then hand this to RecordBatchBuilder.append. */
 class RowValue implements RecordValueWriter {
   readonly maxBytes = MAX_ROW_JSON_BYTES;
   row = 0;
@@ -70,11 +97,10 @@ interface InstrumentRouting {
 }
 
 /**
- * kafkajs's default (Java-compatible murmur2) partitioner, so a record lands where any
- * Java-compatible producer would put it; its answer is remembered per instrument (one Map lookup a
- * row), for the partition count last asked about. Bounded so a hostile stream of ids cannot grow it.
+ * Java's default (murmur2) partitioner, so a record lands where any Java-compatible producer would
+ * put it; its answer is remembered per instrument (one Map lookup a row), for the partition count
+ * last asked about. Bounded so a hostile stream of ids cannot grow it.
  */
-const murmur = Partitioners.DefaultPartitioner();
 const routing = new Map<number, InstrumentRouting>();
 function routingOf(securityId: number, partitionCount: number): InstrumentRouting {
   let route = routing.get(securityId);
@@ -84,14 +110,7 @@ function routingOf(securityId: number, partitionCount: number): InstrumentRoutin
     routing.set(securityId, route);
   }
   if (route.partitionCount !== partitionCount) {
-    const partitionMetadata = Array.from({ length: partitionCount }, (_, partitionId) => ({
-      partitionId,
-      leader: 0,
-      replicas: [0],
-      isr: [0],
-      partitionErrorCode: 0,
-    }));
-    route.partition = murmur({ topic: '', partitionMetadata, message: { key: route.key, value: null } });
+    route.partition = partitionOf(route.key, partitionCount);
     route.partitionCount = partitionCount;
   }
   return route;
@@ -111,7 +130,7 @@ export interface ChunkCount {
 export class ChunkEncoder {
   readonly #pack: Uint8Array;
   readonly #source: ChunkSource;
-  readonly #layouts = new Map<string, Record<number, RecordSetBuilder>>();
+  readonly #layouts = new Map<string, Map<number, RecordBatchBuilder>>();
   #count: ChunkCount | undefined;
 
   constructor(pack: Uint8Array, source: ChunkSource) {
@@ -134,20 +153,21 @@ export class ChunkEncoder {
     return this.#count;
   }
 
-  /** Returns every laid-out record set's buffer for reuse; call once the sends have settled. */
+  /** Returns every laid-out batch's buffer for reuse; call once the sends have settled. */
   release(): void {
-    for (const sets of this.#layouts.values()) for (const set of Object.values(sets)) set.release();
+    for (const sets of this.#layouts.values()) for (const set of sets.values()) set.release();
     this.#layouts.clear();
   }
 
   /** The records of topic kind `kind` (index into TOPIC_KINDS) laid out per partition. */
-  recordSets(kind: number, partitionCount: number): Record<number, RecordSetBuilder> {
+  recordSets(kind: number, partitionCount: number): ReadonlyMap<number, RecordBatchBuilder> {
     const memoKey = `${kind}/${partitionCount}`;
     const known = this.#layouts.get(memoKey);
     if (known) return known;
     const rows = this.count().rowsByKind[kind as 0];
     const expectedBytes = Math.ceil((rows * TYPICAL_RECORD_BYTES) / partitionCount);
-    const sets: Record<number, RecordSetBuilder> = {};
+    const headers = HEADERS_BY_KIND[kind] as readonly HeaderLayout[];
+    const sets = new Map<number, RecordBatchBuilder>();
     const position = newDecodePosition();
     sourceView.setUint32(0, this.#source.run);
     sourceView.setUint16(4, this.#source.connection);
@@ -161,10 +181,10 @@ export class ChunkEncoder {
       for (let row = 0; row < batch.length; row++, chunkRow++) {
         if (KIND_BY_CODE[batch.codeAt(row)] !== kind) continue;
         const route = routingOf(keyIdOf(row), partitionCount);
-        let set = sets[route.partition];
+        let set = sets.get(route.partition);
         if (!set) {
-          set = new RecordSetBuilder(expectedBytes);
-          sets[route.partition] = set;
+          set = new RecordBatchBuilder({ headers, expectedBytes, buffers: pool });
+          sets.set(route.partition, set);
         }
         rowValue.row = row;
         rowValue.receivedAt = batch.receivedAtMicrosAt(row);

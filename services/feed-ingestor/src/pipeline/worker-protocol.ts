@@ -5,7 +5,7 @@ export interface DecodeWorkerData {
   brokers: string[];
   topics: FeedTopics;
   clientId: string;
-  /** This ingestor run's number in every record's source identity (kafka/source-identity.ts). */
+  /** This ingestor run's number in every record's source identity (@feedpipe/contracts, source-identity.ts). */
   sourceRun: number;
   /** Kafka request timeout per produce call. */
   requestTimeoutMs: number;

@@ -1,0 +1,163 @@
+/**
+ * Unit tier: a chunk of frames laid out as record batches, read back by @platformatic/kafka's own
+ * batch decoder (not ours): every record in its topic kind and murmur2 partition, its JSON value,
+ * the `fp-src` source identity of its packet and the `fp-schema` id of its topic kind, and the
+ * batches' buffers reused after release.
+ */
+import { encodeFrame, FramePackBuilder, recordToJson } from '@feedpipe/codec';
+import {
+  FEED_SCHEMA_IDS,
+  type FeedRecord,
+  readSourceIdentity,
+  SCHEMA_HEADER,
+  SOURCE_BYTES,
+  SOURCE_HEADER,
+  TOPIC_KINDS,
+  topicKindOf,
+  writeSourceIdentity,
+} from '@feedpipe/contracts';
+import { partitionOf } from '@feedpipe/kafka-client';
+import { Reader, readRecordsBatch } from '@platformatic/kafka';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { ChunkEncoder } from '../src/pipeline/chunk-encoder.js';
+
+const SEGMENT = 14;
+
+/** Frames of a few packets each, of every topic kind, over `instruments` security ids. */
+function framesOf(instruments: number, frames: number): FeedRecord[][] {
+  const out: FeedRecord[][] = [];
+  for (let f = 0; f < frames; f++) {
+    const securityId = 1000 + (f % instruments) * 7;
+    const frame: FeedRecord[] = [
+      {
+        type: 'trade',
+        segment: SEGMENT,
+        securityId,
+        ltp: 100 + f,
+        volume: 10 * f,
+        ltt: 1_700_000_000 + f,
+        lut: 1_700_000_001 + f,
+      },
+      { type: 'ohlc', segment: SEGMENT, securityId, open: 1, close: 2, high: 3, low: 0.5 },
+      { type: 'prev_close', segment: SEGMENT, securityId, prevClose: 99 },
+    ];
+    if (f % 5 === 0)
+      frame.push({
+        type: 'market_status',
+        segment: SEGMENT,
+        securityId: 0,
+        marketType: [1, 2, 3],
+        status: 5,
+      });
+    out.push(frame);
+  }
+  return out;
+}
+
+function packOf(frames: FeedRecord[][], receivedAt: number): Uint8Array {
+  const pack = new FramePackBuilder(1024, 1 << 24);
+  for (const frame of frames) expect(pack.append(encodeFrame(frame), receivedAt)).toBe(true);
+  return pack.toBytes();
+}
+
+interface Decoded {
+  partition: number;
+  key: string;
+  value: Record<string, unknown>;
+  headers: Map<string, Buffer>;
+}
+
+/** The batches of one topic kind, decoded by the library's reader. */
+function decode(encoder: ChunkEncoder, kind: number, partitions: number): Decoded[] {
+  const out: Decoded[] = [];
+  for (const [partition, builder] of encoder.recordSets(kind, partitions)) {
+    const bytes = builder.encode({ producerId: 9n, producerEpoch: 1, baseSequence: 0 });
+    const batch = readRecordsBatch(Reader.from(Buffer.from(bytes)));
+    expect(batch.records).toHaveLength(builder.count);
+    for (const r of batch.records) {
+      const headers = new Map(r.headers.map(([k, v]) => [k?.toString() ?? '', v ?? Buffer.alloc(0)]));
+      out.push({
+        partition,
+        key: r.key?.toString() ?? '',
+        value: JSON.parse(r.value?.toString() ?? 'null') as Record<string, unknown>,
+        headers,
+      });
+    }
+  }
+  return out;
+}
+
+describe('ChunkEncoder', () => {
+  it('lays out every packet in its kind and partition with its JSON, source identity and schema id', () => {
+    const frames = framesOf(40, 300);
+    const receivedAt = 1_767_225_600_000_123;
+    const encoder = new ChunkEncoder(packOf(frames, receivedAt), { run: 77, connection: 3, chunk: 12 });
+    const { counters, rowsByKind } = encoder.count();
+    const records = frames.flat();
+    expect(counters.packets).toBe(records.length);
+    const partitions = 6;
+    const identities = new Set<string>();
+    TOPIC_KINDS.forEach((kind, index) => {
+      const expected = records.filter((r) => topicKindOf(r.type) === kind);
+      expect(rowsByKind[index]).toBe(expected.length);
+      const decoded = decode(encoder, index, partitions);
+      expect(decoded).toHaveLength(expected.length);
+      for (const r of decoded) {
+        expect(r.headers.get(SCHEMA_HEADER)?.toString()).toBe(FEED_SCHEMA_IDS[kind]);
+        const source = readSourceIdentity(r.headers.get(SOURCE_HEADER) ?? new Uint8Array(0));
+        expect(source).toMatchObject({ run: 77, connection: 3, chunk: 12 });
+        identities.add(JSON.stringify(source));
+        expect(r.key).toBe(String(r.value.securityId));
+        expect(r.partition).toBe(partitionOf(Buffer.from(r.key), partitions));
+      }
+      // The values are the codec's record JSON, in packet order within each partition.
+      const byPartition = (p: number) =>
+        expected
+          .filter((rec) => partitionOf(Buffer.from(String(rec.securityId)), partitions) === p)
+          .map((rec) => JSON.parse(recordToJson(rec, { receivedAt })) as unknown);
+      for (let p = 0; p < partitions; p++)
+        expect(decoded.filter((r) => r.partition === p).map((r) => r.value)).toEqual(byPartition(p));
+    });
+    // Rows are numbered over the whole chunk: no two records share a source identity.
+    expect(identities.size).toBe(records.length);
+  });
+
+  it('lays out again for another partition count, and reuses released buffers', () => {
+    const encoder = new ChunkEncoder(packOf(framesOf(10, 50), 1), { run: 1, connection: 0, chunk: 0 });
+    const trades = TOPIC_KINDS.indexOf('trades');
+    const onThree = encoder.recordSets(trades, 3);
+    expect(encoder.recordSets(trades, 3)).toBe(onThree);
+    const onFive = decode(encoder, trades, 5);
+    expect(new Set(onFive.map((r) => r.partition)).size).toBeGreaterThan(3);
+    const before = [...onThree.values()].map(
+      (b) => b.encode({ producerId: 1n, producerEpoch: 0, baseSequence: 0 }).buffer,
+    );
+    encoder.release();
+    const again = new ChunkEncoder(packOf(framesOf(10, 50), 1), { run: 1, connection: 0, chunk: 1 });
+    const after = [...again.recordSets(trades, 3).values()].map(
+      (b) => b.encode({ producerId: 1n, producerEpoch: 0, baseSequence: 0 }).buffer,
+    );
+    expect(after.some((b) => before.includes(b))).toBe(true);
+    again.release();
+  });
+});
+
+describe('source identity', () => {
+  it('reads back what was written, and refuses a value of another length', () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 0, max: 2 ** 32 - 1 }),
+        fc.integer({ min: 0, max: 65_535 }),
+        fc.integer({ min: 0, max: 2 ** 32 - 1 }),
+        fc.integer({ min: 0, max: 2 ** 32 - 1 }),
+        (run, connection, chunk, row) => {
+          const bytes = new Uint8Array(SOURCE_BYTES);
+          writeSourceIdentity(new DataView(bytes.buffer), { run, connection, chunk, row });
+          expect(readSourceIdentity(bytes)).toEqual({ run, connection, chunk, row });
+        },
+      ),
+    );
+    expect(readSourceIdentity(new Uint8Array(SOURCE_BYTES + 1))).toBeUndefined();
+  });
+});
