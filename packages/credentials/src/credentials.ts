@@ -62,6 +62,7 @@ export class Credentials implements TokenSource {
   #warnTimer: NodeJS.Timeout | undefined;
   #pollTimer: NodeJS.Timeout | undefined;
   #renewals = 0;
+  #lastWarnedAt: number | undefined;
   #lastError: string | undefined;
   #stopped = false;
 
@@ -258,6 +259,7 @@ export class Credentials implements TokenSource {
     if (old !== undefined) this.#previous = [old.accessToken, ...this.#previous].slice(0, 2);
     this.#current = token;
     this.#obtainedAt = Date.now();
+    this.#lastWarnedAt = undefined;
     this.#log(
       `credentials: access token ${how} (source ${this.#issuer.kind}); expires ${new Date(token.expiresAt).toISOString()}`,
     );
@@ -310,10 +312,11 @@ export class Credentials implements TokenSource {
     const current = this.#current;
     if (current === undefined || this.#stopped) return;
     const now = Date.now();
-    const at = nextWarningAt(current.expiresAt, this.#config.warnAheadMs, now);
+    const at = nextWarningAt(current.expiresAt, this.#config.warnAheadMs, now, this.#lastWarnedAt);
     if (at === undefined) return;
     this.#warnTimer = setTimeout(
       () => {
+        this.#lastWarnedAt = Date.now();
         const left = Math.round((current.expiresAt - Date.now()) / 60_000);
         this.#log(
           left > 0

@@ -22,13 +22,18 @@ export function retryDelay(expiresAt: number, now: number): number {
 }
 
 /**
- * When the next warning about a token nothing renews is due: at `warnAheadMs` before expiry, then
- * hourly, then at expiry; undefined once expired.
+ * When the next warning about a token nothing renews is due: at `warnAheadMs` before expiry (at once
+ * when that time has passed and none was given yet), then hourly, then at expiry; undefined once
+ * expired. `lastWarnedAt` is undefined before the first warning.
  */
-export function nextWarningAt(expiresAt: number, warnAheadMs: number, now: number): number | undefined {
+export function nextWarningAt(
+  expiresAt: number,
+  warnAheadMs: number,
+  now: number,
+  lastWarnedAt: number | undefined,
+): number | undefined {
   if (now >= expiresAt) return undefined;
   const first = expiresAt - warnAheadMs;
-  if (now < first) return first;
-  const hourly = now + 3_600_000;
-  return Math.min(hourly, expiresAt);
+  if (lastWarnedAt === undefined) return Math.max(first, now);
+  return Math.min(Math.max(first, lastWarnedAt + 3_600_000), expiresAt);
 }

@@ -39,12 +39,13 @@ describe('renewal plan', () => {
     expect(retryDelay(20_000, 0)).toBe(5_000);
   });
 
-  it('warns at the warning horizon, then hourly, then at expiry, then no more', () => {
+  it('warns at the warning horizon (at once if past it), then hourly, then at expiry, then no more', () => {
     const exp = 10 * 3_600_000;
     const ahead = 6 * 3_600_000;
-    expect(nextWarningAt(exp, ahead, 0)).toBe(exp - ahead);
-    expect(nextWarningAt(exp, ahead, exp - ahead)).toBe(exp - ahead + 3_600_000);
-    expect(nextWarningAt(exp, ahead, exp - 60_000)).toBe(exp);
-    expect(nextWarningAt(exp, ahead, exp)).toBeUndefined();
+    expect(nextWarningAt(exp, ahead, 0, undefined)).toBe(exp - ahead);
+    expect(nextWarningAt(exp, ahead, exp - 60_000, undefined)).toBe(exp - 60_000);
+    expect(nextWarningAt(exp, ahead, exp - ahead, exp - ahead)).toBe(exp - ahead + 3_600_000);
+    expect(nextWarningAt(exp, ahead, exp - 60_000, exp - 120_000)).toBe(exp);
+    expect(nextWarningAt(exp, ahead, exp, exp - 1)).toBeUndefined();
   });
 });
