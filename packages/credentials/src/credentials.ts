@@ -245,7 +245,7 @@ export class Credentials implements TokenSource {
           ),
         );
       }, waitMs);
-      timer.unref();
+      // Not unref'd: a process waiting for its first token has nothing else keeping it alive yet.
       this.#waiters.push({ replacing, resolve, reject, timer });
     });
   }
