@@ -117,7 +117,8 @@ describe('one token and one renewal shared by split processes', () => {
       () =>
         survivors.every((pid) => lines.some((l) => after(l) && l.pid === pid && l.event === 'call' && l.ok)),
       60_000,
-      () => `calls of both survivors after the kill, saw ${JSON.stringify(lines.filter((l) => survivors.includes(l.pid)).slice(-8))}`,
+      () =>
+        `calls of both survivors after the kill, saw ${JSON.stringify(lines.filter((l) => survivors.includes(l.pid)).slice(-8))}`,
     );
     // ...one takes the lease over, and the renewal resumes: both follow the new token.
     await waitFor(
