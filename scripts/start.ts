@@ -5,8 +5,10 @@
  *
  * Switches to real parts: KAFKA_BROKERS (a Kafka cluster instead of the local broker),
  * CLICKHOUSE_URL (a ClickHouse server instead of chDB; CLICKHOUSE_SQL_USER and its password for the
- * user callers' queries run as there), SVC_FEED_URL + SVC_CLIENT_ID +
- * SVC_ACCESS_TOKEN (the real feed instead of the simulator).
+ * user callers' queries run as there), SVC_FEED_URL + SVC_CLIENT_ID + a token source
+ * (SVC_TOKEN_SOURCE and its variables: the real feed instead of the simulator). On the simulator the
+ * token comes from its test account's PIN and TOTP secret and is renewed ahead of expiry
+ * (SIM_TOKEN_LIFETIME_S, default 900 s, so renewals are seen in a demo).
  */
 
 import { randomBytes } from 'node:crypto';
@@ -15,6 +17,12 @@ import { fileURLToPath } from 'node:url';
 import { BrokerClient } from '@feedpipe/broker-api';
 import { createSimulator, restServerHook, SIM_TEST_ACCOUNTS, type Simulator } from '@feedpipe/broker-sim';
 import { FEED_TABLES } from '@feedpipe/contracts';
+import {
+  type Credentials,
+  type CredentialsConfig,
+  credentialsConfigFromEnv,
+  startCredentials,
+} from '@feedpipe/credentials';
 import { createFeedIngestor, type FeedCredentials, loadIngestorEnv } from '@feedpipe/feed-ingestor';
 import { createSink } from '@feedpipe/feed-sink';
 import { createHistoryLoader, type HistoryLoader } from '@feedpipe/history-loader';
@@ -76,7 +84,10 @@ process.on('SIGTERM', () => void stopAll('SIGTERM'));
 
 /** Secrets this run knows (upstream token, postback secret): no line this script prints carries them. */
 const knownSecrets: string[] = [];
-const log = (m: string) => process.stderr.write(`${redactLogText(m, knownSecrets)}\n`);
+/** The account's token; its current and recent tokens are scrubbed from every line too. */
+let tokens: Credentials | undefined;
+const secretsNow = (): string[] => [...knownSecrets, ...(tokens?.secrets() ?? [])];
+const log = (m: string) => process.stderr.write(`${redactLogText(m, secretsNow())}\n`);
 
 /** A URL for a person to read: scheme, host and path, never a query string or user info. */
 function printable(url: string): string {
@@ -117,6 +128,7 @@ async function main(): Promise<void> {
   // Upstream: the real service by URL, or the simulator (REST + feed over one market model).
   let feedUrl: string;
   let credentials: FeedCredentials;
+  let tokenConfig: CredentialsConfig;
   let sim: Simulator | undefined;
   let instruments: string[];
   if (process.env.SVC_FEED_URL) {
@@ -124,30 +136,52 @@ async function main(): Promise<void> {
     const config = loadIngestorEnv({ ...process.env, KAFKA_BROKERS: brokers.join(',') });
     feedUrl = config.feedUrl;
     credentials = config.credentials;
+    tokenConfig = config.tokens;
     if (config.tradeInstruments.length === 0) throw new Error('UNIVERSE_FILE is required with SVC_FEED_URL');
     instruments = config.tradeInstruments;
   } else {
     log('starting the simulator...');
+    const lifetimeS = Number(process.env.SIM_TOKEN_LIFETIME_S ?? 900);
+    if (!Number.isInteger(lifetimeS) || lifetimeS < 60 || lifetimeS > 86_400) {
+      throw new Error('SIM_TOKEN_LIFETIME_S must be an integer in 60..86400');
+    }
+    // One token per account, as the service keeps it: a renewal ends the previous token at once.
     sim = await createSimulator({
       seed: 1,
       feed: { port: 0, tradesPerSecond: 2, tickIntervalMs: 100 },
-      rest: restServerHook({ port: 0 }),
+      rest: restServerHook({ port: 0, tokenLifetimeMs: lifetimeS * 1000, oneTokenPerAccount: true }),
     });
     const simulator = sim;
     onExit('simulator', () => simulator.close());
     const account = SIM_TEST_ACCOUNTS[0];
-    if (!account?.webToken) throw new Error('the simulator has no test account with a web token');
+    if (!account) throw new Error('the simulator has no test account');
     feedUrl = sim.feed.url;
-    credentials = { clientId: account.clientId, token: account.webToken, authType: 2 };
+    credentials = { clientId: account.clientId, token: '', authType: 2 };
+    // The TOTP source, as a long unattended run would use it: PIN + TOTP secret -> a new token
+    // ahead of each expiry (the SVC_TOKEN_* timing variables apply).
+    tokenConfig = credentialsConfigFromEnv(
+      {
+        ...Object.fromEntries(Object.entries(process.env).filter(([k]) => /^SVC_(TOKEN|TOTP_SKEW)/.test(k))),
+        SVC_TOKEN_SOURCE: 'totp',
+        SVC_PIN: account.pin,
+        SVC_TOTP_SECRET: account.totpSecret,
+        SVC_AUTH_URL: sim.rest?.authUrl,
+        SVC_BASE_URL: sim.rest?.baseUrl,
+      },
+      account.clientId,
+    );
     instruments = sim.model.universe
       .filter((i) => i.exchangeSegment === 'INX_EQ')
       .slice(0, demoInstruments)
       .map((i) => String(i.securityId));
   }
-  knownSecrets.push(credentials.token);
   if (stopping) return;
 
   const registry = new Registry();
+  tokens = await startCredentials(tokenConfig, { registry, log });
+  const tokenSource = tokens;
+  onExit('credentials', () => tokenSource.stop());
+  credentials = { ...credentials, token: await tokens.getToken() };
   const sink = createSink({ brokers, store, registry, log: (m) => log(`sink: ${m}`) });
   const ingestor = createFeedIngestor({
     feedUrl,
@@ -160,6 +194,8 @@ async function main(): Promise<void> {
   });
   await ingestor.start();
   onExit('ingestor', () => ingestor.stop());
+  // A renewed token: every feed connection reconnects with it and re-subscribes.
+  tokens.onChange((token) => ingestor.updateToken(token));
   await sink.start();
   onExit('sink', () => sink.stop());
   const ops = await startOpsServer({
@@ -187,7 +223,7 @@ async function main(): Promise<void> {
       process.env.HISTORY_UNIVERSE_FILE ?? join(repoRoot, 'services/history-loader/universe/demo.json');
     loader = createHistoryLoader(
       {
-        broker: { baseUrl, clientId: credentials.clientId, accessToken: credentials.token },
+        broker: { baseUrl, clientId: credentials.clientId, accessToken: tokenSource },
         universe,
         maxSeconds: Number(process.env.HISTORY_MAX_SECONDS ?? 120),
         migrate: false,
@@ -223,7 +259,7 @@ async function main(): Promise<void> {
     ? new BrokerClient({
         baseUrl,
         clientId: credentials.clientId,
-        accessToken: credentials.token,
+        accessToken: tokenSource,
         ...(authUrl ? { authUrl } : {}),
       })
     : undefined;
@@ -238,7 +274,7 @@ async function main(): Promise<void> {
     {
       store,
       kafkaBrokers: brokers,
-      logSecrets: [credentials.token, ...storeEnv.secrets],
+      logSecrets: [...tokens.secrets(), ...storeEnv.secrets],
       postbacks: { secret: postbackSecret, walDir: join(dataDir, 'postback-wal') },
       ...(broker ? { broker } : {}),
     },
@@ -258,7 +294,7 @@ async function main(): Promise<void> {
     // As the web console would: the simulator posts every order update of this account here.
     const response = await fetch(`${sim.rest.baseUrl}/v2/postback`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', 'access-token': credentials.token },
+      headers: { 'content-type': 'application/json', 'access-token': await tokens.getToken() },
       body: JSON.stringify({ postbackUrl: `${gatewayUrl}/postbacks/orders/${postbackSecret}` }),
     });
     postbackNote = response.ok
@@ -273,6 +309,7 @@ async function main(): Promise<void> {
       `  upstream    ${sim ? `simulator: REST ${printable(`${sim.rest?.baseUrl}/v2`)}, feed ${printable(sim.feed.url)}` : `real service: feed ${printable(feedUrl)}`}`,
       `  Kafka       ${brokers.join(',')}  (${kafkaNote})`,
       `  ClickHouse  ${store.mode === 'embedded' ? 'embedded chDB' : 'server'} at ${store.location}${storeEnv.sharedLogin ? ' (no CLICKHOUSE_SQL_USER: callers query as the CLICKHOUSE_URL user)' : ''}`,
+      `  token       source ${tokens.status().source}, renewed ahead of expiry when the source can (metric feedpipe_token_expiry_seconds)`,
       `  ingestor    ${instruments.length} instruments over 5 connections -> feed.trades, feed.ohlc, feed.reference, feed.status`,
       `  query API   ${apiUrl}   docs ${apiUrl}/docs   (read-only: analytics, SQL, live stream, status page)`,
       `  gateway     ${gatewayUrl}   docs ${gatewayUrl}/docs   (orders, account, postbacks, order updates)`,
@@ -307,6 +344,6 @@ async function main(): Promise<void> {
 }
 
 main().catch(async (error: unknown) => {
-  process.stderr.write(`start failed: ${redactLogText((error as Error).message, knownSecrets)}\n`);
+  process.stderr.write(`start failed: ${redactLogText((error as Error).message, secretsNow())}\n`);
   await stopAll('error', 1);
 });

@@ -5,6 +5,7 @@
  * schema. A new variable, a changed default or a forgotten one fails here instead of drifting.
  */
 import { readFileSync } from 'node:fs';
+import { CREDENTIALS_ENV } from '@feedpipe/credentials';
 import { INGESTOR_ENV } from '@feedpipe/feed-ingestor';
 import { SINK_ENV } from '@feedpipe/feed-sink';
 import { HISTORY_LOADER_ENV } from '@feedpipe/history-loader';
@@ -52,16 +53,27 @@ function defaultMatches(spec: EnvVarSpec, cell: string): boolean {
   return cell.startsWith('unset') || cell.startsWith('required with');
 }
 
+/**
+ * The credential variables (spread into every schema that talks to the service) are documented once,
+ * in their own table; a service that defines one of the same name itself documents its own.
+ */
+const CREDENTIALS_HEADING = '## Credentials (packages/credentials/src/config.ts)';
+function ownPart(schema: EnvSchema): EnvSchema {
+  const credentials: Readonly<Record<string, EnvVarSpec>> = CREDENTIALS_ENV;
+  return Object.fromEntries(Object.entries(schema).filter(([name, spec]) => credentials[name] !== spec));
+}
+
 const SERVICES: Array<{ service: string; heading: string; schema: EnvSchema }> = [
+  { service: 'credentials', heading: CREDENTIALS_HEADING, schema: CREDENTIALS_ENV },
   {
     service: 'feed-ingestor',
     heading: '### `run` (services/feed-ingestor/src/env-config.ts)',
-    schema: INGESTOR_ENV,
+    schema: ownPart(INGESTOR_ENV),
   },
   { service: 'feed-sink', heading: '## feed-sink', schema: SINK_ENV },
-  { service: 'history-loader', heading: '## history-loader', schema: HISTORY_LOADER_ENV },
+  { service: 'history-loader', heading: '## history-loader', schema: ownPart(HISTORY_LOADER_ENV) },
   { service: 'query-api', heading: '## query-api', schema: QUERY_API_ENV },
-  { service: 'trading-gateway', heading: '## trading-gateway', schema: GATEWAY_ENV },
+  { service: 'trading-gateway', heading: '## trading-gateway', schema: ownPart(GATEWAY_ENV) },
 ];
 
 describe('docs/configuration.md matches the configuration schemas', () => {
@@ -88,6 +100,11 @@ describe('docs/configuration.md matches the configuration schemas', () => {
       expect(problems).toEqual([]);
     });
   }
+
+  it('every service that talks to the service reads every credential variable', () => {
+    for (const schema of [INGESTOR_ENV, HISTORY_LOADER_ENV, GATEWAY_ENV])
+      for (const name of Object.keys(CREDENTIALS_ENV)) expect(schema).toHaveProperty(name);
+  });
 
   it('no longer documents a metrics-host gap that the services have closed', () => {
     const operations = readFileSync(new URL('../docs/operations.md', import.meta.url), 'utf8');

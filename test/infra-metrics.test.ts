@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { Registry } from 'prom-client';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
+import { createTokenMetrics } from '../packages/credentials/src/token-metrics.js';
 import { createIngestorMetrics } from '../services/feed-ingestor/src/ingestor-metrics.js';
 import { createSinkMetrics } from '../services/feed-sink/src/sink-metrics.js';
 import { createLoaderMetrics } from '../services/history-loader/src/metrics.js';
@@ -47,6 +48,13 @@ async function serviceMetrics(): Promise<ServiceMetrics[]> {
     // The gateway likewise, under its own prefix; its postback receiver registers on that registry.
     ['trading-gateway', createGatewayMetrics(true).registry],
     ['trading-gateway postbacks', withFactory((registry) => createReceiverMetrics(registry))],
+    // Every process that talks to the service registers the token's metrics beside its own.
+    [
+      'credentials',
+      withFactory((registry) =>
+        createTokenMetrics(registry, 'totp', { expiresAt: () => Date.now() + 60_000, renewable: () => true }),
+      ),
+    ],
   ];
   return Promise.all(
     registries.map(async ([service, registry]) => {

@@ -108,3 +108,34 @@ describe('TokenHolder', () => {
     expect(() => new TokenHolder({ accessToken: 't', ttl: 5 } as never)).toThrow(/unknown option "ttl"/);
   });
 });
+
+describe('TokenHolder.tokenRejected', () => {
+  it('replaces a refused token once however many callers, and hands a newer token to late callers', async () => {
+    let generated = 0;
+    let release: (() => void) | undefined;
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const holder = new TokenHolder({
+      accessToken: 'first',
+      expiresAt: Date.now() + 3_600_000,
+      regenerate: async () => {
+        generated++;
+        await gate;
+        return { accessToken: `gen-${generated}`, expiresAt: Date.now() + 3_600_000 };
+      },
+    });
+    const waiting = Array.from({ length: 5 }, () => holder.tokenRejected('first'));
+    release?.();
+    expect(await Promise.all(waiting)).toEqual(Array(5).fill('gen-1'));
+    expect(generated).toBe(1);
+    // A caller that still held 'first' gets the current token, no new renewal.
+    expect(await holder.tokenRejected('first')).toBe('gen-1');
+    expect(generated).toBe(1);
+  });
+
+  it('rejects with TOKEN_EXPIRED when there is no way to replace the token', async () => {
+    const holder = new TokenHolder({ accessToken: 'only', expiresAt: Date.now() + 60_000 });
+    await expect(holder.tokenRejected('only')).rejects.toMatchObject({ code: 'TOKEN_EXPIRED' });
+  });
+});

@@ -25,6 +25,8 @@ const USAGE = `usage: broker-sim [options]
   --trades-per-second <n>    live mode: trades per second per subscribed instrument (default 2)
   --load <pps>               load mode: target packets per second across all subscriptions
   --sessions <pre,open,closed>  session cycle in ms, e.g. 60000,300000,60000 (default: always open)
+  --token-lifetime-s <n>     lifetime of access tokens in seconds (default 86400, the service's 24 h)
+  --one-token-per-account    issuing a token ends the account's previous one at once, as the service does
   --help                     this text
 `;
 
@@ -86,6 +88,8 @@ async function main(): Promise<void> {
       'trades-per-second': { type: 'string' },
       load: { type: 'string' },
       sessions: { type: 'string' },
+      'token-lifetime-s': { type: 'string' },
+      'one-token-per-account': { type: 'boolean' },
       help: { type: 'boolean' },
     },
   });
@@ -111,9 +115,12 @@ async function main(): Promise<void> {
     if (parts.length !== 3) throw new Error('--sessions takes three numbers: pre-open,open,closed (ms)');
     sessions = { preOpenMs: parts[0] ?? 0, openMs: parts[1] ?? 0, closedMs: parts[2] ?? 0 };
   }
+  const lifetimeS = integerFlag('token-lifetime-s', values['token-lifetime-s']);
   const rest = restServerHook({
     port: integerFlag('rest-port', values['rest-port']) ?? 7080,
     rateLimits: !values['no-rate-limits'],
+    ...(lifetimeS === undefined ? {} : { tokenLifetimeMs: Math.round(lifetimeS * 1000) }),
+    ...(values['one-token-per-account'] ? { oneTokenPerAccount: true } : {}),
   });
   const sim = await createSimulator({
     seed: integerFlag('seed', values.seed) ?? 1,

@@ -1,5 +1,5 @@
 /**
- * feed-ingestor run      live feed -> Kafka (env: SVC_FEED_URL, SVC_CLIENT_ID, SVC_ACCESS_TOKEN,
+ * feed-ingestor run      live feed -> Kafka (env: SVC_FEED_URL, SVC_CLIENT_ID, SVC_TOKEN_SOURCE + its variables,
  *                        SVC_AUTH_TYPE, KAFKA_BROKERS, UNIVERSE_FILE, INGESTOR_CONNECTIONS, ...)
  * feed-ingestor sink     moved: the sink is services/feed-sink (`npx feed-sink run`); says so, exits 2
  * feed-ingestor replay <capture-file> [--speed recorded|max]   capture -> Kafka (env: KAFKA_BROKERS)
@@ -8,7 +8,9 @@
  * ingestor first delivers what it holds.
  */
 import { parseArgs } from 'node:util';
+import { startCredentials } from '@feedpipe/credentials';
 import { onStopSignals, startOpsServer } from '@feedpipe/service-kit';
+import { Registry } from 'prom-client';
 import { loadIngestorEnv } from './env-config.js';
 import { createFeedIngestor } from './ingestor.js';
 import { replayCapture } from './replay.js';
@@ -17,9 +19,17 @@ const USAGE = 'usage: feed-ingestor run | replay <capture-file> [--speed recorde
 
 async function run(): Promise<void> {
   const config = loadIngestorEnv();
+  const registry = new Registry();
+  // The account's token (renewed ahead of expiry by the configured source); a new one reconnects
+  // every connection with it.
+  const tokens = await startCredentials(config.tokens, {
+    registry,
+    log: (m) => process.stderr.write(`feed-ingestor: ${m}\n`),
+  });
   const ingestor = createFeedIngestor({
     feedUrl: config.feedUrl,
-    credentials: config.credentials,
+    credentials: { ...config.credentials, token: await tokens.getToken() },
+    registry,
     brokers: config.brokers,
     topics: config.topics,
     connections: config.connections,
@@ -29,6 +39,7 @@ async function run(): Promise<void> {
     silentAfterMs: config.silentAfterMs,
   });
   await ingestor.start();
+  tokens.onChange((token) => ingestor.updateToken(token));
   const ops = await startOpsServer({
     registries: [ingestor.registry],
     host: config.metricsHost,
@@ -42,6 +53,7 @@ async function run(): Promise<void> {
     `feed-ingestor: ${config.tradeInstruments.length} trade / ${config.ohlcInstruments.length} OHLC instruments over ${config.connections} connections; metrics ${ops.url}/metrics\n`,
   );
   onStopSignals(async () => {
+    await tokens.stop();
     await ingestor.stop();
     await ops.close();
   });

@@ -4,13 +4,17 @@
  */
 import { readFileSync } from 'node:fs';
 import { DEFAULT_FEED_TOPICS, type FeedTopics } from '@feedpipe/contracts';
+import { CREDENTIALS_ENV, type CredentialsConfig, credentialsConfigFromEnv } from '@feedpipe/credentials';
 import { type Env, type EnvSchema, readEnv } from '@feedpipe/service-kit';
 import { IngestorError } from './errors.js';
 import type { FeedCredentials } from './feed/feed-connection.js';
 
 export interface IngestorEnvConfig {
   feedUrl: string;
+  /** `token` is the configured one (empty for totp and file): `run` takes the token from `tokens`. */
   credentials: FeedCredentials;
+  /** Where the access token comes from and how it is renewed (packages/credentials). */
+  tokens: CredentialsConfig;
   brokers: string[];
   topics: FeedTopics;
   connections: number;
@@ -31,12 +35,7 @@ const HOST_PORT = { pattern: /^[\w.-]+:\d+$/, allowed: 'host:port' };
 export const INGESTOR_ENV = {
   SVC_FEED_URL: { type: 'url', protocols: ['ws', 'wss'], required: true, description: 'the live feed' },
   SVC_CLIENT_ID: { type: 'string', required: true, description: 'client id sent on the feed URL' },
-  SVC_ACCESS_TOKEN: {
-    type: 'string',
-    required: true,
-    secret: true,
-    description: 'access token sent on the feed URL',
-  },
+  ...CREDENTIALS_ENV,
   SVC_AUTH_TYPE: { type: 'integer', min: 1, max: 3, default: 2, description: 'feed `authType`' },
   KAFKA_BROKERS: { type: 'list', entry: HOST_PORT, required: true, description: 'Kafka brokers' },
   UNIVERSE_FILE: {
@@ -132,14 +131,21 @@ export function loadIngestorEnv(env: Env = process.env): IngestorEnvConfig {
   } catch (error) {
     problems.push((error as Error).message);
   }
-  if (problems.length > 0) {
+  let tokens: CredentialsConfig | undefined;
+  try {
+    tokens = credentialsConfigFromEnv(env, v.SVC_CLIENT_ID ?? '');
+  } catch (error) {
+    problems.push((error as Error).message);
+  }
+  if (problems.length > 0 || tokens === undefined) {
     throw new IngestorError('CONFIG_INVALID', `invalid configuration:\n  - ${problems.join('\n  - ')}`);
   }
   return {
     feedUrl: v.SVC_FEED_URL,
+    tokens,
     credentials: {
       clientId: v.SVC_CLIENT_ID,
-      token: v.SVC_ACCESS_TOKEN,
+      token: tokens.accessToken ?? '',
       authType: v.SVC_AUTH_TYPE as 1 | 2 | 3,
     },
     brokers: v.KAFKA_BROKERS,

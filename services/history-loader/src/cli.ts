@@ -1,6 +1,6 @@
 /**
  * history-loader CLI. Configuration from the environment (ARCHITECTURE.md): SVC_BASE_URL,
- * SVC_CLIENT_ID, SVC_ACCESS_TOKEN, CLICKHOUSE_URL (unset: embedded chDB in DATA_DIR/chdb, DATA_DIR
+ * SVC_CLIENT_ID, SVC_TOKEN_SOURCE and its variables (docs/configuration.md, Credentials), CLICKHOUSE_URL (unset: embedded chDB in DATA_DIR/chdb, DATA_DIR
  * default .data, the same directory the sink and `npm start` use), METRICS_HOST (default 127.0.0.1).
  * Flags:
  *   --universe <file>      universe JSON or CSV (required); a JSON file's "plan" object is the plan
@@ -14,6 +14,7 @@ import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { type Credentials, credentialsConfigFromEnv, startCredentials } from '@feedpipe/credentials';
 import { createStore } from '@feedpipe/store';
 import { type HistoryLoaderEnv, historyLoaderEnv } from './env.js';
 import { LoaderError } from './errors.js';
@@ -63,6 +64,17 @@ async function main(): Promise<void> {
   const plan = values.plan === undefined ? undefined : (readJson(values.plan) as PlanOptions);
   const maxRequests = positive(values['max-requests'], 'max-requests');
   const maxSeconds = positive(values['max-seconds'], 'max-seconds');
+  let tokens: Credentials;
+  try {
+    tokens = await startCredentials(credentialsConfigFromEnv(process.env, vars.SVC_CLIENT_ID), {
+      log: (message) =>
+        process.stderr.write(
+          `${JSON.stringify({ time: new Date().toISOString(), event: 'credentials', message })}\n`,
+        ),
+    });
+  } catch (error) {
+    fail((error as Error).message);
+  }
   const store = createStore({
     url: vars.CLICKHOUSE_URL,
     dataDir: join(vars.DATA_DIR, 'chdb'),
@@ -72,7 +84,7 @@ async function main(): Promise<void> {
       broker: {
         baseUrl: vars.SVC_BASE_URL,
         clientId: vars.SVC_CLIENT_ID,
-        accessToken: vars.SVC_ACCESS_TOKEN,
+        accessToken: tokens,
       },
       universe: values.universe,
       ...(plan === undefined ? {} : { plan }),
@@ -90,6 +102,7 @@ async function main(): Promise<void> {
   );
   if (values['dry-run']) {
     process.stdout.write(`${JSON.stringify(await loader.plan(), null, 2)}\n`);
+    await tokens.stop();
     await store.close();
     return;
   }
@@ -122,6 +135,7 @@ async function main(): Promise<void> {
   const result = await loader.run();
   progress.stop();
   ops?.close();
+  await tokens.stop();
   await store.close();
   if (result.state === 'budget_exhausted') {
     const at = result.resumeAt === undefined ? 'later' : new Date(result.resumeAt).toISOString();

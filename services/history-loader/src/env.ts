@@ -2,10 +2,12 @@
  * Every variable the `history-loader` CLI reads, typed with its default (docs/configuration.md,
  * history-loader); what to load comes from its flags and the universe file.
  */
+import { CREDENTIALS_ENV } from '@feedpipe/credentials';
 import { type Env, type EnvSchema, type EnvValues, readEnv } from '@feedpipe/service-kit';
 import { configError } from './errors.js';
 
 export const HISTORY_LOADER_ENV = {
+  ...CREDENTIALS_ENV,
   SVC_BASE_URL: {
     type: 'url',
     protocols: ['http', 'https'],
@@ -13,7 +15,6 @@ export const HISTORY_LOADER_ENV = {
     description: "the service's base URL (the REST API is under `/v2`)",
   },
   SVC_CLIENT_ID: { type: 'string', required: true, description: 'the account whose budget is spent' },
-  SVC_ACCESS_TOKEN: { type: 'string', required: true, secret: true, description: 'its access token' },
   CLICKHOUSE_URL: {
     type: 'url',
     protocols: ['http', 'https'],

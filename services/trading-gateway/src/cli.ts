@@ -8,6 +8,7 @@
  * Keys of the gateway are not keys of the query API (each has its own table), and the other way round.
  */
 import { BrokerClient } from '@feedpipe/broker-api';
+import { startCredentials } from '@feedpipe/credentials';
 import { ApiKeyStore, KEY_COMMANDS, redactLogText, runKeyCommand } from '@feedpipe/service-http';
 import { createStore, runMigrations, type Store } from '@feedpipe/store';
 import { createTradingGateway } from './app.js';
@@ -66,7 +67,17 @@ async function keyCommand(command: string, args: string[], config: GatewayEnv): 
 }
 
 async function run(config: GatewayEnv, store: Store): Promise<void> {
-  const broker = config.broker ? new BrokerClient(config.broker) : undefined;
+  // The trading account's token, renewed ahead of expiry by its source; a refused one is renewed
+  // once and the call retried by the client.
+  const tokens =
+    config.broker && config.credentials
+      ? await startCredentials(config.credentials, {
+          log: (m) => process.stderr.write(`trading-gateway: ${redactLogText(m, knownSecrets)}\n`),
+        })
+      : undefined;
+  const broker = config.broker
+    ? new BrokerClient({ ...config.broker, ...(tokens ? { accessToken: tokens } : {}) })
+    : undefined;
   if (!broker) {
     process.stderr.write(
       'trading-gateway: SVC_BASE_URL is unset: order routes answer 503 TRADING_DISABLED\n',
@@ -93,6 +104,7 @@ async function run(config: GatewayEnv, store: Store): Promise<void> {
   const stop = async (): Promise<void> => {
     if (stopping) return;
     stopping = true;
+    await tokens?.stop();
     await gateway.stop();
     await store.close();
     process.exit(0);

@@ -4,6 +4,7 @@
  * Every variable is in `GATEWAY_ENV` below, with its default and meaning.
  */
 import { join } from 'node:path';
+import { CREDENTIALS_ENV, type CredentialsConfig, credentialsConfigFromEnv } from '@feedpipe/credentials';
 import { type EnvSchema, readEnv } from '@feedpipe/service-kit';
 import type { StoreConfig } from '@feedpipe/store';
 import type { LogLevel } from './config.js';
@@ -18,7 +19,10 @@ export interface GatewayEnv {
   store: StoreConfig;
   kafkaBrokers: string[];
   /** The service's REST API and credentials, when order routes are on. */
-  broker?: { baseUrl: string; clientId: string; accessToken: string; authUrl?: string };
+  /** `accessToken`: the configured one, if any; the token in use comes from `credentials`. */
+  broker?: { baseUrl: string; clientId: string; accessToken?: string; authUrl?: string };
+  /** Where the trading account's token comes from and how it is renewed (with `broker`). */
+  credentials?: CredentialsConfig;
   postbacks?: { secret: string; walDir: string; allowlist?: string[] };
   bootstrapKeyName?: string;
   /** Everything secret the environment holds: scrubbed from anything printed or logged. */
@@ -29,6 +33,7 @@ const LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug'];
 
 /** Every variable the gateway reads (docs/configuration.md, trading-gateway). */
 export const GATEWAY_ENV = {
+  ...CREDENTIALS_ENV,
   TRADING_GATEWAY_PORT: {
     type: 'integer',
     min: 0,
@@ -64,12 +69,6 @@ export const GATEWAY_ENV = {
     type: 'string',
     unset: 'required with `SVC_BASE_URL`',
     description: 'the trading account',
-  },
-  SVC_ACCESS_TOKEN: {
-    type: 'string',
-    unset: 'required with `SVC_BASE_URL`',
-    secret: true,
-    description: "the trading account's token",
   },
   SVC_AUTH_URL: {
     type: 'url',
@@ -126,14 +125,27 @@ function urlPassword(url: string | undefined): string[] {
 
 type GatewayValues = ReturnType<typeof readEnv<typeof GATEWAY_ENV>>['values'];
 
-function brokerOf(v: GatewayValues): GatewayEnv['broker'] {
+function brokerOf(
+  v: GatewayValues,
+  env: Env,
+): { broker: GatewayEnv['broker']; credentials?: CredentialsConfig } {
   const baseUrl = v.SVC_BASE_URL;
-  if (!baseUrl) return undefined;
+  if (!baseUrl) return { broker: undefined };
   const clientId = v.SVC_CLIENT_ID;
-  const accessToken = v.SVC_ACCESS_TOKEN;
-  if (!clientId || !accessToken) fail('SVC_BASE_URL needs SVC_CLIENT_ID and SVC_ACCESS_TOKEN');
+  if (!clientId)
+    fail('SVC_BASE_URL needs SVC_CLIENT_ID and a token source (SVC_TOKEN_SOURCE and its variables)');
+  let credentials: CredentialsConfig;
+  try {
+    credentials = credentialsConfigFromEnv(env, clientId);
+  } catch (error) {
+    fail((error as Error).message);
+  }
   const authUrl = v.SVC_AUTH_URL;
-  return { baseUrl, clientId, accessToken, ...(authUrl ? { authUrl } : {}) };
+  const accessToken = credentials.accessToken;
+  return {
+    broker: { baseUrl, clientId, ...(accessToken ? { accessToken } : {}), ...(authUrl ? { authUrl } : {}) },
+    credentials,
+  };
 }
 
 export function gatewayEnv(env: Env): GatewayEnv {
@@ -142,7 +154,7 @@ export function gatewayEnv(env: Env): GatewayEnv {
   const dataDir = v.DATA_DIR;
   const url = v.CLICKHOUSE_URL;
   const kafkaBrokers = v.KAFKA_BROKERS ?? [];
-  const broker = brokerOf(v);
+  const { broker, credentials } = brokerOf(v, env);
   const secret = v.POSTBACK_SECRET;
   if (secret && kafkaBrokers.length === 0)
     fail('POSTBACK_SECRET needs KAFKA_BROKERS (order updates go to Kafka)');
@@ -155,6 +167,7 @@ export function gatewayEnv(env: Env): GatewayEnv {
     store: { url, dataDir: join(dataDir, 'chdb') },
     kafkaBrokers,
     ...(broker ? { broker } : {}),
+    ...(credentials ? { credentials } : {}),
     ...(secret
       ? {
           postbacks: {
@@ -166,6 +179,12 @@ export function gatewayEnv(env: Env): GatewayEnv {
         }
       : {}),
     ...(bootstrapKeyName ? { bootstrapKeyName } : {}),
-    secrets: [...urlPassword(url), ...(broker ? [broker.accessToken] : []), ...(secret ? [secret] : [])],
+    secrets: [
+      ...urlPassword(url),
+      ...[credentials?.accessToken, credentials?.pin, credentials?.totpSecret].filter(
+        (x): x is string => !!x,
+      ),
+      ...(secret ? [secret] : []),
+    ],
   };
 }

@@ -121,6 +121,32 @@ export class TokenHolder implements TokenSource {
     }
   }
 
+  /**
+   * The service refused `rejected`: a token other than it, replacing the current one only when it is
+   * the refused one (a caller late with an old token gets the newer one). One replacement in flight.
+   */
+  async tokenRejected(rejected: string): Promise<string> {
+    if (this.#current.accessToken !== rejected) return this.#current.accessToken;
+    if (this.#inFlight !== undefined) return (await this.#inFlight).accessToken;
+    // Refused means unusable now: an expired-style replacement (regenerate), unless only renew exists.
+    const canReplace = this.#regenerate !== undefined || (this.#renewable && this.#renew !== undefined);
+    if (!canReplace) {
+      throw new BrokerApiError({
+        code: 'TOKEN_EXPIRED',
+        message: 'the access token was refused and this holder has no way to replace it',
+      });
+    }
+    try {
+      return (await this.#replace(this.#regenerate !== undefined)).accessToken;
+    } catch (error) {
+      throw new BrokerApiError({
+        code: 'TOKEN_EXPIRED',
+        message: 'the access token was refused and replacing it failed',
+        cause: error,
+      });
+    }
+  }
+
   /** Replaces the token now (renew if possible, else regenerate); shared by concurrent callers. */
   refresh(): Promise<HeldToken> {
     return this.#replace(this.#clock.now() >= this.#current.expiresAt);

@@ -101,28 +101,58 @@ export class Transport {
     const cfg = this.#config;
     const category = cfg.limiter.categoryOf(spec.route);
     let lastError: BrokerApiError | undefined;
+    let modificationTaken = false;
+    let tokenRenewed = false;
     for (let attempt = 0; attempt <= cfg.maxRetries; attempt++) {
-      if (spec.modifiesOrder !== undefined && attempt === 0) {
+      if (spec.modifiesOrder !== undefined && !modificationTaken) {
         // Checked before waiting for a slot so a refused modification costs no order-rate slot.
         cfg.limiter.modifications.check(spec.modifiesOrder, spec.route);
       }
       const release = await this.#acquire(category, spec);
+      const used: { token?: string } = {};
       let outcome: CallResult | BrokerApiError;
       try {
-        if (spec.modifiesOrder !== undefined && attempt === 0) {
+        if (spec.modifiesOrder !== undefined && !modificationTaken) {
           cfg.limiter.modifications.take(spec.modifiesOrder, spec.route);
+          modificationTaken = true;
         }
-        outcome = await this.#send(spec);
+        outcome = await this.#send(spec, used);
       } finally {
         release();
       }
       if (!(outcome instanceof BrokerApiError)) return outcome;
       lastError = outcome;
+      if (!tokenRenewed && used.token !== undefined && isTokenRefusal(outcome)) {
+        // The service refused the token (expired, or replaced by a renewal elsewhere): one fresh
+        // token, one more try, outside the retry budget. A 401 means nothing was done, so even a
+        // non-idempotent call is safe to send again.
+        tokenRenewed = true;
+        await this.#freshToken(used.token, outcome);
+        attempt--;
+        continue;
+      }
       const again = attempt < cfg.maxRetries && this.#shouldRetry(outcome, spec);
       if (!again) break;
       await cfg.clock.sleep(this.#backoff(attempt, outcome), spec.signal);
     }
     throw lastError ?? new BrokerApiError({ code: 'NETWORK', message: `${spec.route} was not sent` });
+  }
+
+  /** Asks the token source for a token other than `rejected`; without a renewal path, the 401 stands. */
+  async #freshToken(rejected: string, refusal: BrokerApiError): Promise<void> {
+    const source = this.#config.token;
+    if (source?.tokenRejected === undefined) throw refusal;
+    try {
+      await source.tokenRejected(rejected);
+    } catch (error) {
+      if (error instanceof BrokerApiError && error.code === 'TOKEN_EXPIRED') throw error;
+      throw new BrokerApiError({
+        code: 'TOKEN_EXPIRED',
+        message: `${refusal.route ?? 'the call'}: the access token was refused and no fresh one could be obtained`,
+        ...(refusal.route === undefined ? {} : { route: refusal.route }),
+        cause: error,
+      });
+    }
   }
 
   async #acquire(category: RateCategory, spec: CallSpec): Promise<Release> {
@@ -160,7 +190,8 @@ export class Transport {
     return Math.max(jittered, Math.min(fromServer, cfg.retryMaxDelayMs * 4));
   }
 
-  async #send(spec: CallSpec): Promise<CallResult | BrokerApiError> {
+  /** One exchange; `used.token` is set to the token sent, so a refusal can name it. */
+  async #send(spec: CallSpec, used: { token?: string }): Promise<CallResult | BrokerApiError> {
     const cfg = this.#config;
     const secrets: string[] = [...(spec.secrets ?? [])];
     const headers: Record<string, string> = { accept: 'application/json', ...spec.headers };
@@ -186,6 +217,7 @@ export class Transport {
         });
       }
       headers['access-token'] = token;
+      used.token = token;
       secrets.push(token);
     }
     if (spec.withClientIdHeader === true && cfg.clientId !== undefined) headers['client-id'] = cfg.clientId;
@@ -255,6 +287,11 @@ export class Transport {
       cause: error,
     });
   }
+}
+
+/** REST's answer to a token that is expired, revoked or unknown (beyond-the-spec: DH-901). */
+function isTokenRefusal(error: BrokerApiError): boolean {
+  return error.status === 401 && error.errorCode === 'DH-901';
 }
 
 function describeNetworkError(error: unknown): string {

@@ -64,6 +64,8 @@ export class FeedConnection {
     private readonly socket: Socket,
     private readonly maxPacketsPerMessage: number,
     private readonly maxBufferedBytes: number,
+    /** The credential it connected with, checked again while it is open (never exposed in info()). */
+    readonly token: string,
   ) {
     this.builder = new FrameBuilder(Math.min(1 << 20, Math.max(4096, maxPacketsPerMessage * 27 + 64)));
   }

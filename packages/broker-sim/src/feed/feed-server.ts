@@ -52,6 +52,8 @@ export interface FeedStats {
   evictions: number;
   pingTimeouts: number;
   ipBlocks: number;
+  /** Open connections ended because their token stopped working (expired or renewed): Error 807. */
+  tokenExpiries: number;
 }
 
 /** Close reasons are limited to 123 bytes by RFC 6455. */
@@ -84,6 +86,7 @@ export class FeedServer {
   private authFailures = 0;
   private evictions = 0;
   private pingTimeouts = 0;
+  private tokenExpiries = 0;
   private nextId = 1;
   private listening = false;
   private paused = false;
@@ -92,6 +95,7 @@ export class FeedServer {
   private lastLoadTickAt = 0;
   private lastSession: MarketSession;
   private heartbeatTimer: NodeJS.Timeout | undefined;
+  private tokenTimer: NodeJS.Timeout | undefined;
   private tickTimer: NodeJS.Timeout | undefined;
 
   constructor(options: FeedServerOptions) {
@@ -156,6 +160,9 @@ export class FeedServer {
     });
     this.listening = true;
     this.heartbeatTimer = setInterval(() => this.heartbeat(), this.options.pingIntervalMs);
+    if (this.options.tokenCheckIntervalMs > 0) {
+      this.tokenTimer = setInterval(() => this.recheckTokens(), this.options.tokenCheckIntervalMs);
+    }
     if (this.options.ticks === 'timer') this.startTicking();
     return this;
   }
@@ -237,6 +244,7 @@ export class FeedServer {
       authFailures: this.authFailures,
       evictions: this.evictions,
       pingTimeouts: this.pingTimeouts,
+      tokenExpiries: this.tokenExpiries,
       ipBlocks: this.gate.ipBlocks,
     };
   }
@@ -247,6 +255,8 @@ export class FeedServer {
    */
   async close(graceMs = 1_000): Promise<void> {
     clearInterval(this.heartbeatTimer);
+    clearInterval(this.tokenTimer);
+    this.tokenTimer = undefined;
     clearTimeout(this.tickTimer);
     clearInterval(this.tickTimer);
     this.heartbeatTimer = undefined;
@@ -353,6 +363,7 @@ export class FeedServer {
       socket,
       this.options.maxPacketsPerMessage,
       this.options.maxBufferedBytes,
+      params.token,
     );
     this.open.set(c.id, c);
     ws.on('close', () => this.detach(c));
@@ -418,6 +429,26 @@ export class FeedServer {
       }
       c.awaitingPong = true;
       c.ws.ping();
+    }
+  }
+
+  /**
+   * Tokens last a day and a renewal ends the old one at once, so a connection can outlive its
+   * credential: the service then sends Error 807 and closes. A check that now fails for any reason
+   * is treated as that expiry; the connect-time codes (806, 808, 809) are for new connections.
+   */
+  recheckTokens(): void {
+    for (const c of [...this.open.values()]) {
+      if (c.closing) continue;
+      let ok: boolean;
+      try {
+        ok = this.options.authenticate(c.clientId, c.token, c.authType).ok;
+      } catch {
+        continue;
+      }
+      if (ok) continue;
+      this.tokenExpiries++;
+      this.endWithError(c, 807);
     }
   }
 

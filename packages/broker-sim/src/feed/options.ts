@@ -66,6 +66,12 @@ export interface FeedServerOptions {
   maxBufferedBytes?: number;
   /** Load mode: replaces live trading with a target packet rate. Default undefined (live mode). */
   load?: LoadOptions;
+  /**
+   * How often the credentials of open connections are checked again, ms: a connection whose token
+   * has expired (or was replaced by a renewal) gets Error 807 and is closed, as the service does.
+   * Default 1000; 0 checks only at connect.
+   */
+  tokenCheckIntervalMs?: number;
 }
 
 export interface ResolvedFeedOptions {
@@ -85,6 +91,7 @@ export interface ResolvedFeedOptions {
   maxPacketsPerMessage: number;
   maxBufferedBytes: number;
   load: Required<LoadOptions> | undefined;
+  tokenCheckIntervalMs: number;
 }
 
 const WHERE = 'FeedServer';
@@ -106,6 +113,7 @@ const KEYS = [
   'maxPacketsPerMessage',
   'maxBufferedBytes',
   'load',
+  'tokenCheckIntervalMs',
 ];
 
 export function resolveLoadOptions(value: unknown): Required<LoadOptions> | undefined {
@@ -224,5 +232,13 @@ export function resolveFeedOptions(options: FeedServerOptions): ResolvedFeedOpti
       1024 * 1024 * 1024,
     ),
     load: resolveLoadOptions(options.load),
+    tokenCheckIntervalMs: integerOption(
+      WHERE,
+      'tokenCheckIntervalMs',
+      options.tokenCheckIntervalMs,
+      1_000,
+      0,
+      3_600_000,
+    ),
   };
 }

@@ -7,6 +7,7 @@ import {
   resolvePostbackOptions,
 } from '../postbacks/options.js';
 import type { MarketSource } from './market-source.js';
+import { TOKEN_VALIDITY_MS, type TokenPolicy } from './tokens.js';
 
 export interface RestServerOptions {
   /** The market model (or anything shaped like it) prices and instruments come from. Required. */
@@ -27,6 +28,13 @@ export interface RestServerOptions {
   matchIntervalMs?: number;
   /** Postback delivery: retry, give-up and queue bounds. Defaults in DEFAULT_POSTBACK_OPTIONS. */
   postbacks?: PostbackOptions;
+  /** Lifetime of every access token, ms (1000..86,400,000). Default 24 h, the spec's; short for soak tests. */
+  tokenLifetimeMs?: number;
+  /**
+   * Issuing a token (generateAccessToken, a consent, RenewToken) ends the account's previous one at
+   * once, as the service keeps one token per account. Default false, so tests may hold several.
+   */
+  oneTokenPerAccount?: boolean;
 }
 
 export interface ResolvedOptions {
@@ -39,6 +47,7 @@ export interface ResolvedOptions {
   readonly matching: MatchingOptions;
   readonly matchIntervalMs: number;
   readonly postbacks: ResolvedPostbackOptions;
+  readonly tokenPolicy: TokenPolicy;
 }
 
 const KEYS = [
@@ -51,6 +60,8 @@ const KEYS = [
   'matching',
   'matchIntervalMs',
   'postbacks',
+  'tokenLifetimeMs',
+  'oneTokenPerAccount',
 ];
 const MATCHING_KEYS = ['tickMs', 'liquidityPerTick', 'freezeQuantity'];
 
@@ -88,6 +99,10 @@ export function resolveOptions(options: RestServerOptions): ResolvedOptions {
     if (!/^\d{6}$/.test(a.pin)) fail(`account ${a.clientId}: pin must be 6 digits`);
     if (!/^[A-Z2-7]+=*$/i.test(a.totpSecret)) fail(`account ${a.clientId}: totpSecret must be base32`);
   }
+  if (options.oneTokenPerAccount !== undefined && typeof options.oneTokenPerAccount !== 'boolean')
+    fail('oneTokenPerAccount must be a boolean');
+  const lifetimeMs = positiveInt('tokenLifetimeMs', options.tokenLifetimeMs, TOKEN_VALIDITY_MS, 1000);
+  if (lifetimeMs > TOKEN_VALIDITY_MS) fail(`tokenLifetimeMs must be at most ${TOKEN_VALIDITY_MS} (24 h)`);
   const mo = options.matching ?? {};
   for (const k of Object.keys(mo)) if (!MATCHING_KEYS.includes(k)) fail(`unknown matching option "${k}"`);
   return {
@@ -112,5 +127,6 @@ export function resolveOptions(options: RestServerOptions): ResolvedOptions {
     },
     matchIntervalMs: positiveInt('matchIntervalMs', options.matchIntervalMs, 200, 0),
     postbacks: resolvePostbackOptions(options.postbacks),
+    tokenPolicy: { lifetimeMs, oneTokenPerAccount: options.oneTokenPerAccount ?? false },
   };
 }

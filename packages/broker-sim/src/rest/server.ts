@@ -143,6 +143,7 @@ export async function createRestServer(options: RestServerOptions): Promise<Rest
       return a ? { dataPlan: a.seed.dataPlan, partnerSecret: a.seed.partnerSecret } : undefined;
     },
     (partnerId) => accounts.partnerSecret(partnerId),
+    opts.tokenPolicy,
   );
   const ctx: SimContext = {
     market: opts.model,

@@ -38,7 +38,12 @@ function sign(data: string): string {
   return createHmac('sha256', SECRET).update(data).digest('base64url');
 }
 
-function mint(clientId: string, src: TokenSource, nowMs: number): { token: string; claims: TokenClaims } {
+function mint(
+  clientId: string,
+  src: TokenSource,
+  nowMs: number,
+  lifetimeMs = TOKEN_VALIDITY_MS,
+): { token: string; claims: TokenClaims } {
   const iat = Math.floor(nowMs / 1000);
   const claims: TokenClaims = {
     iss: ISSUER,
@@ -46,7 +51,7 @@ function mint(clientId: string, src: TokenSource, nowMs: number): { token: strin
     src,
     tokenConsumerType: src === 'PARTNER' ? 'PARTNER' : 'SELF',
     iat,
-    exp: iat + TOKEN_VALIDITY_MS / 1000,
+    exp: iat + Math.ceil(lifetimeMs / 1000),
     jti: randomUUID(),
   };
   const payload = Buffer.from(JSON.stringify(claims)).toString('base64url');
@@ -83,24 +88,50 @@ export interface FeedAccountView {
   readonly partnerSecret?: string | undefined;
 }
 
+export interface TokenPolicy {
+  /** How long an issued token lasts. Default 24 h (the spec's). Tokens minted before also end this long after issue. */
+  readonly lifetimeMs: number;
+  /**
+   * One live token per account: issuing one (generateAccessToken, a consent, RenewToken) ends the
+   * account's previous token at once, the web-console token of the seeds included. Default false.
+   */
+  readonly oneTokenPerAccount: boolean;
+}
+
+export const DEFAULT_TOKEN_POLICY: TokenPolicy = { lifetimeMs: TOKEN_VALIDITY_MS, oneTokenPerAccount: false };
+
 export class TokenStore {
   private readonly revoked = new Map<string, number>();
+  /** With oneTokenPerAccount: the jti of each account's live token, once one was issued here. */
+  private readonly live = new Map<string, string>();
   constructor(
     private readonly now: () => number,
     private readonly accountOf: (clientId: string) => FeedAccountView | undefined,
     private readonly partnerSecretOf: (partnerId: string) => string | undefined,
+    private readonly policy: TokenPolicy = DEFAULT_TOKEN_POLICY,
   ) {}
 
   issue(clientId: string, src: TokenSource): { token: string; claims: TokenClaims } {
-    return mint(clientId, src, this.now());
+    const minted = mint(clientId, src, this.now(), this.policy.lifetimeMs);
+    if (this.policy.oneTokenPerAccount) this.live.set(clientId, minted.claims.jti);
+    return minted;
   }
 
   check(token: string): TokenCheck {
     const claims = decode(token);
     if (claims === 'malformed' || claims === 'signature') return { ok: false, reason: claims };
     if (this.revoked.has(claims.jti)) return { ok: false, reason: 'revoked' };
-    if (claims.exp * 1000 <= this.now()) return { ok: false, reason: 'expired' };
+    const live = this.live.get(claims.sub);
+    if (live !== undefined && live !== claims.jti) return { ok: false, reason: 'revoked' };
+    // A token minted before the lifetime was shortened (the seeds' web tokens) ends with it too.
+    const expS = Math.min(claims.exp, claims.iat + Math.ceil(this.policy.lifetimeMs / 1000));
+    if (expS * 1000 <= this.now()) return { ok: false, reason: 'expired' };
     return { ok: true, claims };
+  }
+
+  /** When a valid token stops working, epoch ms (its expiry under this store's lifetime). */
+  expiresAtMs(claims: TokenClaims): number {
+    return Math.min(claims.exp, claims.iat + Math.ceil(this.policy.lifetimeMs / 1000)) * 1000;
   }
 
   /** Renews an active WEB token: the old one stops working at once. */
