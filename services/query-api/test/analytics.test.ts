@@ -175,7 +175,7 @@ describe('bars', () => {
     }>(r.body);
     expect(t.rows).toBe(10);
     expect(t.data[0]).toEqual({
-      time: `${DAY} 09:00:00`,
+      time: `${DAY}T09:00:00Z`,
       open: 100,
       high: 109,
       low: 100,
@@ -253,11 +253,13 @@ describe('movers and most active', () => {
 
 describe('history', () => {
   it('daily and intraday candles', async () => {
-    const daily = table<{ time: string; close: number }>(
+    const daily = table<{ time: string; date: string; close: number }>(
       (await get(`/v1/instruments/${HIST}/candles/daily?from=2024-01-01&to=2024-01-11`)).body,
     );
+    // Stamped at midnight IST (18:30 UTC the evening before), selected and dated by trading day.
     expect(daily.rows).toBe(10);
-    expect(daily.data[0]).toMatchObject({ time: '2024-01-01 00:00:00', close: 101 });
+    expect(daily.data[0]).toMatchObject({ time: '2023-12-31T18:30:00Z', date: '2024-01-01', close: 101 });
+    expect(daily.data.at(-1)).toMatchObject({ date: '2024-01-10' });
     const intraday = table(
       (
         await get(

@@ -9,9 +9,10 @@ import { Readable } from 'node:stream';
 import type { QueryParams, QuerySettings, SettingValue, StoreLane } from '@feedpipe/store';
 import type { FastifyReply } from 'fastify';
 import { QueryApiError } from '../errors.js';
-import { FORMAT_SETTINGS, OUTPUT_FORMATS, type OutputFormat } from './formats.js';
+import { FORMAT_SETTINGS, OUTPUT_FORMATS, type OutputFormat, timeSettingsOf } from './formats.js';
 import { overBudget, type ResultBudget, type ResultLease } from './result-budget.js';
 import type { CachedResponse } from './result-cache.js';
+import { describeSql, type ResultColumn, utcInstantsSql } from './time-columns.js';
 
 export type { QueryParams };
 
@@ -129,17 +130,27 @@ export class QueryRunner {
   }
 
   async #exec(query: TabularQuery, origin: 'caller' | 'internal'): Promise<Readable> {
-    const settings = { ...this.#baseSettings, ...query.settings, ...FORMAT_SETTINGS };
+    const settings = {
+      ...this.#baseSettings,
+      ...query.settings,
+      ...FORMAT_SETTINGS,
+      ...timeSettingsOf(query.format),
+    };
+    const params = query.params ?? {};
     try {
-      return await this.#lane.stream(
-        query.sql,
-        query.params ?? {},
-        OUTPUT_FORMATS[query.format].clickhouse,
-        settings,
-      );
+      const sql =
+        OUTPUT_FORMATS[query.format].times === 'utc-timestamps'
+          ? utcInstantsSql(query.sql, await this.#columns(query.sql, params, settings))
+          : query.sql;
+      return await this.#lane.stream(sql, params, OUTPUT_FORMATS[query.format].clickhouse, settings);
     } catch (error) {
       throw storeError(error, origin);
     }
+  }
+
+  /** The result columns of a statement (DESCRIBE analyses it, under the same settings, reads nothing). */
+  #columns(sql: string, params: QueryParams, settings: QuerySettings): Promise<ResultColumn[]> {
+    return this.#lane.rows<ResultColumn>(describeSql(sql), params, settings);
   }
 }
 
