@@ -109,7 +109,9 @@ describe('instruments', () => {
       prev_close: 98,
       week52_high: 130,
       week52_low: 60,
-      market_status: [{ segment: 14, status: 2 }],
+      market_status: [{ segment: 14, status: 2, last_received_at: `${DAY}T08:55:00.000000Z` }],
+      // JSON answers built from rows keep the tabular convention: ISO 8601 in UTC with Z.
+      last_trade_time: `${DAY}T09:09:59Z`,
     });
     expect(one.upper_circuit).toBeCloseTo(117.6, 3);
     const missing = await get('/v1/instruments/4242');
@@ -343,7 +345,7 @@ describe('status and metrics', () => {
   it('reports row counts and request metrics per route', async () => {
     const status = (await get('/v1/status')).json();
     expect(status.tables.ticks.rows).toBe(1200);
-    expect(status.ticks.last_tick_received_at).toContain(DAY);
+    expect(status.ticks.last_tick_received_at).toBe(`${DAY}T09:09:59.101000Z`);
     const metrics = (await get('/metrics', {})).body;
     expect(metrics).toContain(
       'query_api_http_request_duration_seconds_bucket{le="0.005",method="GET",route="/v1/status"}',

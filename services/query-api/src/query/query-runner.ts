@@ -12,7 +12,7 @@ import { QueryApiError } from '../errors.js';
 import { FORMAT_SETTINGS, OUTPUT_FORMATS, type OutputFormat, timeSettingsOf } from './formats.js';
 import { overBudget, type ResultBudget, type ResultLease } from './result-budget.js';
 import type { CachedResponse } from './result-cache.js';
-import { describeSql, type ResultColumn, utcInstantsSql } from './time-columns.js';
+import { describeSql, ISO_TIME_SETTINGS, type ResultColumn, utcInstantsSql } from './time-columns.js';
 
 export type { QueryParams };
 
@@ -85,9 +85,14 @@ export class QueryRunner {
     this.readonlyLevel = lane.readonlyLevel;
   }
 
+  /** Parsed rows (for the JSON answers built from them too): instants as ISO 8601 text with `Z`. */
   async rows<T>(sql: string, params: QueryParams = {}): Promise<T[]> {
     try {
-      return await this.#lane.rows<T>(sql, params, { ...this.#baseSettings, ...FORMAT_SETTINGS });
+      return await this.#lane.rows<T>(sql, params, {
+        ...this.#baseSettings,
+        ...FORMAT_SETTINGS,
+        ...ISO_TIME_SETTINGS,
+      });
     } catch (error) {
       throw storeError(error, 'internal');
     }
