@@ -12,7 +12,9 @@
  *   with the UTC zone, which pyarrow, pandas and polars read as zone-aware datetimes. The wrapper
  *   only projects the judged statement's own columns (SELECT * REPLACE), so it reads nothing new.
  *
- * Date columns (a calendar day, no instant) stay dates everywhere.
+ * Date columns (a calendar day, no instant) stay dates everywhere. Instants nested in an Array,
+ * Tuple or Map leave Arrow as ClickHouse writes them (integers): only top-level (and Nullable)
+ * columns are cast, which covers every route and what a notebook selects from the tables.
  */
 /** Output setting of the text formats: ISO 8601 instants in UTC with `Z`. */
 export const ISO_TIME_SETTINGS = { date_time_output_format: 'iso' } as const;
