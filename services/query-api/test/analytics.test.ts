@@ -109,7 +109,9 @@ describe('instruments', () => {
       prev_close: 98,
       week52_high: 130,
       week52_low: 60,
-      market_status: [{ segment: 14, status: 2 }],
+      market_status: [{ segment: 14, status: 2, last_received_at: `${DAY}T08:55:00.000000Z` }],
+      // JSON answers built from rows keep the tabular convention: ISO 8601 in UTC with Z.
+      last_trade_time: `${DAY}T09:09:59Z`,
     });
     expect(one.upper_circuit).toBeCloseTo(117.6, 3);
     const missing = await get('/v1/instruments/4242');
@@ -175,7 +177,7 @@ describe('bars', () => {
     }>(r.body);
     expect(t.rows).toBe(10);
     expect(t.data[0]).toEqual({
-      time: `${DAY} 09:00:00`,
+      time: `${DAY}T09:00:00Z`,
       open: 100,
       high: 109,
       low: 100,
@@ -253,11 +255,13 @@ describe('movers and most active', () => {
 
 describe('history', () => {
   it('daily and intraday candles', async () => {
-    const daily = table<{ time: string; close: number }>(
+    const daily = table<{ time: string; date: string; close: number }>(
       (await get(`/v1/instruments/${HIST}/candles/daily?from=2024-01-01&to=2024-01-11`)).body,
     );
+    // Stamped at midnight IST (18:30 UTC the evening before), selected and dated by trading day.
     expect(daily.rows).toBe(10);
-    expect(daily.data[0]).toMatchObject({ time: '2024-01-01 00:00:00', close: 101 });
+    expect(daily.data[0]).toMatchObject({ time: '2023-12-31T18:30:00Z', date: '2024-01-01', close: 101 });
+    expect(daily.data.at(-1)).toMatchObject({ date: '2024-01-10' });
     const intraday = table(
       (
         await get(
@@ -341,7 +345,7 @@ describe('status and metrics', () => {
   it('reports row counts and request metrics per route', async () => {
     const status = (await get('/v1/status')).json();
     expect(status.tables.ticks.rows).toBe(1200);
-    expect(status.ticks.last_tick_received_at).toContain(DAY);
+    expect(status.ticks.last_tick_received_at).toBe(`${DAY}T09:09:59.101000Z`);
     const metrics = (await get('/metrics', {})).body;
     expect(metrics).toContain(
       'query_api_http_request_duration_seconds_bucket{le="0.005",method="GET",route="/v1/status"}',

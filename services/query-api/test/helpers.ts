@@ -42,7 +42,8 @@ export async function seedFixture(store: Store): Promise<void> {
       (${LIVE_A}, 14, 'week52', 130, 60, '${DAY} 08:59:00', 0, 3)`);
   await c.command(`INSERT INTO ${FEED_TABLES.feedStatus.name} (type, security_id, segment, market_type, status, error_code, received_at, kafka_partition, kafka_offset)
       VALUES ('market_status', 0, 14, [1, 0, 0], 2, 0, '${DAY} 08:55:00', 0, 1)`);
-  await c.command(`INSERT INTO ${HISTORY_TABLES.candlesDaily.name} SELECT ${HIST}, 'NSE_EQ', toDateTime('2024-01-01', 'UTC') + toIntervalDay(number),
+  // Daily candles as the service stamps them: midnight IST of each day, 18:30 UTC the day before.
+  await c.command(`INSERT INTO ${HISTORY_TABLES.candlesDaily.name} SELECT ${HIST}, 'NSE_EQ', toDateTime('2023-12-31 18:30:00', 'UTC') + toIntervalDay(number),
       100 + number, 105 + number, 95 + number, 101 + number, 1000 * (number + 1), 0, now64(3) FROM numbers(30)`);
   await c.command(`INSERT INTO ${HISTORY_TABLES.candlesIntraday.name} SELECT ${HIST}, 'NSE_EQ', 5, toDateTime('${DAY} 03:45:00', 'UTC') + toIntervalMinute(5 * number),
       100 + number, 101 + number, 99 + number, 100.5 + number, 100 * (number + 1), 0, now64(3) FROM numbers(20)`);

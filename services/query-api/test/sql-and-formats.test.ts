@@ -1,5 +1,5 @@
 import { FEED_TABLES, SERVICE_TABLES } from '@feedpipe/contracts';
-import { tableFromIPC } from 'apache-arrow';
+import { TimeUnit, Type, tableFromIPC } from 'apache-arrow';
 import { readParquet } from 'parquet-wasm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DAY, type Harness, LIVE_A, startHarness } from './helpers.js';
@@ -163,5 +163,103 @@ describe('output formats parse with real readers', () => {
     const csv = await sql({ sql: "SELECT 1 AS a, 'x' AS b", format: 'csv' });
     expect(csv.headers['content-type']).toContain('text/csv');
     expect(csv.body).toBe('"a","b"\n1,"x"\n');
+  });
+});
+
+describe('times: ISO 8601 with Z in text formats, UTC timestamps in Arrow and Parquet', () => {
+  // Every kind of instant a caller's SELECT can produce: DateTime('UTC') (ltt), DateTime64(6, 'UTC')
+  // (received_at), a DateTime64 and a DateTime without a zone, one in IST; and a Date.
+  const TIMES_SQL = `SELECT ltt, received_at, toDateTime64(ltt, 3) AS naive64, toDateTime(toUInt32(ltt)) AS naive,
+      toDateTime(ltt, 'Asia/Kolkata') AS \`ist time\`, toDate(ltt) AS day, ltp
+    FROM ${FEED_TABLES.ticks.name} WHERE security_id = {sid:UInt32} ORDER BY received_at LIMIT 2`;
+  const first = Date.parse(`${DAY}T09:00:00Z`);
+
+  it('Arrow file and stream: every instant column a timestamp with the UTC zone; dates stay dates', async () => {
+    for (const format of ['arrow', 'arrowstream']) {
+      const r = await sql({ sql: TIMES_SQL, params: { sid: LIVE_A }, format });
+      expect(r.statusCode, r.body.slice(0, 300)).toBe(200);
+      const table = tableFromIPC(r.rawPayload);
+      const types = Object.fromEntries(
+        table.schema.fields.map((f) => [
+          f.name,
+          f.type as { typeId: number; unit?: number; timezone?: string },
+        ]),
+      );
+      for (const [name, unit] of [
+        ['ltt', TimeUnit.SECOND],
+        ['received_at', TimeUnit.MICROSECOND],
+        ['naive64', TimeUnit.MILLISECOND],
+        ['naive', TimeUnit.SECOND],
+        ['ist time', TimeUnit.SECOND],
+      ] as const) {
+        expect(types[name]?.typeId, `${format} ${name}`).toBe(Type.Timestamp);
+        expect(types[name]?.unit, `${format} ${name}`).toBe(unit);
+        expect(types[name]?.timezone, `${format} ${name}`).toBe('UTC');
+      }
+      expect(types.day?.typeId).toBe(Type.Date);
+      expect(types.ltp?.typeId).toBe(Type.Float);
+      // Same instants as stored: apache-arrow hands timestamps over as epoch milliseconds.
+      const row = table.get(0)?.toJSON() as Record<string, unknown>;
+      expect(Number(row.ltt)).toBe(first);
+      expect(Number(row['ist time'])).toBe(first);
+      expect(Number(row.received_at)).toBe(first + 100);
+      expect(row.ltp).toBe(100);
+    }
+  });
+
+  it('JSON, NDJSON and CSV: ISO 8601 in UTC with Z, whatever the column zone', async () => {
+    const json = await sql({ sql: TIMES_SQL, params: { sid: LIVE_A }, format: 'json' });
+    expect(json.json().data[0]).toEqual({
+      ltt: `${DAY}T09:00:00Z`,
+      received_at: `${DAY}T09:00:00.100000Z`,
+      naive64: `${DAY}T09:00:00.000Z`,
+      naive: `${DAY}T09:00:00Z`,
+      'ist time': `${DAY}T09:00:00Z`,
+      day: DAY,
+      ltp: 100,
+    });
+    const ndjson = await sql({ sql: TIMES_SQL, params: { sid: LIVE_A }, format: 'ndjson' });
+    expect(JSON.parse(ndjson.body.split('\n')[0] ?? '')).toMatchObject({ ltt: `${DAY}T09:00:00Z` });
+    const csv = await sql({ sql: TIMES_SQL, params: { sid: LIVE_A }, format: 'csv' });
+    expect(csv.body.split('\n')[1]).toBe(
+      `"${DAY}T09:00:00Z","${DAY}T09:00:00.100000Z","${DAY}T09:00:00.000Z","${DAY}T09:00:00Z","${DAY}T09:00:00Z","${DAY}",100`,
+    );
+  });
+
+  it('Parquet: instants as UTC timestamps', async () => {
+    const r = await sql({ sql: TIMES_SQL, params: { sid: LIVE_A }, format: 'parquet' });
+    const table = tableFromIPC(readParquet(new Uint8Array(r.rawPayload)).intoIPCStream());
+    for (const name of ['ltt', 'received_at', 'naive64', 'naive', 'ist time']) {
+      const type = table.schema.fields.find((f) => f.name === name)?.type as {
+        typeId: number;
+        timezone?: string;
+      };
+      expect(type.typeId, name).toBe(Type.Timestamp);
+      expect(type.timezone, name).toBe('UTC');
+    }
+    expect(Number(table.get(0)?.toJSON().ltt)).toBe(first);
+  });
+
+  it('the routes follow it too: bars and ticks in Arrow, daily candles in CSV', async () => {
+    const ticks = await h.api.app.inject({
+      method: 'GET',
+      url: `/v1/instruments/${LIVE_A}/ticks?from=${DAY}&to=2024-03-05&limit=3&format=arrow`,
+      headers: h.read,
+    });
+    const fields = tableFromIPC(ticks.rawPayload).schema.fields;
+    for (const name of ['received_at', 'ltt', 'lut']) {
+      const type = fields.find((f) => f.name === name)?.type as { typeId: number; timezone?: string };
+      expect(type.typeId, name).toBe(Type.Timestamp);
+      expect(type.timezone, name).toBe('UTC');
+    }
+    const daily = await h.api.app.inject({
+      method: 'GET',
+      url: '/v1/instruments/2885/candles/daily?from=2024-01-01&to=2024-01-03&format=csv',
+      headers: h.read,
+    });
+    expect(daily.body.split('\n').slice(0, 2)).toEqual([
+      '"time","date","segment","open","high","low","close","volume","open_interest"',
+      '"2023-12-31T18:30:00Z","2024-01-01","NSE_EQ",100,105,95,101,1000,0',
+    ]);
   });
 });

@@ -12,6 +12,9 @@ import type { OutputFormat } from '../query/formats.js';
 import { parseRange, TIME_SCHEMA } from '../query/time.js';
 import { cachedTabular, ttlFor } from './tabular-reply.js';
 
+/** The exchanges' calendar: a trading day is an IST (UTC+05:30) day. */
+const EXCHANGE_TIME_ZONE = 'Asia/Kolkata';
+
 export const FINAL_SETTINGS = { do_not_merge_across_partitions_select_final: 1 } as const;
 
 const SEGMENT_SCHEMA = {
@@ -49,6 +52,23 @@ export function registerHistoryRoutes(app: FastifyInstance, ctx: ApiContext): vo
   registerIntradayCandleRoute(app, ctx);
 }
 
+/**
+ * Daily candles: the service stamps a day's candle at midnight exchange time (IST, 18:30 UTC the
+ * evening before), so `time` alone puts it on the wrong UTC calendar day. `date` is the trading
+ * day itself, and the range selects by it: a candle is in when its date (as midnight UTC) is in
+ * [from's date, to). `from=2024-03-04` therefore starts with the candle of 4 March, stamped
+ * 2024-03-03T18:30:00Z. The `ts` bounds a day wider on each side keep the primary key in use.
+ */
+export const DAILY_CANDLES_SQL = `
+SELECT toDateTime64(ts, 0, 'UTC') AS time, toDate(ts, '${EXCHANGE_TIME_ZONE}') AS date, segment, open, high, low, close,
+       volume, open_interest
+FROM ${HISTORY_TABLES.candlesDaily.name} FINAL
+WHERE security_id = {sid:UInt32} AND ({seg:String} = '' OR segment = {seg:String})
+  AND ts >= toDateTime({fromSec:UInt32}, 'UTC') - INTERVAL 1 DAY AND ts < toDateTime({toSec:UInt32}, 'UTC') + INTERVAL 1 DAY
+  AND date >= toDate(toDateTime({fromSec:UInt32}, 'UTC'), 'UTC')
+  AND toDateTime(date, 'UTC') < toDateTime({toSec:UInt32}, 'UTC')
+ORDER BY ts, segment`;
+
 /** Daily candles of an instrument, from the loaded history. */
 function registerDailyCandleRoute(app: FastifyInstance, ctx: ApiContext): void {
   const requireCandles = candlesCheck(ctx);
@@ -58,6 +78,8 @@ function registerDailyCandleRoute(app: FastifyInstance, ctx: ApiContext): void {
       schema: {
         tags,
         summary: 'Daily candles from history (one per trading day)',
+        description:
+          'One row per trading day: `date` is the trading day, `time` the instant the service stamps it with (midnight IST, i.e. 18:30 UTC of the day before). A candle is returned when its date, as midnight UTC, lies in [date of from, to).',
         security: READ_SECURITY,
         params,
         querystring: {
@@ -82,11 +104,7 @@ function registerDailyCandleRoute(app: FastifyInstance, ctx: ApiContext): void {
         `daily|${securityId}|${q.segment ?? ''}|${fromSec}|${toSec}`,
         ttlFor(ctx, range.toMs),
         {
-          sql: `SELECT toDateTime64(ts, 0, 'UTC') AS time, segment, open, high, low, close, volume, open_interest
-                FROM ${HISTORY_TABLES.candlesDaily.name} FINAL
-                WHERE security_id = {sid:UInt32} AND ({seg:String} = '' OR segment = {seg:String})
-                  AND ts >= toDateTime({fromSec:UInt32}, 'UTC') AND ts < toDateTime({toSec:UInt32}, 'UTC')
-                ORDER BY ts, segment`,
+          sql: DAILY_CANDLES_SQL,
           params: { sid: securityId, seg: q.segment ?? '', fromSec, toSec },
           format: q.format,
           settings: FINAL_SETTINGS,

@@ -66,7 +66,7 @@ export function registerStatusRoutes(app: FastifyInstance, ctx: ApiContext, extr
          WHERE database = 'market' AND active GROUP BY table ORDER BY table`,
       );
       const fresh = await ctx.runner.rows<{ last_tick_received_at: string | null }>(
-        `SELECT if(count() > 0, toString(max(received_at)), NULL) AS last_tick_received_at FROM ${FEED_TABLES.ticks.name}`,
+        `SELECT if(count() > 0, max(received_at), NULL) AS last_tick_received_at FROM ${FEED_TABLES.ticks.name}`,
       );
       return {
         tables: Object.fromEntries(

@@ -1,25 +1,62 @@
+import { ISO_TIME_SETTINGS } from './time-columns.js';
+
 /**
  * Output formats a notebook wants. ClickHouse writes every one of them itself, so the API only
  * names the format (from this allow-list, never from the request text) and passes bytes through.
  * `arrow` is the Arrow IPC file format (polars.read_ipc, pandas.read_feather); `arrowstream` the
- * IPC stream format (pyarrow.ipc.open_stream).
+ * IPC stream format (pyarrow.ipc.open_stream). Times follow one convention in all of them
+ * (time-columns.ts): ISO 8601 with `Z` in the text formats, UTC timestamps in Arrow and Parquet.
  */
 export const OUTPUT_FORMATS = {
-  json: { clickhouse: 'JSON', contentType: 'application/json; charset=utf-8', extension: 'json' },
+  json: {
+    clickhouse: 'JSON',
+    contentType: 'application/json; charset=utf-8',
+    extension: 'json',
+    times: 'iso',
+  },
   ndjson: {
     clickhouse: 'JSONEachRow',
     contentType: 'application/x-ndjson; charset=utf-8',
     extension: 'ndjson',
+    times: 'iso',
   },
-  csv: { clickhouse: 'CSVWithNames', contentType: 'text/csv; charset=utf-8', extension: 'csv' },
-  arrow: { clickhouse: 'Arrow', contentType: 'application/vnd.apache.arrow.file', extension: 'arrow' },
+  csv: { clickhouse: 'CSVWithNames', contentType: 'text/csv; charset=utf-8', extension: 'csv', times: 'iso' },
+  arrow: {
+    clickhouse: 'Arrow',
+    contentType: 'application/vnd.apache.arrow.file',
+    extension: 'arrow',
+    times: 'utc-timestamps',
+  },
   arrowstream: {
     clickhouse: 'ArrowStream',
     contentType: 'application/vnd.apache.arrow.stream',
     extension: 'arrows',
+    times: 'utc-timestamps',
   },
-  parquet: { clickhouse: 'Parquet', contentType: 'application/vnd.apache.parquet', extension: 'parquet' },
-} as const;
+  parquet: {
+    clickhouse: 'Parquet',
+    contentType: 'application/vnd.apache.parquet',
+    extension: 'parquet',
+    times: 'native',
+  },
+} as const satisfies Record<string, OutputFormatSpec>;
+
+interface OutputFormatSpec {
+  clickhouse: string;
+  contentType: string;
+  extension: string;
+  /**
+   * How instants leave in this format: `iso` = ISO 8601 text with `Z` (a setting), `utc-timestamps`
+   * = the statement is wrapped so instant columns are UTC timestamps, `native` = ClickHouse's own
+   * writer already does it (Parquet: UTC timestamps).
+   */
+  times: 'iso' | 'utc-timestamps' | 'native';
+}
+
+/** The settings a format's time convention needs (see `times`). */
+export function timeSettingsOf(format: OutputFormat): Readonly<Record<string, string>> {
+  return OUTPUT_FORMATS[format].times === 'iso' ? ISO_TIME_SETTINGS : {};
+}
 
 export type OutputFormat = keyof typeof OUTPUT_FORMATS;
 export const OUTPUT_FORMAT_NAMES = Object.keys(OUTPUT_FORMATS) as OutputFormat[];

@@ -9,9 +9,10 @@ import { Readable } from 'node:stream';
 import type { QueryParams, QuerySettings, SettingValue, StoreLane, StreamFormat } from '@feedpipe/store';
 import type { FastifyReply } from 'fastify';
 import { QueryApiError } from '../errors.js';
-import { FORMAT_SETTINGS, OUTPUT_FORMATS, type OutputFormat } from './formats.js';
+import { FORMAT_SETTINGS, OUTPUT_FORMATS, type OutputFormat, timeSettingsOf } from './formats.js';
 import { overBudget, type ResultBudget, type ResultLease } from './result-budget.js';
 import type { CachedResponse } from './result-cache.js';
+import { describeSql, ISO_TIME_SETTINGS, type ResultColumn, utcInstantsSql } from './time-columns.js';
 
 export type { QueryParams };
 
@@ -95,9 +96,14 @@ export class QueryRunner {
     this.readonlyLevel = lane.readonlyLevel;
   }
 
+  /** Parsed rows (for the JSON answers built from them too): instants as ISO 8601 text with `Z`. */
   async rows<T>(sql: string, params: QueryParams = {}): Promise<T[]> {
     try {
-      return await this.#lane.rows<T>(sql, params, { ...this.#baseSettings, ...FORMAT_SETTINGS });
+      return await this.#lane.rows<T>(sql, params, {
+        ...this.#baseSettings,
+        ...FORMAT_SETTINGS,
+        ...ISO_TIME_SETTINGS,
+      });
     } catch (error) {
       throw storeError(error, 'internal');
     }
@@ -109,13 +115,15 @@ export class QueryRunner {
    * budget until the stream is closed (sent, failed or cut).
    */
   async stream(query: TabularQuery, origin: 'caller' | 'internal' = 'internal'): Promise<Readable> {
+    const settings = { ...query.settings, ...FORMAT_SETTINGS, ...timeSettingsOf(query.format) };
+    const params = query.params ?? {};
+    // Arrow keeps instants as UTC timestamps: the statement's DateTime columns are cast (time-columns.ts).
+    const sql =
+      OUTPUT_FORMATS[query.format].times === 'utc-timestamps'
+        ? utcInstantsSql(query.sql, await this.#columns(query.sql, params, settings, origin))
+        : query.sql;
     return this.streamAs(
-      {
-        sql: query.sql,
-        format: OUTPUT_FORMATS[query.format].clickhouse,
-        settings: { ...query.settings, ...FORMAT_SETTINGS },
-        ...(query.params ? { params: query.params } : {}),
-      },
+      { sql, format: OUTPUT_FORMATS[query.format].clickhouse, settings, ...(query.params ? { params } : {}) },
       origin,
     );
   }
@@ -156,6 +164,23 @@ export class QueryRunner {
     const settings = { ...this.#baseSettings, ...query.settings };
     try {
       return await this.#lane.stream(query.sql, query.params ?? {}, query.format, settings);
+    } catch (error) {
+      throw storeError(error, origin);
+    }
+  }
+
+  /** The result columns of a statement (DESCRIBE analyses it, under the same settings, reads nothing). */
+  async #columns(
+    sql: string,
+    params: QueryParams,
+    settings: QuerySettings,
+    origin: 'caller' | 'internal',
+  ): Promise<ResultColumn[]> {
+    try {
+      return await this.#lane.rows<ResultColumn>(describeSql(sql), params, {
+        ...this.#baseSettings,
+        ...settings,
+      });
     } catch (error) {
       throw storeError(error, origin);
     }

@@ -209,10 +209,8 @@
         ),
       );
       const bars = rows.map((r) => ({
-        time:
-          typeof r.time === 'number'
-            ? r.time * 1000
-            : Date.parse(`${String(r.time ?? r.bucket ?? r.minute).replace(' ', 'T')}Z`),
+        // The API writes instants as ISO 8601 with Z (docs/notebook.md, "Times").
+        time: typeof r.time === 'number' ? r.time * 1000 : Date.parse(String(r.time)),
         open: Number(r.open),
         high: Number(r.high),
         low: Number(r.low),
