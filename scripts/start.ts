@@ -116,7 +116,7 @@ async function main(): Promise<void> {
 
   // Upstream: the real service by URL, or the simulator (REST + feed over one market model).
   let feedUrl: string;
-  let credentials: FeedCredentials;
+  let credentials: FeedCredentials & { token: string };
   let sim: Simulator | undefined;
   let instruments: string[];
   if (process.env.SVC_FEED_URL) {

@@ -23,6 +23,7 @@ export { ContractError, type ContractErrorCode } from './errors.js';
 export {
   FEED_VALUE_FIELDS,
   type FieldKind,
+  GAP_LAYOUT,
   jsonLiterals,
   RECEIVED_AT_FIELD,
   RECORD_FIELD_NAMES,
@@ -38,12 +39,15 @@ export type {
   ErrorRecord,
   FeedRecord,
   FeedRecordType,
+  GapCause,
+  GapRecord,
   MarketStatusRecord,
   OhlcRecord,
   PrevCloseRecord,
   TradeRecord,
   Week52Record,
 } from './records.js';
+export { GAP_CAUSES } from './records.js';
 export {
   readSourceIdentity,
   SOURCE_BYTES,

@@ -10,7 +10,8 @@ import type { FeedCredentials } from './feed/feed-connection.js';
 
 export interface IngestorEnvConfig {
   feedUrl: string;
-  credentials: FeedCredentials;
+  /** The fixed token of SVC_ACCESS_TOKEN (a renewing source replaces it where one is configured). */
+  credentials: FeedCredentials & { token: string };
   brokers: string[];
   topics: FeedTopics;
   connections: number;
