@@ -104,6 +104,8 @@ export class ConnectionPool {
       },
       onState: (index, state, reason) => {
         options.events.onState?.(index, state, reason);
+        const connection = this.connections[index];
+        if (state === 'renewing' && connection) recovery.renewing(connection);
         if (state === 'fatal' && this.fatalReason === undefined) {
           this.fatalReason = reason;
           for (const c of this.connections) if (c.index !== index) c.stop();
@@ -193,6 +195,11 @@ export class ConnectionPool {
 
   setPaused(paused: boolean): void {
     for (const connection of this.connections) connection.setPaused(paused);
+  }
+
+  /** Every instrument held, by kind. */
+  held(): { trade: Iterable<string>; ohlc: Iterable<string> } {
+    return { trade: this.owner.trade.keys(), ohlc: this.owner.ohlc.keys() };
   }
 
   /** The instruments a connection holds, by kind (for the ledger of gaps). */

@@ -147,6 +147,7 @@ export class FeedConnection {
   /** Why the application dropped the socket (reconnectNow), until the subscriptions are live again. */
   private dropCause: GapCause | undefined;
   private link: LinkState = { live: false, cause: 'reconnect_pending' };
+  private lastTokenValue = '';
   /** Epoch ms of the last market-data message (not pings, not errors); 0 before the first. */
   lastDataAt = 0;
   /** Epoch ms of the last state change. */
@@ -197,9 +198,9 @@ export class FeedConnection {
     this.dispatch({ type: 'give-up', reason });
   }
 
-  /** The token the running socket presented, if there is one. */
-  get token(): string | undefined {
-    return this.attempt?.token;
+  /** The token the latest socket presented ('' before the first). */
+  get lastToken(): string {
+    return this.lastTokenValue;
   }
 
   subscribe(kind: 'trade' | 'ohlc', securityIds: readonly string[]): void {
@@ -408,6 +409,7 @@ export class FeedConnection {
     this.pendingTicket = undefined;
     this.pendingToken = '';
     if (!ticket) return;
+    this.lastTokenValue = token;
     const credentials = this.options.credentials();
     const url = new URL(this.options.url);
     url.searchParams.set('clientId', credentials.clientId);

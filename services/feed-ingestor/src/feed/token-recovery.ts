@@ -3,10 +3,11 @@
  * "authentication failed", 809 "access token invalid"). The token is shared by every connection of
  * the client id, so one refusal means all of them need the renewed token:
  *
- * - 807: ask the source for a renewed token (`TokenSource.tokenRejected`, one renewal in flight per
- *   refused token however many connections report it), then reconnect every connection still on
- *   the refused token or waiting for one; subscriptions are re-sent on open, and nothing received
- *   before is touched (it is in the pipeline already);
+ * - 807: ask the source for a renewed token (`TokenSource.tokenRejected`, one renewal per refused
+ *   token however many connections report it), then reconnect every connection the feed closed on
+ *   the refused token ('renewing'), at once or as soon as it closes; subscriptions are re-sent on
+ *   open. A connection is never cut while the feed still sends on it: what it sent before its
+ *   Error packet is read to the end, so nothing sent before the refusal is lost;
  * - 808/809: the refused token may be one a renewal just replaced (here or in another process that
  *   shares the account): when the source now gives another token, reconnect with it; when it gives
  *   the same one shortly after a renewal of ours, renew again; otherwise the credential is wrong;
@@ -43,6 +44,8 @@ const WHAT_TO_DO =
 export class TokenRecovery {
   readonly #o: TokenRecoveryOptions;
   readonly #inFlight = new Map<string, Promise<string>>();
+  /** Refused tokens already replaced (the latest few): a late report of one renews nothing. */
+  readonly #replaced = new Set<string>();
   /** Times of recent renewals, oldest first (at most `maxRenewals`). */
   readonly #renewals: number[] = [];
   #gaveUp = false;
@@ -66,7 +69,7 @@ export class TokenRecovery {
       this.#giveUp(`the feed refused the access token (${code}) and nothing can renew it: ${WHAT_TO_DO}`);
       return;
     }
-    if (this.#inFlight.has(token)) return;
+    if (this.#inFlight.has(token) || this.#replaced.has(token)) return;
     if (code === EXPIRED) {
       this.#renew(token);
       return;
@@ -127,12 +130,25 @@ export class TokenRecovery {
     return last !== undefined && (this.#o.now ?? Date.now)() - last <= ms;
   }
 
-  /** Every connection still on the refused token, or waiting for a renewed one, reconnects. */
+  /**
+   * A connection closed on a refused token ('renewing'): reconnects now when that token has been
+   * replaced already; otherwise the running renewal reconnects it when it is done.
+   */
+  renewing(connection: FeedConnection): void {
+    if (this.#gaveUp || !this.#replaced.has(connection.lastToken)) return;
+    // Called while the connection reports its new state: reconnect once that step is complete.
+    queueMicrotask(() => {
+      if (connection.state === 'renewing') connection.reconnectNow('token renewed', 'token_renewal');
+    });
+  }
+
+  /** Every connection waiting for the renewed token reconnects; the others when they close. */
   #renewed(refused: string, byUs: boolean): void {
     if (this.#gaveUp) return;
+    this.#replaced.add(refused);
+    if (this.#replaced.size > 16) this.#replaced.delete(this.#replaced.values().next().value as string);
     for (const connection of this.#o.connections) {
-      if (connection.state === 'renewing' || connection.token === refused)
-        connection.reconnectNow('token renewed', 'token_renewal');
+      if (connection.state === 'renewing') connection.reconnectNow('token renewed', 'token_renewal');
     }
     this.#o.onRenewed?.(byUs);
   }
