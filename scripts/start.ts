@@ -20,7 +20,7 @@ import { createSink } from '@feedpipe/feed-sink';
 import { createHistoryLoader, type HistoryLoader } from '@feedpipe/history-loader';
 import { startLocalKafka } from '@feedpipe/local-kafka';
 import { createQueryApi, type QueryApi, redactLogText, storeConfigFromEnv } from '@feedpipe/query-api';
-import { startOpsServer } from '@feedpipe/service-kit';
+import { registerProcessMetrics, startOpsServer } from '@feedpipe/service-kit';
 import { createStore, runMigrations } from '@feedpipe/store';
 import { createTradingGateway, type TradingGateway } from '@feedpipe/trading-gateway';
 import { Registry } from 'prom-client';
@@ -148,6 +148,8 @@ async function main(): Promise<void> {
   if (stopping) return;
 
   const registry = new Registry();
+  // One process runs every part: its memory, heap, event-loop lag and GC are exported once, here.
+  registerProcessMetrics(registry, 'feedpipe_');
   const sink = createSink({ brokers, store, registry, log: (m) => log(`sink: ${m}`) });
   const ingestor = createFeedIngestor({
     feedUrl,
@@ -156,6 +158,7 @@ async function main(): Promise<void> {
     registry,
     connections: 5,
     instruments: { trade: instruments, ohlc: instruments.slice(0, 100) },
+    stateFile: join(dataDir, 'feed-ingestor.state.json'),
     log: (m) => log(`ingestor: ${m}`),
   });
   await ingestor.start();

@@ -17,5 +17,6 @@ export {
 } from './env-schema.js';
 export { ensureTopics } from './kafka-topics.js';
 export { type OpsServer, type OpsServerOptions, startOpsServer } from './ops-server.js';
+export { registerProcessMetrics } from './process-metrics.js';
 export { type RetryOptions, retry, sleep } from './retry.js';
 export { onStopSignals, type StopSignalOptions } from './stop-signals.js';

@@ -8,7 +8,7 @@
  * ingestor first delivers what it holds.
  */
 import { parseArgs } from 'node:util';
-import { onStopSignals, startOpsServer } from '@feedpipe/service-kit';
+import { onStopSignals, registerProcessMetrics, startOpsServer } from '@feedpipe/service-kit';
 import { loadIngestorEnv } from './env-config.js';
 import { createFeedIngestor } from './ingestor.js';
 import { replayCapture } from './replay.js';
@@ -27,7 +27,10 @@ async function run(): Promise<void> {
     instruments: { trade: config.tradeInstruments, ohlc: config.ohlcInstruments },
     captureFile: config.captureFile,
     silentAfterMs: config.silentAfterMs,
+    stateFile: config.stateFile,
   });
+  // This process runs the ingestor alone: its process metrics go with the ingestor's.
+  registerProcessMetrics(ingestor.registry, 'ingestor_');
   await ingestor.start();
   const ops = await startOpsServer({
     registries: [ingestor.registry],

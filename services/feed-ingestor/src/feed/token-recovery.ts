@@ -39,7 +39,7 @@ export interface TokenRecoveryOptions {
 
 const EXPIRED = 807;
 const WHAT_TO_DO =
-  'configure a renewing token source (docs/operations.md, "Running for weeks") or start again with a fresh token';
+  'configure a renewing token source (docs/operations.md, IngestorTokenUnrenewable) or start again with a fresh token';
 
 export class TokenRecovery {
   readonly #o: TokenRecoveryOptions;
