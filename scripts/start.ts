@@ -28,7 +28,7 @@ import { createSink } from '@feedpipe/feed-sink';
 import { createHistoryLoader, type HistoryLoader, pipelineLoadOptions } from '@feedpipe/history-loader';
 import { startLocalKafka } from '@feedpipe/local-kafka';
 import { createQueryApi, type QueryApi, redactLogText, storeConfigFromEnv } from '@feedpipe/query-api';
-import { startOpsServer } from '@feedpipe/service-kit';
+import { registerProcessMetrics, startOpsServer } from '@feedpipe/service-kit';
 import { createStore, runMigrations } from '@feedpipe/store';
 import { createTradingGateway, type TradingGateway } from '@feedpipe/trading-gateway';
 import { Registry } from 'prom-client';
@@ -181,7 +181,10 @@ async function main(): Promise<void> {
   tokens = await startCredentials(tokenConfig, { registry, log });
   const tokenSource = tokens;
   onExit('credentials', () => tokenSource.stop());
-  credentials = { ...credentials, token: await tokens.getToken() };
+  // The component itself: every (re)connect asks it for the token, and a refused token (807) renews.
+  credentials = { ...credentials, token: tokenSource };
+  // One process runs every part: its memory, heap, event-loop lag and GC are exported once, here.
+  registerProcessMetrics(registry, 'feedpipe_');
   const sink = createSink({ brokers, store, registry, log: (m) => log(`sink: ${m}`) });
   const ingestor = createFeedIngestor({
     feedUrl,
@@ -190,6 +193,7 @@ async function main(): Promise<void> {
     registry,
     connections: 5,
     instruments: { trade: instruments, ohlc: instruments.slice(0, 100) },
+    stateFile: join(dataDir, 'feed-ingestor.state.json'),
     log: (m) => log(`ingestor: ${m}`),
   });
   await ingestor.start();

@@ -10,6 +10,7 @@ import { Registry } from 'prom-client';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { createTokenMetrics } from '../packages/credentials/src/token-metrics.js';
+import { registerProcessMetrics } from '../packages/service-kit/src/index.js';
 import { createIngestorMetrics } from '../services/feed-ingestor/src/ingestor-metrics.js';
 import { createSinkMetrics } from '../services/feed-sink/src/sink-metrics.js';
 import { createLoaderMetrics } from '../services/history-loader/src/metrics.js';
@@ -40,9 +41,17 @@ function withFactory(fill: (registry: Registry) => unknown): Registry {
 
 async function serviceMetrics(): Promise<ServiceMetrics[]> {
   const registries: Array<[string, Registry]> = [
-    ['feed-ingestor run', withFactory(createIngestorMetrics)],
-    ['feed-sink run', withFactory(createSinkMetrics)],
-    ['history-loader', withFactory(createLoaderMetrics)],
+    // Each CLI adds the process metrics under its prefix; `npm start` once, under feedpipe_.
+    [
+      'feed-ingestor run',
+      withFactory((r) => [createIngestorMetrics(r), registerProcessMetrics(r, 'ingestor_')]),
+    ],
+    ['feed-sink run', withFactory((r) => [createSinkMetrics(r), registerProcessMetrics(r, 'sink_')])],
+    [
+      'history-loader',
+      withFactory((r) => [createLoaderMetrics(r), registerProcessMetrics(r, 'history_loader_')]),
+    ],
+    ['npm start', withFactory((r) => registerProcessMetrics(r, 'feedpipe_'))],
     // The API keeps its own registry, with prom-client's default metrics under its prefix.
     ['query-api', createApiMetrics(true).registry],
     // The gateway likewise, under its own prefix; its postback receiver registers on that registry.
@@ -65,7 +74,12 @@ async function serviceMetrics(): Promise<ServiceMetrics[]> {
       return {
         service,
         exposed: new Set(metrics.flatMap((m) => m.series)),
-        own: metrics.filter((m) => !/^(query_api|trading_gateway)_(process|nodejs)_/.test(m.name)),
+        own: metrics.filter(
+          (m) =>
+            !/^(query_api|trading_gateway|ingestor|sink|history_loader|feedpipe)_(process|nodejs)_/.test(
+              m.name,
+            ),
+        ),
       };
     }),
   );

@@ -34,6 +34,7 @@ export { RECEIVED_AT_DOC, RECORD_DOCS, type RecordDoc } from './record-docs.js';
 export {
   FEED_VALUE_FIELDS,
   type FieldKind,
+  GAP_LAYOUT,
   jsonLiterals,
   RECEIVED_AT_FIELD,
   RECORD_FIELD_NAMES,
@@ -57,12 +58,15 @@ export type {
   ErrorRecord,
   FeedRecord,
   FeedRecordType,
+  GapCause,
+  GapRecord,
   MarketStatusRecord,
   OhlcRecord,
   PrevCloseRecord,
   TradeRecord,
   Week52Record,
 } from './records.js';
+export { GAP_CAUSES } from './records.js';
 export {
   readSourceIdentity,
   SOURCE_BYTES,

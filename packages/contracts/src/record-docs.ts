@@ -9,7 +9,7 @@
  * service does not publish (MarketType and MarketStatus meanings) is said to be unpublished.
  */
 import type { RecordFieldName } from './record-layout.js';
-import type { FeedRecordType } from './records.js';
+import type { FeedRecordType, GapRecord } from './records.js';
 
 export interface RecordDoc<T extends FeedRecordType> {
   /** One paragraph: which packet the record comes from and when the feed sends it. */
@@ -108,3 +108,22 @@ export const RECORD_DOCS: { readonly [T in FeedRecordType]: RecordDoc<T> } = Obj
 /** The receive time a feed topic's value appends to the record's own fields. */
 export const RECEIVED_AT_DOC =
   "When the ingestor received the WebSocket frame that carried the packet: UTC Unix epoch microseconds (divide by 1000 for milliseconds). The feed's own times are ltt/lut.";
+
+/** The `gap` record (GAP_LAYOUT): written by the ingestor itself, not decoded from the feed. */
+export const GAP_DOC: {
+  readonly summary: string;
+  readonly fields: { readonly [N in Exclude<keyof GapRecord, 'type'>]: string };
+} = Object.freeze({
+  summary:
+    'One closed interval of the ledger of gaps: the instrument\'s subscription was not live from startedAt to endedAt (docs/architecture.md, "The ledger of gaps"). Written by the feed ingestor when the interval ends (or at the next start, for the time the process was stopped); stored in market.feed_gaps.',
+  fields: {
+    segment: SEGMENT,
+    securityId: SECURITY_ID,
+    subscription: "Which subscription of the instrument was not live: 'trade' (trade packets) or 'ohlc'.",
+    cause:
+      'Why: connection_down (closed by the server or the network, or silent), reconnect_pending (closed by the ingestor to reconnect), eviction (Error 805), token_renewal (token refused and renewed), backpressure (reading paused while Kafka lagged), process_stopped (the ingestor was not running), stale (no trade for the configured time while the market was open).',
+    startedAt: 'Start of the interval: UTC Unix epoch microseconds (the ingestor clock).',
+    endedAt: 'End of the interval (exclusive): UTC Unix epoch microseconds (the ingestor clock).',
+    connection: 'Index (0-based) of the ingestor connection that holds the subscription.',
+  },
+});

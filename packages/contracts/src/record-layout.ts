@@ -12,7 +12,7 @@
  * Values are plain JSON: integers in decimal, float32 values in their shortest round-trip spelling
  * (`null` when not finite), `uint8Triple` as `[a,b,c]`. The text is ASCII.
  */
-import type { FeedRecord, FeedRecordType } from './records.js';
+import type { FeedRecord, FeedRecordType, GapRecord } from './records.js';
 
 /**
  * What one field holds. The integer kinds name the range the value fits (and so the column it can be
@@ -28,7 +28,9 @@ export type FieldKind =
   | 'epochSeconds'
   | 'epochMicros'
   | 'float32'
-  | 'uint8Triple';
+  | 'uint8Triple'
+  /** A short lower-case token from a fixed set (`[a-z_]`, at most 32 characters), e.g. a gap cause. */
+  | 'token';
 
 /** The record's own field names of type `T` (`type` excluded). */
 export type RecordFieldName<T extends FeedRecordType> = Exclude<
@@ -135,3 +137,25 @@ export const FEED_VALUE_FIELDS: { readonly [T in FeedRecordType]: readonly Recor
     RECORD_TYPES.map((type) => [type, Object.freeze([...RECORD_LAYOUTS[type].fields, RECEIVED_AT_FIELD])]),
   ) as { [T in FeedRecordType]: readonly RecordField[] },
 );
+
+/**
+ * The layout of the `gap` record (records.ts): written by the ingestor itself to the status topic,
+ * stored by the sink in market.feed_gaps (tables/feed-tables.ts). Kept apart from RECORD_LAYOUTS,
+ * whose types are the feed's wire packets; the same rules hold (field order is the text order,
+ * `column` is the table column that stores the field).
+ */
+export const GAP_LAYOUT: {
+  readonly type: 'gap';
+  readonly fields: readonly RecordField<Exclude<keyof GapRecord, 'type'>>[];
+} = Object.freeze({
+  type: 'gap',
+  fields: Object.freeze([
+    SEGMENT,
+    SECURITY_ID,
+    field('subscription', 'token', 'subscription'),
+    field('cause', 'token', 'cause'),
+    field('startedAt', 'epochMicros', 'started_at'),
+    field('endedAt', 'epochMicros', 'ended_at'),
+    field('connection', 'uint8', 'connection'),
+  ]),
+});

@@ -63,3 +63,42 @@ export type FeedRecord =
   | ErrorRecord;
 
 export type FeedRecordType = FeedRecord['type'];
+
+/**
+ * Why an instrument's subscription was not live (docs/architecture.md, "The ledger of gaps"):
+ * - connection_down: the server or the network closed the connection, or it went silent (stale);
+ * - reconnect_pending: the ingestor closed it itself to reconnect (for a reason other than the token);
+ * - eviction: Error 805, another session took the connection slot;
+ * - token_renewal: the token was refused (807, or 808/809 after a renewal) and renewed;
+ * - backpressure: reading was paused because Kafka did not take the records fast enough;
+ * - process_stopped: the ingestor was not running;
+ * - stale: no trade for the configured time while the instrument's market was open.
+ */
+export const GAP_CAUSES = [
+  'connection_down',
+  'reconnect_pending',
+  'eviction',
+  'token_renewal',
+  'backpressure',
+  'process_stopped',
+  'stale',
+] as const;
+
+export type GapCause = (typeof GAP_CAUSES)[number];
+
+/**
+ * One closed interval in which an instrument's subscription was not live, written by the ingestor
+ * itself (not decoded from the feed, so not a `FeedRecord`). Times are epoch microseconds.
+ */
+export interface GapRecord {
+  type: 'gap';
+  segment: number;
+  securityId: number;
+  /** Which subscription of the instrument: 'trade' or 'ohlc'. */
+  subscription: 'trade' | 'ohlc';
+  cause: GapCause;
+  startedAt: number;
+  endedAt: number;
+  /** The ingestor's connection index (0-4) that holds the subscription. */
+  connection: number;
+}

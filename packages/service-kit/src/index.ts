@@ -19,4 +19,5 @@ export {
 } from './env-schema.js';
 export { ensureTopics } from './kafka-topics.js';
 export { type OpsServer, type OpsServerOptions, startOpsServer } from './ops-server.js';
+export { registerProcessMetrics } from './process-metrics.js';
 export { onStopSignals, type StopSignalOptions } from './stop-signals.js';

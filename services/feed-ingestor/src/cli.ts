@@ -9,7 +9,7 @@
  */
 import { parseArgs } from 'node:util';
 import { startCredentials } from '@feedpipe/credentials';
-import { onStopSignals, startOpsServer } from '@feedpipe/service-kit';
+import { onStopSignals, registerProcessMetrics, startOpsServer } from '@feedpipe/service-kit';
 import { Registry } from 'prom-client';
 import { loadIngestorEnv } from './env-config.js';
 import { createFeedIngestor } from './ingestor.js';
@@ -28,7 +28,8 @@ async function run(): Promise<void> {
   });
   const ingestor = createFeedIngestor({
     feedUrl: config.feedUrl,
-    credentials: { ...config.credentials, token: await tokens.getToken() },
+    // The component itself: every (re)connect asks it for the token, and a refused token (807) renews.
+    credentials: { ...config.credentials, token: tokens },
     registry,
     brokers: config.brokers,
     topics: config.topics,
@@ -37,7 +38,10 @@ async function run(): Promise<void> {
     instruments: { trade: config.tradeInstruments, ohlc: config.ohlcInstruments },
     captureFile: config.captureFile,
     silentAfterMs: config.silentAfterMs,
+    stateFile: config.stateFile,
   });
+  // This process runs the ingestor alone: its process metrics go with the ingestor's.
+  registerProcessMetrics(ingestor.registry, 'ingestor_');
   await ingestor.start();
   tokens.onChange((token) => ingestor.updateToken(token));
   const ops = await startOpsServer({

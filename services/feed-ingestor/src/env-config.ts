@@ -27,6 +27,8 @@ export interface IngestorEnvConfig {
   captureFile: string | undefined;
   /** INGESTOR_SILENT_AFTER_MS: silence (no market data while the market is open) before /readyz says 503. */
   silentAfterMs: number;
+  /** INGESTOR_STATE_FILE: where the run notes it is alive, so the next start records the downtime. */
+  stateFile: string | undefined;
 }
 
 const HOST_PORT = { pattern: /^[\w.-]+:\d+$/, allowed: 'host:port' };
@@ -79,6 +81,12 @@ export const INGESTOR_ENV = {
     max: 86_400_000,
     default: 60_000,
     description: 'silence (no market data while the market is open) before /readyz answers 503; 0: off',
+  },
+  INGESTOR_STATE_FILE: {
+    type: 'string',
+    unset: 'downtime between runs not in the ledger of gaps',
+    description:
+      'file the ingestor rewrites every 5 s (alive, stopped, instruments held); the next start records the downtime in between as process_stopped gaps',
   },
 } as const satisfies EnvSchema;
 
@@ -163,5 +171,6 @@ export function loadIngestorEnv(env: Env = process.env): IngestorEnvConfig {
     metricsHost: v.METRICS_HOST,
     captureFile: v.CAPTURE_FILE,
     silentAfterMs: v.INGESTOR_SILENT_AFTER_MS,
+    stateFile: v.INGESTOR_STATE_FILE,
   };
 }

@@ -46,9 +46,14 @@ export {
   type FailureClass,
   type FailureVerdict,
   type FeedFailure,
+  TOKEN_ERROR_CODES,
 } from './feed/failure-class.js';
-export { FeedConnection, type FeedCredentials } from './feed/feed-connection.js';
+export { FeedConnection, type FeedCredentials, type LinkState } from './feed/feed-connection.js';
 export { lastMarketStatus } from './feed/market-status-scan.js';
+export { TokenRecovery, type TokenRecoveryOptions } from './feed/token-recovery.js';
+export { GapLedger, type GapLedgerOptions } from './gaps/gap-ledger.js';
+export { type GapInterval, GapTracker, type OpenGap, type PreviousRun } from './gaps/gap-tracker.js';
+export { RunState, type RunStateOptions, readPreviousRun } from './gaps/run-state.js';
 export {
   createFeedIngestor,
   type FeedIngestor,

@@ -24,6 +24,12 @@ export interface IngestorMetrics {
   feedErrors: Counter<'code'>;
   textFrames: Counter;
   retries: Counter<'cause'>;
+  gaps: Counter<'cause'>;
+  gapRecordsPending: Gauge;
+  gapRecordsDropped: Counter;
+  tokenRenewals: Counter<'outcome'>;
+  tokenUnrenewable: Gauge;
+  marketStatus: Gauge;
 }
 
 const PACKET_TYPE_BY_CODE: Readonly<Record<number, string>> = {
@@ -189,8 +195,53 @@ function connectionMetrics(registers: Registers) {
   };
 }
 
+/** The ledger of gaps, the token's renewals, the market's state. */
+function continuityMetrics(registers: Registers) {
+  return {
+    gaps: new Counter({
+      name: 'ingestor_gaps_total',
+      help: "Closed intervals in which a connection's subscriptions were not live, by cause (one gap record per instrument each)",
+      labelNames: ['cause'],
+      registers,
+    }),
+    gapRecordsPending: new Gauge({
+      name: 'ingestor_gap_records_pending',
+      help: 'Gap records not yet acknowledged by Kafka',
+      registers,
+    }),
+    gapRecordsDropped: new Counter({
+      name: 'ingestor_gap_records_dropped_total',
+      help: 'Gap records dropped at the bound of those waiting for Kafka',
+      registers,
+    }),
+    tokenRenewals: new Counter({
+      name: 'ingestor_token_renewals_total',
+      help: 'Refused feed tokens replaced, by outcome: renewed (by this process), adopted (renewed elsewhere), failed',
+      labelNames: ['outcome'],
+      registers,
+    }),
+    tokenUnrenewable: new Gauge({
+      name: 'ingestor_token_unrenewable',
+      help: '1 when the feed refused the token and no renewed one can come (every connection stopped)',
+      registers,
+    }),
+    marketStatus: new Gauge({
+      name: 'ingestor_market_status',
+      help: 'The last MarketStatus value of the feed (-1 before the first)',
+      registers,
+    }),
+  };
+}
+
 export function createIngestorMetrics(registry: Registry): IngestorMetrics {
   const registers = [registry];
   // Registered in this order, so /metrics lists them as before the split.
-  return { ...trafficMetrics(registers), ...pipelineMetrics(registers), ...connectionMetrics(registers) };
+  const metrics = {
+    ...trafficMetrics(registers),
+    ...pipelineMetrics(registers),
+    ...connectionMetrics(registers),
+    ...continuityMetrics(registers),
+  };
+  metrics.marketStatus.set(-1);
+  return metrics;
 }

@@ -11,11 +11,15 @@ import { IngestorError } from './errors.js';
 import type { AttemptBudget } from './feed/attempt-budget.js';
 import {
   ConnectionPool,
+  type ConnectionPoolOptions,
   type ConnectionSnapshot,
   type FeedConnectionTuning,
   type SubscriptionKind,
 } from './feed/connection-pool.js';
 import type { ConnectionState, FeedConnectionEvents, FeedCredentials } from './feed/feed-connection.js';
+import { GapLedger } from './gaps/gap-ledger.js';
+import type { GapInterval, OpenGap } from './gaps/gap-tracker.js';
+import { RunState, readPreviousRun } from './gaps/run-state.js';
 import {
   createIngestorMetrics,
   type IngestorMetrics,
@@ -54,6 +58,11 @@ export interface FeedIngestorOptions {
   silentAfterMs?: number;
   /** Also write every received frame to this capture file (codec format). */
   captureFile?: string;
+  /**
+   * A file where the ingestor notes that it is alive and what it holds, so the next start records
+   * the downtime in between as `process_stopped` gaps (gaps/run-state.ts). Unset: not recorded.
+   */
+  stateFile?: string;
   registry?: Registry;
   log?: (message: string) => void;
 }
@@ -78,6 +87,12 @@ export interface IngestorStats {
   textFrames: number;
   /** The last MarketStatus value seen on the feed, undefined before the first. */
   marketStatus: number | undefined;
+  /** Changes of the MarketStatus value (at most 50), newest last. */
+  marketStatusChanges: Array<{ at: number; status: number }>;
+  /** The ledger of gaps: records written, waiting, dropped; the latest closed and the open intervals. */
+  gaps: { written: number; pending: number; dropped: number; recent: GapInterval[]; open: OpenGap[] };
+  /** Refused tokens replaced (by this process, or found renewed elsewhere). */
+  tokenRenewals: number;
   /** The latest feed errors (at most 50), newest last: Error packets 805-809 and refused upgrades. */
   recentFeedErrors: FeedErrorEvent[];
   connections: ConnectionSnapshot[];
@@ -120,6 +135,8 @@ interface FeedObservations {
   feedErrors: Record<string, number>;
   recentFeedErrors: FeedErrorEvent[];
   marketStatus: number | undefined;
+  marketStatusChanges: Array<{ at: number; status: number }>;
+  tokenRenewals: number;
 }
 
 function checkOptions(options: FeedIngestorOptions): { topics: FeedTopics; silentAfterMs: number } {
@@ -207,11 +224,15 @@ function createPipeline(
   return pipeline;
 }
 
-/** The pool's callbacks: frames go to `deliver`; everything else is counted, logged and kept in `seen`. */
+/**
+ * The pool's callbacks: frames go to `deliver`, liveness to the ledger of gaps; everything else is
+ * counted, logged and kept in `seen`.
+ */
 function connectionEvents(
   seen: FeedObservations,
   metrics: IngestorMetrics,
   log: Log,
+  ledger: GapLedger,
   deliver: (connection: number, frame: Buffer, receivedAtMicros: number) => void,
 ): FeedConnectionEvents {
   const stateByConnection = new Map<number, ConnectionState>();
@@ -255,8 +276,17 @@ function connectionEvents(
         );
     },
     onMarketStatus(_connection, status) {
-      if (status !== seen.marketStatus) log(`market status ${status}`);
+      if (status !== seen.marketStatus) {
+        // Every connection carries the broadcast: the first one to bring a new value records it.
+        log(`market status ${status}`);
+        seen.marketStatusChanges.push({ at: Date.now(), status });
+        if (seen.marketStatusChanges.length > RECENT_FEED_ERRORS) seen.marketStatusChanges.shift();
+        metrics.marketStatus.set(status);
+      }
       seen.marketStatus = status;
+    },
+    onLink(connection, link, atMs) {
+      ledger.tracker.link(connection, link, atMs);
     },
   };
 }
@@ -265,6 +295,7 @@ function ingestorStats(
   seen: FeedObservations,
   pipeline: ProducerPipeline,
   pool: ConnectionPool,
+  ledger: GapLedger,
 ): IngestorStats {
   return {
     frames: seen.counts.frames,
@@ -281,9 +312,63 @@ function ingestorStats(
     feedErrors: { ...seen.feedErrors },
     textFrames: seen.counts.textFrames,
     marketStatus: seen.marketStatus,
+    marketStatusChanges: [...seen.marketStatusChanges],
+    gaps: ledger.stats(),
+    tokenRenewals: seen.tokenRenewals,
     recentFeedErrors: [...seen.recentFeedErrors],
     connections: pool.snapshot(),
     fatal: pool.fatal,
+  };
+}
+
+/** The ledger of gaps and, with a state file, the previous run's downtime recovered into it. */
+function createLedger(
+  options: FeedIngestorOptions,
+  topics: FeedTopics,
+  metrics: IngestorMetrics,
+  log: Log,
+  pool: () => ConnectionPool,
+): { ledger: GapLedger; runState: RunState | undefined } {
+  const ledger = new GapLedger({
+    brokers: options.brokers,
+    topic: topics.status,
+    instrumentsOf: (connection) => pool().instrumentsOf(connection),
+    metrics,
+    log,
+  });
+  if (!options.stateFile) return { ledger, runState: undefined };
+  const previous = readPreviousRun(options.stateFile, log);
+  if (previous) ledger.tracker.recover(previous);
+  const runState = new RunState({
+    path: options.stateFile,
+    held: () => {
+      const held = pool().held();
+      return { trade: [...held.trade], ohlc: [...held.ohlc] };
+    },
+    log,
+  });
+  return { ledger, runState };
+}
+
+/** A refused token: renewed (counted), or not renewable (counted, fatal, said loudly with what to do). */
+function tokenCallbacks(
+  seen: FeedObservations,
+  metrics: IngestorMetrics,
+  log: Log,
+): Pick<ConnectionPoolOptions, 'onTokenRenewed' | 'onTokenUnrenewable'> {
+  return {
+    onTokenRenewed: (here) => {
+      seen.tokenRenewals += 1;
+      metrics.tokenRenewals.inc({ outcome: here ? 'renewed' : 'adopted' });
+      log(
+        `feed token ${here ? 'renewed' : 'replaced by one renewed elsewhere'}; reconnecting the connections on the refused one`,
+      );
+    },
+    onTokenUnrenewable: (reason) => {
+      metrics.tokenRenewals.inc({ outcome: 'failed' });
+      metrics.tokenUnrenewable.set(1);
+      log(`TOKEN REFUSED, NO RENEWAL: ${reason}`);
+    },
   };
 }
 
@@ -309,12 +394,15 @@ export function createFeedIngestor(options: FeedIngestorOptions): FeedIngestor {
     feedErrors: {},
     recentFeedErrors: [],
     marketStatus: undefined,
+    marketStatusChanges: [],
+    tokenRenewals: 0,
   };
   let startedAt = Date.now();
   let credentials = options.credentials;
   let capture: CaptureWriter | undefined;
   const recordFrame = captureRecorder(log);
   const pipeline = createPipeline(options, topics, metrics, log, (full) => pool.setPaused(full));
+  const { ledger, runState } = createLedger(options, topics, metrics, log, () => pool);
   const pool: ConnectionPool = new ConnectionPool({
     url: options.feedUrl,
     credentials,
@@ -322,12 +410,13 @@ export function createFeedIngestor(options: FeedIngestorOptions): FeedIngestor {
     maxSubscriptionsPerConnection: options.maxSubscriptionsPerConnection,
     connection: options.connection,
     attemptBudget: options.attemptBudget,
-    events: connectionEvents(seen, metrics, log, (connection, frame, receivedAtMicros) => {
+    events: connectionEvents(seen, metrics, log, ledger, (connection, frame, receivedAtMicros) => {
       if (capture) recordFrame(capture, frame, receivedAtMicros);
       pipeline.push(connection, frame, receivedAtMicros);
     }),
     onFatal: (reason) =>
       log(`FATAL for client ${credentials.clientId}: ${reason}; no more connection attempts`),
+    ...tokenCallbacks(seen, metrics, log),
   });
 
   return {
@@ -345,11 +434,17 @@ export function createFeedIngestor(options: FeedIngestorOptions): FeedIngestor {
       if (options.instruments?.ohlc?.length) pool.subscribe('ohlc', options.instruments.ohlc);
       refreshSubscriptionGauge(pool, metrics);
       startedAt = Date.now();
+      runState?.start();
       pool.start();
     },
     async stop() {
+      // Open gaps end now; the sockets closing below are the stop, recorded by the next start.
+      const stoppedAt = Date.now();
+      ledger.tracker.closeAll(stoppedAt);
       pool.stop();
       await pipeline.close();
+      await ledger.close(stoppedAt);
+      await runState?.stop(stoppedAt);
       await capture?.close();
       capture = undefined;
     },
@@ -362,7 +457,8 @@ export function createFeedIngestor(options: FeedIngestorOptions): FeedIngestor {
       refreshSubscriptionGauge(pool, metrics);
     },
     updateToken(token) {
-      credentials = { ...credentials, token };
+      // A TokenSource already hands the renewed token to the next connect; a fixed token is replaced.
+      if (typeof credentials.token === 'string') credentials = { ...credentials, token };
       pool.updateCredentials(credentials);
     },
     drain: () => pipeline.drain(),
@@ -375,6 +471,6 @@ export function createFeedIngestor(options: FeedIngestorOptions): FeedIngestor {
         now: Date.now(),
         silentAfterMs,
       }),
-    stats: () => ingestorStats(seen, pipeline, pool),
+    stats: () => ingestorStats(seen, pipeline, pool, ledger),
   };
 }

@@ -26,6 +26,7 @@ const EVENTS: Record<string, ConnectionEvent> = {
   'text-message': { type: 'text-message' },
   'error-packet 805': { type: 'error-packet', code: 805 },
   'error-packet 806': { type: 'error-packet', code: 806 },
+  'error-packet 807 renewable': { type: 'error-packet', code: 807, renewable: true },
   'data-message': { type: 'data-message' },
   stale: { type: 'stale', timeoutMs: 45_000 },
   'closed transient': { type: 'closed', failure: { kind: 'closed', code: 1006 }, opened: true },
@@ -33,6 +34,14 @@ const EVENTS: Record<string, ConnectionEvent> = {
   'closed evicted': { type: 'closed', failure: { kind: 'error-packet', code: 805 }, opened: true },
   'closed blocked': { type: 'closed', failure: { kind: 'http', status: 429 }, opened: false },
   'closed fatal': { type: 'closed', failure: { kind: 'error-packet', code: 810 }, opened: true },
+  'closed token': {
+    type: 'closed',
+    failure: { kind: 'error-packet', code: 807 },
+    opened: true,
+    renewable: true,
+  },
+  'give-up': { type: 'give-up', reason: 'no renewal' },
+  'token-failed': { type: 'token-failed', reason: 'file missing' },
 };
 
 const X = 'ILLEGAL';
@@ -43,6 +52,9 @@ const DATA = 'touch mark-data prove-attempt reset-backoff deliver-frame';
 const EVICT = 'touch record-failure report-feed-error deliver-frame';
 const FATAL_PACKET = 'fatal! touch record-failure report-feed-error fail-attempt cancel-retry deliver-frame';
 const SETTLE = 'fail-attempt release-socket';
+const TOKEN_PACKET = 'touch record-failure report-feed-error report-token-refused deliver-frame';
+const GIVE_UP = 'fatal! cancel-retry close-socket';
+const TOKEN_FAILED = 'backoff! schedule-retry';
 
 /**
  * `next[!] actions...`: `!` when the state is (re-)entered and reported; no state name means the
@@ -61,6 +73,7 @@ const TABLE: Record<ConnectionState, Record<keyof typeof EVENTS, string>> = {
     ping: X,
     'text-message': X,
     'error-packet 805': X,
+    'error-packet 807 renewable': X,
     'error-packet 806': X,
     'data-message': X,
     stale: X,
@@ -69,6 +82,9 @@ const TABLE: Record<ConnectionState, Record<keyof typeof EVENTS, string>> = {
     'closed evicted': X,
     'closed blocked': X,
     'closed fatal': X,
+    'closed token': X,
+    'give-up': GIVE_UP,
+    'token-failed': TOKEN_FAILED,
   },
   connecting: {
     start: '',
@@ -82,6 +98,7 @@ const TABLE: Record<ConnectionState, Record<keyof typeof EVENTS, string>> = {
     ping: X,
     'text-message': X,
     'error-packet 805': X,
+    'error-packet 807 renewable': X,
     'error-packet 806': X,
     'data-message': X,
     stale: X,
@@ -90,6 +107,9 @@ const TABLE: Record<ConnectionState, Record<keyof typeof EVENTS, string>> = {
     'closed evicted': `evicted! ${SETTLE} count-reconnect schedule-retry`,
     'closed blocked': `backoff! ${SETTLE} schedule-retry`,
     'closed fatal': `fatal! ${SETTLE} count-reconnect cancel-retry`,
+    'closed token': `renewing! ${SETTLE} count-reconnect cancel-retry`,
+    'give-up': GIVE_UP,
+    'token-failed': TOKEN_FAILED,
   },
   open: {
     start: '',
@@ -103,6 +123,7 @@ const TABLE: Record<ConnectionState, Record<keyof typeof EVENTS, string>> = {
     ping: 'touch prove-attempt',
     'text-message': 'touch report-text',
     'error-packet 805': EVICT,
+    'error-packet 807 renewable': TOKEN_PACKET,
     'error-packet 806': FATAL_PACKET,
     'data-message': DATA,
     stale: 'backoff! terminate-socket',
@@ -111,6 +132,9 @@ const TABLE: Record<ConnectionState, Record<keyof typeof EVENTS, string>> = {
     'closed evicted': `evicted! ${SETTLE} count-reconnect schedule-retry`,
     'closed blocked': `backoff! ${SETTLE} schedule-retry`,
     'closed fatal': `fatal! ${SETTLE} count-reconnect cancel-retry`,
+    'closed token': `renewing! ${SETTLE} count-reconnect cancel-retry`,
+    'give-up': GIVE_UP,
+    'token-failed': TOKEN_FAILED,
   },
   backoff: {
     start: '',
@@ -125,6 +149,7 @@ const TABLE: Record<ConnectionState, Record<keyof typeof EVENTS, string>> = {
     ping: 'touch prove-attempt',
     'text-message': 'touch report-text',
     'error-packet 805': EVICT,
+    'error-packet 807 renewable': TOKEN_PACKET,
     'error-packet 806': FATAL_PACKET,
     'data-message': DATA,
     stale: 'backoff! terminate-socket',
@@ -133,6 +158,9 @@ const TABLE: Record<ConnectionState, Record<keyof typeof EVENTS, string>> = {
     'closed evicted': `evicted! ${SETTLE} count-reconnect schedule-retry`,
     'closed blocked': `backoff! ${SETTLE} schedule-retry`,
     'closed fatal': `fatal! ${SETTLE} count-reconnect cancel-retry`,
+    'closed token': `renewing! ${SETTLE} count-reconnect cancel-retry`,
+    'give-up': GIVE_UP,
+    'token-failed': TOKEN_FAILED,
   },
   evicted: {
     start: '',
@@ -146,6 +174,7 @@ const TABLE: Record<ConnectionState, Record<keyof typeof EVENTS, string>> = {
     ping: X,
     'text-message': X,
     'error-packet 805': X,
+    'error-packet 807 renewable': X,
     'error-packet 806': X,
     'data-message': X,
     stale: X,
@@ -154,6 +183,34 @@ const TABLE: Record<ConnectionState, Record<keyof typeof EVENTS, string>> = {
     'closed evicted': X,
     'closed blocked': X,
     'closed fatal': X,
+    'closed token': X,
+    'give-up': GIVE_UP,
+    'token-failed': TOKEN_FAILED,
+  },
+  renewing: {
+    start: '',
+    stop: STOP,
+    'reconnect-now': RECONNECT,
+    'retry-due': X,
+    'ticket-granted': 'connecting! open-socket',
+    'ticket-denied': 'backoff! schedule-retry',
+    'upgrade-refused': X,
+    opened: X,
+    ping: X,
+    'text-message': X,
+    'error-packet 805': X,
+    'error-packet 807 renewable': X,
+    'error-packet 806': X,
+    'data-message': X,
+    stale: X,
+    'closed transient': X,
+    'closed never opened': X,
+    'closed evicted': X,
+    'closed blocked': X,
+    'closed fatal': X,
+    'closed token': X,
+    'give-up': GIVE_UP,
+    'token-failed': TOKEN_FAILED,
   },
   fatal: {
     start: '',
@@ -168,6 +225,7 @@ const TABLE: Record<ConnectionState, Record<keyof typeof EVENTS, string>> = {
     ping: 'touch prove-attempt',
     'text-message': 'touch report-text',
     'error-packet 805': EVICT,
+    'error-packet 807 renewable': EVICT,
     'error-packet 806': EVICT,
     'data-message': DATA,
     stale: 'terminate-socket',
@@ -176,6 +234,9 @@ const TABLE: Record<ConnectionState, Record<keyof typeof EVENTS, string>> = {
     'closed evicted': SETTLE,
     'closed blocked': SETTLE,
     'closed fatal': SETTLE,
+    'closed token': SETTLE,
+    'give-up': '',
+    'token-failed': X,
   },
   stopped: {
     start: '',
@@ -189,6 +250,7 @@ const TABLE: Record<ConnectionState, Record<keyof typeof EVENTS, string>> = {
     ping: '',
     'text-message': '',
     'error-packet 805': '',
+    'error-packet 807 renewable': '',
     'error-packet 806': '',
     'data-message': '',
     stale: '',
@@ -197,6 +259,9 @@ const TABLE: Record<ConnectionState, Record<keyof typeof EVENTS, string>> = {
     'closed evicted': SETTLE,
     'closed blocked': SETTLE,
     'closed fatal': SETTLE,
+    'closed token': SETTLE,
+    'give-up': '',
+    'token-failed': '',
   },
 };
 
@@ -246,6 +311,15 @@ describe('feed connection transition table', () => {
     const blocked = connectionTransition('connecting', EVENTS['closed blocked'] as ConnectionEvent);
     expect(blocked.actions).toContainEqual({ type: 'fail-attempt', blocked: true });
     expect(blocked.actions).toContainEqual({ type: 'schedule-retry', cause: 'blocked' });
+    const token = connectionTransition('open', EVENTS['closed token'] as ConnectionEvent);
+    expect(token.reason).toBe('the token was refused (807); waiting for a renewed token');
+    // Without a renewal path the same close is fatal, as before renewal existed.
+    const unrenewable = connectionTransition('open', {
+      ...(EVENTS['closed token'] as ConnectionEvent),
+      renewable: false,
+    } as ConnectionEvent);
+    expect(unrenewable.next).toBe('fatal');
+    expect(connectionTransition('open', { type: 'error-packet', code: 807 }).next).toBe('fatal');
     const evicted = connectionTransition('open', EVENTS['closed evicted'] as ConnectionEvent);
     expect(evicted.actions).toContainEqual({ type: 'schedule-retry', cause: 'evicted' });
     const transient = connectionTransition('open', EVENTS['closed transient'] as ConnectionEvent);

@@ -149,14 +149,12 @@ describe('classifyFeedFailure', () => {
     expect(classifyFeedFailure(failure).verdict).toBe(verdict);
   });
 
-  it('makes a refused token transient once it can be renewed, but never 806 or 810', () => {
+  it('makes a refused token a wait for renewal once it can be renewed, but never 806 or 810', () => {
     for (const code of [807, 808, 809])
       expect(classifyFeedFailure({ kind: 'error-packet', code }, { canRenewToken: true }).verdict).toBe(
-        'transient',
+        'token',
       );
-    expect(classifyFeedFailure({ kind: 'http', status: 401 }, { canRenewToken: true }).verdict).toBe(
-      'transient',
-    );
+    expect(classifyFeedFailure({ kind: 'http', status: 401 }, { canRenewToken: true }).verdict).toBe('token');
     for (const code of [806, 810])
       expect(classifyFeedFailure({ kind: 'error-packet', code }, { canRenewToken: true }).verdict).toBe(
         'fatal',

@@ -7,9 +7,9 @@
  */
 import { SOURCE_HEADER, type TopicKind } from '@feedpipe/contracts';
 import type { PartitionBatch } from '@feedpipe/kafka-client';
-import { appendCanonical, type CsvBlock, rowLine } from './csv-lines.js';
+import { appendCanonical, CsvBlock, rowLine } from './csv-lines.js';
 import type { SinkMetrics } from './sink-metrics.js';
-import { type FeedValue, SINK_TABLES, type SinkTable } from './sink-tables.js';
+import { type FeedValue, ROUTED_TABLES, SINK_TABLES, type SinkTable } from './sink-tables.js';
 import type { SourceMarks } from './source-marks.js';
 import type { StoredOffsets } from './stored-offsets.js';
 import type { TableBuffer } from './table-writer.js';
@@ -49,6 +49,10 @@ export class BatchReader {
     const { stats, metrics, stored } = this.#d;
     const sinkTable = SINK_TABLES[kind];
     const table = sinkTable.table;
+    const routed = ROUTED_TABLES[kind];
+    // Each table keeps its own stored offsets; where a topic feeds several, which one a record
+    // belongs to is known only after its parse, so the check waits for it.
+    const checkFirst = routed.size === 0;
     const partition = batch.partition;
     this.#forgetRecreated(table, partition, Number(batch.highWatermark));
     const marks = this.#d.sourceMarks.partition(batch.topic, partition);
@@ -58,9 +62,8 @@ export class BatchReader {
       buffer.lastOffsets.set(partition, offset);
       // Marked before the stored-offset check, so a replay after a restart rebuilds the marks too.
       const copy = this.#d.sourceMarks.isCopy(marks, batch.header(i, SOURCE_HEADER));
-      if (stored.isStored(table, partition, offset)) {
-        stats.replayedSkipped += 1;
-        metrics.replayedSkipped.inc({ table });
+      if (checkFirst && stored.isStored(table, partition, offset)) {
+        this.#replayed(table);
         continue;
       }
       if (copy) {
@@ -70,7 +73,13 @@ export class BatchReader {
       }
       if (buffer.lines.rows === 0) buffer.oldestAt = Date.now();
       const value = batch.value(i);
-      if (!value || !this.#appendLine(sinkTable, buffer.lines, value, partition, String(offset))) {
+      const outcome = !value
+        ? 'invalid'
+        : checkFirst
+          ? this.#appendLine(sinkTable, buffer.lines, value, partition, String(offset))
+          : this.#appendRouted(routed, sinkTable, buffer, value, partition, offset);
+      if (outcome === 'stored') continue;
+      if (outcome === 'invalid') {
         stats.invalid += 1;
         metrics.invalid.inc({ topic: batch.topic });
         continue;
@@ -80,6 +89,41 @@ export class BatchReader {
     stats.consumed += count;
     metrics.consumed.inc({ topic: batch.topic }, count);
     metrics.bufferedRows.set(stats.buffered);
+  }
+
+  #replayed(table: string): void {
+    this.#d.stats.replayedSkipped += 1;
+    this.#d.metrics.replayedSkipped.inc({ table });
+  }
+
+  /**
+   * A record of a topic that feeds several tables: parsed, sent to its type's table (the topic's own
+   * unless ROUTED_TABLES names another), skipped when that table already stores its offset.
+   */
+  #appendRouted(
+    routed: ReadonlyMap<string, SinkTable>,
+    own: SinkTable,
+    buffer: TableBuffer,
+    value: Buffer,
+    partition: number,
+    offset: number,
+  ): 'appended' | 'stored' | 'invalid' {
+    let parsed: FeedValue;
+    try {
+      parsed = JSON.parse(value.toString('utf8')) as FeedValue;
+    } catch {
+      return 'invalid';
+    }
+    const target = (typeof parsed.type === 'string' ? routed.get(parsed.type) : undefined) ?? own;
+    if (this.#d.stored.isStored(target.table, partition, offset)) {
+      this.#replayed(target.table);
+      return 'stored';
+    }
+    const row = target.toRow(parsed, partition, String(offset));
+    if (!row) return 'invalid';
+    const block = target === own ? buffer.lines : routedBlock(buffer, target.table);
+    block.append(rowLine(row, this.#clusterField));
+    return 'appended';
   }
 
   /** Offsets restarted below what is stored: the topic was recreated. Trust Kafka. */
@@ -96,20 +140,36 @@ export class BatchReader {
    * Appends the CSV line of one message to `block`: straight from the bytes when the value is in the
    * table's canonical text, else parsed and validated. False when the value is invalid.
    */
-  #appendLine(table: SinkTable, block: CsvBlock, value: Buffer, partition: number, offset: string): boolean {
+  #appendLine(
+    table: SinkTable,
+    block: CsvBlock,
+    value: Buffer,
+    partition: number,
+    offset: string,
+  ): 'appended' | 'invalid' {
     if (
       table.canonical &&
       appendCanonical(block, table.canonical, value, partition, offset, this.#clusterField)
     ) {
-      return true;
+      return 'appended';
     }
     try {
       const row = table.toRow(JSON.parse(value.toString('utf8')) as FeedValue, partition, offset);
-      if (!row) return false;
+      if (!row) return 'invalid';
       block.append(rowLine(row, this.#clusterField));
-      return true;
+      return 'appended';
     } catch {
-      return false;
+      return 'invalid';
     }
   }
+}
+
+/** The buffer's block of a routed table, made on first use (gap records are few: a small block). */
+function routedBlock(buffer: TableBuffer, table: string): CsvBlock {
+  let block = buffer.routed.get(table);
+  if (!block) {
+    block = new CsvBlock(64 * 1024);
+    buffer.routed.set(table, block);
+  }
+  return block;
 }

@@ -6,7 +6,7 @@
  * /readyz on METRICS_PORT (ready while the consumer is in its group). SIGINT/SIGTERM stop cleanly:
  * the sink inserts and commits what it buffered, then leaves the group.
  */
-import { onStopSignals, startOpsServer } from '@feedpipe/service-kit';
+import { onStopSignals, registerProcessMetrics, startOpsServer } from '@feedpipe/service-kit';
 import { createStore, runMigrations } from '@feedpipe/store';
 import { loadSinkEnv } from './env-config.js';
 import { createSink } from './kafka-sink.js';
@@ -19,6 +19,7 @@ async function run(): Promise<void> {
   await runMigrations(store.internal);
   const sink = createSink({ brokers: config.brokers, topics: config.topics, store });
   await sink.start();
+  registerProcessMetrics(sink.registry, 'sink_');
   const ops = await startOpsServer({
     registries: [sink.registry],
     host: config.metricsHost,

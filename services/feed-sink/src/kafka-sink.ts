@@ -19,7 +19,7 @@ import { ConsumerHealth } from './consumer-health.js';
 import { csvString } from './csv-lines.js';
 import { createSinkMetrics, type SinkMetrics } from './sink-metrics.js';
 import { type SinkOptions, type SinkSettings, sinkSettings } from './sink-options.js';
-import { SINK_TABLES } from './sink-tables.js';
+import { ALL_SINK_TABLES } from './sink-tables.js';
 import { SourceMarks } from './source-marks.js';
 import { StoredOffsets } from './stored-offsets.js';
 import { TableWriter } from './table-writer.js';
@@ -187,7 +187,7 @@ export function createSink(options: SinkOptions): Sink {
       reader.clusterField = csvString(clusterId);
       await stored.load(
         lane,
-        TOPIC_KINDS.map((kind) => SINK_TABLES[kind].table),
+        ALL_SINK_TABLES.map((t) => t.table),
         clusterId,
       );
       running = true;

@@ -10,12 +10,17 @@
  * have no column of their own, in order (reference updates); any other column takes its default
  * (a status row of another type). A column none of these fill is a contract the sink cannot store:
  * an error at load, not a row dropped at run time.
+ *
+ * A topic may carry record types stored in another table (ROUTED_TABLES): the status topic's `gap`
+ * records, written by the ingestor itself, go to market.feed_gaps.
  */
 import {
   FEED_TABLE_OF_TOPIC,
+  FEED_TABLES,
   FEED_VALUE_FIELDS,
   type FeedRecordType,
   type FieldKind,
+  GAP_LAYOUT,
   KAFKA_SOURCE_COLUMNS,
   RECORD_TYPES,
   type RecordField,
@@ -42,6 +47,8 @@ export type FeedValue = Record<string, unknown>;
 const INT32_MIN = -0x80000000;
 const INT32_MAX = 0x7fffffff;
 const UINT32_MAX = 0xffffffff;
+/** What a `token` field may hold: it is stored as it is, so nothing but a short plain word. */
+const TOKEN = /^[a-z_]{1,32}$/;
 
 /** An integer in [min, max], or null: a value the column cannot hold would fail the whole insert. */
 function int(value: unknown, min: number, max: number): number | null {
@@ -71,6 +78,7 @@ const CONVERT: Readonly<Record<FieldKind, (value: unknown) => unknown>> = {
   },
   float32: (v) => (typeof v === 'number' && Number.isFinite(v) ? v : null),
   uint8Triple: (v) => (Array.isArray(v) ? v.map((b) => Number(b) & 0xff) : null),
+  token: (v) => (typeof v === 'string' && TOKEN.test(v) ? v : null),
 };
 
 /** Columns that hold the record type itself. */
@@ -91,8 +99,7 @@ type ColumnSource =
   | { readonly from: 'field'; readonly name: string; readonly convert: (value: unknown) => unknown }
   | { readonly from: 'constant'; readonly value: unknown };
 
-function rowPlan(type: FeedRecordType, columns: readonly string[]): ColumnSource[] {
-  const fields = FEED_VALUE_FIELDS[type];
+function rowPlan(type: string, fields: readonly RecordField[], columns: readonly string[]): ColumnSource[] {
   const unstored = fields.filter((f) => f.column === undefined);
   const sourceOf = (column: string): ColumnSource => {
     if (TYPE_COLUMNS.has(column)) return { from: 'type' };
@@ -105,15 +112,16 @@ function rowPlan(type: FeedRecordType, columns: readonly string[]): ColumnSource
   return columns.map(sourceOf);
 }
 
-function sinkTable(kind: TopicKind): SinkTable {
-  const contract = FEED_TABLE_OF_TOPIC[kind];
-  const dataColumns = contract.columns.slice(0, contract.columns.length - KAFKA_SOURCE_COLUMNS.length);
-  const types = RECORD_TYPES.filter((type) => TOPIC_KIND_OF_RECORD[type] === kind);
-  const plans = new Map(types.map((type) => [type as string, rowPlan(type, dataColumns)]));
-  const canonical = types.length === 1 ? canonicalLayout(types[0] as FeedRecordType) : undefined;
+/** The table of `name` and `columns` whose rows are built by `plans` (by record type). */
+function tableOf(
+  name: string,
+  columns: readonly string[],
+  plans: ReadonlyMap<string, ColumnSource[]>,
+  canonical?: CanonicalLayout,
+): SinkTable {
   return {
-    table: contract.name,
-    columns: contract.columns,
+    table: name,
+    columns,
     ...(canonical ? { canonical } : {}),
     toRow(value, partition, offset) {
       const plan = typeof value.type === 'string' ? plans.get(value.type) : undefined;
@@ -134,6 +142,44 @@ function sinkTable(kind: TopicKind): SinkTable {
   };
 }
 
+const dataColumnsOf = (columns: readonly string[]): readonly string[] =>
+  columns.slice(0, columns.length - KAFKA_SOURCE_COLUMNS.length);
+
+function sinkTable(kind: TopicKind): SinkTable {
+  const contract = FEED_TABLE_OF_TOPIC[kind];
+  const dataColumns = dataColumnsOf(contract.columns);
+  const types = RECORD_TYPES.filter((type) => TOPIC_KIND_OF_RECORD[type] === kind);
+  const plans = new Map(
+    types.map((type) => [type as string, rowPlan(type, FEED_VALUE_FIELDS[type], dataColumns)]),
+  );
+  const canonical = types.length === 1 ? canonicalLayout(types[0] as FeedRecordType) : undefined;
+  return tableOf(contract.name, contract.columns, plans, canonical);
+}
+
+/** market.feed_gaps, filled by the ingestor's `gap` records (GAP_LAYOUT; no receive time). */
+function gapTable(): SinkTable {
+  const contract = FEED_TABLES.feedGaps;
+  const plan = rowPlan(GAP_LAYOUT.type, GAP_LAYOUT.fields, dataColumnsOf(contract.columns));
+  return tableOf(contract.name, contract.columns, new Map([[GAP_LAYOUT.type, plan]]));
+}
+
 export const SINK_TABLES: Readonly<Record<TopicKind, SinkTable>> = Object.freeze(
   Object.fromEntries(TOPIC_KINDS.map((kind) => [kind, sinkTable(kind)])) as Record<TopicKind, SinkTable>,
 );
+
+/**
+ * Record types of a topic stored in a table other than the topic's own (SINK_TABLES), by type. The
+ * status topic carries the ingestor's `gap` records beside the feed's status packets.
+ */
+export const ROUTED_TABLES: Readonly<Record<TopicKind, ReadonlyMap<string, SinkTable>>> = Object.freeze({
+  trades: new Map(),
+  ohlc: new Map(),
+  reference: new Map(),
+  status: new Map([[GAP_LAYOUT.type, gapTable()]]),
+});
+
+/** Every table the sink writes: the topics' own and the routed ones. */
+export const ALL_SINK_TABLES: readonly SinkTable[] = TOPIC_KINDS.flatMap((kind) => [
+  SINK_TABLES[kind],
+  ...ROUTED_TABLES[kind].values(),
+]);

@@ -12,12 +12,14 @@ import { CsvBlock } from './csv-lines.js';
 import { SinkError } from './errors.js';
 import type { SinkMetrics } from './sink-metrics.js';
 import type { SinkSettings } from './sink-options.js';
-import { SINK_TABLES } from './sink-tables.js';
+import { ALL_SINK_TABLES, SINK_TABLES } from './sink-tables.js';
 import type { StoredOffsets } from './stored-offsets.js';
 
 export interface TableBuffer {
-  /** CSV lines of the rows to insert, kafka_cluster included. */
+  /** CSV lines of the rows to insert into the topic's table, kafka_cluster included. */
   lines: CsvBlock;
+  /** Lines of record types the topic routes to other tables (ROUTED_TABLES), by table name. */
+  routed: Map<string, CsvBlock>;
   /** Highest offset per partition among the buffered rows and skipped messages. */
   lastOffsets: Map<number, number>;
   oldestAt: number;
@@ -57,7 +59,7 @@ export class TableWriter {
   bufferOf(kind: TopicKind): TableBuffer {
     let buffer = this.#buffers.get(kind);
     if (!buffer) {
-      buffer = { lines: new CsvBlock(), lastOffsets: new Map(), oldestAt: Date.now() };
+      buffer = { lines: new CsvBlock(), routed: new Map(), lastOffsets: new Map(), oldestAt: Date.now() };
       this.#buffers.set(kind, buffer);
     }
     return buffer;
@@ -102,21 +104,31 @@ export class TableWriter {
     if (this.#d.stats.buffered >= maxBufferedRows) await this.flushAll();
   }
 
-  /** Inserts one table's buffer and commits its offsets. Serialised through `flushAll`. */
+  /**
+   * Inserts one topic's buffer (its own table, then any routed ones) and only then commits its
+   * offsets: a record routed elsewhere is committed with the rest of its partition, never before
+   * its own table holds it. Serialised through `flushAll`.
+   */
   async #flushKind(kind: TopicKind): Promise<void> {
     const { stats, metrics, settings } = this.#d;
     const buffer = this.#buffers.get(kind);
     if (!buffer || buffer.lastOffsets.size === 0) return;
     this.#buffers.delete(kind);
-    const table = SINK_TABLES[kind].table;
-    const rows = buffer.lines.rows;
-    if (rows > 0) {
-      await this.#insertWithRetry(kind, buffer.lines);
-      buffer.lines.recycle();
-      stats.inserted[table] = (stats.inserted[table] ?? 0) + rows;
-      metrics.rowsInserted.inc({ table }, rows);
+    const blocks: Array<[string, CsvBlock]> = [[SINK_TABLES[kind].table, buffer.lines], ...buffer.routed];
+    let rows = 0;
+    for (const [table, lines] of blocks) {
+      const count = lines.rows;
+      rows += count;
+      if (count === 0) {
+        lines.recycle();
+        continue;
+      }
+      await this.#insertWithRetry(table, lines);
+      lines.recycle();
+      stats.inserted[table] = (stats.inserted[table] ?? 0) + count;
+      metrics.rowsInserted.inc({ table }, count);
       for (const [partition, offset] of buffer.lastOffsets) this.#d.stored.record(table, partition, offset);
-      await this.#d.afterInsert?.(table, rows);
+      await this.#d.afterInsert?.(table, count);
     }
     stats.buffered -= rows;
     metrics.bufferedRows.set(stats.buffered);
@@ -129,9 +141,10 @@ export class TableWriter {
     );
   }
 
-  async #insertWithRetry(kind: TopicKind, lines: CsvBlock): Promise<void> {
+  async #insertWithRetry(tableName: string, lines: CsvBlock): Promise<void> {
     const { stats, metrics, settings } = this.#d;
-    const table = SINK_TABLES[kind];
+    const table = ALL_SINK_TABLES.find((t) => t.table === tableName);
+    if (!table) throw new SinkError('INTERNAL', `no sink table ${tableName}`);
     const csv = lines.bytes();
     const backoff = new Backoff({ initialMs: 200, maxMs: 5_000 });
     for (;;) {

@@ -15,6 +15,7 @@ import { createServer } from 'node:http';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { type Credentials, credentialsConfigFromEnv, startCredentials } from '@feedpipe/credentials';
+import { registerProcessMetrics } from '@feedpipe/service-kit';
 import { createStore } from '@feedpipe/store';
 import { type HistoryLoaderEnv, historyLoaderEnv } from './env.js';
 import { LoaderError } from './errors.js';
@@ -107,6 +108,7 @@ async function main(): Promise<void> {
     return;
   }
   const port = positive(values['metrics-port'], 'metrics-port') ?? 0;
+  if (port > 0) registerProcessMetrics(loader.registry, 'history_loader_');
   const ops =
     port > 0
       ? createServer((req, res) => {

@@ -20,6 +20,7 @@ import {
 } from '@feedpipe/service-http';
 import type { Store } from '@feedpipe/store';
 import Fastify, { type FastifyInstance } from 'fastify';
+import { registerDataQualityRoutes } from './analytics/data-quality-routes.js';
 import { registerHistoryRoutes } from './analytics/history-routes.js';
 import { InstrumentCatalog, type StaticInstrument } from './analytics/instrument-catalog.js';
 import { registerInstrumentRoutes } from './analytics/instrument-routes.js';
@@ -149,6 +150,7 @@ function registerRoutes(app: FastifyInstance, ctx: ApiContext, hub: LiveHub, dep
   registerInstrumentRoutes(app, ctx);
   registerMarketRoutes(app, ctx);
   registerHistoryRoutes(app, ctx);
+  registerDataQualityRoutes(app, ctx);
   registerOptionRoutes(app, ctx);
   const callerSql = new CallerSql(ctx);
   registerSqlRoutes(app, ctx, callerSql);

@@ -9,6 +9,8 @@ import type { FeedConnection } from './connection.js';
 /** What the faults need from the server; kept narrow so the server's internals stay private. */
 export interface FaultHost {
   connection(id: number): FeedConnection;
+  /** The open connections of a client id. */
+  connectionsOf(clientId: string): readonly FeedConnection[];
   endWithError(c: FeedConnection, code: number): void;
   abort(c: FeedConnection): void;
   refuseUpgradesUntil(untilMs: number, mode: UpgradeRefusalMode): void;
@@ -69,6 +71,17 @@ export class FeedFaults {
   /** An Error packet (805-809) alone in its message, then the server closes the connection. */
   sendErrorAndClose(connectionId: number, code: FeedErrorCode): void {
     this.host.endWithError(this.host.connection(connectionId), code);
+  }
+
+  /**
+   * Every open connection of `clientId` gets the Error packet alone, then is closed: with 807, what
+   * the service does when the token they share expires (combine with an authenticator that now
+   * refuses that token to make the expiry stick). Returns how many connections were ended.
+   */
+  sendErrorToClient(clientId: string, code: FeedErrorCode): number {
+    const connections = [...this.host.connectionsOf(clientId)];
+    for (const c of connections) this.host.endWithError(c, code);
+    return connections.length;
   }
 
   /** Refuses every upgrade for `durationMs` (already open connections are not affected). */

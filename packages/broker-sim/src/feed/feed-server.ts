@@ -132,6 +132,7 @@ export class FeedServer {
     this.faults = new FeedFaults({
       seed: this.model.seed,
       connection: (id) => this.connection(id),
+      connectionsOf: (clientId) => this.byClient.get(clientId) ?? [],
       endWithError: (c, code) => this.endWithError(c, code),
       abort: (c) => this.abort(c),
       refuseUpgradesUntil: (until, mode) => this.gate.refuseUntil(until, mode),

@@ -20,6 +20,7 @@ export const CLUSTER_SHARDING_KEYS: Readonly<Record<string, string>> = Object.fr
   ohlc_updates: 'intHash64(security_id)',
   reference_updates: 'intHash64(security_id)',
   feed_status: 'rand()',
+  feed_gaps: 'intHash64(security_id)',
   bars_1m: 'intHash64(security_id)',
   candles_daily: 'intHash64(security_id)',
   candles_intraday: 'intHash64(security_id)',

@@ -4,10 +4,10 @@
  * (FEED_VALUE_FIELDS) and their meanings (RECORD_DOCS). A topic with several record types (the
  * reference and status topics) is a `oneOf` told apart by the `type` field's constant.
  */
-import { RECEIVED_AT_DOC, RECORD_DOCS } from '../record-docs.js';
-import { FEED_VALUE_FIELDS, RECORD_TYPES, type RecordField } from '../record-layout.js';
+import { GAP_DOC, RECEIVED_AT_DOC, RECORD_DOCS } from '../record-docs.js';
+import { FEED_VALUE_FIELDS, GAP_LAYOUT, RECORD_TYPES, type RecordField } from '../record-layout.js';
 import { FEED_SCHEMA_IDS, SCHEMA_HEADER } from '../record-schema-ids.js';
-import type { FeedRecordType } from '../records.js';
+import { type FeedRecordType, GAP_CAUSES } from '../records.js';
 import { SOURCE_BYTES, SOURCE_HEADER } from '../source-identity.js';
 import { DEFAULT_FEED_TOPICS, TOPIC_KIND_OF_RECORD, type TopicKind } from '../topics.js';
 import { feedFieldSchema, JSON_SCHEMA_DIALECT, type JsonSchema } from './field-schemas.js';
@@ -42,6 +42,35 @@ function recordTypeSchema(type: FeedRecordType): JsonSchema {
   };
 }
 
+/** The closed sets of the gap record's word fields. */
+const GAP_WORDS: Readonly<Record<string, readonly string[]>> = Object.freeze({
+  subscription: ['trade', 'ohlc'],
+  cause: GAP_CAUSES,
+});
+
+/** The `gap` record the ingestor writes to the status topic itself (GAP_LAYOUT; no receivedAt). */
+function gapSchema(): JsonSchema {
+  const properties: Record<string, JsonSchema> = {
+    type: { const: 'gap', description: 'Record type: selects the fields that follow.' },
+  };
+  for (const field of GAP_LAYOUT.fields) {
+    const words = GAP_WORDS[field.name];
+    properties[field.name] = {
+      ...feedFieldSchema(field.kind),
+      ...(words ? { enum: [...words] } : {}),
+      description: GAP_DOC.fields[field.name],
+    };
+  }
+  return {
+    title: 'gap',
+    description: GAP_DOC.summary,
+    type: 'object',
+    properties,
+    required: ['type', ...GAP_LAYOUT.fields.map((f) => f.name)],
+    additionalProperties: false,
+  };
+}
+
 /** The names of the fields of `kind` among the topic's record types, in first-seen order. */
 function fieldsOfKind(types: readonly FeedRecordType[], kind: RecordField['kind']): string[] {
   const names = types.flatMap((type) => FEED_VALUE_FIELDS[type].filter((f) => f.kind === kind));
@@ -57,7 +86,7 @@ function topicDescription(kind: TopicKind, types: readonly FeedRecordType[]): st
       : '';
   const key = types.includes('error') ? ' ("0" for error records)' : '';
   return [
-    `Values of the ${DEFAULT_FEED_TOPICS[kind]} topic (its default name; the name is configurable): one JSON object per record, ASCII, of type ${types.join(', ')}, written by the feed ingestor (live feed and replay of captures).`,
+    `Values of the ${DEFAULT_FEED_TOPICS[kind]} topic (its default name; the name is configurable): one JSON object per record, ASCII, of type ${types.join(', ')}, written by the feed ingestor (live feed and replay of captures)${kind === 'status' ? "; and the ingestor's own gap records (the ledger of gaps: intervals in which a subscription was not live)" : ''}.`,
     `Kafka key: the security id as decimal text${key}, so one instrument's records share a partition and keep their order. Headers: ${SCHEMA_HEADER} = "${FEED_SCHEMA_IDS[kind]}" (this schema's $id: pick the schema by it), ${SOURCE_HEADER} = ${SOURCE_BYTES} bytes (big-endian run u32, connection u16, chunk u32, row u32) naming the packet a record was decoded from, equal on a duplicate.`,
     `Times are UTC: ${times}receivedAt in Unix epoch microseconds (the ingestor's).${prices} segment is the numeric exchange-segment code (14 = INX_EQ; 0 on error packets).`,
   ].join('\n\n');
@@ -66,12 +95,14 @@ function topicDescription(kind: TopicKind, types: readonly FeedRecordType[]): st
 /** The schema of `kind`'s records, `$id` its fp-schema header value. */
 export function feedTopicSchema(kind: TopicKind): JsonSchema {
   const types = recordTypesOf(kind);
+  // The status topic also carries the ingestor's own `gap` records (the ledger of gaps).
+  const extra: [string, JsonSchema][] = kind === 'status' ? [['gap', gapSchema()]] : [];
   return {
     $schema: JSON_SCHEMA_DIALECT,
     $id: FEED_SCHEMA_IDS[kind],
     title: `${DEFAULT_FEED_TOPICS[kind]} record`,
     description: topicDescription(kind, types),
-    oneOf: types.map((type) => ({ $ref: `#/$defs/${type}` })),
-    $defs: Object.fromEntries(types.map((type) => [type, recordTypeSchema(type)])),
+    oneOf: [...types, ...extra.map(([name]) => name)].map((type) => ({ $ref: `#/$defs/${type}` })),
+    $defs: Object.fromEntries([...types.map((type) => [type, recordTypeSchema(type)]), ...extra]),
   };
 }

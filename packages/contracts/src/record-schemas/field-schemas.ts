@@ -42,6 +42,9 @@ export function feedFieldSchema(kind: FieldKind): JsonSchema {
       return { type: ['number', 'null'], minimum: -FLOAT32_MAX, maximum: FLOAT32_MAX };
     case 'uint8Triple':
       return { type: 'array', items: UINT8, minItems: 3, maxItems: 3 };
+    case 'token':
+      // A word of a closed set; the record's schema narrows it to the set (an enum).
+      return { type: 'string' };
   }
 }
 

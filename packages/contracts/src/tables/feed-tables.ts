@@ -51,6 +51,17 @@ export const FEED_TABLES = Object.freeze({
     'received_at',
     ...KAFKA_SOURCE_COLUMNS,
   ]),
+  /** The ledger of gaps: `gap` records of the status topic (GAP_LAYOUT), migration 008. */
+  feedGaps: table('market.feed_gaps', [
+    'security_id',
+    'segment',
+    'subscription',
+    'cause',
+    'started_at',
+    'ended_at',
+    'connection',
+    ...KAFKA_SOURCE_COLUMNS,
+  ]),
   /** 1-minute bars of the ticks, kept by a materialized view (not written by a service). */
   bars1m: table('market.bars_1m', [
     'security_id',

@@ -15,6 +15,14 @@
  *     │                                        fatal
  *   any state ──stop──▶ stopped
  *
+ * With a renewal path (`renewable` on the socket's events), a refused token (807-809, HTTP 401/403)
+ * is not fatal: the Error packet is reported at once ('report-token-refused', the pool renews the
+ * shared token) and the closed socket leaves the connection 'renewing', waiting for the pool's
+ * 'reconnect-now' with the renewed token, or its 'give-up' (no renewal possible: fatal).
+ *
+ *   open ──error-packet 807──▶ (report) ──closed──▶ renewing ──reconnect-now──▶ (budget) ...
+ *                                                       └──give-up──▶ fatal
+ *
  * An event a state cannot receive (an 'opened' while idle, a timer in a connection that set none)
  * is a broken invariant: `transition` throws `IngestorError('ILLEGAL_TRANSITION')` naming both.
  * Events that can legitimately arrive late (a ping during the closing handshake after `stop()`, a
@@ -24,7 +32,16 @@
 import { IngestorError } from '../errors.js';
 import { classifyFeedFailure, type FeedFailure } from './failure-class.js';
 
-export type ConnectionState = 'idle' | 'connecting' | 'open' | 'backoff' | 'evicted' | 'fatal' | 'stopped';
+export type ConnectionState =
+  | 'idle'
+  | 'connecting'
+  | 'open'
+  | 'backoff'
+  | 'evicted'
+  /** The token was refused; waiting for a renewed one (or for the verdict that none can come). */
+  | 'renewing'
+  | 'fatal'
+  | 'stopped';
 
 export const CONNECTION_STATES: readonly ConnectionState[] = [
   'idle',
@@ -32,6 +49,7 @@ export const CONNECTION_STATES: readonly ConnectionState[] = [
   'open',
   'backoff',
   'evicted',
+  'renewing',
   'fatal',
   'stopped',
 ];
@@ -45,6 +63,10 @@ export type ConnectionEvent =
   | { type: 'stop' }
   /** A renewed token: drop the socket and try again at once. */
   | { type: 'reconnect-now'; reason: string }
+  /** No renewed token can come (or the application gives up for another reason): stop for good. */
+  | { type: 'give-up'; reason: string }
+  /** The token source failed to give a token for the next attempt; try again later. */
+  | { type: 'token-failed'; reason: string }
   /** The retry timer fired. */
   | { type: 'retry-due' }
   /** The attempt budget let an attempt begin; `reconnect` once the connection has ever opened. */
@@ -56,14 +78,17 @@ export type ConnectionEvent =
   | { type: 'opened' }
   | { type: 'ping' }
   | { type: 'text-message' }
-  /** A standalone 13-byte Error packet with this feed error code. */
-  | { type: 'error-packet'; code: number }
+  /**
+   * A standalone 13-byte Error packet with this feed error code; `renewable` when a refused token
+   * can be renewed (see the header).
+   */
+  | { type: 'error-packet'; code: number; renewable?: boolean }
   /** A binary message of market data. */
   | { type: 'data-message' }
   /** No ping or message for `timeoutMs` while reading was not paused. */
   | { type: 'stale'; timeoutMs: number }
   /** The socket closed; `failure` is what went wrong first in its attempt. */
-  | { type: 'closed'; failure: FeedFailure; opened: boolean };
+  | { type: 'closed'; failure: FeedFailure; opened: boolean; renewable?: boolean };
 
 export type ConnectionEventType = ConnectionEvent['type'];
 
@@ -95,6 +120,8 @@ export type ConnectionAction =
   | { type: 'schedule-retry'; cause: RetryCause }
   | { type: 'cancel-retry' }
   | { type: 'report-feed-error'; code: number }
+  /** The feed refused the token of this attempt with `code`: ask for a renewed one. */
+  | { type: 'report-token-refused'; code: number }
   | { type: 'report-text' }
   /** Note when data last arrived and pass on a Market Status it carries. */
   | { type: 'mark-data' }
@@ -108,7 +135,7 @@ export interface Transition {
   actions: readonly ConnectionAction[];
 }
 
-const LIVE: readonly ConnectionState[] = ['idle', 'connecting', 'open', 'backoff', 'evicted'];
+const LIVE: readonly ConnectionState[] = ['idle', 'connecting', 'open', 'backoff', 'evicted', 'renewing'];
 /** States in which a socket may exist and deliver events. */
 const WITH_SOCKET: readonly ConnectionState[] = ['connecting', 'open', 'backoff', 'fatal'];
 /** States in which a socket has opened and may deliver messages. */
@@ -124,7 +151,7 @@ function illegal(state: ConnectionState, event: ConnectionEvent): never {
 
 /** A socket closed: the verdict of its first failure decides between retry, wait and stop. */
 function onClosed(state: ConnectionState, event: Extract<ConnectionEvent, { type: 'closed' }>): Transition {
-  const judged = classifyFeedFailure(event.failure);
+  const judged = classifyFeedFailure(event.failure, { canRenewToken: event.renewable === true });
   // A no-op for an attempt already proven valid; any other attempt counts as invalid.
   const settle: ConnectionAction[] = [
     { type: 'fail-attempt', blocked: judged.verdict === 'blocked' },
@@ -135,6 +162,9 @@ function onClosed(state: ConnectionState, event: Extract<ConnectionEvent, { type
   switch (judged.verdict) {
     case 'fatal':
       return { next: 'fatal', reason: judged.reason, actions: [...settle, { type: 'cancel-retry' }] };
+    case 'token':
+      // No retry of its own: the pool reconnects every connection once the renewed token is in.
+      return { next: 'renewing', reason: judged.reason, actions: [...settle, { type: 'cancel-retry' }] };
     case 'evicted':
       return {
         next: 'evicted',
@@ -150,14 +180,18 @@ function onClosed(state: ConnectionState, event: Extract<ConnectionEvent, { type
   }
 }
 
-function onErrorPacket(state: ConnectionState, code: number): Transition {
+function onErrorPacket(state: ConnectionState, code: number, renewable: boolean): Transition {
   const failure: FeedFailure = { kind: 'error-packet', code };
   const seen: ConnectionAction[] = [
     { type: 'touch' },
     { type: 'record-failure', failure },
     { type: 'report-feed-error', code },
   ];
-  const judged = classifyFeedFailure(failure);
+  const judged = classifyFeedFailure(failure, { canRenewToken: renewable });
+  // Reported now, not at the close that follows: the renewal starts a round trip earlier.
+  if (judged.verdict === 'token' && state !== 'fatal') {
+    return stay(state, [...seen, { type: 'report-token-refused', code }, { type: 'deliver-frame' }]);
+  }
   // Error packets are followed by the server closing; a fatal one stops retries now, not at close.
   if (judged.verdict === 'fatal' && state !== 'fatal') {
     return {
@@ -184,6 +218,8 @@ function whenStopped(event: ConnectionEvent): Transition {
     case 'start':
     case 'stop':
     case 'reconnect-now':
+    case 'give-up':
+    case 'token-failed':
     case 'ping':
     case 'text-message':
     case 'error-packet':
@@ -222,6 +258,20 @@ export function transition(state: ConnectionState, event: ConnectionEvent): Tran
         { type: 'reset-backoff' },
         { type: 'begin-attempt' },
       ]);
+    case 'give-up':
+      if (state === 'fatal') return stay(state);
+      return {
+        next: 'fatal',
+        reason: event.reason,
+        actions: [{ type: 'cancel-retry' }, { type: 'close-socket' }],
+      };
+    case 'token-failed':
+      if (!LIVE.includes(state)) return illegal(state, event);
+      return {
+        next: 'backoff',
+        reason: `no token for the next attempt: ${event.reason}`,
+        actions: [{ type: 'schedule-retry', cause: 'transient' }],
+      };
     case 'retry-due':
       if (state === 'backoff' || state === 'evicted') return stay(state, [{ type: 'begin-attempt' }]);
       return illegal(state, event);
@@ -258,7 +308,7 @@ export function transition(state: ConnectionState, event: ConnectionEvent): Tran
       return stay(state, [{ type: 'touch' }, { type: 'report-text' }]);
     case 'error-packet':
       if (!READING.includes(state)) return illegal(state, event);
-      return onErrorPacket(state, event.code);
+      return onErrorPacket(state, event.code, event.renewable === true);
     case 'data-message':
       if (!READING.includes(state)) return illegal(state, event);
       return stay(state, [

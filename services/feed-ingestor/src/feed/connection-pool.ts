@@ -3,7 +3,8 @@
  * sharded onto the connection with the most room, so 25,000 instruments spread evenly over 5
  * connections. Each instrument lives on exactly one connection per kind, which is what keeps its
  * order intact from socket to Kafka partition. A fatal error on one connection is fatal for the
- * credential, so the pool stops all of them and reports why.
+ * credential, so the pool stops all of them and reports why. A refused token is the pool's to
+ * renew, for all its connections at once (token-recovery.ts).
  */
 import { MAX_SUBSCRIPTIONS_PER_CONNECTION } from '@feedpipe/codec';
 import { IngestorError } from '../errors.js';
@@ -15,6 +16,7 @@ import {
   type FeedConnectionOptions,
   type FeedCredentials,
 } from './feed-connection.js';
+import { TokenRecovery } from './token-recovery.js';
 
 export const MAX_CONNECTIONS_PER_CLIENT = 5;
 
@@ -30,6 +32,10 @@ export interface ConnectionPoolOptions {
   events: FeedConnectionEvents;
   /** Called once when the credential was refused for good. */
   onFatal?: (reason: string) => void;
+  /** A refused token was renewed (`here`: by this process) and the connections are reconnecting. */
+  onTokenRenewed?: (here: boolean) => void;
+  /** The feed refused the token and no renewed one can come (`reason` says what to do); fatal follows. */
+  onTokenUnrenewable?: (reason: string) => void;
   connection?: FeedConnectionTuning;
   /**
    * Connection attempts of the client id, shared by every connection. Default: the process-wide
@@ -84,10 +90,22 @@ export class ConnectionPool {
     }
     this.credentials = options.credentials;
     const budget = options.attemptBudget ?? sharedAttemptBudget(options.credentials.clientId);
+    const recovery = new TokenRecovery({
+      credentials: () => this.credentials,
+      connections: this.connections,
+      onRenewed: options.onTokenRenewed,
+      onUnrenewable: options.onTokenUnrenewable,
+    });
     const events: FeedConnectionEvents = {
       ...options.events,
+      onTokenRefused: (index, code, token) => {
+        options.events.onTokenRefused?.(index, code, token);
+        recovery.refused(code, token);
+      },
       onState: (index, state, reason) => {
         options.events.onState?.(index, state, reason);
+        const connection = this.connections[index];
+        if (state === 'renewing' && connection) recovery.renewing(connection);
         if (state === 'fatal' && this.fatalReason === undefined) {
           this.fatalReason = reason;
           for (const c of this.connections) if (c.index !== index) c.stop();
@@ -172,11 +190,24 @@ export class ConnectionPool {
   /** New credentials (e.g. a renewed token): every connection reconnects cleanly with them. */
   updateCredentials(credentials: FeedCredentials): void {
     this.credentials = credentials;
-    for (const connection of this.connections) connection.reconnectNow('token renewed');
+    for (const connection of this.connections) connection.reconnectNow('token renewed', 'token_renewal');
   }
 
   setPaused(paused: boolean): void {
     for (const connection of this.connections) connection.setPaused(paused);
+  }
+
+  /** Every instrument held, by kind. */
+  held(): { trade: Iterable<string>; ohlc: Iterable<string> } {
+    return { trade: this.owner.trade.keys(), ohlc: this.owner.ohlc.keys() };
+  }
+
+  /** The instruments a connection holds, by kind (for the ledger of gaps). */
+  instrumentsOf(index: number): { trade: ReadonlySet<string>; ohlc: ReadonlySet<string> } {
+    const connection = this.connections[index];
+    return connection
+      ? { trade: connection.trade, ohlc: connection.ohlc }
+      : { trade: new Set(), ohlc: new Set() };
   }
 
   snapshot(): ConnectionSnapshot[] {

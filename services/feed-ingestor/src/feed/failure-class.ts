@@ -3,8 +3,9 @@
  * Errors; the data-API codes of beyond-the-spec.md). Everything else asks here, so "fatal" cannot
  * drift between the connection, the pool and the ingestor.
  *
- * - fatal: cannot heal without an operator (or a token renewal, which this ingestor does not do
- *   yet): stop all connections of the credential and say why;
+ * - fatal: cannot heal without an operator: stop all connections of the credential and say why;
+ * - token: the token was refused (807-809, HTTP 401/403) and a renewal path exists: the connection
+ *   waits for a renewed token (token-recovery.ts), without it the same failure is fatal;
  * - transient: retry, with backoff, within the shared attempt budget;
  * - evicted: error 805, another session took the slot or the account is over its connection/request
  *   limit: wait long (jittered per connection) instead of fighting for it;
@@ -22,7 +23,10 @@ export type FeedFailure =
   /** A connection that was open closed (abnormal close, server restart, stale and terminated). */
   | { kind: 'closed'; code: number };
 
-export type FailureVerdict = 'fatal' | 'transient' | 'evicted' | 'blocked';
+/** Feed error codes that refuse the token itself (expired, authentication failed, invalid). */
+export const TOKEN_ERROR_CODES: ReadonlySet<number> = new Set([807, 808, 809]);
+
+export type FailureVerdict = 'fatal' | 'transient' | 'evicted' | 'blocked' | 'token';
 
 export interface FailureClass {
   verdict: FailureVerdict;
@@ -37,14 +41,13 @@ export interface FailureClass {
 
 export interface ClassifyOptions {
   /**
-   * Whether a new token can be obtained (token renewal). Until there is one, an expired or refused
-   * token cannot heal and is fatal; with it those become transient (retried after the renewal).
+   * Whether a new token can be obtained (token renewal). Without one, an expired or refused token
+   * cannot heal and is fatal; with it those are 'token' (reconnect once a renewed token is in).
    */
   canRenewToken?: boolean;
 }
 
 const NOT_SUBSCRIBED = 806;
-const TOKEN_CODES = new Set([807, 808, 809]);
 const CLIENT_ID_INVALID = 810;
 
 export function classifyFeedFailure(failure: FeedFailure, options: ClassifyOptions = {}): FailureClass {
@@ -62,12 +65,12 @@ export function classifyFeedFailure(failure: FeedFailure, options: ClassifyOptio
         };
       if (code === CLIENT_ID_INVALID)
         return { verdict: 'fatal', invalidAttempt: true, reason: 'the client id is invalid (810)' };
-      if (TOKEN_CODES.has(code)) {
+      if (TOKEN_ERROR_CODES.has(code)) {
         return renewable
           ? {
-              verdict: 'transient',
+              verdict: 'token',
               invalidAttempt: true,
-              reason: `the token was refused (${code}); renewing`,
+              reason: `the token was refused (${code}); waiting for a renewed token`,
             }
           : {
               verdict: 'fatal',
@@ -88,9 +91,9 @@ export function classifyFeedFailure(failure: FeedFailure, options: ClassifyOptio
       if (status === 401 || status === 403) {
         return renewable
           ? {
-              verdict: 'transient',
+              verdict: 'token',
               invalidAttempt: true,
-              reason: `upgrade refused (HTTP ${status}); renewing`,
+              reason: `upgrade refused (HTTP ${status}); waiting for a renewed token`,
             }
           : {
               verdict: 'fatal',

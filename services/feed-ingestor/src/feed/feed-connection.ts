@@ -17,8 +17,15 @@
  * event fed to `transition` (connection-machine.ts), and this class only carries out the actions it
  * answers with. The socket and the attempt's facts (its first failure, whether it opened) live in an
  * `Attempt` per socket, so a late event of an old socket never mixes with the running one.
+ *
+ * The token is asked of the credentials' `TokenSource` before every attempt (a renewed one is used
+ * from the next (re)connect on); a refused token is reported through `onTokenRefused`, whose owner
+ * (the pool) renews it and reconnects. Whether the subscriptions are live (socket open, reading not
+ * paused) is reported through `onLink` with the cause when they are not, for the ledger of gaps.
  */
+import type { TokenSource } from '@feedpipe/broker-api';
 import { buildSubscriptionRequests, type InstrumentRef, RequestCode } from '@feedpipe/codec';
+import type { GapCause } from '@feedpipe/contracts';
 import { Backoff } from '@feedpipe/service-kit';
 import WebSocket from 'ws';
 import { IngestorError } from '../errors.js';
@@ -38,9 +45,13 @@ export type { ConnectionState } from './connection-machine.js';
 
 export interface FeedCredentials {
   clientId: string;
-  token: string;
+  /** A fixed token (cannot be renewed: a refused one is fatal), or a source asked before every attempt. */
+  token: string | TokenSource;
   authType: 1 | 2 | 3;
 }
+
+/** Whether a connection's subscriptions are live, and why not when they are not. */
+export type LinkState = { live: true } | { live: false; cause: GapCause };
 
 export interface FeedConnectionEvents {
   /** One binary WebSocket message, as received. */
@@ -54,6 +65,14 @@ export interface FeedConnectionEvents {
   onTextFrame?(connection: number, bytes: number): void;
   /** A Market Status packet passed (its MarketStatus value; the last one of its message). */
   onMarketStatus?(connection: number, status: number): void;
+  /**
+   * The feed refused `token` (the one this attempt connected with) with `code` (807-809). Its owner
+   * renews the token and calls `reconnectNow`, or `giveUp` when it cannot. Without this handler a
+   * refused token is fatal.
+   */
+  onTokenRefused?(connection: number, code: number, token: string): void;
+  /** The subscriptions became live, or stopped being live (with the cause), at `atMs`. */
+  onLink?(connection: number, link: LinkState, atMs: number): void;
 }
 
 export interface FeedConnectionOptions {
@@ -93,6 +112,8 @@ function nowMicros(): number {
 interface Attempt {
   readonly socket: WebSocket;
   readonly ticket: AttemptTicket;
+  /** The token the socket presented. */
+  readonly token: string;
   opened: boolean;
   /** What went wrong first, judged when the socket closes. */
   failure: FeedFailure | undefined;
@@ -119,6 +140,14 @@ export class FeedConnection {
   private readonly budget: AttemptBudget;
   /** The ticket granted by 'begin-attempt', taken by the 'open-socket' that follows it. */
   private pendingTicket: AttemptTicket | undefined;
+  /** The token fetched by 'begin-attempt' for the 'open-socket' that follows it. */
+  private pendingToken = '';
+  /** Counts 'begin-attempt's: a token that arrives for an older one is not used. */
+  private beginSeq = 0;
+  /** Why the application dropped the socket (reconnectNow), until the subscriptions are live again. */
+  private dropCause: GapCause | undefined;
+  private link: LinkState = { live: false, cause: 'reconnect_pending' };
+  private lastTokenValue = '';
   /** Epoch ms of the last market-data message (not pings, not errors); 0 before the first. */
   lastDataAt = 0;
   /** Epoch ms of the last state change. */
@@ -155,9 +184,23 @@ export class FeedConnection {
     this.dispatch({ type: 'stop' });
   }
 
-  /** A renewed token: close cleanly and reconnect at once with the new credentials. */
-  reconnectNow(reason: string): void {
+  /**
+   * Close cleanly and reconnect at once (with a renewed token: the next attempt asks the source);
+   * `cause` is what the gap until the subscriptions are live again is recorded as.
+   */
+  reconnectNow(reason: string, cause: GapCause = 'reconnect_pending'): void {
+    if (this.link.live) this.dropCause = cause;
     this.dispatch({ type: 'reconnect-now', reason });
+  }
+
+  /** No way on (e.g. the refused token cannot be renewed): stop for good and say why. */
+  giveUp(reason: string): void {
+    this.dispatch({ type: 'give-up', reason });
+  }
+
+  /** The token the latest socket presented ('' before the first). */
+  get lastToken(): string {
+    return this.lastTokenValue;
   }
 
   subscribe(kind: 'trade' | 'ohlc', securityIds: readonly string[]): void {
@@ -177,9 +220,11 @@ export class FeedConnection {
   setPaused(paused: boolean): void {
     this.pausedByPressure = paused;
     const socket = this.attempt?.socket;
-    if (!socket) return;
-    if (paused) socket.pause();
-    else socket.resume();
+    if (socket) {
+      if (paused) socket.pause();
+      else socket.resume();
+    }
+    this.refreshLink();
   }
 
   /**
@@ -201,18 +246,51 @@ export class FeedConnection {
     }
     if (step.reason !== undefined) this.setState(step.next, step.reason);
     for (const action of step.actions) this.run(action, from ?? this.attempt, inbound);
+    this.refreshLink();
+  }
+
+  /**
+   * Reports a change of liveness. The cause of a gap is decided when it starts (why the socket
+   * went) and kept until the subscriptions are live again, except that a pause for backpressure
+   * ends when the socket itself goes.
+   */
+  private refreshLink(): void {
+    const live = this.stateValue === 'open' && this.attempt?.opened === true && !this.pausedByPressure;
+    let next: LinkState;
+    if (live) {
+      next = { live: true };
+      this.dropCause = undefined;
+    } else if (this.stateValue === 'open' && this.attempt?.opened === true) {
+      next = { live: false, cause: 'backpressure' };
+    } else if (!this.link.live && this.link.cause !== 'backpressure') {
+      return;
+    } else {
+      next = { live: false, cause: this.dropCause ?? this.causeOfState() };
+    }
+    const same = next.live ? this.link.live : !this.link.live && this.link.cause === next.cause;
+    if (same) return;
+    this.link = next;
+    this.options.events.onLink?.(this.index, next, Date.now());
+  }
+
+  private causeOfState(): GapCause {
+    switch (this.stateValue) {
+      case 'evicted':
+        return 'eviction';
+      case 'renewing':
+        return 'token_renewal';
+      case 'stopped':
+        return 'process_stopped';
+      default:
+        return 'connection_down';
+    }
   }
 
   private run(action: ConnectionAction, attempt: Attempt | undefined, inbound: Inbound): void {
     switch (action.type) {
-      case 'begin-attempt': {
-        const ticket = this.budget.tryBegin();
-        if (ticket) {
-          this.pendingTicket = ticket;
-          this.dispatch({ type: 'ticket-granted', reconnect: this.everOpened });
-        } else this.dispatch({ type: 'ticket-denied' });
+      case 'begin-attempt':
+        this.beginAttempt();
         return;
-      }
       case 'open-socket':
         this.openSocket();
         return;
@@ -258,6 +336,9 @@ export class FeedConnection {
       case 'report-feed-error':
         this.options.events.onFeedError?.(this.index, action.code);
         return;
+      case 'report-token-refused':
+        this.options.events.onTokenRefused?.(this.index, action.code, attempt?.token ?? '');
+        return;
       case 'report-text':
         this.options.events.onTextFrame?.(this.index, inbound.data?.byteLength ?? 0);
         return;
@@ -295,14 +376,44 @@ export class FeedConnection {
     this.options.events.onState?.(this.index, state, reason);
   }
 
+  /**
+   * The token first (a source may renew or re-read it), then the attempt budget. What arrives for
+   * an attempt that is no longer wanted (stopped, given up, superseded) is dropped.
+   */
+  private beginAttempt(): void {
+    const seq = ++this.beginSeq;
+    const source = this.options.credentials().token;
+    const wanted = (): boolean =>
+      seq === this.beginSeq && this.stateValue !== 'stopped' && this.stateValue !== 'fatal';
+    const proceed = (token: string): void => {
+      if (!wanted()) return;
+      const ticket = this.budget.tryBegin();
+      if (ticket) {
+        this.pendingTicket = ticket;
+        this.pendingToken = token;
+        this.dispatch({ type: 'ticket-granted', reconnect: this.everOpened });
+      } else this.dispatch({ type: 'ticket-denied' });
+    };
+    if (typeof source === 'string') {
+      proceed(source);
+      return;
+    }
+    source.getToken().then(proceed, (error: unknown) => {
+      if (wanted()) this.dispatch({ type: 'token-failed', reason: (error as Error).message });
+    });
+  }
+
   private openSocket(): void {
     const ticket = this.pendingTicket;
+    const token = this.pendingToken;
     this.pendingTicket = undefined;
+    this.pendingToken = '';
     if (!ticket) return;
+    this.lastTokenValue = token;
     const credentials = this.options.credentials();
     const url = new URL(this.options.url);
     url.searchParams.set('clientId', credentials.clientId);
-    url.searchParams.set('token', credentials.token);
+    url.searchParams.set('token', token);
     url.searchParams.set('authType', String(credentials.authType));
     url.searchParams.set('version', '2');
     const socket = new WebSocket(url, {
@@ -310,7 +421,14 @@ export class FeedConnection {
       handshakeTimeout: this.options.handshakeTimeoutMs ?? 10_000,
       maxPayload: 64 * 1024 * 1024,
     });
-    const attempt: Attempt = { socket, ticket, opened: false, failure: undefined, graceTimer: undefined };
+    const attempt: Attempt = {
+      socket,
+      ticket,
+      token,
+      opened: false,
+      failure: undefined,
+      graceTimer: undefined,
+    };
     this.attempt = attempt;
     this.listen(attempt);
   }
@@ -333,7 +451,7 @@ export class FeedConnection {
       const event: ConnectionEvent = !isBinary
         ? { type: 'text-message' }
         : data.byteLength === ERROR_PACKET_SIZE && data[10] === ERROR_CODE
-          ? { type: 'error-packet', code: data.readInt16LE(11) }
+          ? { type: 'error-packet', code: data.readInt16LE(11), renewable: this.renewable }
           : { type: 'data-message' };
       this.dispatch(event, attempt, { data });
     });
@@ -344,7 +462,7 @@ export class FeedConnection {
       const failure =
         attempt.failure ??
         (attempt.opened ? { kind: 'closed' as const, code } : { kind: 'network' as const });
-      this.dispatch({ type: 'closed', failure, opened: attempt.opened }, attempt);
+      this.dispatch({ type: 'closed', failure, opened: attempt.opened, renewable: this.renewable }, attempt);
     });
   }
 
@@ -405,6 +523,11 @@ export class FeedConnection {
     } else {
       socket.terminate();
     }
+  }
+
+  /** A refused token can be renewed only when someone listens for it (the pool does). */
+  private get renewable(): boolean {
+    return this.options.events.onTokenRefused !== undefined;
   }
 
   private random(): number {

@@ -14,6 +14,7 @@ export const MARKET_DATA_TABLES: readonly string[] = [
   FEED_TABLES.ohlcUpdates.name,
   FEED_TABLES.referenceUpdates.name,
   FEED_TABLES.feedStatus.name,
+  FEED_TABLES.feedGaps.name,
   FEED_TABLES.bars1m.name,
   HISTORY_TABLES.candlesDaily.name,
   HISTORY_TABLES.candlesIntraday.name,
