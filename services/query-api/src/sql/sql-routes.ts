@@ -39,7 +39,7 @@ export function registerSqlRoutes(app: FastifyInstance, ctx: ApiContext, callerS
         throw badRequest(`params.${name}`, 'parameter names are letters, digits and _');
     }
     const { stream } = await callerSql.run(input.sql, callerParams, () => ({
-      format: OUTPUT_FORMATS[input.format].clickhouse,
+      format: input.format,
       settings: 'api',
     }));
     return sendTabular(reply, input.format, stream, 'result');
