@@ -38,7 +38,10 @@ def main():
         assert isinstance(bars, feedpipe_query.BarTable), type(bars)
         assert all(isinstance(row, feedpipe_query.BarRow) for row in bars.data)
         out["barsJson"] = {
-            "types": sorted({type(row.close).__name__ for row in bars.data}),
+            "types": {
+                field: sorted({type(getattr(row, field)).__name__ for row in bars.data})
+                for field in ("time", "close", "volume", "trades")
+            },
             "rows": [row.to_dict() for row in bars.data],
         }
         # The same route in Parquet, chosen by Accept: the generated call with the raw answer.
@@ -71,7 +74,8 @@ def main():
         assert isinstance(result, feedpipe_query.SqlTable), type(result)
         out["sql"] = {
             "meta": [m.to_dict() for m in result.meta],
-            "rows": [row.to_dict() for row in result.data],
+            # SqlRow has no fixed columns (additionalProperties): the client gives plain dicts.
+            "rows": [row if isinstance(row, dict) else row.to_dict() for row in result.data],
         }
         # A refusal arrives as the typed error body.
         try:
