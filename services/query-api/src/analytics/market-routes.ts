@@ -45,6 +45,36 @@ const WINDOW_COLUMNS = {
 const MOVER_ORDER = { gainers: 'change_pct DESC', losers: 'change_pct ASC' } as const;
 const ACTIVE_ORDER = { trades: 'trades DESC', volume: 'volume DESC' } as const;
 
+/** The two rankings: route, document, the query parameter that picks the order, its orders. */
+const RANKINGS = [
+  {
+    path: '/v1/movers',
+    doc: {
+      operationId: 'getMovers',
+      summary: 'Top movers: largest price change over a window',
+      row: 'Mover',
+      paramDescription: 'gainers (largest rise first) or losers (largest fall first)',
+    },
+    param: 'direction',
+    orders: MOVER_ORDER,
+    defaultOrder: 'gainers',
+    name: 'movers',
+  },
+  {
+    path: '/v1/most-active',
+    doc: {
+      operationId: 'getMostActive',
+      summary: 'Most active instruments by trade count or traded volume over a window',
+      row: 'MostActive',
+      paramDescription: 'rank by trade count (trades) or traded quantity (volume)',
+    },
+    param: 'by',
+    orders: ACTIVE_ORDER,
+    defaultOrder: 'trades',
+    name: 'most-active',
+  },
+] as const;
+
 interface WindowQuery {
   window: string;
   to?: string;
@@ -135,30 +165,5 @@ export function registerMarketRoutes(app: FastifyInstance, ctx: ApiContext): voi
     );
   }
 
-  rankedRoute(
-    '/v1/movers',
-    {
-      operationId: 'getMovers',
-      summary: 'Top movers: largest price change over a window',
-      row: 'Mover',
-      paramDescription: 'gainers (largest rise first) or losers (largest fall first)',
-    },
-    'direction',
-    MOVER_ORDER,
-    'gainers',
-    'movers',
-  );
-  rankedRoute(
-    '/v1/most-active',
-    {
-      operationId: 'getMostActive',
-      summary: 'Most active instruments by trade count or traded volume over a window',
-      row: 'MostActive',
-      paramDescription: 'rank by trade count (trades) or traded quantity (volume)',
-    },
-    'by',
-    ACTIVE_ORDER,
-    'trades',
-    'most-active',
-  );
+  for (const r of RANKINGS) rankedRoute(r.path, r.doc, r.param, r.orders, r.defaultOrder, r.name);
 }

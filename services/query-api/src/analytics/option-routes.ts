@@ -165,6 +165,49 @@ const EXPIRY_LIST = {
   },
 } as const;
 
+/** The filters of the expired-options series. */
+const EXPIRED_QUERY = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['from'],
+  properties: {
+    from: FROM,
+    to: TO,
+    instrument: {
+      type: 'string',
+      enum: ['OPTIDX', 'OPTSTK'],
+      description: 'index (OPTIDX) or stock (OPTSTK) options; default: both',
+    },
+    expiryFlag: {
+      type: 'string',
+      enum: ['WEEK', 'MONTH'],
+      description: 'weekly or monthly expiries; default: both',
+    },
+    expiryCode: {
+      type: 'integer',
+      enum: [1, 2, 3],
+      description: 'near (1), next (2) or far (3) expiry; default: all',
+    },
+    optionType: {
+      type: 'string',
+      enum: ['CALL', 'PUT'],
+      description: 'calls or puts; default: both',
+    },
+    strikeOffset: {
+      type: 'integer',
+      minimum: -10,
+      maximum: 10,
+      description: 'strikes from ATM (0 = ATM); default: all',
+    },
+    interval: {
+      type: 'integer',
+      enum: [1, 5, 15, 30, 60],
+      description: 'bar length in minutes; default: all',
+    },
+    ...FORMAT_PROPERTY,
+  },
+} as const;
+
 interface ChainQuery {
   expiry?: string;
   format?: OutputFormat;
@@ -341,47 +384,7 @@ function registerExpiredOptionRoutes(app: FastifyInstance, ctx: ApiContext): voi
         tags,
         summary: 'Expired-options series (per-minute bars relative to ATM) loaded from rolling-option data',
         params,
-        querystring: {
-          type: 'object',
-          additionalProperties: false,
-          required: ['from'],
-          properties: {
-            from: FROM,
-            to: TO,
-            instrument: {
-              type: 'string',
-              enum: ['OPTIDX', 'OPTSTK'],
-              description: 'index (OPTIDX) or stock (OPTSTK) options; default: both',
-            },
-            expiryFlag: {
-              type: 'string',
-              enum: ['WEEK', 'MONTH'],
-              description: 'weekly or monthly expiries; default: both',
-            },
-            expiryCode: {
-              type: 'integer',
-              enum: [1, 2, 3],
-              description: 'near (1), next (2) or far (3) expiry; default: all',
-            },
-            optionType: {
-              type: 'string',
-              enum: ['CALL', 'PUT'],
-              description: 'calls or puts; default: both',
-            },
-            strikeOffset: {
-              type: 'integer',
-              minimum: -10,
-              maximum: 10,
-              description: 'strikes from ATM (0 = ATM); default: all',
-            },
-            interval: {
-              type: 'integer',
-              enum: [1, 5, 15, 30, 60],
-              description: 'bar length in minutes; default: all',
-            },
-            ...FORMAT_PROPERTY,
-          },
-        },
+        querystring: EXPIRED_QUERY,
         responses: { 200: tabularResponse('ExpiredOption', EXPIRED_COLUMNS) },
         errors: [406],
       }),

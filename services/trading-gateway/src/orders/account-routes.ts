@@ -66,6 +66,15 @@ const ALERT_PARAMS = {
   required: ['alertId'],
 } as const;
 
+const AUDIT_QUERY = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    correlationId: CORRELATION_ID,
+    limit: { type: 'integer', minimum: 1, maximum: 10_000, default: 100, description: 'rows in the answer' },
+  },
+} as const;
+
 /** Pre-trade checks of a conditional order: one per order it would place, errors pointing at it. */
 function alertOrderChecks(alert: PlaceAlertRequest) {
   return alert.orders.map((o, i) => ({
@@ -82,8 +91,10 @@ export function registerAccountRoutes(
   audit: AuditLog | undefined,
 ): void {
   registerConditionalOrderRoutes(app, deps);
+  registerConditionalCancelRoute(app, deps);
   registerUsOrderRoutes(app, deps);
   registerPositionRoutes(app, deps);
+  registerKillSwitchRoutes(app, deps);
   registerRiskRoutes(app, deps, audit);
 }
 
@@ -174,6 +185,11 @@ function registerConditionalOrderRoutes(app: FastifyInstance, deps: TradeDeps): 
       });
     },
   );
+}
+
+/** Cancelling a conditional order: allowed under the kill switch. */
+function registerConditionalCancelRoute(app: FastifyInstance, deps: TradeDeps): void {
+  const cTags = ['conditional orders'];
   tradeRoute(
     app,
     deps,
@@ -388,7 +404,7 @@ function registerPositionRoutes(app: FastifyInstance, deps: TradeDeps): void {
 }
 
 /** Kill switch, P&L exit and the order audit trail. */
-function registerRiskRoutes(app: FastifyInstance, deps: TradeDeps, audit: AuditLog | undefined): void {
+function registerKillSwitchRoutes(app: FastifyInstance, deps: TradeDeps): void {
   const aTags = ['account'];
   tradeRoute(
     app,
@@ -434,6 +450,11 @@ function registerRiskRoutes(app: FastifyInstance, deps: TradeDeps, audit: AuditL
       return result;
     },
   );
+}
+
+/** P&L exit and the order audit trail. */
+function registerRiskRoutes(app: FastifyInstance, deps: TradeDeps, audit: AuditLog | undefined): void {
+  const aTags = ['account'];
   tradeRoute(
     app,
     deps,
@@ -483,20 +504,7 @@ function registerRiskRoutes(app: FastifyInstance, deps: TradeDeps, audit: AuditL
       summary: 'The order audit trail (newest first)',
       response: AUDIT_ROWS,
       errors: AUDIT_ERRORS,
-      querystring: {
-        type: 'object',
-        additionalProperties: false,
-        properties: {
-          correlationId: CORRELATION_ID,
-          limit: {
-            type: 'integer',
-            minimum: 1,
-            maximum: 10_000,
-            default: 100,
-            description: 'rows in the answer',
-          },
-        },
-      },
+      querystring: AUDIT_QUERY,
     },
     async ({ request }) => {
       const q = request.query as { correlationId?: string; limit: number };

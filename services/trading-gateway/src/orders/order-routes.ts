@@ -39,6 +39,19 @@ import {
 
 type IdParams = { orderId: string };
 
+const LEG_PARAMS = {
+  type: 'object',
+  properties: {
+    ...ORDER_ID_PARAMS.properties,
+    leg: {
+      type: 'string',
+      enum: ['ENTRY_LEG', 'TARGET_LEG', 'STOP_LOSS_LEG'],
+      description: 'the leg to cancel; ENTRY_LEG cancels the whole order',
+    },
+  },
+  required: ['orderId', 'leg'],
+} as const;
+
 export function registerOrderRoutes(app: FastifyInstance, deps: TradeDeps): void {
   registerPlainOrderRoutes(app, deps);
   registerSuperOrderRoutes(app, deps);
@@ -236,18 +249,7 @@ function registerSuperOrderRoutes(app: FastifyInstance, deps: TradeDeps): void {
       summary: 'Cancel one leg of a super order (ENTRY_LEG cancels the whole order)',
       response: CANCEL_LEG,
       errors: CANCEL_ERRORS,
-      params: {
-        type: 'object',
-        properties: {
-          ...ORDER_ID_PARAMS.properties,
-          leg: {
-            type: 'string',
-            enum: ['ENTRY_LEG', 'TARGET_LEG', 'STOP_LOSS_LEG'],
-            description: 'the leg to cancel; ENTRY_LEG cancels the whole order',
-          },
-        },
-        required: ['orderId', 'leg'],
-      },
+      params: LEG_PARAMS,
     },
     ({ request, broker, desk, keyId }) => {
       const { orderId, leg } = request.params as IdParams & { leg: LegName };
