@@ -117,7 +117,8 @@ describe('record schemas', () => {
       }
     }
     expect(covered.sort()).toEqual([...RECORD_TYPES].sort());
-    const gap = (byId.get(FEED_SCHEMA_IDS.status)?.schema as JsonSchema).$defs as Record<string, JsonSchema>;
+    const status = byId.get(FEED_SCHEMA_IDS.status)?.schema as JsonSchema;
+    const gap = status.$defs as Record<string, JsonSchema>;
     const gapProperties = gap.gap?.properties as Record<string, JsonSchema>;
     expect(Object.keys(gapProperties)).toEqual(['type', ...GAP_LAYOUT.fields.map((f) => f.name)]);
     expect(gapProperties.cause?.enum).toEqual([...GAP_CAUSES]);

@@ -7,6 +7,7 @@ import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type {} from '@fastify/swagger';
+import { asIsSerializer, routeDoc } from '@feedpipe/service-http';
 import type { FastifyInstance } from 'fastify';
 import type { PipelineStatusSource } from './pipeline-status.js';
 
@@ -17,6 +18,47 @@ const STATIC_FILES: ReadonlyArray<{ path: string; file: string; type: string }> 
   { path: '/status/app.js', file: 'app.js', type: 'text/javascript; charset=utf-8' },
   { path: '/status/style.css', file: 'style.css', type: 'text/css; charset=utf-8' },
 ];
+
+const COUNT = { type: 'number' } as const;
+
+/** PipelineStatus (pipeline-status.ts) as a schema: what the status page draws. */
+const PIPELINE_STATUS = {
+  title: 'PipelineStatus',
+  type: 'object',
+  required: ['at'],
+  properties: {
+    at: { type: 'integer', description: 'epoch milliseconds of the snapshot' },
+    feed: {
+      type: 'object',
+      description: 'the live feed: packets, errors, connections',
+      additionalProperties: true,
+      properties: {
+        ticksPerSecond: COUNT,
+        packets: COUNT,
+        malformed: COUNT,
+        unknown: COUNT,
+        bufferedBytes: COUNT,
+        fatal: { type: 'string' },
+        connections: { type: 'array', items: { type: 'object', additionalProperties: true } },
+        recentFeedErrors: { type: 'array', items: { type: 'object', additionalProperties: true } },
+      },
+    },
+    kafka: { type: 'object', properties: { produced: COUNT, lag: COUNT } },
+    store: { type: 'object', properties: { ticks: COUNT, ohlc: COUNT, reference: COUNT } },
+    loader: {
+      type: 'object',
+      additionalProperties: true,
+      properties: {
+        done: COUNT,
+        total: COUNT,
+        failed: COUNT,
+        rate: COUNT,
+        budgetLeft: COUNT,
+        etaSeconds: COUNT,
+      },
+    },
+  },
+} as const;
 
 export function registerStatusPage(app: FastifyInstance, pipeline: PipelineStatusSource | undefined): void {
   for (const asset of STATIC_FILES) {
@@ -29,11 +71,16 @@ export function registerStatusPage(app: FastifyInstance, pipeline: PipelineStatu
   app.get(
     '/v1/pipeline',
     {
-      schema: {
+      serializerCompiler: asIsSerializer,
+      schema: routeDoc({
+        operationId: 'getPipelineStatus',
         tags: ['status'],
         summary:
           'Live pipeline figures: feed connections, ticks per second, Kafka lag, rows stored, loader progress',
-      },
+        description: '503 with code NO_PIPELINE when this process does not run the pipeline.',
+        responses: { 200: PIPELINE_STATUS },
+        errors: [503],
+      }),
     },
     async (_request, reply) => {
       if (!pipeline) {
