@@ -103,6 +103,7 @@ describe('trading-gateway key commands against the running gateway', () => {
     const apiKeys = new ApiKeyStore(store.internal, {
       table: SERVICE_TABLES.apiKeys.name,
       scopes: ['read', 'admin'],
+      cacheMs: 0,
     });
     const apiAdmin = (await apiKeys.create('api-ops', ['admin'])).key;
     expect(await status(apiAdmin)).toBe(401);
