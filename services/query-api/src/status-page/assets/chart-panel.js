@@ -150,14 +150,16 @@ export function createChartPanel({ api, liveStream, gapLedger: hasGapLedger, int
       if (!chart.updateBar(bar)) return void load();
       if (!state.hovering) showReadout(undefined);
     };
-    const refresh = async () => {
+    // `settledOnly`: with the live stream, only bars closed a whole interval ago are re-read; by then
+    // the store has every trade of them, while the newer ones may still be on their way to it.
+    const refresh = async (settledOnly) => {
       const last = chart.lastBar();
-      const fromSec = last ? last.time : slotOf(Date.now() / 1000, step) - step;
+      // From the latest bar shown, or two intervals back when that is older (a quiet instrument).
+      const fromSec = Math.max(last ? last.time : 0, slotOf(Date.now() / 1000, step) - 2 * step);
+      const settled = slotOf(Date.now() / 1000, step) - step;
       try {
-        const body = await api.json(
-          `/v1/instruments/${instrument.securityId}/bars?interval=${interval}&from=${encodeURIComponent(iso(fromSec))}`,
-        );
-        for (const bar of barsFromRows(body)) apply(bar);
+        const body = await api.json(`/v1/instruments/${instrument.securityId}/bars?interval=${interval}&from=${encodeURIComponent(iso(fromSec))}`);
+        for (const bar of barsFromRows(body)) if (!settledOnly || bar.time < settled) apply(bar);
       } catch {
         // The next refresh tries again; a refused key has already signed the page out.
       }
@@ -177,17 +179,17 @@ export function createChartPanel({ api, liveStream, gapLedger: hasGapLedger, int
           if (mine !== state.generation) return;
           if (s === 'live') live.textContent = 'live';
           else if (s === 'retrying') live.textContent = 'live stream interrupted, reconnecting…';
-          else if (s === 'lost') void refresh();
+          else if (s === 'lost') void refresh(true);
           else if (s === 'down') {
             live.textContent = `live stream unavailable: refreshing every ${POLL_MS / 1000} s`;
-            timers.push(setInterval(refresh, POLL_MS));
+            timers.push(setInterval(() => refresh(false), POLL_MS));
           }
         },
       });
-      timers.push(setInterval(refresh, RECONCILE_MS));
+      timers.push(setInterval(() => refresh(true), RECONCILE_MS));
     } else {
       live.textContent = `refreshing every ${POLL_MS / 1000} s (this API has no live stream)`;
-      timers.push(setInterval(refresh, POLL_MS));
+      timers.push(setInterval(() => refresh(false), POLL_MS));
     }
     following = { stream, timers };
   }
