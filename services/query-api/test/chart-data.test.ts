@@ -65,21 +65,37 @@ describe('chartSeries', () => {
     const { candles, volumes } = chartSeries(bars, { step: 60, toSec: T0 + 420, offsetSec: 0 }, COLOURS);
     expect(candles.map((c) => c.time - T0)).toEqual([0, 60, 120, 180, 240, 300, 360, 420]);
     expect(candles.map((c) => 'open' in c)).toEqual([true, false, false, false, true, false, false, true]);
-    expect(volumes.filter((v) => 'value' in v).map((v) => ('color' in v ? v.color : ''))).toEqual(['up', 'down', 'up']);
+    expect(volumes.filter((v) => 'value' in v).map((v) => ('color' in v ? v.color : ''))).toEqual([
+      'up',
+      'down',
+      'up',
+    ]);
   });
 
   it('shifts every time by the zone offset and runs whitespace up to now', () => {
-    const { candles } = chartSeries([bar(T0, 1, 2)], { step: 60, toSec: T0 + 150, offsetSec: ZONES.IST.offsetSec }, COLOURS);
+    const { candles } = chartSeries(
+      [bar(T0, 1, 2)],
+      { step: 60, toSec: T0 + 150, offsetSec: ZONES.IST.offsetSec },
+      COLOURS,
+    );
     expect(candles.map((c) => c.time)).toEqual([T0, T0 + 60, T0 + 120].map((t) => t + 19_800));
   });
 
   it('starts at the first gap band when it is older than the first bar', () => {
-    const { candles } = chartSeries([bar(T0, 1, 2)], { step: 60, toSec: T0, offsetSec: 0, bandsFromSec: T0 - 130 }, COLOURS);
+    const { candles } = chartSeries(
+      [bar(T0, 1, 2)],
+      { step: 60, toSec: T0, offsetSec: 0, bandsFromSec: T0 - 130 },
+      COLOURS,
+    );
     expect(candles[0]?.time).toBe(T0 - 180);
   });
 
   it('holds at most MAX_SLOTS slots, the latest ones', () => {
-    const { candles } = chartSeries([bar(T0, 1, 2)], { step: 1, toSec: T0 + 3 * MAX_SLOTS, offsetSec: 0 }, COLOURS);
+    const { candles } = chartSeries(
+      [bar(T0, 1, 2)],
+      { step: 1, toSec: T0 + 3 * MAX_SLOTS, offsetSec: 0 },
+      COLOURS,
+    );
     expect(candles).toHaveLength(MAX_SLOTS);
     expect(candles.at(-1)?.time).toBe(T0 + 3 * MAX_SLOTS);
   });
@@ -95,14 +111,20 @@ describe('applyTrade', () => {
 
   it('extends the bar of its slot: high, low, close, and the rise of the cumulative volume', () => {
     const start = bar(T0, 100, 101, 50);
-    const first = applyTrade(start, trade(T0 + 10, 105, 1_000), 60, { day: Math.floor(T0 / 86_400), volume: 990 });
+    const first = applyTrade(start, trade(T0 + 10, 105, 1_000), 60, {
+      day: Math.floor(T0 / 86_400),
+      volume: 990,
+    });
     expect(first.bar).toEqual({ time: T0, open: 100, high: 105, low: start.low, close: 105, volume: 60 });
     const second = applyTrade(first.bar, trade(T0 + 20, 90, 1_004), 60, first.cumulative);
     expect(second.bar).toMatchObject({ high: 105, low: 90, close: 90, volume: 64 });
   });
 
   it('opens a new bar in a later slot', () => {
-    const next = applyTrade(bar(T0, 1, 2), trade(T0 + 61, 3, 500), 60, { day: Math.floor(T0 / 86_400), volume: 480 });
+    const next = applyTrade(bar(T0, 1, 2), trade(T0 + 61, 3, 500), 60, {
+      day: Math.floor(T0 / 86_400),
+      volume: 480,
+    });
     expect(next.bar).toEqual({ time: T0 + 60, open: 3, high: 3, low: 3, close: 3, volume: 20 });
   });
 
@@ -119,8 +141,20 @@ describe('bandsFromGaps', () => {
     const bands = bandsFromGaps(
       {
         data: [
-          { securityId: 7, connection: 1, cause: 'reconnect', start: '2024-03-04T09:10:00Z', end: '2024-03-04T09:12:00Z' },
-          { securityId: 8, connection: 1, cause: 'reconnect', start: '2024-03-04T09:00:00Z', end: '2024-03-04T09:01:00Z' },
+          {
+            securityId: 7,
+            connection: 1,
+            cause: 'reconnect',
+            start: '2024-03-04T09:10:00Z',
+            end: '2024-03-04T09:12:00Z',
+          },
+          {
+            securityId: 8,
+            connection: 1,
+            cause: 'reconnect',
+            start: '2024-03-04T09:00:00Z',
+            end: '2024-03-04T09:01:00Z',
+          },
           { securityId: '7', connection: 3, cause: 'silence', start: '2024-03-04 09:02:00', end: null },
           { securityId: 7, cause: 'x', start: 'bad', end: 'bad' },
         ],

@@ -4,7 +4,7 @@
  * for no match; 400 naming the field; the key's scope; and its OpenAPI description.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { HIST, type Harness, LIVE_A, LIVE_B, startHarness } from './helpers.js';
+import { type Harness, HIST, LIVE_A, LIVE_B, startHarness } from './helpers.js';
 
 let h: Harness;
 let url: string;
@@ -37,7 +37,10 @@ interface Match {
 
 async function search(query: string, headers: Record<string, string> = h.read) {
   const response = await fetch(`${url}/v1/instruments/search?${query}`, { headers });
-  return { status: response.status, body: (await response.json()) as { data: Match[]; error?: { field?: string; message: string } } };
+  return {
+    status: response.status,
+    body: (await response.json()) as { data: Match[]; error?: { field?: string; message: string } },
+  };
 }
 
 describe('GET /v1/instruments/search', () => {

@@ -34,7 +34,9 @@ export interface Cumulative {
   volume: number;
 }
 
-export type CandlePoint = { time: number } | { time: number; open: number; high: number; low: number; close: number };
+export type CandlePoint =
+  | { time: number }
+  | { time: number; open: number; high: number; low: number; close: number };
 export type VolumePoint = { time: number } | { time: number; value: number; color: string };
 
 export const INTERVALS: Record<'1s' | '1m' | '5m' | '1h' | '1d', Interval>;

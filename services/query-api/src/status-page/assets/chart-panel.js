@@ -154,11 +154,15 @@ export function createChartPanel({ api, liveStream, gapLedger: hasGapLedger, int
     // the store has every trade of them, while the newer ones may still be on their way to it.
     const refresh = async (settledOnly) => {
       const last = chart.lastBar();
-      // From the latest bar shown, or two intervals back when that is older (a quiet instrument).
-      const fromSec = Math.max(last ? last.time : 0, slotOf(Date.now() / 1000, step) - 2 * step);
-      const settled = slotOf(Date.now() / 1000, step) - step;
+      // From the latest bar shown, or two intervals back when that is older (a quiet instrument) or
+      // ahead of this browser's clock (the API refuses a range starting in the future).
+      const now = slotOf(Date.now() / 1000, step);
+      const fromSec = Math.min(Math.max(last ? last.time : 0, now - 2 * step), now);
+      const settled = now - step;
       try {
-        const body = await api.json(`/v1/instruments/${instrument.securityId}/bars?interval=${interval}&from=${encodeURIComponent(iso(fromSec))}`);
+        const body = await api.json(
+          `/v1/instruments/${instrument.securityId}/bars?interval=${interval}&from=${encodeURIComponent(iso(fromSec))}`,
+        );
         for (const bar of barsFromRows(body)) if (!settledOnly || bar.time < settled) apply(bar);
       } catch {
         // The next refresh tries again; a refused key has already signed the page out.
