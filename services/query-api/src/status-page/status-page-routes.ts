@@ -26,6 +26,7 @@ const GAP_LEDGER_ROUTE = '/v1/data-quality/gaps';
 const PAGE_MODULES = [
   'app.js',
   'api-client.js',
+  'bar-follower.js',
   'chart-data.js',
   'gap-bands.js',
   'instrument-search.js',

@@ -4,7 +4,7 @@
 // x-api-key; a key in the URL is removed from the address bar at once and never used.
 import { createApiClient } from './api-client.js';
 import { INTERVALS, ZONES } from './chart-data.js';
-import { createChartPanel } from './chart-panel.js';
+import { ChartPanel } from './chart-panel.js';
 import { createInstrumentSearch } from './instrument-search.js';
 import { createPipelineFigures } from './pipeline-figures.js';
 
@@ -49,7 +49,7 @@ async function startSession() {
   $('sign-out').hidden = false;
   const features = await api.json('/status/features');
   const interval = INTERVALS[params.get('interval')] ? params.get('interval') : '1m';
-  const panel = createChartPanel({
+  const panel = new ChartPanel({
     api,
     liveStream: features.liveStream,
     gapLedger: features.gapLedger,
@@ -78,7 +78,7 @@ async function startSession() {
     panel,
     setZone(next) {
       zone = next;
-      panel.setZone(next);
+      panel.changeZone(next);
     },
     stop() {
       clearInterval(pipelineTimer);
@@ -121,7 +121,7 @@ $('key-form').addEventListener('submit', (event) => {
 });
 $('sign-out').addEventListener('click', () => signOut());
 for (const radio of document.querySelectorAll('input[name=interval]')) {
-  radio.addEventListener('change', () => session?.panel.setInterval(radio.value));
+  radio.addEventListener('change', () => session?.panel.changeInterval(radio.value));
 }
 $('zone').addEventListener('change', () => session?.setZone(ZONES[$('zone').value]));
 

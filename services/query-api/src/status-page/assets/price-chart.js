@@ -32,7 +32,8 @@ export const COLOURS = {
 /** Narrowest candle spacing shown at first: thinner candles are hard to hover and tell apart. */
 const READABLE_SPACING_PX = 5;
 
-export function createPriceChart(container, { onHover }) {
+/** The library's chart with a candle series, a volume pane and the gap bands. */
+function buildChart(container) {
   const chart = createChart(container, {
     autoSize: true,
     layout: {
@@ -64,124 +65,134 @@ export function createPriceChart(container, { onHover }) {
   chart.panes()[1]?.setStretchFactor(1);
   const bands = new GapBands();
   candles.attachPrimitive(bands);
+  return { chart, candles, volume, bands };
+}
 
-  let view = { step: 60, zone: undefined, bars: new Map(), lastSlot: undefined };
-  const counters = { redraws: 0, liveUpdates: 0 };
-  const publish = () => {
-    container.dataset.candles = String(view.bars.size);
-    container.dataset.volumeBars = String(view.bars.size);
-    container.dataset.panes = String(chart.panes().length);
-    container.dataset.redraws = String(counters.redraws);
-    container.dataset.liveUpdates = String(counters.liveUpdates);
-  };
-
-  chart.subscribeCrosshairMove((param) => {
-    if (!param.point || param.time === undefined || !view.zone) return onHover(undefined);
-    const utcSec = Number(param.time) - view.zone.offsetSec;
-    onHover({
-      time: utcSec,
-      label: formatSlot(Number(param.time), view.step, view.zone),
-      bar: view.bars.get(utcSec),
+export class PriceChart {
+  constructor(container, { onHover }) {
+    this.container = container;
+    Object.assign(this, buildChart(container));
+    this.view = { step: 60, zone: undefined, bars: new Map(), firstSlot: undefined, lastSlot: undefined };
+    this.redraws = 0;
+    this.liveUpdates = 0;
+    this.chart.subscribeCrosshairMove((param) => {
+      const { zone, step, bars } = this.view;
+      if (!param.point || param.time === undefined || !zone) return onHover(undefined);
+      const utcSec = Number(param.time) - zone.offsetSec;
+      onHover({ time: utcSec, label: formatSlot(Number(param.time), step, zone), bar: bars.get(utcSec) });
     });
-  });
+  }
+
+  /** What is drawn, on the container's data-* attributes: for people debugging and for the tests. */
+  publish() {
+    const data = this.container.dataset;
+    data.candles = String(this.view.bars.size);
+    data.volumeBars = String(this.view.bars.size);
+    data.panes = String(this.chart.panes().length);
+    data.redraws = String(this.redraws);
+    data.liveUpdates = String(this.liveUpdates);
+  }
 
   /** Every slot when they fit at a readable width, else the latest ones (pan or zoom out for more). */
-  const showRecent = (slots) => {
-    const timeScale = chart.timeScale();
+  showRecent(slots) {
+    const timeScale = this.chart.timeScale();
     const fitting = Math.floor(timeScale.width() / READABLE_SPACING_PX);
     if (slots === 0) return;
     if (fitting <= 0 || slots <= fitting) timeScale.fitContent();
     else timeScale.setVisibleLogicalRange({ from: slots - fitting, to: slots - 1 + 2 });
-  };
+  }
 
-  const applyTimeOptions = (step, zone) =>
-    chart.applyOptions({
+  /** An empty chart shows no price scales: the last instrument's prices would still be on them. */
+  showScales(visible) {
+    this.candles.priceScale().applyOptions({ visible });
+    this.volume.priceScale().applyOptions({ visible });
+  }
+
+  /** Draws a whole history: the bars, a slot for every interval up to `toSec`, and the gap bands. */
+  show(bars, { step, zone, toSec, gapBands = [] }) {
+    this.chart.applyOptions({
       timeScale: { secondsVisible: step < 60, tickMarkFormatter: tickLabel },
       localization: { timeFormatter: (time) => formatSlot(Number(time), step, zone) },
     });
+    this.showScales(true);
+    const bandsFromSec = gapBands.length > 0 ? gapBands[0].fromSec : Number.POSITIVE_INFINITY;
+    const series = chartSeries(bars, { step, toSec, offsetSec: zone.offsetSec, bandsFromSec }, COLOURS);
+    this.candles.setData(series.candles);
+    this.volume.setData(series.volumes);
+    this.view = {
+      step,
+      zone,
+      bars: new Map(bars.map((b) => [b.time, b])),
+      firstSlot: series.candles[0]?.time - zone.offsetSec,
+      lastSlot: series.candles.at(-1)?.time - zone.offsetSec,
+    };
+    this.redraws += 1;
+    this.setBands(gapBands);
+    this.showRecent(series.candles.length);
+    this.publish();
+  }
 
-  // An empty chart shows no price scales: the last instrument's prices would still be on them.
-  const showScales = (visible) => {
-    candles.priceScale().applyOptions({ visible });
-    volume.priceScale().applyOptions({ visible });
-  };
+  clear() {
+    this.view = { ...this.view, bars: new Map(), firstSlot: undefined, lastSlot: undefined };
+    this.candles.setData([]);
+    this.volume.setData([]);
+    this.showScales(false);
+    this.setBands([]);
+    this.redraws += 1;
+    this.publish();
+  }
 
-  return {
-    chart,
-    /** Draws a whole history: the bars, a slot for every interval up to `toSec`, and the gap bands. */
-    show(bars, { step, zone, toSec, gapBands = [] }) {
-      view = { step, zone, bars: new Map(bars.map((b) => [b.time, b])), lastSlot: undefined };
-      applyTimeOptions(step, zone);
-      showScales(true);
-      const bandsFromSec = gapBands.length > 0 ? gapBands[0].fromSec : Number.POSITIVE_INFINITY;
-      const series = chartSeries(bars, { step, toSec, offsetSec: zone.offsetSec, bandsFromSec }, COLOURS);
-      candles.setData(series.candles);
-      volume.setData(series.volumes);
-      view.firstSlot = series.candles.length > 0 ? series.candles[0].time - zone.offsetSec : undefined;
-      view.lastSlot = series.candles.at(-1)?.time - zone.offsetSec;
-      counters.redraws += 1;
-      this.setBands(gapBands);
-      showRecent(series.candles.length);
-      publish();
-    },
-    clear() {
-      view = { step: view.step, zone: view.zone, bars: new Map(), lastSlot: undefined };
-      candles.setData([]);
-      volume.setData([]);
-      showScales(false);
-      bands.setBands([]);
-      container.dataset.bands = '0';
-      counters.redraws += 1;
-      publish();
-    },
-    /** Bands clipped to the slots on the time scale, snapped to their slots. */
-    setBands(gapBands) {
-      const { step, zone, firstSlot, lastSlot } = view;
-      const drawn = [];
-      if (zone && firstSlot !== undefined && lastSlot !== undefined) {
-        for (const band of gapBands) {
-          const from = Math.max(slotOf(band.fromSec, step), firstSlot);
-          const to = Math.min(slotOf(band.toSec, step), lastSlot);
-          if (from <= to) drawn.push({ from: from + zone.offsetSec, to: to + zone.offsetSec });
-        }
+  /** Bands clipped to the slots on the time scale, snapped to their slots. */
+  setBands(gapBands) {
+    const { step, zone, firstSlot, lastSlot } = this.view;
+    const drawn = [];
+    if (zone && firstSlot !== undefined && lastSlot !== undefined) {
+      for (const band of gapBands) {
+        const from = Math.max(slotOf(band.fromSec, step), firstSlot);
+        const to = Math.min(slotOf(band.toSec, step), lastSlot);
+        if (from <= to) drawn.push({ from: from + zone.offsetSec, to: to + zone.offsetSec });
       }
-      bands.setBands(drawn);
-      container.dataset.bands = String(drawn.length);
-    },
-    /**
-     * One bar from a live trade or a refresh: later slots get whitespace up to it, nothing is
-     * redrawn. False when the bar is beyond what one update should fill (the caller reloads).
-     */
-    updateBar(bar) {
-      const { step, zone } = view;
-      if (!zone || view.lastSlot === undefined) return false;
-      if (bar.time < view.firstSlot) return true;
-      if ((bar.time - view.lastSlot) / step > MAX_SLOTS) return false;
-      for (let t = view.lastSlot + step; t < bar.time; t += step) {
-        candles.update({ time: t + zone.offsetSec });
-        volume.update({ time: t + zone.offsetSec });
-      }
-      const time = bar.time + zone.offsetSec;
-      const historical = bar.time < view.lastSlot;
-      candles.update({ time, open: bar.open, high: bar.high, low: bar.low, close: bar.close }, historical);
-      volume.update(volumePoint(bar, time, COLOURS), historical);
-      view.lastSlot = Math.max(view.lastSlot, bar.time);
-      view.bars.set(bar.time, bar);
-      counters.liveUpdates += 1;
-      publish();
-      return true;
-    },
-    bar(time) {
-      return view.bars.get(time);
-    },
-    /** The bars shown, in time order (history and live updates). */
-    bars() {
-      return [...view.bars.values()].sort((a, b) => a.time - b.time);
-    },
-    lastBar() {
-      let last;
-      for (const bar of view.bars.values()) if (!last || bar.time > last.time) last = bar;
-      return last;
-    },
-  };
+    }
+    this.bands.setBands(drawn);
+    this.container.dataset.bands = String(drawn.length);
+  }
+
+  /**
+   * One bar from a live trade or a refresh: later slots get whitespace up to it, nothing is
+   * redrawn. False when the bar is beyond what one update should fill (the caller reloads).
+   */
+  updateBar(bar) {
+    const { step, zone, firstSlot, lastSlot } = this.view;
+    if (!zone || lastSlot === undefined) return false;
+    if (bar.time < firstSlot) return true;
+    if ((bar.time - lastSlot) / step > MAX_SLOTS) return false;
+    for (let t = lastSlot + step; t < bar.time; t += step) {
+      this.candles.update({ time: t + zone.offsetSec });
+      this.volume.update({ time: t + zone.offsetSec });
+    }
+    const time = bar.time + zone.offsetSec;
+    const historical = bar.time < lastSlot;
+    this.candles.update({ time, open: bar.open, high: bar.high, low: bar.low, close: bar.close }, historical);
+    this.volume.update(volumePoint(bar, time, COLOURS), historical);
+    this.view.lastSlot = Math.max(lastSlot, bar.time);
+    this.view.bars.set(bar.time, bar);
+    this.liveUpdates += 1;
+    this.publish();
+    return true;
+  }
+
+  bar(time) {
+    return this.view.bars.get(time);
+  }
+
+  /** The bars shown, in time order (history and live updates). */
+  bars() {
+    return [...this.view.bars.values()].sort((a, b) => a.time - b.time);
+  }
+
+  lastBar() {
+    let last;
+    for (const bar of this.view.bars.values()) if (!last || bar.time > last.time) last = bar;
+    return last;
+  }
 }
