@@ -249,7 +249,18 @@ async function main(): Promise<void> {
       port: Number(process.env.QUERY_API_PORT ?? 8080),
       logLevel: false,
     },
-    { store, kafkaBrokers: brokers, pipelineStatus: status.source, logSecrets: storeEnv.secrets },
+    {
+      store,
+      kafkaBrokers: brokers,
+      pipelineStatus: status.source,
+      logSecrets: storeEnv.secrets,
+      // The simulator's symbols, so the status page's search finds instruments by name as well as id.
+      instruments: (sim?.model.universe ?? []).map((i) => ({
+        securityId: i.securityId,
+        segment: i.exchangeSegment,
+        symbol: i.symbol,
+      })),
+    },
   );
   const apiUrl = await api.start();
   onExit('query-api', () => api.stop());
