@@ -39,11 +39,14 @@ const TABULAR_TYPES = [
   'application/vnd.apache.parquet',
 ];
 
-/** What the documents may leave out: the docs themselves, metrics, the status page's files. */
-// Besides docs, metrics and the status page files: ClickHouse's HTTP protocol under /clickhouse,
-// whose clients are ClickHouse's own and whose errors are ClickHouse's text (docs/sql-clients.md).
+/**
+ * What the documents may leave out: the docs themselves and metrics; the status page's own files
+ * (page, modules, styles, icons, the chart library) and the features it asks for after sign-in;
+ * ClickHouse's HTTP protocol under /clickhouse, whose clients are ClickHouse's own and whose errors
+ * are ClickHouse's text (docs/sql-clients.md).
+ */
 const HIDDEN_ALLOWED =
-  /^(GET \/(docs.*|metrics|status|status\/app\.js|status\/style\.css)|(GET|POST) \/clickhouse(\/|\/ping)?)$/;
+  /^(GET \/(docs.*|metrics|favicon\.ico|status|status\/[a-z0-9_./-]+)|(GET|POST) \/clickhouse(\/|\/ping)?)$/;
 
 let store: Store;
 let api: QueryApi;

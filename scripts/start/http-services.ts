@@ -19,6 +19,8 @@ export async function startQueryApi(inputs: {
   brokers: string[];
   status: PipelineStatusSource;
   storeSecrets: string[];
+  /** The simulator, when it is the upstream: its symbols let the status page's search find names. */
+  sim: Simulator | undefined;
 }): Promise<{ api: QueryApi; url: string }> {
   const api = await createQueryApi(
     {
@@ -31,6 +33,11 @@ export async function startQueryApi(inputs: {
       kafkaBrokers: inputs.brokers,
       pipelineStatus: inputs.status,
       logSecrets: inputs.storeSecrets,
+      instruments: (inputs.sim?.model.universe ?? []).map((i) => ({
+        securityId: i.securityId,
+        segment: i.exchangeSegment,
+        symbol: i.symbol,
+      })),
     },
   );
   const url = await api.start();

@@ -24,6 +24,7 @@ import { registerDataQualityRoutes } from './analytics/data-quality-routes.js';
 import { registerHistoryRoutes } from './analytics/history-routes.js';
 import { InstrumentCatalog, type StaticInstrument } from './analytics/instrument-catalog.js';
 import { registerInstrumentRoutes } from './analytics/instrument-routes.js';
+import { registerInstrumentSearchRoutes } from './analytics/instrument-search-routes.js';
 import { registerMarketRoutes } from './analytics/market-routes.js';
 import { registerOptionRoutes } from './analytics/option-routes.js';
 import { registerStatusRoutes } from './analytics/status-routes.js';
@@ -147,6 +148,8 @@ function registerRoutes(app: FastifyInstance, ctx: ApiContext, hub: LiveHub, dep
     }),
     storeProbe: new StoreProbe(deps.store),
   });
+  // Before the :securityId routes only for the reader: find-my-way prefers the static segment anyway.
+  registerInstrumentSearchRoutes(app, ctx);
   registerInstrumentRoutes(app, ctx);
   registerMarketRoutes(app, ctx);
   registerHistoryRoutes(app, ctx);
@@ -157,7 +160,7 @@ function registerRoutes(app: FastifyInstance, ctx: ApiContext, hub: LiveHub, dep
   registerClickHouseRoutes(app, ctx, callerSql);
   registerStreamRoutes(app, ctx, hub);
   registerRecordSchemaRoutes(app);
-  registerStatusPage(app, deps.pipelineStatus);
+  registerStatusPage(app, { pipeline: deps.pipelineStatus, liveStream: () => hub.enabled });
   registerKeyRoutes(app, ctx.keys);
 }
 
