@@ -163,8 +163,11 @@ export async function createQueryApi(config: QueryApiConfig, deps: QueryApiDeps)
     reserveBytes: resolved.query.resultReserveBytes,
     streamBytes: 1024 ** 2,
   });
-  const runner = new QueryRunner(deps.store.user, resolved.query.maxExecutionSec, { budget });
   const metrics = createMetrics(deps.processMetrics ?? false);
+  const runner = new QueryRunner(deps.store.user, resolved.query.maxExecutionSec, {
+    budget,
+    onQuery: () => metrics.storeQueries.inc({ lane: 'user' }),
+  });
   const keys = new ApiKeyStore<Scope>(lane, {
     table: API_KEYS_TABLE,
     scopes: SCOPES,
@@ -172,7 +175,9 @@ export async function createQueryApi(config: QueryApiConfig, deps: QueryApiDeps)
     now,
   });
   const instruments = new InstrumentCatalog(
-    new QueryRunner(lane, resolved.query.maxExecutionSec),
+    new QueryRunner(lane, resolved.query.maxExecutionSec, {
+      onQuery: () => metrics.storeQueries.inc({ lane: 'internal' }),
+    }),
     deps.instruments ?? [],
     { now },
   );

@@ -26,6 +26,8 @@ export interface TabularQuery {
 export interface QueryRunnerOptions {
   /** Bytes of tabular results in flight are held within this budget. Default: no budget. */
   budget?: ResultBudget | undefined;
+  /** Called once per query sent to the store (the metric of how many requests reach it). */
+  onQuery?: (() => void) | undefined;
 }
 
 const NETWORK_ERROR = /ECONNREFUSED|ECONNRESET|ETIMEDOUT|socket hang up|EPIPE|closed/i;
@@ -68,6 +70,7 @@ export class QueryRunner {
   readonly #lane: StoreLane;
   readonly #baseSettings: Readonly<Record<string, SettingValue>>;
   readonly #budget: ResultBudget | undefined;
+  readonly #onQuery: () => void;
   /** Results arrive whole (embedded chDB), not as a stream: the budget counts them whole. */
   readonly #materialised: boolean;
   /**
@@ -80,11 +83,13 @@ export class QueryRunner {
     this.#lane = lane;
     this.#baseSettings = { max_execution_time: maxExecutionSec };
     this.#budget = options.budget;
+    this.#onQuery = options.onQuery ?? (() => undefined);
     this.#materialised = !lane.streamsResults;
     this.readonlyLevel = lane.readonlyLevel;
   }
 
   async rows<T>(sql: string, params: QueryParams = {}): Promise<T[]> {
+    this.#onQuery();
     try {
       return await this.#lane.rows<T>(sql, params, { ...this.#baseSettings, ...FORMAT_SETTINGS });
     } catch (error) {
@@ -130,6 +135,7 @@ export class QueryRunner {
 
   async #exec(query: TabularQuery, origin: 'caller' | 'internal'): Promise<Readable> {
     const settings = { ...this.#baseSettings, ...query.settings, ...FORMAT_SETTINGS };
+    this.#onQuery();
     try {
       return await this.#lane.stream(
         query.sql,
