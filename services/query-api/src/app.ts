@@ -162,6 +162,7 @@ export async function createQueryApi(config: QueryApiConfig, deps: QueryApiDeps)
     totalBytes: resolved.query.resultMemoryBytes,
     reserveBytes: resolved.query.resultReserveBytes,
     streamBytes: 1024 ** 2,
+    waitMs: resolved.query.resultWaitMs,
   });
   const metrics = createMetrics(deps.processMetrics ?? false);
   const runner = new QueryRunner(deps.store.user, resolved.query.maxExecutionSec, {

@@ -103,7 +103,7 @@ export class QueryRunner {
    * budget until the stream is closed (sent, failed or cut).
    */
   async stream(query: TabularQuery, origin: 'caller' | 'internal' = 'internal'): Promise<Readable> {
-    const lease = this.#reserve(query);
+    const lease = await this.#reserve(query);
     try {
       const stream = await this.#exec(query, origin);
       if (!this.#materialised || lease === undefined) return held(stream, lease);
@@ -125,7 +125,7 @@ export class QueryRunner {
     return { body, contentType: OUTPUT_FORMATS[query.format].contentType };
   }
 
-  #reserve(query: TabularQuery): ResultLease | undefined {
+  async #reserve(query: TabularQuery): Promise<ResultLease | undefined> {
     if (this.#budget === undefined) return undefined;
     const { limits } = this.#budget;
     if (!this.#materialised) return this.#budget.acquire(limits.streamBytes);
