@@ -205,6 +205,21 @@ describe('result memory budget', () => {
     expect(budget.waiting).toBe(0);
     await drain(c);
 
+    // First fit: a large reservation that does not fit yet holds nobody behind it.
+    const large = runner.stream({ ...query(100), settings: { max_result_bytes: 2_000_000 } }, 'caller');
+    const largeOutcome = large.then(
+      (stream) => stream,
+      (error: unknown) => error,
+    );
+    await until('the large reservation to wait', () => budget.waiting === 1);
+    const small = await runner.stream(query(100_000), 'caller');
+    expect(budget.waiting).toBe(1);
+    await drain(small);
+    await drain(b);
+    const largeStream = await largeOutcome;
+    expect(budget.waiting).toBe(0);
+    await drain(largeStream as Readable);
+
     // Bounded: with a short wait and nothing sent meanwhile, the wait ends in OVERLOADED.
     const held = await runner.stream(query(900_000), 'caller');
     const short = new ResultBudget({
@@ -220,7 +235,6 @@ describe('result memory budget', () => {
     expect(short.waiting).toBe(0);
     await drain(blocker);
     await drain(held);
-    await drain(b);
     await until('every lease to be given back', () => budget.usedBytes === 0 && short.usedBytes === 0);
   });
 

@@ -2,9 +2,12 @@
  * The memory budget of results in flight: bytes of query results this process holds for
  * responses, across all requests. A query reserves before it runs and gives the bytes back when
  * its response is closed (sent, failed or cut); when the budget cannot cover a reservation, the
- * reservation waits in line (first come, first served) for up to `waitMs` for results to be sent and
- * their bytes given back, then is refused with 503 OVERLOADED and Retry-After, rather than letting
- * the process grow. Waiting holds no memory: with 64 MiB reserved per embedded query, a 1 GiB budget
+ * reservation waits in line for up to `waitMs` for results to be sent and their bytes given back,
+ * then is refused with 503 OVERLOADED and Retry-After, rather than letting the process grow. The
+ * line is served first fit in arrival order: a waiter that fits goes on even when an earlier, larger
+ * one (a /v1/sql query reserves its 512 MiB result limit) does not fit yet, since strictly in order
+ * that one would hold every small query behind it for up to `waitMs` (seen in bench:api's mixed
+ * workload: p99 7.6 s). The larger one is bounded by its own wait. Waiting holds no memory: with 64 MiB reserved per embedded query, a 1 GiB budget
  * admits 16 queries at once, far more than the engine runs at once, so 50 clients queue here for a
  * few milliseconds instead of being refused (bench:api's realistic case).
  *
@@ -82,13 +85,13 @@ export class ResultBudget {
   }
 
   /**
-   * A lease of `bytes`: at once when the budget covers it and nobody waits before it, else after a
-   * wait of at most `waitMs`; OVERLOADED (503, Retry-After) when that passes or the line is full.
+   * A lease of `bytes`: at once when the budget covers it (whoever waits does not fit: see
+   * #grantWaiters), else after a wait of at most `waitMs`; OVERLOADED (503, Retry-After) when
+   * that passes or the line is full.
    */
   acquire(bytes: number): Promise<ResultLease> {
     const wanted = Math.min(Math.max(0, Math.ceil(bytes)), this.limits.totalBytes);
-    if (this.#waiters.length === 0 && this.adjust(wanted))
-      return Promise.resolve(new ResultLease(this, wanted));
+    if (this.adjust(wanted)) return Promise.resolve(new ResultLease(this, wanted));
     const waitMs = this.limits.waitMs ?? 0;
     if (waitMs <= 0 || this.#waiters.length >= (this.limits.maxWaiting ?? 1_000)) {
       return Promise.reject(overBudget(this.#used, this.limits.totalBytes));
@@ -116,15 +119,18 @@ export class ResultBudget {
     return true;
   }
 
-  /** Leases for the waiters at the head of the line, as far as the budget now covers them. */
+  /** Leases for waiters, in arrival order, each that the budget now covers (first fit). */
   #grantWaiters(): void {
-    while (this.#waiters.length > 0) {
-      const head = this.#waiters[0] as Waiter;
-      if (this.#used + head.bytes > this.limits.totalBytes) return;
-      this.#waiters.shift();
-      clearTimeout(head.timer);
-      this.#used += head.bytes;
-      head.grant(new ResultLease(this, head.bytes));
+    for (let i = 0; i < this.#waiters.length; ) {
+      const waiter = this.#waiters[i] as Waiter;
+      if (this.#used + waiter.bytes > this.limits.totalBytes) {
+        i += 1;
+        continue;
+      }
+      this.#waiters.splice(i, 1);
+      clearTimeout(waiter.timer);
+      this.#used += waiter.bytes;
+      waiter.grant(new ResultLease(this, waiter.bytes));
     }
   }
 }
