@@ -145,6 +145,36 @@ function runLoad(job: LoadJob, between: () => Promise<void>): Promise<LoadResult
   });
 }
 
+/**
+ * Requests and mean time to last byte per route in the window, from the API's histogram
+ * (query_api_http_request_duration_seconds): which route of a mixed workload costs what.
+ */
+function perRoute(before: string, after: string): Record<string, { n: number; mean_ms: number }> {
+  const read = (text: string) => {
+    const out = new Map<string, { sum: number; count: number }>();
+    const line =
+      /^query_api_http_request_duration_seconds_(sum|count)\{method="[A-Z]+",route="([^"]+)"\} (\S+)$/;
+    for (const l of text.split('\n')) {
+      const m = line.exec(l);
+      if (m === null) continue;
+      const [, kind, route, value] = m as unknown as [string, 'sum' | 'count', string, string];
+      const entry = out.get(route) ?? { sum: 0, count: 0 };
+      entry[kind] += Number(value);
+      out.set(route, entry);
+    }
+    return out;
+  };
+  const [b, a] = [read(before), read(after)];
+  const routes: Record<string, { n: number; mean_ms: number }> = {};
+  for (const [route, end] of a) {
+    if (!route.startsWith('/v1/')) continue;
+    const start = b.get(route) ?? { sum: 0, count: 0 };
+    const n = end.count - start.count;
+    if (n > 0) routes[route] = { n, mean_ms: Math.round(((end.sum - start.sum) / n) * 10_000) / 10 };
+  }
+  return routes;
+}
+
 /** A counter of the API's /metrics text (0 when absent). */
 function counter(metrics: string, name: string, labels: string): number {
   const line = metrics.split('\n').find((l) => l.startsWith(`${name}{${labels}} `));
@@ -212,6 +242,7 @@ async function measure(store: Store): Promise<Record<string, unknown>> {
       cache_hit: delta('query_api_cache_lookups_total', 'result="hit"'),
       cache_shared: delta('query_api_cache_lookups_total', 'result="shared"'),
       cache_miss: delta('query_api_cache_lookups_total', 'result="miss"'),
+      routes: perRoute(before, after),
       ticks: dataset.ticks,
       instruments,
       days,
