@@ -181,10 +181,14 @@ function counter(metrics: string, name: string, labels: string): number {
   return line === undefined ? 0 : Number(line.slice(line.lastIndexOf(' ') + 1));
 }
 
+/** Set once a server's tables were found to hold only the bench's rows: only then are they emptied. */
+let serverTablesOwned = false;
+
 async function prepare(store: Store): Promise<void> {
   await runMigrations(store.internal);
   if (serverUrl !== undefined) {
     await checkServerTablesFree(store.internal);
+    serverTablesOwned = true;
     await truncateBenchTables(store.internal);
   }
   let t = performance.now();
@@ -260,8 +264,12 @@ const store = createStore(serverUrl === undefined ? { dataDir } : { url: serverU
 try {
   await prepare(store);
   process.stdout.write(`${JSON.stringify(await measure(store))}\n`);
+} catch (error) {
+  // The store's location has no credentials in it.
+  log(`failed against ${store.location}: ${error instanceof Error ? error.message : String(error)}`);
+  process.exitCode = 1;
 } finally {
-  if (serverUrl !== undefined) await truncateBenchTables(store.internal).catch(() => undefined);
+  if (serverTablesOwned) await truncateBenchTables(store.internal).catch(() => undefined);
   await store.close();
   if (serverUrl === undefined) rmSync(dataDir, { recursive: true, force: true });
 }
