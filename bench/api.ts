@@ -18,7 +18,10 @@
  * Progress goes to stderr; the last stdout line is
  * {"bench":"api","workload":...,"cache":"off","p50_ms":...,"p99_ms":...,"max_ms":...,"rps":...,
  *  "errors":...,"store_queries":...,...}. `store_queries` counts the queries the API sent to
- * ClickHouse for callers during the measured window (query_api_store_queries_total{lane="user"}).
+ * ClickHouse for callers during the measured window (query_api_store_queries_total{lane="user"});
+ * `api_cpu_ms_per_request` is the CPU this process (API and embedded engine) spent per request,
+ * the figure to compare on a machine shared with other work; `routes` has requests and mean
+ * time per route.
  */
 import { type ChildProcess, fork } from 'node:child_process';
 import { rmSync } from 'node:fs';
@@ -219,10 +222,16 @@ async function measure(store: Store): Promise<Record<string, unknown>> {
   try {
     const scrape = async () => (await fetch(`${url}/metrics`)).text();
     let before = '';
+    let cpuBefore = process.cpuUsage();
     const job: LoadJob = { url, apiKeys, connections, durationSec: duration, warmupSec: warmup, spec };
     const r = await runLoad(job, async () => {
       before = await scrape();
+      cpuBefore = process.cpuUsage();
     });
+    // CPU of this process (the API and, embedded, the engine) over the window: what a request
+    // costs, which a machine shared with other work does not change the way it changes latency.
+    const cpu = process.cpuUsage(cpuBefore);
+    const cpuMs = (cpu.user + cpu.system) / 1000;
     const after = await scrape();
     const delta = (name: string, labels: string) =>
       counter(after, name, labels) - counter(before, name, labels);
@@ -243,6 +252,8 @@ async function measure(store: Store): Promise<Record<string, unknown>> {
       errors: r.errors + r.timeouts + r.non2xx,
       non2xx: r.non2xx,
       store_queries: delta('query_api_store_queries_total', 'lane="user"'),
+      api_cpu_ms_per_request: r.requests > 0 ? Math.round((cpuMs / r.requests) * 100) / 100 : null,
+      api_cpu_cores: Math.round((cpuMs / (duration * 1000)) * 100) / 100,
       cache_hit: delta('query_api_cache_lookups_total', 'result="hit"'),
       cache_shared: delta('query_api_cache_lookups_total', 'result="shared"'),
       cache_miss: delta('query_api_cache_lookups_total', 'result="miss"'),
