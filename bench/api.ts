@@ -36,6 +36,7 @@ import {
   type DatasetSpec,
   insertCandles,
   insertTicks,
+  optimizeBenchTables,
   truncateBenchTables,
 } from './support/api-dataset.js';
 import type { LoadJob, LoadResult } from './support/api-load-process.js';
@@ -204,6 +205,11 @@ async function prepare(store: Store): Promise<void> {
     await insertCandles(store.internal, dataset);
     log(`inserted daily and 5-minute candles in ${((performance.now() - t) / 1000).toFixed(1)} s`);
   }
+  // The inserts leave parts that the engine would merge in the background during the measured
+  // window, charging the merges to the queries; a table that has been live for a while is merged.
+  t = performance.now();
+  await optimizeBenchTables(store.internal);
+  log(`merged the tables' parts in ${((performance.now() - t) / 1000).toFixed(1)} s`);
 }
 
 async function measure(store: Store): Promise<Record<string, unknown>> {
