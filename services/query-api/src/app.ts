@@ -175,9 +175,13 @@ export async function createQueryApi(config: QueryApiConfig, deps: QueryApiDeps)
     totalBytes: resolved.query.resultMemoryBytes,
     reserveBytes: resolved.query.resultReserveBytes,
     streamBytes: 1024 ** 2,
+    waitMs: resolved.query.resultWaitMs,
   });
-  const runner = new QueryRunner(deps.store.user, resolved.query.maxExecutionSec, { budget });
   const metrics = createMetrics(deps.processMetrics ?? false);
+  const runner = new QueryRunner(deps.store.user, resolved.query.maxExecutionSec, {
+    budget,
+    onQuery: () => metrics.storeQueries.inc({ lane: 'user' }),
+  });
   const keys = new ApiKeyStore<Scope>(lane, {
     table: API_KEYS_TABLE,
     scopes: SCOPES,
@@ -185,7 +189,9 @@ export async function createQueryApi(config: QueryApiConfig, deps: QueryApiDeps)
     now,
   });
   const instruments = new InstrumentCatalog(
-    new QueryRunner(lane, resolved.query.maxExecutionSec),
+    new QueryRunner(lane, resolved.query.maxExecutionSec, {
+      onQuery: () => metrics.storeQueries.inc({ lane: 'internal' }),
+    }),
     deps.instruments ?? [],
     { now },
   );

@@ -61,8 +61,12 @@ export class InstrumentCatalog {
   async has(securityId: number): Promise<boolean> {
     if (this.#static.has(securityId)) return true;
     const age = this.#now() - this.#loadedAt;
-    if (age > this.#refreshMs || (!this.#known.has(securityId) && age > this.#minRefreshMs))
-      await this.refresh();
+    if (this.#known.has(securityId)) {
+      // A failed background refresh is tried again by a later lookup; nothing awaits it here.
+      if (age > this.#refreshMs) this.refresh().catch(() => undefined);
+      return true;
+    }
+    if (age > this.#minRefreshMs) await this.refresh();
     return this.#known.has(securityId);
   }
 
