@@ -23,14 +23,15 @@
  */
 
 import { Backoff } from '@feedpipe/retry';
-import { Base, type Broker, ConnectionPool } from '@platformatic/kafka';
+import { Base, ConnectionPool } from '@platformatic/kafka';
+import { MetadataSource } from '../cluster/metadata-source.js';
 import { AssignedPartitions, FROM_COMMITTED, FROM_RESET_POLICY } from '../consumer/assigned-partitions.js';
 import type { TopicPartitions } from '../consumer/consumer-protocol.js';
-import { Fetcher, type FetchRound } from '../consumer/fetcher.js';
+import { DEFAULT_FETCH_MARGIN_MS, Fetcher, type FetchRound } from '../consumer/fetcher.js';
 import { GROUP_APIS, GroupMember } from '../consumer/group-member.js';
 import { EARLIEST, LATEST, listOffsets } from '../consumer/offset-lookup.js';
 import { describe, KafkaClientError } from '../errors.js';
-import { CONNECTION_KEYS, type ConnectionOptions, checkOptions } from '../options.js';
+import { brokerOf, CONNECTION_KEYS, type ConnectionOptions, checkOptions } from '../options.js';
 import { BrokerError, brokerErrorCodes, LEADER_MOVED, REJOIN_NEEDED } from '../protocol/broker-errors.js';
 import type { PartitionBatch } from '../protocol/partition-batch.js';
 import { readPartitionRecords } from '../protocol/record-batch-reader.js';
@@ -94,6 +95,8 @@ export interface BatchConsumerOptions extends ConnectionOptions {
   maxBytesPerPartition?: number;
   /** Longest a fetch waits for data (ms). Default 500. */
   maxWaitMs?: number;
+  /** How long a fetch may take beyond maxWaitMs before its leader counts as unreachable (ms). Default 5,000. */
+  fetchTimeoutMs?: number;
   /** Bytes a fetch waits for (up to maxWaitMs). Default 1. */
   minBytes?: number;
   /** Check each record batch's CRC-32C. Default true (as the Java consumer). */
@@ -127,6 +130,7 @@ const KNOWN = [
   'maxBytes',
   'maxBytesPerPartition',
   'maxWaitMs',
+  'fetchTimeoutMs',
   'minBytes',
   'checkCrcs',
   'retryBackoffMs',
@@ -161,11 +165,6 @@ function validate(options: BatchConsumerOptions): void {
   }
 }
 
-function brokerOf(address: string): Broker {
-  const at = address.lastIndexOf(':');
-  return { host: address.slice(0, at), port: Number(address.slice(at + 1)) };
-}
-
 export class BatchConsumer {
   readonly #o: BatchConsumerOptions;
   readonly #client: Base;
@@ -173,6 +172,7 @@ export class BatchConsumer {
   readonly #joinPool: ConnectionPool;
   readonly #member: GroupMember;
   readonly #fetcher: Fetcher;
+  readonly #metadata: MetadataSource;
   readonly #partitions = new AssignedPartitions();
   readonly #backoffMs: readonly [number, number];
   readonly #stats: Omit<BatchConsumerStats, 'state' | 'memberId' | 'generationId'> = {
@@ -211,9 +211,10 @@ export class BatchConsumer {
       retryDelay: 250,
     });
     this.#fetchPool = new ConnectionPool(clientId, {
-      requestTimeout: requestTimeout + maxWait,
+      requestTimeout: maxWait + (options.fetchTimeoutMs ?? DEFAULT_FETCH_MARGIN_MS),
       connectTimeout: 5_000,
     });
+    this.#metadata = new MetadataSource({ clientId, bootstrap: options.brokers.map(brokerOf) });
     this.#joinPool = new ConnectionPool(clientId, {
       requestTimeout: requestTimeout + rebalance,
       connectTimeout: 5_000,
@@ -230,12 +231,17 @@ export class BatchConsumer {
       bootstrap: options.brokers.map(brokerOf),
       onError: (error) => this.#report(error),
     });
-    this.#fetcher = new Fetcher(this.#client, this.#fetchPool, {
-      maxWaitMs: maxWait,
-      minBytes: options.minBytes ?? 1,
-      maxBytes: options.maxBytes ?? 4 * 1024 * 1024,
-      maxBytesPerPartition: options.maxBytesPerPartition ?? 1024 * 1024,
-    });
+    this.#fetcher = new Fetcher(
+      this.#client,
+      this.#fetchPool,
+      {
+        maxWaitMs: maxWait,
+        minBytes: options.minBytes ?? 1,
+        maxBytes: options.maxBytes ?? 4 * 1024 * 1024,
+        maxBytesPerPartition: options.maxBytesPerPartition ?? 1024 * 1024,
+      },
+      this.#metadata,
+    );
   }
 
   get state(): ConsumerState {
@@ -329,7 +335,7 @@ export class BatchConsumer {
         t.partitions.map((partition) => ({ topic: t.topic, partition })),
       );
       const [highs, committed] = await Promise.all([
-        listOffsets(this.#client, flat, LATEST),
+        listOffsets(this.#client, this.#metadata, flat, LATEST),
         this.#member.committed(partitions),
       ]);
       return flat.map(({ topic, partition }) => {
@@ -366,7 +372,12 @@ export class BatchConsumer {
     if (this.#state !== 'failed') this.#state = 'stopping';
     await this.#running;
     await this.#member.leave();
-    await Promise.allSettled([this.#fetchPool.close(), this.#joinPool.close(), this.#client.close()]);
+    await Promise.allSettled([
+      this.#fetchPool.close(),
+      this.#joinPool.close(),
+      this.#client.close(),
+      this.#metadata.close(),
+    ]);
     this.#state = 'stopped';
   }
 
@@ -517,6 +528,7 @@ export class BatchConsumer {
       const needReset = pending.filter((s) => (committed.get(`${s.topic}:${s.partition}`) ?? -1n) < 0n);
       const reset = await listOffsets(
         this.#client,
+        this.#metadata,
         needReset,
         this.#o.fromBeginning === false ? LATEST : EARLIEST,
       );
@@ -543,7 +555,12 @@ export class BatchConsumer {
       await this.#fetcher.version();
     } catch (error) {
       this.#state = 'failed';
-      await Promise.allSettled([this.#fetchPool.close(), this.#joinPool.close(), this.#client.close()]);
+      await Promise.allSettled([
+        this.#fetchPool.close(),
+        this.#joinPool.close(),
+        this.#client.close(),
+        this.#metadata.close(),
+      ]);
       if (error instanceof KafkaClientError) throw error;
       throw new KafkaClientError('CONSUMER_FAILED', `api versions: ${describe(error)}`, {
         retriable: true,
