@@ -1,6 +1,7 @@
 /**
  * npm run bench:cluster -- --brokers 3 --rate 50000 --seconds 60 --fault leader-kill|broker-stop|broker-loss|sink-kill|rolling-restart
  *                          [--instruments 5000] [--connections 5] [--members 2] [--partitions 12] [--store-wait 300]
+ *                          [--samples FILE]  (the sampled counters, one JSON line each, ms after the fault)
  *
  * The live pipeline on a local Kafka cluster (bench/support/cluster-pipeline.ts): the simulator in
  * load mode -> feed ingestor -> N brokers (replication 3, min ISR 2, idempotent acks=all producer)
@@ -9,6 +10,7 @@
  * split over partitions or out of order in Kafka, and the time to recover (recovery.ts). Progress
  * goes to stderr; the last stdout line is the JSON result.
  */
+import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { FAULTS, type FaultName, runFault } from './support/cluster-faults.js';
 import { startClusterPipeline } from './support/cluster-pipeline.js';
@@ -25,6 +27,7 @@ const { values } = parseArgs({
     members: { type: 'string', default: '2' },
     partitions: { type: 'string', default: '12' },
     'store-wait': { type: 'string', default: '300' },
+    samples: { type: 'string' },
   },
 });
 
@@ -88,6 +91,10 @@ async function main(): Promise<void> {
       produce_retries: p.ingestor.stats().produceRetries,
     };
     process.stdout.write(`${JSON.stringify(result)}\n`);
+    if (values.samples) {
+      const lines = p.samples.map((s) => JSON.stringify({ ...s, at: s.at - outcome.at }));
+      writeFileSync(values.samples, `${lines.join('\n')}\n`);
+    }
   } finally {
     await p.close();
   }

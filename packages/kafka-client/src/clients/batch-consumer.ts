@@ -170,6 +170,7 @@ export class BatchConsumer {
   readonly #client: Base;
   readonly #fetchPool: ConnectionPool;
   readonly #joinPool: ConnectionPool;
+  readonly #coordinatorPool: ConnectionPool;
   readonly #member: GroupMember;
   readonly #fetcher: Fetcher;
   readonly #metadata: MetadataSource;
@@ -219,6 +220,10 @@ export class BatchConsumer {
       requestTimeout: requestTimeout + rebalance,
       connectTimeout: 5_000,
     });
+    this.#coordinatorPool = new ConnectionPool(clientId, {
+      requestTimeout: Math.max(2_000, Math.floor(session / 2)),
+      connectTimeout: 5_000,
+    });
     this.#member = new GroupMember({
       groupId: options.groupId,
       topics: options.topics,
@@ -228,6 +233,7 @@ export class BatchConsumer {
       retryBackoffMs: this.#backoffMs,
       client: this.#client,
       joinPool: this.#joinPool,
+      coordinatorPool: this.#coordinatorPool,
       bootstrap: options.brokers.map(brokerOf),
       onError: (error) => this.#report(error),
     });
@@ -372,12 +378,7 @@ export class BatchConsumer {
     if (this.#state !== 'failed') this.#state = 'stopping';
     await this.#running;
     await this.#member.leave();
-    await Promise.allSettled([
-      this.#fetchPool.close(),
-      this.#joinPool.close(),
-      this.#client.close(),
-      this.#metadata.close(),
-    ]);
+    await this.#closeConnections();
     this.#state = 'stopped';
   }
 
@@ -555,18 +556,23 @@ export class BatchConsumer {
       await this.#fetcher.version();
     } catch (error) {
       this.#state = 'failed';
-      await Promise.allSettled([
-        this.#fetchPool.close(),
-        this.#joinPool.close(),
-        this.#client.close(),
-        this.#metadata.close(),
-      ]);
+      await this.#closeConnections();
       if (error instanceof KafkaClientError) throw error;
       throw new KafkaClientError('CONSUMER_FAILED', `api versions: ${describe(error)}`, {
         retriable: true,
         cause: error,
       });
     }
+  }
+
+  async #closeConnections(): Promise<void> {
+    await Promise.allSettled([
+      this.#fetchPool.close(),
+      this.#joinPool.close(),
+      this.#coordinatorPool.close(),
+      this.#client.close(),
+      this.#metadata.close(),
+    ]);
   }
 
   #current(generation: number): boolean {

@@ -16,7 +16,7 @@
  */
 
 import { Backoff, sleep } from '@feedpipe/retry';
-import { Producer } from '@platformatic/kafka';
+import { ConnectionPool, Producer } from '@platformatic/kafka';
 import { MetadataSource } from '../cluster/metadata-source.js';
 import { describe, KafkaClientError } from '../errors.js';
 import { brokerOf, CONNECTION_KEYS, type ConnectionOptions, checkOptions } from '../options.js';
@@ -119,6 +119,13 @@ export class BatchProducer {
   readonly #client: Producer;
   /** Leaders for the produce requests: asked of the brokers in turn, a hung one last (metadata-source.ts). */
   readonly #metadata: MetadataSource;
+  /**
+   * The produce requests' own connections, with `requestTimeout` as their timeout. The library
+   * client's pool times requests out after its fixed 30 s whatever the client's `timeout` says, and
+   * a hung leader (its socket open, nothing answered) then held every send that long (the cluster
+   * bench: a 20 s hang stalled the ingestor 20 s, though the leaderships had moved after 7).
+   */
+  readonly #producePool: ConnectionPool;
   readonly #ackTimeoutMs: number;
   readonly #deliveryTimeoutMs: number;
   readonly #backoffMs: [number, number];
@@ -147,6 +154,10 @@ export class BatchProducer {
       retries: 3,
       retryDelay: 250,
       autocreateTopics: this.#autocreate,
+    });
+    this.#producePool = new ConnectionPool(options.clientId ?? 'feedpipe', {
+      requestTimeout: options.requestTimeoutMs ?? 30_000,
+      connectTimeout: 5_000,
     });
     this.#metadata = new MetadataSource({
       clientId: options.clientId ?? 'feedpipe',
@@ -234,7 +245,7 @@ export class BatchProducer {
     this.#closed = true;
     await this.#queue;
     await this.#client.close(true).catch(() => undefined);
-    await this.#metadata.close();
+    await Promise.allSettled([this.#metadata.close(), this.#producePool.close()]);
   }
 
   async #sendNow(set: ProduceSet): Promise<SendResult> {
@@ -323,7 +334,7 @@ export class BatchProducer {
           });
         let answers: PartitionAnswer[];
         try {
-          const connection = await this.#client.connections.get(broker);
+          const connection = await this.#producePool.get(broker);
           answers = await produceBatchesApi(version).async(
             connection,
             ACKS_ALL,
