@@ -49,9 +49,13 @@ describe('the pipeline on a 3-broker Kafka cluster', () => {
       const { sent, counts } = await p.settle(240_000);
       for (const o of outcomes) {
         const r = recoveryAfter(p.samples, o.at, o.windowEnd);
-        log(`${o.fault}: recovery ${r.recoverySeconds} s (acks stalled ${r.ackStallSeconds} s, inserts ${r.storeStallSeconds} s), in sync ${o.inSyncSeconds} s`);
+        log(
+          `${o.fault}: recovery ${r.recoverySeconds} s (acks stalled ${r.ackStallSeconds} s, inserts ${r.storeStallSeconds} s), in sync ${o.inSyncSeconds} s`,
+        );
       }
-      log(`sent ${sent}, stored ${counts.rows} (${counts.unique} unique), replayed ${counts.replayed}, copies ${counts.copies}`);
+      log(
+        `sent ${sent}, stored ${counts.rows} (${counts.unique} unique), replayed ${counts.replayed}, copies ${counts.copies}`,
+      );
 
       // The faults struck: the crashed, hung and lost brokers gave up their leaderships.
       for (const o of outcomes.filter((x) => x.node !== undefined)) {
