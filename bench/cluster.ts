@@ -82,6 +82,7 @@ async function main(): Promise<void> {
       recovery_s: recovery.recoverySeconds,
       ack_stall_s: recovery.ackStallSeconds,
       store_stall_s: recovery.storeStallSeconds,
+      leaders_moved_s: outcome.leadersMovedSeconds ?? null,
       in_sync_s: outcome.inSyncSeconds,
       node: outcome.node ?? null,
       sink_members: counts.members,

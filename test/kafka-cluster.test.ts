@@ -42,7 +42,7 @@ describe('the pipeline on a 3-broker Kafka cluster', () => {
       expect([...order].sort()).toEqual([...FAULTS].sort());
       const outcomes: FaultOutcome[] = [];
       for (const fault of order) {
-        outcomes.push(await runFault(p, fault, { downMs: 8_000, stopMs: 10_000, settleMs: 8_000 }, log));
+        outcomes.push(await runFault(p, fault, { downMs: 10_000, stopMs: 15_000, settleMs: 10_000 }, log));
         await sleep(2_000);
       }
       p.pause();
@@ -60,7 +60,7 @@ describe('the pipeline on a 3-broker Kafka cluster', () => {
       // The faults struck: the crashed, hung and lost brokers gave up their leaderships.
       for (const o of outcomes.filter((x) => x.node !== undefined)) {
         expect(o.leadersBefore).toContain(o.node);
-        expect(o.leadersAfter).not.toContain(o.node);
+        expect(o.leadersMovedSeconds).not.toBeNull();
       }
       // The sink died between an insert and its commit: that block came back and was skipped.
       expect(counts.replayed).toBeGreaterThan(0);

@@ -38,6 +38,8 @@ export interface FaultOutcome {
   /** Leaders of the trades topic's partitions before and after the strike (broker faults). */
   leadersBefore?: number[];
   leadersAfter?: number[];
+  /** Seconds from the strike until the struck broker led no partition (null: it still did). */
+  leadersMovedSeconds?: number | null;
   /** Seconds from the strike until every replica was in sync again (null: never expected). */
   inSyncSeconds: number | null;
 }
@@ -77,6 +79,24 @@ async function leaders(p: ClusterPipeline): Promise<number[]> {
   return states.sort((a, b) => a.partition - b.partition).map((s) => s.leader);
 }
 
+/**
+ * Polls until broker `id` leads no partition of the trades topic (the cluster fenced it and moved
+ * its leaderships) or `deadline`; seconds since `at`, or null when it still leads at the deadline.
+ */
+async function leadersMoved(
+  p: ClusterPipeline,
+  id: number,
+  at: number,
+  deadline: number,
+): Promise<number | null> {
+  while (Date.now() < deadline) {
+    const now = await leaders(p);
+    if (now.length > 0 && !now.includes(id)) return Math.round((Date.now() - at) / 100) / 10;
+    await sleep(250);
+  }
+  return null;
+}
+
 async function inSyncAfter(p: ClusterPipeline, at: number): Promise<number> {
   await p.cluster.waitForInSync(p.topics, 300_000);
   return Math.round((Date.now() - at) / 100) / 10;
@@ -92,17 +112,22 @@ async function brokerFault(
   const node = p.cluster.node(id);
   const leadersBefore = await leaders(p);
   const at = Date.now();
+  let leadersMovedSeconds: number | null;
   if (fault === 'leader-kill') {
     log(`SIGKILL broker ${id} (leads the busiest partitions); back in ${timing.downMs} ms`);
     await node.kill();
-    await sleep(timing.downMs);
+    leadersMovedSeconds = await leadersMoved(p, id, at, at + timing.downMs);
+    await sleep(at + timing.downMs - Date.now());
   } else if (fault === 'broker-stop') {
     log(`SIGSTOP broker ${id} for ${timing.stopMs} ms`);
     node.pause();
-    await sleep(timing.stopMs);
+    leadersMovedSeconds = await leadersMoved(p, id, at, at + timing.stopMs);
+    await sleep(at + timing.stopMs - Date.now());
   } else {
     log(`broker ${id} lost for good (SIGKILL, data deleted)`);
     await node.remove();
+    // No deadline of the fault itself: wait for the cluster to move the leaderships (bounded).
+    leadersMovedSeconds = await leadersMoved(p, id, at, at + 120_000);
     await sleep(timing.settleMs);
   }
   const leadersAfter = await leaders(p);
@@ -110,8 +135,10 @@ async function brokerFault(
   if (fault === 'broker-stop') node.resume();
   const windowEnd = Date.now() + timing.settleMs;
   const inSyncSeconds = fault === 'broker-loss' ? null : await inSyncAfter(p, at);
-  log(`broker ${id} fault over; leaders ${leadersBefore.join(',')} -> ${leadersAfter.join(',')}`);
-  return { fault, at, windowEnd, node: id, leadersBefore, leadersAfter, inSyncSeconds };
+  log(
+    `broker ${id} fault over; leaders ${leadersBefore.join(',')} -> ${leadersAfter.join(',')} (moved after ${leadersMovedSeconds} s)`,
+  );
+  return { fault, at, windowEnd, node: id, leadersBefore, leadersAfter, leadersMovedSeconds, inSyncSeconds };
 }
 
 async function sinkKill(

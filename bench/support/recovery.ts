@@ -3,7 +3,7 @@
  * ingestor's Kafka acknowledgements and the sink's inserts into ClickHouse.
  *
  * A counter "stalls" when it does not advance for longer than its normal rhythm: the longest gap
- * seen before the fault, doubled, and at least `minGapMs` (the sink inserts in blocks, so its
+ * seen in the 10 s before the fault, doubled, and at least `minGapMs` (the sink inserts in blocks, so its
  * counter moves in steps a second or more apart even when all is well). The recovery time is from
  * the fault until the end of the last stall of either counter that began within the fault's window:
  * from then on records flow end to end again. No stall: 0.
@@ -21,6 +21,9 @@ export interface Recovery {
   ackStallSeconds: number;
   storeStallSeconds: number;
 }
+
+/** How far before a fault its counters' normal rhythm is read. */
+const BASELINE_MS = 10_000;
 
 interface Gap {
   from: number;
@@ -50,7 +53,10 @@ function stallEnd(
   minGapMs: number,
 ): { end: number; longest: number } {
   const all = gaps(samples, pick);
-  const before = all.filter((g) => g.to <= faultAt).reduce((m, g) => Math.max(m, g.to - g.from), 0);
+  // The rhythm just before the fault (an earlier fault's stall must not raise the bar).
+  const before = all
+    .filter((g) => g.to <= faultAt && g.from >= faultAt - BASELINE_MS)
+    .reduce((m, g) => Math.max(m, g.to - g.from), 0);
   const threshold = Math.max(minGapMs, 2 * before);
   let end = faultAt;
   let longest = 0;

@@ -19,7 +19,7 @@ import { join, resolve } from 'node:path';
 import { KafkaAdmin, type PartitionState } from '@feedpipe/kafka-client';
 import {
   assertKafkaJars,
-  formatStorage,
+  formatStorageAsync,
   freePort,
   KafkaJvm,
   kafkaClusterId,
@@ -256,13 +256,15 @@ export async function startLocalKafkaCluster(options: LocalKafkaClusterOptions):
   const voters = plans.map((p) => `${p.id}@127.0.0.1:${p.controllerPort}`).join(',');
   const clusterId = kafkaClusterId();
   const timeoutMs = options.startTimeoutMs ?? 120_000;
-  const nodes = plans.map((plan) => {
-    mkdirSync(plan.dir, { recursive: true });
-    const propsFile = join(plan.dir, 'server.properties');
-    writeFileSync(propsFile, nodeProperties(plan, voters, options, rf, minIsr));
-    formatStorage(propsFile, clusterId);
-    return new Node(plan, propsFile, options.heap ?? '384m', timeoutMs);
-  });
+  const nodes = await Promise.all(
+    plans.map(async (plan) => {
+      mkdirSync(plan.dir, { recursive: true });
+      const propsFile = join(plan.dir, 'server.properties');
+      writeFileSync(propsFile, nodeProperties(plan, voters, options, rf, minIsr));
+      await formatStorageAsync(propsFile, clusterId);
+      return new Node(plan, propsFile, options.heap ?? '384m', timeoutMs);
+    }),
+  );
   const brokers = nodes.map((n) => n.address);
   const admin = () => new KafkaAdmin({ brokers, clientId: 'local-kafka-cluster', requestTimeoutMs: 5_000 });
 
