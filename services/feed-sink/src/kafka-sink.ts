@@ -171,6 +171,37 @@ function serialTimer(ms: number, task: () => Promise<void>): NodeJS.Timeout {
   }, ms);
 }
 
+function emptyStats(): CountStats {
+  return {
+    consumed: 0,
+    inserted: {},
+    replayedSkipped: 0,
+    copiesDropped: 0,
+    invalid: 0,
+    insertFailures: 0,
+    buffered: 0,
+  };
+}
+
+/** The aged-buffer flush (every half of maxBatchAgeMs) and the lag probe (every 5 s). */
+function startTimers(
+  settings: SinkSettings,
+  writer: TableWriter,
+  probe: () => Promise<void>,
+): NodeJS.Timeout[] {
+  const flushEvery = Math.max(50, Math.floor(settings.maxBatchAgeMs / 2));
+  return [
+    setInterval(
+      () =>
+        void writer
+          .flushAll(true)
+          .catch((e: unknown) => settings.log(`flush failed: ${(e as Error).message}`)),
+      flushEvery,
+    ),
+    serialTimer(5_000, probe),
+  ];
+}
+
 export function createSink(options: SinkOptions): Sink {
   const settings = sinkSettings(options);
   const kindByTopic = new Map<string, TopicKind>(TOPIC_KINDS.map((kind) => [settings.topics[kind], kind]));
@@ -180,15 +211,7 @@ export function createSink(options: SinkOptions): Sink {
   // The pipeline's own lane: the sink never queues behind a caller's query (packages/store).
   const lane = options.store.internal;
   const stored = new StoredOffsets();
-  const stats: CountStats = {
-    consumed: 0,
-    inserted: {},
-    replayedSkipped: 0,
-    copiesDropped: 0,
-    invalid: 0,
-    insertFailures: 0,
-    buffered: 0,
-  };
+  const stats = emptyStats();
   let running = false;
   let clusterId = '';
   let consumer: BatchConsumer | undefined;
@@ -247,17 +270,7 @@ export function createSink(options: SinkOptions): Sink {
       );
       consumer = c;
       await c.start();
-      const flushEvery = Math.max(50, Math.floor(settings.maxBatchAgeMs / 2));
-      timers = [
-        setInterval(
-          () =>
-            void writer
-              .flushAll(true)
-              .catch((e: unknown) => settings.log(`flush failed: ${(e as Error).message}`)),
-          flushEvery,
-        ),
-        serialTimer(5_000, () => probeLag(c, metrics, health)),
-      ];
+      timers = startTimers(settings, writer, () => probeLag(c, metrics, health));
     },
     flush: () => writer.flushAll(),
     async stop() {
