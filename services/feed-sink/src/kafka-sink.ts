@@ -21,7 +21,7 @@ import { ConsumerHealth } from './consumer-health.js';
 import { csvString } from './csv-lines.js';
 import { createSinkMetrics, type SinkMetrics } from './sink-metrics.js';
 import { type SinkOptions, type SinkSettings, sinkSettings } from './sink-options.js';
-import { ALL_SINK_TABLES } from './sink-tables.js';
+import { ALL_SINK_TABLES, tablesOfTopic } from './sink-tables.js';
 import { SourceMarks } from './source-marks.js';
 import { StoredOffsets } from './stored-offsets.js';
 import { TableWriter } from './table-writer.js';
@@ -79,7 +79,10 @@ async function refreshMarks(
     if (!kind) continue;
     for (;;) {
       try {
-        await ctx.stored.refresh(ctx.lane, SINK_TABLES[kind].table, numbers, ctx.clusterId());
+        // Every table the topic's records go to (the status topic's gap records have their own).
+        for (const { table } of tablesOfTopic(kind)) {
+          await ctx.stored.refresh(ctx.lane, table, numbers, ctx.clusterId());
+        }
         break;
       } catch (error) {
         if (!ctx.running()) return;
