@@ -87,9 +87,12 @@ describe('GET /v1/stream', () => {
         receivedAt: n,
       },
     });
-    const produce = setTimeout(async () => {
-      await producer.send(topics.trades, [record(11, 1), record(99, 2), record(12, 3), record(11, 4)]);
-      await producer.send(topics.status, [{ key: '0', value: { type: 'market_status', status: 2 } }]);
+    let sent: Promise<void> | undefined;
+    const produce = setTimeout(() => {
+      sent = (async () => {
+        await producer.send(topics.trades, [record(11, 1), record(99, 2), record(12, 3), record(11, 4)]);
+        await producer.send(topics.status, [{ key: '0', value: { type: 'market_status', status: 2 } }]);
+      })();
     }, 1_000);
     const events = await readEvents(
       response,
@@ -97,6 +100,9 @@ describe('GET /v1/stream', () => {
       30_000,
     );
     clearTimeout(produce);
+    // The stream can show the status record before the producer has its acknowledgement: wait for
+    // the sends before closing the producer, so a close never cuts a send short.
+    await sent;
     controller.abort();
     await producer.close();
     expect(events[0]?.event).toBe('ready');
