@@ -261,7 +261,7 @@ function createPipeline(
 /** What the connections' liveness feeds: the ledger of gaps, the stale watch, the repeat guard. */
 interface Continuity {
   /** A socket opened (its snapshots may repeat trades produced already). */
-  opened(connection: number, atMs: number): void;
+  opened(connection: number): void;
   link(connection: number, link: LinkState, atMs: number): void;
   /** A new MarketStatus value. */
   marketStatus(status: number, atMs: number): void;
@@ -270,7 +270,7 @@ interface Continuity {
 /** The ledger's tracker, the stale watcher (when on) and the trade memory, behind one interface. */
 function continuityOf(ledger: GapLedger, stale: StaleWatcher | undefined, trades: TradeMemory): Continuity {
   return {
-    opened: (connection, atMs) => trades.opened(connection, atMs),
+    opened: (connection) => trades.opened(connection),
     link(connection, link, atMs) {
       ledger.tracker.link(connection, link, atMs);
       stale?.link(connection, link.live, atMs);
@@ -304,8 +304,7 @@ function connectionEvents(
       deliver(connection, frame, receivedAtMicros);
     },
     onState(connection, state, reason) {
-      if (state === 'open' && stateByConnection.get(connection) !== 'open')
-        continuity.opened(connection, Date.now());
+      if (state === 'open' && stateByConnection.get(connection) !== 'open') continuity.opened(connection);
       stateByConnection.set(connection, state);
       refreshConnectionGauge();
       if (state === 'connecting' && reason === 'reconnecting') metrics.reconnects.inc();

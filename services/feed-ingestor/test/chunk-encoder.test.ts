@@ -192,11 +192,24 @@ describe('repeat guard', () => {
     ]);
   });
 
-  it('drops nothing without a guard: every trade is produced', () => {
-    const frames = [[trade(1, 500, 1_700_000_010)], [trade(1, 500, 1_700_000_010)]];
+  it('without a guard drops only a repeat within the chunk: every distinct trade is produced', () => {
+    const frames = [
+      [trade(1, 500, 1_700_000_010), trade(2, 500, 1_700_000_010)],
+      [trade(1, 500, 1_700_000_010), trade(1, 500, 1_700_000_011), trade(1, 501, 1_700_000_011)],
+    ];
     const encoder = new ChunkEncoder(packOf(frames, 1), { run: 5, connection: 1, chunk: 3 });
-    expect(encoder.count().repeats).toBe(0);
-    expect(decode(encoder, TOPIC_KINDS.indexOf('trades'), 1)).toHaveLength(2);
+    expect(encoder.count().repeats).toBe(1);
+    const kept = decode(encoder, TOPIC_KINDS.indexOf('trades'), 1).map((r) => [
+      r.value.securityId,
+      r.value.volume,
+      r.value.ltt,
+    ]);
+    expect(kept).toEqual([
+      [1, 500, 1_700_000_010],
+      [2, 500, 1_700_000_010],
+      [1, 500, 1_700_000_011],
+      [1, 501, 1_700_000_011],
+    ]);
   });
 });
 

@@ -2,7 +2,10 @@
  * The ledger of gaps beyond the connections' own states, against the simulator and a real Kafka
  * broker: an instrument with no trade while the market is open goes `stale` (from when it could
  * first have traded to its next trade), and reading paused because the pipeline is full is a
- * `backpressure` gap of every live connection, from the pause to the resume.
+ * `backpressure` gap of every live connection, from the pause to the resume. And a token renewed
+ * ahead of expiry under load: every connection drains (what the server sent on the old token is
+ * read to its close), comes back with the new one, its gap is a `token_renewal`, and each trade
+ * reaches Kafka once although every resubscription's snapshot repeats the last one.
  */
 import { type FeedServer, MarketModel, startFeedServer } from '@feedpipe/broker-sim';
 import { readTopic, uniqueName, waitFor } from '@feedpipe/testkit';
@@ -172,5 +175,87 @@ describe('backpressure', () => {
     const trades = await readTopic(brokers, topics.trades);
     const sent = ids.reduce((s, id) => s + feed.sentFor(Number(id)).distinctTrade, 0);
     expect(trades).toHaveLength(sent);
+  });
+});
+
+describe('token renewed ahead of expiry', () => {
+  it('drains every connection, reconnects with the new token, loses and repeats nothing, and records token_renewal gaps', async () => {
+    const model = new MarketModel({ seed: 43, instruments: 500 });
+    const accepted = new Set(['old-token']);
+    server = await startFeedServer({
+      model,
+      port: 0,
+      load: { packetsPerSecond: 20_000, tickIntervalMs: 5 },
+      maxBufferedBytes: 256 * 1024 * 1024,
+      authenticate: (_clientId, token) => (accepted.has(token) ? { ok: true } : { ok: false, code: 807 }),
+    });
+    const feed = server;
+    feed.pause();
+    const ids = inxIds(model, 100);
+    const topics = topicsFor(uniqueName('renewed'));
+    ingestor = createFeedIngestor({
+      feedUrl: feed.url,
+      credentials: { clientId: SIM_CLIENT.clientId, token: 'old-token', authType: 2 },
+      brokers,
+      topics,
+      partitions: 2,
+      connections: 2,
+      instruments: { trade: ids },
+      workers: 1,
+      log: () => undefined,
+    });
+    await ingestor.start();
+    const running = ingestor;
+    await waitFor(() => feed.stats().subscribedInstruments === 100, 15_000, 'subscriptions');
+    feed.resume();
+    await new Promise((r) => setTimeout(r, 1_000));
+    const before = new Set(feed.listConnections().map((c) => c.id));
+    const renewedAt = Date.now();
+    // Both tokens work for a while (the old one is ended by the server later): the switch is ours.
+    accepted.add('new-token');
+    running.updateToken('new-token');
+    await waitFor(
+      () => {
+        const now = feed.listConnections();
+        return (
+          now.length === 2 &&
+          now.every((c) => !before.has(c.id)) &&
+          feed.stats().subscribedInstruments === 100
+        );
+      },
+      15_000,
+      'two new connections holding every subscription',
+    );
+    const backAt = Date.now();
+    await new Promise((r) => setTimeout(r, 1_000));
+    feed.pause();
+    await settle(feed, running, 60_000);
+    expect(feed.stats().skipped).toBe(0);
+    const stats = running.stats();
+    expect(stats.feedErrors).toEqual({});
+    expect(stats.repeatedTrades).toBeGreaterThan(0);
+    expect(stats.connections.reduce((s, c) => s + c.reconnects, 0)).toBe(2);
+
+    // Each trade once, in order: nothing sent on the old sockets dropped, no snapshot stored twice.
+    const byId = new Map<number, number[]>();
+    for (const r of await readTopic(brokers, topics.trades)) {
+      const list = byId.get(r.value.securityId as number) ?? [];
+      list.push(r.value.volume as number);
+      byId.set(r.value.securityId as number, list);
+    }
+    for (const id of ids) {
+      const volumes = byId.get(Number(id)) ?? [];
+      expect(volumes.length, `trades of ${id}`).toBe(feed.sentFor(Number(id)).distinctTrade);
+      for (let i = 1; i < volumes.length; i++)
+        expect(volumes[i]! > volumes[i - 1]!, `order of ${id}`).toBe(true);
+    }
+    const gaps = await gapRecords(topics.status, 'token_renewal', 100);
+    expect(gaps).toHaveLength(100);
+    expect(new Set(gaps.map((g) => String(g.securityId)))).toEqual(new Set(ids));
+    for (const gap of gaps) {
+      expect(gap.startedAt).toBeGreaterThanOrEqual(renewedAt * 1000);
+      expect(gap.endedAt).toBeGreaterThanOrEqual(gap.startedAt);
+      expect(gap.endedAt).toBeLessThanOrEqual(backAt * 1000);
+    }
   });
 });

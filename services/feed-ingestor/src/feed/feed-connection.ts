@@ -201,12 +201,14 @@ export class FeedConnection {
    * `cause` is what the gap until the subscriptions are live again is recorded as.
    */
   reconnectNow(reason: string, cause: GapCause = 'reconnect_pending'): void {
-    if (this.link.live) this.dropCause = cause;
     const attempt = this.attempt;
     if (this.stateValue === 'open' && attempt?.opened && attempt.socket.readyState === WebSocket.OPEN) {
+      // The gap begins when the drained socket closes; it is this reconnect's, whatever came before.
+      this.dropCause = cause;
       if (!attempt.draining) this.drain(attempt, reason);
       return;
     }
+    if (this.link.live) this.dropCause = cause;
     this.dispatch({ type: 'reconnect-now', reason });
   }
 
@@ -303,7 +305,8 @@ export class FeedConnection {
     let next: LinkState;
     if (live) {
       next = { live: true };
-      this.dropCause = undefined;
+      // A socket draining for a reconnect is still live; the cause of the gap to come is kept.
+      if (!this.attempt?.draining) this.dropCause = undefined;
     } else if (this.stateValue === 'open' && this.attempt?.opened === true) {
       next = { live: false, cause: 'backpressure' };
     } else if (!this.link.live && this.link.cause !== 'backpressure') {

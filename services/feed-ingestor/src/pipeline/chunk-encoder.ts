@@ -12,11 +12,11 @@
  * millions of rows a second; writing the JSON and the record framing is what costs.
  *
  * Counting also notes the last trade of every instrument in the chunk (`traded`, for the repeat
- * guard and the stale watch of the main thread) and drops repeats: given a `guard` (the last trade
- * known of some instruments), a trade row with the same cumulative volume and trade time as the
- * instrument's previous trade is the same trade sent again (a resubscription's snapshot after a
- * reconnect) and is not produced. A day's cumulative volume grows with every trade, so no genuine
- * trade is ever taken for a repeat.
+ * guard and the stale watch of the main thread) and drops repeats: a trade row with the same
+ * cumulative volume and trade time as the instrument's previous trade (earlier in the chunk, or in
+ * the `guard`: the last trade known of instruments whose resubscription snapshot is due) is the
+ * same trade sent again and is not produced. A day's cumulative volume grows with every trade, so
+ * no genuine trade is ever taken for a repeat.
  */
 import {
   ColumnarBatch,
@@ -200,16 +200,17 @@ export class ChunkEncoder {
     const id = batch.securityIdAt(row);
     const volume = batch.intAt(row, 1);
     const ltt = batch.intAt(row, 2);
-    const previous = this.#guard?.get(id);
-    if (previous !== undefined) {
-      if (previous[0] === volume && previous[1] === ltt) {
-        this.#repeatRows.add(chunkRow);
-        return true;
-      }
-      previous[0] = volume;
-      previous[1] = ltt;
-    }
     let at = last.get(id);
+    // The instrument's previous trade: earlier in this chunk, else the guard's (an earlier chunk).
+    const previous = at !== undefined ? undefined : this.#guard?.get(id);
+    const repeat =
+      at !== undefined
+        ? lastTrades[at + 1] === volume && lastTrades[at + 2] === ltt
+        : previous !== undefined && previous[0] === volume && previous[1] === ltt;
+    if (repeat) {
+      this.#repeatRows.add(chunkRow);
+      return true;
+    }
     if (at === undefined) {
       at = lastTrades.length;
       last.set(id, at);

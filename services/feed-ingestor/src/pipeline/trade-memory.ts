@@ -63,13 +63,17 @@ export class TradeMemory {
     }
   }
 
-  /** A socket of `connection` opened at `atMs`: its snapshots may repeat trades produced already. */
-  opened(connection: number, atMs: number): void {
+  /**
+   * A socket of `connection` opened now: its snapshots may repeat trades produced already. The
+   * moment is taken on the clock frames are stamped with (performance's, not Date.now, which may
+   * run apart by milliseconds), so every frame of the old socket is older.
+   */
+  opened(connection: number): void {
+    const atMs = performance.timeOrigin + performance.now();
+    // Every instrument of the connection: one whose earlier trades are still on their way to Kafka
+    // is known by the time the chunk with its snapshot is sent (guardFor).
     const pending = new Set<number>();
-    for (const id of this.#o.instrumentsOf(connection)) {
-      const numeric = Number(id);
-      if (this.#last.has(numeric)) pending.add(numeric);
-    }
+    for (const id of this.#o.instrumentsOf(connection)) pending.add(Number(id));
     if (pending.size === 0) {
       this.#guards.delete(connection);
       return;
@@ -77,7 +81,7 @@ export class TradeMemory {
     this.#guards.set(connection, {
       pending,
       sinceMicros: atMs * 1000,
-      untilMs: atMs + (this.#o.guardMs ?? 30_000),
+      untilMs: (this.#o.now ?? Date.now)() + (this.#o.guardMs ?? 30_000),
     });
   }
 
