@@ -1,47 +1,54 @@
 /**
- * `npm run bench:api`: the query API over embedded ClickHouse. Generates `--ticks` ticks for
- * `--instruments` instruments over one trading day inside ClickHouse (INSERT ... SELECT FROM
- * numbers(), no JS rows), starts the API on loopback, and drives `--connections` concurrent clients
- * with autocannon for `--duration` seconds, each asking for the 1-minute bars of one instrument for
- * that day. `--queried <n>` spreads the requests over n instruments (default 1, the issue's case;
- * more instruments means more distinct queries and fewer answers from the result cache).
+ * `npm run bench:api`: the query API under the load research notebooks and dashboards bring.
  *
- * Flags: --ticks (default 10,000,000), --instruments (default 1,000), --connections (default 50),
- * --duration (seconds, default 20), --queried (default 1), --warmup (seconds, default 2).
+ * Generates `--ticks` ticks for `--instruments` instruments over `--days` trading days inside
+ * ClickHouse (bench/support/api-dataset.ts), starts the API on loopback with the result cache OFF
+ * (`--cache on` measures it), and drives `--connections` concurrent clients from a process of
+ * their own (bench/support/api-load-process.ts) for `--duration` seconds after `--warmup`.
+ *
+ * By default every request asks for the 1-minute bars of a random instrument over a random range
+ * of 1 to `--max-span-days` whole days (`--workload bars`); `--single` asks for one instrument's
+ * first day every time (the case the result cache answers); `--workload mixed` mixes bars, tick
+ * pages, candles, movers and read-only SQL (bench/support/api-workload.ts says how).
+ *
+ * `--clickhouse-url http://user:pass@host:8123` runs the same against a ClickHouse server instead
+ * of embedded chDB: a scratch server, since the bench fills the market tables it reads and empties
+ * them at the end (it refuses a server whose tables hold anything else).
+ *
  * Progress goes to stderr; the last stdout line is
- * {"bench":"api","rps":...,"p50_ms":...,"p99_ms":...,...}.
+ * {"bench":"api","workload":...,"cache":"off","p50_ms":...,"p99_ms":...,"max_ms":...,"rps":...,
+ *  "errors":...,"store_queries":...,...}. `store_queries` counts the queries the API sent to
+ * ClickHouse for callers during the measured window (query_api_store_queries_total{lane="user"});
+ * `api_cpu_ms_per_request` is the CPU this process (API and embedded engine) spent per request,
+ * the figure to compare on a machine shared with other work; `routes` has requests and mean
+ * time per route.
  */
+import { type ChildProcess, fork } from 'node:child_process';
 import { rmSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { FEED_TABLES } from '@feedpipe/contracts';
 import { createQueryApi } from '@feedpipe/query-api';
-import { createStore, runMigrations } from '@feedpipe/store';
+import { createStore, runMigrations, type Store } from '@feedpipe/store';
+import {
+  checkServerTablesFree,
+  type DatasetSpec,
+  insertCandles,
+  insertTicks,
+  optimizeBenchTables,
+  truncateBenchTables,
+} from './support/api-dataset.js';
+import type { LoadJob, LoadResult } from './support/api-load-process.js';
+import type { Workload, WorkloadSpec } from './support/api-workload.js';
 
-interface AutocannonResult {
-  requests: { average: number; total: number };
-  latency: { p50: number; p90: number; p99: number; max: number; average: number };
-  errors: number;
-  timeouts: number;
-  non2xx: number;
-}
-interface AutocannonRequest {
-  path?: string;
-}
-type Autocannon = (options: {
-  url: string;
-  connections: number;
-  duration: number;
-  headers: Record<string, string>;
-  requests?: { setupRequest: (req: AutocannonRequest) => AutocannonRequest }[];
-}) => Promise<AutocannonResult>;
-
-// autocannon ships no type declarations; the shape used is declared above.
-const autocannon = createRequire(import.meta.url)('autocannon') as Autocannon;
-
-function flag(value: string | undefined, fallback: number, name: string, min: number, max: number): number {
+function intFlag(
+  value: string | undefined,
+  fallback: number,
+  name: string,
+  min: number,
+  max: number,
+): number {
   if (value === undefined) return fallback;
   const n = Number(value);
   if (!Number.isInteger(n) || n < min || n > max)
@@ -49,102 +56,239 @@ function flag(value: string | undefined, fallback: number, name: string, min: nu
   return n;
 }
 
+function choice<T extends string>(
+  value: string | undefined,
+  fallback: T,
+  name: string,
+  allowed: readonly T[],
+): T {
+  if (value === undefined) return fallback;
+  if (!(allowed as readonly string[]).includes(value))
+    throw new Error(`--${name} must be one of ${allowed.join(', ')}`);
+  return value as T;
+}
+
 const { values } = parseArgs({
   options: {
     ticks: { type: 'string' },
     instruments: { type: 'string' },
+    days: { type: 'string' },
+    'max-span-days': { type: 'string' },
     connections: { type: 'string' },
     duration: { type: 'string' },
-    queried: { type: 'string' },
     warmup: { type: 'string' },
+    cache: { type: 'string' },
+    workload: { type: 'string' },
+    single: { type: 'boolean', default: false },
+    seed: { type: 'string' },
+    'clickhouse-url': { type: 'string' },
   },
 });
-const ticks = flag(values.ticks, 10_000_000, 'ticks', 1_000, 200_000_000);
-const instruments = flag(values.instruments, 1_000, 'instruments', 1, 100_000);
-const connections = flag(values.connections, 50, 'connections', 1, 1_000);
-const duration = flag(values.duration, 20, 'duration', 1, 600);
-const queried = flag(values.queried, 1, 'queried', 1, instruments);
-const warmup = flag(values.warmup, 2, 'warmup', 0, 60);
+const instruments = intFlag(values.instruments, 1_000, 'instruments', 1, 100_000);
+const days = intFlag(values.days, 5, 'days', 1, 60);
+const dataset: DatasetSpec = {
+  ticks: intFlag(values.ticks, 10_000_000, 'ticks', 1_000, 200_000_000),
+  instruments,
+  days,
+  firstId: 1_000_001,
+  firstDay: '2024-03-04',
+};
+const workload = choice<Workload>(values.workload, 'bars', 'workload', ['bars', 'mixed']);
+const cache = choice(values.cache, 'off', 'cache', ['on', 'off'] as const);
+const spec: WorkloadSpec = {
+  workload,
+  firstId: dataset.firstId,
+  instruments,
+  firstDay: dataset.firstDay,
+  days,
+  maxSpanDays: intFlag(values['max-span-days'], 2, 'max-span-days', 1, days),
+  single: values.single ?? false,
+  seed: intFlag(values.seed, 42, 'seed', 0, 2 ** 31),
+};
+const connections = intFlag(values.connections, 50, 'connections', 1, 1_000);
+const duration = intFlag(values.duration, 20, 'duration', 1, 600);
+const warmup = intFlag(values.warmup, 3, 'warmup', 0, 60);
+const serverUrl = values['clickhouse-url'];
 
 const log = (message: string): void => {
   process.stderr.write(`[bench:api] ${message}\n`);
 };
 
-const FIRST_ID = 1_000_001;
-const DAY = '2024-03-04';
-// A 6.25-hour session (03:45 to 10:00 UTC) shared evenly by every instrument's ticks.
-const SESSION_SEC = 22_500;
+/**
+ * Runs the clients in their own process: warm-up, then `between()` (the counters are read there),
+ * then the measured window. Returns what autocannon measured in that window.
+ */
+function runLoad(job: LoadJob, between: () => Promise<void>): Promise<LoadResult> {
+  const child: ChildProcess = fork(
+    fileURLToPath(new URL('./support/api-load-process.ts', import.meta.url)),
+    [],
+    {
+      execArgv: ['--import', 'tsx'],
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    },
+  );
+  return new Promise((resolve, reject) => {
+    child.on('message', (message: { type: string; result?: LoadResult; message?: string }) => {
+      if (message.type === 'warm') {
+        between().then(
+          () => {
+            log(`measuring: ${job.connections} connections for ${job.durationSec} s`);
+            child.send({ cmd: 'measure' });
+          },
+          (error: unknown) => {
+            child.kill();
+            reject(error);
+          },
+        );
+      } else if (message.type === 'result') resolve(message.result as LoadResult);
+      else if (message.type === 'error') reject(new Error(`load process: ${message.message}`));
+    });
+    child.once('exit', (code) => reject(new Error(`load process exited with code ${code}`)));
+    log(`warm-up: ${job.connections} connections for ${job.warmupSec} s`);
+    child.send(job);
+  });
+}
 
-const dataDir = join(tmpdir(), `feedpipe-bench-api-${process.pid}`);
-const store = createStore({ dataDir });
-try {
+/**
+ * Requests and mean time to last byte per route in the window, from the API's histogram
+ * (query_api_http_request_duration_seconds): which route of a mixed workload costs what.
+ */
+function perRoute(before: string, after: string): Record<string, { n: number; mean_ms: number }> {
+  const read = (text: string) => {
+    const out = new Map<string, { sum: number; count: number }>();
+    const line =
+      /^query_api_http_request_duration_seconds_(sum|count)\{method="[A-Z]+",route="([^"]+)"\} (\S+)$/;
+    for (const l of text.split('\n')) {
+      const m = line.exec(l);
+      if (m === null) continue;
+      const [, kind, route, value] = m as unknown as [string, 'sum' | 'count', string, string];
+      const entry = out.get(route) ?? { sum: 0, count: 0 };
+      entry[kind] += Number(value);
+      out.set(route, entry);
+    }
+    return out;
+  };
+  const [b, a] = [read(before), read(after)];
+  const routes: Record<string, { n: number; mean_ms: number }> = {};
+  for (const [route, end] of a) {
+    if (!route.startsWith('/v1/')) continue;
+    const start = b.get(route) ?? { sum: 0, count: 0 };
+    const n = end.count - start.count;
+    if (n > 0) routes[route] = { n, mean_ms: Math.round(((end.sum - start.sum) / n) * 10_000) / 10 };
+  }
+  return routes;
+}
+
+/** A counter of the API's /metrics text (0 when absent). */
+function counter(metrics: string, name: string, labels: string): number {
+  const line = metrics.split('\n').find((l) => l.startsWith(`${name}{${labels}} `));
+  return line === undefined ? 0 : Number(line.slice(line.lastIndexOf(' ') + 1));
+}
+
+/** Set once a server's tables were found to hold only the bench's rows: only then are they emptied. */
+let serverTablesOwned = false;
+
+async function prepare(store: Store): Promise<void> {
   await runMigrations(store.internal);
-  const perInstrument = Math.ceil(ticks / instruments);
+  if (serverUrl !== undefined) {
+    await checkServerTablesFree(store.internal);
+    serverTablesOwned = true;
+    await truncateBenchTables(store.internal);
+  }
   let t = performance.now();
-  await store.internal.command(
-    `INSERT INTO ${FEED_TABLES.ticks.name} (${FEED_TABLES.ticks.columns.join(', ')})
-      SELECT ${FIRST_ID} + number % ${instruments} AS sid, 14,
-             toFloat32(100 + (cityHash64(number) % 1000) / 100),
-             toInt32((intDiv(number, ${instruments}) + 1) * 10),
-             toDateTime('${DAY} 03:45:00', 'UTC') + intDiv(intDiv(number, ${instruments}) * ${SESSION_SEC}, ${perInstrument}) AS t,
-             t,
-             toDateTime64(t, 6, 'UTC') + toIntervalMicrosecond(number % 1000000),
-             toUInt16(number % 16), number, 'bench'
-      FROM numbers(${ticks})`,
-  );
+  await insertTicks(store.internal, dataset);
   log(
-    `inserted ${ticks} ticks for ${instruments} instruments in ${((performance.now() - t) / 1000).toFixed(1)} s`,
+    `inserted ${dataset.ticks} ticks for ${instruments} instruments over ${days} day(s) in ${((performance.now() - t) / 1000).toFixed(1)} s`,
   );
+  if (workload === 'mixed') {
+    t = performance.now();
+    await insertCandles(store.internal, dataset);
+    log(`inserted daily and 5-minute candles in ${((performance.now() - t) / 1000).toFixed(1)} s`);
+  }
+  // The inserts leave parts that the engine would merge in the background during the measured
+  // window, charging the merges to the queries; a table that has been live for a while is merged.
+  t = performance.now();
+  await optimizeBenchTables(store.internal);
+  log(`merged the tables' parts in ${((performance.now() - t) / 1000).toFixed(1)} s`);
+}
 
+async function measure(store: Store): Promise<Record<string, unknown>> {
   const api = await createQueryApi(
-    { port: 0, rateLimit: { perSecond: 1_000_000, burst: 1_000_000 } },
+    {
+      port: 0,
+      logLevel: false,
+      rateLimit: { perSecond: 1_000_000, burst: 1_000_000 },
+      ...(cache === 'off' ? { cache: { maxEntries: 0 } } : {}),
+    },
     { store },
   );
-  const { key } = await api.keys.create('bench', ['read']);
+  const apiKeys: string[] = [];
+  for (let i = 0; i < connections; i++) apiKeys.push((await api.keys.create(`bench-${i}`, ['read'])).key);
   const url = await api.start();
-  const path = (i: number): string =>
-    `/v1/instruments/${FIRST_ID + (i % queried)}/bars?from=${DAY}&to=2024-03-05&interval=1m`;
-  t = performance.now();
-  const probe = await fetch(`${url}${path(0)}`, { headers: { 'x-api-key': key } });
-  const body = (await probe.json()) as { rows: number };
-  log(
-    `first (uncached) request: HTTP ${probe.status}, ${body.rows} bars in ${(performance.now() - t).toFixed(1)} ms`,
-  );
-  let next = 0;
-  const requests = [{ setupRequest: (req: AutocannonRequest) => ({ ...req, path: path(next++) }) }];
-  const headers = { 'x-api-key': key };
-  if (warmup > 0) {
-    log(`warm-up ${warmup} s`);
-    await autocannon({ url, connections, duration: warmup, headers, requests });
-  }
-  log(`measuring: ${connections} connections for ${duration} s over ${queried} instrument(s)`);
-  const result = await autocannon({ url, connections, duration, headers, requests });
-  const metrics = await (await fetch(`${url}/metrics`)).text();
-  const cache = (name: string): number =>
-    Number(new RegExp(`query_api_cache_lookups_total\\{result="${name}"\\} (\\d+)`).exec(metrics)?.[1] ?? 0);
-  await api.stop();
-  log(`done: ${result.requests.total} requests, ${result.non2xx} non-2xx, ${result.errors} errors`);
-  process.stdout.write(
-    `${JSON.stringify({
+  try {
+    const scrape = async () => (await fetch(`${url}/metrics`)).text();
+    let before = '';
+    let cpuBefore = process.cpuUsage();
+    const job: LoadJob = { url, apiKeys, connections, durationSec: duration, warmupSec: warmup, spec };
+    const r = await runLoad(job, async () => {
+      before = await scrape();
+      cpuBefore = process.cpuUsage();
+    });
+    // CPU of this process (the API and, embedded, the engine) over the window: what a request
+    // costs, which a machine shared with other work does not change the way it changes latency.
+    const cpu = process.cpuUsage(cpuBefore);
+    const cpuMs = (cpu.user + cpu.system) / 1000;
+    const after = await scrape();
+    const delta = (name: string, labels: string) =>
+      counter(after, name, labels) - counter(before, name, labels);
+    log(
+      `done: ${r.requests} requests, ${r.non2xx} non-2xx ${JSON.stringify(r.statusCodes)}, ${r.errors} errors`,
+    );
+    for (const f of r.failures) log(`  e.g. HTTP ${f.status} near ${f.path}: ${f.body}`);
+    return {
       bench: 'api',
-      rps: Math.round(result.requests.average),
-      p50_ms: result.latency.p50,
-      p99_ms: result.latency.p99,
-      max_ms: result.latency.max,
-      requests: result.requests.total,
-      non2xx: result.non2xx,
-      errors: result.errors,
-      ticks,
+      workload: spec.single ? `${workload}-single` : workload,
+      cache,
+      store: serverUrl === undefined ? 'embedded' : 'server',
+      p50_ms: r.p50,
+      p99_ms: r.p99,
+      max_ms: r.max,
+      rps: Math.round(r.rps),
+      requests: r.requests,
+      // autocannon's errors count its time-outs already.
+      errors: r.errors + r.non2xx,
+      timeouts: r.timeouts,
+      non2xx: r.non2xx,
+      store_queries: delta('query_api_store_queries_total', 'lane="user"'),
+      api_cpu_ms_per_request: r.requests > 0 ? Math.round((cpuMs / r.requests) * 100) / 100 : null,
+      api_cpu_cores: Math.round((cpuMs / (duration * 1000)) * 100) / 100,
+      cache_hit: delta('query_api_cache_lookups_total', 'result="hit"'),
+      cache_shared: delta('query_api_cache_lookups_total', 'result="shared"'),
+      cache_miss: delta('query_api_cache_lookups_total', 'result="miss"'),
+      routes: perRoute(before, after),
+      ticks: dataset.ticks,
       instruments,
-      queried,
+      days,
+      max_span_days: spec.maxSpanDays,
       connections,
       duration_s: duration,
-      cache_hit: cache('hit'),
-      cache_shared: cache('shared'),
-      cache_miss: cache('miss'),
-    })}\n`,
-  );
+    };
+  } finally {
+    await api.stop();
+  }
+}
+
+const dataDir = join(tmpdir(), `feedpipe-bench-api-${process.pid}`);
+const store = createStore(serverUrl === undefined ? { dataDir } : { url: serverUrl });
+try {
+  await prepare(store);
+  process.stdout.write(`${JSON.stringify(await measure(store))}\n`);
+} catch (error) {
+  // The store's location has no credentials in it.
+  log(`failed against ${store.location}: ${error instanceof Error ? error.message : String(error)}`);
+  process.exitCode = 1;
 } finally {
+  if (serverTablesOwned) await truncateBenchTables(store.internal).catch(() => undefined);
   await store.close();
-  rmSync(dataDir, { recursive: true, force: true });
+  if (serverUrl === undefined) rmSync(dataDir, { recursive: true, force: true });
 }

@@ -257,6 +257,27 @@ describe('infra/docker-compose.yml', () => {
     expect(userBody).not.toMatch(/GRANT (?!SELECT ON (market|system)\.)/);
   });
 
+  it('gives analysts’ own tools a read-only user of the same reach, password from the server’s env', () => {
+    const usersFile = 'clickhouse/server/users.d/feedpipe-analyst.xml';
+    const xml = read(`infra/${usersFile}`);
+    const reader = read('infra/clickhouse/server/users.d/feedpipe-sql-reader.xml');
+    const user = /<users>\s*<analyst>([\s\S]*?)<\/analyst>\s*<\/users>/.exec(xml)?.[1] ?? '';
+    const passwordVar = /<password from_env="([A-Z0-9_]+)"\/>/.exec(user)?.[1] ?? '';
+    const profileName = /<profile>([a-z_]+)<\/profile>/.exec(user)?.[1] ?? '';
+    // The profile is the pinned read-only one the other file defines (users.d files merge).
+    expect(reader).toContain(`<profiles>\n        <${profileName}>`);
+    const server = services.clickhouse;
+    expect(String(server?.environment?.[passwordVar])).toMatch(new RegExp(`^\\$\\{${passwordVar}:\\?`));
+    expect([...exampleValues.keys()]).toContain(passwordVar);
+    expect(server?.volumes).toContain(
+      `./${usersFile}:/etc/clickhouse-server/users.d/feedpipe-analyst.xml:ro`,
+    );
+    const granted = [...user.matchAll(/GRANT SELECT ON (market\.[a-z0-9_]+)</g)].map((m) => m[1]);
+    expect([...granted].sort()).toEqual([...MARKET_DATA_TABLES].sort());
+    expect(user).not.toMatch(/GRANT (?!SELECT ON (market|system)\.)/);
+    expect(user).toMatch(/<access_management>0<\/access_management>/);
+  });
+
   it('publishes ports on BIND_ADDRESS only (loopback unless chosen otherwise)', () => {
     const ports = Object.values(services).flatMap((s) => s.ports ?? []);
     expect(ports.length).toBeGreaterThan(0);

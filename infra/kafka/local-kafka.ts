@@ -2,20 +2,35 @@
  * A real, single-node Apache Kafka broker (KRaft: broker and controller in one JVM) on loopback,
  * started from the jars that `infra/kafka/pom.xml` resolves from Maven Central.
  *
- * Used by the vitest global setup and by `npm start` when `KAFKA_BROKERS` is unset. The JVM runs
- * under `setpriv --pdeathsig KILL`, so it dies with the Node process that started it even when that
- * process is killed without a chance to clean up: no orphan JVMs.
+ * Used by the vitest global setup and by `npm start` when `KAFKA_BROKERS` is unset. The JVM and its
+ * life (no orphans: kafka-jvm.ts) are shared with the local cluster of several brokers
+ * (local-kafka-cluster.ts, exported from here too).
  */
-import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
-import { closeSync, existsSync, mkdirSync, openSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { KafkaAdmin } from '@feedpipe/kafka-client';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import {
+  assertKafkaJars,
+  formatStorage,
+  freePort,
+  KafkaJvm,
+  kafkaClusterId,
+  waitForClients,
+} from './kafka-jvm.js';
 
-const KAFKA_DIR = dirname(fileURLToPath(import.meta.url));
-export const KAFKA_LIB_DIR = join(KAFKA_DIR, '.cache', 'lib');
+export {
+  freePort,
+  KAFKA_LIB_DIR,
+  kafkaJarsPresent,
+  LocalKafkaError,
+  type LocalKafkaErrorCode,
+} from './kafka-jvm.js';
+export {
+  type ClusterNode,
+  type ClusterNodeState,
+  type LocalKafkaCluster,
+  type LocalKafkaClusterOptions,
+  startLocalKafkaCluster,
+} from './local-kafka-cluster.js';
 
 export interface LocalKafkaOptions {
   /** Where the broker keeps its log segments and its own log file. Wiped on start. */
@@ -41,53 +56,6 @@ export interface LocalKafka {
   stop(): Promise<void>;
   /** Stops the broker and starts it again on the same ports and data (an outage, for tests). */
   restart(): Promise<void>;
-}
-
-export class LocalKafkaError extends Error {
-  readonly code: 'KAFKA_JARS_MISSING' | 'KAFKA_FORMAT_FAILED' | 'KAFKA_START_FAILED' | 'KAFKA_START_TIMEOUT';
-  constructor(code: LocalKafkaError['code'], message: string, options?: { cause?: unknown }) {
-    super(message, options);
-    this.name = 'LocalKafkaError';
-    this.code = code;
-  }
-}
-
-/** A port that was free a moment ago; the broker binds it right after. */
-export async function freePort(): Promise<number> {
-  return new Promise((resolvePort, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => resolvePort(port));
-    });
-  });
-}
-
-function kafkaClusterId(): string {
-  // KRaft wants a 16-byte UUID in URL-safe base64 without padding.
-  return randomBytes(16).toString('base64url');
-}
-
-function javaArgs(heap: string, mainClass: string, args: string[]): string[] {
-  return [
-    // The whole heap committed and touched up front, as Kafka's own start script sizes it (-Xms =
-    // -Xmx): the broker's memory is then flat from the start instead of creeping up as G1 first
-    // touches regions, which a soak would read as growth.
-    `-Xms${heap}`,
-    `-Xmx${heap}`,
-    '-XX:+AlwaysPreTouch',
-    '-XX:+UseG1GC',
-    '-XX:MaxGCPauseMillis=20',
-    '-XX:G1HeapRegionSize=16m',
-    '-Djava.awt.headless=true',
-    `-Dlog4j2.configurationFile=${join(KAFKA_DIR, 'log4j2.properties')}`,
-    '-cp',
-    `${KAFKA_LIB_DIR}/*`,
-    mainClass,
-    ...args,
-  ];
 }
 
 function serverProperties(
@@ -128,128 +96,45 @@ function serverProperties(
   ].join('\n');
 }
 
-export function kafkaJarsPresent(): boolean {
-  return existsSync(KAFKA_LIB_DIR) && readdirSync(KAFKA_LIB_DIR).some((f) => f.startsWith('kafka_2.13-'));
-}
-
-async function waitForClients(brokers: string[], child: ChildProcess, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  let lastError: unknown;
-  while (Date.now() < deadline) {
-    if (child.exitCode !== null) {
-      throw new LocalKafkaError(
-        'KAFKA_START_FAILED',
-        `Kafka exited with code ${child.exitCode} during start`,
-      );
-    }
-    // Ready when a client gets the cluster's metadata, the first thing every client asks for.
-    const admin = new KafkaAdmin({ brokers, clientId: 'local-kafka-probe', requestTimeoutMs: 2_000 });
-    try {
-      await admin.clusterId();
-      return;
-    } catch (error) {
-      lastError = error;
-      await new Promise((r) => setTimeout(r, 250));
-    } finally {
-      await admin.close();
-    }
-  }
-  throw new LocalKafkaError('KAFKA_START_TIMEOUT', `Kafka did not accept clients within ${timeoutMs} ms`, {
-    cause: lastError,
-  });
-}
-
 export async function startLocalKafka(options: LocalKafkaOptions): Promise<LocalKafka> {
-  if (!kafkaJarsPresent()) {
-    throw new LocalKafkaError(
-      'KAFKA_JARS_MISSING',
-      `Kafka jars are missing under ${KAFKA_LIB_DIR}; run \`npm run setup\` (Maven resolves them).`,
-    );
-  }
+  assertKafkaJars();
   const dataDir = resolve(options.dataDir);
-  const heap = options.heap ?? '512m';
   rmSync(dataDir, { recursive: true, force: true });
   mkdirSync(dataDir, { recursive: true });
   const port = await freePort();
   const controllerPort = await freePort();
   const propsFile = join(dataDir, 'server.properties');
   writeFileSync(propsFile, serverProperties(dataDir, port, controllerPort, options));
-
-  const format = spawnSync(
-    'java',
-    javaArgs('256m', 'kafka.tools.StorageTool', [
-      'format',
-      `--cluster-id=${kafkaClusterId()}`,
-      '--config',
-      propsFile,
-    ]),
-    { encoding: 'utf8', timeout: 60_000 },
-  );
-  if (format.status !== 0) {
-    throw new LocalKafkaError(
-      'KAFKA_FORMAT_FAILED',
-      `kafka storage format failed (${format.status}): ${format.stderr || format.stdout}`.slice(0, 2000),
-    );
-  }
+  formatStorage(propsFile, kafkaClusterId());
 
   const brokers = [`127.0.0.1:${port}`];
   const timeoutMs = options.startTimeoutMs ?? 60_000;
+  const jvm = new KafkaJvm(dataDir, propsFile, options.heap ?? '512m');
 
-  async function launch(): Promise<{ child: ChildProcess; exited: Promise<void> }> {
-    const logFd = openSync(join(dataDir, 'kafka.log'), 'a');
-    // Its own process group: a terminal's Ctrl-C reaches the Node process only, which stops the broker
-    // last, after the producers drained into it. pdeathsig still kills it if Node dies first.
-    const child = spawn(
-      'setpriv',
-      [
-        '--pdeathsig',
-        'KILL',
-        'java',
-        // GC pauses beside the broker's own log: the first thing to check when produce latency spikes.
-        `-Xlog:gc:file=${join(dataDir, 'gc.log')}:uptime`,
-        ...javaArgs(heap, 'kafka.Kafka', [propsFile]),
-      ],
-      {
-        stdio: ['ignore', logFd, logFd],
-        detached: true,
-      },
-    );
-    closeSync(logFd);
-    const exited = new Promise<void>((r) => child.once('exit', () => r()));
+  async function launch(): Promise<void> {
+    jvm.spawn();
     try {
-      await waitForClients(brokers, child, timeoutMs);
+      await waitForClients(brokers, () => jvm.exitCode(), timeoutMs);
     } catch (error) {
-      child.kill('SIGKILL');
-      await exited;
+      await jvm.kill();
       throw error;
     }
-    return { child, exited };
   }
 
-  let current = await launch();
+  await launch();
   let stopping: Promise<void> | undefined;
-
-  async function stopCurrent(): Promise<void> {
-    const { child, exited } = current;
-    if (child.exitCode !== null || child.signalCode !== null) return;
-    child.kill('SIGTERM');
-    const killTimer = setTimeout(() => child.kill('SIGKILL'), 6_000);
-    await exited;
-    clearTimeout(killTimer);
-  }
-
   return {
     brokers,
     get pid() {
-      return current.child.pid ?? -1;
+      return jvm.pid;
     },
     stop() {
-      stopping ??= stopCurrent();
+      stopping ??= jvm.stop(6_000);
       return stopping;
     },
     async restart() {
-      await stopCurrent();
-      current = await launch();
+      await jvm.stop(6_000);
+      await launch();
       stopping = undefined;
     },
   };

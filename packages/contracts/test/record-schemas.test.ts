@@ -11,6 +11,8 @@ import { describe, expect, it } from 'vitest';
 import {
   FEED_SCHEMA_IDS,
   FEED_VALUE_FIELDS,
+  GAP_CAUSES,
+  GAP_LAYOUT,
   generateRecordSchemas,
   type JsonSchema,
   ORDER_UPDATE_FIELDS,
@@ -99,8 +101,10 @@ describe('record schemas', () => {
       const schema = byId.get(FEED_SCHEMA_IDS[kind])?.schema as JsonSchema;
       const defs = schema.$defs as Record<string, JsonSchema>;
       const types = RECORD_TYPES.filter((t) => TOPIC_KIND_OF_RECORD[t] === kind);
-      expect(Object.keys(defs)).toEqual(types);
-      expect(schema.oneOf).toEqual(types.map((t) => ({ $ref: `#/$defs/${t}` })));
+      // The status topic also carries the ingestor's own gap records (GAP_LAYOUT), after the feed's.
+      const all = kind === 'status' ? [...types, 'gap'] : types;
+      expect(Object.keys(defs)).toEqual(all);
+      expect(schema.oneOf).toEqual(all.map((t) => ({ $ref: `#/$defs/${t}` })));
       for (const type of types) {
         const properties = defs[type]?.properties as Record<string, JsonSchema>;
         const names = FEED_VALUE_FIELDS[type].map((f) => f.name);
@@ -113,6 +117,11 @@ describe('record schemas', () => {
       }
     }
     expect(covered.sort()).toEqual([...RECORD_TYPES].sort());
+    const status = byId.get(FEED_SCHEMA_IDS.status)?.schema as JsonSchema;
+    const gap = status.$defs as Record<string, JsonSchema>;
+    const gapProperties = gap.gap?.properties as Record<string, JsonSchema>;
+    expect(Object.keys(gapProperties)).toEqual(['type', ...GAP_LAYOUT.fields.map((f) => f.name)]);
+    expect(gapProperties.cause?.enum).toEqual([...GAP_CAUSES]);
     const order = byId.get(ORDER_UPDATE_SCHEMA_ID)?.schema as JsonSchema;
     expect(Object.keys(order.properties as object)).toEqual(Object.keys(ORDER_UPDATE_FIELDS));
   });

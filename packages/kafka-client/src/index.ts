@@ -13,7 +13,13 @@ export {
   type SendResult,
 } from './clients/batch-producer.js';
 export { JsonProducer, type JsonProducerOptions, type JsonRecord } from './clients/json-producer.js';
-export { type EnsureTopicsOptions, KafkaAdmin, type PartitionOffsets } from './clients/kafka-admin.js';
+export {
+  type BrokerInfo,
+  type EnsureTopicsOptions,
+  KafkaAdmin,
+  type PartitionOffsets,
+  type PartitionState,
+} from './clients/kafka-admin.js';
 export { ProduceSet, type TopicRecords } from './clients/produce-set.js';
 export { type ReadRecord, readTopic } from './clients/read-topic.js';
 export {

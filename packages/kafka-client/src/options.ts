@@ -16,6 +16,12 @@ export interface ConnectionOptions {
 
 export const CONNECTION_KEYS = ['brokers', 'clientId', 'requestTimeoutMs'] as const;
 
+/** `host:port` (checked by checkOptions) as the library's Broker. */
+export function brokerOf(address: string): { host: string; port: number } {
+  const at = address.lastIndexOf(':');
+  return { host: address.slice(0, at), port: Number(address.slice(at + 1)) };
+}
+
 export function checkOptions(
   what: string,
   options: object,

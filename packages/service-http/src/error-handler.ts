@@ -5,6 +5,7 @@
  */
 import type { FastifyError, FastifyInstance } from 'fastify';
 import { HttpError, isHttpError } from './http-error.js';
+import { installErrorBodySchema } from './openapi/error-responses.js';
 
 /**
  * Turns an error of a service's own dependency (an upstream client's error) into its HTTP error,
@@ -84,6 +85,8 @@ export function errorBody(error: HttpError<string>): ErrorBody {
 
 /** Answers every error in the envelope; `mapper` turns a service's dependency errors into its own. */
 export function installErrorHandler(app: FastifyInstance, mapper?: ErrorMapper): void {
+  // Routes document their error answers by reference to this schema (openapi/route-doc.ts).
+  installErrorBodySchema(app);
   app.setErrorHandler((error, request, reply) => {
     const mapped = toHttpError(error, mapper);
     if (mapped.status >= 500) request.log.error({ err: error, code: mapped.code }, 'request failed');

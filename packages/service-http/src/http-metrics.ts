@@ -1,4 +1,4 @@
-import './openapi-fields.js';
+import './openapi/fields.js';
 
 /**
  * Prometheus metrics of an HTTP service on a registry of its own (so two services in one process,

@@ -75,4 +75,23 @@ export {
   serializeRequest,
 } from './log-redaction.js';
 export { installMethodNotAllowed, routePatternToRegExp } from './method-not-allowed.js';
-export { type OpenApiDocsOptions, registerOpenApiDocs } from './openapi-docs.js';
+export {
+  type HiddenRoute,
+  hiddenRoutes,
+  type OpenApiDocsOptions,
+  registerOpenApiDocs,
+} from './openapi/docs.js';
+export {
+  ERROR_BODY_ID,
+  ERROR_BODY_SCHEMA,
+  type ErrorStatus,
+  errorResponses,
+  installErrorBodySchema,
+} from './openapi/error-responses.js';
+export {
+  API_KEY_SECURITY,
+  asIsSerializer,
+  errorStatusesOf,
+  type RouteDoc,
+  routeDoc,
+} from './openapi/route-doc.js';

@@ -6,6 +6,7 @@
  */
 import type { Readable } from 'node:stream';
 import type { ClickHouseClient, ClickHouseSettings } from '@clickhouse/client';
+import { bindInline } from './binding/inline-binding.js';
 import { insertFailed, StoreError } from './errors.js';
 import {
   type QueryParams,
@@ -27,6 +28,12 @@ export interface LaneDriver {
    * wait_end_of_query); query settings go into the SQL text (settings.ts).
    */
   readonly streamTransport?: ClickHouseSettings | undefined;
+  /**
+   * Bind `{name:Type}` placeholders in the statement text (binding/inline-binding.ts) instead of
+   * passing parameters to the driver: the embedded engine's driver runs parameterised statements
+   * one at a time process-wide. A server binds per request, so it keeps the driver's parameters.
+   */
+  readonly bindsInline: boolean;
   /** The adapter's bulk CSV insert; called with a non-empty block. */
   readonly insertCsv: (table: string, columns: readonly string[], csv: Buffer) => Promise<void>;
 }
@@ -47,9 +54,10 @@ export class ClientLane implements StoreLane {
   }
 
   async rows<T>(sql: string, params: QueryParams = {}, settings?: QuerySettings): Promise<T[]> {
+    const bound = this.#bind(sql, params);
     const result = await this.#driver.client.query({
-      query: withSettings(sql, settings),
-      query_params: params,
+      query: withSettings(bound.sql, settings),
+      query_params: bound.params,
       format: 'JSONEachRow',
     });
     return result.json<T>();
@@ -64,16 +72,25 @@ export class ClientLane implements StoreLane {
     if (!FORMATS.has(format)) {
       throw new StoreError('STORE_QUERY_INVALID', `unknown output format ${String(format)}`);
     }
+    const bound = this.#bind(sql, params);
     const result = await this.#driver.client.exec({
-      query: `${withSettings(sql, settings)}\nFORMAT ${format}`,
-      query_params: params,
+      query: `${withSettings(bound.sql, settings)}\nFORMAT ${format}`,
+      query_params: bound.params,
       ...(this.#driver.streamTransport ? { clickhouse_settings: this.#driver.streamTransport } : {}),
     });
     return result.stream;
   }
 
   async command(sql: string, params: QueryParams = {}): Promise<void> {
-    await this.#driver.client.command({ query: sql, query_params: params });
+    const bound = this.#bind(sql, params);
+    await this.#driver.client.command({ query: bound.sql, query_params: bound.params });
+  }
+
+  /** The statement and the parameters left for the driver (none once bound in the text). */
+  #bind(sql: string, params: QueryParams): { sql: string; params: QueryParams } {
+    if (!this.#driver.bindsInline || Object.keys(params).length === 0) return { sql, params };
+    const bound = bindInline(sql, params);
+    return bound === undefined ? { sql, params } : { sql: bound, params: {} };
   }
 
   async insertRows(

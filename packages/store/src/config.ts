@@ -31,15 +31,35 @@ export interface UserAccount {
   password: string;
 }
 
-/** Defaults of the lanes. The pipeline's lane waits long (its work must happen); callers' short. */
+/**
+ * Defaults of the lanes. The pipeline's lane waits long (its work must happen); callers' short.
+ *
+ * Sessions (embedded chDB): the pipeline's work runs on one (inserts in order, one at a time, as
+ * before); callers' queries on two, so two of them run at once, one per core of the 2-core machine
+ * this is measured on: a query's engine work is CPU (~75% of it parsing, analysing and planning on
+ * the calling thread, measured with bench:api), so more sessions than cores only interleave it.
+ * Each running statement holds one thread of libuv's pool (4 by default, UV_THREADPOOL_SIZE), which
+ * file I/O and DNS share: the lanes' sessions together should stay below its size.
+ */
 export const DEFAULT_INTERNAL_LANE: Readonly<LaneLimits> = Object.freeze({
   maxQueued: 10_000,
   maxWaitMs: 300_000,
+  sessions: 1,
 });
-export const DEFAULT_USER_LANE: Readonly<LaneLimits> = Object.freeze({ maxQueued: 64, maxWaitMs: 30_000 });
+export const DEFAULT_USER_LANE: Readonly<LaneLimits> = Object.freeze({
+  maxQueued: 64,
+  maxWaitMs: 30_000,
+  sessions: 2,
+});
 
 const KNOWN_KEYS = new Set(['url', 'dataDir', 'requestTimeoutMs', 'internalLane', 'userLane', 'userAccount']);
-const LANE_KEYS = new Set(['maxQueued', 'maxWaitMs']);
+const LANE_KEYS = new Set(['maxQueued', 'maxWaitMs', 'sessions']);
+/** Upper bounds of the lane limits (sessions: each is an engine connection and a libuv thread). */
+const LANE_MAX: Readonly<Record<keyof LaneLimits, number>> = {
+  maxQueued: 100_000_000,
+  maxWaitMs: 100_000_000,
+  sessions: 16,
+};
 const ACCOUNT_KEYS = new Set(['username', 'password']);
 /**
  * ClickHouse user names the HTTP client can send: it logs in with Basic auth, where a `:` would
@@ -79,10 +99,11 @@ export function laneLimits(
   const limits = { ...defaults, ...given };
   for (const key of LANE_KEYS) {
     const value = limits[key as keyof LaneLimits];
-    if (!Number.isInteger(value) || value < 1 || value > 100_000_000) {
+    const max = LANE_MAX[key as keyof LaneLimits];
+    if (!Number.isInteger(value) || value < 1 || value > max) {
       throw new StoreError(
         'STORE_CONFIG_INVALID',
-        `store option "${name}.${key}" must be an integer from 1 to 100000000, got ${String(value)}`,
+        `store option "${name}.${key}" must be an integer from 1 to ${max}, got ${String(value)}`,
       );
     }
   }

@@ -6,18 +6,18 @@
  *
  * Two lanes, two kinds of work. `internal` carries the pipeline's own work (the sink's inserts,
  * the loader, migrations, API keys, the audit log); `user` carries queries made on behalf of API
- * callers. On embedded chDB each is one engine session behind its own exclusive lane (see
- * embedded/session-connection.ts): every statement of the process runs alone on its session, and
- * a failed one is cleaned up inside its own turn, so no statement can receive another's result.
+ * callers. On embedded chDB each lane is a few engine sessions (`sessions`: 1 for `internal`, 2 for
+ * `user` by default) behind an exclusive lane (see embedded/session-connection.ts): every statement
+ * runs alone on its session, and a failed one is cleaned up inside its own turn, so no statement can
+ * receive another's result.
  *
  * Why two lanes and not one priority queue: the engine cannot interrupt a running statement, so
  * in one lane a 30 s user query would hold the sink's next insert for 30 s whatever the priority.
- * With two sessions the pipeline's work never waits for a user query's turn; user queries run one
- * at a time (their bounded share of the engine: at most one at once beside the pipeline's work),
- * wait at most `userLane.maxWaitMs` and queue at most `userLane.maxQueued` deep. The one coupling
- * left is inside chDB: it runs parameterized statements of all sessions one at a time, so an
- * internal parameterized query can wait for the one user parameterized query running, which the
- * caller's time limit (max_execution_time) bounds. Inserts (the sink) take no parameters.
+ * With separate sessions the pipeline's work never waits for a user query's turn; user queries run
+ * `userLane.sessions` at a time (their bounded share of the engine), wait at most
+ * `userLane.maxWaitMs` and queue at most `userLane.maxQueued` deep. Parameters are bound in the
+ * statement text on embedded chDB (binding/inline-binding.ts): chDB's Node binding would otherwise
+ * run the parameterised statements of all sessions one at a time, process-wide.
  * On a server each lane has its own HTTP socket pool, so user queries cannot take the sockets the
  * pipeline needs; the server isolates queries itself. Given `userAccount`, the `user` lane also
  * logs in as that server user (the reader of infra/clickhouse/server/users.d/feedpipe-sql-reader.xml):

@@ -12,14 +12,16 @@
  * ClickHouse, then commit), consumer-health.ts (outages logged and counted).
  */
 import { TOPIC_KINDS, type TopicKind } from '@feedpipe/contracts';
-import { BatchConsumer, KafkaAdmin, type PartitionBatch } from '@feedpipe/kafka-client';
+import { BatchConsumer, KafkaAdmin, type PartitionBatch, type TopicPartitions } from '@feedpipe/kafka-client';
+import { Backoff } from '@feedpipe/service-kit';
+import type { StoreLane } from '@feedpipe/store';
 import { Registry } from 'prom-client';
 import { BatchReader } from './batch-reader.js';
 import { ConsumerHealth } from './consumer-health.js';
 import { csvString } from './csv-lines.js';
 import { createSinkMetrics, type SinkMetrics } from './sink-metrics.js';
 import { type SinkOptions, type SinkSettings, sinkSettings } from './sink-options.js';
-import { ALL_SINK_TABLES } from './sink-tables.js';
+import { ALL_SINK_TABLES, tablesOfTopic } from './sink-tables.js';
 import { SourceMarks } from './source-marks.js';
 import { StoredOffsets } from './stored-offsets.js';
 import { TableWriter } from './table-writer.js';
@@ -54,6 +56,46 @@ export interface Sink {
 
 type CountStats = Omit<SinkStats, 'consumerUp' | 'consumerCrashes'>;
 
+/**
+ * Before a member reads partitions it was just given, their stored marks are read again from the
+ * store: in a group sharing one store another member may have inserted rows of them (and died
+ * before committing). Retried while the sink runs: reading without the marks could store a replay
+ * twice, so a store that does not answer holds the member here (its heartbeats go on).
+ */
+async function refreshMarks(
+  partitions: readonly TopicPartitions[],
+  ctx: {
+    lane: StoreLane;
+    stored: StoredOffsets;
+    kindByTopic: ReadonlyMap<string, TopicKind>;
+    clusterId: () => string;
+    running: () => boolean;
+    log: (message: string) => void;
+  },
+): Promise<void> {
+  const backoff = new Backoff({ initialMs: 200, maxMs: 5_000 });
+  for (const { topic, partitions: numbers } of partitions) {
+    const kind = ctx.kindByTopic.get(topic);
+    if (!kind) continue;
+    for (;;) {
+      try {
+        // Every table the topic's records go to (the status topic's gap records have their own).
+        for (const { table } of tablesOfTopic(kind)) {
+          await ctx.stored.refresh(ctx.lane, table, numbers, ctx.clusterId());
+        }
+        break;
+      } catch (error) {
+        if (!ctx.running()) return;
+        const delay = backoff.next();
+        ctx.log(
+          `reading the stored offsets of ${topic} failed (${(error as Error).message}); retrying in ${delay} ms`,
+        );
+        await new Promise((r) => setTimeout(r, delay));
+      }
+    }
+  }
+}
+
 /** The consumer of the feed topics, handing batches to `take` and rebalances to the writer. */
 function buildConsumer(
   options: SinkOptions,
@@ -61,6 +103,7 @@ function buildConsumer(
   health: ConsumerHealth,
   writer: TableWriter,
   take: (batch: PartitionBatch) => Promise<void>,
+  assigned: (partitions: TopicPartitions[]) => Promise<void>,
 ): BatchConsumer {
   return new BatchConsumer({
     brokers: options.brokers,
@@ -84,7 +127,10 @@ function buildConsumer(
     onRevoked: async () => {
       await writer.flushAll().catch((e: unknown) => settings.log(`flush on revoke: ${(e as Error).message}`));
     },
-    onAssigned: (_partitions, memberId) => health.assigned(memberId),
+    onAssigned: async (partitions, memberId) => {
+      await assigned(partitions);
+      health.assigned(memberId);
+    },
     onError: (error) => health.failed(error),
   });
 }
@@ -128,6 +174,37 @@ function serialTimer(ms: number, task: () => Promise<void>): NodeJS.Timeout {
   }, ms);
 }
 
+function emptyStats(): CountStats {
+  return {
+    consumed: 0,
+    inserted: {},
+    replayedSkipped: 0,
+    copiesDropped: 0,
+    invalid: 0,
+    insertFailures: 0,
+    buffered: 0,
+  };
+}
+
+/** The aged-buffer flush (every half of maxBatchAgeMs) and the lag probe (every 5 s). */
+function startTimers(
+  settings: SinkSettings,
+  writer: TableWriter,
+  probe: () => Promise<void>,
+): NodeJS.Timeout[] {
+  const flushEvery = Math.max(50, Math.floor(settings.maxBatchAgeMs / 2));
+  return [
+    setInterval(
+      () =>
+        void writer
+          .flushAll(true)
+          .catch((e: unknown) => settings.log(`flush failed: ${(e as Error).message}`)),
+      flushEvery,
+    ),
+    serialTimer(5_000, probe),
+  ];
+}
+
 export function createSink(options: SinkOptions): Sink {
   const settings = sinkSettings(options);
   const kindByTopic = new Map<string, TopicKind>(TOPIC_KINDS.map((kind) => [settings.topics[kind], kind]));
@@ -137,16 +214,9 @@ export function createSink(options: SinkOptions): Sink {
   // The pipeline's own lane: the sink never queues behind a caller's query (packages/store).
   const lane = options.store.internal;
   const stored = new StoredOffsets();
-  const stats: CountStats = {
-    consumed: 0,
-    inserted: {},
-    replayedSkipped: 0,
-    copiesDropped: 0,
-    invalid: 0,
-    insertFailures: 0,
-    buffered: 0,
-  };
+  const stats = emptyStats();
   let running = false;
+  let clusterId = '';
   let consumer: BatchConsumer | undefined;
   const writer = new TableWriter({
     settings,
@@ -183,7 +253,7 @@ export function createSink(options: SinkOptions): Sink {
     registry,
     async start() {
       const topicNames = TOPIC_KINDS.map((kind) => settings.topics[kind]);
-      const clusterId = await prepareKafka(options.brokers, topicNames);
+      clusterId = await prepareKafka(options.brokers, topicNames);
       reader.clusterField = csvString(clusterId);
       await stored.load(
         lane,
@@ -191,20 +261,19 @@ export function createSink(options: SinkOptions): Sink {
         clusterId,
       );
       running = true;
-      const c = buildConsumer(options, settings, health, writer, take);
+      const c = buildConsumer(options, settings, health, writer, take, (partitions) =>
+        refreshMarks(partitions, {
+          lane,
+          stored,
+          kindByTopic,
+          clusterId: () => clusterId,
+          running: () => running,
+          log: settings.log,
+        }),
+      );
       consumer = c;
       await c.start();
-      const flushEvery = Math.max(50, Math.floor(settings.maxBatchAgeMs / 2));
-      timers = [
-        setInterval(
-          () =>
-            void writer
-              .flushAll(true)
-              .catch((e: unknown) => settings.log(`flush failed: ${(e as Error).message}`)),
-          flushEvery,
-        ),
-        serialTimer(5_000, () => probeLag(c, metrics, health)),
-      ];
+      timers = startTimers(settings, writer, () => probeLag(c, metrics, health));
     },
     flush: () => writer.flushAll(),
     async stop() {

@@ -178,8 +178,10 @@ export const ROUTED_TABLES: Readonly<Record<TopicKind, ReadonlyMap<string, SinkT
   status: new Map([[GAP_LAYOUT.type, gapTable()]]),
 });
 
+/** The tables a topic's records are stored in: its own, then those routed out of it. */
+export function tablesOfTopic(kind: TopicKind): readonly SinkTable[] {
+  return [SINK_TABLES[kind], ...ROUTED_TABLES[kind].values()];
+}
+
 /** Every table the sink writes: the topics' own and the routed ones. */
-export const ALL_SINK_TABLES: readonly SinkTable[] = TOPIC_KINDS.flatMap((kind) => [
-  SINK_TABLES[kind],
-  ...ROUTED_TABLES[kind].values(),
-]);
+export const ALL_SINK_TABLES: readonly SinkTable[] = TOPIC_KINDS.flatMap(tablesOfTopic);

@@ -2,6 +2,11 @@
  * The highest Kafka offset already stored, per table and partition. Every sink row carries its
  * partition and offset, so after a crash between "insert succeeded" and "offset committed" the
  * replayed messages are recognised and skipped: exactly once in effect, with no FINAL queries.
+ *
+ * In a group of sink members the store is shared and partitions move between members: a member
+ * that is assigned a partition reads its mark again (`refresh`), because another member may have
+ * inserted rows of it since this one last looked (and, if that member died before committing,
+ * those rows come back in the replay).
  */
 import type { StoreLane } from '@feedpipe/store';
 
@@ -22,6 +27,25 @@ export class StoredOffsets {
       }
       this.byTable.set(table, partitions);
     }
+  }
+
+  /**
+   * Reads the marks of `partitions` of `table` from the store again, keeping the higher of the
+   * stored and the known mark (this member's own inserts are in the store too, so the store's is
+   * never lower unless the topic was recreated, which the reader handles).
+   */
+  async refresh(
+    store: StoreLane,
+    table: string,
+    partitions: readonly number[],
+    clusterId: string,
+  ): Promise<void> {
+    if (partitions.length === 0) return;
+    const rows = await store.rows<{ p: number | string; o: number | string }>(
+      `SELECT kafka_partition AS p, max(kafka_offset) AS o FROM ${table} WHERE kafka_cluster = {cluster:String} AND kafka_partition IN {partitions:Array(UInt32)} GROUP BY kafka_partition`,
+      { cluster: clusterId, partitions: [...partitions] },
+    );
+    for (const row of rows) this.record(table, Number(row.p), Number(row.o));
   }
 
   /** True when this offset of the partition is already in the table. */

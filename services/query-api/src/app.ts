@@ -24,6 +24,7 @@ import { registerDataQualityRoutes } from './analytics/data-quality-routes.js';
 import { registerHistoryRoutes } from './analytics/history-routes.js';
 import { InstrumentCatalog, type StaticInstrument } from './analytics/instrument-catalog.js';
 import { registerInstrumentRoutes } from './analytics/instrument-routes.js';
+import { registerInstrumentSearchRoutes } from './analytics/instrument-search-routes.js';
 import { registerMarketRoutes } from './analytics/market-routes.js';
 import { registerOptionRoutes } from './analytics/option-routes.js';
 import { registerStatusRoutes } from './analytics/status-routes.js';
@@ -147,6 +148,8 @@ function registerRoutes(app: FastifyInstance, ctx: ApiContext, hub: LiveHub, dep
     }),
     storeProbe: new StoreProbe(deps.store),
   });
+  // Before the :securityId routes only for the reader: find-my-way prefers the static segment anyway.
+  registerInstrumentSearchRoutes(app, ctx);
   registerInstrumentRoutes(app, ctx);
   registerMarketRoutes(app, ctx);
   registerHistoryRoutes(app, ctx);
@@ -157,7 +160,7 @@ function registerRoutes(app: FastifyInstance, ctx: ApiContext, hub: LiveHub, dep
   registerClickHouseRoutes(app, ctx, callerSql);
   registerStreamRoutes(app, ctx, hub);
   registerRecordSchemaRoutes(app);
-  registerStatusPage(app, deps.pipelineStatus);
+  registerStatusPage(app, { pipeline: deps.pipelineStatus, liveStream: () => hub.enabled });
   registerKeyRoutes(app, ctx.keys);
 }
 
@@ -172,9 +175,13 @@ export async function createQueryApi(config: QueryApiConfig, deps: QueryApiDeps)
     totalBytes: resolved.query.resultMemoryBytes,
     reserveBytes: resolved.query.resultReserveBytes,
     streamBytes: 1024 ** 2,
+    waitMs: resolved.query.resultWaitMs,
   });
-  const runner = new QueryRunner(deps.store.user, resolved.query.maxExecutionSec, { budget });
   const metrics = createMetrics(deps.processMetrics ?? false);
+  const runner = new QueryRunner(deps.store.user, resolved.query.maxExecutionSec, {
+    budget,
+    onQuery: () => metrics.storeQueries.inc({ lane: 'user' }),
+  });
   const keys = new ApiKeyStore<Scope>(lane, {
     table: API_KEYS_TABLE,
     scopes: SCOPES,
@@ -182,7 +189,9 @@ export async function createQueryApi(config: QueryApiConfig, deps: QueryApiDeps)
     now,
   });
   const instruments = new InstrumentCatalog(
-    new QueryRunner(lane, resolved.query.maxExecutionSec),
+    new QueryRunner(lane, resolved.query.maxExecutionSec, {
+      onQuery: () => metrics.storeQueries.inc({ lane: 'internal' }),
+    }),
     deps.instruments ?? [],
     { now },
   );

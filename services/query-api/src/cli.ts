@@ -10,8 +10,9 @@
  * (unset: embedded chDB in DATA_DIR/chdb, DATA_DIR default .data), CLICKHOUSE_SQL_USER +
  * CLICKHOUSE_SQL_PASSWORD or CLICKHOUSE_SQL_PASSWORD_FILE (server only: the user callers' queries
  * run as; unset: the CLICKHOUSE_URL user; see config/store-env.ts), KAFKA_BROKERS (comma-separated;
- * unset: no live stream), QUERY_API_BOOTSTRAP_KEY_NAME (serve: create a read key at start and print
- * it once). No trading credentials: orders and postbacks are the trading gateway's
+ * unset: no live stream), QUERY_API_INSTRUMENTS_FILE (symbols for the instrument search; see
+ * config/instrument-list.ts), QUERY_API_BOOTSTRAP_KEY_NAME (serve: create a read key at start and
+ * print it once). No trading credentials: orders and postbacks are the trading gateway's
  * (services/trading-gateway, `trading-gateway run`).
  * LOG_LEVEL (default info; requests are logged by route pattern, never with query string, headers or
  * secrets).
@@ -23,6 +24,7 @@ import { createQueryApi } from './app.js';
 import { API_KEYS_TABLE, SCOPES, type Scope } from './auth/scopes.js';
 import type { LogLevel } from './config/config.js';
 import { type QueryApiEnv, queryApiEnv } from './config/env.js';
+import { readInstrumentList } from './config/instrument-list.js';
 import { storeConfigFromEnv } from './config/store-env.js';
 
 /** The store's passwords, once read (a password file is read only then). */
@@ -96,6 +98,12 @@ async function main(): Promise<void> {
   const store = createStore(storeEnv.config);
   await runMigrations(store.internal);
   if (command !== 'serve') fail(`unknown command "${command}" (serve, create-key, list-keys, revoke-key)`);
+  let instruments: ReturnType<typeof readInstrumentList> = [];
+  try {
+    if (vars.QUERY_API_INSTRUMENTS_FILE) instruments = readInstrumentList(vars.QUERY_API_INSTRUMENTS_FILE);
+  } catch (error) {
+    fail((error as Error).message);
+  }
   if (storeEnv.sharedLogin) {
     process.stderr.write(
       "query-api: CLICKHOUSE_SQL_USER is unset: callers' queries run as the CLICKHOUSE_URL user; set the read-only user in production (docs/operations.md)\n",
@@ -110,6 +118,7 @@ async function main(): Promise<void> {
     {
       store,
       kafkaBrokers: vars.KAFKA_BROKERS ?? [],
+      instruments,
       processMetrics: true,
       logSecrets: knownSecrets(),
     },

@@ -13,7 +13,9 @@ export type QueryApiErrorCode =
   /** ClickHouse refused or failed the query: limits, syntax, readonly (400 for the caller's query). */
   | 'QUERY_FAILED'
   /** The live stream is not configured (no Kafka brokers) or full (503). */
-  | 'STREAM_UNAVAILABLE';
+  | 'STREAM_UNAVAILABLE'
+  /** No media type in the request's Accept header is one the route can answer in (406). */
+  | 'NOT_ACCEPTABLE';
 
 export type QueryApiErrorInit = HttpErrorInit;
 
@@ -23,6 +25,7 @@ const STATUS: Record<QueryApiErrorCode, number> = {
   SQL_REFUSED: 400,
   QUERY_FAILED: 400,
   STREAM_UNAVAILABLE: 503,
+  NOT_ACCEPTABLE: 406,
 };
 
 export class QueryApiError extends HttpError<QueryApiErrorCode> {

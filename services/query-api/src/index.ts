@@ -6,11 +6,12 @@ export {
   type LogSink,
   redactLogText,
 } from '@feedpipe/service-http';
-export type { StaticInstrument } from './analytics/instrument-catalog.js';
+export type { InstrumentMatch, StaticInstrument } from './analytics/instrument-catalog.js';
 export { createQueryApi, type QueryApi, type QueryApiDeps } from './app.js';
 export { API_KEYS_TABLE, SCOPES, type Scope } from './auth/scopes.js';
 export { type LogLevel, type QueryApiConfig, type ResolvedConfig, resolveConfig } from './config/config.js';
 export { QUERY_API_ENV, type QueryApiEnv, queryApiEnv } from './config/env.js';
+export { readInstrumentList } from './config/instrument-list.js';
 export { type StoreEnv, storeConfigFromEnv } from './config/store-env.js';
 export { isQueryApiError, QueryApiError, type QueryApiErrorCode } from './errors.js';
 export { LIVE_KINDS, type LiveKind } from './live/live-hub.js';

@@ -19,7 +19,7 @@ beforeAll(async () => {
       (security_id, segment, subscription, cause, started_at, ended_at, connection, kafka_partition, kafka_offset, kafka_cluster) VALUES
       (${LIVE_A}, 1, 'trade', 'token_renewal', '${DAY} 09:02:30.250', '${DAY} 09:03:10', 2, 0, 1, 'test'),
       (${LIVE_B}, 1, 'trade', 'eviction', '${DAY} 09:05:00', '${DAY} 09:06:00', 4, 0, 2, 'test'),
-      (${LIVE_A}, 1, 'trade', 'process_stopped', '2024-03-03 09:00:00', '2024-03-03 09:30:00', 0, 0, 3, 'test')`);
+      (${LIVE_A}, 1, 'trade', 'process_stopped', '2024-03-03T09:00:00Z', '2024-03-03T09:30:00Z', 0, 0, 3, 'test')`);
 });
 afterAll(async () => {
   await h?.close();
@@ -38,8 +38,8 @@ describe('GET /v1/data-quality/gaps', () => {
         segment: 1,
         subscription: 'trade',
         cause: 'token_renewal',
-        started_at: `${DAY} 09:02:30.250000`,
-        ended_at: `${DAY} 09:03:10.000000`,
+        started_at: `${DAY}T09:02:30.250000Z`,
+        ended_at: `${DAY}T09:03:10.000000Z`,
         duration_ms: 39750,
         connection: 2,
       },
@@ -107,8 +107,8 @@ ORDER BY minute`;
     expect(r.statusCode).toBe(200);
     const rows = (JSON.parse(r.body) as JsonTable<{ minute: string; cause: string }>).data;
     expect(rows.map((row) => [row.minute, row.cause])).toEqual([
-      [`${DAY} 09:02:00`, 'token_renewal'],
-      [`${DAY} 09:03:00`, 'token_renewal'],
+      [`${DAY}T09:02:00Z`, 'token_renewal'],
+      [`${DAY}T09:03:00Z`, 'token_renewal'],
     ]);
   });
 });

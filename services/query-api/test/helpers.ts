@@ -3,7 +3,7 @@
  * the API reads (written with INSERT ... SELECT inside ClickHouse), and keys of each scope.
  */
 import { FEED_TABLES, HISTORY_TABLES } from '@feedpipe/contracts';
-import { createStore, runMigrations, type Store } from '@feedpipe/store';
+import { createStore, runMigrations, type Store, type StoreConfig } from '@feedpipe/store';
 import { tempDir } from '@feedpipe/testkit';
 import { createQueryApi, type QueryApi, type QueryApiConfig, type QueryApiDeps } from '../src/index.js';
 
@@ -67,8 +67,9 @@ export async function startHarness(
   config: QueryApiConfig = {},
   deps: Omit<QueryApiDeps, 'store'> = {},
   seed = true,
+  storeOptions: Omit<StoreConfig, 'url' | 'dataDir'> = {},
 ): Promise<Harness> {
-  const store = createStore({ dataDir: tempDir('query-api') });
+  const store = createStore({ dataDir: tempDir('query-api'), ...storeOptions });
   await runMigrations(store.internal);
   if (seed) await seedFixture(store);
   const api = await createQueryApi({ port: 0, ...config }, { store, ...deps });

@@ -70,7 +70,8 @@ async function until(what: string, check: () => boolean): Promise<void> {
 describe('health checks and per-key limits with a slow query running', () => {
   let h: Harness;
   beforeAll(async () => {
-    h = await startHarness({ query: { maxConcurrentPerKey: 1 } });
+    // A callers' lane of one session: one slow query holds it, so the next ones provably queue.
+    h = await startHarness({ query: { maxConcurrentPerKey: 1 } }, {}, true, { userLane: { sessions: 1 } });
     await h.api.app.ready();
   });
   afterAll(async () => {
@@ -177,6 +178,64 @@ describe('result memory budget', () => {
     await drain(b);
     await drain(c);
     await until('every lease to be given back', () => budget.usedBytes === 0);
+  });
+
+  it('lets a reservation wait for room when allowed, and refuses it once the wait is over', async () => {
+    const budget = new ResultBudget({
+      totalBytes: 2_500_000,
+      reserveBytes: 800_000,
+      streamBytes: 1,
+      waitMs: 60_000,
+    });
+    const runner = new QueryRunner(h.store.user, 30, { budget });
+    const a = await runner.stream(query(900_000), 'caller');
+    const b = await runner.stream(query(900_000), 'caller');
+    // The third cannot reserve now: it waits in line instead of being refused.
+    let settled = false;
+    const third = runner.stream(query(900_000), 'caller');
+    void third.then(
+      () => (settled = true),
+      () => (settled = true),
+    );
+    await until('the third query to wait for room', () => budget.waiting === 1);
+    expect(settled).toBe(false);
+    // A result sent gives its bytes back, and the waiting query goes on and answers.
+    await drain(a);
+    const c = await third;
+    expect(budget.waiting).toBe(0);
+    await drain(c);
+
+    // First fit: a large reservation that does not fit yet holds nobody behind it.
+    const large = runner.stream({ ...query(100), settings: { max_result_bytes: 2_000_000 } }, 'caller');
+    const largeOutcome = large.then(
+      (stream) => stream,
+      (error: unknown) => error,
+    );
+    await until('the large reservation to wait', () => budget.waiting === 1);
+    const small = await runner.stream(query(100_000), 'caller');
+    expect(budget.waiting).toBe(1);
+    await drain(small);
+    await drain(b);
+    const largeStream = await largeOutcome;
+    expect(budget.waiting).toBe(0);
+    await drain(largeStream as Readable);
+
+    // Bounded: with a short wait and nothing sent meanwhile, the wait ends in OVERLOADED.
+    const held = await runner.stream(query(900_000), 'caller');
+    const short = new ResultBudget({
+      totalBytes: 1_000_000,
+      reserveBytes: 800_000,
+      streamBytes: 1,
+      waitMs: 200,
+    });
+    const shortRunner = new QueryRunner(h.store.user, 30, { budget: short });
+    const blocker = await shortRunner.stream(query(700_000), 'caller');
+    const refused = await shortRunner.stream(query(700_000), 'caller').catch((e: unknown) => e);
+    expect(refused).toMatchObject({ code: 'OVERLOADED', status: 503 });
+    expect(short.waiting).toBe(0);
+    await drain(blocker);
+    await drain(held);
+    await until('every lease to be given back', () => budget.usedBytes === 0 && short.usedBytes === 0);
   });
 
   it('answers OVERLOADED with 503 and Retry-After over HTTP', async () => {

@@ -76,7 +76,8 @@ describe('record schemas on the API', () => {
     expect(doc.paths['/v1/schemas']?.get?.operationId).toBe('listRecordSchemas');
     const one = doc.paths['/v1/schemas/{id}']?.get;
     expect(one?.operationId).toBe('getRecordSchema');
-    expect(Object.keys(one?.responses ?? {}).sort()).toEqual(['200', '404']);
+    // Open (no key): no 401/403/429; its path parameter implies 400 and 404.
+    expect(Object.keys(one?.responses ?? {}).sort()).toEqual(['200', '400', '404', '5XX']);
     expect(JSON.stringify(one?.responses?.['200'])).toContain('application/schema+json');
   });
 });

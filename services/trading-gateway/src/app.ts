@@ -24,6 +24,7 @@ import {
   redactingLoggerOptions,
   registerKeyRoutes,
   registerOpenApiDocs,
+  routeDoc,
 } from '@feedpipe/service-http';
 import type { Store } from '@feedpipe/store';
 import Fastify, { type FastifyInstance } from 'fastify';
@@ -114,10 +115,33 @@ function registerHealth(app: FastifyInstance, deps: TradingGatewayDeps): void {
     '/healthz',
     {
       config: { scope: 'open' },
-      schema: {
+      schema: routeDoc({
+        operationId: 'getHealth',
         tags: ['status'],
         summary: 'Liveness: the process answers (never waits on the store or the service)',
-      },
+        auth: 'open',
+        responses: {
+          200: {
+            title: 'GatewayHealth',
+            type: 'object',
+            required: ['status', 'uptimeSec', 'trading', 'postbacks'],
+            properties: {
+              status: { type: 'string', enum: ['ok'] },
+              uptimeSec: { type: 'integer', description: 'seconds since the process started' },
+              trading: {
+                type: 'string',
+                enum: ['enabled', 'disabled'],
+                description: 'a broker client is configured',
+              },
+              postbacks: {
+                type: 'string',
+                enum: ['enabled', 'disabled'],
+                description: 'the postback receiver runs',
+              },
+            },
+          },
+        },
+      }),
     },
     async () => ({
       status: 'ok',

@@ -129,7 +129,8 @@ export function resolveLoadOptions(value: unknown): Required<LoadOptions> | unde
   };
 }
 
-export function resolveFeedOptions(options: FeedServerOptions): ResolvedFeedOptions {
+/** The options' shape: an object with a model, no unknown key, one credential check at most. */
+function checkShape(options: FeedServerOptions): void {
   if (typeof options !== 'object' || options === null) {
     throw new SimError('INVALID_OPTION', `${WHERE}: options must be an object with a "model"`);
   }
@@ -144,29 +145,41 @@ export function resolveFeedOptions(options: FeedServerOptions): ResolvedFeedOpti
   if (options.authenticate !== undefined && options.credentials !== undefined) {
     throw new SimError('INVALID_OPTION', `${WHERE}: give "authenticate" or "credentials", not both`);
   }
-  const host = options.host ?? '127.0.0.1';
-  if (typeof host !== 'string' || host.length === 0) {
-    throw new SimError('INVALID_OPTION', `${WHERE}: "host" must be a non-empty string`);
-  }
-  const ticks = options.ticks ?? 'timer';
-  if (ticks !== 'timer' && ticks !== 'manual') {
-    throw new SimError('INVALID_OPTION', `${WHERE}: "ticks" must be 'timer' or 'manual'`);
-  }
-  const ipRaw = objectOption(WHERE, 'ipBlock', options.ipBlock) ?? {};
-  rejectUnknownKeys(`${WHERE}.ipBlock`, ipRaw, ['maxInvalidAttempts', 'windowMs', 'blockMs']);
-  const model = options.model;
-  const credentials =
-    options.credentials === undefined ? DEFAULT_FEED_CREDENTIALS : validateCredentials(options.credentials);
+}
+
+function resolveIpBlock(value: unknown): IpBlockPolicy {
+  const raw = objectOption(WHERE, 'ipBlock', value) ?? {};
+  rejectUnknownKeys(`${WHERE}.ipBlock`, raw, ['maxInvalidAttempts', 'windowMs', 'blockMs']);
+  const defaults = DEFAULT_IP_BLOCK_POLICY;
   return {
-    model,
-    host,
-    port: integerOption(WHERE, 'port', options.port, 7075, 0, 65_535),
-    authenticate: functionOption(
+    maxInvalidAttempts: integerOption(
       WHERE,
-      'authenticate',
-      options.authenticate,
-      createMemoryAuthenticator(credentials, () => model.now()),
+      'ipBlock.maxInvalidAttempts',
+      raw.maxInvalidAttempts,
+      defaults.maxInvalidAttempts,
+      0,
+      1_000_000,
     ),
+    windowMs: integerOption(WHERE, 'ipBlock.windowMs', raw.windowMs, defaults.windowMs, 1, 86_400_000),
+    blockMs: integerOption(WHERE, 'ipBlock.blockMs', raw.blockMs, defaults.blockMs, 0, 86_400_000),
+  };
+}
+
+type ConnectionLimits = Pick<
+  ResolvedFeedOptions,
+  | 'pingIntervalMs'
+  | 'maxMissedPings'
+  | 'maxConnectionsPerClient'
+  | 'maxConnections'
+  | 'maxSubscriptionsPerConnection'
+  | 'maxPacketsPerMessage'
+  | 'maxBufferedBytes'
+  | 'tokenCheckIntervalMs'
+>;
+
+/** What one connection and all of them together may hold, and how often they are checked. */
+function resolveConnectionLimits(options: FeedServerOptions): ConnectionLimits {
+  return {
     pingIntervalMs: integerOption(WHERE, 'pingIntervalMs', options.pingIntervalMs, 10_000, 5, 3_600_000),
     maxMissedPings: integerOption(WHERE, 'maxMissedPings', options.maxMissedPings, 4, 1, 1_000),
     maxConnectionsPerClient: integerOption(
@@ -186,35 +199,6 @@ export function resolveFeedOptions(options: FeedServerOptions): ResolvedFeedOpti
       1,
       1_000_000,
     ),
-    ipBlock: {
-      maxInvalidAttempts: integerOption(
-        WHERE,
-        'ipBlock.maxInvalidAttempts',
-        ipRaw.maxInvalidAttempts,
-        DEFAULT_IP_BLOCK_POLICY.maxInvalidAttempts,
-        0,
-        1_000_000,
-      ),
-      windowMs: integerOption(
-        WHERE,
-        'ipBlock.windowMs',
-        ipRaw.windowMs,
-        DEFAULT_IP_BLOCK_POLICY.windowMs,
-        1,
-        86_400_000,
-      ),
-      blockMs: integerOption(
-        WHERE,
-        'ipBlock.blockMs',
-        ipRaw.blockMs,
-        DEFAULT_IP_BLOCK_POLICY.blockMs,
-        0,
-        86_400_000,
-      ),
-    },
-    ticks,
-    tickIntervalMs: integerOption(WHERE, 'tickIntervalMs', options.tickIntervalMs, 100, 1, 60_000),
-    tradesPerSecond: numberOption(WHERE, 'tradesPerSecond', options.tradesPerSecond, 2, 0, 1_000_000),
     maxPacketsPerMessage: integerOption(
       WHERE,
       'maxPacketsPerMessage',
@@ -231,7 +215,6 @@ export function resolveFeedOptions(options: FeedServerOptions): ResolvedFeedOpti
       1_024,
       1024 * 1024 * 1024,
     ),
-    load: resolveLoadOptions(options.load),
     tokenCheckIntervalMs: integerOption(
       WHERE,
       'tokenCheckIntervalMs',
@@ -240,5 +223,46 @@ export function resolveFeedOptions(options: FeedServerOptions): ResolvedFeedOpti
       0,
       3_600_000,
     ),
+  };
+}
+
+type Generation = Pick<ResolvedFeedOptions, 'ticks' | 'tickIntervalMs' | 'tradesPerSecond' | 'load'>;
+
+/** How market data is made: live trading on timers or by `step()`, or a target packet rate. */
+function resolveGeneration(options: FeedServerOptions): Generation {
+  const ticks = options.ticks ?? 'timer';
+  if (ticks !== 'timer' && ticks !== 'manual') {
+    throw new SimError('INVALID_OPTION', `${WHERE}: "ticks" must be 'timer' or 'manual'`);
+  }
+  return {
+    ticks,
+    tickIntervalMs: integerOption(WHERE, 'tickIntervalMs', options.tickIntervalMs, 100, 1, 60_000),
+    tradesPerSecond: numberOption(WHERE, 'tradesPerSecond', options.tradesPerSecond, 2, 0, 1_000_000),
+    load: resolveLoadOptions(options.load),
+  };
+}
+
+export function resolveFeedOptions(options: FeedServerOptions): ResolvedFeedOptions {
+  checkShape(options);
+  const host = options.host ?? '127.0.0.1';
+  if (typeof host !== 'string' || host.length === 0) {
+    throw new SimError('INVALID_OPTION', `${WHERE}: "host" must be a non-empty string`);
+  }
+  const model = options.model;
+  const credentials =
+    options.credentials === undefined ? DEFAULT_FEED_CREDENTIALS : validateCredentials(options.credentials);
+  return {
+    model,
+    host,
+    port: integerOption(WHERE, 'port', options.port, 7075, 0, 65_535),
+    authenticate: functionOption(
+      WHERE,
+      'authenticate',
+      options.authenticate,
+      createMemoryAuthenticator(credentials, () => model.now()),
+    ),
+    ...resolveConnectionLimits(options),
+    ipBlock: resolveIpBlock(options.ipBlock),
+    ...resolveGeneration(options),
   };
 }

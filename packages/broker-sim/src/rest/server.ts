@@ -13,7 +13,7 @@ import { ConsentStore } from './consents.js';
 import type { SimContext } from './context.js';
 import { authError, type ErrorBody, inputError, rateError, SimRestError } from './errors.js';
 import { markFormBody } from './input.js';
-import { type RestServerOptions, resolveOptions } from './options.js';
+import { type ResolvedOptions, type RestServerOptions, resolveOptions } from './options.js';
 import { categoryOf, RateLimiter } from './rate-limits.js';
 import { registerAccountRoutes } from './routes/account.js';
 import { registerAlertRoutes } from './routes/alerts.js';
@@ -124,17 +124,8 @@ function rateLimit(ctx: SimContext, request: FastifyRequest): void {
   }
 }
 
-export async function createRestServer(options: RestServerOptions): Promise<RestServer> {
-  const opts = resolveOptions(options);
-  // forceCloseConnections: close() ends keep-alive and in-flight connections instead of waiting on them.
-  // ignoreTrailingSlash: `/trades/` is `/trades` (the official SDK's trade book sends the slash),
-  // never `/trades/:orderId` with an empty id; the same holds for every path.
-  const app = Fastify({
-    logger: false,
-    bodyLimit: BODY_LIMIT,
-    forceCloseConnections: true,
-    routerOptions: { ignoreTrailingSlash: true },
-  });
+/** The state every route group shares: accounts, tokens, consents, limits and history. */
+function createContext(opts: ResolvedOptions): SimContext {
   const accounts = new AccountRegistry(opts.accounts, opts.model, opts.now, opts.matching);
   const tokens = new TokenStore(
     opts.now,
@@ -145,7 +136,7 @@ export async function createRestServer(options: RestServerOptions): Promise<Rest
     (partnerId) => accounts.partnerSecret(partnerId),
     opts.tokenPolicy,
   );
-  const ctx: SimContext = {
+  return {
     market: opts.model,
     accounts,
     tokens,
@@ -154,10 +145,10 @@ export async function createRestServer(options: RestServerOptions): Promise<Rest
     history: new HistoryService(opts.model, opts.now),
     now: opts.now,
   };
+}
 
-  installParsers(app);
-  app.decorateRequest('simAccount', null);
-  app.decorateRequest('simClaims', null);
+/** Every error and every unknown path answers in the spec's JSON error shape. */
+function installErrorHandlers(app: FastifyInstance): void {
   app.setErrorHandler((error, _request, reply) => {
     const { status, body } = toBody(error);
     void reply.code(status).type('application/json').send(body);
@@ -173,9 +164,14 @@ export async function createRestServer(options: RestServerOptions): Promise<Rest
         errorMessage: `No such endpoint: ${request.method} ${path.slice(0, 200)}`,
       });
   });
+}
 
-  const postbackUrls = new PostbackRegistry();
-  const postbacks = new PostbackDispatcher(accounts.orderEvents, postbackUrls, opts.postbacks);
+/** /auth as it is; /v2 behind the access-token and rate-limit hooks. */
+async function registerRoutes(
+  app: FastifyInstance,
+  ctx: SimContext,
+  postbackUrls: PostbackRegistry,
+): Promise<void> {
   await app.register(
     async (auth) => {
       registerAuthRoutes(auth, ctx);
@@ -207,25 +203,51 @@ export async function createRestServer(options: RestServerOptions): Promise<Rest
     },
     { prefix: '/v2' },
   );
+}
+
+/** The background matching pass, so orders fill while nobody calls; undefined when switched off. */
+function startMatchingTimer(accounts: AccountRegistry, intervalMs: number): NodeJS.Timeout | undefined {
+  if (intervalMs <= 0) return undefined;
+  const timer = setInterval(() => {
+    try {
+      accounts.step();
+    } catch {
+      // A failed pass must not kill the timer; the next request's pass reports the error.
+    }
+  }, intervalMs);
+  timer.unref();
+  return timer;
+}
+
+export async function createRestServer(options: RestServerOptions): Promise<RestServer> {
+  const opts = resolveOptions(options);
+  // forceCloseConnections: close() ends keep-alive and in-flight connections instead of waiting on them.
+  // ignoreTrailingSlash: `/trades/` is `/trades` (the official SDK's trade book sends the slash),
+  // never `/trades/:orderId` with an empty id; the same holds for every path.
+  const app = Fastify({
+    logger: false,
+    bodyLimit: BODY_LIMIT,
+    forceCloseConnections: true,
+    routerOptions: { ignoreTrailingSlash: true },
+  });
+  const ctx = createContext(opts);
+  installParsers(app);
+  app.decorateRequest('simAccount', null);
+  app.decorateRequest('simClaims', null);
+  installErrorHandlers(app);
+
+  const postbackUrls = new PostbackRegistry();
+  const postbacks = new PostbackDispatcher(ctx.accounts.orderEvents, postbackUrls, opts.postbacks);
+  await registerRoutes(app, ctx, postbackUrls);
 
   const address = await app.listen({ host: opts.host, port: opts.port });
-  const timer =
-    opts.matchIntervalMs > 0
-      ? setInterval(() => {
-          try {
-            accounts.step();
-          } catch {
-            // A failed pass must not kill the timer; the next request's pass reports the error.
-          }
-        }, opts.matchIntervalMs)
-      : undefined;
-  timer?.unref();
+  const timer = startMatchingTimer(ctx.accounts, opts.matchIntervalMs);
   const baseUrl = address.replace('[::1]', '[::1]');
   return {
     baseUrl,
     authUrl: `${baseUrl}/auth`,
-    tokens,
-    orderEvents: accounts.orderEvents,
+    tokens: ctx.tokens,
+    orderEvents: ctx.accounts.orderEvents,
     postbacks,
     async close() {
       if (timer) clearInterval(timer);

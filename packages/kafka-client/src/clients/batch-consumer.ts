@@ -23,14 +23,15 @@
  */
 
 import { Backoff } from '@feedpipe/retry';
-import { Base, type Broker, ConnectionPool } from '@platformatic/kafka';
+import { Base, ConnectionPool } from '@platformatic/kafka';
+import { MetadataSource } from '../cluster/metadata-source.js';
 import { AssignedPartitions, FROM_COMMITTED, FROM_RESET_POLICY } from '../consumer/assigned-partitions.js';
 import type { TopicPartitions } from '../consumer/consumer-protocol.js';
-import { Fetcher, type FetchRound } from '../consumer/fetcher.js';
+import { DEFAULT_FETCH_MARGIN_MS, Fetcher, type FetchRound } from '../consumer/fetcher.js';
 import { GROUP_APIS, GroupMember } from '../consumer/group-member.js';
 import { EARLIEST, LATEST, listOffsets } from '../consumer/offset-lookup.js';
 import { describe, KafkaClientError } from '../errors.js';
-import { CONNECTION_KEYS, type ConnectionOptions, checkOptions } from '../options.js';
+import { brokerOf, CONNECTION_KEYS, type ConnectionOptions, checkOptions } from '../options.js';
 import { BrokerError, brokerErrorCodes, LEADER_MOVED, REJOIN_NEEDED } from '../protocol/broker-errors.js';
 import type { PartitionBatch } from '../protocol/partition-batch.js';
 import { readPartitionRecords } from '../protocol/record-batch-reader.js';
@@ -94,6 +95,8 @@ export interface BatchConsumerOptions extends ConnectionOptions {
   maxBytesPerPartition?: number;
   /** Longest a fetch waits for data (ms). Default 500. */
   maxWaitMs?: number;
+  /** How long a fetch may take beyond maxWaitMs before its leader counts as unreachable (ms). Default 5,000. */
+  fetchTimeoutMs?: number;
   /** Bytes a fetch waits for (up to maxWaitMs). Default 1. */
   minBytes?: number;
   /** Check each record batch's CRC-32C. Default true (as the Java consumer). */
@@ -127,6 +130,7 @@ const KNOWN = [
   'maxBytes',
   'maxBytesPerPartition',
   'maxWaitMs',
+  'fetchTimeoutMs',
   'minBytes',
   'checkCrcs',
   'retryBackoffMs',
@@ -161,18 +165,15 @@ function validate(options: BatchConsumerOptions): void {
   }
 }
 
-function brokerOf(address: string): Broker {
-  const at = address.lastIndexOf(':');
-  return { host: address.slice(0, at), port: Number(address.slice(at + 1)) };
-}
-
 export class BatchConsumer {
   readonly #o: BatchConsumerOptions;
   readonly #client: Base;
   readonly #fetchPool: ConnectionPool;
   readonly #joinPool: ConnectionPool;
+  readonly #coordinatorPool: ConnectionPool;
   readonly #member: GroupMember;
   readonly #fetcher: Fetcher;
+  readonly #metadata: MetadataSource;
   readonly #partitions = new AssignedPartitions();
   readonly #backoffMs: readonly [number, number];
   readonly #stats: Omit<BatchConsumerStats, 'state' | 'memberId' | 'generationId'> = {
@@ -211,11 +212,16 @@ export class BatchConsumer {
       retryDelay: 250,
     });
     this.#fetchPool = new ConnectionPool(clientId, {
-      requestTimeout: requestTimeout + maxWait,
+      requestTimeout: maxWait + (options.fetchTimeoutMs ?? DEFAULT_FETCH_MARGIN_MS),
       connectTimeout: 5_000,
     });
+    this.#metadata = new MetadataSource({ clientId, bootstrap: options.brokers.map(brokerOf) });
     this.#joinPool = new ConnectionPool(clientId, {
       requestTimeout: requestTimeout + rebalance,
+      connectTimeout: 5_000,
+    });
+    this.#coordinatorPool = new ConnectionPool(clientId, {
+      requestTimeout: Math.max(2_000, Math.floor(session / 2)),
       connectTimeout: 5_000,
     });
     this.#member = new GroupMember({
@@ -227,15 +233,21 @@ export class BatchConsumer {
       retryBackoffMs: this.#backoffMs,
       client: this.#client,
       joinPool: this.#joinPool,
+      coordinatorPool: this.#coordinatorPool,
       bootstrap: options.brokers.map(brokerOf),
       onError: (error) => this.#report(error),
     });
-    this.#fetcher = new Fetcher(this.#client, this.#fetchPool, {
-      maxWaitMs: maxWait,
-      minBytes: options.minBytes ?? 1,
-      maxBytes: options.maxBytes ?? 4 * 1024 * 1024,
-      maxBytesPerPartition: options.maxBytesPerPartition ?? 1024 * 1024,
-    });
+    this.#fetcher = new Fetcher(
+      this.#client,
+      this.#fetchPool,
+      {
+        maxWaitMs: maxWait,
+        minBytes: options.minBytes ?? 1,
+        maxBytes: options.maxBytes ?? 4 * 1024 * 1024,
+        maxBytesPerPartition: options.maxBytesPerPartition ?? 1024 * 1024,
+      },
+      this.#metadata,
+    );
   }
 
   get state(): ConsumerState {
@@ -329,7 +341,7 @@ export class BatchConsumer {
         t.partitions.map((partition) => ({ topic: t.topic, partition })),
       );
       const [highs, committed] = await Promise.all([
-        listOffsets(this.#client, flat, LATEST),
+        listOffsets(this.#client, this.#metadata, flat, LATEST),
         this.#member.committed(partitions),
       ]);
       return flat.map(({ topic, partition }) => {
@@ -366,7 +378,7 @@ export class BatchConsumer {
     if (this.#state !== 'failed') this.#state = 'stopping';
     await this.#running;
     await this.#member.leave();
-    await Promise.allSettled([this.#fetchPool.close(), this.#joinPool.close(), this.#client.close()]);
+    await this.#closeConnections();
     this.#state = 'stopped';
   }
 
@@ -517,6 +529,7 @@ export class BatchConsumer {
       const needReset = pending.filter((s) => (committed.get(`${s.topic}:${s.partition}`) ?? -1n) < 0n);
       const reset = await listOffsets(
         this.#client,
+        this.#metadata,
         needReset,
         this.#o.fromBeginning === false ? LATEST : EARLIEST,
       );
@@ -543,13 +556,23 @@ export class BatchConsumer {
       await this.#fetcher.version();
     } catch (error) {
       this.#state = 'failed';
-      await Promise.allSettled([this.#fetchPool.close(), this.#joinPool.close(), this.#client.close()]);
+      await this.#closeConnections();
       if (error instanceof KafkaClientError) throw error;
       throw new KafkaClientError('CONSUMER_FAILED', `api versions: ${describe(error)}`, {
         retriable: true,
         cause: error,
       });
     }
+  }
+
+  async #closeConnections(): Promise<void> {
+    await Promise.allSettled([
+      this.#fetchPool.close(),
+      this.#joinPool.close(),
+      this.#coordinatorPool.close(),
+      this.#client.close(),
+      this.#metadata.close(),
+    ]);
   }
 
   #current(generation: number): boolean {

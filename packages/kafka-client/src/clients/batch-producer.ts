@@ -16,9 +16,10 @@
  */
 
 import { Backoff, sleep } from '@feedpipe/retry';
-import { Producer } from '@platformatic/kafka';
+import { ConnectionPool, Producer } from '@platformatic/kafka';
+import { MetadataSource } from '../cluster/metadata-source.js';
 import { describe, KafkaClientError } from '../errors.js';
-import { CONNECTION_KEYS, type ConnectionOptions, checkOptions } from '../options.js';
+import { brokerOf, CONNECTION_KEYS, type ConnectionOptions, checkOptions } from '../options.js';
 import {
   MAX_PRODUCE_VERSION,
   MIN_PRODUCE_VERSION,
@@ -116,6 +117,15 @@ export interface BatchProducerStats {
 
 export class BatchProducer {
   readonly #client: Producer;
+  /** Leaders for the produce requests: asked of the brokers in turn, a hung one last (metadata-source.ts). */
+  readonly #metadata: MetadataSource;
+  /**
+   * The produce requests' own connections, with `requestTimeout` as their timeout. The library
+   * client's pool times requests out after its fixed 30 s whatever the client's `timeout` says, and
+   * a hung leader (its socket open, nothing answered) then held every send that long (the cluster
+   * bench: a 20 s hang stalled the ingestor 20 s, though the leaderships had moved after 7).
+   */
+  readonly #producePool: ConnectionPool;
   readonly #ackTimeoutMs: number;
   readonly #deliveryTimeoutMs: number;
   readonly #backoffMs: [number, number];
@@ -143,6 +153,15 @@ export class BatchProducer {
       // Our own loop retries (with the same batch); the library's retries are for its metadata and InitProducerId.
       retries: 3,
       retryDelay: 250,
+      autocreateTopics: this.#autocreate,
+    });
+    this.#producePool = new ConnectionPool(options.clientId ?? 'feedpipe', {
+      requestTimeout: options.requestTimeoutMs ?? 30_000,
+      connectTimeout: 5_000,
+    });
+    this.#metadata = new MetadataSource({
+      clientId: options.clientId ?? 'feedpipe',
+      bootstrap: options.brokers.map(brokerOf),
       autocreateTopics: this.#autocreate,
     });
   }
@@ -226,6 +245,7 @@ export class BatchProducer {
     this.#closed = true;
     await this.#queue;
     await this.#client.close(true).catch(() => undefined);
+    await Promise.allSettled([this.#metadata.close(), this.#producePool.close()]);
   }
 
   async #sendNow(set: ProduceSet): Promise<SendResult> {
@@ -277,11 +297,7 @@ export class BatchProducer {
     const identity = await this.#ensureIdentity();
     const version = await this.#produceVersion();
     const topics = set.topics.map((t) => t.topic);
-    const metadata = await this.#client.metadata({
-      topics,
-      autocreateTopics: this.#autocreate,
-      forceUpdate: refresh,
-    });
+    const metadata = await this.#metadata.leaders(topics, refresh);
     const partitions = set.partitions((topic) => {
       const count = metadata.topics.get(topic)?.partitionsCount ?? 0;
       if (count === 0)
@@ -316,13 +332,20 @@ export class BatchProducer {
           throw new KafkaClientError('TOPIC_NOT_READY', `leader ${leader} is not in the metadata`, {
             retriable: true,
           });
-        const connection = await this.#client.connections.get(broker);
-        const answers = await produceBatchesApi(version).async(
-          connection,
-          ACKS_ALL,
-          this.#ackTimeoutMs,
-          requestOf(sends),
-        );
+        let answers: PartitionAnswer[];
+        try {
+          const connection = await this.#producePool.get(broker);
+          answers = await produceBatchesApi(version).async(
+            connection,
+            ACKS_ALL,
+            this.#ackTimeoutMs,
+            requestOf(sends),
+          );
+        } catch (error) {
+          // Unreachable or hung: its leaderships are about to move; ask the others where to.
+          this.#metadata.markFailed(broker);
+          throw error;
+        }
         return this.#settle(sends, answers);
       }),
     );

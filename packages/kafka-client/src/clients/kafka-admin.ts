@@ -16,6 +16,24 @@ export interface PartitionOffsets {
   high: bigint;
 }
 
+/** Where a partition lives: its leader, its replicas and which of them are in sync (broker ids). */
+export interface PartitionState {
+  topic: string;
+  partition: number;
+  /** -1 while it has none. */
+  leader: number;
+  leaderEpoch: number;
+  replicas: number[];
+  isr: number[];
+}
+
+/** A broker the cluster's metadata lists (registered and not fenced). */
+export interface BrokerInfo {
+  id: number;
+  host: string;
+  port: number;
+}
+
 export interface EnsureTopicsOptions {
   /** Partitions of topics created here. Default: the broker's num.partitions. */
   partitions?: number;
@@ -94,6 +112,47 @@ export class KafkaAdmin {
       }
       await sleep(backoff.next());
     }
+  }
+
+  /** The brokers the cluster's metadata lists now (live ones: a fenced or stopped broker drops out). */
+  async brokers(): Promise<BrokerInfo[]> {
+    const metadata = await this.#admin.metadata({ topics: [], forceUpdate: true }).catch((error: unknown) => {
+      throw new KafkaClientError('ADMIN_FAILED', `cluster metadata: ${describe(error)}`, {
+        retriable: true,
+        cause: error,
+      });
+    });
+    return [...metadata.brokers]
+      .map(([id, b]) => ({ id, host: b.host, port: b.port }))
+      .sort((a, b) => a.id - b.id);
+  }
+
+  /** Leader, replicas and in-sync replicas of every partition of `topics`, fresh from the cluster. */
+  async partitionStates(topics: readonly string[]): Promise<PartitionState[]> {
+    const metadata = await this.#admin
+      .metadata({ topics: [...topics], forceUpdate: true })
+      .catch((error: unknown) => {
+        throw new KafkaClientError('ADMIN_FAILED', `metadata of ${topics.join(', ')}: ${describe(error)}`, {
+          retriable: true,
+          cause: error,
+        });
+      });
+    const out: PartitionState[] = [];
+    for (const topic of topics) {
+      const partitions = metadata.topics.get(topic)?.partitions ?? [];
+      for (const [partition, p] of partitions.entries()) {
+        if (!p) continue;
+        out.push({
+          topic,
+          partition,
+          leader: p.leader,
+          leaderEpoch: p.leaderEpoch,
+          replicas: [...p.replicas],
+          isr: [...p.isr],
+        });
+      }
+    }
+    return out;
   }
 
   /** Low and high offsets of every partition of `topic`. */

@@ -19,11 +19,12 @@
  */
 import { Backoff } from '@feedpipe/retry';
 import { Base, ConnectionPool, metadataV12 } from '@platformatic/kafka';
+import { MetadataSource } from '../cluster/metadata-source.js';
 import { AssignedPartitions } from '../consumer/assigned-partitions.js';
-import { Fetcher, type FetchRound } from '../consumer/fetcher.js';
+import { DEFAULT_FETCH_MARGIN_MS, Fetcher, type FetchRound } from '../consumer/fetcher.js';
 import { EARLIEST, LATEST, listOffsets } from '../consumer/offset-lookup.js';
 import { describe, KafkaClientError } from '../errors.js';
-import { CONNECTION_KEYS, type ConnectionOptions, checkOptions } from '../options.js';
+import { brokerOf, CONNECTION_KEYS, type ConnectionOptions, checkOptions } from '../options.js';
 import { BrokerError, LEADER_MOVED } from '../protocol/broker-errors.js';
 import type { PartitionBatch } from '../protocol/partition-batch.js';
 import { readPartitionRecords } from '../protocol/record-batch-reader.js';
@@ -109,6 +110,7 @@ export class TopicTail {
   readonly #client: Base;
   readonly #fetchPool: ConnectionPool;
   readonly #fetcher: Fetcher;
+  readonly #metadata: MetadataSource;
   readonly #partitions = new AssignedPartitions();
   readonly #backoff: Backoff;
   readonly #stats = { fetches: 0, records: 0, batches: 0, fetchErrors: 0, handlerErrors: 0 };
@@ -138,15 +140,21 @@ export class TopicTail {
     });
     // Long polls on a pool of their own, so metadata and offset lookups never queue behind one.
     this.#fetchPool = new ConnectionPool(clientId, {
-      requestTimeout: requestTimeout + maxWait,
+      requestTimeout: maxWait + DEFAULT_FETCH_MARGIN_MS,
       connectTimeout: 5_000,
     });
-    this.#fetcher = new Fetcher(this.#client, this.#fetchPool, {
-      maxWaitMs: maxWait,
-      minBytes: 1,
-      maxBytes: options.maxBytes ?? 4 * 1024 * 1024,
-      maxBytesPerPartition: options.maxBytesPerPartition ?? 1024 * 1024,
-    });
+    this.#metadata = new MetadataSource({ clientId, bootstrap: options.brokers.map(brokerOf) });
+    this.#fetcher = new Fetcher(
+      this.#client,
+      this.#fetchPool,
+      {
+        maxWaitMs: maxWait,
+        minBytes: 1,
+        maxBytes: options.maxBytes ?? 4 * 1024 * 1024,
+        maxBytesPerPartition: options.maxBytesPerPartition ?? 1024 * 1024,
+      },
+      this.#metadata,
+    );
   }
 
   get state(): TopicTailState {
@@ -230,7 +238,7 @@ export class TopicTail {
   }
 
   async #close(): Promise<void> {
-    await Promise.allSettled([this.#fetchPool.close(), this.#client.close()]);
+    await Promise.allSettled([this.#fetchPool.close(), this.#client.close(), this.#metadata.close()]);
   }
 
   /** Fetch rounds until stopped; new partitions looked for every `metadataRefreshMs`. */
@@ -347,7 +355,7 @@ export class TopicTail {
       [FROM_EARLIEST, EARLIEST],
     ] as const) {
       const list = pending.filter((s) => s.position === mark);
-      const offsets = await listOffsets(this.#client, list, at);
+      const offsets = await listOffsets(this.#client, this.#metadata, list, at);
       for (const s of list) s.position = Number(offsets.get(`${s.topic}:${s.partition}`) ?? 0n);
     }
   }

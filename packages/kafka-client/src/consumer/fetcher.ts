@@ -14,7 +14,16 @@ import {
   MAX_FETCH_VERSION,
   MIN_FETCH_VERSION,
 } from '../protocol/fetch-records.js';
-import { groupByLeader } from './leaders.js';
+import { groupByLeader, type LeaderSource } from './leaders.js';
+
+/**
+ * How long a fetch may take beyond its long poll (maxWaitMs) before its leader counts as
+ * unreachable. Short on purpose: a hung broker (a stop-the-world pause) keeps its sockets open and
+ * answers nothing, and a round waits for every leader it asked; the request timeout (30 s) would
+ * stall every partition that long (the bench's 20 s hang stalled the sink 20 s). A false alarm on a
+ * loaded machine costs one reconnect and a retry of the same offsets, nothing else.
+ */
+export const DEFAULT_FETCH_MARGIN_MS = 5_000;
 
 export interface FetchLimits {
   maxWaitMs: number;
@@ -45,10 +54,12 @@ export class Fetcher {
   readonly #client: Base;
   readonly #pool: ConnectionPool;
   readonly #limits: FetchLimits;
+  readonly #source: LeaderSource;
   #version: number | undefined;
 
-  constructor(client: Base, pool: ConnectionPool, limits: FetchLimits) {
+  constructor(client: Base, pool: ConnectionPool, limits: FetchLimits, source: LeaderSource) {
     this.#client = client;
+    this.#source = source;
     this.#pool = pool;
     this.#limits = limits;
   }
@@ -71,7 +82,7 @@ export class Fetcher {
 
   async fetch(targets: readonly FetchTarget[], refreshMetadata: boolean): Promise<FetchRound> {
     const version = await this.version();
-    const { groups, leaderless } = await groupByLeader(this.#client, targets, refreshMetadata);
+    const { groups, leaderless } = await groupByLeader(this.#source, targets, refreshMetadata);
     const round: FetchRound = { answers: [], failures: [], leaderless, bytes: 0 };
     const limits = this.#limits;
     const settled = await Promise.allSettled(
@@ -115,6 +126,7 @@ export class Fetcher {
     for (const [i, result] of settled.entries()) {
       if (result.status === 'rejected') {
         const broker = groups[i]?.broker;
+        if (broker) this.#source.markFailed(broker);
         round.failures.push(
           result.reason instanceof KafkaClientError
             ? result.reason

@@ -72,6 +72,12 @@ export interface GroupMemberOptions {
   client: Base;
   /** The pool for JoinGroup and SyncGroup (request timeout above the rebalance timeout). */
   joinPool: ConnectionPool;
+  /**
+   * The pool for FindCoordinator, heartbeats, commits, offset fetches and LeaveGroup: a request
+   * timeout well inside the session (half of it), so a hung coordinator is given up and found
+   * again (it moves within seconds on a cluster) before the session runs out.
+   */
+  coordinatorPool: ConnectionPool;
   bootstrap: readonly Broker[];
   /** A transient failure worth telling (the member keeps trying). */
   onError: (error: KafkaClientError) => void;
@@ -89,6 +95,8 @@ export class GroupMember {
   #memberId = '';
   #generationId = -1;
   #coordinator: Broker | undefined;
+  /** Where the next FindCoordinator starts in the bootstrap list. */
+  #findFrom = 0;
   #heartbeat: { timer: NodeJS.Timeout | undefined; running: Promise<void> | undefined } | undefined;
   #lastHeartbeatAt = 0;
 
@@ -323,7 +331,7 @@ export class GroupMember {
     this.#memberId = '';
     this.#generationId = -1;
     try {
-      const coordinator = await this.#coordinatorConnection(this.#o.client.connections);
+      const coordinator = await this.#coordinatorConnection(this.#o.coordinatorPool);
       await leaveGroupV5.api.async(coordinator, this.#o.groupId, [
         { memberId, groupInstanceId: null, reason: 'consumer stopped' },
       ]);
@@ -341,7 +349,7 @@ export class GroupMember {
   /** One heartbeat: 'ok', 'retry' (coordinator unreachable or moved), 'rebalance' or 'lost'. */
   async #beat(): Promise<'ok' | 'retry' | 'rebalance' | 'lost'> {
     try {
-      const coordinator = await this.#coordinatorConnection(this.#o.client.connections);
+      const coordinator = await this.#coordinatorConnection(this.#o.coordinatorPool);
       await heartbeatV4.api.async(coordinator, this.#o.groupId, this.#generationId, this.#memberId, null);
       this.#lastHeartbeatAt = Date.now();
       return 'ok';
@@ -373,7 +381,7 @@ export class GroupMember {
     let lastError: unknown;
     for (let attempt = 0; attempt < 3; attempt++) {
       try {
-        return await request(await this.#coordinatorConnection(this.#o.client.connections));
+        return await request(await this.#coordinatorConnection(this.#o.coordinatorPool));
       } catch (error) {
         lastError = error;
         const codes = brokerErrorCodes(error);
@@ -394,14 +402,37 @@ export class GroupMember {
   }
 
   async #coordinatorConnection(pool: ConnectionPool): Promise<Connection> {
-    if (!this.#coordinator) {
-      const any = await this.#o.client.connections.getFirstAvailable([...this.#o.bootstrap]);
-      const answer = await findCoordinatorV6.api.async(any, GROUP_KEY_TYPE, [this.#o.groupId]);
-      const found = answer.coordinators[0];
-      if (!found) throw new KafkaClientError('GROUP_FAILED', `no coordinator for group ${this.#o.groupId}`);
-      this.#coordinator = { host: found.host, port: found.port };
-    }
+    this.#coordinator ??= await this.#findCoordinator();
     return pool.get(this.#coordinator);
+  }
+
+  /**
+   * Asks the bootstrap brokers in turn, each within the coordinator pool's short timeout, starting
+   * after the one asked last time it failed: a hung broker listed first must not answer for the
+   * whole cluster. Bounded: each broker once.
+   */
+  async #findCoordinator(): Promise<Broker> {
+    const brokers = this.#o.bootstrap;
+    let lastError: unknown;
+    for (let i = 0; i < brokers.length; i++) {
+      const index = (this.#findFrom + i) % brokers.length;
+      const broker = brokers[index] as Broker;
+      try {
+        const connection = await this.#o.coordinatorPool.get(broker);
+        const answer = await findCoordinatorV6.api.async(connection, GROUP_KEY_TYPE, [this.#o.groupId]);
+        const found = answer.coordinators[0];
+        if (found && found.nodeId >= 0) {
+          // Next time (the coordinator failed) start with the following broker.
+          this.#findFrom = index + 1;
+          return { host: found.host, port: found.port };
+        }
+        lastError = new KafkaClientError('GROUP_FAILED', `no coordinator for group ${this.#o.groupId}`);
+      } catch (error) {
+        lastError = error;
+      }
+    }
+    this.#findFrom += 1;
+    throw lastError;
   }
 
   /** The leader's SyncGroup assignments: round robin over the partitions every member subscribed to. */

@@ -1,12 +1,19 @@
 /**
- * Partitions grouped by their leader broker, from the client's cluster metadata: the unit of every
- * per-broker request the consumer sends (Fetch, ListOffsets).
+ * Partitions grouped by their leader broker, from the cluster's metadata (MetadataSource): the unit
+ * of every per-broker request the consumer sends (Fetch, ListOffsets).
  */
-import type { Base, Broker } from '@platformatic/kafka';
+import type { Broker } from '@platformatic/kafka';
+import type { ClusterView } from '../cluster/metadata-source.js';
 
 export interface LeaderGroup<T> {
   broker: Broker;
   items: T[];
+}
+
+/** Where leaders are looked up (MetadataSource; a stub in unit tests). */
+export interface LeaderSource {
+  leaders(topics: readonly string[], refresh: boolean): Promise<ClusterView>;
+  markFailed(broker: Broker): void;
 }
 
 /**
@@ -14,12 +21,12 @@ export interface LeaderGroup<T> {
  * has no leader (or an unknown topic) come back in `leaderless`.
  */
 export async function groupByLeader<T extends { topic: string; partition: number }>(
-  client: Base,
+  source: LeaderSource,
   items: readonly T[],
   refresh: boolean,
 ): Promise<{ groups: LeaderGroup<T>[]; leaderless: T[] }> {
   const topics = [...new Set(items.map((i) => i.topic))];
-  const metadata = await client.metadata({ topics, forceUpdate: refresh });
+  const metadata = await source.leaders(topics, refresh);
   const groups = new Map<number, LeaderGroup<T>>();
   const leaderless: T[] = [];
   for (const item of items) {

@@ -5,7 +5,7 @@
  */
 import { type Base, listOffsetsV9 } from '@platformatic/kafka';
 import { describe, KafkaClientError } from '../errors.js';
-import { groupByLeader } from './leaders.js';
+import { groupByLeader, type LeaderSource } from './leaders.js';
 
 export const EARLIEST = -2n;
 export const LATEST = -1n;
@@ -19,13 +19,14 @@ export interface TopicPartition {
 /** The offset at `timestamp` (EARLIEST or LATEST) of each partition, keyed `topic:partition`. */
 export async function listOffsets(
   client: Base,
+  source: LeaderSource,
   partitions: readonly TopicPartition[],
   timestamp: bigint,
 ): Promise<Map<string, bigint>> {
   const out = new Map<string, bigint>();
   if (partitions.length === 0) return out;
   try {
-    const { groups, leaderless } = await groupByLeader(client, partitions, false);
+    const { groups, leaderless } = await groupByLeader(source, partitions, true);
     if (leaderless.length > 0) {
       throw new KafkaClientError(
         'FETCH_FAILED',
@@ -55,8 +56,6 @@ export async function listOffsets(
     );
   } catch (error) {
     if (error instanceof KafkaClientError) throw error;
-    // A leader that moved or is restarting: refresh the metadata for the next try.
-    client.clearMetadata();
     throw new KafkaClientError('FETCH_FAILED', `list offsets: ${describe(error)}`, {
       retriable: true,
       cause: error,

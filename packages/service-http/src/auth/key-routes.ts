@@ -6,20 +6,22 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { notFound } from '../http-error.js';
+import { routeDoc } from '../openapi/route-doc.js';
 import type { ApiKeyStore } from './api-keys.js';
 import { ADMIN_SCOPE } from './key-format.js';
 
 const ADMIN = { scope: ADMIN_SCOPE } as const;
-const ADMIN_SECURITY = [{ apiKey: [] }];
 
 function keyInfoSchema(scopes: readonly string[]) {
   return {
+    title: 'ApiKeyInfo',
     type: 'object',
+    required: ['keyId', 'name', 'scopes', 'createdAt', 'revoked'],
     properties: {
-      keyId: { type: 'string' },
+      keyId: { type: 'string', description: '16 hex digits; the public part of the key' },
       name: { type: 'string' },
       scopes: { type: 'array', items: { type: 'string', enum: [...scopes] } },
-      createdAt: { type: 'string' },
+      createdAt: { type: 'string', description: 'when the key was created' },
       revoked: { type: 'boolean' },
       lastUsedAt: {
         type: 'string',
@@ -36,31 +38,38 @@ export function registerKeyRoutes<S extends string>(app: FastifyInstance, keys: 
     '/v1/admin/keys',
     {
       config: ADMIN,
-      schema: {
+      schema: routeDoc({
+        operationId: 'createApiKey',
         tags: ['admin'],
         summary: 'Create an API key (its secret is in this answer only)',
-        security: ADMIN_SECURITY,
         body: {
+          title: 'NewApiKey',
           type: 'object',
           additionalProperties: false,
           required: ['name', 'scopes'],
           properties: {
-            name: { type: 'string', minLength: 1, maxLength: 200 },
+            name: { type: 'string', minLength: 1, maxLength: 200, description: 'who or what holds the key' },
             scopes: {
               type: 'array',
               minItems: 1,
               uniqueItems: true,
               items: { type: 'string', enum: [...SCOPES] },
+              description: 'what the key may do; no scope implies another',
             },
           },
         },
-        response: {
+        responses: {
           201: {
-            type: 'object',
-            properties: { ...KEY_INFO.properties, key: { type: 'string' } },
+            ...KEY_INFO,
+            title: 'CreatedApiKey',
+            required: [...KEY_INFO.required, 'key'],
+            properties: {
+              ...KEY_INFO.properties,
+              key: { type: 'string', description: 'the whole key, to send in x-api-key; shown only here' },
+            },
           },
         },
-      },
+      }),
     },
     async (request, reply) => {
       const created = await keys.create(request.body.name, request.body.scopes);
@@ -72,13 +81,20 @@ export function registerKeyRoutes<S extends string>(app: FastifyInstance, keys: 
     '/v1/admin/keys',
     {
       config: ADMIN,
-      schema: {
+      // The response schema is the allow-list of what leaves: salt and hash cannot, whatever list() returns.
+      schema: routeDoc({
+        operationId: 'listApiKeys',
         tags: ['admin'],
         summary: 'List API keys (no secrets)',
-        security: ADMIN_SECURITY,
-        // The response schema is the allow-list of what leaves: salt and hash cannot, whatever list() returns.
-        response: { 200: { type: 'object', properties: { keys: { type: 'array', items: KEY_INFO } } } },
-      },
+        responses: {
+          200: {
+            title: 'ApiKeyList',
+            type: 'object',
+            required: ['keys'],
+            properties: { keys: { type: 'array', items: KEY_INFO } },
+          },
+        },
+      }),
     },
     async () => ({ keys: await keys.list() }),
   );
@@ -87,19 +103,30 @@ export function registerKeyRoutes<S extends string>(app: FastifyInstance, keys: 
     '/v1/admin/keys/:keyId',
     {
       config: ADMIN,
-      schema: {
+      schema: routeDoc({
+        operationId: 'revokeApiKey',
         tags: ['admin'],
         summary: 'Revoke an API key: refused from the next request on, its live streams end',
-        security: ADMIN_SECURITY,
         params: {
           type: 'object',
           required: ['keyId'],
-          properties: { keyId: { type: 'string', pattern: '^[0-9a-f]{16}$' } },
+          properties: {
+            keyId: {
+              type: 'string',
+              pattern: '^[0-9a-f]{16}$',
+              description: 'the keyId of the key to revoke',
+            },
+          },
         },
-        response: {
-          200: { type: 'object', properties: { keyId: { type: 'string' }, revoked: { type: 'boolean' } } },
+        responses: {
+          200: {
+            title: 'RevokedApiKey',
+            type: 'object',
+            required: ['keyId', 'revoked'],
+            properties: { keyId: { type: 'string' }, revoked: { type: 'boolean' } },
+          },
         },
-      },
+      }),
     },
     async (request) => {
       const { keyId } = request.params;

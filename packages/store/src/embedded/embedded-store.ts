@@ -1,7 +1,8 @@
 /**
- * The embedded adapter: each lane is one chDB session behind an exclusive lane
- * (session-connection.ts), reached through `@clickhouse/client`'s API over that session. chDB's
- * quirks stay here and in the files beside it: the session clean-up after a failed statement, the
+ * The embedded adapter: each lane is one or more chDB sessions behind an exclusive lane
+ * (session-connection.ts), reached through `@clickhouse/client`'s API over them. chDB's quirks stay
+ * here and in the files beside it: the session clean-up after a failed statement, parameters bound
+ * in the statement text (its binding serialises parameterised statements process-wide), the
  * zero-copy CSV insert off the event loop, results handed over whole, HTTP settings it ignores.
  */
 import { createRequire } from 'node:module';
@@ -68,6 +69,7 @@ export function createEmbeddedStore(
       // chDB materialises a result before its first byte, and drops HTTP transport settings.
       streamsResults: false,
       readonlyLevel: 1,
+      bindsInline: true,
       // The engine's own CSV parser, fed the buffer without a copy, off the event loop (the
       // generic client path builds one string of query and data on the calling thread).
       insertCsv: (table, columns, csv) =>

@@ -1,7 +1,9 @@
 /**
- * One task at a time, in arrival order, with a bounded queue: the unit of isolation of the embedded
- * engine. A task's whole life (the statement, and after a failure the clean-up of the session)
- * runs inside its turn, so nothing else can observe the session in between.
+ * One task at a time per slot, in arrival order, with a bounded queue: the unit of isolation of the
+ * embedded engine. A slot stands for one engine session; a task's whole life (the statement, and
+ * after a failure the clean-up of its session) runs inside its turn on its slot, so nothing else can
+ * observe that session in between. With several slots (a lane of several sessions) tasks run in
+ * parallel, each on a session of its own, and wait in one queue for whichever slot frees first.
  *
  * Limits and their behaviour: at most `maxQueued` tasks wait (the next one is refused with
  * STORE_BUSY at once, never queued), and a task still waiting after `maxWaitMs` is refused with
@@ -15,10 +17,12 @@ export interface LaneLimits {
   maxQueued: number;
   /** Longest wait for a turn, ms. */
   maxWaitMs: number;
+  /** Embedded chDB: sessions of the lane, i.e. statements it runs at once (ignored on a server). */
+  sessions: number;
 }
 
 export interface LaneStats {
-  /** 1 while a task holds the lane. */
+  /** Tasks holding a slot. */
   running: number;
   queued: number;
   /** Tasks refused because the queue was full or the wait too long. */
@@ -28,7 +32,7 @@ export interface LaneStats {
 }
 
 interface Waiter {
-  start: () => void;
+  start: (slot: number) => void;
   timer: ReturnType<typeof setTimeout>;
   /** Set when the wait timed out: the waiter stays in the queue but is skipped. */
   gone: boolean;
@@ -42,7 +46,9 @@ export class ExclusiveLane {
   // compacted away once it passes half the array, so the memory stays bounded too.
   #queue: Waiter[] = [];
   #head = 0;
-  #busy = false;
+  /** Slots no task holds. */
+  readonly #free: number[];
+  readonly #slots: number;
   #closed = false;
   #refused = 0;
   #completed = 0;
@@ -51,40 +57,48 @@ export class ExclusiveLane {
     this.#name = name;
     this.#limits = limits;
     this.#now = now;
+    this.#slots = limits.sessions;
+    this.#free = Array.from({ length: limits.sessions }, (_, i) => limits.sessions - 1 - i);
+  }
+
+  /** Slots of the lane: sessions a caller must open, one per slot index. */
+  get slots(): number {
+    return this.#slots;
   }
 
   get stats(): LaneStats {
     return {
-      running: this.#busy ? 1 : 0,
+      running: this.#slots - this.#free.length,
       queued: this.#waiting(),
       refused: this.#refused,
       completed: this.#completed,
     };
   }
 
-  /** Runs `task` when the lane is free; the lane stays held until the task's promise settles. */
-  async run<T>(task: () => Promise<T>): Promise<T> {
+  /**
+   * Runs `task` on a free slot (given to it); the slot stays held until the task's promise
+   * settles, then goes straight to the next waiter.
+   */
+  async run<T>(task: (slot: number) => Promise<T>): Promise<T> {
     if (this.#closed) throw new StoreError('STORE_CLOSED', `the store's ${this.#name} lane is closed`);
-    if (this.#busy) await this.#wait();
-    this.#busy = true;
+    const slot = this.#free.length > 0 ? (this.#free.pop() as number) : await this.#wait();
     try {
-      return await task();
+      return await task(slot);
     } finally {
       this.#completed += 1;
-      this.#busy = false;
-      this.#next();
+      this.#next(slot);
     }
   }
 
   /** Refuses new tasks; resolves once the running task and those already queued are done. */
   async close(): Promise<void> {
     this.#closed = true;
-    for (let i = 0; i < 100_000 && (this.#busy || this.#waiting() > 0); i++) {
+    for (let i = 0; i < 100_000 && (this.#free.length < this.#slots || this.#waiting() > 0); i++) {
       await new Promise((resolve) => setTimeout(resolve, 10));
     }
   }
 
-  #wait(): Promise<void> {
+  #wait(): Promise<number> {
     if (this.#waiting() >= this.#limits.maxQueued) {
       this.#refused += 1;
       throw new StoreError(
@@ -94,7 +108,7 @@ export class ExclusiveLane {
       );
     }
     const enqueuedAt = this.#now();
-    return new Promise<void>((start, refuse) => {
+    return new Promise<number>((start, refuse) => {
       const waiter: Waiter = {
         start,
         gone: false,
@@ -120,7 +134,8 @@ export class ExclusiveLane {
     return n;
   }
 
-  #next(): void {
+  /** Hands the freed `slot` to the first live waiter, or marks it free. */
+  #next(slot: number): void {
     while (this.#head < this.#queue.length) {
       const waiter = this.#queue[this.#head] as Waiter;
       this.#head += 1;
@@ -130,11 +145,11 @@ export class ExclusiveLane {
       }
       if (waiter.gone) continue;
       clearTimeout(waiter.timer);
-      // Handed over directly: the lane never looks free between two tasks, so a newcomer cannot
+      // Handed over directly: the slot never looks free between two tasks, so a newcomer cannot
       // overtake the queue.
-      this.#busy = true;
-      waiter.start();
+      waiter.start(slot);
       return;
     }
+    this.#free.push(slot);
   }
 }

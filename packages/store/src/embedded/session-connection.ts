@@ -1,6 +1,8 @@
 /**
- * A `Connection` for `@clickhouse/client` over one chDB session, whose every operation runs alone
- * in an exclusive lane and leaves the session clean before the lane is handed on.
+ * A `Connection` for `@clickhouse/client` over chDB sessions, one per slot of an exclusive lane:
+ * every operation runs alone on its slot's session and leaves that session clean before the slot
+ * is handed on. (A lane of one slot is one session used one operation at a time; a lane of several
+ * runs that many operations at once, each on its own session.)
  *
  * Why: embedded chDB (3.4) keeps the partial output of a query that failed while producing rows
  * (result limit, timeout, an exception mid-stream) and hands it to the NEXT query of the same
@@ -49,14 +51,15 @@ export interface SessionStats {
 export class SessionConnection implements Connection<Readable> {
   readonly #open: () => ChdbConnection;
   readonly #lane: ExclusiveLane;
-  #session: ChdbConnection;
+  /** The session of each slot of the lane. */
+  readonly #sessions: ChdbConnection[];
   #closed = false;
   readonly #stats: SessionStats = { failures: 0, staleAnswers: 0, replaced: 0 };
 
   constructor(open: () => ChdbConnection, lane: ExclusiveLane) {
     this.#open = open;
     this.#lane = lane;
-    this.#session = open();
+    this.#sessions = Array.from({ length: lane.slots }, () => open());
   }
 
   get stats(): SessionStats {
@@ -85,10 +88,10 @@ export class SessionConnection implements Connection<Readable> {
   }
 
   ping(params: ConnPingParams): Promise<ConnPingResult> {
-    return this.#turn(undefined, async (s) => {
+    return this.#turn(undefined, async (s, slot) => {
       const result = await s.ping(params);
       // ping() reports a failure instead of throwing: clean up after it all the same.
-      if (!result.success) await this.#cleanUp();
+      if (!result.success) await this.#cleanUp(slot);
       return result;
     });
   }
@@ -97,28 +100,32 @@ export class SessionConnection implements Connection<Readable> {
     if (this.#closed) return;
     this.#closed = true;
     await this.#lane.close();
-    await this.#session.close();
+    await Promise.all(this.#sessions.map((session) => session.close()));
   }
 
-  async #turn<T>(signal: AbortSignal | undefined, op: (session: ChdbConnection) => Promise<T>): Promise<T> {
-    return this.#lane.run(async () => {
+  async #turn<T>(
+    signal: AbortSignal | undefined,
+    op: (session: ChdbConnection, slot: number) => Promise<T>,
+  ): Promise<T> {
+    return this.#lane.run(async (slot) => {
       if (signal?.aborted) throw new Error('the operation was aborted before it started');
       try {
-        return await op(this.#session);
+        return await op(this.#sessions[slot] as ChdbConnection, slot);
       } catch (error) {
-        await this.#cleanUp();
+        await this.#cleanUp(slot);
         throw error;
       }
     });
   }
 
-  /** Runs inside the failed operation's turn: see the file comment. */
-  async #cleanUp(): Promise<void> {
+  /** Runs inside the failed operation's turn, on its slot's session: see the file comment. */
+  async #cleanUp(slot: number): Promise<void> {
     this.#stats.failures += 1;
+    const session = this.#sessions[slot] as ChdbConnection;
     for (let attempt = 0; attempt < MAX_DRAINS; attempt++) {
       const token = randomUUID();
       try {
-        const result = await this.#session.query({
+        const result = await session.query({
           query: `SELECT '${token}'`,
           clickhouse_settings: { default_format: 'TabSeparatedRaw' },
         });
@@ -132,10 +139,9 @@ export class SessionConnection implements Connection<Readable> {
     }
     // No verified clean answer: the session goes, with whatever it still holds. The new session
     // is opened before the old one is closed, so the data directory never loses its last session.
-    const old = this.#session;
-    this.#session = this.#open();
+    this.#sessions[slot] = this.#open();
     this.#stats.replaced += 1;
-    await old.close().catch(() => undefined);
+    await session.close().catch(() => undefined);
   }
 }
 

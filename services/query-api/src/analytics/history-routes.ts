@@ -4,11 +4,14 @@
  * functions of the key, so do_not_merge_across_partitions_select_final keeps FINAL cheap).
  */
 import { HISTORY_TABLES } from '@feedpipe/contracts';
+import { routeDoc } from '@feedpipe/service-http';
 import type { FastifyInstance } from 'fastify';
 import type { ApiContext } from '../context.js';
 import { notFound } from '../errors.js';
-import { FORMAT_PROPERTY, READ_SECURITY, SECURITY_ID_SCHEMA, TABULAR_RESPONSE } from '../http/schemas.js';
+import { FORMAT_PROPERTY, SECURITY_ID_PARAMS } from '../http/schemas.js';
+import { tabularResponse } from '../http/tabular-doc.js';
 import type { OutputFormat } from '../query/formats.js';
+import { outputFormatOf } from '../query/negotiation.js';
 import { parseRange, TIME_SCHEMA } from '../query/time.js';
 import { cachedTabular, ttlFor } from './tabular-reply.js';
 
@@ -27,15 +30,31 @@ interface CandleQuery {
   from: string;
   to?: string;
   segment?: string;
-  format: OutputFormat;
+  format?: OutputFormat;
 }
 
 const tags = ['history'];
-const params = {
-  type: 'object',
-  properties: { securityId: SECURITY_ID_SCHEMA },
-  required: ['securityId'],
+const params = SECURITY_ID_PARAMS;
+const FROM = { ...TIME_SCHEMA, description: `start of the range (inclusive): ${TIME_SCHEMA.description}` };
+const TO = {
+  ...TIME_SCHEMA,
+  description: `end of the range (exclusive), default now: ${TIME_SCHEMA.description}`,
+};
+
+const CANDLE_COLUMNS = {
+  time: "DateTime64(0, 'UTC')",
+  segment: 'LowCardinality(String)',
+  open: 'Float64',
+  high: 'Float64',
+  low: 'Float64',
+  close: 'Float64',
+  volume: 'Int64',
+  open_interest: 'Int64',
 } as const;
+
+/** Daily candles also carry the trading day (`date`, in exchange time) after `time`. */
+const { time: CANDLE_TIME, ...CANDLE_VALUES } = CANDLE_COLUMNS;
+const DAILY_CANDLE_COLUMNS = { time: CANDLE_TIME, date: 'Date', ...CANDLE_VALUES } as const;
 
 /** Answers 404 unless candles of the instrument were loaded into `table`. */
 function candlesCheck(ctx: ApiContext): (table: string, securityId: number) => Promise<void> {
@@ -75,25 +94,27 @@ function registerDailyCandleRoute(app: FastifyInstance, ctx: ApiContext): void {
   app.get<{ Params: { securityId: number }; Querystring: CandleQuery }>(
     '/v1/instruments/:securityId/candles/daily',
     {
-      schema: {
+      schema: routeDoc({
+        operationId: 'getDailyCandles',
         tags,
         summary: 'Daily candles from history (one per trading day)',
         description:
           'One row per trading day: `date` is the trading day, `time` the instant the service stamps it with (midnight IST, i.e. 18:30 UTC of the day before). A candle is returned when its date, as midnight UTC, lies in [date of from, to).',
-        security: READ_SECURITY,
         params,
         querystring: {
           type: 'object',
           additionalProperties: false,
           required: ['from'],
-          properties: { from: TIME_SCHEMA, to: TIME_SCHEMA, segment: SEGMENT_SCHEMA, ...FORMAT_PROPERTY },
+          properties: { from: FROM, to: TO, segment: SEGMENT_SCHEMA, ...FORMAT_PROPERTY },
         },
-        response: { 200: TABULAR_RESPONSE },
-      },
+        responses: { 200: tabularResponse('DailyCandle', DAILY_CANDLE_COLUMNS) },
+        errors: [406],
+      }),
     },
     async (request, reply) => {
       const { securityId } = request.params;
       const q = request.query;
+      const format = outputFormatOf(request);
       const range = parseRange(q.from, q.to, ctx.now());
       await requireCandles(HISTORY_TABLES.candlesDaily.name, securityId);
       const fromSec = Math.floor(range.fromMs / 1000);
@@ -106,7 +127,7 @@ function registerDailyCandleRoute(app: FastifyInstance, ctx: ApiContext): void {
         {
           sql: DAILY_CANDLES_SQL,
           params: { sid: securityId, seg: q.segment ?? '', fromSec, toSec },
-          format: q.format,
+          format,
           settings: FINAL_SETTINGS,
         },
         `daily-${securityId}`,
@@ -121,29 +142,36 @@ function registerIntradayCandleRoute(app: FastifyInstance, ctx: ApiContext): voi
   app.get<{ Params: { securityId: number }; Querystring: CandleQuery & { interval: number } }>(
     '/v1/instruments/:securityId/candles/intraday',
     {
-      schema: {
+      schema: routeDoc({
+        operationId: 'getIntradayCandles',
         tags,
         summary: 'Intraday candles from history (1, 5, 15, 30 or 60 minutes)',
-        security: READ_SECURITY,
         params,
         querystring: {
           type: 'object',
           additionalProperties: false,
           required: ['from'],
           properties: {
-            from: TIME_SCHEMA,
-            to: TIME_SCHEMA,
-            interval: { type: 'integer', enum: [1, 5, 15, 30, 60], default: 1, description: 'minutes' },
+            from: FROM,
+            to: TO,
+            interval: {
+              type: 'integer',
+              enum: [1, 5, 15, 30, 60],
+              default: 1,
+              description: 'candle length in minutes',
+            },
             segment: SEGMENT_SCHEMA,
             ...FORMAT_PROPERTY,
           },
         },
-        response: { 200: TABULAR_RESPONSE },
-      },
+        responses: { 200: tabularResponse('IntradayCandle', CANDLE_COLUMNS) },
+        errors: [406],
+      }),
     },
     async (request, reply) => {
       const { securityId } = request.params;
       const q = request.query;
+      const format = outputFormatOf(request);
       const range = parseRange(q.from, q.to, ctx.now());
       await requireCandles(HISTORY_TABLES.candlesIntraday.name, securityId);
       const fromSec = Math.floor(range.fromMs / 1000);
@@ -161,7 +189,7 @@ function registerIntradayCandleRoute(app: FastifyInstance, ctx: ApiContext): voi
                   AND ts >= toDateTime({fromSec:UInt32}, 'UTC') AND ts < toDateTime({toSec:UInt32}, 'UTC')
                 ORDER BY ts, segment`,
           params: { sid: securityId, seg: q.segment ?? '', interval: q.interval, fromSec, toSec },
-          format: q.format,
+          format,
           settings: FINAL_SETTINGS,
         },
         `intraday-${securityId}-${q.interval}m`,

@@ -14,6 +14,20 @@ export interface StaticInstrument {
   symbol?: string;
 }
 
+/** One answer of `search`: how the query matched decides the order (exact, then prefix, then substring). */
+export interface InstrumentMatch {
+  securityId: number;
+  symbol: string | null;
+  segment: string | null;
+  /** The query is this instrument's id or symbol, whole (case-insensitive). */
+  exact: boolean;
+  /** Seen in the stored data (live ticks, reference data or loaded history), not only listed. */
+  stored: boolean;
+}
+
+/** Longest query `search` looks at: a symbol or an id is far shorter. */
+export const MAX_SEARCH_QUERY = 64;
+
 const KNOWN_SQL = `
 SELECT DISTINCT security_id FROM (
   SELECT security_id FROM ${FEED_TABLES.ticks.name} GROUP BY security_id
@@ -47,9 +61,45 @@ export class InstrumentCatalog {
   async has(securityId: number): Promise<boolean> {
     if (this.#static.has(securityId)) return true;
     const age = this.#now() - this.#loadedAt;
-    if (age > this.#refreshMs || (!this.#known.has(securityId) && age > this.#minRefreshMs))
-      await this.refresh();
+    if (this.#known.has(securityId)) {
+      // A failed background refresh is tried again by a later lookup; nothing awaits it here.
+      if (age > this.#refreshMs) this.refresh().catch(() => undefined);
+      return true;
+    }
+    if (age > this.#minRefreshMs) await this.refresh();
     return this.#known.has(securityId);
+  }
+
+  /**
+   * Instruments whose symbol or id matches `query` (case-insensitive): whole matches first, then
+   * prefixes, then substrings of a symbol; stored instruments before listed-only ones at each rank.
+   * A linear scan of the known ids and the static list: tens of thousands of entries, well under a
+   * millisecond, cheaper than keeping an index fresh across refreshes.
+   */
+  async search(query: string, limit: number): Promise<InstrumentMatch[]> {
+    if (this.#now() - this.#loadedAt > this.#refreshMs) await this.refresh();
+    const q = query.trim().toUpperCase().slice(0, MAX_SEARCH_QUERY);
+    if (q === '') return [];
+    const ranked = new Map<number, { rank: number; match: InstrumentMatch }>();
+    const consider = (securityId: number): void => {
+      if (ranked.has(securityId)) return;
+      const listed = this.#static.get(securityId);
+      const symbol = listed?.symbol ?? null;
+      const rank = Math.min(
+        rankOf(String(securityId), q, false),
+        symbol ? rankOf(symbol.toUpperCase(), q, true) : 9,
+      );
+      if (rank === 9) return;
+      const stored = this.#known.has(securityId);
+      const match = { securityId, symbol, segment: listed?.segment ?? null, exact: rank === 0, stored };
+      ranked.set(securityId, { rank: rank * 2 + (stored ? 0 : 1), match });
+    };
+    for (const id of this.#known) consider(id);
+    for (const id of this.#static.keys()) consider(id);
+    return [...ranked.values()]
+      .sort((a, b) => a.rank - b.rank || a.match.securityId - b.match.securityId)
+      .slice(0, limit)
+      .map((r) => r.match);
   }
 
   refresh(): Promise<void> {
@@ -64,4 +114,12 @@ export class InstrumentCatalog {
     })();
     return this.#refreshing;
   }
+}
+
+/** 0 whole match, 1 prefix, 2 substring (symbols only: an id's middle digits mean nothing), 9 none. */
+function rankOf(text: string, query: string, substring: boolean): number {
+  if (text === query) return 0;
+  if (text.startsWith(query)) return 1;
+  if (substring && text.includes(query)) return 2;
+  return 9;
 }

@@ -3,11 +3,14 @@
  * ticks. Every value goes in as a ClickHouse query parameter.
  */
 import { FEED_TABLES } from '@feedpipe/contracts';
+import { asIsSerializer, routeDoc } from '@feedpipe/service-http';
 import type { FastifyInstance } from 'fastify';
 import type { ApiContext } from '../context.js';
 import { badRequest, notFound } from '../errors.js';
-import { FORMAT_PROPERTY, READ_SECURITY, SECURITY_ID_SCHEMA, TABULAR_RESPONSE } from '../http/schemas.js';
+import { FORMAT_PROPERTY, SECURITY_ID_PARAMS } from '../http/schemas.js';
+import { rowSchema, tabularResponse } from '../http/tabular-doc.js';
 import type { OutputFormat } from '../query/formats.js';
+import { outputFormatOf } from '../query/negotiation.js';
 import { DURATION_SCHEMA, parseDurationSec, parseRange, TIME_SCHEMA } from '../query/time.js';
 import { BARS_SQL } from './bars-sql.js';
 import { cachedTabular, streamedTabular, ttlFor } from './tabular-reply.js';
@@ -54,6 +57,79 @@ const TICKS_WHERE = `security_id = {sid:UInt32}
   AND received_at >= fromUnixTimestamp64Micro({cT:Int64}, 'UTC')
   AND (toUnixTimestamp64Micro(received_at), kafka_partition, kafka_offset) >= ({cT:Int64}, {cP:UInt16}, {cO:UInt64})`;
 
+/** The columns of LATEST_STATE_SQL. */
+const LATEST_STATE_COLUMNS = {
+  security_id: 'UInt32',
+  segment: 'Nullable(UInt8)',
+  last_price: 'Nullable(Float32)',
+  volume: 'Nullable(Int32)',
+  last_trade_time: "Nullable(DateTime('UTC'))",
+  last_received_at: "Nullable(DateTime64(6, 'UTC'))",
+  prev_close: 'Nullable(Float32)',
+  change_pct: 'Nullable(Float64)',
+  upper_circuit: 'Nullable(Float32)',
+  lower_circuit: 'Nullable(Float32)',
+  week52_high: 'Nullable(Float32)',
+  week52_low: 'Nullable(Float32)',
+} as const;
+
+/** The columns of MARKET_STATUS_SQL. */
+const MARKET_STATUS_COLUMNS = {
+  segment: 'UInt8',
+  market_type: 'Array(UInt8)',
+  status: 'UInt8',
+  last_received_at: "DateTime64(6, 'UTC')",
+} as const;
+
+const MARKET_STATUS_ROW = rowSchema('MarketStatus', MARKET_STATUS_COLUMNS);
+
+const STATE_ROW = rowSchema('InstrumentState', LATEST_STATE_COLUMNS);
+/** GET /v1/instruments/:id: the instrument's row of the list, with the market status. */
+const INSTRUMENT_STATE = {
+  ...STATE_ROW,
+  title: 'Instrument',
+  required: [...Object.keys(LATEST_STATE_COLUMNS), 'market_status'],
+  properties: {
+    ...(STATE_ROW.properties as Record<string, unknown>),
+    market_status: { type: 'array', items: MARKET_STATUS_ROW, description: 'latest status per segment' },
+  },
+};
+
+const TICK_COLUMNS = {
+  received_at: "DateTime64(6, 'UTC')",
+  ltt: "DateTime64(0, 'UTC')",
+  lut: "DateTime64(0, 'UTC')",
+  ltp: 'Float32',
+  volume: 'Int32',
+  segment: 'UInt8',
+} as const;
+
+const BAR_COLUMNS = {
+  time: "DateTime64(0, 'UTC')",
+  open: 'Float32',
+  high: 'Float32',
+  low: 'Float32',
+  close: 'Float32',
+  volume: 'Int64',
+  vwap: 'Nullable(Float64)',
+  trades: 'UInt64',
+} as const;
+
+/** The ticks answer: the table, and the cursor of the next page in headers. */
+const TICKS_RESPONSE = {
+  ...tabularResponse('Tick', TICK_COLUMNS),
+  headers: {
+    'x-next-cursor': { type: 'string', description: 'cursor of the next page, when more ticks follow' },
+    link: { type: 'string', description: 'the next page as <url>; rel="next", when more ticks follow' },
+  },
+};
+
+const FROM = { ...TIME_SCHEMA, description: `start of the range (inclusive): ${TIME_SCHEMA.description}` };
+const TO = {
+  ...TIME_SCHEMA,
+  description: `end of the range (exclusive), default now: ${TIME_SCHEMA.description}`,
+};
+
 const CURSOR = /^([0-9]{1,19})-([0-9]{1,5})-([0-9]{1,20})$/;
 
 interface IdParams {
@@ -74,31 +150,40 @@ function registerInstrumentStateRoutes(app: FastifyInstance, ctx: ApiContext): v
     minimum: 1,
     maximum: ctx.config.query.maxListRows,
     default: 1_000,
+    description: 'instruments in one answer',
   } as const;
 
-  app.get<{ Querystring: { limit: number; offset: number; format: OutputFormat } }>(
+  app.get<{ Querystring: { limit: number; offset: number; format?: OutputFormat } }>(
     '/v1/instruments',
     {
-      schema: {
+      schema: routeDoc({
+        operationId: 'listInstruments',
         tags,
         summary: 'Instruments seen by the feed with their latest state',
         description:
           'Last trade, previous close, change, circuit limits and 52-week range of every instrument in the live tables.',
-        security: READ_SECURITY,
         querystring: {
           type: 'object',
           additionalProperties: false,
           properties: {
             limit: listLimit,
-            offset: { type: 'integer', minimum: 0, maximum: 100_000_000, default: 0 },
+            offset: {
+              type: 'integer',
+              minimum: 0,
+              maximum: 100_000_000,
+              default: 0,
+              description: 'instruments to skip (by security id order)',
+            },
             ...FORMAT_PROPERTY,
           },
         },
-        response: { 200: TABULAR_RESPONSE },
-      },
+        responses: { 200: tabularResponse('InstrumentState', LATEST_STATE_COLUMNS) },
+        errors: [406],
+      }),
     },
     async (request, reply) => {
-      const { limit, offset, format } = request.query;
+      const { limit, offset } = request.query;
+      const format = outputFormatOf(request);
       return cachedTabular(
         ctx,
         reply,
@@ -113,12 +198,15 @@ function registerInstrumentStateRoutes(app: FastifyInstance, ctx: ApiContext): v
   app.get<{ Params: IdParams }>(
     '/v1/instruments/:securityId',
     {
-      schema: {
+      // The schema documents ClickHouse's rows; they leave as ClickHouse wrote them.
+      serializerCompiler: asIsSerializer,
+      schema: routeDoc({
+        operationId: 'getInstrument',
         tags,
         summary: 'One instrument: last trade, previous close, circuit limits, 52-week range, market status',
-        security: READ_SECURITY,
-        params: { type: 'object', properties: { securityId: SECURITY_ID_SCHEMA }, required: ['securityId'] },
-      },
+        params: SECURITY_ID_PARAMS,
+        responses: { 200: INSTRUMENT_STATE },
+      }),
     },
     async (request) => {
       const { securityId } = request.params;
@@ -140,11 +228,20 @@ function registerInstrumentStateRoutes(app: FastifyInstance, ctx: ApiContext): v
   app.get(
     '/v1/market-status',
     {
-      schema: {
+      serializerCompiler: asIsSerializer,
+      schema: routeDoc({
+        operationId: 'getMarketStatus',
         tags,
         summary: 'Latest market status packet per segment',
-        security: READ_SECURITY,
-      },
+        responses: {
+          200: {
+            title: 'MarketStatusList',
+            type: 'object',
+            required: ['segments'],
+            properties: { segments: { type: 'array', items: MARKET_STATUS_ROW } },
+          },
+        },
+      }),
     },
     async () => ({ segments: await ctx.runner.rows(MARKET_STATUS_SQL) }),
   );
@@ -155,25 +252,32 @@ function registerTickRoutes(app: FastifyInstance, ctx: ApiContext): void {
   const tags = ['instruments'];
   app.get<{
     Params: IdParams;
-    Querystring: { from: string; to?: string; limit?: number; cursor?: string; format: OutputFormat };
+    Querystring: { from: string; to?: string; limit?: number; cursor?: string; format?: OutputFormat };
   }>(
     '/v1/instruments/:securityId/ticks',
     {
-      schema: {
+      schema: routeDoc({
+        operationId: 'getTicks',
         tags,
         summary: 'Ticks of an instrument in a receive-time range, paged',
         description:
           'Ordered by receive time. When more rows follow, the x-next-cursor header (and a Link rel="next") gives the cursor of the next page.',
-        security: READ_SECURITY,
-        params: { type: 'object', properties: { securityId: SECURITY_ID_SCHEMA }, required: ['securityId'] },
+        params: SECURITY_ID_PARAMS,
+        responses: { 200: TICKS_RESPONSE },
+        errors: [406],
         querystring: {
           type: 'object',
           additionalProperties: false,
           required: ['from'],
           properties: {
-            from: TIME_SCHEMA,
-            to: TIME_SCHEMA,
-            limit: { type: 'integer', minimum: 1, maximum: ctx.config.query.maxTickPage },
+            from: FROM,
+            to: TO,
+            limit: {
+              type: 'integer',
+              minimum: 1,
+              maximum: ctx.config.query.maxTickPage,
+              description: `ticks in one page (default ${ctx.config.query.defaultTickPage})`,
+            },
             cursor: {
               type: 'string',
               pattern: CURSOR.source,
@@ -182,12 +286,12 @@ function registerTickRoutes(app: FastifyInstance, ctx: ApiContext): void {
             ...FORMAT_PROPERTY,
           },
         },
-        response: { 200: TABULAR_RESPONSE },
-      },
+      }),
     },
     async (request, reply) => {
       const { securityId } = request.params;
       const q = request.query;
+      const format = outputFormatOf(request);
       const range = parseRange(q.from, q.to, ctx.now());
       const limit = q.limit ?? ctx.config.query.defaultTickPage;
       const cursor = q.cursor === undefined ? undefined : CURSOR.exec(q.cursor);
@@ -222,7 +326,7 @@ function registerTickRoutes(app: FastifyInstance, ctx: ApiContext): void {
           sql: `SELECT received_at, toDateTime64(ltt, 0, 'UTC') AS ltt, toDateTime64(lut, 0, 'UTC') AS lut, ltp, volume, segment FROM ${FEED_TABLES.ticks.name} WHERE ${TICKS_WHERE}
                 ORDER BY received_at, kafka_partition, kafka_offset LIMIT {limit:UInt32}`,
           params,
-          format: q.format,
+          format,
         },
         `ticks-${securityId}`,
       );
@@ -235,34 +339,40 @@ function registerBarRoutes(app: FastifyInstance, ctx: ApiContext): void {
   const tags = ['instruments'];
   app.get<{
     Params: IdParams;
-    Querystring: { from: string; to?: string; interval: string; format: OutputFormat };
+    Querystring: { from: string; to?: string; interval: string; format?: OutputFormat };
   }>(
     '/v1/instruments/:securityId/bars',
     {
-      schema: {
+      schema: routeDoc({
+        operationId: 'getBars',
         tags,
         summary: 'OHLCV bars with VWAP and trade count, resampled from ticks (1 s to 1 day)',
         description:
           'Bars by trade time. volume is the traded quantity in the bar (from the cumulative day volume), vwap is null for a bar without traded quantity.',
-        security: READ_SECURITY,
-        params: { type: 'object', properties: { securityId: SECURITY_ID_SCHEMA }, required: ['securityId'] },
+        params: SECURITY_ID_PARAMS,
         querystring: {
           type: 'object',
           additionalProperties: false,
           required: ['from'],
           properties: {
-            from: TIME_SCHEMA,
-            to: TIME_SCHEMA,
-            interval: { ...DURATION_SCHEMA, default: '1m' },
+            from: FROM,
+            to: TO,
+            interval: {
+              ...DURATION_SCHEMA,
+              default: '1m',
+              description: `bar length: ${DURATION_SCHEMA.description}, 1s to 1d`,
+            },
             ...FORMAT_PROPERTY,
           },
         },
-        response: { 200: TABULAR_RESPONSE },
-      },
+        responses: { 200: tabularResponse('Bar', BAR_COLUMNS) },
+        errors: [406],
+      }),
     },
     async (request, reply) => {
       const { securityId } = request.params;
       const q = request.query;
+      const format = outputFormatOf(request);
       const step = parseDurationSec('interval', q.interval, 1, 86_400);
       const range = parseRange(q.from, q.to, ctx.now());
       const fromSec = Math.floor(range.fromMs / 1000);
@@ -279,7 +389,7 @@ function registerBarRoutes(app: FastifyInstance, ctx: ApiContext): void {
         reply,
         `bars|${securityId}|${step}|${fromSec}|${toSec}`,
         ttlFor(ctx, range.toMs),
-        { sql: BARS_SQL, params: { sid: securityId, step, fromSec, toSec }, format: q.format },
+        { sql: BARS_SQL, params: { sid: securityId, step, fromSec, toSec }, format },
         `bars-${securityId}-${q.interval}`,
       );
     },

@@ -6,10 +6,13 @@
  * the window's first trade of each day. Sort keys come from allow-lists, never from the request.
  */
 import { FEED_TABLES } from '@feedpipe/contracts';
+import { routeDoc } from '@feedpipe/service-http';
 import type { FastifyInstance } from 'fastify';
 import type { ApiContext } from '../context.js';
-import { FORMAT_PROPERTY, READ_SECURITY, TABULAR_RESPONSE } from '../http/schemas.js';
+import { FORMAT_PROPERTY } from '../http/schemas.js';
+import { tabularResponse } from '../http/tabular-doc.js';
 import type { OutputFormat } from '../query/formats.js';
+import { outputFormatOf } from '../query/negotiation.js';
 import { DURATION_SCHEMA, parseDurationSec, parseInstant, TIME_SCHEMA } from '../query/time.js';
 import { cachedTabular, ttlFor } from './tabular-reply.js';
 
@@ -29,14 +32,54 @@ FROM (
   GROUP BY security_id)
 WHERE first_price > 0`;
 
+/** The columns of WINDOW_SQL. */
+const WINDOW_COLUMNS = {
+  security_id: 'UInt32',
+  first_price: 'Float32',
+  last_price: 'Float32',
+  change_pct: 'Float64',
+  trades: 'UInt64',
+  volume: 'Int64',
+} as const;
+
 const MOVER_ORDER = { gainers: 'change_pct DESC', losers: 'change_pct ASC' } as const;
 const ACTIVE_ORDER = { trades: 'trades DESC', volume: 'volume DESC' } as const;
+
+/** The two rankings: route, document, the query parameter that picks the order, its orders. */
+const RANKINGS = [
+  {
+    path: '/v1/movers',
+    doc: {
+      operationId: 'getMovers',
+      summary: 'Top movers: largest price change over a window',
+      row: 'Mover',
+      paramDescription: 'gainers (largest rise first) or losers (largest fall first)',
+    },
+    param: 'direction',
+    orders: MOVER_ORDER,
+    defaultOrder: 'gainers',
+    name: 'movers',
+  },
+  {
+    path: '/v1/most-active',
+    doc: {
+      operationId: 'getMostActive',
+      summary: 'Most active instruments by trade count or traded volume over a window',
+      row: 'MostActive',
+      paramDescription: 'rank by trade count (trades) or traded quantity (volume)',
+    },
+    param: 'by',
+    orders: ACTIVE_ORDER,
+    defaultOrder: 'trades',
+    name: 'most-active',
+  },
+] as const;
 
 interface WindowQuery {
   window: string;
   to?: string;
   limit: number;
-  format: OutputFormat;
+  format?: OutputFormat;
 }
 
 export function registerMarketRoutes(app: FastifyInstance, ctx: ApiContext): void {
@@ -48,7 +91,13 @@ export function registerMarketRoutes(app: FastifyInstance, ctx: ApiContext): voi
       description: 'length of the window ending at `to` (1m to 31d)',
     },
     to: { ...TIME_SCHEMA, description: `${TIME_SCHEMA.description}; default now` },
-    limit: { type: 'integer', minimum: 1, maximum: ctx.config.query.maxListRows, default: 20 },
+    limit: {
+      type: 'integer',
+      minimum: 1,
+      maximum: ctx.config.query.maxListRows,
+      default: 20,
+      description: 'instruments in the ranking',
+    },
     ...FORMAT_PROPERTY,
   } as const;
 
@@ -65,7 +114,7 @@ export function registerMarketRoutes(app: FastifyInstance, ctx: ApiContext): voi
    */
   function rankedRoute(
     path: string,
-    summary: string,
+    doc: { operationId: string; summary: string; row: string; paramDescription: string },
     param: string,
     orders: Readonly<Record<string, string>>,
     defaultOrder: string,
@@ -74,23 +123,30 @@ export function registerMarketRoutes(app: FastifyInstance, ctx: ApiContext): voi
     app.get<{ Querystring: WindowQuery & Record<string, string> }>(
       path,
       {
-        schema: {
+        schema: routeDoc({
+          operationId: doc.operationId,
           tags,
-          summary,
-          security: READ_SECURITY,
+          summary: doc.summary,
           querystring: {
             type: 'object',
             additionalProperties: false,
             properties: {
               ...common,
-              [param]: { type: 'string', enum: Object.keys(orders), default: defaultOrder },
+              [param]: {
+                type: 'string',
+                enum: Object.keys(orders),
+                default: defaultOrder,
+                description: doc.paramDescription,
+              },
             },
           },
-          response: { 200: TABULAR_RESPONSE },
-        },
+          responses: { 200: tabularResponse(doc.row, WINDOW_COLUMNS) },
+          errors: [406],
+        }),
       },
       async (request, reply) => {
         const q = request.query;
+        const format = outputFormatOf(request);
         const choice = q[param] as string;
         const w = windowOf(q);
         return cachedTabular(
@@ -101,7 +157,7 @@ export function registerMarketRoutes(app: FastifyInstance, ctx: ApiContext): voi
           {
             sql: `${WINDOW_SQL} ORDER BY ${orders[choice]}, security_id LIMIT {limit:UInt32}`,
             params: { fromSec: w.fromSec, toSec: w.toSec, limit: q.limit },
-            format: q.format,
+            format,
           },
           `${name}-${choice}`,
         );
@@ -109,20 +165,5 @@ export function registerMarketRoutes(app: FastifyInstance, ctx: ApiContext): voi
     );
   }
 
-  rankedRoute(
-    '/v1/movers',
-    'Top movers: largest price change over a window',
-    'direction',
-    MOVER_ORDER,
-    'gainers',
-    'movers',
-  );
-  rankedRoute(
-    '/v1/most-active',
-    'Most active instruments by trade count or traded volume over a window',
-    'by',
-    ACTIVE_ORDER,
-    'trades',
-    'most-active',
-  );
+  for (const r of RANKINGS) rankedRoute(r.path, r.doc, r.param, r.orders, r.defaultOrder, r.name);
 }

@@ -4,11 +4,14 @@
  * latest snapshot's day is used. Reads use FINAL (see history-routes.ts).
  */
 import { HISTORY_TABLES } from '@feedpipe/contracts';
+import { asIsSerializer, routeDoc } from '@feedpipe/service-http';
 import type { FastifyInstance } from 'fastify';
 import type { ApiContext } from '../context.js';
 import { notFound } from '../errors.js';
-import { FORMAT_PROPERTY, READ_SECURITY, SECURITY_ID_SCHEMA, TABULAR_RESPONSE } from '../http/schemas.js';
+import { FORMAT_PROPERTY, UNDERLYING_PARAMS } from '../http/schemas.js';
+import { tabularResponse } from '../http/tabular-doc.js';
 import type { OutputFormat } from '../query/formats.js';
+import { outputFormatOf } from '../query/negotiation.js';
 import { parseRange, TIME_SCHEMA } from '../query/time.js';
 import { FINAL_SETTINGS } from './history-routes.js';
 import { cachedTabular, ttlFor } from './tabular-reply.js';
@@ -20,6 +23,16 @@ const DATE_SCHEMA = {
   format: 'date',
   description: 'YYYY-MM-DD',
 } as const;
+
+const EXPIRY = {
+  ...DATE_SCHEMA,
+  description: 'expiry date (YYYY-MM-DD); default: the nearest expiry on or after the newest snapshot',
+} as const;
+const FROM = { ...TIME_SCHEMA, description: `start of the range (inclusive): ${TIME_SCHEMA.description}` };
+const TO = {
+  ...TIME_SCHEMA,
+  description: `end of the range (exclusive), default now: ${TIME_SCHEMA.description}`,
+};
 
 /** The expiry asked for, or the nearest expiry on or after the day of the newest snapshot. */
 const EXPIRY_EXPR = `if({expiry:String} != '', toDateOrZero({expiry:String}),
@@ -37,10 +50,47 @@ const LATEST_WHERE = `underlying_id = {uid:UInt32} AND expiry = ${EXPIRY_EXPR} A
 
 const VIEWS = {
   chain: {
+    operationId: 'getOptionChain',
+    row: 'OptionChain',
+    columns: {
+      expiry: 'Date',
+      slot_time: "DateTime64(0, 'UTC')",
+      snapshot_at: "DateTime64(3, 'UTC')",
+      strike: 'Float64',
+      side: "Enum8('CE' = 1, 'PE' = 2)",
+      underlying_price: 'Float64',
+      option_security_id: 'UInt32',
+      last_price: 'Float64',
+      average_price: 'Float64',
+      previous_close_price: 'Float64',
+      implied_volatility: 'Float64',
+      delta: 'Float64',
+      theta: 'Float64',
+      gamma: 'Float64',
+      vega: 'Float64',
+      oi: 'Int64',
+      previous_oi: 'Int64',
+      volume: 'Int64',
+      previous_volume: 'Int64',
+      top_bid_price: 'Float64',
+      top_bid_quantity: 'Int64',
+      top_ask_price: 'Float64',
+      top_ask_quantity: 'Int64',
+    },
     summary: 'Latest option chain of an underlying for one expiry (every strike, calls and puts)',
     sql: `SELECT ${CHAIN_COLUMNS} FROM ${HISTORY_TABLES.optionChainSnapshots.name} FINAL WHERE ${LATEST_WHERE} ORDER BY strike, side`,
   },
   smile: {
+    operationId: 'getOptionSmile',
+    row: 'OptionSmile',
+    columns: {
+      expiry: 'Date',
+      slot: "DateTime('UTC')",
+      strike: 'Float64',
+      call_iv: 'Float64',
+      put_iv: 'Float64',
+      underlying_price: 'Float64',
+    },
     summary: 'IV smile of the latest snapshot: implied volatility by strike for calls and puts',
     sql: `SELECT expiry, slot, strike, anyIf(implied_volatility, side = 'CE') AS call_iv,
             anyIf(implied_volatility, side = 'PE') AS put_iv, any(underlying_price) AS underlying_price
@@ -48,6 +98,17 @@ const VIEWS = {
           GROUP BY expiry, slot, strike ORDER BY strike`,
   },
   oi: {
+    operationId: 'getOptionOpenInterest',
+    row: 'OptionOpenInterest',
+    columns: {
+      expiry: 'Date',
+      slot: "DateTime('UTC')",
+      strike: 'Float64',
+      call_oi: 'Int64',
+      put_oi: 'Int64',
+      call_oi_change: 'Int64',
+      put_oi_change: 'Int64',
+    },
     summary: 'Open interest by strike of the latest snapshot, with the change from the previous day',
     sql: `SELECT expiry, slot, strike, sumIf(oi, side = 'CE') AS call_oi, sumIf(oi, side = 'PE') AS put_oi,
             sumIf(oi - previous_oi, side = 'CE') AS call_oi_change, sumIf(oi - previous_oi, side = 'PE') AS put_oi_change
@@ -56,17 +117,104 @@ const VIEWS = {
   },
 } as const;
 
+const HISTORY_COLUMNS = {
+  expiry: 'Date',
+  slot_time: "DateTime64(0, 'UTC')",
+  spot: 'Float64',
+  put_oi: 'Int64',
+  call_oi: 'Int64',
+  pcr_oi: 'Nullable(Float64)',
+  put_volume: 'Int64',
+  call_volume: 'Int64',
+  pcr_volume: 'Nullable(Float64)',
+  atm_iv: 'Float64',
+} as const;
+
+const EXPIRED_COLUMNS = {
+  time: "DateTime64(0, 'UTC')",
+  exchange_segment: 'LowCardinality(String)',
+  instrument: 'LowCardinality(String)',
+  expiry_flag: "Enum8('WEEK' = 1, 'MONTH' = 2)",
+  expiry_code: 'UInt8',
+  option_type: "Enum8('CALL' = 1, 'PUT' = 2)",
+  strike_offset: 'Int8',
+  interval: 'UInt8',
+  open: 'Float64',
+  high: 'Float64',
+  low: 'Float64',
+  close: 'Float64',
+  iv: 'Float64',
+  volume: 'Int64',
+  oi: 'Int64',
+  strike: 'Float64',
+  spot: 'Float64',
+} as const;
+
+const EXPIRY_LIST = {
+  title: 'ExpiryList',
+  type: 'object',
+  required: ['underlyingId', 'asOf', 'expiries'],
+  properties: {
+    underlyingId: { type: 'integer', description: 'security id of the underlying' },
+    asOf: { type: 'string', format: 'date', description: 'day the expiry list was loaded for' },
+    expiries: {
+      type: 'array',
+      items: { type: 'string', format: 'date' },
+      description: 'YYYY-MM-DD, ascending',
+    },
+  },
+} as const;
+
+/** The filters of the expired-options series. */
+const EXPIRED_QUERY = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['from'],
+  properties: {
+    from: FROM,
+    to: TO,
+    instrument: {
+      type: 'string',
+      enum: ['OPTIDX', 'OPTSTK'],
+      description: 'index (OPTIDX) or stock (OPTSTK) options; default: both',
+    },
+    expiryFlag: {
+      type: 'string',
+      enum: ['WEEK', 'MONTH'],
+      description: 'weekly or monthly expiries; default: both',
+    },
+    expiryCode: {
+      type: 'integer',
+      enum: [1, 2, 3],
+      description: 'near (1), next (2) or far (3) expiry; default: all',
+    },
+    optionType: {
+      type: 'string',
+      enum: ['CALL', 'PUT'],
+      description: 'calls or puts; default: both',
+    },
+    strikeOffset: {
+      type: 'integer',
+      minimum: -10,
+      maximum: 10,
+      description: 'strikes from ATM (0 = ATM); default: all',
+    },
+    interval: {
+      type: 'integer',
+      enum: [1, 5, 15, 30, 60],
+      description: 'bar length in minutes; default: all',
+    },
+    ...FORMAT_PROPERTY,
+  },
+} as const;
+
 interface ChainQuery {
   expiry?: string;
-  format: OutputFormat;
+  format?: OutputFormat;
 }
 
 const tags = ['options'];
-const params = {
-  type: 'object',
-  properties: { underlyingId: SECURITY_ID_SCHEMA },
-  required: ['underlyingId'],
-} as const;
+const params = UNDERLYING_PARAMS;
 
 /** Answers 404 unless an option chain of the underlying was loaded. */
 function underlyingCheck(ctx: ApiContext): (uid: number) => Promise<void> {
@@ -96,21 +244,23 @@ function registerChainRoutes(app: FastifyInstance, ctx: ApiContext): void {
     app.get<{ Params: { underlyingId: number }; Querystring: ChainQuery }>(
       path,
       {
-        schema: {
+        schema: routeDoc({
+          operationId: view.operationId,
           tags,
           summary: view.summary,
-          security: READ_SECURITY,
           params,
           querystring: {
             type: 'object',
             additionalProperties: false,
-            properties: { expiry: DATE_SCHEMA, ...FORMAT_PROPERTY },
+            properties: { expiry: EXPIRY, ...FORMAT_PROPERTY },
           },
-          response: { 200: TABULAR_RESPONSE },
-        },
+          responses: { 200: tabularResponse(view.row, view.columns) },
+          errors: [406],
+        }),
       },
       async (request, reply) => {
         const uid = request.params.underlyingId;
+        const format = outputFormatOf(request);
         await requireUnderlying(uid);
         const expiry = request.query.expiry ?? '';
         return cachedTabular(
@@ -118,7 +268,7 @@ function registerChainRoutes(app: FastifyInstance, ctx: ApiContext): void {
           reply,
           `oc-${name}|${uid}|${expiry}`,
           ctx.config.cache.liveTtlMs,
-          { sql: view.sql, params: { uid, expiry }, format: request.query.format, settings: FINAL_SETTINGS },
+          { sql: view.sql, params: { uid, expiry }, format, settings: FINAL_SETTINGS },
           `${name}-${uid}`,
         );
       },
@@ -128,23 +278,30 @@ function registerChainRoutes(app: FastifyInstance, ctx: ApiContext): void {
   app.get<{ Params: { underlyingId: number }; Querystring: ChainQuery & { from: string; to?: string } }>(
     '/v1/option-chains/:underlyingId/history',
     {
-      schema: {
+      schema: routeDoc({
+        operationId: 'getOptionChainHistory',
         tags,
         summary: 'Option-chain history: put-call ratio (OI and volume) and ATM IV per snapshot',
-        security: READ_SECURITY,
         params,
         querystring: {
           type: 'object',
           additionalProperties: false,
           required: ['from'],
-          properties: { from: TIME_SCHEMA, to: TIME_SCHEMA, expiry: DATE_SCHEMA, ...FORMAT_PROPERTY },
+          properties: {
+            from: FROM,
+            to: TO,
+            expiry: { ...DATE_SCHEMA, description: 'only this expiry (YYYY-MM-DD); default: every expiry' },
+            ...FORMAT_PROPERTY,
+          },
         },
-        response: { 200: TABULAR_RESPONSE },
-      },
+        responses: { 200: tabularResponse('OptionChainHistory', HISTORY_COLUMNS) },
+        errors: [406],
+      }),
     },
     async (request, reply) => {
       const uid = request.params.underlyingId;
       const q = request.query;
+      const format = outputFormatOf(request);
       const range = parseRange(q.from, q.to, ctx.now());
       await requireUnderlying(uid);
       const fromSec = Math.floor(range.fromMs / 1000);
@@ -166,7 +323,7 @@ function registerChainRoutes(app: FastifyInstance, ctx: ApiContext): void {
                   AND slot >= toDateTime({fromSec:UInt32}, 'UTC') AND slot < toDateTime({toSec:UInt32}, 'UTC')
                 GROUP BY expiry, slot ORDER BY slot, expiry`,
           params: { uid, expiry: q.expiry ?? '', fromSec, toSec },
-          format: q.format,
+          format,
           settings: FINAL_SETTINGS,
         },
         `option-history-${uid}`,
@@ -180,12 +337,14 @@ function registerExpiryRoutes(app: FastifyInstance, ctx: ApiContext): void {
   app.get<{ Params: { underlyingId: number } }>(
     '/v1/option-chains/:underlyingId/expiries',
     {
-      schema: {
+      serializerCompiler: asIsSerializer,
+      schema: routeDoc({
+        operationId: 'getExpiries',
         tags,
         summary: 'Expiry dates of an underlying, from the newest expiry list loaded',
-        security: READ_SECURITY,
         params,
-      },
+        responses: { 200: EXPIRY_LIST },
+      }),
     },
     async (request) => {
       const uid = request.params.underlyingId;
@@ -215,38 +374,25 @@ function registerExpiredOptionRoutes(app: FastifyInstance, ctx: ApiContext): voi
       optionType?: string;
       strikeOffset?: number;
       interval?: number;
-      format: OutputFormat;
+      format?: OutputFormat;
     };
   }>(
     '/v1/expired-options/:underlyingId',
     {
-      schema: {
+      schema: routeDoc({
+        operationId: 'getExpiredOptions',
         tags,
         summary: 'Expired-options series (per-minute bars relative to ATM) loaded from rolling-option data',
-        security: READ_SECURITY,
         params,
-        querystring: {
-          type: 'object',
-          additionalProperties: false,
-          required: ['from'],
-          properties: {
-            from: TIME_SCHEMA,
-            to: TIME_SCHEMA,
-            instrument: { type: 'string', enum: ['OPTIDX', 'OPTSTK'] },
-            expiryFlag: { type: 'string', enum: ['WEEK', 'MONTH'] },
-            expiryCode: { type: 'integer', enum: [1, 2, 3] },
-            optionType: { type: 'string', enum: ['CALL', 'PUT'] },
-            strikeOffset: { type: 'integer', minimum: -10, maximum: 10, description: 'strikes from ATM' },
-            interval: { type: 'integer', enum: [1, 5, 15, 30, 60] },
-            ...FORMAT_PROPERTY,
-          },
-        },
-        response: { 200: TABULAR_RESPONSE },
-      },
+        querystring: EXPIRED_QUERY,
+        responses: { 200: tabularResponse('ExpiredOption', EXPIRED_COLUMNS) },
+        errors: [406],
+      }),
     },
     async (request, reply) => {
       const uid = request.params.underlyingId;
       const q = request.query;
+      const format = outputFormatOf(request);
       const range = parseRange(q.from, q.to, ctx.now());
       const exists = await ctx.runner.rows(
         `SELECT 1 FROM ${HISTORY_TABLES.expiredOptions.name} WHERE underlying_id = {uid:UInt32} LIMIT 1`,
@@ -286,7 +432,7 @@ function registerExpiredOptionRoutes(app: FastifyInstance, ctx: ApiContext): voi
                   AND ts >= toDateTime({fromSec:UInt32}, 'UTC') AND ts < toDateTime({toSec:UInt32}, 'UTC')
                 ORDER BY ts, instrument, expiry_flag, expiry_code, option_type, strike_offset, interval`,
           params: p,
-          format: q.format,
+          format,
           settings: FINAL_SETTINGS,
         },
         `expired-options-${uid}`,

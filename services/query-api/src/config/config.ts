@@ -40,6 +40,11 @@ export interface QueryApiConfig extends HttpServiceConfig {
      * the query names no max_result_bytes; the reservation then shrinks to the result. Default 64 MiB.
      */
     resultReserveBytes?: number;
+    /**
+     * How long a query waits for room in `resultMemoryBytes` (for earlier results to be sent)
+     * before it is answered 503 OVERLOADED, ms; 0 refuses at once. Default 10,000.
+     */
+    resultWaitMs?: number;
   };
   /** Limits of POST /v1/sql, applied by ClickHouse itself (readonly = 1). */
   sql?: {
@@ -103,6 +108,7 @@ export interface ResolvedConfig extends ResolvedHttpServiceConfig {
     maxConcurrentPerKey: number;
     resultMemoryBytes: number;
     resultReserveBytes: number;
+    resultWaitMs: number;
   };
   sql: {
     maxExecutionSec: number;
@@ -142,6 +148,7 @@ export function resolveConfig(config: QueryApiConfig = {}): ResolvedConfig {
     'maxConcurrentPerKey',
     'resultMemoryBytes',
     'resultReserveBytes',
+    'resultWaitMs',
   ]);
   const s = section(top.sql, `${W}.sql`, [
     'maxExecutionSec',
@@ -188,6 +195,7 @@ export function resolveConfig(config: QueryApiConfig = {}): ResolvedConfig {
         int(q, 'resultReserveBytes', `${W}.query`, 64 * 1024 ** 2, 1, Number.MAX_SAFE_INTEGER),
         resultMemoryBytes,
       ),
+      resultWaitMs: int(q, 'resultWaitMs', `${W}.query`, 10_000, 0, 300_000),
     },
     sql: {
       maxExecutionSec: int(s, 'maxExecutionSec', `${W}.sql`, 30, 1, 3_600),

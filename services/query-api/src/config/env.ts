@@ -44,6 +44,11 @@ export const QUERY_API_ENV = {
     unset: 'no live stream (`/v1/stream`)',
     description: 'Kafka brokers of the feed topics',
   },
+  QUERY_API_INSTRUMENTS_FILE: {
+    type: 'string',
+    unset: 'ids only: instruments are found by the ids in the tables',
+    description: 'JSON or CSV of securityId, symbol, segment: the symbols the search finds',
+  },
   QUERY_API_BOOTSTRAP_KEY_NAME: {
     type: 'string',
     unset: 'no key created',

@@ -1,12 +1,13 @@
 /**
  * Prometheus metrics of the query API: the shared HTTP metrics under `query_api_` (with the process
- * metrics when asked), and what only this service counts (response cache, live stream).
+ * metrics when asked), and what only this service counts (response cache, queries sent to the store, live stream).
  */
 import { createHttpMetrics, type HttpMetrics } from '@feedpipe/service-http';
 import { Counter, Gauge } from 'prom-client';
 
 export interface ApiMetrics extends HttpMetrics {
   readonly cacheHits: Counter<'result'>;
+  readonly storeQueries: Counter<'lane'>;
   readonly streamClients: Gauge;
   readonly streamDropped: Counter;
 }
@@ -22,6 +23,12 @@ export function createMetrics(withDefaults: boolean): ApiMetrics {
       name: `${METRIC_PREFIX}cache_lookups_total`,
       help: 'Response cache lookups: hit, miss, shared (joined an identical in-flight query)',
       labelNames: ['result'],
+      registers,
+    }),
+    storeQueries: new Counter({
+      name: `${METRIC_PREFIX}store_queries_total`,
+      help: "Queries sent to ClickHouse, by store lane: user (for callers) or internal (the API's own lookups)",
+      labelNames: ['lane'],
       registers,
     }),
     streamClients: new Gauge({

@@ -11,33 +11,16 @@ export const SECURITY_ID_SCHEMA = {
 
 export const FORMAT_PROPERTY = { format: FORMAT_QUERY_SCHEMA } as const;
 
-export const ERROR_RESPONSE = {
+/** Path parameters of the routes about one instrument. */
+export const SECURITY_ID_PARAMS = {
   type: 'object',
-  properties: {
-    error: {
-      type: 'object',
-      properties: {
-        code: { type: 'string' },
-        message: { type: 'string' },
-        field: { type: 'string' },
-        upstream: { type: 'object', additionalProperties: true },
-      },
-      required: ['code', 'message'],
-    },
-  },
+  properties: { securityId: SECURITY_ID_SCHEMA },
+  required: ['securityId'],
 } as const;
 
-export const TABULAR_RESPONSE = {
-  description:
-    'The table in the requested format. json: ClickHouse JSON ({ meta, data, rows, statistics }); csv, ndjson, arrow, arrowstream and parquet as named',
-  content: {
-    'application/json': { schema: { type: 'object', additionalProperties: true } },
-    'text/csv': { schema: { type: 'string' } },
-    'application/x-ndjson': { schema: { type: 'string' } },
-    'application/vnd.apache.arrow.file': { schema: { type: 'string', format: 'binary' } },
-    'application/vnd.apache.arrow.stream': { schema: { type: 'string', format: 'binary' } },
-    'application/vnd.apache.parquet': { schema: { type: 'string', format: 'binary' } },
-  },
+/** Path parameters of the routes about one underlying's options. */
+export const UNDERLYING_PARAMS = {
+  type: 'object',
+  properties: { underlyingId: { ...SECURITY_ID_SCHEMA, description: 'security id of the underlying' } },
+  required: ['underlyingId'],
 } as const;
-
-export const READ_SECURITY = [{ apiKey: [] }] as const;

@@ -6,10 +6,11 @@
  * most `stream.maxClientsPerKey` of the `stream.maxClients` streams (429 beyond its share); a
  * revoked key's streams end with an `event: end`.
  */
+
+import { routeDoc } from '@feedpipe/service-http';
 import type { FastifyInstance } from 'fastify';
 import type { ApiContext } from '../context.js';
 import { badRequest, QueryApiError } from '../errors.js';
-import { READ_SECURITY } from '../http/schemas.js';
 import { LIVE_KINDS, type LiveClient, type LiveHub, type LiveKind } from './live-hub.js';
 
 function parseIds(value: string, max: number): Set<number> {
@@ -38,12 +39,20 @@ function parseKinds(value: string): Set<LiveKind> {
 
 /** The stream route's OpenAPI description and query validation. */
 const STREAM_ROUTE = {
-  schema: {
+  schema: routeDoc({
+    operationId: 'streamLive',
     tags: ['live'],
     summary: 'Live feed records as Server-Sent Events (from Kafka)',
     description:
-      'Events: `ready` once the stream is attached, then `trades`, `ohlc`, `reference`, `status` with the decoded record JSON plus receivedAt (epoch microseconds); `dropped` with a count when the client read too slowly.',
-    security: READ_SECURITY,
+      "Events: `ready` once the stream is attached, then `trades`, `ohlc`, `reference`, `status` with the decoded record JSON plus receivedAt (epoch microseconds); `dropped` with a count when the client read too slowly. 429 beyond the key's share of streams, 503 without Kafka.",
+    responses: {
+      200: {
+        description:
+          'A text/event-stream that runs until the client leaves or the key is revoked (event `end`)',
+        content: { 'text/event-stream': { schema: { type: 'string' } } },
+      },
+    },
+    errors: [503],
     querystring: {
       type: 'object',
       additionalProperties: false,
@@ -62,8 +71,8 @@ const STREAM_ROUTE = {
         },
       },
     },
-  },
-} as const;
+  }),
+};
 
 export function registerStreamRoutes(app: FastifyInstance, ctx: ApiContext, hub: LiveHub): void {
   const limits = ctx.config.stream;

@@ -70,10 +70,15 @@ export const FORMAT_SETTINGS: Readonly<Record<string, number | string>> = {
   output_format_arrow_compression_method: 'none',
 };
 
+/** No default here: without `format` the Accept header decides (query/negotiation.ts). */
 export const FORMAT_QUERY_SCHEMA = {
   type: 'string',
   enum: OUTPUT_FORMAT_NAMES,
-  default: 'json',
   description:
-    'json (ClickHouse JSON: meta, data, rows, statistics), ndjson, csv (with header), arrow (IPC file), arrowstream (IPC stream) or parquet',
+    'json (ClickHouse JSON: meta, data, rows, statistics), ndjson, csv (with header), arrow (IPC file), arrowstream (IPC stream) or parquet. Overrides the Accept header; without either, json',
 } as const;
+
+/** The media type of a format, without parameters (`text/csv`). */
+export function mediaTypeOf(format: OutputFormat): string {
+  return OUTPUT_FORMATS[format].contentType.split(';')[0] as string;
+}

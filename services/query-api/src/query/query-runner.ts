@@ -38,6 +38,8 @@ export interface EngineQuery {
 export interface QueryRunnerOptions {
   /** Bytes of tabular results in flight are held within this budget. Default: no budget. */
   budget?: ResultBudget | undefined;
+  /** Called once per query sent to the store (the metric of how many requests reach it). */
+  onQuery?: (() => void) | undefined;
 }
 
 const NETWORK_ERROR = /ECONNREFUSED|ECONNRESET|ETIMEDOUT|socket hang up|EPIPE|closed/i;
@@ -80,6 +82,7 @@ export class QueryRunner {
   readonly #lane: StoreLane;
   readonly #baseSettings: Readonly<Record<string, SettingValue>>;
   readonly #budget: ResultBudget | undefined;
+  readonly #onQuery: () => void;
   /** Results arrive whole (embedded chDB), not as a stream: the budget counts them whole. */
   readonly #materialised: boolean;
   /**
@@ -92,12 +95,14 @@ export class QueryRunner {
     this.#lane = lane;
     this.#baseSettings = { max_execution_time: maxExecutionSec };
     this.#budget = options.budget;
+    this.#onQuery = options.onQuery ?? (() => undefined);
     this.#materialised = !lane.streamsResults;
     this.readonlyLevel = lane.readonlyLevel;
   }
 
   /** Parsed rows (for the JSON answers built from them too): instants as ISO 8601 text with `Z`. */
   async rows<T>(sql: string, params: QueryParams = {}): Promise<T[]> {
+    this.#onQuery();
     try {
       return await this.#lane.rows<T>(sql, params, {
         ...this.#baseSettings,
@@ -130,7 +135,7 @@ export class QueryRunner {
 
   /** As `stream`, in any of the store's formats, with only the settings given (see EngineQuery). */
   async streamAs(query: EngineQuery, origin: 'caller' | 'internal' = 'internal'): Promise<Readable> {
-    const lease = this.#reserve(query.settings);
+    const lease = await this.#reserve(query.settings);
     try {
       const stream = await this.#exec(query, origin);
       if (!this.#materialised || lease === undefined) return held(stream, lease);
@@ -152,7 +157,7 @@ export class QueryRunner {
     return { body, contentType: OUTPUT_FORMATS[query.format].contentType };
   }
 
-  #reserve(settings: QuerySettings | undefined): ResultLease | undefined {
+  async #reserve(settings: QuerySettings | undefined): Promise<ResultLease | undefined> {
     if (this.#budget === undefined) return undefined;
     const { limits } = this.#budget;
     if (!this.#materialised) return this.#budget.acquire(limits.streamBytes);
@@ -162,6 +167,7 @@ export class QueryRunner {
 
   async #exec(query: EngineQuery, origin: 'caller' | 'internal'): Promise<Readable> {
     const settings = { ...this.#baseSettings, ...query.settings };
+    this.#onQuery();
     try {
       return await this.#lane.stream(query.sql, query.params ?? {}, query.format, settings);
     } catch (error) {
@@ -176,6 +182,7 @@ export class QueryRunner {
     settings: QuerySettings,
     origin: 'caller' | 'internal',
   ): Promise<ResultColumn[]> {
+    this.#onQuery();
     try {
       return await this.#lane.rows<ResultColumn>(describeSql(sql), params, {
         ...this.#baseSettings,

@@ -5,9 +5,9 @@
  * Open, like /docs: the schemas describe records and hold no data.
  */
 import { generateRecordSchemas, SCHEMA_HEADER, schemaFileText } from '@feedpipe/contracts';
+import { routeDoc } from '@feedpipe/service-http';
 import type { FastifyInstance } from 'fastify';
 import { notFound } from '../errors.js';
-import { ERROR_RESPONSE } from '../http/schemas.js';
 
 /** Schemas change only with a new version (a new id), so a client may keep one for a day. */
 const CACHE_CONTROL = 'public, max-age=86400';
@@ -48,13 +48,15 @@ export function registerRecordSchemaRoutes(app: FastifyInstance): void {
     '/v1/schemas',
     {
       config: { scope: 'open' },
-      schema: {
+      schema: routeDoc({
         tags,
+        auth: 'open',
         operationId: 'listRecordSchemas',
         summary: "The JSON Schemas (2020-12) of the Kafka topics' records",
         description: `One entry per schema; a record names its schema in the ${SCHEMA_HEADER} header, whose value is the entry's id.`,
-        response: {
+        responses: {
           200: {
+            title: 'RecordSchemaList',
             description: 'Every record schema',
             type: 'object',
             additionalProperties: false,
@@ -62,7 +64,7 @@ export function registerRecordSchemaRoutes(app: FastifyInstance): void {
             properties: { schemas: { type: 'array', items: LIST_ITEM } },
           },
         },
-      },
+      }),
     },
     async (_request, reply) => {
       reply.header('cache-control', CACHE_CONTROL);
@@ -74,8 +76,9 @@ export function registerRecordSchemaRoutes(app: FastifyInstance): void {
     '/v1/schemas/:id',
     {
       config: { scope: 'open' },
-      schema: {
+      schema: routeDoc({
         tags,
+        auth: 'open',
         operationId: 'getRecordSchema',
         summary: 'One record schema by id, as application/schema+json',
         params: {
@@ -89,14 +92,13 @@ export function registerRecordSchemaRoutes(app: FastifyInstance): void {
             },
           },
         },
-        response: {
+        responses: {
           200: {
             description: 'The JSON Schema (draft 2020-12) of the records',
             content: { [SCHEMA_MEDIA_TYPE]: { schema: { type: 'object', additionalProperties: true } } },
           },
-          404: { description: 'No schema has this id', ...ERROR_RESPONSE },
         },
-      },
+      }),
     },
     async (request, reply) => {
       const text = texts.get(request.params.id);

@@ -8,7 +8,7 @@
 import type { Readable } from 'node:stream';
 import type { QuerySettings, StreamFormat } from '@feedpipe/store';
 import type { ApiContext } from '../context.js';
-import { FORMAT_SETTINGS } from '../query/formats.js';
+import type { OutputFormat } from '../query/formats.js';
 import type { QueryParams } from '../query/query-runner.js';
 import { type CheckOptions, type GuardedSql, SqlGuard } from './sql-guard.js';
 
@@ -18,15 +18,15 @@ export interface CallerSqlRun {
   stream: Readable;
 }
 
-export interface CallerSqlOutput {
-  /** The format the store writes. */
-  format: StreamFormat;
-  /**
-   * `api`: the API's output settings (formats.ts: 64-bit integers as JSON numbers, Arrow strings,
-   * uncompressed IPC); `engine`: ClickHouse's own defaults, as a ClickHouse server would answer.
-   */
-  settings: 'api' | 'engine';
-}
+/**
+ * How the result is written: `api`, one of the API's tabular formats with its output settings
+ * (formats.ts: 64-bit integers as JSON numbers, instants in UTC as ISO text or Arrow timestamps,
+ * uncompressed IPC), as every /v1 route writes; `engine`, a ClickHouse format with the engine's own
+ * defaults, as a ClickHouse server would answer.
+ */
+export type CallerSqlOutput =
+  | { settings: 'api'; format: OutputFormat }
+  | { settings: 'engine'; format: StreamFormat };
 
 export class CallerSql {
   readonly guard: SqlGuard;
@@ -57,15 +57,12 @@ export class CallerSql {
   ): Promise<CallerSqlRun> {
     const guarded = await this.guard.check(text, params, options);
     const chosen = output(guarded);
-    const settings = {
-      ...this.settings,
-      ...tightened(this.settings, options.tighter ?? {}),
-      ...(chosen.settings === 'api' ? FORMAT_SETTINGS : {}),
-    };
-    const stream = await this.#ctx.runner.streamAs(
-      { sql: guarded.sql, params: guarded.params, format: chosen.format, settings },
-      'caller',
-    );
+    const settings = { ...this.settings, ...tightened(this.settings, options.tighter ?? {}) };
+    const query = { sql: guarded.sql, params: guarded.params, settings };
+    const stream =
+      chosen.settings === 'api'
+        ? await this.#ctx.runner.stream({ ...query, format: chosen.format }, 'caller')
+        : await this.#ctx.runner.streamAs({ ...query, format: chosen.format }, 'caller');
     return { guarded, stream };
   }
 }

@@ -9,21 +9,34 @@
  * union only).
  */
 
+import { routeDoc } from '@feedpipe/service-http';
 import type { QueryParams } from '@feedpipe/store';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { ApiContext } from '../context.js';
 import { badRequest } from '../errors.js';
-import { FORMAT_PROPERTY, READ_SECURITY, TABULAR_RESPONSE } from '../http/schemas.js';
-import { OUTPUT_FORMATS, type OutputFormat } from '../query/formats.js';
+import { FORMAT_PROPERTY } from '../http/schemas.js';
+import { tabularResponseOf } from '../http/tabular-doc.js';
+import type { OutputFormat } from '../query/formats.js';
+import { outputFormatOf } from '../query/negotiation.js';
 import { sendTabular } from '../query/query-runner.js';
 import { MARKET_DATA_TABLES } from './allowed-tables.js';
 import type { CallerSql } from './caller-sql.js';
 
 const PARAM_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,63}$/;
 
+/** A row of a caller's query: its columns are whatever the SELECT names (see `meta`). */
+const SQL_ROW = {
+  title: 'SqlRow',
+  type: 'object',
+  additionalProperties: true,
+  description: "one row: the query's columns by name, typed as meta says",
+} as const;
+
+const SQL_RESPONSE = tabularResponseOf('Sql', SQL_ROW);
+
 interface SqlInput {
   sql: string;
-  format: OutputFormat;
+  format?: OutputFormat;
   /** JSON values, as the body schema lets through. */
   params?: QueryParams;
 }
@@ -38,63 +51,79 @@ export function registerSqlRoutes(app: FastifyInstance, ctx: ApiContext, callerS
       if (!PARAM_NAME.test(name))
         throw badRequest(`params.${name}`, 'parameter names are letters, digits and _');
     }
-    const { stream } = await callerSql.run(input.sql, callerParams, () => ({
-      format: OUTPUT_FORMATS[input.format].clickhouse,
-      settings: 'api',
-    }));
-    return sendTabular(reply, input.format, stream, 'result');
+    const format = input.format as OutputFormat;
+    const { stream } = await callerSql.run(input.sql, callerParams, () => ({ format, settings: 'api' }));
+    return sendTabular(reply, format, stream, 'result');
   }
 
   app.post<{ Body: SqlInput }>(
     '/v1/sql',
     {
-      schema: {
+      schema: routeDoc({
+        operationId: 'runSql',
         tags: ['sql'],
         summary: 'Run read-only SQL over market data',
         description,
-        security: READ_SECURITY,
         body: {
+          title: 'SqlRequest',
           type: 'object',
           additionalProperties: false,
           required: ['sql'],
           properties: {
-            sql: { type: 'string', minLength: 1, maxLength: limits.maxSqlLength },
+            sql: {
+              type: 'string',
+              minLength: 1,
+              maxLength: limits.maxSqlLength,
+              description: 'one SELECT (or SHOW TABLES, DESCRIBE market.<table>)',
+            },
             params: {
               type: 'object',
               description: 'values of {name:Type} placeholders',
               additionalProperties: {
-                anyOf: [{ type: 'string' }, { type: 'number' }, { type: 'boolean' }, { type: 'array' }],
+                anyOf: [
+                  { type: 'string' },
+                  { type: 'number' },
+                  { type: 'boolean' },
+                  { type: 'array', items: {} },
+                ],
               },
             },
             ...FORMAT_PROPERTY,
           },
         },
-        response: { 200: TABULAR_RESPONSE },
-      },
+        responses: { 200: SQL_RESPONSE },
+        errors: [406, 503],
+      }),
     },
-    (request, reply) => run(request.body, reply),
+    (request, reply) => run({ ...request.body, format: outputFormatOf(request) }, reply),
   );
 
-  app.get<{ Querystring: { q: string; format: OutputFormat } }>(
+  app.get<{ Querystring: { q: string; format?: OutputFormat } }>(
     '/v1/sql',
     {
-      schema: {
+      schema: routeDoc({
+        operationId: 'runSqlFromUrl',
         tags: ['sql'],
         summary: 'Run read-only SQL given in the URL (for pandas.read_parquet(url) and friends)',
         description,
-        security: READ_SECURITY,
         querystring: {
           type: 'object',
           additionalProperties: false,
           required: ['q'],
           properties: {
-            q: { type: 'string', minLength: 1, maxLength: limits.maxSqlLength },
+            q: {
+              type: 'string',
+              minLength: 1,
+              maxLength: limits.maxSqlLength,
+              description: 'the SQL: one SELECT (or SHOW TABLES, DESCRIBE market.<table>)',
+            },
             ...FORMAT_PROPERTY,
           },
         },
-        response: { 200: TABULAR_RESPONSE },
-      },
+        responses: { 200: SQL_RESPONSE },
+        errors: [406, 503],
+      }),
     },
-    (request, reply) => run({ sql: request.query.q, format: request.query.format }, reply),
+    (request, reply) => run({ sql: request.query.q, format: outputFormatOf(request) }, reply),
   );
 }

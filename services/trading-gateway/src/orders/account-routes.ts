@@ -24,7 +24,35 @@ import {
   PLACE_US_ORDER,
   PNL_EXIT_REQUEST,
 } from './order-schemas.js';
-import { cancelOrderRoute, modifyOrderRoute, type TradeDeps, tradeRoute } from './trade-route.js';
+import {
+  ACCEPTED,
+  ALERT,
+  ALERT_ACK,
+  ALERT_LIST,
+  AUDIT_ROWS,
+  FUND_LIMIT,
+  HOLDING_LIST,
+  KILL_SWITCH,
+  MARGIN,
+  ORDER_ACK,
+  PNL_EXIT_CONFIG,
+  PNL_EXIT_RESULT,
+  POSITION_LIST,
+  US_FUNDS,
+  US_ORDER,
+  US_ORDER_LIST,
+  US_RECORD_LIST,
+} from './response-schemas.js';
+import {
+  AUDIT_ERRORS,
+  CANCEL_ERRORS,
+  cancelOrderRoute,
+  modifyOrderRoute,
+  PLACE_ERRORS,
+  READ_ERRORS,
+  type TradeDeps,
+  tradeRoute,
+} from './trade-route.js';
 
 type IdParams = { orderId: string };
 type AlertParams = { alertId: string };
@@ -32,8 +60,19 @@ type AlertBody = PlaceAlertRequest & { correlationId?: string };
 
 const ALERT_PARAMS = {
   type: 'object',
-  properties: { alertId: { type: 'string', pattern: '^[0-9A-Za-z_-]{1,64}$' } },
+  properties: {
+    alertId: { type: 'string', pattern: '^[0-9A-Za-z_-]{1,64}$', description: 'id of the conditional order' },
+  },
   required: ['alertId'],
+} as const;
+
+const AUDIT_QUERY = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    correlationId: CORRELATION_ID,
+    limit: { type: 'integer', minimum: 1, maximum: 10_000, default: 100, description: 'rows in the answer' },
+  },
 } as const;
 
 /** Pre-trade checks of a conditional order: one per order it would place, errors pointing at it. */
@@ -52,8 +91,10 @@ export function registerAccountRoutes(
   audit: AuditLog | undefined,
 ): void {
   registerConditionalOrderRoutes(app, deps);
+  registerConditionalCancelRoute(app, deps);
   registerUsOrderRoutes(app, deps);
   registerPositionRoutes(app, deps);
+  registerKillSwitchRoutes(app, deps);
   registerRiskRoutes(app, deps, audit);
 }
 
@@ -67,7 +108,10 @@ function registerConditionalOrderRoutes(app: FastifyInstance, deps: TradeDeps): 
     '/v1/conditional-orders',
     {
       tags: cTags,
+      operationId: 'placeConditionalOrder',
       summary: 'Place a conditional (alert-triggered) order of 1 to 15 orders',
+      response: ALERT_ACK,
+      errors: PLACE_ERRORS,
       body: PLACE_CONDITIONAL_ORDER,
     },
     ({ request, broker, desk, keyId }) => {
@@ -89,7 +133,13 @@ function registerConditionalOrderRoutes(app: FastifyInstance, deps: TradeDeps): 
     deps,
     'GET',
     '/v1/conditional-orders',
-    { tags: cTags, summary: 'Conditional orders of the account' },
+    {
+      tags: cTags,
+      operationId: 'listConditionalOrders',
+      summary: 'Conditional orders of the account',
+      response: ALERT_LIST,
+      errors: READ_ERRORS,
+    },
     ({ broker }) => broker.alerts.list(),
   );
   tradeRoute(
@@ -97,7 +147,14 @@ function registerConditionalOrderRoutes(app: FastifyInstance, deps: TradeDeps): 
     deps,
     'GET',
     '/v1/conditional-orders/:alertId',
-    { tags: cTags, summary: 'One conditional order', params: ALERT_PARAMS },
+    {
+      tags: cTags,
+      operationId: 'getConditionalOrder',
+      summary: 'One conditional order',
+      response: ALERT,
+      errors: READ_ERRORS,
+      params: ALERT_PARAMS,
+    },
     ({ request, broker }) => broker.alerts.get((request.params as AlertParams).alertId),
   );
   tradeRoute(
@@ -107,7 +164,10 @@ function registerConditionalOrderRoutes(app: FastifyInstance, deps: TradeDeps): 
     '/v1/conditional-orders/:alertId',
     {
       tags: cTags,
+      operationId: 'modifyConditionalOrder',
       summary: 'Replace the condition and orders of a conditional order',
+      response: ALERT_ACK,
+      errors: PLACE_ERRORS,
       params: ALERT_PARAMS,
       body: MODIFY_CONDITIONAL_ORDER,
     },
@@ -125,12 +185,24 @@ function registerConditionalOrderRoutes(app: FastifyInstance, deps: TradeDeps): 
       });
     },
   );
+}
+
+/** Cancelling a conditional order: allowed under the kill switch. */
+function registerConditionalCancelRoute(app: FastifyInstance, deps: TradeDeps): void {
+  const cTags = ['conditional orders'];
   tradeRoute(
     app,
     deps,
     'DELETE',
     '/v1/conditional-orders/:alertId',
-    { tags: cTags, summary: 'Cancel a conditional order', params: ALERT_PARAMS },
+    {
+      tags: cTags,
+      operationId: 'cancelConditionalOrder',
+      summary: 'Cancel a conditional order',
+      response: ALERT_ACK,
+      errors: CANCEL_ERRORS,
+      params: ALERT_PARAMS,
+    },
     ({ request, broker, desk, keyId }) => {
       const { alertId } = request.params as AlertParams;
       return desk.execute({
@@ -152,7 +224,14 @@ function registerUsOrderRoutes(app: FastifyInstance, deps: TradeDeps): void {
     deps,
     'POST',
     '/v1/us/orders',
-    { tags: usTags, summary: 'Place a US-stock order (fractional or AMOUNT)', body: PLACE_US_ORDER },
+    {
+      tags: usTags,
+      operationId: 'placeUsOrder',
+      summary: 'Place a US-stock order (fractional or AMOUNT)',
+      response: ORDER_ACK,
+      errors: PLACE_ERRORS,
+      body: PLACE_US_ORDER,
+    },
     ({ request, broker, desk, keyId }) => {
       const body = request.body as PlaceGlobalOrderRequest;
       return desk.execute({
@@ -176,7 +255,13 @@ function registerUsOrderRoutes(app: FastifyInstance, deps: TradeDeps): void {
     deps,
     'GET',
     '/v1/us/orders',
-    { tags: usTags, summary: 'US-stock order book of the day' },
+    {
+      tags: usTags,
+      operationId: 'listUsOrders',
+      summary: 'US-stock order book of the day',
+      response: US_ORDER_LIST,
+      errors: READ_ERRORS,
+    },
     ({ broker }) => broker.globalStocks.orders(),
   );
   tradeRoute(
@@ -184,13 +269,23 @@ function registerUsOrderRoutes(app: FastifyInstance, deps: TradeDeps): void {
     deps,
     'GET',
     '/v1/us/orders/:orderId',
-    { tags: usTags, summary: 'One US-stock order', params: ORDER_ID_PARAMS },
+    {
+      tags: usTags,
+      operationId: 'getUsOrder',
+      summary: 'One US-stock order',
+      response: US_ORDER,
+      errors: READ_ERRORS,
+      params: ORDER_ID_PARAMS,
+    },
     ({ request, broker }) => broker.globalStocks.order((request.params as IdParams).orderId),
   );
   modifyOrderRoute<ModifyGlobalOrderRequest>(app, deps, {
     url: '/v1/us/orders/:orderId',
     tags: usTags,
+    operationId: 'modifyUsOrder',
     summary: 'Modify a US-stock order',
+    response: ORDER_ACK,
+    errors: PLACE_ERRORS,
     body: MODIFY_US_ORDER,
     action: 'usOrders.modify',
     send: (broker, orderId, body) => broker.globalStocks.modify(orderId, body),
@@ -198,32 +293,59 @@ function registerUsOrderRoutes(app: FastifyInstance, deps: TradeDeps): void {
   cancelOrderRoute(app, deps, {
     url: '/v1/us/orders/:orderId',
     tags: usTags,
+    operationId: 'cancelUsOrder',
     summary: 'Cancel a US-stock order',
+    response: ORDER_ACK,
+    errors: CANCEL_ERRORS,
     action: 'usOrders.cancel',
     send: (broker, orderId) => broker.globalStocks.cancel(orderId),
   });
-  const usReads: [string, string, (g: GlobalStocksApi) => Promise<unknown>][] = [
-    ['/v1/us/holdings', 'US-stock holdings', (g) => g.holdings()],
-    ['/v1/us/funds', 'US-stock fund limit', (g) => g.fundLimit()],
-    ['/v1/us/trades', 'US-stock trades of the day', (g) => g.trades()],
+  const usReads: [string, string, string, unknown, (g: GlobalStocksApi) => Promise<unknown>][] = [
+    ['/v1/us/holdings', 'listUsHoldings', 'US-stock holdings', US_RECORD_LIST, (g) => g.holdings()],
+    ['/v1/us/funds', 'getUsFundLimit', 'US-stock fund limit', US_FUNDS, (g) => g.fundLimit()],
+    ['/v1/us/trades', 'listUsTrades', 'US-stock trades of the day', US_RECORD_LIST, (g) => g.trades()],
   ];
-  for (const [url, summary, read] of usReads) {
-    tradeRoute(app, deps, 'GET', url, { tags: usTags, summary }, ({ broker }) => read(broker.globalStocks));
+  for (const [url, operationId, summary, response, read] of usReads) {
+    tradeRoute(
+      app,
+      deps,
+      'GET',
+      url,
+      { operationId, tags: usTags, summary, response, errors: READ_ERRORS },
+      ({ broker }) => read(broker.globalStocks),
+    );
   }
 }
 
 /** Positions, holdings, funds and margin. */
 function registerPositionRoutes(app: FastifyInstance, deps: TradeDeps): void {
   const aTags = ['account'];
-  tradeRoute(app, deps, 'GET', '/v1/positions', { tags: aTags, summary: 'Open positions' }, ({ broker }) =>
-    broker.portfolio.positions(),
+  tradeRoute(
+    app,
+    deps,
+    'GET',
+    '/v1/positions',
+    {
+      tags: aTags,
+      operationId: 'listPositions',
+      summary: 'Open positions',
+      response: POSITION_LIST,
+      errors: READ_ERRORS,
+    },
+    ({ broker }) => broker.portfolio.positions(),
   );
   tradeRoute(
     app,
     deps,
     'DELETE',
     '/v1/positions',
-    { tags: aTags, summary: 'Exit every position and cancel every open order of the day' },
+    {
+      tags: aTags,
+      operationId: 'exitAllPositions',
+      summary: 'Exit every position and cancel every open order of the day',
+      response: ACCEPTED,
+      errors: CANCEL_ERRORS,
+    },
     ({ broker, desk, keyId }) =>
       desk.execute({
         action: 'positions.exitAll',
@@ -236,31 +358,66 @@ function registerPositionRoutes(app: FastifyInstance, deps: TradeDeps): void {
         },
       }),
   );
-  tradeRoute(app, deps, 'GET', '/v1/holdings', { tags: aTags, summary: 'Holdings' }, ({ broker }) =>
-    broker.portfolio.holdings(),
+  tradeRoute(
+    app,
+    deps,
+    'GET',
+    '/v1/holdings',
+    {
+      tags: aTags,
+      operationId: 'listHoldings',
+      summary: 'Holdings',
+      response: HOLDING_LIST,
+      errors: READ_ERRORS,
+    },
+    ({ broker }) => broker.portfolio.holdings(),
   );
-  tradeRoute(app, deps, 'GET', '/v1/funds', { tags: aTags, summary: 'Fund limit' }, ({ broker }) =>
-    broker.funds.fundLimit(),
+  tradeRoute(
+    app,
+    deps,
+    'GET',
+    '/v1/funds',
+    {
+      tags: aTags,
+      operationId: 'getFundLimit',
+      summary: 'Fund limit',
+      response: FUND_LIMIT,
+      errors: READ_ERRORS,
+    },
+    ({ broker }) => broker.funds.fundLimit(),
   );
   tradeRoute(
     app,
     deps,
     'POST',
     '/v1/margin',
-    { tags: aTags, summary: 'Margin needed for one order', body: MARGIN_REQUEST },
+    {
+      tags: aTags,
+      operationId: 'getMargin',
+      summary: 'Margin needed for one order',
+      response: MARGIN,
+      errors: READ_ERRORS,
+      body: MARGIN_REQUEST,
+    },
     ({ request, broker }) => broker.funds.margin(request.body as MarginRequest),
   );
 }
 
 /** Kill switch, P&L exit and the order audit trail. */
-function registerRiskRoutes(app: FastifyInstance, deps: TradeDeps, audit: AuditLog | undefined): void {
+function registerKillSwitchRoutes(app: FastifyInstance, deps: TradeDeps): void {
   const aTags = ['account'];
   tradeRoute(
     app,
     deps,
     'GET',
     '/v1/kill-switch',
-    { tags: aTags, summary: 'Kill-switch state' },
+    {
+      tags: aTags,
+      operationId: 'getKillSwitch',
+      summary: 'Kill-switch state',
+      response: KILL_SWITCH,
+      errors: READ_ERRORS,
+    },
     async ({ broker, desk }) => {
       const state = await broker.funds.killSwitch();
       desk.checks.noteKillSwitch(state.killSwitchStatus === 'ACTIVATE');
@@ -272,7 +429,14 @@ function registerRiskRoutes(app: FastifyInstance, deps: TradeDeps, audit: AuditL
     deps,
     'POST',
     '/v1/kill-switch',
-    { tags: aTags, summary: 'Activate or deactivate the kill switch', body: KILL_SWITCH_REQUEST },
+    {
+      tags: aTags,
+      operationId: 'setKillSwitch',
+      summary: 'Activate or deactivate the kill switch',
+      response: KILL_SWITCH,
+      errors: CANCEL_ERRORS,
+      body: KILL_SWITCH_REQUEST,
+    },
     async ({ request, broker, desk, keyId }) => {
       const { status } = request.body as { status: KillSwitchStatus };
       const result = await desk.execute({
@@ -286,12 +450,23 @@ function registerRiskRoutes(app: FastifyInstance, deps: TradeDeps, audit: AuditL
       return result;
     },
   );
+}
+
+/** P&L exit and the order audit trail. */
+function registerRiskRoutes(app: FastifyInstance, deps: TradeDeps, audit: AuditLog | undefined): void {
+  const aTags = ['account'];
   tradeRoute(
     app,
     deps,
     'GET',
     '/v1/pnl-exit',
-    { tags: aTags, summary: 'P&L-based exit configuration' },
+    {
+      tags: aTags,
+      operationId: 'getPnlExit',
+      summary: 'P&L-based exit configuration',
+      response: PNL_EXIT_CONFIG,
+      errors: READ_ERRORS,
+    },
     ({ broker }) => broker.funds.pnlExit(),
   );
   tradeRoute(
@@ -299,7 +474,14 @@ function registerRiskRoutes(app: FastifyInstance, deps: TradeDeps, audit: AuditL
     deps,
     'POST',
     '/v1/pnl-exit',
-    { tags: aTags, summary: 'Configure the P&L-based automatic exit', body: PNL_EXIT_REQUEST },
+    {
+      tags: aTags,
+      operationId: 'setPnlExit',
+      summary: 'Configure the P&L-based automatic exit',
+      response: PNL_EXIT_RESULT,
+      errors: PLACE_ERRORS,
+      body: PNL_EXIT_REQUEST,
+    },
     ({ request, broker, desk, keyId }) => {
       const body = request.body as PnlExitRequest;
       return desk.execute({
@@ -318,15 +500,11 @@ function registerRiskRoutes(app: FastifyInstance, deps: TradeDeps, audit: AuditL
     '/v1/order-audit',
     {
       tags: aTags,
+      operationId: 'listOrderAudit',
       summary: 'The order audit trail (newest first)',
-      querystring: {
-        type: 'object',
-        additionalProperties: false,
-        properties: {
-          correlationId: CORRELATION_ID,
-          limit: { type: 'integer', minimum: 1, maximum: 10_000, default: 100 },
-        },
-      },
+      response: AUDIT_ROWS,
+      errors: AUDIT_ERRORS,
+      querystring: AUDIT_QUERY,
     },
     async ({ request }) => {
       const q = request.query as { correlationId?: string; limit: number };

@@ -19,9 +19,38 @@ import {
   PLACE_ORDER,
   PLACE_SUPER_ORDER,
 } from './order-schemas.js';
-import { cancelOrderRoute, modifyOrderRoute, type TradeDeps, tradeRoute } from './trade-route.js';
+import {
+  CANCEL_LEG,
+  FOREVER_ORDER_LIST,
+  ORDER,
+  ORDER_ACK,
+  ORDER_LIST,
+  SUPER_ORDER_LIST,
+} from './response-schemas.js';
+import {
+  CANCEL_ERRORS,
+  cancelOrderRoute,
+  modifyOrderRoute,
+  PLACE_ERRORS,
+  READ_ERRORS,
+  type TradeDeps,
+  tradeRoute,
+} from './trade-route.js';
 
 type IdParams = { orderId: string };
+
+const LEG_PARAMS = {
+  type: 'object',
+  properties: {
+    ...ORDER_ID_PARAMS.properties,
+    leg: {
+      type: 'string',
+      enum: ['ENTRY_LEG', 'TARGET_LEG', 'STOP_LOSS_LEG'],
+      description: 'the leg to cancel; ENTRY_LEG cancels the whole order',
+    },
+  },
+  required: ['orderId', 'leg'],
+} as const;
 
 export function registerOrderRoutes(app: FastifyInstance, deps: TradeDeps): void {
   registerPlainOrderRoutes(app, deps);
@@ -38,7 +67,14 @@ function registerPlainOrderRoutes(app: FastifyInstance, deps: TradeDeps): void {
     deps,
     'POST',
     '/v1/orders',
-    { tags, summary: 'Place a regular order', body: PLACE_ORDER },
+    {
+      tags,
+      operationId: 'placeOrder',
+      summary: 'Place a regular order',
+      response: ORDER_ACK,
+      errors: PLACE_ERRORS,
+      body: PLACE_ORDER,
+    },
     ({ request, broker, desk, keyId }) => {
       const body = request.body as PlaceOrderRequest;
       return desk.execute({
@@ -54,8 +90,19 @@ function registerPlainOrderRoutes(app: FastifyInstance, deps: TradeDeps): void {
     },
   );
 
-  tradeRoute(app, deps, 'GET', '/v1/orders', { tags, summary: "The day's order book" }, ({ broker }) =>
-    broker.orders.list(),
+  tradeRoute(
+    app,
+    deps,
+    'GET',
+    '/v1/orders',
+    {
+      tags,
+      operationId: 'listOrders',
+      summary: "The day's order book",
+      response: ORDER_LIST,
+      errors: READ_ERRORS,
+    },
+    ({ broker }) => broker.orders.list(),
   );
 
   tradeRoute(
@@ -63,7 +110,14 @@ function registerPlainOrderRoutes(app: FastifyInstance, deps: TradeDeps): void {
     deps,
     'GET',
     '/v1/orders/:orderId',
-    { tags, summary: 'One order by id', params: ORDER_ID_PARAMS },
+    {
+      tags,
+      operationId: 'getOrder',
+      summary: 'One order by id',
+      response: ORDER,
+      errors: READ_ERRORS,
+      params: ORDER_ID_PARAMS,
+    },
     ({ request, broker }) => broker.orders.byId((request.params as IdParams).orderId),
   );
 
@@ -74,7 +128,10 @@ function registerPlainOrderRoutes(app: FastifyInstance, deps: TradeDeps): void {
     '/v1/orders/by-correlation/:correlationId',
     {
       tags,
+      operationId: 'getOrderByCorrelationId',
       summary: 'One order by correlation id',
+      response: ORDER,
+      errors: READ_ERRORS,
       params: { type: 'object', properties: { correlationId: CORRELATION_ID }, required: ['correlationId'] },
     },
     ({ request, broker }) =>
@@ -84,7 +141,10 @@ function registerPlainOrderRoutes(app: FastifyInstance, deps: TradeDeps): void {
   modifyOrderRoute<ModifyOrderRequest>(app, deps, {
     url: '/v1/orders/:orderId',
     tags,
+    operationId: 'modifyOrder',
     summary: 'Modify an order (one of its 25 modifications)',
+    response: ORDER_ACK,
+    errors: PLACE_ERRORS,
     body: MODIFY_ORDER,
     action: 'orders.modify',
     send: (broker, orderId, body) => broker.orders.modify(orderId, body),
@@ -93,7 +153,10 @@ function registerPlainOrderRoutes(app: FastifyInstance, deps: TradeDeps): void {
   cancelOrderRoute(app, deps, {
     url: '/v1/orders/:orderId',
     tags,
+    operationId: 'cancelOrder',
     summary: 'Cancel an order',
+    response: ORDER_ACK,
+    errors: CANCEL_ERRORS,
     action: 'orders.cancel',
     send: (broker, orderId) => broker.orders.cancel(orderId),
   });
@@ -109,7 +172,10 @@ function registerSuperOrderRoutes(app: FastifyInstance, deps: TradeDeps): void {
     '/v1/super-orders',
     {
       tags: superTags,
+      operationId: 'placeSuperOrder',
       summary: 'Place a super order (entry with target and stop-loss legs)',
+      response: ORDER_ACK,
+      errors: PLACE_ERRORS,
       body: PLACE_SUPER_ORDER,
     },
     ({ request, broker, desk, keyId }) => {
@@ -132,7 +198,13 @@ function registerSuperOrderRoutes(app: FastifyInstance, deps: TradeDeps): void {
     deps,
     'GET',
     '/v1/super-orders',
-    { tags: superTags, summary: 'Super orders of the day' },
+    {
+      tags: superTags,
+      operationId: 'listSuperOrders',
+      summary: 'Super orders of the day',
+      response: SUPER_ORDER_LIST,
+      errors: READ_ERRORS,
+    },
     ({ broker }) => broker.superOrders.list(),
   );
 
@@ -143,7 +215,10 @@ function registerSuperOrderRoutes(app: FastifyInstance, deps: TradeDeps): void {
     '/v1/super-orders/:orderId',
     {
       tags: superTags,
+      operationId: 'modifySuperOrder',
       summary: 'Modify one leg of a super order',
+      response: ORDER_ACK,
+      errors: PLACE_ERRORS,
       params: ORDER_ID_PARAMS,
       body: MODIFY_SUPER_ORDER,
     },
@@ -170,15 +245,11 @@ function registerSuperOrderRoutes(app: FastifyInstance, deps: TradeDeps): void {
     '/v1/super-orders/:orderId/:leg',
     {
       tags: superTags,
+      operationId: 'cancelSuperOrderLeg',
       summary: 'Cancel one leg of a super order (ENTRY_LEG cancels the whole order)',
-      params: {
-        type: 'object',
-        properties: {
-          ...ORDER_ID_PARAMS.properties,
-          leg: { type: 'string', enum: ['ENTRY_LEG', 'TARGET_LEG', 'STOP_LOSS_LEG'] },
-        },
-        required: ['orderId', 'leg'],
-      },
+      response: CANCEL_LEG,
+      errors: CANCEL_ERRORS,
+      params: LEG_PARAMS,
     },
     ({ request, broker, desk, keyId }) => {
       const { orderId, leg } = request.params as IdParams & { leg: LegName };
@@ -201,7 +272,14 @@ function registerForeverOrderRoutes(app: FastifyInstance, deps: TradeDeps): void
     deps,
     'POST',
     '/v1/forever-orders',
-    { tags: foreverTags, summary: 'Place a forever order (SINGLE or OCO)', body: PLACE_FOREVER_ORDER },
+    {
+      tags: foreverTags,
+      operationId: 'placeForeverOrder',
+      summary: 'Place a forever order (SINGLE or OCO)',
+      response: ORDER_ACK,
+      errors: PLACE_ERRORS,
+      body: PLACE_FOREVER_ORDER,
+    },
     ({ request, broker, desk, keyId }) => {
       const body = request.body as PlaceForeverOrderRequest;
       const checks = [{ securityId: body.securityId, quantity: body.quantity, price: body.price }];
@@ -226,14 +304,23 @@ function registerForeverOrderRoutes(app: FastifyInstance, deps: TradeDeps): void
     deps,
     'GET',
     '/v1/forever-orders',
-    { tags: foreverTags, summary: 'All forever orders' },
+    {
+      tags: foreverTags,
+      operationId: 'listForeverOrders',
+      summary: 'All forever orders',
+      response: FOREVER_ORDER_LIST,
+      errors: READ_ERRORS,
+    },
     ({ broker }) => broker.foreverOrders.list(),
   );
 
   modifyOrderRoute<ModifyForeverOrderRequest>(app, deps, {
     url: '/v1/forever-orders/:orderId',
     tags: foreverTags,
+    operationId: 'modifyForeverOrder',
     summary: 'Modify a forever order',
+    response: ORDER_ACK,
+    errors: PLACE_ERRORS,
     body: MODIFY_FOREVER_ORDER,
     action: 'foreverOrders.modify',
     send: (broker, orderId, body) => broker.foreverOrders.modify(orderId, body),
@@ -242,7 +329,10 @@ function registerForeverOrderRoutes(app: FastifyInstance, deps: TradeDeps): void
   cancelOrderRoute(app, deps, {
     url: '/v1/forever-orders/:orderId',
     tags: foreverTags,
+    operationId: 'cancelForeverOrder',
     summary: 'Cancel a forever order',
+    response: ORDER_ACK,
+    errors: CANCEL_ERRORS,
     action: 'foreverOrders.cancel',
     send: (broker, orderId) => broker.foreverOrders.cancel(orderId),
   });

@@ -19,7 +19,9 @@ export const CORRELATION_ID = {
 
 export const ORDER_ID_PARAMS = {
   type: 'object',
-  properties: { orderId: { type: 'string', pattern: '^[0-9A-Za-z_-]{1,64}$' } },
+  properties: {
+    orderId: { type: 'string', pattern: '^[0-9A-Za-z_-]{1,64}$', description: "the service's order id" },
+  },
   required: ['orderId'],
 } as const;
 

@@ -1,9 +1,11 @@
 /**
  * Registration helper for execution routes: `trade` scope, bodies validated without coercion, 503
- * without a broker, replay header.
+ * without a broker, replay header, and the route's OpenAPI entry (routeDoc). Answers are the
+ * service's records passed through, written as they are (the response schema documents them).
  */
 import type { BrokerClient } from '@feedpipe/broker-api';
-import type { FastifyInstance, FastifyReply, FastifyRequest, FastifySchema, HTTPMethods } from 'fastify';
+import { asIsSerializer, type ErrorStatus, routeDoc } from '@feedpipe/service-http';
+import type { FastifyInstance, FastifyReply, FastifyRequest, HTTPMethods } from 'fastify';
 import { TradingGatewayError } from '../errors.js';
 import type { OrderDesk, OrderResult } from './order-desk.js';
 import { ORDER_ID_PARAMS } from './order-schemas.js';
@@ -21,21 +23,43 @@ export interface TradeCall {
   keyId: string;
 }
 
-const TRADE_SECURITY = [{ apiKey: [] }];
+/** Reads: 503 without a broker client (TRADING_DISABLED); 502 from the service is in 5XX. */
+export const READ_ERRORS: readonly ErrorStatus[] = [503];
+/** Placements and modifications: also the kill switch and duplicates (409) and pre-trade checks (422). */
+export const PLACE_ERRORS: readonly ErrorStatus[] = [409, 422, 503];
+/** Cancels and risk-reducing calls: allowed under the kill switch; 409 for a duplicate in flight. */
+export const CANCEL_ERRORS: readonly ErrorStatus[] = [409, 503];
+/** The audit trail: 503 when the audit table cannot be read. */
+export const AUDIT_ERRORS: readonly ErrorStatus[] = [503];
+
+/** What the OpenAPI document says about a trading route. */
+export interface TradeDoc {
+  operationId: string;
+  tags: string[];
+  summary: string;
+  params?: unknown;
+  querystring?: unknown;
+  body?: unknown;
+  /** The JSON schema of the 200 answer. */
+  response: unknown;
+  errors: readonly ErrorStatus[];
+}
 
 export function tradeRoute(
   app: FastifyInstance,
   deps: TradeDeps,
   method: HTTPMethods,
   url: string,
-  schema: FastifySchema & { summary: string; tags: string[] },
+  doc: TradeDoc,
   handler: (call: TradeCall) => Promise<unknown>,
 ): void {
+  const { response, ...rest } = doc;
   app.route({
     method,
     url,
     config: { scope: 'trade' },
-    schema: { ...schema, security: TRADE_SECURITY },
+    schema: routeDoc({ ...rest, responses: { 200: response } }),
+    serializerCompiler: asIsSerializer,
     // Bodies exactly as typed: no "5" for 5, no true for 1, no null for 0 (strict-validation.ts).
     validatorCompiler: tradeValidatorCompiler(app),
     handler: async (request: FastifyRequest, reply: FastifyReply) => {
@@ -67,8 +91,11 @@ function isOrderResult(value: unknown): value is OrderResult {
 /** What modifying or cancelling one order by id has in common across order kinds. */
 interface ByIdSpec {
   url: string;
+  operationId: string;
   tags: string[];
   summary: string;
+  response: unknown;
+  errors: readonly ErrorStatus[];
   /** Audit action, e.g. orders.cancel. */
   action: string;
 }
@@ -92,7 +119,15 @@ export function modifyOrderRoute<B extends { quantity?: number | undefined; pric
     deps,
     'PUT',
     spec.url,
-    { tags: spec.tags, summary: spec.summary, params: ORDER_ID_PARAMS, body: spec.body },
+    {
+      operationId: spec.operationId,
+      tags: spec.tags,
+      summary: spec.summary,
+      params: ORDER_ID_PARAMS,
+      body: spec.body,
+      response: spec.response,
+      errors: spec.errors,
+    },
     ({ request, broker, desk, keyId }) => {
       const { orderId } = request.params as IdParams;
       const body = request.body as B;
@@ -121,7 +156,14 @@ export function cancelOrderRoute(
     deps,
     'DELETE',
     spec.url,
-    { tags: spec.tags, summary: spec.summary, params: ORDER_ID_PARAMS },
+    {
+      operationId: spec.operationId,
+      tags: spec.tags,
+      summary: spec.summary,
+      params: ORDER_ID_PARAMS,
+      response: spec.response,
+      errors: spec.errors,
+    },
     ({ request, broker, desk, keyId }) => {
       const { orderId } = request.params as IdParams;
       return desk.execute({

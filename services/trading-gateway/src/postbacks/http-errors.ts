@@ -6,6 +6,7 @@
  * on these routes too and throws its typed error (`status` 401/403/429, `code` UNAUTHENTICATED
  * ...). Those carry `status`, not fastify's `statusCode`, and were once answered 500 here.
  */
+import { installErrorBodySchema } from '@feedpipe/service-http';
 import type { FastifyError, FastifyInstance } from 'fastify';
 import { PostbackError } from './errors.js';
 
@@ -46,6 +47,8 @@ function appError(error: unknown): { status: number; code: string; message: stri
 }
 
 export function installErrorHandler(ctx: FastifyInstance): void {
+  // The routes document their errors as the shared ErrorBody, also when mounted in an app of their own.
+  installErrorBodySchema(ctx);
   ctx.setErrorHandler((error, _request, reply) => {
     const app = appError(error);
     if (app) {

@@ -16,6 +16,7 @@
  * The routes log their requests with a serializer that shows neither the path's secret nor a
  * query string, whatever the app's own request logging does.
  */
+import { routeDoc } from '@feedpipe/service-http';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { jsonDepth } from './body-guard.js';
 import { POSTBACK_BODY_SCHEMA } from './body-schema.js';
@@ -45,6 +46,61 @@ export interface RefusalCounters {
 const OPEN_ROUTE = { scope: 'open' } as Record<string, unknown>;
 
 export const RECEIVER_PATH = '/postbacks/orders';
+
+const RECEIVED = {
+  title: 'PostbackReceived',
+  type: 'object',
+  required: ['status', 'eventKey'],
+  properties: {
+    status: { type: 'string', enum: ['accepted', 'duplicate'] },
+    eventKey: { type: 'string', description: 'identity of the update' },
+  },
+} as const;
+
+const SECRET_HEADERS = {
+  type: 'object',
+  properties: {
+    [SIGNATURE_HEADER]: {
+      type: 'string',
+      description: 'sha256=<hex HMAC-SHA256 of the body under the secret>',
+    },
+    [SECRET_HEADER]: { type: 'string', description: 'the postback secret (for a relay you run)' },
+  },
+} as const;
+
+/** The receiver's document: one entry for the header form, one for the secret-in-path form. */
+function receiverDoc(inPath: boolean) {
+  return routeDoc({
+    operationId: inPath ? 'receivePostbackWithSecretInPath' : 'receivePostback',
+    tags: ['postbacks'],
+    summary: inPath
+      ? "Order update from the service, the secret as the URL's last segment (the form its console takes)"
+      : 'Order update from the service, authenticated by a signature or secret header',
+    auth: 'open',
+    body: POSTBACK_BODY_SCHEMA,
+    headers: SECRET_HEADERS,
+    ...(inPath
+      ? {
+          params: {
+            type: 'object',
+            required: ['secret'],
+            properties: { secret: { type: 'string', description: 'the postback secret' } },
+          },
+        }
+      : {}),
+    responses: {
+      200: {
+        description: 'A duplicate of a stored update',
+        content: { 'application/json': { schema: RECEIVED } },
+      },
+      202: {
+        description: 'Written to the write-ahead log',
+        content: { 'application/json': { schema: RECEIVED } },
+      },
+    },
+    errors: [401, 403, 413, 415, 503],
+  });
+}
 
 /** How a request authenticates, decided before its body is read. */
 type Credential = { kind: 'signature'; value: string } | { kind: 'ok' } | { kind: 'refused' };
@@ -176,7 +232,7 @@ export function registerReceiverRoutes(
       config: OPEN_ROUTE,
       bodyLimit: options.bodyLimit,
       attachValidation: true,
-      schema: { body: POSTBACK_BODY_SCHEMA },
+      schema: receiverDoc(false),
       logSerializers: { req: redactedRequest },
     };
     const handler = async (request: FastifyRequest, reply: FastifyReply) => {
@@ -199,6 +255,6 @@ export function registerReceiverRoutes(
       return reply.code(result === 'accepted' ? 202 : 200).send({ status: result, eventKey: event.eventKey });
     };
     ctx.post(RECEIVER_PATH, route, handler);
-    ctx.post(`${RECEIVER_PATH}/:secret`, route, handler);
+    ctx.post(`${RECEIVER_PATH}/:secret`, { ...route, schema: receiverDoc(true) }, handler);
   });
 }

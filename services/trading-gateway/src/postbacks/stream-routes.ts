@@ -6,6 +6,7 @@
  * order in transition order. `POST /order-updates/reconcile` runs reconciliation now.
  * A client that falls `streamBufferBytes` behind is disconnected instead of buffered without end.
  */
+import { asIsSerializer, routeDoc } from '@feedpipe/service-http';
 import type { FastifyInstance } from 'fastify';
 import { PostbackError } from './errors.js';
 import { readOrderEvents } from './events-table.js';
@@ -23,12 +24,56 @@ const filterValue = { type: 'string', minLength: 1, maxLength: 64, pattern: '^[A
 const FILTER_SCHEMA = {
   type: 'object',
   additionalProperties: false,
-  properties: { orderId: filterValue, securityId: filterValue, clientId: filterValue },
+  properties: {
+    orderId: { ...filterValue, description: 'only updates of this order' },
+    securityId: { ...filterValue, description: 'only updates of this instrument' },
+    clientId: { ...filterValue, description: 'only updates of this client id' },
+  },
 } as const;
 const HISTORY_SCHEMA = {
   ...FILTER_SCHEMA,
-  properties: { ...FILTER_SCHEMA.properties, limit: { type: 'integer', minimum: 1, maximum: 10_000 } },
+  properties: {
+    ...FILTER_SCHEMA.properties,
+    limit: { type: 'integer', minimum: 1, maximum: 10_000, description: 'updates in the answer at most' },
+  },
 } as const;
+
+const ORDER_EVENT = {
+  title: 'StoredOrderEvent',
+  type: 'object',
+  additionalProperties: true,
+  required: ['orderId', 'eventKey', 'kind', 'status'],
+  properties: {
+    orderId: { type: 'string' },
+    eventKey: { type: 'string', description: 'identity of the update (duplicates share it)' },
+    kind: { type: 'string' },
+    clientId: { type: 'string' },
+    status: { type: 'string' },
+    securityId: { type: 'string' },
+    filledQty: { type: 'number' },
+    remainingQty: { type: 'number' },
+    quantity: { type: 'number' },
+    price: { type: 'number' },
+    averagePrice: { type: 'number' },
+    updateTime: { type: 'string' },
+    source: { type: 'string', description: 'postback or reconcile' },
+    receivedAt: { type: 'string' },
+    payload: { type: 'object', additionalProperties: true, description: 'the update as the service sent it' },
+  },
+} as const;
+
+const RECONCILE_RESULT = {
+  title: 'ReconcileResult',
+  type: 'object',
+  required: ['orders', 'rebuilt', 'added'],
+  properties: {
+    orders: { type: 'integer', description: 'orders read (regular and US)' },
+    rebuilt: { type: 'integer', description: 'transitions rebuilt' },
+    added: { type: 'integer', description: 'transitions that were missing and are now recorded' },
+  },
+} as const;
+
+const tags = ['order updates'];
 
 export function registerStreamRoutes(
   app: FastifyInstance,
@@ -40,7 +85,22 @@ export function registerStreamRoutes(
     installErrorHandler(ctx);
     ctx.get(
       '/order-updates/stream',
-      { config: TRADE_ROUTE, schema: { querystring: FILTER_SCHEMA } },
+      {
+        config: TRADE_ROUTE,
+        schema: routeDoc({
+          operationId: 'streamOrderUpdates',
+          tags,
+          summary: 'Order updates as Server-Sent Events (event `order`, id = receiver sequence)',
+          querystring: FILTER_SCHEMA,
+          responses: {
+            200: {
+              description: 'A text/event-stream of `orders.updates` values until the client leaves',
+              content: { 'text/event-stream': { schema: { type: 'string' } } },
+            },
+          },
+          errors: [503],
+        }),
+      },
       (request, reply) => {
         const filter = request.query as UpdateFilter;
         const raw = reply.raw;
@@ -80,13 +140,43 @@ export function registerStreamRoutes(
 
     ctx.get(
       '/order-updates',
-      { config: TRADE_ROUTE, schema: { querystring: HISTORY_SCHEMA } },
+      {
+        config: TRADE_ROUTE,
+        serializerCompiler: asIsSerializer,
+        schema: routeDoc({
+          operationId: 'listOrderUpdates',
+          tags,
+          summary: 'Recorded order updates, per order in transition order',
+          querystring: HISTORY_SCHEMA,
+          responses: {
+            200: {
+              title: 'OrderUpdates',
+              type: 'object',
+              required: ['events'],
+              properties: { events: { type: 'array', items: ORDER_EVENT } },
+            },
+          },
+        }),
+      },
       async (request) => {
         const q = request.query as UpdateFilter & { limit?: number };
         return { events: await readOrderEvents(options.store.internal, options.table, q) };
       },
     );
 
-    ctx.post('/order-updates/reconcile', { config: TRADE_ROUTE }, async () => reconcile());
+    ctx.post(
+      '/order-updates/reconcile',
+      {
+        config: TRADE_ROUTE,
+        schema: routeDoc({
+          operationId: 'reconcileOrders',
+          tags,
+          summary: "Reconcile now: rebuild missing transitions from the service's order books",
+          responses: { 200: RECONCILE_RESULT },
+          errors: [409, 503],
+        }),
+      },
+      async () => reconcile(),
+    );
   });
 }

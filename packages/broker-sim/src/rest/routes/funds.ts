@@ -46,7 +46,14 @@ function pnlView(account: Account): Record<string, unknown> {
 
 export function registerFundsRoutes(app: FastifyInstance, ctx: SimContext): void {
   app.get('/fundlimit', async (request) => accountOf(request).fundLimit());
+  registerMarginRoutes(app, ctx);
+  registerPnlExitRoutes(app);
+  registerKillSwitchRoutes(app);
+  registerLedgerRoutes(app);
+}
 
+/** The margin calculators: one order, or a list of them with positions and open orders. */
+function registerMarginRoutes(app: FastifyInstance, ctx: SimContext): void {
   app.post('/margincalculator', async (request) => {
     const account = accountOf(request);
     const { total, product } = marginOf(ctx, asFields(request.body));
@@ -87,7 +94,10 @@ export function registerFundsRoutes(app: FastifyInstance, ctx: SimContext): void
       currency: 0,
     };
   });
+}
 
+/** P&L based exit: set, read and stop for the day. */
+function registerPnlExitRoutes(app: FastifyInstance): void {
   app.post('/pnlExit', async (request) => {
     const account = accountOf(request);
     requireStaticIp(request, account);
@@ -120,7 +130,9 @@ export function registerFundsRoutes(app: FastifyInstance, ctx: SimContext): void
     account.pnlExit = undefined;
     return { pnlExitStatus: 'INACTIVE', message: 'P&L based exit stopped' };
   });
+}
 
+function registerKillSwitchRoutes(app: FastifyInstance): void {
   app.post('/killswitch', async (request) => {
     const account = accountOf(request);
     requireStaticIp(request, account);
@@ -151,7 +163,10 @@ export function registerFundsRoutes(app: FastifyInstance, ctx: SimContext): void
       killSwitchStatus: account.killSwitch ? 'ACTIVATE' : 'DEACTIVATE',
     };
   });
+}
 
+/** The ledger, filtered to a date range when one is given. */
+function registerLedgerRoutes(app: FastifyInstance): void {
   app.get('/ledger', async (request) => {
     const account = accountOf(request);
     const q = asFields(request.query);

@@ -37,42 +37,51 @@ function quantityOf(f: Fields, required: boolean): number | undefined {
 }
 
 export function registerGlobalStocksRoutes(app: FastifyInstance, ctx: SimContext): void {
-  app.post('/globalstocks/orders', async (request) => {
-    const account = accountOf(request);
-    requireStaticIp(request, account);
-    requireTradingEnabled(account);
-    const f = asFields(request.body);
-    const transactionType = optEnum(f, 'transactionType', ['BUY', 'SELL'] as const) ?? 'BUY';
-    const orderType = optEnum(f, 'orderType', US_ORDER_TYPES) ?? 'LIMIT';
-    const inst = usInstrument(ctx, f);
-    const amount = orderType === 'AMOUNT' ? reqNumber(f, 'amount') : 0;
-    if (orderType === 'AMOUNT' && !(amount > 0))
-      throw inputError('amount must be positive for AMOUNT orders');
-    if (orderType === 'AMOUNT' && transactionType !== 'BUY') throw inputError('AMOUNT orders are BUY orders');
-    const quantity = orderType === 'AMOUNT' ? 0 : (quantityOf(f, true) ?? 0);
-    const price = optNumber(f, 'price') ?? 0;
-    const triggerPrice = optNumber(f, 'triggerPrice') ?? 0;
-    if ((orderType === 'LIMIT' || orderType === 'STOP_LOSS') && !(price > 0))
-      throw inputError('price must be positive');
-    if ((orderType === 'STOP_LOSS' || orderType === 'STOP_LOSS_MARKET') && !(triggerPrice > 0)) {
-      throw inputError('triggerPrice must be positive');
-    }
-    const r = account.us.place(
-      {
-        correlationId: readCorrelationId(f),
-        transactionType,
-        orderType,
-        securityId: inst.securityId,
-        quantity,
-        price,
-        triggerPrice,
-        amount,
-        afterMarketOrder: optBool(f, 'afterMarketOrder') ?? false,
-      },
-      inst,
-    );
-    return { orderId: r.orderId, orderStatus: r.orderStatus };
-  });
+  registerUsOrderRoutes(app, ctx);
+  registerUsEstimateRoutes(app, ctx);
+  registerUsAccountRoutes(app, ctx);
+}
+
+/** A new US order: its type decides which of amount, quantity, price and trigger are required. */
+function placeUsOrder(ctx: SimContext, request: FastifyRequest) {
+  const account = accountOf(request);
+  requireStaticIp(request, account);
+  requireTradingEnabled(account);
+  const f = asFields(request.body);
+  const transactionType = optEnum(f, 'transactionType', ['BUY', 'SELL'] as const) ?? 'BUY';
+  const orderType = optEnum(f, 'orderType', US_ORDER_TYPES) ?? 'LIMIT';
+  const inst = usInstrument(ctx, f);
+  const amount = orderType === 'AMOUNT' ? reqNumber(f, 'amount') : 0;
+  if (orderType === 'AMOUNT' && !(amount > 0)) throw inputError('amount must be positive for AMOUNT orders');
+  if (orderType === 'AMOUNT' && transactionType !== 'BUY') throw inputError('AMOUNT orders are BUY orders');
+  const quantity = orderType === 'AMOUNT' ? 0 : (quantityOf(f, true) ?? 0);
+  const price = optNumber(f, 'price') ?? 0;
+  const triggerPrice = optNumber(f, 'triggerPrice') ?? 0;
+  if ((orderType === 'LIMIT' || orderType === 'STOP_LOSS') && !(price > 0))
+    throw inputError('price must be positive');
+  if ((orderType === 'STOP_LOSS' || orderType === 'STOP_LOSS_MARKET') && !(triggerPrice > 0)) {
+    throw inputError('triggerPrice must be positive');
+  }
+  const r = account.us.place(
+    {
+      correlationId: readCorrelationId(f),
+      transactionType,
+      orderType,
+      securityId: inst.securityId,
+      quantity,
+      price,
+      triggerPrice,
+      amount,
+      afterMarketOrder: optBool(f, 'afterMarketOrder') ?? false,
+    },
+    inst,
+  );
+  return { orderId: r.orderId, orderStatus: r.orderStatus };
+}
+
+/** Place, modify, cancel, read and list US orders. */
+function registerUsOrderRoutes(app: FastifyInstance, ctx: SimContext): void {
+  app.post('/globalstocks/orders', async (request) => placeUsOrder(ctx, request));
 
   app.put<{ Params: { orderId: string } }>('/globalstocks/orders/:orderId', async (request) => {
     const account = accountOf(request);
@@ -107,7 +116,10 @@ export function registerGlobalStocksRoutes(app: FastifyInstance, ctx: SimContext
     return r;
   });
   app.get('/globalstocks/orders', async (request) => accountOf(request).us.list());
+}
 
+/** The charge estimate and the margin of a US order. */
+function registerUsEstimateRoutes(app: FastifyInstance, ctx: SimContext): void {
   const estimate = (request: FastifyRequest) => {
     const f = asFields(request.body);
     usInstrument(ctx, f);
@@ -144,7 +156,10 @@ export function registerGlobalStocksRoutes(app: FastifyInstance, ctx: SimContext
       availableBal: available,
     };
   });
+}
 
+/** Trades, market status, holdings and fund limit of the US account. */
+function registerUsAccountRoutes(app: FastifyInstance, ctx: SimContext): void {
   app.get('/globalstocks/trades', async (request) => accountOf(request).us.trades);
   app.get<{ Params: { securityId: string } }>('/globalstocks/trades/:securityId', async (request) =>
     accountOf(request).us.trades.filter((t) => t.securityId === request.params.securityId),

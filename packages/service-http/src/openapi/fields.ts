@@ -9,6 +9,7 @@ declare module 'fastify' {
     tags?: readonly string[];
     summary?: string;
     description?: string;
+    operationId?: string;
     security?: ReadonlyArray<{ [securityLabel: string]: readonly string[] }>;
   }
 }

@@ -1,0 +1,131 @@
+/**
+ * The HTTP services of `npm start`: the query API (read-only: analytics, SQL, live stream, status
+ * page) and the trading gateway (orders, postbacks, order updates: the only part given the
+ * service's credentials), each with keys of its own.
+ */
+import { randomBytes } from 'node:crypto';
+import { join } from 'node:path';
+import { BrokerClient } from '@feedpipe/broker-api';
+import type { Simulator } from '@feedpipe/broker-sim';
+import type { Credentials } from '@feedpipe/credentials';
+import { createQueryApi, type PipelineStatusSource, type QueryApi } from '@feedpipe/query-api';
+import type { Store } from '@feedpipe/store';
+import { createTradingGateway, type TradingGateway } from '@feedpipe/trading-gateway';
+import { keepSecrets } from './log.js';
+import { onExit } from './stop-order.js';
+
+export async function startQueryApi(inputs: {
+  store: Store;
+  brokers: string[];
+  status: PipelineStatusSource;
+  storeSecrets: string[];
+  /** The simulator, when it is the upstream: its symbols let the status page's search find names. */
+  sim: Simulator | undefined;
+}): Promise<{ api: QueryApi; url: string }> {
+  const api = await createQueryApi(
+    {
+      host: process.env.QUERY_API_HOST ?? '127.0.0.1',
+      port: Number(process.env.QUERY_API_PORT ?? 8080),
+      logLevel: false,
+    },
+    {
+      store: inputs.store,
+      kafkaBrokers: inputs.brokers,
+      pipelineStatus: inputs.status,
+      logSecrets: inputs.storeSecrets,
+      instruments: (inputs.sim?.model.universe ?? []).map((i) => ({
+        securityId: i.securityId,
+        segment: i.exchangeSegment,
+        symbol: i.symbol,
+      })),
+    },
+  );
+  const url = await api.start();
+  onExit('query-api', () => api.stop());
+  return { api, url };
+}
+
+export interface GatewayInputs {
+  store: Store;
+  brokers: string[];
+  /** The service's REST URLs; without a base URL the gateway has no broker to send orders to. */
+  baseUrl: string | undefined;
+  authUrl: string | undefined;
+  clientId: string;
+  tokens: Credentials;
+  storeSecrets: string[];
+  dataDir: string;
+}
+
+export async function startTradingGateway(
+  inputs: GatewayInputs,
+): Promise<{ gateway: TradingGateway; url: string; postbackSecret: string }> {
+  const { baseUrl, authUrl, tokens } = inputs;
+  // Orders go through the typed client.
+  const broker = baseUrl
+    ? new BrokerClient({
+        baseUrl,
+        clientId: inputs.clientId,
+        accessToken: tokens,
+        ...(authUrl ? { authUrl } : {}),
+      })
+    : undefined;
+  const postbackSecret = process.env.POSTBACK_SECRET ?? randomBytes(24).toString('base64url');
+  keepSecrets(postbackSecret);
+  const gateway = await createTradingGateway(
+    {
+      host: process.env.TRADING_GATEWAY_HOST ?? '127.0.0.1',
+      port: Number(process.env.TRADING_GATEWAY_PORT ?? 8090),
+      logLevel: false,
+    },
+    {
+      store: inputs.store,
+      kafkaBrokers: inputs.brokers,
+      logSecrets: [...tokens.secrets(), ...inputs.storeSecrets],
+      postbacks: { secret: postbackSecret, walDir: join(inputs.dataDir, 'postback-wal') },
+      ...(broker ? { broker } : {}),
+    },
+  );
+  const url = await gateway.start();
+  onExit('trading-gateway', () => gateway.stop());
+  return { gateway, url, postbackSecret };
+}
+
+export interface StartKeys {
+  read: string;
+  admin: string;
+  trade: string;
+  gatewayAdmin: string;
+}
+
+/**
+ * Separate keys, so a notebook or the status page never holds the power to trade or manage keys;
+ * each service has its own: a query API key is nothing to the gateway, and the other way round.
+ */
+export async function createStartKeys(api: QueryApi, gateway: TradingGateway): Promise<StartKeys> {
+  const keyName = `npm-start-${new Date().toISOString()}`;
+  const read = await api.keys.create(`${keyName}-read`, ['read']);
+  const admin = await api.keys.create(`${keyName}-admin`, ['admin']);
+  const trade = await gateway.keys.create(`${keyName}-trade`, ['trade']);
+  const gatewayAdmin = await gateway.keys.create(`${keyName}-gateway-admin`, ['admin']);
+  return { read: read.key, admin: admin.key, trade: trade.key, gatewayAdmin: gatewayAdmin.key };
+}
+
+/** Where order updates come from, as the banner says it. */
+export async function registerPostbackUrl(
+  sim: Simulator | undefined,
+  tokens: Credentials,
+  gatewayUrl: string,
+  postbackSecret: string,
+): Promise<string> {
+  if (!sim?.rest) return 'register the postback URL with the service (web console) to receive order updates';
+  // As the web console would: the simulator posts every order update of this account here.
+  const response = await fetch(`${sim.rest.baseUrl}/v2/postback`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'access-token': await tokens.getToken() },
+    body: JSON.stringify({ postbackUrl: `${gatewayUrl}/postbacks/orders/${postbackSecret}` }),
+  });
+  return response.ok
+    ? 'the simulator posts order updates here -> Kafka orders.updates + market.order_events'
+    : `postback registration refused (HTTP ${response.status})`;
+}

@@ -1,0 +1,24 @@
+/** Kafka for `npm start`: a cluster by URL (KAFKA_BROKERS), or the local broker under the data directory. */
+import { join } from 'node:path';
+import { startLocalKafka } from '@feedpipe/local-kafka';
+import { log } from './log.js';
+import { onExit } from './stop-order.js';
+
+export interface KafkaPart {
+  brokers: string[];
+  /** What the banner says about it. */
+  note: string;
+}
+
+export async function startKafka(dataDir: string): Promise<KafkaPart> {
+  if (process.env.KAFKA_BROKERS) {
+    return {
+      brokers: process.env.KAFKA_BROKERS.split(',').map((b) => b.trim()),
+      note: 'external (KAFKA_BROKERS)',
+    };
+  }
+  log('starting the local Kafka broker...');
+  const kafka = await startLocalKafka({ dataDir: join(dataDir, 'kafka') });
+  onExit('kafka', () => kafka.stop());
+  return { brokers: kafka.brokers, note: `local broker (log ${join(dataDir, 'kafka', 'kafka.log')})` };
+}

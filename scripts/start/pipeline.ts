@@ -1,0 +1,75 @@
+/**
+ * The pipeline proper for `npm start`: the feed ingestor (socket -> Kafka), the sink (Kafka ->
+ * ClickHouse) and the ops server with the pipeline's metrics, health and readiness.
+ */
+import { join } from 'node:path';
+import type { Credentials } from '@feedpipe/credentials';
+import { createFeedIngestor, type FeedCredentials, type FeedIngestor } from '@feedpipe/feed-ingestor';
+import { createSink, type Sink } from '@feedpipe/feed-sink';
+import { type OpsServer, registerProcessMetrics, startOpsServer } from '@feedpipe/service-kit';
+import type { Store } from '@feedpipe/store';
+import type { Registry } from 'prom-client';
+import { log } from './log.js';
+import { onExit } from './stop-order.js';
+
+export interface PipelineInputs {
+  brokers: string[];
+  store: Store;
+  registry: Registry;
+  feedUrl: string;
+  credentials: FeedCredentials;
+  tokens: Credentials;
+  instruments: string[];
+  dataDir: string;
+}
+
+export interface Pipeline {
+  ingestor: FeedIngestor;
+  sink: Sink;
+  ops: OpsServer;
+}
+
+/** Feed connections of the ingestor. */
+export const FEED_CONNECTIONS = 5;
+
+export async function startPipeline(inputs: PipelineInputs): Promise<Pipeline> {
+  const { brokers, registry, tokens } = inputs;
+  // One process runs every part: its memory, heap, event-loop lag and GC are exported once, here.
+  registerProcessMetrics(registry, 'feedpipe_');
+  const sink = createSink({ brokers, store: inputs.store, registry, log: (m) => log(`sink: ${m}`) });
+  const ingestor = createFeedIngestor({
+    feedUrl: inputs.feedUrl,
+    credentials: inputs.credentials,
+    brokers,
+    registry,
+    connections: FEED_CONNECTIONS,
+    instruments: { trade: inputs.instruments, ohlc: inputs.instruments.slice(0, 100) },
+    stateFile: join(inputs.dataDir, 'feed-ingestor.state.json'),
+    log: (m) => log(`ingestor: ${m}`),
+  });
+  await ingestor.start();
+  onExit('ingestor', () => ingestor.stop());
+  // A renewed token: every feed connection reconnects with it and re-subscribes.
+  tokens.onChange((token) => ingestor.updateToken(token));
+  await sink.start();
+  onExit('sink', () => sink.stop());
+  const ops = await startOpsServer({
+    registries: [registry],
+    port: Number(process.env.METRICS_PORT ?? 0),
+    ready: () => readiness(ingestor, sink),
+  });
+  onExit('ops', () => ops.close());
+  return { ingestor, sink, ops };
+}
+
+/** Ready = market data flowing into Kafka and the sink in its group (not merely sockets open). */
+function readiness(ingestor: FeedIngestor, sink: Sink): { ready: boolean; detail: unknown } {
+  const feed = ingestor.readiness();
+  const reasons = sink.stats().consumerUp
+    ? feed.reasons
+    : [...feed.reasons, 'the sink consumer is not in its group: nothing is stored'];
+  return {
+    ready: reasons.length === 0,
+    detail: { reasons, market: feed.market, connections: ingestor.stats().connections },
+  };
+}

@@ -1,0 +1,233 @@
+/**
+ * What the trading routes answer, for the OpenAPI document. Most answers are the service's own
+ * records passed through (packages/broker-api's types), so each schema names the fields the spec
+ * shows, with their JSON types, and allows more (`additionalProperties`): the service may add
+ * fields, and the gateway passes them on unchanged (trade-route.ts writes answers as they are).
+ * Only fields the spec always sends are required.
+ */
+
+type FieldType = 'string' | 'number' | 'integer' | 'boolean';
+type Fields = Readonly<Record<string, FieldType | { type: FieldType; description: string }>>;
+
+function record(title: string, description: string, fields: Fields, required: readonly string[] = []) {
+  const properties: Record<string, unknown> = {};
+  for (const [name, field] of Object.entries(fields)) {
+    properties[name] = typeof field === 'string' ? { type: field } : field;
+  }
+  return { title, description, type: 'object', additionalProperties: true, required, properties };
+}
+
+function listOf(item: { title: string }) {
+  return { type: 'array', items: item };
+}
+
+const STATUS = {
+  type: 'string',
+  description: 'the service status text (TRANSIT, PENDING, TRADED, ...)',
+} as const;
+
+/** The acknowledgement of a placement, modification or cancel (plus the correlation id used). */
+export const ORDER_ACK = record(
+  'OrderAck',
+  'The order id and status the service answered; correlationId is the one the gateway sent',
+  { orderId: 'string', orderStatus: STATUS, correlationId: 'string' },
+  ['orderId'],
+);
+
+export const ORDER = record(
+  'Order',
+  'An order of the order book',
+  {
+    svcClientId: 'string',
+    orderId: 'string',
+    exchangeOrderId: 'string',
+    correlationId: 'string',
+    orderStatus: STATUS,
+    transactionType: 'string',
+    exchangeSegment: 'string',
+    productType: 'string',
+    orderType: 'string',
+    validity: 'string',
+    tradingSymbol: 'string',
+    securityId: 'string',
+    quantity: 'integer',
+    disclosedQuantity: 'integer',
+    price: 'number',
+    triggerPrice: 'number',
+    afterMarketOrder: 'boolean',
+    legName: 'string',
+    createTime: 'string',
+    updateTime: 'string',
+    exchangeTime: 'string',
+    omsErrorCode: 'string',
+    omsErrorDescription: 'string',
+    remainingQuantity: 'integer',
+    averageTradedPrice: 'number',
+    filledQty: 'integer',
+  },
+  ['orderId'],
+);
+export const ORDER_LIST = listOf(ORDER);
+
+export const SUPER_ORDER = record(
+  'SuperOrder',
+  'A super order with its target and stop-loss legs (legDetails)',
+  {
+    orderId: 'string',
+    correlationId: 'string',
+    orderStatus: STATUS,
+    transactionType: 'string',
+    exchangeSegment: 'string',
+    productType: 'string',
+    orderType: 'string',
+    securityId: 'string',
+    quantity: 'integer',
+    remainingQuantity: 'integer',
+    price: 'number',
+    ltp: 'number',
+    legName: 'string',
+    trailingJump: 'number',
+    createTime: 'string',
+    updateTime: 'string',
+  },
+  ['orderId'],
+);
+export const SUPER_ORDER_LIST = listOf(SUPER_ORDER);
+
+export const CANCEL_LEG = record('CancelLegResult', 'The leg cancel the service acknowledged', {
+  orderId: 'string',
+  orderStatus: STATUS,
+});
+
+export const FOREVER_ORDER = record(
+  'ForeverOrder',
+  'A forever (GTT) order; fields beyond these are not shown by the spec',
+  { orderId: 'string', orderStatus: STATUS },
+  ['orderId'],
+);
+export const FOREVER_ORDER_LIST = listOf(FOREVER_ORDER);
+
+export const ALERT_ACK = record('AlertAck', 'The conditional order id and status the service answered', {
+  alertId: 'string',
+  alertStatus: 'string',
+});
+export const ALERT = record(
+  'ConditionalOrder',
+  'A conditional order; fields beyond these are not shown by the spec',
+  { alertId: 'string', alertStatus: 'string' },
+  ['alertId'],
+);
+export const ALERT_LIST = listOf(ALERT);
+
+export const US_ORDER = record(
+  'UsOrder',
+  'A US-stock order',
+  {
+    orderId: 'string',
+    correlationId: 'string',
+    orderStatus: STATUS,
+    transactionType: 'string',
+    orderType: 'string',
+    securityId: 'string',
+    tradingSymbol: 'string',
+    quantity: 'number',
+    remainingQuantity: 'number',
+    tradedQty: 'number',
+    price: 'number',
+    avgTradedPrice: 'number',
+    amount: 'number',
+    fractionalFlag: 'boolean',
+    createTime: 'string',
+    updateTime: 'string',
+  },
+  ['orderId'],
+);
+export const US_ORDER_LIST = listOf(US_ORDER);
+
+export const US_RECORD_LIST = {
+  type: 'array',
+  items: record('UsAccountRecord', 'A US-stock holding or trade as the service answers it', {
+    securityId: 'string',
+  }),
+};
+export const US_FUNDS = record('UsFundLimit', 'The US-stock fund limit as the service answers it', {});
+
+export const POSITION = record('Position', 'An open position', {
+  tradingSymbol: 'string',
+  securityId: 'string',
+  positionType: 'string',
+  exchangeSegment: 'string',
+  productType: 'string',
+  buyAvg: 'number',
+  buyQty: 'integer',
+  sellAvg: 'number',
+  sellQty: 'integer',
+  netQty: 'integer',
+  realizedProfit: 'number',
+  unrealizedProfit: 'number',
+});
+export const POSITION_LIST = listOf(POSITION);
+
+export const HOLDING = record('Holding', 'A holding', {
+  exchange: 'string',
+  tradingSymbol: 'string',
+  securityId: 'string',
+  isin: 'string',
+  totalQty: 'integer',
+  availableQty: 'integer',
+  avgCostPrice: 'number',
+  lastTradedPrice: 'number',
+});
+export const HOLDING_LIST = listOf(HOLDING);
+
+export const FUND_LIMIT = record('FundLimit', 'The fund limit (the spec spells availabelBalance so)', {
+  availabelBalance: 'number',
+  sodLimit: 'number',
+  collateralAmount: 'number',
+  receiveableAmount: 'number',
+  utilizedAmount: 'number',
+  blockedPayoutAmount: 'number',
+  withdrawableBalance: 'number',
+});
+
+export const MARGIN = record('MarginResult', 'The margin one order needs', {
+  totalMargin: 'number',
+  spanMargin: 'number',
+  exposureMargin: 'number',
+  availableBalance: 'number',
+  variableMargin: 'number',
+  insufficientBalance: 'number',
+  brokerage: 'number',
+  leverage: 'string',
+});
+
+export const KILL_SWITCH = record('KillSwitch', 'The kill-switch state', { killSwitchStatus: 'string' });
+
+export const PNL_EXIT_CONFIG = record('PnlExitConfig', 'The P&L-based exit configuration', {
+  pnlExitStatus: 'string',
+  profit: 'number',
+  loss: 'number',
+  enableKillSwitch: 'boolean',
+});
+export const PNL_EXIT_RESULT = record('PnlExitResult', 'The P&L-exit change the service acknowledged', {
+  pnlExitStatus: 'string',
+  message: 'string',
+});
+
+/** The answer of a request the service accepted without a body of its own. */
+export const ACCEPTED = record('Accepted', 'The service accepted the request', { status: 'string' }, [
+  'status',
+]);
+
+export const AUDIT_ROWS = {
+  title: 'OrderAudit',
+  type: 'object',
+  required: ['rows'],
+  properties: {
+    rows: {
+      type: 'array',
+      items: record('OrderAuditRow', 'One audited order action', {}),
+      description: 'newest first',
+    },
+  },
+} as const;
