@@ -1,6 +1,6 @@
 /**
  * npm run bench:soak -- --minutes M [--rate 100000] [--instruments 25000] [--sample-seconds 10]
- *                        [--kafka-on-disk]
+ *                        [--kafka-on-disk] [--token-lifetime S]
  *
  * The whole live pipeline (simulator in load mode -> ingestor -> Kafka -> sink -> ClickHouse) for M
  * minutes. Samples the RSS and heap of each process (this one, the ingestor; the sink, with where
@@ -10,10 +10,18 @@
  * two-minute mark (a fifth of a shorter run), when warm-up (JIT, pools, caches) is over; the trend
  * (least squares over every sample from that mark) is reported beside it. Progress on stderr; last
  * stdout line is the JSON.
+ *
+ * With `--token-lifetime S` the simulator's tokens live S seconds (one per account) and the ingestor
+ * renews through the TOTP source (soak-renewals.ts judges it): every renewal must be followed by a
+ * reconnection of all 5 connections, each connection's gap in the ledger of gaps (market.feed_gaps,
+ * as the sink stored it) and shorter than 2 s, and nothing fatal. The JSON then carries
+ * token_renewals, reconnects, max_gap_ms, the gaps by cause and `renewal` (each check's verdict);
+ * `ok` is false (and the exit code 1) when a check or the lost/duplicate count fails.
  */
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { startPipeline } from './support/pipeline-harness.js';
+import { type SimStats, type StoredCounts, startPipeline } from './support/pipeline-harness.js';
+import { judgeRenewals } from './support/soak-renewals.js';
 
 const { values } = parseArgs({
   options: {
@@ -22,6 +30,7 @@ const { values } = parseArgs({
     instruments: { type: 'string', default: '25000' },
     'sample-seconds': { type: 'string', default: '10' },
     'kafka-on-disk': { type: 'boolean', default: false },
+    'token-lifetime': { type: 'string' },
   },
 });
 
@@ -36,6 +45,14 @@ const minutes = bounded('minutes', values.minutes, 24 * 60);
 const rate = bounded('rate', values.rate, 5_000_000);
 const instruments = bounded('instruments', values.instruments, 25_000);
 const sampleSeconds = bounded('sample-seconds', values['sample-seconds'], 600);
+// At least 40 s: renewals three quarters into a token's life are then 30 s (one TOTP step) apart,
+// so no renewal waits for a fresh code past its token's expiry.
+const tokenLifetimeS =
+  values['token-lifetime'] === undefined
+    ? undefined
+    : bounded('token-lifetime', values['token-lifetime'], 86_400);
+if (tokenLifetimeS !== undefined && tokenLifetimeS < 40)
+  throw new Error('--token-lifetime must be at least 40');
 const log = (m: string) => process.stderr.write(`bench:soak: ${m}\n`);
 
 /** One field of /proc/<pid>/status (all RSS, or its anonymous part) in MB; 0 when the process is gone. */
@@ -77,9 +94,12 @@ async function main(): Promise<void> {
     workers: 2,
     sink: true,
     kafkaOnDisk: values['kafka-on-disk'],
+    tokenLifetimeS,
     log,
   });
   const { ingestor } = pipeline;
+  const renewedAt: number[] = [];
+  pipeline.credentials?.onChange(() => renewedAt.push(Date.now()));
   await new Promise((r) => setTimeout(r, 3_000));
   const samples: Sample[] = [];
   const totalSeconds = Math.round(minutes * 60);
@@ -114,21 +134,18 @@ async function main(): Promise<void> {
     samples.push(sample);
     log(
       `t=${elapsed}s rss ingestor=${sample.ingestorRssMb.toFixed(0)}MB sim=${sample.simRssMb.toFixed(0)}MB sink=${sample.sinkRssMb.toFixed(0)}MB (anon ${sample.sinkAnonMb.toFixed(0)} heap ${sample.sinkHeapMb.toFixed(0)}/${sample.sinkHeapTotalMb.toFixed(0)} external ${sample.sinkExternalMb.toFixed(0)} engine ${sample.sinkEngineMb.toFixed(0)}) kafka=${sample.kafkaRssMb.toFixed(0)}MB ` +
-        `heap=${sample.ingestorHeapMb.toFixed(0)}MB buffered=${sample.bufferedMb.toFixed(1)}MB produced=${sample.produced} lag=${sample.produced - sample.stored}`,
+        `heap=${sample.ingestorHeapMb.toFixed(0)}MB buffered=${sample.bufferedMb.toFixed(1)}MB produced=${sample.produced} lag=${sample.produced - sample.stored}` +
+        (pipeline.credentials ? ` renewals=${renewedAt.length} reconnects=${reconnectsOf(stats)}` : ''),
     );
   }
   pipeline.pause();
   await pipeline.settle(300_000);
   const seconds = (performance.now() - started) / 1000;
-  const end = await pipeline.simStats();
   const produced = ingestor.stats().producedTrades;
-  // Let the sink catch up (bounded), then check every row once.
-  const deadline = Date.now() + 300_000;
-  while ((await pipeline.insertedTrades()) < end.trades && Date.now() < deadline) {
-    await pipeline.flushSink();
-    await new Promise((r) => setTimeout(r, 1_000));
-  }
-  const counts = await pipeline.storedTrades();
+  const { end, counts } = await finalCounts(pipeline);
+  const renewal = pipeline.credentials
+    ? await judgeRenewals({ pipeline, renewedAt, connections: 5, log })
+    : undefined;
 
   // Growth of each process's high-water mark: the largest RSS of the minute after warm-up against the
   // largest of the last minute. Maxima over windows, not single samples: the sink's RSS saws up and
@@ -165,17 +182,31 @@ async function main(): Promise<void> {
   };
   const growths = Object.fromEntries(Object.entries(picks).map(([name, pick]) => [name, growth(pick)]));
   const trends = Object.fromEntries(Object.entries(picks).map(([name, pick]) => [name, trend(pick)]));
+  // Against the distinct trades sent: a subscription snapshot repeating a trade already sent (each
+  // renewal's resubscription) is one trade; stored twice it is a duplicate.
+  const lost = end.distinctTrades - counts.unique;
+  const duplicates = counts.rows - counts.unique;
   const result = {
     bench: 'soak',
+    ok: lost === 0 && duplicates === 0 && (renewal?.ok ?? true),
     minutes,
+    token_lifetime_s: tokenLifetimeS ?? null,
     kafka_log: pipeline.kafkaLog,
     rate,
     instruments,
-    sent: end.trades,
+    sent: end.distinctTrades,
+    sent_packets: end.trades,
     produced,
     stored: counts.rows,
-    lost: end.trades - counts.unique,
-    duplicates: counts.rows - counts.unique,
+    lost,
+    duplicates,
+    token_renewals: renewedAt.length,
+    reconnects: reconnectsOf(ingestor.stats()),
+    max_gap_ms: renewal?.maxGapMs ?? null,
+    fatal: ingestor.stats().fatal ?? null,
+    feed_errors: ingestor.stats().feedErrors,
+    repeated_trades_dropped: ingestor.stats().repeatedTrades,
+    ...(renewal ? { renewal: renewal.report } : {}),
     ticks_per_s: Math.round(produced / seconds),
     rss_growth_mb: Number(Math.max(...Object.values(growths)).toFixed(1)),
     rss_growth_by_process_mb: Object.fromEntries(
@@ -203,6 +234,34 @@ async function main(): Promise<void> {
   };
   await pipeline.close();
   process.stdout.write(`${JSON.stringify(result)}\n`);
+  if (!result.ok) process.exitCode = 1;
+}
+
+/**
+ * What the simulator sent and the sink stored, read when they agree: the sink caught up (bounded),
+ * and no resubscription (a renewal goes on while the run ends) sent anything between the two reads.
+ */
+async function finalCounts(
+  pipeline: Awaited<ReturnType<typeof startPipeline>>,
+): Promise<{ end: SimStats; counts: StoredCounts }> {
+  const deadline = Date.now() + 300_000;
+  for (let attempt = 1; ; attempt++) {
+    const end = await pipeline.simStats();
+    while ((await pipeline.insertedTrades()) < end.distinctTrades && Date.now() < deadline) {
+      await pipeline.flushSink();
+      await new Promise((r) => setTimeout(r, 1_000));
+    }
+    await pipeline.settle(30_000);
+    await pipeline.flushSink();
+    const counts = await pipeline.storedTrades();
+    const after = await pipeline.simStats();
+    if (after.trades === end.trades || attempt === 5 || Date.now() > deadline) return { end: after, counts };
+  }
+}
+
+/** Reconnects of every connection so far (each socket that had opened and then closed). */
+function reconnectsOf(stats: { connections: Array<{ reconnects: number }> }): number {
+  return stats.connections.reduce((sum, c) => sum + c.reconnects, 0);
 }
 
 main().catch((error: unknown) => {

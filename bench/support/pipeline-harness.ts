@@ -11,7 +11,9 @@ import { type ChildProcess, fork } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { setPriority } from 'node:os';
 import { join } from 'node:path';
+import { SIM_TEST_ACCOUNTS } from '@feedpipe/broker-sim';
 import { prefixedTopics } from '@feedpipe/contracts';
+import { type Credentials, startCredentials } from '@feedpipe/credentials';
 import { createFeedIngestor, type FeedIngestor } from '@feedpipe/feed-ingestor';
 import { type LocalKafka, startLocalKafka } from '@feedpipe/local-kafka';
 import { EMBEDDED_ENGINE_ALLOCATOR_ENV } from '@feedpipe/store';
@@ -36,12 +38,28 @@ export interface HarnessOptions {
   sink: boolean;
   /** Keep the local broker's log on disk even when a tmpfs is available. */
   kafkaOnDisk?: boolean;
+  /** The simulator's token lifetime in seconds; the TOTP source renews. Unset: one fixed token. */
+  tokenLifetimeS?: number;
   log: (message: string) => void;
+}
+
+/** One interval of the ledger of gaps as stored (market.feed_gaps rows sharing its bounds). */
+export interface StoredGap {
+  connection: number;
+  cause: string;
+  /** Epoch ms. */
+  startedAt: number;
+  endedAt: number;
+  /** Rows: one per instrument subscription the connection held. */
+  rows: number;
 }
 
 export interface SimStats {
   stats: { packets: number; messages: number; skipped: number; deferred: number };
+  /** Trade packets sent. */
   trades: number;
+  /** Distinct trades among them: a snapshot repeating the last trade (a resubscription's) counts once. */
+  distinctTrades: number;
   memory: NodeJS.MemoryUsage;
 }
 
@@ -72,6 +90,8 @@ export interface PipelineHarness {
   readonly simPid: number | undefined;
   readonly sinkPid: number | undefined;
   readonly groupId: string;
+  /** The token component when the simulator's tokens expire (`tokenLifetimeS`). */
+  readonly credentials: Credentials | undefined;
   resume(): void;
   pause(): void;
   simStats(): Promise<SimStats>;
@@ -85,6 +105,8 @@ export interface PipelineHarness {
   sinkProgress(): Promise<SinkProgress>;
   /** Makes the sink insert and commit what it holds. */
   flushSink(): Promise<void>;
+  /** The ledger of gaps the sink stored (empty without a sink). */
+  storedGaps(): Promise<StoredGap[]>;
   close(): Promise<void>;
 }
 
@@ -110,6 +132,42 @@ function closeChild(child: ChildProcess): Promise<void> {
       resolve();
     });
   });
+}
+
+interface SimReady {
+  url: string;
+  ids: number[];
+  /** With a token lifetime: the simulator's REST server (generateAccessToken). */
+  rest?: { baseUrl: string; authUrl: string };
+}
+
+/** The simulator's first test account: the load's subscriptions and its tokens are this client's. */
+const SIM_ACCOUNT = SIM_TEST_ACCOUNTS[0] as (typeof SIM_TEST_ACCOUNTS)[number];
+
+/**
+ * The credentials component on the TOTP source against the simulator: renewal at the default
+ * horizon (a quarter of a short token's life ahead of its expiry), no shared directory.
+ */
+function totpCredentials(
+  rest: NonNullable<SimReady['rest']>,
+  log: (message: string) => void,
+): Promise<Credentials> {
+  return startCredentials(
+    {
+      clientId: SIM_ACCOUNT.clientId,
+      source: 'totp',
+      pin: SIM_ACCOUNT.pin,
+      totpSecret: SIM_ACCOUNT.totpSecret,
+      authUrl: rest.authUrl,
+      baseUrl: rest.baseUrl,
+      renewAheadMs: 1_800_000,
+      warnAheadMs: 21_600_000,
+      leaseMs: 30_000,
+      totpSkewMs: 0,
+      pollMs: 1_000,
+    },
+    { log },
+  );
 }
 
 export async function startPipeline(options: HarnessOptions): Promise<PipelineHarness> {
@@ -138,15 +196,13 @@ export async function startPipeline(options: HarnessOptions): Promise<PipelineHa
 
   const sim = fork(
     new URL('./sim-process.ts', import.meta.url),
-    [String(options.instruments), String(options.rate)],
+    [String(options.instruments), String(options.rate), String(options.tokenLifetimeS ?? 0)],
     {
       execArgv: ['--import', 'tsx'],
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
     },
   );
-  const ready = await new Promise<{ url: string; ids: number[] }>((resolve) =>
-    sim.once('message', (m) => resolve(m as { url: string; ids: number[] })),
-  );
+  const ready = await new Promise<SimReady>((resolve) => sim.once('message', (m) => resolve(m as SimReady)));
   const ids = ready.ids.slice(0, options.instruments).map(String);
   const prefix = uniqueName('bench');
   const topics = prefixedTopics(prefix);
@@ -175,9 +231,14 @@ export async function startPipeline(options: HarnessOptions): Promise<PipelineHa
     if (!sink) return { inserted: 0, heapUsed: 0, heapTotal: 0, external: 0, engineTracked: 0 };
     return request<SinkProgress>(sink, 'progress', 'progress');
   }
+  const credentials = ready.rest ? await totpCredentials(ready.rest, options.log) : undefined;
   const ingestor = createFeedIngestor({
     feedUrl: ready.url,
-    credentials: { clientId: '1000000001', token: 'sim-token-1000000001', authType: 2 },
+    credentials: {
+      clientId: SIM_ACCOUNT.clientId,
+      token: credentials ?? `sim-token-${SIM_ACCOUNT.clientId}`,
+      authType: 2,
+    },
     brokers,
     topics,
     partitions: 12,
@@ -187,8 +248,11 @@ export async function startPipeline(options: HarnessOptions): Promise<PipelineHa
     log: options.log,
   });
   await ingestor.start();
+  // A new token: every connection reconnects with it (as `feed-ingestor run` and `npm start` do).
+  credentials?.onChange((token) => ingestor.updateToken(token));
 
   return {
+    credentials,
     ingestor,
     hasSink: sink !== undefined,
     kafkaLog,
@@ -219,7 +283,12 @@ export async function startPipeline(options: HarnessOptions): Promise<PipelineHa
     async flushSink() {
       if (sink) await request(sink, 'flush', 'flushed');
     },
+    async storedGaps() {
+      if (!sink) return [];
+      return (await request<{ gaps: StoredGap[] }>(sink, 'gaps', 'gaps')).gaps;
+    },
     async close() {
+      await credentials?.stop();
       await ingestor.stop();
       await Promise.all([closeChild(sim), sink ? closeChild(sink) : undefined]);
       await kafka?.stop();

@@ -1,28 +1,50 @@
 /**
  * The simulator's live feed in a process of its own, for benchmarks: it gets its own event loop, so
  * its cost is not charged to the process under test. Controlled over the IPC channel of fork():
- * { cmd: 'resume' | 'pause' | 'stats' | 'close' }; answers { type: 'ready', url } and
- * { type: 'stats', stats } and { type: 'sent', trades } (sum of per-instrument trade packets).
+ * { cmd: 'resume' | 'pause' | 'stats' | 'close' }; answers { type: 'ready', url, ids, rest } and
+ * { type: 'stats', stats, trades, distinctTrades, memory } (sums of the per-instrument counts).
+ *
+ * Arguments: instruments, packets per second, and optionally a token lifetime in seconds. With a
+ * lifetime the REST server runs beside the feed over the same model, one token per account, as the
+ * service keeps it: tokens come from generateAccessToken (`rest` in 'ready' has its URLs), a new one
+ * ends the previous at once, and an open connection whose token stopped gets Error 807.
  */
-import { MarketModel, startFeedServer } from '@feedpipe/broker-sim';
+import { createSimulator, restServerHook } from '@feedpipe/broker-sim';
 
-const [instruments, rate] = process.argv.slice(2).map(Number) as [number, number];
-const model = new MarketModel({ seed: 42, instruments: Math.max(instruments, 1) });
-const server = await startFeedServer({
-  model,
-  port: 0,
-  load: { packetsPerSecond: rate, tickIntervalMs: 5 },
-  maxBufferedBytes: 16 * 1024 * 1024,
+const [instruments, rate, lifetimeS = 0] = process.argv.slice(2).map(Number) as [number, number, number?];
+const sim = await createSimulator({
+  seed: 42,
+  instruments: Math.max(instruments, 1),
+  feed: {
+    port: 0,
+    load: { packetsPerSecond: rate, tickIntervalMs: 5 },
+    maxBufferedBytes: 16 * 1024 * 1024,
+  },
+  ...(lifetimeS > 0
+    ? {
+        rest: restServerHook({
+          port: 0,
+          tokenLifetimeMs: Math.round(lifetimeS * 1000),
+          oneTokenPerAccount: true,
+          rateLimits: false,
+        }),
+      }
+    : {}),
 });
+const { feed: server, model } = sim;
 server.pause();
 
-function sentTrades(): number {
-  let total = 0;
+/** Trade packets sent, and the distinct trades among them (a repeated snapshot counts once). */
+function sentTrades(): { trades: number; distinctTrades: number } {
+  let trades = 0;
+  let distinctTrades = 0;
   for (const instrument of model.universe) {
     if (instrument.exchangeSegment !== 'INX_EQ') continue;
-    total += server.sentFor(instrument.securityId).trade;
+    const sent = server.sentFor(instrument.securityId);
+    trades += sent.trade;
+    distinctTrades += sent.distinctTrade;
   }
-  return total;
+  return { trades, distinctTrades };
 }
 
 process.on('message', (message: { cmd: string }) => {
@@ -37,12 +59,12 @@ process.on('message', (message: { cmd: string }) => {
       process.send?.({
         type: 'stats',
         stats: server.stats(),
-        trades: sentTrades(),
+        ...sentTrades(),
         memory: process.memoryUsage(),
       });
       break;
     case 'close':
-      void server.close().then(() => process.exit(0));
+      void sim.close().then(() => process.exit(0));
       break;
   }
 });
@@ -50,4 +72,5 @@ process.send?.({
   type: 'ready',
   url: server.url,
   ids: model.universe.filter((i) => i.exchangeSegment === 'INX_EQ').map((i) => i.securityId),
+  rest: sim.rest ? { baseUrl: sim.rest.baseUrl, authUrl: sim.rest.authUrl ?? sim.rest.baseUrl } : undefined,
 });

@@ -6,7 +6,9 @@
  * { type: 'ready' }, { type: 'inserted', inserted } (the sink's own counter: cheap enough to poll),
  * { type: 'progress', inserted, heapUsed, heapTotal, external, engineTracked } (the counter, its V8
  * heap and Buffers, and chDB's MemoryTracking metric: one small query, for the soak's samples),
- * { type: 'counts', rows, unique, inserted } (a full scan: only at the end) and { type: 'flushed' }.
+ * { type: 'counts', rows, unique, inserted } (a full scan: only at the end), { type: 'gaps', gaps }
+ * (the ledger of gaps as intervals: one per connection, cause and bounds, with its instrument rows)
+ * and { type: 'flushed' }.
  */
 import { FEED_TABLES, prefixedTopics } from '@feedpipe/contracts';
 import { createSink } from '@feedpipe/feed-sink';
@@ -32,6 +34,33 @@ async function counts(): Promise<{ rows: number; unique: number }> {
     `SELECT count() AS n, uniqExact(security_id, volume) AS u FROM ${FEED_TABLES.ticks.name}`,
   );
   return { rows: Number(row?.n), unique: Number(row?.u) };
+}
+
+/** One interval of the ledger: the rows of market.feed_gaps that share connection, cause and bounds. */
+interface StoredGap {
+  connection: number;
+  cause: string;
+  /** Epoch ms. */
+  startedAt: number;
+  endedAt: number;
+  rows: number;
+}
+
+async function gaps(): Promise<StoredGap[]> {
+  const rows = await store.internal.rows<Record<keyof StoredGap, string | number>>(
+    `SELECT connection, cause, toUnixTimestamp64Micro(started_at) AS startedAt,
+            toUnixTimestamp64Micro(ended_at) AS endedAt, count() AS rows
+       FROM ${FEED_TABLES.feedGaps.name}
+      GROUP BY connection, cause, started_at, ended_at
+      ORDER BY startedAt, connection`,
+  );
+  return rows.map((r) => ({
+    connection: Number(r.connection),
+    cause: String(r.cause),
+    startedAt: Number(r.startedAt) / 1000,
+    endedAt: Number(r.endedAt) / 1000,
+    rows: Number(r.rows),
+  }));
 }
 
 const insertedTrades = (): number => sink.stats().inserted[FEED_TABLES.ticks.name] ?? 0;
@@ -64,6 +93,9 @@ process.on('message', (message: { cmd: string }) => {
       break;
     case 'counts':
       void counts().then((c) => process.send?.({ type: 'counts', ...c, inserted: insertedTrades() }));
+      break;
+    case 'gaps':
+      void gaps().then((g) => process.send?.({ type: 'gaps', gaps: g }));
       break;
     case 'flush':
       void sink.flush().then(() => process.send?.({ type: 'flushed' }));

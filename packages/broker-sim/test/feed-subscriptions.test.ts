@@ -115,6 +115,23 @@ describe('subscribe trade', () => {
     }
     expect(live.filter((r) => r.type === 'prev_close')).toHaveLength(0);
     expect(server.sentFor(ids[0] ?? 0).trade).toBe(6);
+    expect(server.sentFor(ids[0] ?? 0).distinctTrade).toBe(6);
+  });
+
+  it('counts a repeated subscription snapshot as a packet sent, not as another distinct trade', async () => {
+    const { server, model, client, clock } = await setup({ tradesPerSecond: 10 });
+    const ids = withReference(model, INX_EQ_FIRST_ID, 10);
+    subscribe(client, RequestCode.SubscribeTrade, ids);
+    await client.waitPackets(40);
+    // The same subscription again: the snapshot repeats the last trade (nothing traded since).
+    subscribe(client, RequestCode.SubscribeTrade, ids);
+    await client.waitPackets(80);
+    clock.t += 100;
+    server.step();
+    await client.waitPackets(90);
+    const sent = server.sentFor(ids[0] ?? 0);
+    expect(sent.trade).toBe(3);
+    expect(sent.distinctTrade).toBe(2);
   });
 
   it('splits a batch into messages of at most maxPacketsPerMessage packets', async () => {

@@ -69,7 +69,8 @@ export type FeedRecordType = FeedRecord['type'];
  * - connection_down: the server or the network closed the connection, or it went silent (stale);
  * - reconnect_pending: the ingestor closed it itself to reconnect (for a reason other than the token);
  * - eviction: Error 805, another session took the connection slot;
- * - token_renewal: the token was refused (807, or 808/809 after a renewal) and renewed;
+ * - token_renewal: the token was renewed (refused by the service: 807, or 808/809 after a renewal; or
+ *   renewed ahead of expiry) and the connection reconnected with the new one;
  * - backpressure: reading was paused because Kafka did not take the records fast enough;
  * - process_stopped: the ingestor was not running;
  * - stale: no trade for the configured time while the instrument's market was open.

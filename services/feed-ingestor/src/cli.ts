@@ -38,6 +38,7 @@ async function run(): Promise<void> {
     instruments: { trade: config.tradeInstruments, ohlc: config.ohlcInstruments },
     captureFile: config.captureFile,
     silentAfterMs: config.silentAfterMs,
+    staleAfterMs: config.staleAfterMs,
     stateFile: config.stateFile,
   });
   // This process runs the ingestor alone: its process metrics go with the ingestor's.

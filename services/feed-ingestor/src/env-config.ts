@@ -27,6 +27,8 @@ export interface IngestorEnvConfig {
   captureFile: string | undefined;
   /** INGESTOR_SILENT_AFTER_MS: silence (no market data while the market is open) before /readyz says 503. */
   silentAfterMs: number;
+  /** INGESTOR_STALE_AFTER_MS: no trade this long while live and open is a `stale` gap (0: off). */
+  staleAfterMs: number;
   /** INGESTOR_STATE_FILE: where the run notes it is alive, so the next start records the downtime. */
   stateFile: string | undefined;
 }
@@ -81,6 +83,14 @@ export const INGESTOR_ENV = {
     max: 86_400_000,
     default: 60_000,
     description: 'silence (no market data while the market is open) before /readyz answers 503; 0: off',
+  },
+  INGESTOR_STALE_AFTER_MS: {
+    type: 'integer',
+    min: 0,
+    max: 86_400_000,
+    default: 600_000,
+    description:
+      'an instrument with no trade this long while its subscription is live and the market open is a stale gap in the ledger of gaps; 0: off',
   },
   INGESTOR_STATE_FILE: {
     type: 'string',
@@ -171,6 +181,7 @@ export function loadIngestorEnv(env: Env = process.env): IngestorEnvConfig {
     metricsHost: v.METRICS_HOST,
     captureFile: v.CAPTURE_FILE,
     silentAfterMs: v.INGESTOR_SILENT_AFTER_MS,
+    staleAfterMs: v.INGESTOR_STALE_AFTER_MS,
     stateFile: v.INGESTOR_STATE_FILE,
   };
 }

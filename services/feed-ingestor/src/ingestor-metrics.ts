@@ -10,6 +10,7 @@ export interface IngestorMetrics {
   malformed: Counter;
   unknown: Counter;
   noDataYet: Counter;
+  repeatedTrades: Counter;
   produced: Counter<'topic'>;
   decodeSeconds: Histogram;
   produceSeconds: Histogram;
@@ -106,6 +107,11 @@ function pipelineMetrics(registers: Registers) {
     noDataYet: new Counter({
       name: 'ingestor_no_data_yet_packets_total',
       help: 'Zero-filled "no data yet" reference packets (security id 0): decoded, not produced',
+      registers,
+    }),
+    repeatedTrades: new Counter({
+      name: 'ingestor_repeated_trades_total',
+      help: 'Trades sent again (a resubscription snapshot repeating the last trade after a reconnect): not produced',
       registers,
     }),
     produced: new Counter({

@@ -16,10 +16,16 @@ import {
   type FeedConnectionTuning,
   type SubscriptionKind,
 } from './feed/connection-pool.js';
-import type { ConnectionState, FeedConnectionEvents, FeedCredentials } from './feed/feed-connection.js';
+import type {
+  ConnectionState,
+  FeedConnectionEvents,
+  FeedCredentials,
+  LinkState,
+} from './feed/feed-connection.js';
 import { GapLedger } from './gaps/gap-ledger.js';
 import type { GapInterval, OpenGap } from './gaps/gap-tracker.js';
 import { RunState, readPreviousRun } from './gaps/run-state.js';
+import { StaleWatcher } from './gaps/stale-watcher.js';
 import {
   createIngestorMetrics,
   type IngestorMetrics,
@@ -28,8 +34,9 @@ import {
 } from './ingestor-metrics.js';
 import type { LatencyRecorder } from './pipeline/latency-recorder.js';
 import { ProducerPipeline } from './pipeline/producer-pipeline.js';
+import { TradeMemory } from './pipeline/trade-memory.js';
 import type { ChunkResult } from './pipeline/worker-protocol.js';
-import { assessFeedReadiness, type FeedReadiness } from './readiness.js';
+import { assessFeedReadiness, type FeedReadiness, MARKET_STATUS_OPEN } from './readiness.js';
 
 export interface FeedIngestorOptions {
   /** Feed URL without query parameters, e.g. ws://127.0.0.1:7075/ */
@@ -56,6 +63,11 @@ export interface FeedIngestorOptions {
    * open (or its state unknown) makes `readiness()` not ready. Default 60 000 ms; 0 turns it off.
    */
   silentAfterMs?: number;
+  /**
+   * A live subscription with no trade for this long while the market is open is a `stale` gap of
+   * its instrument in the ledger (gaps/stale-watcher.ts). Default 600 000 ms; 0 turns it off.
+   */
+  staleAfterMs?: number;
   /** Also write every received frame to this capture file (codec format). */
   captureFile?: string;
   /**
@@ -82,6 +94,8 @@ export interface IngestorStats {
   produceRetries: number;
   /** Producers replaced with a chunk unacknowledged: the only way a record can reach Kafka twice. */
   producerResets: number;
+  /** Trades not produced because they repeated the instrument's previous trade (a resubscription's snapshot). */
+  repeatedTrades: number;
   feedErrors: Record<string, number>;
   /** Text messages received (the feed is binary; they are skipped). */
   textFrames: number;
@@ -90,7 +104,15 @@ export interface IngestorStats {
   /** Changes of the MarketStatus value (at most 50), newest last. */
   marketStatusChanges: Array<{ at: number; status: number }>;
   /** The ledger of gaps: records written, waiting, dropped; the latest closed and the open intervals. */
-  gaps: { written: number; pending: number; dropped: number; recent: GapInterval[]; open: OpenGap[] };
+  gaps: {
+    written: number;
+    pending: number;
+    dropped: number;
+    recent: GapInterval[];
+    open: OpenGap[];
+    /** Instruments stale now (no trade for the stale time while live and open). */
+    stale: number;
+  };
   /** Refused tokens replaced (by this process, or found renewed elsewhere). */
   tokenRenewals: number;
   /** The latest feed errors (at most 50), newest last: Error packets 805-809 and refused upgrades. */
@@ -139,7 +161,11 @@ interface FeedObservations {
   tokenRenewals: number;
 }
 
-function checkOptions(options: FeedIngestorOptions): { topics: FeedTopics; silentAfterMs: number } {
+function checkOptions(options: FeedIngestorOptions): {
+  topics: FeedTopics;
+  silentAfterMs: number;
+  staleAfterMs: number;
+} {
   if (!options.feedUrl || !/^wss?:\/\//.test(options.feedUrl)) {
     throw new IngestorError('CONFIG_INVALID', 'feedUrl must be a ws:// or wss:// URL');
   }
@@ -149,7 +175,11 @@ function checkOptions(options: FeedIngestorOptions): { topics: FeedTopics; silen
   if (!Number.isInteger(silentAfterMs) || silentAfterMs < 0) {
     throw new IngestorError('CONFIG_INVALID', `silentAfterMs must be an integer >= 0, got ${silentAfterMs}`);
   }
-  return { topics: { ...DEFAULT_FEED_TOPICS, ...options.topics }, silentAfterMs };
+  const staleAfterMs = options.staleAfterMs ?? 600_000;
+  if (!Number.isInteger(staleAfterMs) || staleAfterMs < 0) {
+    throw new IngestorError('CONFIG_INVALID', `staleAfterMs must be an integer >= 0, got ${staleAfterMs}`);
+  }
+  return { topics: { ...DEFAULT_FEED_TOPICS, ...options.topics }, silentAfterMs, staleAfterMs };
 }
 
 /**
@@ -177,8 +207,11 @@ function createPipeline(
   metrics: IngestorMetrics,
   log: Log,
   setPaused: (paused: boolean) => void,
+  trades: TradeMemory,
 ): ProducerPipeline {
   const onResult = (result: ChunkResult): void => {
+    trades.record(result.connection, result.traded);
+    if (result.repeats > 0) metrics.repeatedTrades.inc(result.repeats);
     for (const [code, count] of result.byCode) metrics.packets.inc({ type: packetTypeLabel(code) }, count);
     if (result.malformed > 0) metrics.malformed.inc(result.malformed);
     if (result.unknown > 0) metrics.unknown.inc(result.unknown);
@@ -202,6 +235,7 @@ function createPipeline(
     flushIntervalMs: options.flushIntervalMs,
     maxBufferedBytes: options.maxBufferedBytes,
     onResult,
+    guardOf: (connection) => trades.guardFor(connection),
     onPressure: (full, buffered) => {
       if (full) {
         metrics.bufferFull.inc();
@@ -224,15 +258,36 @@ function createPipeline(
   return pipeline;
 }
 
+/** What the connections' liveness feeds: the ledger of gaps, the stale watch, the repeat guard. */
+interface Continuity {
+  /** A socket opened (its snapshots may repeat trades produced already). */
+  opened(connection: number): void;
+  link(connection: number, link: LinkState, atMs: number): void;
+  /** A new MarketStatus value. */
+  marketStatus(status: number, atMs: number): void;
+}
+
+/** The ledger's tracker, the stale watcher (when on) and the trade memory, behind one interface. */
+function continuityOf(ledger: GapLedger, stale: StaleWatcher | undefined, trades: TradeMemory): Continuity {
+  return {
+    opened: (connection) => trades.opened(connection),
+    link(connection, link, atMs) {
+      ledger.tracker.link(connection, link, atMs);
+      stale?.link(connection, link.live, atMs);
+    },
+    marketStatus: (status, atMs) => stale?.market(status === MARKET_STATUS_OPEN, atMs),
+  };
+}
+
 /**
- * The pool's callbacks: frames go to `deliver`, liveness to the ledger of gaps; everything else is
- * counted, logged and kept in `seen`.
+ * The pool's callbacks: frames go to `deliver`, liveness to the ledger of gaps (`continuity`);
+ * everything else is counted, logged and kept in `seen`.
  */
 function connectionEvents(
   seen: FeedObservations,
   metrics: IngestorMetrics,
   log: Log,
-  ledger: GapLedger,
+  continuity: Continuity,
   deliver: (connection: number, frame: Buffer, receivedAtMicros: number) => void,
 ): FeedConnectionEvents {
   const stateByConnection = new Map<number, ConnectionState>();
@@ -249,6 +304,7 @@ function connectionEvents(
       deliver(connection, frame, receivedAtMicros);
     },
     onState(connection, state, reason) {
+      if (state === 'open' && stateByConnection.get(connection) !== 'open') continuity.opened(connection);
       stateByConnection.set(connection, state);
       refreshConnectionGauge();
       if (state === 'connecting' && reason === 'reconnecting') metrics.reconnects.inc();
@@ -282,11 +338,12 @@ function connectionEvents(
         seen.marketStatusChanges.push({ at: Date.now(), status });
         if (seen.marketStatusChanges.length > RECENT_FEED_ERRORS) seen.marketStatusChanges.shift();
         metrics.marketStatus.set(status);
+        continuity.marketStatus(status, Date.now());
       }
       seen.marketStatus = status;
     },
     onLink(connection, link, atMs) {
-      ledger.tracker.link(connection, link, atMs);
+      continuity.link(connection, link, atMs);
     },
   };
 }
@@ -296,6 +353,7 @@ function ingestorStats(
   pipeline: ProducerPipeline,
   pool: ConnectionPool,
   ledger: GapLedger,
+  stale: StaleWatcher | undefined,
 ): IngestorStats {
   return {
     frames: seen.counts.frames,
@@ -309,11 +367,12 @@ function ingestorStats(
     bufferFullEvents: pipeline.totals.bufferFullEvents,
     produceRetries: pipeline.totals.produceRetries,
     producerResets: pipeline.totals.producerResets,
+    repeatedTrades: pipeline.totals.repeats,
     feedErrors: { ...seen.feedErrors },
     textFrames: seen.counts.textFrames,
     marketStatus: seen.marketStatus,
     marketStatusChanges: [...seen.marketStatusChanges],
-    gaps: ledger.stats(),
+    gaps: { ...ledger.stats(), stale: stale?.openGaps().length ?? 0 },
     tokenRenewals: seen.tokenRenewals,
     recentFeedErrors: [...seen.recentFeedErrors],
     connections: pool.snapshot(),
@@ -348,6 +407,22 @@ function createLedger(
     log,
   });
   return { ledger, runState };
+}
+
+/** The stale watch of the ledger of gaps, unless turned off (0). */
+function staleWatcherOf(
+  staleAfterMs: number,
+  trades: TradeMemory,
+  ledger: GapLedger,
+  pool: () => ConnectionPool,
+): StaleWatcher | undefined {
+  if (staleAfterMs === 0) return undefined;
+  return new StaleWatcher({
+    staleAfterMs,
+    lastTradeAt: (securityId) => trades.lastTradeAt(securityId),
+    instrumentsOf: (connection) => pool().instrumentsOf(connection).trade,
+    record: (interval) => ledger.record(interval),
+  });
 }
 
 /** A refused token: renewed (counted), or not renewable (counted, fatal, said loudly with what to do). */
@@ -385,7 +460,7 @@ function refreshSubscriptionGauge(pool: ConnectionPool, metrics: IngestorMetrics
 }
 
 export function createFeedIngestor(options: FeedIngestorOptions): FeedIngestor {
-  const { topics, silentAfterMs } = checkOptions(options);
+  const { topics, silentAfterMs, staleAfterMs } = checkOptions(options);
   const log = options.log ?? ((m: string) => process.stderr.write(`ingestor: ${m}\n`));
   const registry = options.registry ?? new Registry();
   const metrics = createIngestorMetrics(registry);
@@ -401,8 +476,10 @@ export function createFeedIngestor(options: FeedIngestorOptions): FeedIngestor {
   let credentials = options.credentials;
   let capture: CaptureWriter | undefined;
   const recordFrame = captureRecorder(log);
-  const pipeline = createPipeline(options, topics, metrics, log, (full) => pool.setPaused(full));
+  const trades = new TradeMemory({ instrumentsOf: (connection) => pool.instrumentsOf(connection).trade });
+  const pipeline = createPipeline(options, topics, metrics, log, (full) => pool.setPaused(full), trades);
   const { ledger, runState } = createLedger(options, topics, metrics, log, () => pool);
+  const stale = staleWatcherOf(staleAfterMs, trades, ledger, () => pool);
   const pool: ConnectionPool = new ConnectionPool({
     url: options.feedUrl,
     credentials,
@@ -410,10 +487,16 @@ export function createFeedIngestor(options: FeedIngestorOptions): FeedIngestor {
     maxSubscriptionsPerConnection: options.maxSubscriptionsPerConnection,
     connection: options.connection,
     attemptBudget: options.attemptBudget,
-    events: connectionEvents(seen, metrics, log, ledger, (connection, frame, receivedAtMicros) => {
-      if (capture) recordFrame(capture, frame, receivedAtMicros);
-      pipeline.push(connection, frame, receivedAtMicros);
-    }),
+    events: connectionEvents(
+      seen,
+      metrics,
+      log,
+      continuityOf(ledger, stale, trades),
+      (connection, frame, receivedAtMicros) => {
+        if (capture) recordFrame(capture, frame, receivedAtMicros);
+        pipeline.push(connection, frame, receivedAtMicros);
+      },
+    ),
     onFatal: (reason) =>
       log(`FATAL for client ${credentials.clientId}: ${reason}; no more connection attempts`),
     ...tokenCallbacks(seen, metrics, log),
@@ -435,11 +518,13 @@ export function createFeedIngestor(options: FeedIngestorOptions): FeedIngestor {
       refreshSubscriptionGauge(pool, metrics);
       startedAt = Date.now();
       runState?.start();
+      stale?.start();
       pool.start();
     },
     async stop() {
       // Open gaps end now; the sockets closing below are the stop, recorded by the next start.
       const stoppedAt = Date.now();
+      stale?.stop(stoppedAt);
       ledger.tracker.closeAll(stoppedAt);
       pool.stop();
       await pipeline.close();
@@ -471,6 +556,6 @@ export function createFeedIngestor(options: FeedIngestorOptions): FeedIngestor {
         now: Date.now(),
         silentAfterMs,
       }),
-    stats: () => ingestorStats(seen, pipeline, pool, ledger),
+    stats: () => ingestorStats(seen, pipeline, pool, ledger, stale),
   };
 }

@@ -143,6 +143,76 @@ describe('ChunkEncoder', () => {
   });
 });
 
+describe('repeat guard', () => {
+  const trade = (securityId: number, volume: number, ltt: number): FeedRecord => ({
+    type: 'trade',
+    segment: SEGMENT,
+    securityId,
+    ltp: 50,
+    volume,
+    ltt,
+    lut: ltt,
+  });
+
+  it("drops a trade equal to its instrument's previous one, keeps the rest, and reports the last trades", () => {
+    const frames: FeedRecord[][] = [
+      // Snapshots after a reconnect: 1 repeats its guarded trade, 2 traded since, 3 has no guard.
+      [trade(1, 500, 1_700_000_010), trade(2, 700, 1_700_000_020), trade(3, 40, 1_700_000_030)],
+      // Live trades, then 2's repeated again within the chunk (equal to its previous row).
+      [trade(1, 501, 1_700_000_011), trade(2, 700, 1_700_000_020), trade(3, 41, 1_700_000_031)],
+    ];
+    const guard = Float64Array.from([1, 500, 1_700_000_010, 2, 650, 1_700_000_015]);
+    const receivedAt = 1_767_225_600_000_000;
+    const encoder = new ChunkEncoder(packOf(frames, receivedAt), { run: 5, connection: 1, chunk: 2 }, guard);
+    const { rowsByKind, repeats, traded } = encoder.count();
+    const trades = TOPIC_KINDS.indexOf('trades');
+    expect(repeats).toBe(2);
+    expect(rowsByKind[trades]).toBe(4);
+    const kept = decode(encoder, trades, 1).map((r) => [r.value.securityId, r.value.volume]);
+    expect(kept).toEqual([
+      [2, 700],
+      [3, 40],
+      [1, 501],
+      [3, 41],
+    ]);
+    // The last trade of each instrument, in order of first appearance, with its receive time.
+    expect([...traded]).toEqual([
+      2,
+      700,
+      1_700_000_020,
+      receivedAt,
+      3,
+      41,
+      1_700_000_031,
+      receivedAt,
+      1,
+      501,
+      1_700_000_011,
+      receivedAt,
+    ]);
+  });
+
+  it('without a guard drops only a repeat within the chunk: every distinct trade is produced', () => {
+    const frames = [
+      [trade(1, 500, 1_700_000_010), trade(2, 500, 1_700_000_010)],
+      [trade(1, 500, 1_700_000_010), trade(1, 500, 1_700_000_011), trade(1, 501, 1_700_000_011)],
+    ];
+    const encoder = new ChunkEncoder(packOf(frames, 1), { run: 5, connection: 1, chunk: 3 });
+    expect(encoder.count().repeats).toBe(1);
+    const kept = decode(encoder, TOPIC_KINDS.indexOf('trades'), 1).map((r) => [
+      r.value.securityId,
+      r.value.volume,
+      r.value.ltt,
+    ]);
+    expect(kept).toEqual([
+      [1, 500, 1_700_000_010],
+      [2, 500, 1_700_000_010],
+      [1, 500, 1_700_000_011],
+      [1, 501, 1_700_000_011],
+    ]);
+  });
+});
+
 describe('source identity', () => {
   it('reads back what was written, and refuses a value of another length', () => {
     fc.assert(

@@ -333,4 +333,27 @@ describe('feed connection transition table', () => {
       onlyIfClean: true,
     });
   });
+
+  it('a drained close (a reconnect asked for) begins the next attempt at once, unless something failed first', () => {
+    const drained = {
+      type: 'closed',
+      failure: { kind: 'closed', code: 1000 },
+      opened: true,
+      drained: true,
+    } as const;
+    expect(describeStep('open', drained)).toBe(
+      'fail-attempt release-socket count-reconnect reset-backoff begin-attempt',
+    );
+    // The server refused the old token while the socket drained: the renewal path decides.
+    const refused = connectionTransition('open', {
+      ...drained,
+      failure: { kind: 'error-packet', code: 807 },
+      renewable: true,
+    });
+    expect(refused.next).toBe('renewing');
+    expect(refused.actions.map((a) => a.type)).not.toContain('begin-attempt');
+    // Stopped meanwhile: the close only settles.
+    expect(describeStep('stopped', drained)).toBe('fail-attempt release-socket');
+    expect(describeStep('fatal', drained)).toBe('fail-attempt release-socket');
+  });
 });

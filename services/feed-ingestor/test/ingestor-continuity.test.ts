@@ -138,7 +138,8 @@ describe('token renewal', () => {
     const trades = await readTopic(brokers, topics.trades);
     for (const id of ids) {
       const got = trades.filter((r) => r.value.securityId === Number(id)).length;
-      expect(got, `trades of ${id}`).toBe(feed.sentFor(Number(id)).trade);
+      // Each trade once: the resubscription's snapshot repeating the last trade is not produced again.
+      expect(got, `trades of ${id}`).toBe(feed.sentFor(Number(id)).distinctTrade);
     }
 
     // One gap per instrument, cause token_renewal, inside the window of the expiry and the return.

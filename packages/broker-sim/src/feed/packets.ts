@@ -8,15 +8,17 @@ import type { FeedConnection } from './connection.js';
 import type { FeedCounters } from './feed-counters.js';
 
 export function appendTrade(c: FeedConnection, model: MarketModel, counters: FeedCounters, i: number): void {
+  const volume = model.volumeAt(i);
+  const tradeTime = model.lastTradeTimeAt(i);
   c.builder.trade(
     SEGMENT_INX_EQ,
     model.securityIdAt(i),
     model.ltpAt(i),
-    model.volumeAt(i),
-    model.lastTradeTimeAt(i),
+    volume,
+    tradeTime,
     model.lastUpdateTimeAt(i),
   );
-  counters.trade[i] = (counters.trade[i] ?? 0) + 1;
+  counters.countTrade(i, volume, tradeTime);
 }
 
 /** OHLC of the day so far; `close` is the last traded price (the previous close has its own packet). */

@@ -23,6 +23,10 @@
  *   open ──error-packet 807──▶ (report) ──closed──▶ renewing ──reconnect-now──▶ (budget) ...
  *                                                       └──give-up──▶ fatal
  *
+ * A reconnect asked for while a socket is open (a renewed token) drains it first: the connection
+ * sends Disconnect and reads on until the server closes, so nothing the server sent is dropped;
+ * that close ('closed' with `drained`) begins the next attempt at once.
+ *
  * An event a state cannot receive (an 'opened' while idle, a timer in a connection that set none)
  * is a broken invariant: `transition` throws `IngestorError('ILLEGAL_TRANSITION')` naming both.
  * Events that can legitimately arrive late (a ping during the closing handshake after `stop()`, a
@@ -87,8 +91,11 @@ export type ConnectionEvent =
   | { type: 'data-message' }
   /** No ping or message for `timeoutMs` while reading was not paused. */
   | { type: 'stale'; timeoutMs: number }
-  /** The socket closed; `failure` is what went wrong first in its attempt. */
-  | { type: 'closed'; failure: FeedFailure; opened: boolean; renewable?: boolean };
+  /**
+   * The socket closed; `failure` is what went wrong first in its attempt. `drained`: the close
+   * this connection asked for to reconnect (a renewed token), after reading what the server sent.
+   */
+  | { type: 'closed'; failure: FeedFailure; opened: boolean; renewable?: boolean; drained?: boolean };
 
 export type ConnectionEventType = ConnectionEvent['type'];
 
@@ -159,6 +166,9 @@ function onClosed(state: ConnectionState, event: Extract<ConnectionEvent, { type
   ];
   if (state === 'fatal' || state === 'stopped') return stay(state, settle);
   if (event.opened) settle.push({ type: 'count-reconnect' });
+  // The asked-for close of a reconnect (nothing else went wrong first): the next attempt at once.
+  if (event.drained && judged.verdict === 'transient')
+    return stay(state, [...settle, { type: 'reset-backoff' }, { type: 'begin-attempt' }]);
   switch (judged.verdict) {
     case 'fatal':
       return { next: 'fatal', reason: judged.reason, actions: [...settle, { type: 'cancel-retry' }] };

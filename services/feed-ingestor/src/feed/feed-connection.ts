@@ -24,7 +24,12 @@
  * paused) is reported through `onLink` with the cause when they are not, for the ledger of gaps.
  */
 import type { TokenSource } from '@feedpipe/broker-api';
-import { buildSubscriptionRequests, type InstrumentRef, RequestCode } from '@feedpipe/codec';
+import {
+  buildDisconnectRequest,
+  buildSubscriptionRequests,
+  type InstrumentRef,
+  RequestCode,
+} from '@feedpipe/codec';
 import type { GapCause } from '@feedpipe/contracts';
 import { Backoff } from '@feedpipe/service-kit';
 import WebSocket from 'ws';
@@ -103,6 +108,10 @@ const ERROR_PACKET_SIZE = 13;
  */
 const AUTH_GRACE_MS = 1_000;
 const ERROR_CODE = 50;
+/** How long a socket ended for a reconnect may take to close after Disconnect before it is cut. */
+const DRAIN_TIMEOUT_MS = 2_000;
+/** While reading is paused for backpressure the drain waits longer, up to this in all. */
+const DRAIN_PAUSED_LIMIT_MS = 60_000;
 
 function nowMicros(): number {
   return Math.round((performance.timeOrigin + performance.now()) * 1000);
@@ -118,6 +127,9 @@ interface Attempt {
   /** What went wrong first, judged when the socket closes. */
   failure: FeedFailure | undefined;
   graceTimer: NodeJS.Timeout | undefined;
+  /** Disconnect sent for a reconnect: read on until the server closes (bounded by `drainTimer`). */
+  draining: boolean;
+  drainTimer: NodeJS.Timeout | undefined;
 }
 
 /** The message an event came with, for the actions that pass it on. */
@@ -189,8 +201,42 @@ export class FeedConnection {
    * `cause` is what the gap until the subscriptions are live again is recorded as.
    */
   reconnectNow(reason: string, cause: GapCause = 'reconnect_pending'): void {
+    const attempt = this.attempt;
+    if (this.stateValue === 'open' && attempt?.opened && attempt.socket.readyState === WebSocket.OPEN) {
+      // The gap begins when the drained socket closes; it is this reconnect's, whatever came before.
+      this.dropCause = cause;
+      if (!attempt.draining) this.drain(attempt, reason);
+      return;
+    }
     if (this.link.live) this.dropCause = cause;
     this.dispatch({ type: 'reconnect-now', reason });
+  }
+
+  /**
+   * Ends an open socket for a reconnect without losing what is on its way: Disconnect, then every
+   * message up to the server's close is still delivered; the close begins the next attempt. A
+   * server that has not closed within DRAIN_TIMEOUT_MS is cut off (the reconnect goes on).
+   */
+  private drain(attempt: Attempt, reason: string): void {
+    attempt.draining = true;
+    try {
+      attempt.socket.send(buildDisconnectRequest());
+    } catch {
+      // The close below or the timer ends it anyway.
+    }
+    const startedAt = Date.now();
+    const check = (): void => {
+      if (this.attempt !== attempt) return;
+      // Reading paused for backpressure: the server's close waits behind what is unread.
+      if (this.pausedByPressure && Date.now() - startedAt < DRAIN_PAUSED_LIMIT_MS) {
+        attempt.drainTimer = setTimeout(check, DRAIN_TIMEOUT_MS);
+        attempt.drainTimer.unref();
+        return;
+      }
+      this.dispatch({ type: 'reconnect-now', reason });
+    };
+    attempt.drainTimer = setTimeout(check, DRAIN_TIMEOUT_MS);
+    attempt.drainTimer.unref();
   }
 
   /** No way on (e.g. the refused token cannot be renewed): stop for good and say why. */
@@ -259,7 +305,8 @@ export class FeedConnection {
     let next: LinkState;
     if (live) {
       next = { live: true };
-      this.dropCause = undefined;
+      // A socket draining for a reconnect is still live; the cause of the gap to come is kept.
+      if (!this.attempt?.draining) this.dropCause = undefined;
     } else if (this.stateValue === 'open' && this.attempt?.opened === true) {
       next = { live: false, cause: 'backpressure' };
     } else if (!this.link.live && this.link.cause !== 'backpressure') {
@@ -428,6 +475,8 @@ export class FeedConnection {
       opened: false,
       failure: undefined,
       graceTimer: undefined,
+      draining: false,
+      drainTimer: undefined,
     };
     this.attempt = attempt;
     this.listen(attempt);
@@ -462,7 +511,17 @@ export class FeedConnection {
       const failure =
         attempt.failure ??
         (attempt.opened ? { kind: 'closed' as const, code } : { kind: 'network' as const });
-      this.dispatch({ type: 'closed', failure, opened: attempt.opened, renewable: this.renewable }, attempt);
+      clearTimeout(attempt.drainTimer);
+      this.dispatch(
+        {
+          type: 'closed',
+          failure,
+          opened: attempt.opened,
+          renewable: this.renewable,
+          drained: attempt.draining,
+        },
+        attempt,
+      );
     });
   }
 
@@ -495,6 +554,8 @@ export class FeedConnection {
     this.attempt = undefined;
     if (!attempt) return;
     clearTimeout(attempt.graceTimer);
+    clearTimeout(attempt.drainTimer);
+    if (attempt.opened) this.reconnects += 1;
     // Its close is no longer listened to: an attempt not yet proven stays counted (the safe side).
     attempt.ticket.failed();
     const { socket } = attempt;

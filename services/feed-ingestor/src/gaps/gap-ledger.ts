@@ -89,9 +89,11 @@ export class GapLedger {
     if (this.#recent.length > RECENT) this.#recent.shift();
     const held = this.#o.instrumentsOf(interval.connection);
     for (const subscription of ['trade', 'ohlc'] as const) {
+      // Walk the smaller side: one stale instrument need not visit the connection's 5000.
       const only = interval.only?.[subscription];
-      for (const id of held[subscription]) {
-        if (only && !only.has(id)) continue;
+      const ids = only ?? held[subscription];
+      for (const id of ids) {
+        if (only && !held[subscription].has(id)) continue;
         const record: GapRecord = {
           type: 'gap',
           segment: SEGMENT_INX_EQ,

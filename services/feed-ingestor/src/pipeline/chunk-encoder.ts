@@ -10,6 +10,13 @@
  * partition count (`recordSets`, memoised: ahead of the send for the count last seen, and again if
  * the producer finds another). Decoding twice costs little: the columnar decoder runs at tens of
  * millions of rows a second; writing the JSON and the record framing is what costs.
+ *
+ * Counting also notes the last trade of every instrument in the chunk (`traded`, for the repeat
+ * guard and the stale watch of the main thread) and drops repeats: a trade row with the same
+ * cumulative volume and trade time as the instrument's previous trade (earlier in the chunk, or in
+ * the `guard`: the last trade known of instruments whose resubscription snapshot is due) is the
+ * same trade sent again and is not produced. A day's cumulative volume grows with every trade, so
+ * no genuine trade is ever taken for a repeat.
  */
 import {
   ColumnarBatch,
@@ -123,34 +130,96 @@ function keyIdOf(row: number): number {
 
 export interface ChunkCount {
   counters: DecodeCounters;
-  /** Rows per topic kind, in TOPIC_KINDS order. */
+  /** Rows per topic kind, in TOPIC_KINDS order (repeats not included). */
   rowsByKind: [number, number, number, number];
+  /** Trade rows dropped as repeats of the instrument's previous trade. */
+  repeats: number;
+  /** The last trade of each instrument in the chunk: [securityId, volume, ltt, receivedAtMicros]... */
+  traded: Float64Array;
+}
+
+/** Values per instrument in `guard`: security id, cumulative volume, last trade time. */
+export const GUARD_STRIDE = 3;
+/** Values per instrument in `traded`: security id, cumulative volume, last trade time, receive time. */
+export const TRADED_STRIDE = 4;
+const TRADE_CODE = MsgCode.Trade;
+
+/** The guard as a map: security id -> [volume, ltt] of the instrument's previous trade. */
+function guardMap(guard: Float64Array | undefined): Map<number, [number, number]> | undefined {
+  if (guard === undefined || guard.length === 0) return undefined;
+  const map = new Map<number, [number, number]>();
+  for (let i = 0; i + GUARD_STRIDE <= guard.length; i += GUARD_STRIDE)
+    map.set(guard[i] as number, [guard[i + 1] as number, guard[i + 2] as number]);
+  return map;
 }
 
 export class ChunkEncoder {
   readonly #pack: Uint8Array;
   readonly #source: ChunkSource;
   readonly #layouts = new Map<string, Map<number, RecordBatchBuilder>>();
+  readonly #guard: Map<number, [number, number]> | undefined;
+  /** Chunk rows (numbered over every pass) dropped as repeats. */
+  readonly #repeatRows = new Set<number>();
   #count: ChunkCount | undefined;
 
-  constructor(pack: Uint8Array, source: ChunkSource) {
+  constructor(pack: Uint8Array, source: ChunkSource, guard?: Float64Array) {
     this.#pack = pack;
     this.#source = source;
+    this.#guard = guardMap(guard);
   }
 
-  /** Packets, malformed and unknown packets, and rows per topic kind. */
+  /** Packets, malformed and unknown packets, rows per topic kind, repeats and the last trades. */
   count(): ChunkCount {
     if (this.#count) return this.#count;
     const counters = newDecodeCounters();
     const rowsByKind: [number, number, number, number] = [0, 0, 0, 0];
+    const last = new Map<number, number>();
+    const lastTrades: number[] = [];
     const position = newDecodePosition();
+    let chunkRow = 0;
     while (!position.done) {
       batch.clear();
       decodeFramesToColumns(this.#pack, batch, counters, position);
-      for (let row = 0; row < batch.length; row++) rowsByKind[KIND_BY_CODE[batch.codeAt(row)] as 0] += 1;
+      for (let row = 0; row < batch.length; row++, chunkRow++) {
+        const code = batch.codeAt(row);
+        if (code === TRADE_CODE && this.#tradeRow(row, chunkRow, last, lastTrades)) continue;
+        rowsByKind[KIND_BY_CODE[code] as 0] += 1;
+      }
     }
-    this.#count = { counters, rowsByKind };
+    this.#count = {
+      counters,
+      rowsByKind,
+      repeats: this.#repeatRows.size,
+      traded: Float64Array.from(lastTrades),
+    };
     return this.#count;
+  }
+
+  /** Notes a trade row as its instrument's last; true when it repeats the previous trade (dropped). */
+  #tradeRow(row: number, chunkRow: number, last: Map<number, number>, lastTrades: number[]): boolean {
+    const id = batch.securityIdAt(row);
+    const volume = batch.intAt(row, 1);
+    const ltt = batch.intAt(row, 2);
+    let at = last.get(id);
+    // The instrument's previous trade: earlier in this chunk, else the guard's (an earlier chunk).
+    const previous = at !== undefined ? undefined : this.#guard?.get(id);
+    const repeat =
+      at !== undefined
+        ? lastTrades[at + 1] === volume && lastTrades[at + 2] === ltt
+        : previous !== undefined && previous[0] === volume && previous[1] === ltt;
+    if (repeat) {
+      this.#repeatRows.add(chunkRow);
+      return true;
+    }
+    if (at === undefined) {
+      at = lastTrades.length;
+      last.set(id, at);
+      lastTrades.push(id, 0, 0, 0);
+    }
+    lastTrades[at + 1] = volume;
+    lastTrades[at + 2] = ltt;
+    lastTrades[at + 3] = batch.receivedAtMicrosAt(row);
+    return false;
   }
 
   /** Returns every laid-out batch's buffer for reuse; call once the sends have settled. */
@@ -164,6 +233,7 @@ export class ChunkEncoder {
     const memoKey = `${kind}/${partitionCount}`;
     const known = this.#layouts.get(memoKey);
     if (known) return known;
+    // The repeats are known once counted.
     const rows = this.count().rowsByKind[kind as 0];
     const expectedBytes = Math.ceil((rows * TYPICAL_RECORD_BYTES) / partitionCount);
     const headers = HEADERS_BY_KIND[kind] as readonly HeaderLayout[];
@@ -179,7 +249,7 @@ export class ChunkEncoder {
       batch.clear();
       decodeFramesToColumns(this.#pack, batch, undefined, position);
       for (let row = 0; row < batch.length; row++, chunkRow++) {
-        if (KIND_BY_CODE[batch.codeAt(row)] !== kind) continue;
+        if (KIND_BY_CODE[batch.codeAt(row)] !== kind || this.#repeatRows.has(chunkRow)) continue;
         const route = routingOf(keyIdOf(row), partitionCount);
         let set = sets.get(route.partition);
         if (!set) {

@@ -47,12 +47,12 @@ function topicRecordsOf(encoder: ChunkEncoder, rowsByKind: readonly number[]): T
 
 export default async function processChunk(task: FrameChunkMessage): Promise<ChunkResult> {
   const decodeStarted = performance.now();
-  const encoder = new ChunkEncoder(task.pack, {
-    run: config.sourceRun,
-    connection: task.connection,
-    chunk: task.sequence,
-  });
-  const { counters, rowsByKind } = encoder.count();
+  const encoder = new ChunkEncoder(
+    task.pack,
+    { run: config.sourceRun, connection: task.connection, chunk: task.sequence },
+    task.guard,
+  );
+  const { counters, rowsByKind, repeats, traded } = encoder.count();
   const topics = topicRecordsOf(encoder, rowsByKind);
   const decoded = {
     connection: task.connection,
@@ -63,6 +63,8 @@ export default async function processChunk(task: FrameChunkMessage): Promise<Chu
     unknown: counters.unknown,
     byCode: Object.entries(counters.byCode).map(([code, count]): [number, number] => [Number(code), count]),
     produced: rowsByKind,
+    repeats,
+    traded,
     decodeMicros: Math.round((performance.now() - decodeStarted) * 1000),
   };
   const started = performance.now();

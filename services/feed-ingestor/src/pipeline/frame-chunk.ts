@@ -16,6 +16,11 @@ export interface FrameChunkMessage {
   /** The pack (transferred). */
   pack: Uint8Array;
   frameCount: number;
+  /**
+   * The previous trade of instruments whose repeat is expected (after a reconnect):
+   * [securityId, volume, ltt] triples (chunk-encoder.ts, GUARD_STRIDE). Unset: no guard.
+   */
+  guard?: Float64Array;
 }
 
 export class FrameChunk {

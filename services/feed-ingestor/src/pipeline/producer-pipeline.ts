@@ -32,6 +32,11 @@ export interface ProducerPipelineOptions {
   requestTimeoutMs?: number;
   onResult?: (result: ChunkResult) => void;
   onPressure?: (full: boolean, bufferedBytes: number) => void;
+  /**
+   * The repeat guard for the next chunk of a connection (trade-memory.ts), asked when the chunk is
+   * sent: every earlier chunk of that connection has been reported by then.
+   */
+  guardOf?: (connection: number) => Float64Array | undefined;
 }
 
 interface ConnectionQueue {
@@ -70,6 +75,8 @@ export class ProducerPipeline {
     bufferFullEvents: 0,
     produceRetries: 0,
     producerResets: 0,
+    /** Trades not produced because they repeated the instrument's previous trade. */
+    repeats: 0,
   };
 
   constructor(options: ProducerPipelineOptions) {
@@ -200,11 +207,15 @@ export class ProducerPipeline {
     if (!chunk) return;
     queue.inFlight = true;
     const message = chunk.toMessage(connection, queue.sequence++);
+    const guard = this.options.guardOf?.(connection);
+    if (guard) message.guard = guard;
     const chunkBytes = chunk.byteLength;
     // Keep the receive times here (they are small); the frame bytes move to the worker.
     const receivedAt = chunk.receiveTimes();
+    const transferList = [message.pack.buffer as ArrayBuffer];
+    if (guard) transferList.push(guard.buffer as ArrayBuffer);
     this.pool
-      .run(message, { transferList: [message.pack.buffer as ArrayBuffer] })
+      .run(message, { transferList })
       .then((result: ChunkResult) => {
         this.latency.recordFrames(receivedAt, result.ackedAtMicros);
         this.account(result);
@@ -236,6 +247,7 @@ export class ProducerPipeline {
     this.totals.unknown += result.unknown;
     this.totals.produceRetries += result.produceRetries;
     this.totals.producerResets += result.producerResets;
+    this.totals.repeats += result.repeats;
     this.totals.produced += result.produced[0] + result.produced[1] + result.produced[2] + result.produced[3];
     this.totals.producedTrades += result.produced[0];
   }

@@ -23,6 +23,14 @@ export interface ChunkResult {
   byCode: Array<[number, number]>;
   /** Records acknowledged per topic kind, in TOPIC_KINDS order. */
   produced: [number, number, number, number];
+  /** Trades not produced: the same trade as the instrument's previous one, sent again. */
+  repeats: number;
+  /**
+   * The last trade of each instrument in the chunk: [securityId, volume, ltt, receivedAtMicros]
+   * quadruples (chunk-encoder.ts, TRADED_STRIDE): which instruments traded, for the stale watch
+   * and the repeat guard of later chunks.
+   */
+  traded: Float64Array;
   /** When Kafka acknowledged the last send of the chunk, microseconds since the epoch. */
   ackedAtMicros: number;
   decodeMicros: number;

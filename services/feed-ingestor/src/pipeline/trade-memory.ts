@@ -1,0 +1,113 @@
+/**
+ * The last trade the ingestor produced of every instrument, from the decode workers' reports
+ * (ChunkResult.traded): when it traded, for the stale watch (gaps/stale-watcher.ts), and its
+ * cumulative volume and trade time, for the repeat guard.
+ *
+ * The repeat guard: a connection that (re)opens subscribes again and the feed answers each
+ * subscription with a snapshot, the instrument's last trade, which was produced already unless it
+ * traded in between. From the socket's open until each of its instruments has had its first trade
+ * on the new socket (or `guardMs` passed), every chunk of the connection carries the previous trade
+ * of the instruments still waiting; the worker drops a trade identical to it. One chunk of a
+ * connection is in flight at a time, so the memory is complete for it when the next one is sent.
+ */
+import { GUARD_STRIDE, TRADED_STRIDE } from './chunk-encoder.js';
+
+interface LastTrade {
+  volume: number;
+  ltt: number;
+  /** Receive time, epoch ms. */
+  atMs: number;
+}
+
+interface Guard {
+  /** Security ids whose first trade on the new socket has not been reported yet. */
+  pending: Set<number>;
+  /** The socket's open time, epoch µs: a trade received from then on is the new socket's. */
+  sinceMicros: number;
+  untilMs: number;
+}
+
+export interface TradeMemoryOptions {
+  /** The trade instruments a connection holds now. */
+  instrumentsOf: (connection: number) => ReadonlySet<string>;
+  /** How long after an open the guard is kept at most. Default 30 000 ms. */
+  guardMs?: number;
+  now?: () => number;
+}
+
+/** Instruments remembered at most (a hostile stream of ids cannot grow it without bound). */
+const MAX_INSTRUMENTS = 1_000_000;
+
+export class TradeMemory {
+  readonly #o: TradeMemoryOptions;
+  readonly #last = new Map<number, LastTrade>();
+  readonly #guards = new Map<number, Guard>();
+
+  constructor(options: TradeMemoryOptions) {
+    this.#o = options;
+  }
+
+  /** The decode worker's report of a chunk of `connection`. */
+  record(connection: number, traded: Float64Array): void {
+    const guard = this.#guards.get(connection);
+    for (let i = 0; i + TRADED_STRIDE <= traded.length; i += TRADED_STRIDE) {
+      const id = traded[i] as number;
+      const receivedAtMicros = traded[i + 3] as number;
+      if (!this.#last.has(id) && this.#last.size >= MAX_INSTRUMENTS) this.#last.clear();
+      this.#last.set(id, {
+        volume: traded[i + 1] as number,
+        ltt: traded[i + 2] as number,
+        atMs: receivedAtMicros / 1000,
+      });
+      if (guard && receivedAtMicros >= guard.sinceMicros) guard.pending.delete(id);
+    }
+  }
+
+  /**
+   * A socket of `connection` opened now: its snapshots may repeat trades produced already. The
+   * moment is taken on the clock frames are stamped with (performance's, not Date.now, which may
+   * run apart by milliseconds), so every frame of the old socket is older.
+   */
+  opened(connection: number): void {
+    const atMs = performance.timeOrigin + performance.now();
+    // Every instrument of the connection: one whose earlier trades are still on their way to Kafka
+    // is known by the time the chunk with its snapshot is sent (guardFor).
+    const pending = new Set<number>();
+    for (const id of this.#o.instrumentsOf(connection)) pending.add(Number(id));
+    if (pending.size === 0) {
+      this.#guards.delete(connection);
+      return;
+    }
+    this.#guards.set(connection, {
+      pending,
+      sinceMicros: atMs * 1000,
+      untilMs: (this.#o.now ?? Date.now)() + (this.#o.guardMs ?? 30_000),
+    });
+  }
+
+  /** The guard for the next chunk of `connection` ([securityId, volume, ltt]...), if one is due. */
+  guardFor(connection: number): Float64Array | undefined {
+    const guard = this.#guards.get(connection);
+    if (!guard) return undefined;
+    if (guard.pending.size === 0 || (this.#o.now ?? Date.now)() > guard.untilMs) {
+      this.#guards.delete(connection);
+      return undefined;
+    }
+    const values = new Float64Array(guard.pending.size * GUARD_STRIDE);
+    let at = 0;
+    for (const id of guard.pending) {
+      const last = this.#last.get(id);
+      if (!last) continue;
+      values[at] = id;
+      values[at + 1] = last.volume;
+      values[at + 2] = last.ltt;
+      at += GUARD_STRIDE;
+    }
+    return at === 0 ? undefined : values.subarray(0, at);
+  }
+
+  /** When the instrument's last trade was received (epoch ms), undefined before its first. */
+  lastTradeAt(securityId: number): number | undefined {
+    return this.#last.get(securityId)?.atMs;
+  }
+}
