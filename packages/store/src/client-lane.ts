@@ -7,6 +7,7 @@
 import type { Readable } from 'node:stream';
 import type { ClickHouseClient, ClickHouseSettings } from '@clickhouse/client';
 import { bindInline } from './binding/inline-binding.js';
+import type { LaneLimits } from './embedded/exclusive-lane.js';
 import { insertFailed, StoreError } from './errors.js';
 import {
   type QueryParams,
@@ -23,6 +24,8 @@ export interface LaneDriver {
   readonly name: StoreLane['name'];
   readonly streamsResults: boolean;
   readonly readonlyLevel: 1 | 2;
+  /** See `StoreLane.turns`; undefined when absent. */
+  readonly turns?: Readonly<LaneLimits>;
   /**
    * Driver settings of `stream`. Only transport settings belong here (a server's
    * wait_end_of_query); query settings go into the SQL text (settings.ts).
@@ -44,6 +47,7 @@ export class ClientLane implements StoreLane {
   readonly name: StoreLane['name'];
   readonly streamsResults: boolean;
   readonly readonlyLevel: 1 | 2;
+  readonly turns: Readonly<LaneLimits> | undefined;
   readonly #driver: LaneDriver;
 
   constructor(driver: LaneDriver) {
@@ -51,6 +55,7 @@ export class ClientLane implements StoreLane {
     this.name = driver.name;
     this.streamsResults = driver.streamsResults;
     this.readonlyLevel = driver.readonlyLevel;
+    this.turns = driver.turns;
   }
 
   async rows<T>(sql: string, params: QueryParams = {}, settings?: QuerySettings): Promise<T[]> {

@@ -8,6 +8,7 @@
  * and cleans the session up inside the same turn after a failure; see embedded/).
  */
 import type { Readable } from 'node:stream';
+import type { LaneLimits } from './embedded/exclusive-lane.js';
 
 /**
  * A value bound to a `{name:Type}` placeholder of a statement, never spliced into the SQL text:
@@ -66,6 +67,13 @@ export interface StoreLane {
    * results must count.
    */
   readonly streamsResults: boolean;
+  /**
+   * Where the adapter itself runs statements in turns (embedded chDB: `sessions` at once, one per
+   * session, at most `maxQueued` waiting, each at most `maxWaitMs`): those limits; undefined where
+   * the engine schedules statements (a server). A caller that must hold memory for a whole result
+   * can wait for a turn of its own, under the same limits, before it reserves that memory.
+   */
+  readonly turns: Readonly<LaneLimits> | undefined;
   /**
    * The `readonly` level a caller's query on this lane must ask for in its settings. 1 (reads only,
    * no setting changes) for the pipeline's own login and on embedded chDB; 2 when the lane logs in

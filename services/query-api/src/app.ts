@@ -36,9 +36,10 @@ import { QueryApiError } from './errors.js';
 import { createMetrics } from './http/metrics.js';
 import { LiveHub } from './live/live-hub.js';
 import { registerStreamRoutes } from './live/stream-routes.js';
+import { EngineTurns } from './query/engine-turns.js';
 import { installQueryAdmission } from './query/query-admission.js';
 import { QueryRunner } from './query/query-runner.js';
-import { ResultBudget } from './query/result-budget.js';
+import { DEFAULT_MAX_WAITING, ResultBudget } from './query/result-budget.js';
 import { ResultCache } from './query/result-cache.js';
 import { StoreProbe } from './query/store-probe.js';
 import { registerRecordSchemaRoutes } from './record-schemas/record-schema-routes.js';
@@ -178,8 +179,20 @@ export async function createQueryApi(config: QueryApiConfig, deps: QueryApiDeps)
     waitMs: resolved.query.resultWaitMs,
   });
   const metrics = createMetrics(deps.processMetrics ?? false);
+  const userTurns = deps.store.user.turns;
   const runner = new QueryRunner(deps.store.user, resolved.query.maxExecutionSec, {
     budget,
+    // Turns as many as the lane's sessions, each waited for as long as the lane would; as many
+    // may wait as the budget's line lets wait (waiting holds no memory), which a burst needs: at
+    // the lane's own 64 the stale requests of clients that reconnected filled the line.
+    turns:
+      userTurns === undefined
+        ? undefined
+        : new EngineTurns({
+            slots: userTurns.sessions,
+            waitMs: userTurns.maxWaitMs,
+            maxWaiting: DEFAULT_MAX_WAITING,
+          }),
     onQuery: () => metrics.storeQueries.inc({ lane: 'user' }),
   });
   const keys = new ApiKeyStore<Scope>(lane, {

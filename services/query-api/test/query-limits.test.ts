@@ -8,6 +8,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { EngineTurns } from '../src/query/engine-turns.js';
 import { QueryRunner } from '../src/query/query-runner.js';
 import { ResultBudget } from '../src/query/result-budget.js';
 import { type Harness, startHarness } from './helpers.js';
@@ -142,6 +143,64 @@ describe('health checks and per-key limits with a slow query running', () => {
   });
 });
 
+describe('turns on the engine before result reservations', () => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await startHarness({}, {}, false, { userLane: { sessions: 1 } });
+  });
+  afterAll(async () => {
+    await h?.close();
+  });
+
+  it('reserves for a query only once it has its turn, so a waiting query holds no budget', async () => {
+    const limits = h.store.user.turns;
+    expect(limits?.sessions).toBe(1);
+    const turns = new EngineTurns({ slots: 1, waitMs: 60_000, maxWaiting: 10 });
+    const budget = new ResultBudget({
+      totalBytes: 1_000_000,
+      reserveBytes: 800_000,
+      streamBytes: 1,
+      waitMs: 60_000,
+    });
+    const runner = new QueryRunner(h.store.user, 30, { budget, turns });
+    const hold = await holdingServer();
+    try {
+      const held = runner.stream(
+        { sql: `SELECT x FROM url('${hold.url}', 'TabSeparatedRaw', 'x String')`, format: 'csv' },
+        'caller',
+      );
+      await hold.arrived;
+      expect(turns.running).toBe(1);
+      expect(budget.usedBytes).toBe(800_000);
+      // The second waits for the engine, not in the budget: it has reserved nothing yet.
+      const next = runner.stream({ sql: 'SELECT 42 AS answer', format: 'csv' }, 'caller');
+      await until('the second query to wait for a turn', () => turns.waiting === 1);
+      expect(budget).toMatchObject({ usedBytes: 800_000, waiting: 0 });
+      hold.release();
+      const first = await held;
+      const second = await next;
+      // Each finished result holds its own size only, and the turn passed on to the second.
+      expect(budget.usedBytes).toBeLessThan(1_000);
+      expect(turns).toMatchObject({ running: 0, waiting: 0 });
+      expect((await drainText(first)).trim()).toBe('"x"\n"held"');
+      expect((await drainText(second)).trim()).toBe('"answer"\n42');
+      await until(
+        'every lease and turn to be given back',
+        () => budget.usedBytes === 0 && turns.running === 0,
+      );
+    } finally {
+      hold.release();
+      await hold.close();
+    }
+  });
+
+  it('reads the turn limits of each lane from the embedded store’s port', async () => {
+    const limits = h.store.user.turns;
+    expect(limits).toMatchObject({ sessions: 1, maxQueued: 64, maxWaitMs: 30_000 });
+    expect(h.store.internal.turns?.sessions).toBe(1);
+  });
+});
+
 describe('result memory budget', () => {
   let h: Harness;
   beforeAll(async () => {
@@ -258,6 +317,12 @@ describe('result memory budget', () => {
     expect(r.json().error.code).toBe('OVERLOADED');
   });
 });
+
+async function drainText(stream: Readable): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of stream) chunks.push(Buffer.from(chunk as Uint8Array));
+  return Buffer.concat(chunks).toString('utf8');
+}
 
 async function drain(stream: Readable): Promise<void> {
   for await (const _ of stream) {

@@ -45,6 +45,7 @@ function pinnedLogin(lane: StoreLane, seen: string[], pinned?: 2): StoreLane {
   return {
     name: lane.name,
     streamsResults: lane.streamsResults,
+    turns: lane.turns,
     readonlyLevel: pinned ?? lane.readonlyLevel,
     rows: (sql, params, settings) => sent(sql, settings).then(() => lane.rows(sql, params, settings)),
     stream: (sql, params, format, settings) =>

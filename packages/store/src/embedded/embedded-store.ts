@@ -68,6 +68,7 @@ export function createEmbeddedStore(
       name,
       // chDB materialises a result before its first byte, and drops HTTP transport settings.
       streamsResults: false,
+      turns: limits[name],
       readonlyLevel: 1,
       bindsInline: true,
       // The engine's own CSV parser, fed the buffer without a copy, off the event loop (the

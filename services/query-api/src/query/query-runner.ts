@@ -9,6 +9,7 @@ import { Readable } from 'node:stream';
 import type { QueryParams, QuerySettings, SettingValue, StoreLane, StreamFormat } from '@feedpipe/store';
 import type { FastifyReply } from 'fastify';
 import { QueryApiError } from '../errors.js';
+import type { EngineTurns } from './engine-turns.js';
 import { FORMAT_SETTINGS, OUTPUT_FORMATS, type OutputFormat, timeSettingsOf } from './formats.js';
 import { overBudget, type ResultBudget, type ResultLease } from './result-budget.js';
 import type { CachedResponse } from './result-cache.js';
@@ -38,6 +39,11 @@ export interface EngineQuery {
 export interface QueryRunnerOptions {
   /** Bytes of tabular results in flight are held within this budget. Default: no budget. */
   budget?: ResultBudget | undefined;
+  /**
+   * Where results arrive whole: a turn on the engine is taken before the budget reservation, so
+   * only running statements hold reservations (engine-turns.ts). Default: none.
+   */
+  turns?: EngineTurns | undefined;
   /** Called once per query sent to the store (the metric of how many requests reach it). */
   onQuery?: (() => void) | undefined;
 }
@@ -82,6 +88,7 @@ export class QueryRunner {
   readonly #lane: StoreLane;
   readonly #baseSettings: Readonly<Record<string, SettingValue>>;
   readonly #budget: ResultBudget | undefined;
+  readonly #turns: EngineTurns | undefined;
   readonly #onQuery: () => void;
   /** Results arrive whole (embedded chDB), not as a stream: the budget counts them whole. */
   readonly #materialised: boolean;
@@ -95,6 +102,7 @@ export class QueryRunner {
     this.#lane = lane;
     this.#baseSettings = { max_execution_time: maxExecutionSec };
     this.#budget = options.budget;
+    this.#turns = options.turns;
     this.#onQuery = options.onQuery ?? (() => undefined);
     this.#materialised = !lane.streamsResults;
     this.readonlyLevel = lane.readonlyLevel;
@@ -135,17 +143,23 @@ export class QueryRunner {
 
   /** As `stream`, in any of the store's formats, with only the settings given (see EngineQuery). */
   async streamAs(query: EngineQuery, origin: 'caller' | 'internal' = 'internal'): Promise<Readable> {
-    const lease = await this.#reserve(query.settings);
+    // A whole result exists once the statement has finished, so the turn ends here either way.
+    const endTurn = this.#materialised ? await this.#turns?.acquire() : undefined;
     try {
-      const stream = await this.#exec(query, origin);
-      if (!this.#materialised || lease === undefined) return held(stream, lease);
-      const body = await collect(stream, origin);
-      if (!lease.resize(body.length))
-        throw overBudget(this.#budget?.usedBytes ?? 0, this.#budget?.limits.totalBytes ?? 0);
-      return held(Readable.from([body], { objectMode: false }), lease);
-    } catch (error) {
-      lease?.release();
-      throw error;
+      const lease = await this.#reserve(query.settings);
+      try {
+        const stream = await this.#exec(query, origin);
+        if (!this.#materialised || lease === undefined) return held(stream, lease);
+        const body = await collect(stream, origin);
+        if (!lease.resize(body.length))
+          throw overBudget(this.#budget?.usedBytes ?? 0, this.#budget?.limits.totalBytes ?? 0);
+        return held(Readable.from([body], { objectMode: false }), lease);
+      } catch (error) {
+        lease?.release();
+        throw error;
+      }
+    } finally {
+      endTurn?.();
     }
   }
 

@@ -9,9 +9,10 @@
  * that one would hold every small query behind it (bench:api's mixed workload: p99 7.6 s). Until,
  * that is, the oldest waiter has waited half of `waitMs`: from then on nobody passes it, so the
  * bytes given back add up for it instead of being taken by newcomers (first fit alone starved
- * /v1/sql under that load until its wait ran out: 9.3 s on average). Waiting holds no memory: with 64 MiB reserved per embedded query, a 1 GiB budget
- * admits 16 queries at once, far more than the engine runs at once, so 50 clients queue here for a
- * few milliseconds instead of being refused (bench:api's realistic case).
+ * /v1/sql under that load until its wait ran out: 9.3 s on average). Waiting holds no memory.
+ * Where results arrive whole, the query runner takes a turn on the engine before it reserves
+ * (engine-turns.ts), so what is reserved here is the statements running plus finished results
+ * being sent, not queries still queued for the engine; the line here then rarely forms at all.
  *
  * What a query reserves: where results arrive whole (embedded chDB materialises a result before
  * the first byte), its result limit (`max_result_bytes` of its settings, else `reserveBytes`)
@@ -19,6 +20,9 @@
  * `streamBytes` for the chunks in transit, since backpressure bounds them.
  */
 import { QueryApiError } from '../errors.js';
+
+/** Reservations that may wait at once unless the limits say otherwise. */
+export const DEFAULT_MAX_WAITING = 1_000;
 
 export interface ResultBudgetLimits {
   /** Total bytes of results in flight. */
@@ -98,7 +102,7 @@ export class ResultBudget {
     const wanted = Math.min(Math.max(0, Math.ceil(bytes)), this.limits.totalBytes);
     if (!this.#oldestDue() && this.adjust(wanted)) return Promise.resolve(new ResultLease(this, wanted));
     const waitMs = this.limits.waitMs ?? 0;
-    if (waitMs <= 0 || this.#waiters.length >= (this.limits.maxWaiting ?? 1_000)) {
+    if (waitMs <= 0 || this.#waiters.length >= (this.limits.maxWaiting ?? DEFAULT_MAX_WAITING)) {
       return Promise.reject(overBudget(this.#used, this.limits.totalBytes));
     }
     return new Promise((grant, refuse) => {
