@@ -71,7 +71,7 @@ export interface StoreLane {
    * Where the adapter itself runs statements in turns (embedded chDB: `sessions` at once, one per
    * session, at most `maxQueued` waiting, each at most `maxWaitMs`): those limits; undefined where
    * the engine schedules statements (a server). A caller that must hold memory for a whole result
-   * can wait for a turn of its own, under the same limits, before it reserves that memory.
+   * can wait for a turn of its own, one per session, before it reserves that memory.
    */
   readonly turns: Readonly<LaneLimits> | undefined;
   /**

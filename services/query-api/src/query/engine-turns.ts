@@ -1,6 +1,6 @@
 /**
  * Turns on the engine for queries whose results arrive whole (embedded chDB): as many at once as
- * the store's lane runs statements (`StoreLane.concurrency`), the rest waiting in arrival order.
+ * the store's lane runs statements (`StoreLane.turns`), the rest waiting in arrival order.
  *
  * Why: such a query reserves its whole result limit in the result budget (result-budget.ts) before
  * it runs. Reserving while it still queues behind the lane's sessions let up to 16 queued bar
