@@ -18,7 +18,7 @@ import {
   registerKeyRoutes,
   registerOpenApiDocs,
 } from '@feedpipe/service-http';
-import type { Store } from '@feedpipe/store';
+import { ExclusiveLane, type Store } from '@feedpipe/store';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { registerDataQualityRoutes } from './analytics/data-quality-routes.js';
 import { registerHistoryRoutes } from './analytics/history-routes.js';
@@ -36,7 +36,6 @@ import { QueryApiError } from './errors.js';
 import { createMetrics } from './http/metrics.js';
 import { LiveHub } from './live/live-hub.js';
 import { registerStreamRoutes } from './live/stream-routes.js';
-import { EngineTurns } from './query/engine-turns.js';
 import { installQueryAdmission } from './query/query-admission.js';
 import { QueryRunner } from './query/query-runner.js';
 import { DEFAULT_MAX_WAITING, ResultBudget } from './query/result-budget.js';
@@ -188,10 +187,10 @@ export async function createQueryApi(config: QueryApiConfig, deps: QueryApiDeps)
     turns:
       userTurns === undefined
         ? undefined
-        : new EngineTurns({
-            slots: userTurns.sessions,
-            waitMs: userTurns.maxWaitMs,
-            maxWaiting: DEFAULT_MAX_WAITING,
+        : new ExclusiveLane('query results', {
+            sessions: userTurns.sessions,
+            maxWaitMs: userTurns.maxWaitMs,
+            maxQueued: DEFAULT_MAX_WAITING,
           }),
     onQuery: () => metrics.storeQueries.inc({ lane: 'user' }),
   });

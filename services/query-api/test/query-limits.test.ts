@@ -7,8 +7,8 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Readable } from 'node:stream';
+import { ExclusiveLane } from '@feedpipe/store';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { EngineTurns } from '../src/query/engine-turns.js';
 import { QueryRunner } from '../src/query/query-runner.js';
 import { ResultBudget } from '../src/query/result-budget.js';
 import { type Harness, startHarness } from './helpers.js';
@@ -155,7 +155,7 @@ describe('turns on the engine before result reservations', () => {
   it('reserves for a query only once it has its turn, so a waiting query holds no budget', async () => {
     const limits = h.store.user.turns;
     expect(limits?.sessions).toBe(1);
-    const turns = new EngineTurns({ slots: 1, waitMs: 60_000, maxWaiting: 10 });
+    const turns = new ExclusiveLane('test results', { sessions: 1, maxWaitMs: 60_000, maxQueued: 10 });
     const budget = new ResultBudget({
       totalBytes: 1_000_000,
       reserveBytes: 800_000,
@@ -170,24 +170,49 @@ describe('turns on the engine before result reservations', () => {
         'caller',
       );
       await hold.arrived;
-      expect(turns.running).toBe(1);
+      expect(turns.stats.running).toBe(1);
       expect(budget.usedBytes).toBe(800_000);
       // The second waits for the engine, not in the budget: it has reserved nothing yet.
       const next = runner.stream({ sql: 'SELECT 42 AS answer', format: 'csv' }, 'caller');
-      await until('the second query to wait for a turn', () => turns.waiting === 1);
+      await until('the second query to wait for a turn', () => turns.stats.queued === 1);
       expect(budget).toMatchObject({ usedBytes: 800_000, waiting: 0 });
       hold.release();
       const first = await held;
       const second = await next;
       // Each finished result holds its own size only, and the turn passed on to the second.
       expect(budget.usedBytes).toBeLessThan(1_000);
-      expect(turns).toMatchObject({ running: 0, waiting: 0 });
+      expect(turns.stats).toMatchObject({ running: 0, queued: 0 });
       expect((await drainText(first)).trim()).toBe('"x"\n"held"');
       expect((await drainText(second)).trim()).toBe('"answer"\n42');
       await until(
         'every lease and turn to be given back',
-        () => budget.usedBytes === 0 && turns.running === 0,
+        () => budget.usedBytes === 0 && turns.stats.running === 0,
       );
+    } finally {
+      hold.release();
+      await hold.close();
+    }
+  });
+
+  it('answers a query refused a turn with 503 OVERLOADED, and reserves nothing for it', async () => {
+    const turns = new ExclusiveLane('test results', { sessions: 1, maxWaitMs: 60_000, maxQueued: 0 });
+    const budget = new ResultBudget({ totalBytes: 1_000_000, reserveBytes: 800_000, streamBytes: 1 });
+    const runner = new QueryRunner(h.store.user, 30, { budget, turns });
+    const hold = await holdingServer();
+    try {
+      const held = runner.stream(
+        { sql: `SELECT x FROM url('${hold.url}', 'TabSeparatedRaw', 'x String')`, format: 'csv' },
+        'caller',
+      );
+      await hold.arrived;
+      const refused = await runner
+        .stream({ sql: 'SELECT 1 AS one', format: 'csv' }, 'caller')
+        .catch((e: unknown) => e);
+      expect(refused).toMatchObject({ code: 'OVERLOADED', status: 503 });
+      expect(budget.usedBytes).toBe(800_000);
+      hold.release();
+      await drain(await held);
+      await until('the held lease to be given back', () => budget.usedBytes === 0);
     } finally {
       hold.release();
       await hold.close();

@@ -6,10 +6,16 @@
  * count. Result isolation on embedded chDB is the store's job too: see packages/store.
  */
 import { Readable } from 'node:stream';
-import type { QueryParams, QuerySettings, SettingValue, StoreLane, StreamFormat } from '@feedpipe/store';
+import type {
+  ExclusiveLane,
+  QueryParams,
+  QuerySettings,
+  SettingValue,
+  StoreLane,
+  StreamFormat,
+} from '@feedpipe/store';
 import type { FastifyReply } from 'fastify';
 import { QueryApiError } from '../errors.js';
-import type { EngineTurns } from './engine-turns.js';
 import { FORMAT_SETTINGS, OUTPUT_FORMATS, type OutputFormat, timeSettingsOf } from './formats.js';
 import { overBudget, type ResultBudget, type ResultLease } from './result-budget.js';
 import type { CachedResponse } from './result-cache.js';
@@ -40,10 +46,13 @@ export interface QueryRunnerOptions {
   /** Bytes of tabular results in flight are held within this budget. Default: no budget. */
   budget?: ResultBudget | undefined;
   /**
-   * Where results arrive whole: a turn on the engine is taken before the budget reservation, so
-   * only running statements hold reservations (engine-turns.ts). Default: none.
+   * Where results arrive whole: turns on the engine, one per session of the lane, taken in arrival
+   * order before the budget reservation (the store's ExclusiveLane), so queries still queued for
+   * the engine hold no reservation; only running statements and results being sent do. Without
+   * them a queued bar query (64 MiB) held budget that a `/v1/sql` query (512 MiB) waited for
+   * although only two statements ran (bench:api mixed: /v1/sql 6.6 s on average). Default: none.
    */
-  turns?: EngineTurns | undefined;
+  turns?: ExclusiveLane | undefined;
   /** Called once per query sent to the store (the metric of how many requests reach it). */
   onQuery?: (() => void) | undefined;
 }
@@ -88,7 +97,7 @@ export class QueryRunner {
   readonly #lane: StoreLane;
   readonly #baseSettings: Readonly<Record<string, SettingValue>>;
   readonly #budget: ResultBudget | undefined;
-  readonly #turns: EngineTurns | undefined;
+  readonly #turns: ExclusiveLane | undefined;
   readonly #onQuery: () => void;
   /** Results arrive whole (embedded chDB), not as a stream: the budget counts them whole. */
   readonly #materialised: boolean;
@@ -143,23 +152,30 @@ export class QueryRunner {
 
   /** As `stream`, in any of the store's formats, with only the settings given (see EngineQuery). */
   async streamAs(query: EngineQuery, origin: 'caller' | 'internal' = 'internal'): Promise<Readable> {
-    // A whole result exists once the statement has finished, so the turn ends here either way.
-    const endTurn = this.#materialised ? await this.#turns?.acquire() : undefined;
+    const turns = this.#turns;
+    if (!this.#materialised || turns === undefined) return this.#leased(query, origin);
+    // A whole result exists once the statement has finished, so the turn ends with #leased.
     try {
-      const lease = await this.#reserve(query.settings);
-      try {
-        const stream = await this.#exec(query, origin);
-        if (!this.#materialised || lease === undefined) return held(stream, lease);
-        const body = await collect(stream, origin);
-        if (!lease.resize(body.length))
-          throw overBudget(this.#budget?.usedBytes ?? 0, this.#budget?.limits.totalBytes ?? 0);
-        return held(Readable.from([body], { objectMode: false }), lease);
-      } catch (error) {
-        lease?.release();
-        throw error;
-      }
-    } finally {
-      endTurn?.();
+      return await turns.run(() => this.#leased(query, origin));
+    } catch (error) {
+      // What #leased throws is already ours; anything else is the line's refusal (STORE_BUSY).
+      throw error instanceof QueryApiError ? error : storeError(error, origin);
+    }
+  }
+
+  /** Reserves in the budget, runs, and holds the result's bytes until its stream is closed. */
+  async #leased(query: EngineQuery, origin: 'caller' | 'internal'): Promise<Readable> {
+    const lease = await this.#reserve(query.settings);
+    try {
+      const stream = await this.#exec(query, origin);
+      if (!this.#materialised || lease === undefined) return held(stream, lease);
+      const body = await collect(stream, origin);
+      if (!lease.resize(body.length))
+        throw overBudget(this.#budget?.usedBytes ?? 0, this.#budget?.limits.totalBytes ?? 0);
+      return held(Readable.from([body], { objectMode: false }), lease);
+    } catch (error) {
+      lease?.release();
+      throw error;
     }
   }
 

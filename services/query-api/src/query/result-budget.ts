@@ -11,7 +11,7 @@
  * bytes given back add up for it instead of being taken by newcomers (first fit alone starved
  * /v1/sql under that load until its wait ran out: 9.3 s on average). Waiting holds no memory.
  * Where results arrive whole, the query runner takes a turn on the engine before it reserves
- * (engine-turns.ts), so what is reserved here is the statements running plus finished results
+ * (QueryRunnerOptions.turns), so what is reserved here is the statements running plus finished results
  * being sent, not queries still queued for the engine; the line here then rarely forms at all.
  *
  * What a query reserves: where results arrive whole (embedded chDB materialises a result before
