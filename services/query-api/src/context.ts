@@ -1,6 +1,7 @@
 /** What every route module gets: configuration, the query runner, caches, metrics, keys. */
 
 import type { ApiKeyStore } from '@feedpipe/service-http';
+import type { BarsFolder } from './analytics/bars-folding.js';
 import type { InstrumentCatalog } from './analytics/instrument-catalog.js';
 import type { Scope } from './auth/scopes.js';
 import type { ResolvedConfig } from './config/config.js';
@@ -11,6 +12,8 @@ import type { ResultCache } from './query/result-cache.js';
 export interface ApiContext {
   readonly config: ResolvedConfig;
   readonly runner: QueryRunner;
+  /** Bars requests folded into shared statements (text formats). */
+  readonly bars: BarsFolder;
   readonly cache: ResultCache;
   readonly metrics: ApiMetrics;
   readonly keys: ApiKeyStore<Scope>;

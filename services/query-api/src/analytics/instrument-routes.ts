@@ -11,8 +11,9 @@ import { FORMAT_PROPERTY, SECURITY_ID_PARAMS } from '../http/schemas.js';
 import { rowSchema, tabularResponse } from '../http/tabular-doc.js';
 import type { OutputFormat } from '../query/formats.js';
 import { outputFormatOf } from '../query/negotiation.js';
+import { isRowTextFormat } from '../query/text-bodies.js';
 import { DURATION_SCHEMA, parseDurationSec, parseRange, TIME_SCHEMA } from '../query/time.js';
-import { BARS_SQL } from './bars-sql.js';
+import { BAR_COLUMNS, BARS_SQL } from './bars-sql.js';
 import { cachedTabular, streamedTabular, ttlFor } from './tabular-reply.js';
 
 const LATEST_STATE_SQL = `
@@ -102,17 +103,6 @@ const TICK_COLUMNS = {
   ltp: 'Float32',
   volume: 'Int32',
   segment: 'UInt8',
-} as const;
-
-const BAR_COLUMNS = {
-  time: "DateTime64(0, 'UTC')",
-  open: 'Float32',
-  high: 'Float32',
-  low: 'Float32',
-  close: 'Float32',
-  volume: 'Int64',
-  vwap: 'Nullable(Float64)',
-  trades: 'UInt64',
 } as const;
 
 /** The ticks answer: the table, and the cursor of the next page in headers. */
@@ -384,13 +374,18 @@ function registerBarRoutes(app: FastifyInstance, ctx: ApiContext): void {
         );
       }
       if (!(await ctx.instruments.has(securityId))) throw notFound(`instrument ${securityId} is not known`);
+      const query = { sql: BARS_SQL, params: { sid: securityId, step, fromSec, toSec }, format };
       return cachedTabular(
         ctx,
         reply,
         `bars|${securityId}|${step}|${fromSec}|${toSec}`,
         ttlFor(ctx, range.toMs),
-        { sql: BARS_SQL, params: { sid: securityId, step, fromSec, toSec }, format },
+        query,
         `bars-${securityId}-${q.interval}`,
+        // Text answers are folded with other requests waiting for the engine (bars-folding.ts).
+        isRowTextFormat(format)
+          ? () => ctx.bars.answer({ securityId, step, fromSec, toSec }, format)
+          : () => ctx.runner.buffer(query),
       );
     },
   );

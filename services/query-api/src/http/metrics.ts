@@ -3,11 +3,12 @@
  * metrics when asked), and what only this service counts (response cache, queries sent to the store, live stream).
  */
 import { createHttpMetrics, type HttpMetrics } from '@feedpipe/service-http';
-import { Counter, Gauge } from 'prom-client';
+import { Counter, Gauge, Histogram } from 'prom-client';
 
 export interface ApiMetrics extends HttpMetrics {
   readonly cacheHits: Counter<'result'>;
   readonly storeQueries: Counter<'lane'>;
+  readonly barsBatch: Histogram;
   readonly streamClients: Gauge;
   readonly streamDropped: Counter;
 }
@@ -29,6 +30,12 @@ export function createMetrics(withDefaults: boolean): ApiMetrics {
       name: `${METRIC_PREFIX}store_queries_total`,
       help: "Queries sent to ClickHouse, by store lane: user (for callers) or internal (the API's own lookups)",
       labelNames: ['lane'],
+      registers,
+    }),
+    barsBatch: new Histogram({
+      name: `${METRIC_PREFIX}bars_batch_requests`,
+      help: 'Bars requests answered by one statement (folded while the engine was busy)',
+      buckets: [1, 2, 4, 8, 16, 32, 64],
       registers,
     }),
     streamClients: new Gauge({

@@ -187,6 +187,14 @@ export class QueryRunner {
     return { body, contentType: OUTPUT_FORMATS[query.format].contentType };
   }
 
+  /** The whole result of `query` (in the store's format, with its settings only), as `buffer` holds it. */
+  async bufferAs(query: EngineQuery): Promise<Buffer> {
+    const stream = await this.streamAs(query);
+    const body = await collect(stream, 'internal');
+    stream.destroy();
+    return body;
+  }
+
   async #reserve(settings: QuerySettings | undefined): Promise<ResultLease | undefined> {
     if (this.#budget === undefined) return undefined;
     const { limits } = this.#budget;
