@@ -79,7 +79,7 @@ export interface QueryApi {
 
 /**
  * Bars folding (analytics/bars-folding.ts), as tuned with bench:api on 2 cores: at most 25
- * requests a statement (a batch of 25 costs ~3 ms of CPU a request against ~13 ms alone), and a
+ * requests a statement (a batch of 25 costs ~3-4 ms of CPU a request against ~13-17 ms alone), and a
  * short line waits up to 20 ms for more while another statement runs (without it a third of the
  * statements answered one request). Measured: 25 / 20 ms / one thread gave 349-373 requests/s
  * against 267-319 for 1 statement at a time, 32 or 64 a statement, 3 at once or 5-10 ms.

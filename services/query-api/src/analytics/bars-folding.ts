@@ -2,10 +2,11 @@
  * Bars requests answered together: requests that arrive while the engine is busy wait in a line,
  * and the next free turn answers all of them (up to a bound) with one statement (FOLDED_BARS_SQL).
  *
- * Why: on embedded chDB a statement costs ~5-8 ms of CPU before the bars themselves, so one
- * statement a request holds two cores near 150 uncached requests a second; a folded statement
- * spends that cost once for the batch (bench:api, services/query-api/README.md). Without load a
- * request finds a free turn and goes alone, as before. Each answer is the text ClickHouse writes
+ * Why: on embedded chDB a bars statement costs 13-17 ms of CPU for a day or two of one
+ * instrument, most of it the statement's own rather than the ticks', so one statement a request
+ * held two cores at 80-140 uncached requests a second; folded, a request costs ~3-4 ms
+ * (bench:api, services/query-api/README.md). Without load a request finds a free turn and goes
+ * alone, as before. Each answer is the text ClickHouse writes
  * for that request's rows (one line a bar, written by the engine in the asked format); only the
  * envelope is added here (query/text-bodies.ts). Binary formats are not folded: their writers
  * need a statement of their own.
@@ -57,7 +58,7 @@ export interface BarsFolderOptions {
 
 /** A statement's rows for one request: lines of the row format, in time order. */
 interface Answer {
-  rows: string[];
+  rows: Buffer[];
   elapsedSec: number;
 }
 
@@ -185,7 +186,7 @@ export class BarsFolder {
       const elapsedSec = Math.round(performance.now() - started) / 1000;
       const rows = rowsByRequest(body, batch.length);
       batch.forEach((w, i) => {
-        w.resolve({ rows: rows[i] as string[], elapsedSec });
+        w.resolve({ rows: rows[i] as Buffer[], elapsedSec });
       });
     } catch (error) {
       for (const w of batch) w.reject(error);
@@ -194,11 +195,12 @@ export class BarsFolder {
 }
 
 /**
- * Splits the statement's RowBinary rows (r UInt32, line String) by request number (1-based).
- * Exported for its tests. Throws on a malformed body rather than hand out a partial answer.
+ * Splits the statement's RowBinary rows (r UInt32, line String) by request number (1-based), as
+ * slices of `body` (no copy). Exported for its tests. Throws on a malformed body rather than hand
+ * out a partial answer.
  */
-export function rowsByRequest(body: Buffer, requests: number): string[][] {
-  const out: string[][] = Array.from({ length: requests }, () => []);
+export function rowsByRequest(body: Buffer, requests: number): Buffer[][] {
+  const out: Buffer[][] = Array.from({ length: requests }, () => []);
   let at = 0;
   while (at < body.length) {
     if (at + 5 > body.length) throw new Error('folded bars: a row is cut short');
@@ -214,7 +216,7 @@ export function rowsByRequest(body: Buffer, requests: number): string[][] {
     if (r < 1 || r > requests || at + length > body.length) {
       throw new Error(`folded bars: row of request ${r} does not fit a batch of ${requests}`);
     }
-    (out[r - 1] as string[]).push(body.toString('utf8', at, at + length));
+    (out[r - 1] as Buffer[]).push(body.subarray(at, at + length));
     at += length;
   }
   return out;

@@ -62,9 +62,10 @@ ORDER BY time`;
  * request, already written as a line of `rowFormat` (JSONEachRow or CSV) by ClickHouse itself, so
  * the text is exactly what BARS_SQL gives in that format (bars-folding.ts adds the envelope).
  *
- * Why one statement: chDB spends ~5-8 ms on every statement before the bars themselves (planning,
- * the window and aggregation pipelines, opening the part), more than a day of one instrument's
- * ticks costs to aggregate, so a batch of 25 requests costs ~2-3 ms each instead of ~13 ms.
+ * Why one statement: a bars statement costs chDB ~13-17 ms of CPU for a day or two of one
+ * instrument, most of it the statement's own (planning, building the read, window and aggregation
+ * pipelines, reading whole granules of 8,192 rows for ~2,000 ticks a day); in one statement for 25
+ * requests that is ~3-4 ms each, for 50 ~2.5-3 ms (measured through the store, one thread).
  * The scan is the same as BARS_SQL's: whole UTC days of each instrument, the window partitioned by
  * (instrument, day) so each tick's traded quantity comes from its own predecessor; the
  * (instrument, day) pairs are an IN set (one hash lookup a row, where an OR of 25 ranges cost

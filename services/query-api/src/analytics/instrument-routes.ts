@@ -338,7 +338,7 @@ function registerBarRoutes(app: FastifyInstance, ctx: ApiContext): void {
         tags,
         summary: 'OHLCV bars with VWAP and trade count, resampled from ticks (1 s to 1 day)',
         description:
-          'Bars by trade time. volume is the traded quantity in the bar (from the cumulative day volume), vwap is null for a bar without traded quantity.',
+          "Bars by trade time. volume is the traded quantity in the bar (from the cumulative day volume: a trade's quantity is its volume minus that of the instrument's trade received before it on the same UTC day, in the range or not), vwap is null for a bar without traded quantity. json, ndjson and csv answers of requests that arrive together may come from one statement: json's statistics then hold that statement's elapsed time only.",
         params: SECURITY_ID_PARAMS,
         querystring: {
           type: 'object',

@@ -21,28 +21,48 @@ export function isRowTextFormat(format: OutputFormat): format is RowTextFormat {
 }
 
 /**
- * The whole answer in `format`. `elapsedSec` fills JSON's statistics (the statement's time; the
- * rows read by a statement that answered several requests at once belong to no single one of
- * them, so they are left out, which the format allows).
+ * The whole answer in `format`, from the rows as bytes (slices of the statement's result, copied
+ * once, here). `elapsedSec` fills JSON's statistics (the statement's time; the rows read by a
+ * statement that answered several requests at once belong to no single one of them, so they are
+ * left out, which the format allows).
  */
 export function textBody(
   format: RowTextFormat,
   columns: readonly ResultColumn[],
-  rows: readonly string[],
+  rows: readonly Buffer[],
   elapsedSec: number,
 ): Buffer {
   switch (format) {
     case 'ndjson':
-      return Buffer.from(rows.map((row) => `${row}\n`).join(''));
+      return joined([], rows, NEWLINE, NEWLINE, []);
     case 'csv': {
       const header = columns.map((column) => `"${column.name.replaceAll('"', '""')}"`).join(',');
-      return Buffer.from([header, ...rows].map((line) => `${line}\n`).join(''));
+      return joined([Buffer.from(`${header}\n`)], rows, NEWLINE, NEWLINE, []);
     }
-    case 'json':
-      return Buffer.from(
-        `{"meta":${JSON.stringify(columns.map(({ name, type }) => ({ name, type })))},` +
-          `"data":[${rows.join(',')}],"rows":${rows.length},` +
-          `"statistics":${JSON.stringify({ elapsed: elapsedSec })}}\n`,
-      );
+    case 'json': {
+      const meta = JSON.stringify(columns.map(({ name, type }) => ({ name, type })));
+      const tail = `],"rows":${rows.length},"statistics":${JSON.stringify({ elapsed: elapsedSec })}}\n`;
+      return joined([Buffer.from(`{"meta":${meta},"data":[`)], rows, COMMA, EMPTY, [Buffer.from(tail)]);
+    }
   }
+}
+
+const NEWLINE = Buffer.from('\n');
+const COMMA = Buffer.from(',');
+const EMPTY = Buffer.alloc(0);
+
+/** head, the rows with `between` after each but the last and `after` after the last, then tail. */
+function joined(
+  head: readonly Buffer[],
+  rows: readonly Buffer[],
+  between: Buffer,
+  after: Buffer,
+  tail: readonly Buffer[],
+): Buffer {
+  const parts: Buffer[] = [...head];
+  rows.forEach((row, i) => {
+    parts.push(row, i < rows.length - 1 ? between : after);
+  });
+  parts.push(...tail);
+  return Buffer.concat(parts);
 }
