@@ -15,6 +15,7 @@ import {
   rowsByRequest,
 } from '../src/analytics/bars-folding.js';
 import { BARS_SQL } from '../src/analytics/bars-sql.js';
+import { QueryApiError } from '../src/errors.js';
 import { QueryRunner } from '../src/query/query-runner.js';
 import type { RowTextFormat } from '../src/query/text-bodies.js';
 
@@ -197,8 +198,9 @@ describe('folding', () => {
     const second = folder.answer(ask(2), 'ndjson');
     const third = folder.answer(ask(3), 'ndjson');
     expect(calls.map((c) => c.sids)).toEqual([[1]]);
-    calls[0]?.settle(new Error('engine failed'));
-    await expect(first).rejects.toThrow('engine failed');
+    const refusal = new QueryApiError('OVERLOADED', 'the store has too many queries waiting');
+    calls[0]?.settle(refusal);
+    await expect(first).rejects.toBe(refusal);
     await tick();
     expect(calls.map((c) => c.sids)).toEqual([[1], [2, 3]]);
     calls[1]?.settle(
@@ -256,6 +258,27 @@ describe('folding', () => {
     expect(calls.map((c) => c.sids)).toEqual([[1], [2, 3], [4]]);
     calls[2]?.settle(rowBinary([]));
     await Promise.all(answers);
+  });
+
+  it('fails a batch whose result cannot be split with a typed store error, for every request', async () => {
+    const { calls, runner } = heldRunner();
+    const folder = new BarsFolder(runner, OPTIONS);
+    const first = folder.answer(ask(1), 'csv');
+    await tick();
+    const batch = [2, 3].map((id) => folder.answer(ask(id), 'csv'));
+    calls[0]?.settle(rowBinary([]));
+    await first;
+    await tick();
+    expect(calls.map((c) => c.sids)).toEqual([[1], [2, 3]]);
+    calls[1]?.settle(
+      rowBinary([
+        [1, 'fine'],
+        [7, 'from no request of this batch'],
+      ]),
+    );
+    for (const answer of batch) {
+      await expect(answer).rejects.toMatchObject({ code: 'STORE_UNAVAILABLE', status: 503 });
+    }
   });
 
   it('refuses a malformed statement result rather than hand out part of it', () => {

@@ -6,10 +6,9 @@
  * instrument, most of it the statement's own rather than the ticks', so one statement a request
  * held two cores at 80-140 uncached requests a second; folded, a request costs ~3-4 ms
  * (bench:api, services/query-api/README.md). Without load a request finds a free turn and goes
- * alone, as before. Each answer is the text ClickHouse writes
- * for that request's rows (one line a bar, written by the engine in the asked format); only the
- * envelope is added here (query/text-bodies.ts). Binary formats are not folded: their writers
- * need a statement of their own.
+ * alone, as before. Each answer is the text ClickHouse writes for that request's rows (one line a
+ * bar, written by the engine in the asked format); only the envelope is added here
+ * (query/text-bodies.ts). Binary formats are not folded: their writers need a statement each.
  *
  * Isolation: a batch's rows carry the request's number, so an answer only ever holds rows the
  * statement produced for it; a failed statement fails every request of its batch, none of them
@@ -17,8 +16,9 @@
  */
 
 import type { QuerySettings } from '@feedpipe/store';
+import { isQueryApiError } from '../errors.js';
 import { FORMAT_SETTINGS, OUTPUT_FORMATS } from '../query/formats.js';
-import type { QueryRunner } from '../query/query-runner.js';
+import { type QueryRunner, storeError } from '../query/query-runner.js';
 import type { CachedResponse } from '../query/result-cache.js';
 import { ROW_FORMATS, type RowTextFormat, textBody } from '../query/text-bodies.js';
 import { ISO_TIME_SETTINGS } from '../query/time-columns.js';
@@ -117,8 +117,8 @@ export class BarsFolder {
   }
 
   /**
-   * Whether a statement may start beside the ones running: a full batch waits, or the oldest
-   * request has waited `lingerMs` (a timer comes back then). Under load a turn freed while few
+   * Whether a statement may start beside the ones running: a full batch is waiting, or the
+   * oldest request has waited `lingerMs` (else a timer comes back then). Under load a turn freed while few
    * requests wait would otherwise run a statement for one or two, paying a statement's whole cost
    * for them while the others arriving just after wait behind it.
    */
@@ -189,7 +189,9 @@ export class BarsFolder {
         w.resolve({ rows: rows[i] as Buffer[], elapsedSec });
       });
     } catch (error) {
-      for (const w of batch) w.reject(error);
+      // The runner's refusals are typed already; a result that cannot be split is the store's fault.
+      const failure = isQueryApiError(error) ? error : storeError(error, 'internal');
+      for (const w of batch) w.reject(failure);
     }
   }
 }

@@ -22,11 +22,12 @@ export const BAR_RESULT_COLUMNS: readonly ResultColumn[] = Object.entries(BAR_CO
  *
  * Volume on the wire is cumulative per day, so a tick's traded quantity is its volume minus the
  * previous tick's volume on the same UTC day (the first tick of a day counts its whole cumulative
- * volume: everything traded since the open). The previous tick is the one received before it on that
- * day, whatever the range asked for: the scan covers whole days (midnight of `from`'s day to the
- * end of the day `to` falls in) and rows outside [from, to) are dropped after the window function,
- * so a bar's volume is the same in every answer that holds it, and every request folded into one
- * statement (FOLDED_BARS_SQL) reads the same ticks as it would alone. VWAP = sum(price x quantity) / sum(quantity), null for a bar without traded quantity.
+ * volume: everything traded since the open). The previous tick is the one received before it on
+ * that day, whatever the range asked for: the scan covers whole days (midnight of `from`'s day to
+ * the end of the day `to` falls in) and rows outside [from, to) are dropped after the window
+ * function, so a bar's volume is the same in every answer that holds it, and a request folded into
+ * a shared statement (FOLDED_BARS_SQL) reads the same ticks as it would alone.
+ * VWAP = sum(price x quantity) / sum(quantity), null for a bar without traded quantity.
  * Ticks are ordered by (security_id, received_at); the min-max index on ltt (migration 004) skips
  * other days' granules of the instrument. Times are DateTime64 so Arrow and Parquet carry them as
  * timestamps (a plain DateTime leaves ClickHouse as a 32-bit integer there).
@@ -69,11 +70,11 @@ ORDER BY time`;
  * The scan is the same as BARS_SQL's: whole UTC days of each instrument, the window partitioned by
  * (instrument, day) so each tick's traded quantity comes from its own predecessor; the
  * (instrument, day) pairs are an IN set (one hash lookup a row, where an OR of 25 ranges cost
- * ~1.4 ms a request to evaluate), and a join on the requests gives each tick to every request
+ * ~1 ms a request to evaluate), and a join on the requests gives each tick to every request
  * whose range holds it. Buckets are `intDiv(ltt, step) * step`, which is what
  * toStartOfInterval(ltt, step seconds) computes in UTC. Ties in receive time are broken by offset
  * as in BARS_SQL, through one UInt128 key (receive time in microseconds, then the offset) instead
- * of a tuple, which argMin/argMax compare several times faster.
+ * of a tuple: the same order, and argMin/argMax over it made the statement 20-30% cheaper.
  */
 export const FOLDED_BARS_SQL = `
 SELECT r, formatRowNoNewline({rowFormat:String}, time, open, high, low, close, volume, vwap, trades) AS line

@@ -22,9 +22,9 @@ export function isRowTextFormat(format: OutputFormat): format is RowTextFormat {
 
 /**
  * The whole answer in `format`, from the rows as bytes (slices of the statement's result, copied
- * once, here). `elapsedSec` fills JSON's statistics (the statement's time; the rows read by a
- * statement that answered several requests at once belong to no single one of them, so they are
- * left out, which the format allows).
+ * once, here). `elapsedSec` fills JSON's statistics (from sending the statement to its whole
+ * result, its wait for a turn included; the rows read by a statement that answered several
+ * requests at once belong to no single one of them, so they are left out, which the format allows).
  */
 export function textBody(
   format: RowTextFormat,
