@@ -47,13 +47,14 @@ async function holdingServer(): Promise<Hold> {
   };
 }
 
+/** A statement that reads `hold`'s server, so it runs until `hold.release()`. */
+function heldSql(hold: Hold): string {
+  return `SELECT x FROM url('${hold.url}', 'TabSeparatedRaw', 'x String')`;
+}
+
 /** A user query that runs until `hold.release()`. */
 async function slowUserQuery(h: Harness, hold: Hold): Promise<string> {
-  const stream = await h.store.user.stream(
-    `SELECT x FROM url('${hold.url}', 'TabSeparatedRaw', 'x String')`,
-    {},
-    'TabSeparatedRaw',
-  );
+  const stream = await h.store.user.stream(heldSql(hold), {}, 'TabSeparatedRaw');
   const chunks: Buffer[] = [];
   for await (const chunk of stream) chunks.push(Buffer.from(chunk as Uint8Array));
   return Buffer.concat(chunks).toString('utf8');
@@ -165,10 +166,7 @@ describe('turns on the engine before result reservations', () => {
     const runner = new QueryRunner(h.store.user, 30, { budget, turns });
     const hold = await holdingServer();
     try {
-      const held = runner.stream(
-        { sql: `SELECT x FROM url('${hold.url}', 'TabSeparatedRaw', 'x String')`, format: 'csv' },
-        'caller',
-      );
+      const held = runner.stream({ sql: heldSql(hold), format: 'csv' }, 'caller');
       await hold.arrived;
       expect(turns.stats.running).toBe(1);
       expect(budget.usedBytes).toBe(800_000);
@@ -200,10 +198,7 @@ describe('turns on the engine before result reservations', () => {
     const runner = new QueryRunner(h.store.user, 30, { budget, turns });
     const hold = await holdingServer();
     try {
-      const held = runner.stream(
-        { sql: `SELECT x FROM url('${hold.url}', 'TabSeparatedRaw', 'x String')`, format: 'csv' },
-        'caller',
-      );
+      const held = runner.stream({ sql: heldSql(hold), format: 'csv' }, 'caller');
       await hold.arrived;
       const refused = await runner
         .stream({ sql: 'SELECT 1 AS one', format: 'csv' }, 'caller')

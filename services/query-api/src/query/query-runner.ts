@@ -181,18 +181,13 @@ export class QueryRunner {
 
   /** The whole result; held in the budget while it is produced (the result cache bounds it after). */
   async buffer(query: TabularQuery): Promise<CachedResponse> {
-    const stream = await this.stream(query);
-    const body = await collect(stream, 'internal');
-    stream.destroy();
+    const body = await whole(await this.stream(query));
     return { body, contentType: OUTPUT_FORMATS[query.format].contentType };
   }
 
   /** The whole result of `query` (in the store's format, with its settings only), as `buffer` holds it. */
   async bufferAs(query: EngineQuery): Promise<Buffer> {
-    const stream = await this.streamAs(query);
-    const body = await collect(stream, 'internal');
-    stream.destroy();
-    return body;
+    return whole(await this.streamAs(query));
   }
 
   async #reserve(settings: QuerySettings | undefined): Promise<ResultLease | undefined> {
@@ -241,6 +236,15 @@ async function collect(stream: Readable, origin: 'caller' | 'internal'): Promise
     throw storeError(error, origin);
   }
   return Buffer.concat(chunks);
+}
+
+/** A result stream read to its end and closed (which gives its budget lease back). */
+async function whole(stream: Readable): Promise<Buffer> {
+  try {
+    return await collect(stream, 'internal');
+  } finally {
+    stream.destroy();
+  }
 }
 
 /** Gives the lease back once the stream is closed, whichever way that happens. */
