@@ -8,11 +8,13 @@
 import { createRequire } from 'node:module';
 import { resolve } from 'node:path';
 import { createClient } from '@clickhouse/client';
+import type * as ChdbModule from 'chdb';
 import type * as ChdbConnectionModule from 'chdb/connection';
 import { ClientLane } from '../client-lane.js';
 import { StoreError } from '../errors.js';
 import type { Store } from '../store.js';
 import { ExclusiveLane, type LaneLimits } from './exclusive-lane.js';
+import { writeEngineSandbox } from './engine-sandbox.js';
 import { SessionConnection } from './session-connection.js';
 
 /**
@@ -22,6 +24,29 @@ import { SessionConnection } from './session-connection.js';
  */
 const loadChdbConnection = (): typeof ChdbConnectionModule =>
   createRequire(import.meta.url)('chdb/connection') as typeof ChdbConnectionModule;
+const loadChdb = (): typeof ChdbModule => createRequire(import.meta.url)('chdb') as typeof ChdbModule;
+
+/**
+ * The engine of this process, started on `path` with the sandbox's configuration (engine-sandbox.ts).
+ * Every later session on the path shares that engine; this one stays open for the store's lifetime
+ * so the engine is never restarted without it. Checked, not assumed: an engine someone else started
+ * on the path first would have ignored the configuration, and the store refuses to run on it.
+ */
+function openSandboxedEngine(path: string): ChdbModule.Session {
+  const sandbox = writeEngineSandbox(path);
+  const anchor = new (loadChdb().Session)(path, { connectionArgs: sandbox.connectionArgs });
+  const filesPath = anchor
+    .query("SELECT value FROM system.server_settings WHERE name = 'user_files_path'", 'TSVRaw')
+    .trim();
+  if (filesPath.replace(/\/$/, '') !== sandbox.emptyDir) {
+    anchor.close();
+    throw new StoreError(
+      'STORE_CONFIG_INVALID',
+      `embedded chDB at ${path} was started without the store's sandbox configuration (its files folder is ${filesPath}); open the store before anything else opens chDB in this process`,
+    );
+  }
+  return anchor;
+}
 
 type ClientConnection =
   NonNullable<Parameters<typeof createClient>[0]> extends { connection?: infer C } ? C : never;
@@ -52,6 +77,7 @@ export function createEmbeddedStore(
     embedded.refs += 1;
     return embedded.store;
   }
+  const anchor = openSandboxedEngine(path);
   const chdbModule = loadChdbConnection();
   const open = () => chdbModule.createChdbConnection({ path });
   const internalLane = new ExclusiveLane('internal', limits.internal);
@@ -89,6 +115,7 @@ export function createEmbeddedStore(
       if (embedded.refs > 0) return;
       embedded = undefined;
       await Promise.all([client.close(), userClient.close()]);
+      anchor.close();
     },
     load: () => ({
       internal: { ...internalLane.stats, ...internal.stats },

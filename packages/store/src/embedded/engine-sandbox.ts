@@ -1,0 +1,101 @@
+/**
+ * What the embedded engine may reach outside its own tables: nothing. chDB runs ClickHouse in this
+ * process with its local-tool defaults, where the one user may read any file of the host through
+ * the `file`, `url`, `remote`, `s3`, ... table functions, run introspection functions and call
+ * Python. A query that gets past the query API's guard would then reach the host as this process.
+ * So the engine is started with a configuration of its own (written into the data directory on every
+ * open, never edited by hand) that takes those powers away from every session, the caller lane's
+ * and the pipeline's alike, whatever the SQL says:
+ *  - the user's grants are everything except SOURCES (file, url, remote, s3, hdfs, mysql, postgres,
+ *    jdbc, odbc, sqlite, azure, mongo, redis, ...), INTROSPECTION and dictGet;
+ *  - its profile turns introspection and the Python table function off, as constraints, so no
+ *    SETTINGS clause turns them back on;
+ *  - `remote_url_allow_hosts` is empty (no host may be named in a URL);
+ *  - `user_files_path` and `user_scripts_path` are an empty directory of their own (executable()
+ *    finds nothing to run).
+ * One power is left that no configuration takes: the scalar `file(path)` function. ClickHouse checks
+ * its path against `user_files_path` only in a server; in the local engine that chDB embeds the
+ * check is skipped, and no grant covers it. The query API's guard refuses the function by name in
+ * two independent layers (the parse tree and the statement's text); docs/operations.md says what
+ * that leaves and the deployment that closes it (a ClickHouse server, whose reader user has no
+ * source grants and whose `file()` stays inside `user_files_path`).
+ */
+import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+/** Where the engine's configuration lives inside the data directory. */
+const CONFIG_DIR = 'engine-config';
+
+/** Settings the profile pins (constraints `readonly`: a query's SETTINGS cannot change them). */
+const PINNED_SETTINGS: Readonly<Record<string, number>> = {
+  allow_introspection_functions: 0,
+  allow_python_table_function: 0,
+};
+
+export interface EngineSandbox {
+  /** The argument that starts the engine with this configuration. */
+  connectionArgs: string[];
+  /** The empty directory the engine is given as its files and scripts folder. */
+  emptyDir: string;
+}
+
+function usersXml(): string {
+  const settings = Object.entries(PINNED_SETTINGS)
+    .map(([name, value]) => `<${name}>${value}</${name}>`)
+    .join('');
+  const constraints = Object.keys(PINNED_SETTINGS)
+    .map((name) => `<${name}><readonly/></${name}>`)
+    .join('');
+  return `<clickhouse>
+  <users>
+    <default>
+      <password></password>
+      <networks><ip>::1</ip><ip>127.0.0.1</ip></networks>
+      <profile>default</profile>
+      <quota>default</quota>
+      <grants>
+        <query>GRANT ALL ON *.*</query>
+        <query>REVOKE SOURCES, INTROSPECTION, dictGet ON *.*</query>
+      </grants>
+    </default>
+  </users>
+  <profiles><default>${settings}<constraints>${constraints}</constraints></default></profiles>
+  <quotas><default/></quotas>
+</clickhouse>
+`;
+}
+
+function configXml(usersPath: string, emptyDir: string): string {
+  return `<clickhouse>
+  <users_config>${usersPath}</users_config>
+  <user_files_path>${emptyDir}/</user_files_path>
+  <user_scripts_path>${emptyDir}/</user_scripts_path>
+  <remote_url_allow_hosts></remote_url_allow_hosts>
+</clickhouse>
+`;
+}
+
+/** XML text may not hold these; a data directory whose path does is refused rather than escaped. */
+const XML_UNSAFE = /[<>&"']/;
+
+/**
+ * Writes the engine's configuration under `dataDir` and returns how to start the engine with it.
+ * The empty directory is checked to be empty: a file placed there would be readable by a query.
+ */
+export function writeEngineSandbox(dataDir: string): EngineSandbox {
+  if (XML_UNSAFE.test(dataDir)) {
+    throw new Error(`the embedded data directory's path may not contain < > & " or ': ${dataDir}`);
+  }
+  const dir = join(dataDir, CONFIG_DIR);
+  const emptyDir = join(dir, 'empty');
+  mkdirSync(emptyDir, { recursive: true, mode: 0o700 });
+  const stray = readdirSync(emptyDir);
+  if (stray.length > 0) {
+    throw new Error(`${emptyDir} must stay empty (the engine's files folder); found ${stray.length} entries`);
+  }
+  const usersPath = join(dir, 'users.xml');
+  const configPath = join(dir, 'config.xml');
+  writeFileSync(usersPath, usersXml(), { mode: 0o600 });
+  writeFileSync(configPath, configXml(usersPath, emptyDir), { mode: 0o600 });
+  return { connectionArgs: [`--config-file=${configPath}`], emptyDir };
+}
