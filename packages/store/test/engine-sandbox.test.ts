@@ -103,6 +103,9 @@ describe('embedded engine sandbox: sources are refused by the engine itself', ()
       "SELECT name, value FROM system.server_settings WHERE name IN ('user_files_path', 'user_scripts_path') ORDER BY name",
     );
     const empty = join(dataDir, 'engine-config', 'empty');
-    expect(settings.trim().split('\n')).toEqual([`user_files_path\t${empty}/`, `user_scripts_path\t${empty}/`]);
+    expect(settings.trim().split('\n')).toEqual([
+      `user_files_path\t${empty}/`,
+      `user_scripts_path\t${empty}/`,
+    ]);
   });
 });

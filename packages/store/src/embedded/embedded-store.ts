@@ -13,8 +13,8 @@ import type * as ChdbConnectionModule from 'chdb/connection';
 import { ClientLane } from '../client-lane.js';
 import { StoreError } from '../errors.js';
 import type { Store } from '../store.js';
-import { ExclusiveLane, type LaneLimits } from './exclusive-lane.js';
 import { writeEngineSandbox } from './engine-sandbox.js';
+import { ExclusiveLane, type LaneLimits } from './exclusive-lane.js';
 import { SessionConnection } from './session-connection.js';
 
 /**
