@@ -6,9 +6,11 @@
  */
 
 import { randomUUID } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { FEED_TABLES, HISTORY_TABLES, SERVICE_TABLES } from '@feedpipe/contracts';
 import { tableFromIPC } from 'apache-arrow';
 import { readParquet } from 'parquet-wasm';
@@ -33,6 +35,11 @@ let canary: Server;
 let canaryHits = 0;
 let canaryUrl = '';
 const keyId = `pwn${randomUUID().replaceAll('-', '')}`;
+/** A file only an escalation could read: its content must never appear in any answer. */
+const fileCanary = `file-canary-${randomUUID()}`;
+const canaryFile = join(tmpdir(), `feedpipe-canary-${process.pid}.txt`);
+/** Every answer the corpus got, on both endpoints, for the canary check at the end. */
+const bodies: string[] = [];
 
 interface Snapshot {
   tables: string[];
@@ -58,7 +65,10 @@ async function snapshot(): Promise<Snapshot> {
 }
 
 function fill(text: string): string {
-  return text.replaceAll('{{URL}}', canaryUrl).replaceAll('{{KEY_ID}}', keyId);
+  return text
+    .replaceAll('{{URL}}', canaryUrl)
+    .replaceAll('{{KEY_ID}}', keyId)
+    .replaceAll('{{FILE}}', canaryFile);
 }
 
 function post(sql: string, params?: Record<string, unknown>, format?: string) {
@@ -73,6 +83,7 @@ function post(sql: string, params?: Record<string, unknown>, format?: string) {
 let before: Snapshot;
 
 beforeAll(async () => {
+  writeFileSync(canaryFile, `${fileCanary}\n`);
   canary = createServer((_req, res) => {
     canaryHits += 1;
     res.end('canary\n');
@@ -93,6 +104,7 @@ describe('escalation corpus: every case is refused with 400 and changes nothing'
   it.each(corpus.refused.map((c) => [c.class, c] as const))('%s: %j', async (_cls, c) => {
     const sql = fill(c.sql);
     const r = await post(sql, c.params);
+    bodies.push(r.body);
     expect(r.statusCode, r.body).toBe(400);
     const error = r.json().error;
     expect(['SQL_REFUSED', 'QUERY_FAILED', 'BAD_REQUEST']).toContain(error.code);
@@ -103,6 +115,7 @@ describe('escalation corpus: every case is refused with 400 and changes nothing'
         url: `/v1/sql?q=${encodeURIComponent(sql)}`,
         headers: h.read,
       });
+      bodies.push(get.body);
       expect(get.statusCode, get.body).toBe(400);
     }
   });
@@ -132,7 +145,7 @@ describe('escalation corpus: every case is refused with 400 and changes nothing'
   it('names the reason: statement kind, table, table function, function, SETTINGS', async () => {
     const reasons: [string, RegExp][] = [
       ['CREATE TABLE default.x (a UInt8) ENGINE = Memory', /only one SELECT.*got CREATE/],
-      ['SELECT 1; SELECT 2', /one statement ClickHouse can parse.*Multi-statements/],
+      ['SELECT 1; SELECT 2', /one statement ClickHouse can parse.*syntax error at position/],
       [`SELECT * FROM ${SERVICE_TABLES.apiKeys.name}`, /table market\.api_keys is not readable/],
       [`SELECT 1 IN ${SERVICE_TABLES.orderAudit.name}`, /table market\.order_audit is not readable/],
       ["SELECT * FROM url('http://127.0.0.1:1/', 'LineAsString')", /table functions are not allowed \(url\)/],
@@ -168,6 +181,7 @@ describe("escalation corpus through /clickhouse: refused in ClickHouse's words, 
 
   it.each(refused.map((c) => [c.class, c] as const))('%s: %j', async (_cls, c) => {
     const r = await clickhouse(fill(c.sql), c.params);
+    bodies.push(r.body);
     expect(r.statusCode, r.body).toBeGreaterThanOrEqual(400);
     expect(r.statusCode, r.body).toBeLessThan(500);
     expect(r.headers['content-type']).toMatch(/^text\/plain/);
@@ -196,6 +210,9 @@ describe("escalation corpus through /clickhouse: refused in ClickHouse's words, 
   it('after the corpus through /clickhouse too: nothing changed, nothing called, no file', async () => {
     expect(await snapshot()).toEqual(before);
     expect(canaryHits).toBe(0);
+    // No answer of either endpoint carried the canary file's content.
+    expect(bodies.length).toBeGreaterThan(corpus.refused.length);
+    expect(bodies.filter((body) => body.includes(fileCanary))).toEqual([]);
     expect(existsSync('/tmp/feedpipe-pwn')).toBe(false);
     expect(existsSync('/tmp/feedpipe-pwn.csv')).toBe(false);
   });

@@ -8,6 +8,7 @@
  * with the code the engine printed, authentication and rate limits as a server would report them.
  */
 import { isHttpError } from '@feedpipe/service-http';
+import { callerMessage, engineErrorName, ScrubbedEngineError } from '../query/engine-errors.js';
 import { SqlRefusal } from '../sql/sql-guard.js';
 
 /** The ClickHouse error codes this endpoint answers with itself (names as ClickHouse spells them). */
@@ -77,19 +78,19 @@ export interface ClickHouseErrorReply {
 }
 
 /**
- * The engine's own error, as ClickHouse's client reports it (`code` = the number as text, `type` =
- * its name, `message` = the text), for embedded chDB and a server alike.
+ * The engine's own error as a ClickHouse server would report it: its number, and its name from our
+ * table by that number; the message is ours (engine-errors.ts), since the engine's text can quote
+ * values the query read.
  */
 function engineError(cause: unknown, version: string): ClickHouseErrorReply | undefined {
-  const { code, type, message } = (cause ?? {}) as { code?: unknown; type?: unknown; message?: unknown };
-  if (typeof code !== 'string' || !/^\d{1,4}$/.test(code) || typeof message !== 'string') return undefined;
-  const number = Number(code);
-  const name = typeof type === 'string' && /^[A-Z_]{1,64}$/.test(type) ? type : 'UNKNOWN_EXCEPTION';
-  const text = message.trim().replace(/\.$/, '').slice(0, 4_000);
+  if (!(cause instanceof ScrubbedEngineError) || cause.failure.code === undefined) return undefined;
+  const { code } = cause.failure;
+  const name = engineErrorName(code) ?? 'UNKNOWN_EXCEPTION';
+  const text = callerMessage(cause.failure).replace(/\.$/, '');
   return {
-    status: STATUS_BY_CODE.get(number) ?? 500,
-    code: number,
-    body: `Code: ${number}. DB::Exception: ${text}. (${name}) (version ${version})\n`,
+    status: STATUS_BY_CODE.get(code) ?? 500,
+    code,
+    body: `Code: ${code}. DB::Exception: ${text}. (${name}) (version ${version})\n`,
   };
 }
 

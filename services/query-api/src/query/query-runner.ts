@@ -16,6 +16,7 @@ import type {
 } from '@feedpipe/store';
 import type { FastifyReply } from 'fastify';
 import { QueryApiError } from '../errors.js';
+import { callerMessage, ScrubbedEngineError } from './engine-errors.js';
 import { FORMAT_SETTINGS, OUTPUT_FORMATS, type OutputFormat, timeSettingsOf } from './formats.js';
 import { overBudget, type ResultBudget, type ResultLease } from './result-budget.js';
 import type { CachedResponse } from './result-cache.js';
@@ -78,17 +79,13 @@ export function storeError(error: unknown, origin: 'caller' | 'internal'): Query
     });
   }
   const message = error instanceof Error ? error.message : String(error);
+  // The engine's text never reaches a caller or a log unscrubbed (engine-errors.ts).
+  const cause = new ScrubbedEngineError(error);
   if (origin === 'caller' && !NETWORK_ERROR.test(message)) {
-    return new QueryApiError(
-      'QUERY_FAILED',
-      `ClickHouse refused the query: ${message.trim().slice(0, 2_000)}`,
-      {
-        cause: error,
-      },
-    );
+    return new QueryApiError('QUERY_FAILED', callerMessage(cause.failure), { cause });
   }
   return new QueryApiError('STORE_UNAVAILABLE', 'the store failed the query; try again later', {
-    cause: error,
+    cause,
     retryable: true,
   });
 }

@@ -1,7 +1,8 @@
 /**
- * Reads the two outlines ClickHouse prints about a query: `EXPLAIN AST` (the parse tree, one node a
- * line, one space of indent per level: `Function plus (alias x) (children 1)`) and
- * `EXPLAIN QUERY TREE` (the analysed tree: `TABLE id: 8, table_name: market.ticks`).
+ * Reads the outline ClickHouse prints of a query's parse tree, `EXPLAIN AST` (one node a line, one
+ * space of indent per level: `Function plus (alias x) (children 1)`). Some nodes print less than
+ * they hold (an APPLY transformer is one bare line); the guard refuses those by type and reads
+ * every call from the canonical text as well (call-scan.ts).
  *
  * Literals are printed escaped, but names and aliases are printed raw: a quoted name holding a
  * newline (`AS \`a<newline> TableIdentifier x\``) splits its own line and adds lines of the
@@ -82,39 +83,4 @@ export function nodeName(node: AstNode, dotted: boolean): string | undefined {
   const parts = text.split('.');
   if (parts.length > (dotted ? 2 : 1)) return undefined;
   return parts.every((p) => SIMPLE_NAME.test(p)) ? text : undefined;
-}
-
-export interface QueryTreeFacts {
-  tables: string[];
-  tableFunctions: string[];
-  functions: string[];
-  /** Lines about tables or functions whose shape was not understood. */
-  unreadable: string[];
-}
-
-// The analyser replaces user aliases of tables by __tableN, and the table name comes last but for
-// the `final` flag; the whole line must match, so no alias or name can imitate another field.
-const TABLE_LINE =
-  /^TABLE id: \d+(?:, alias: __table\d+)?, table_name: ([A-Za-z0-9_]+\.[A-Za-z0-9_]+)(?:, final: 1)?$/;
-const FUNCTION_LINE = /^FUNCTION id: \d+, function_name: ([A-Za-z_][A-Za-z0-9_]*), function_type: [a-z_]+, /;
-const TABLE_FUNCTION_LINE = /^TABLE_FUNCTION id: \d+,.*table_function_name: ([A-Za-z0-9_]+)/;
-
-/** Every table, table function and function the analysed query uses. */
-export function readQueryTree(lines: readonly string[]): QueryTreeFacts {
-  const facts: QueryTreeFacts = { tables: [], tableFunctions: [], functions: [], unreadable: [] };
-  for (const line of lines) {
-    const body = line.trimStart();
-    if (body.startsWith('TABLE_FUNCTION')) {
-      facts.tableFunctions.push(TABLE_FUNCTION_LINE.exec(body)?.[1] ?? body.slice(0, 120));
-    } else if (body.startsWith('TABLE')) {
-      const match = TABLE_LINE.exec(body);
-      if (match) facts.tables.push(match[1] as string);
-      else facts.unreadable.push(body.slice(0, 120));
-    } else if (body.startsWith('FUNCTION')) {
-      const match = FUNCTION_LINE.exec(body);
-      if (match) facts.functions.push(match[1] as string);
-      else facts.unreadable.push(body.slice(0, 120));
-    }
-  }
-  return facts;
 }

@@ -1,7 +1,11 @@
 /**
  * The one gate for caller SQL (POST/GET /v1/sql; issue #16's ClickHouse-HTTP endpoint reuses it).
- * Nothing here reads SQL text itself: ClickHouse's own parser and analyser judge it, and what runs
- * is what they judged.
+ * Nothing here reads SQL text on its own terms: ClickHouse's own parser judges it, and what runs is
+ * what it judged. No step of the check evaluates anything the caller wrote: the guard's queries only
+ * parse (formatQuerySingleLine, EXPLAIN AST) and read the catalogue; the caller's expressions first
+ * run in the statement that runs, after every check has passed. (An analysis step, EXPLAIN QUERY
+ * TREE, once folded constant expressions here: `file()` and `url()` in a lambda ran before any check
+ * refused them, and their errors carried what they read.)
  *
  * 1. Canonical text. The caller's text goes to `formatQuerySingleLine` as a query PARAMETER (never
  *    spliced into SQL). ClickHouse parses exactly one statement (several, or garbage, are refused
@@ -15,29 +19,35 @@
  *    ClickHouse clients) are answered by a SELECT the API writes itself, from the allow-list;
  *    anything else is refused.
  * 3. Parse tree (`EXPLAIN AST`, which only parses; EXPLAIN in a subquery takes SELECTs only and
- *    refuses FORMAT and INTO OUTFILE). Every node type must be one a SELECT is made of (no `Set`:
- *    no SETTINGS anywhere); no table functions; every table named is an allowed market-data table
- *    (bare names must be CTEs: no table of that name may exist in the current database); every
- *    function is on the allow-list of function-policy.ts (no dictGet, joinGet, file, ...).
- *    This runs before step 4 because analysis evaluates constant expressions and scalar
- *    subqueries: by then they can only touch allowed tables with allowed functions.
- * 4. Analysed tree (`EXPLAIN QUERY TREE`): ClickHouse resolves every table the query reads (CTEs,
- *    joins, `IN table`, subqueries at any depth) and every function; each is checked again.
+ *    refuses FORMAT and INTO OUTFILE). Every node type must be one a SELECT is made of and whose
+ *    outline shows all its parts (an allow-list of node types: no `Set`, so no SETTINGS anywhere;
+ *    no APPLY transformer, whose function the outline does not print); no table functions; every
+ *    table named is an allowed market-data table (bare names must be CTEs: no table of that name
+ *    may exist in the current database); every function is on the allow-list of function-policy.ts
+ *    (no dictGet, joinGet, file, ...).
+ * 4. Text (call-scan.ts), independently of step 3: every call in the canonical text, wherever it
+ *    stands (lambdas, transformers, WITH, windows, JOIN conditions, subqueries in any clause), is
+ *    on the same allow-list, and SETTINGS, FORMAT, INTO OUTFILE and APPLY do not occur.
  * 5. What runs is `SELECT * FROM (<canonical>)` with the API's SETTINGS appended by code
  *    (readonly = 1, or 2 as a server's reader user, and the limits), so the limits bind a whole UNION.
+ * Behind the guard, the engine itself cannot reach the host (packages/store's engine sandbox on
+ * embedded chDB; the reader user's grants on a server), and its errors reach the caller only as a
+ * code and a message of ours (query/engine-errors.ts).
  *
  * Note: a SETTINGS clause inside a subquery DOES override an outer `SETTINGS readonly = 1` in
  * chDB 3.4 (checked: `SELECT * FROM (SELECT * FROM file(...) SETTINGS readonly = 0) SETTINGS
- * readonly = 1` reads the file). Step 3's refusal of every `Set` node is what closes that; on a
+ * readonly = 1` reads the file). Steps 3 and 4 refuse every SETTINGS clause, which closes that; on a
  * server, the SQL user's profile makes readonly a constraint as well (see the README).
  */
 
 import type { SettingValue } from '@feedpipe/store';
 import { QueryApiError } from '../errors.js';
+import { ScrubbedEngineError } from '../query/engine-errors.js';
 import type { QueryParams, QueryRunner } from '../query/query-runner.js';
 import { MARKET_DATA_TABLES, MARKET_DATABASE, SQL_READABLE_TABLES } from './allowed-tables.js';
+import { CallScanError, scanCalls } from './call-scan.js';
 import { type CatalogFacts, catalogAnswer } from './catalog-answers.js';
-import { type AstNode, nodeName, OutlineError, parseAstOutline, readQueryTree } from './explain-outline.js';
+import { type AstNode, nodeName, OutlineError, parseAstOutline } from './explain-outline.js';
 import { type FunctionPolicy, functionPolicy } from './function-policy.js';
 
 export type GuardedKind = 'select' | 'show-tables' | 'describe' | 'catalog';
@@ -117,6 +127,7 @@ const SELECT_NODES = new Set([
   'ColumnsExceptTransformer',
   'ColumnsReplaceTransformer',
   'ColumnsReplaceTransformer::Replacement',
+  // Not 'ColumnsApplyTransformer': its outline is one bare line, the function it applies unprinted.
   'OrderByElement',
   'InterpolateElement',
   'WindowDefinition',
@@ -143,13 +154,16 @@ function allowedList(): string {
   return MARKET_DATA_TABLES.join(', ');
 }
 
-/** ClickHouse's message without our own wrapping and the echo of the guard's query. */
-function engineMessage(message: string): string {
-  return message
-    .replace(/^ClickHouse refused the query: /, '')
-    .replace(/\s*:?\s*In scope SELECT formatQuerySingleLine[\s\S]*$/, '')
-    .trim()
-    .slice(0, 1_000);
+/**
+ * Where the parser stopped, in the caller's own text: the position and the few characters there,
+ * taken from the text the caller sent (the engine's message itself is not passed on).
+ */
+function parsePlace(error: unknown, text: string): string {
+  const cause = error instanceof QueryApiError ? error.cause : error;
+  const position = cause instanceof ScrubbedEngineError ? cause.failure.position : undefined;
+  if (position === undefined) return 'syntax error';
+  const near = text.slice(position, position + 20).replace(/\s+/g, ' ');
+  return `syntax error at position ${position}${near === '' ? ' (end of text)' : ` (near ${JSON.stringify(near)})`}`;
 }
 
 export class SqlGuard {
@@ -214,20 +228,17 @@ export class SqlGuard {
     return row.canonical;
   }
 
-  /** The parser's reason, for the 400 (the caller's own text, so nothing to hide). */
+  /** The parser's reason, for the 400: the position in the caller's own text. */
   async #parseError(text: string): Promise<string> {
     try {
       await this.#lines('SELECT formatQuerySingleLine({text:String})', { text });
     } catch (error) {
-      if (error instanceof QueryApiError) {
-        const cause = error.cause instanceof Error ? error.cause.message : error.message;
-        return engineMessage(cause);
-      }
+      if (error instanceof QueryApiError) return parsePlace(error, text);
     }
     return 'no statement';
   }
 
-  async #explain(kind: 'AST' | 'QUERY TREE', sql: string, params: QueryParams): Promise<string[]> {
+  async #explain(kind: 'AST', sql: string, params: QueryParams): Promise<string[]> {
     const rows = await this.#lines<{ explain: string }>(
       `SELECT explain FROM (EXPLAIN ${kind} ${sql})`,
       params,
@@ -255,6 +266,9 @@ export class SqlGuard {
       const node = pending.pop() as AstNode;
       if (node.type === 'Set') {
         refuse('SETTINGS clauses are not allowed: the API sets the limits itself', undefined, 'readonly');
+      }
+      if (node.type === 'ColumnsApplyTransformer') {
+        refuse('APPLY transformers are not allowed: call the function on the columns instead');
       }
       if (!SELECT_NODES.has(node.type)) refuse(`the SQL construct ${node.type} is not allowed`);
       if (node.type === 'TableExpression') {
@@ -293,19 +307,16 @@ export class SqlGuard {
     if (first !== undefined) refuse(`table ${first.name} is not readable with SQL: use market.<table>`);
   }
 
-  /** Step 4: what the analyser resolved. */
-  #checkQueryTree(lines: readonly string[], policy: FunctionPolicy): void {
-    const facts = readQueryTree(lines);
-    const fn = facts.tableFunctions[0];
-    if (fn !== undefined) refuse(`table functions are not allowed (${fn})`);
-    const odd = facts.unreadable[0];
-    if (odd !== undefined) refuse(`the query could not be verified near: ${odd}`);
-    for (const name of facts.tables) {
-      if (!SQL_READABLE_TABLES.has(name)) {
-        refuse(`table ${name} is not readable with SQL; allowed: ${allowedList()}`);
-      }
+  /** Step 4: every call the canonical text makes is allowed (see call-scan.ts). */
+  #checkCalls(canonical: string, policy: FunctionPolicy): void {
+    let calls: string[];
+    try {
+      ({ calls } = scanCalls(canonical));
+    } catch (error) {
+      if (error instanceof CallScanError) refuse(error.message, error);
+      throw error;
     }
-    for (const name of facts.functions) {
+    for (const name of calls) {
       if (!policy.allows(name)) refuse(`function ${name} is not allowed`);
     }
   }
@@ -386,7 +397,7 @@ export class SqlGuard {
       if (error instanceof QueryApiError && error.code === 'QUERY_FAILED') {
         // The canonical text parsed alone but not as a subquery: it carries output options. The
         // refusal does not depend on this reading of the message, only its wording does.
-        if (/Syntax error/.test(error.message)) {
+        if (error.cause instanceof ScrubbedEngineError && error.cause.failure.code === 62) {
           refuse(
             options.output === 'clause'
               ? 'INTO OUTFILE is not allowed, and FORMAT only as the last clause'
@@ -394,12 +405,16 @@ export class SqlGuard {
             error,
           );
         }
-        refuse(`not a single plain SELECT: ${engineMessage(error.message)}`, error);
+        refuse(
+          `not a single plain SELECT: ${error.message.replace(/^ClickHouse refused the query: /, '')}`,
+          error,
+        );
       }
       throw error;
     }
-    await this.#checkBareNames(this.#checkAst(root, policy));
-    this.#checkQueryTree(await this.#explain('QUERY TREE', sql, params), policy);
+    const bareNames = this.#checkAst(root, policy);
+    this.#checkCalls(canonical, policy);
+    await this.#checkBareNames(bareNames);
     return { kind: 'select', sql, params, ...named };
   }
 }
