@@ -1,11 +1,12 @@
 /**
  * Item 4 of issue 20 on the API side: health checks never wait on the store, a key's queries in
  * flight are capped, and results in flight stay within a memory budget. A "slow user query" here
- * is one reading url() from a loopback server of the test, which holds the answer until the test
- * lets it go, so the query is provably running for as long as a check needs, on any machine.
+ * is one that sleeps row by row for far longer than any test, marked with a token of its own: the
+ * test sees it running in system.processes and ends it with KILL QUERY, so the query is provably
+ * running for as long as a check needs, on any machine. (It once read url() from a loopback server
+ * of the test; the engine's sandbox now refuses every URL.)
  */
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { randomUUID } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import { ExclusiveLane } from '@feedpipe/store';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -14,47 +15,42 @@ import { ResultBudget } from '../src/query/result-budget.js';
 import { type Harness, startHarness } from './helpers.js';
 
 interface Hold {
-  url: string;
-  /** Resolves when the engine's request has arrived (the query is running). */
+  /** The statement that runs until `release()`. */
+  sql: string;
+  /** Resolves when the statement is running in the engine. */
   arrived: Promise<void>;
-  release(): void;
-  close(): Promise<void>;
+  /** Ends the statement (it fails as cancelled). */
+  release(): Promise<void>;
 }
 
-async function holdingServer(): Promise<Hold> {
-  let arrive: () => void = () => undefined;
-  const arrived = new Promise<void>((resolve) => {
-    arrive = resolve;
-  });
-  const waiting: Array<() => void> = [];
+/** Ten thousand seconds of sleep unless killed; the lanes' own time limits bound it anyway. */
+function engineHold(h: Harness): Hold {
+  const marker = `hold-${randomUUID()}`;
+  const mine = `position(query, '${marker}') > 0 AND query NOT LIKE '%system.processes%'`;
   let released = false;
-  const server: Server = createServer((_req, res) => {
-    arrive();
-    const answer = () => res.end('held\n');
-    if (released) answer();
-    else waiting.push(answer);
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
   return {
-    url: `http://127.0.0.1:${port}/hold`,
-    arrived,
-    release() {
+    sql: `SELECT '${marker}' AS x, sleepEachRow(0.01) AS s FROM numbers(1000000) SETTINGS max_block_size = 1, function_sleep_max_microseconds_per_block = 0`,
+    arrived: (async () => {
+      for (let i = 0; i < 3_000 && !released; i++) {
+        const [row] = await h.store.internal.rows<{ n: number }>(
+          `SELECT count() AS n FROM system.processes WHERE ${mine}`,
+        );
+        if ((row?.n ?? 0) > 0) return;
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+      throw new Error('the held statement never showed up in system.processes');
+    })(),
+    async release() {
+      if (released) return;
       released = true;
-      for (const answer of waiting.splice(0)) answer();
+      await h.store.internal.rows(`KILL QUERY WHERE ${mine} ASYNC`);
     },
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }
 
-/** A statement that reads `hold`'s server, so it runs until `hold.release()`. */
-function heldSql(hold: Hold): string {
-  return `SELECT x FROM url('${hold.url}', 'TabSeparatedRaw', 'x String')`;
-}
-
-/** A user query that runs until `hold.release()`. */
+/** A user query that runs until `hold.release()`, then fails as cancelled. */
 async function slowUserQuery(h: Harness, hold: Hold): Promise<string> {
-  const stream = await h.store.user.stream(heldSql(hold), {}, 'TabSeparatedRaw');
+  const stream = await h.store.user.stream(hold.sql, {}, 'TabSeparatedRaw');
   const chunks: Buffer[] = [];
   for await (const chunk of stream) chunks.push(Buffer.from(chunk as Uint8Array));
   return Buffer.concat(chunks).toString('utf8');
@@ -81,11 +77,13 @@ describe('health checks and per-key limits with a slow query running', () => {
   });
 
   it('answers /healthz and /readyz while a user query holds the store', async () => {
-    const hold = await holdingServer();
+    const hold = engineHold(h);
     let slowDone = false;
-    const slow = slowUserQuery(h, hold).finally(() => {
-      slowDone = true;
-    });
+    const slow = slowUserQuery(h, hold)
+      .catch((error: unknown) => error)
+      .finally(() => {
+        slowDone = true;
+      });
     try {
       await hold.arrived;
       const health = await h.api.app.inject({ method: 'GET', url: '/healthz' });
@@ -108,15 +106,15 @@ describe('health checks and per-key limits with a slow query running', () => {
       expect(slowDone).toBe(false);
       expect(h.store.load().user.running).toBe(1);
     } finally {
-      hold.release();
-      expect((await slow).trim()).toBe('held');
-      await hold.close();
+      await hold.release();
+      expect(String(await slow)).toMatch(/cancelled/i);
     }
   });
 
   it('refuses a key’s query beyond its limit in flight with 429 and Retry-After, not other keys', async () => {
-    const hold = await holdingServer();
-    const slow = slowUserQuery(h, hold);
+    const hold = engineHold(h);
+    // Settled at once: the release below fails it as cancelled while the test still runs.
+    const slow = slowUserQuery(h, hold).catch((error: unknown) => error);
     try {
       await hold.arrived;
       // The key's first request waits for the store (the slow query holds the user lane).
@@ -129,7 +127,7 @@ describe('health checks and per-key limits with a slow query running', () => {
       expect(second.json().error.message).toMatch(/already has 1 queries in flight/);
       // Another key is not affected by this key's limit (it queues for the store like any query).
       const other = h.api.app.inject({ method: 'GET', url: '/v1/status', headers: h.both });
-      hold.release();
+      void hold.release();
       expect((await first).statusCode).toBe(200);
       expect((await other).statusCode).toBe(200);
       // The slot came back with the response.
@@ -137,9 +135,8 @@ describe('health checks and per-key limits with a slow query running', () => {
         200,
       );
     } finally {
-      hold.release();
+      await hold.release();
       await slow;
-      await hold.close();
     }
   });
 });
@@ -164,9 +161,9 @@ describe('turns on the engine before result reservations', () => {
       waitMs: 60_000,
     });
     const runner = new QueryRunner(h.store.user, 30, { budget, turns });
-    const hold = await holdingServer();
+    const hold = engineHold(h);
     try {
-      const held = runner.stream({ sql: heldSql(hold), format: 'csv' }, 'caller');
+      const held = runner.stream({ sql: hold.sql, format: 'csv' }, 'caller').catch((error: unknown) => error);
       await hold.arrived;
       expect(turns.stats.running).toBe(1);
       expect(budget.usedBytes).toBe(800_000);
@@ -174,21 +171,19 @@ describe('turns on the engine before result reservations', () => {
       const next = runner.stream({ sql: 'SELECT 42 AS answer', format: 'csv' }, 'caller');
       await until('the second query to wait for a turn', () => turns.stats.queued === 1);
       expect(budget).toMatchObject({ usedBytes: 800_000, waiting: 0 });
-      hold.release();
-      const first = await held;
+      await hold.release();
+      expect(await held).toMatchObject({ code: 'QUERY_FAILED' });
       const second = await next;
       // Each finished result holds its own size only, and the turn passed on to the second.
       expect(budget.usedBytes).toBeLessThan(1_000);
       expect(turns.stats).toMatchObject({ running: 0, queued: 0 });
-      expect((await drainText(first)).trim()).toBe('"x"\n"held"');
       expect((await drainText(second)).trim()).toBe('"answer"\n42');
       await until(
         'every lease and turn to be given back',
         () => budget.usedBytes === 0 && turns.stats.running === 0,
       );
     } finally {
-      hold.release();
-      await hold.close();
+      await hold.release();
     }
   });
 
@@ -196,21 +191,20 @@ describe('turns on the engine before result reservations', () => {
     const turns = new ExclusiveLane('test results', { sessions: 1, maxWaitMs: 60_000, maxQueued: 0 });
     const budget = new ResultBudget({ totalBytes: 1_000_000, reserveBytes: 800_000, streamBytes: 1 });
     const runner = new QueryRunner(h.store.user, 30, { budget, turns });
-    const hold = await holdingServer();
+    const hold = engineHold(h);
     try {
-      const held = runner.stream({ sql: heldSql(hold), format: 'csv' }, 'caller');
+      const held = runner.stream({ sql: hold.sql, format: 'csv' }, 'caller').catch((error: unknown) => error);
       await hold.arrived;
       const refused = await runner
         .stream({ sql: 'SELECT 1 AS one', format: 'csv' }, 'caller')
         .catch((e: unknown) => e);
       expect(refused).toMatchObject({ code: 'OVERLOADED', status: 503 });
       expect(budget.usedBytes).toBe(800_000);
-      hold.release();
-      await drain(await held);
+      await hold.release();
+      await held;
       await until('the held lease to be given back', () => budget.usedBytes === 0);
     } finally {
-      hold.release();
-      await hold.close();
+      await hold.release();
     }
   });
 
