@@ -80,7 +80,7 @@ export function storeError(error: unknown, origin: 'caller' | 'internal'): Query
   }
   const message = error instanceof Error ? error.message : String(error);
   // The engine's text never reaches a caller or a log unscrubbed (engine-errors.ts).
-  const cause = new ScrubbedEngineError(error);
+  const cause = new ScrubbedEngineError(error, origin);
   if (origin === 'caller' && !NETWORK_ERROR.test(message)) {
     return new QueryApiError('QUERY_FAILED', callerMessage(cause.failure), { cause });
   }
