@@ -37,6 +37,7 @@ import { fromBrokerError } from './orders/broker-errors.js';
 import { InstrumentReference, type ReferenceInstrument } from './orders/instrument-reference.js';
 import { OrderDesk } from './orders/order-desk.js';
 import { registerOrderRoutes } from './orders/order-routes.js';
+import { OrderOwners } from './orders/ownership.js';
 import { PreTradeChecks } from './orders/pre-trade.js';
 import { type PostbackReceiver, type PostbackReceiverOptions, postbackRoutes } from './postbacks/index.js';
 import { GATEWAY_DEFAULT_SCOPE, GATEWAY_KEYS_TABLE, GATEWAY_SCOPES, type GatewayScope } from './scopes.js';
@@ -171,7 +172,13 @@ export async function createTradingGateway(
   const audit = new AuditLog(lane, now);
   const instruments = new InstrumentReference(lane, deps.instruments ?? [], { now });
   const desk = deps.broker
-    ? new OrderDesk(audit, new PreTradeChecks(resolved.trading, instruments, deps.broker, now), metrics, now)
+    ? new OrderDesk(
+        audit,
+        new PreTradeChecks(resolved.trading, instruments, deps.broker, now),
+        new OrderOwners(lane),
+        metrics,
+        now,
+      )
     : undefined;
 
   const app = Fastify({
