@@ -153,6 +153,19 @@ function registerHealth(app: FastifyInstance, deps: TradingGatewayDeps): void {
   );
 }
 
+/**
+ * Every answer says `X-Content-Type-Options: nosniff`. Answers carry caller text (a path in a
+ * 404, a field in a 400, a correlation id); a browser that sniffs a type could run such text
+ * as HTML or script where the declared type did not say so. The order-update stream writes its
+ * own headers past these hooks and sets it there (postbacks/stream-routes.ts).
+ */
+function installNoSniff(app: FastifyInstance): void {
+  app.addHook('onSend', async (_request, reply, payload) => {
+    reply.header('x-content-type-options', 'nosniff');
+    return payload;
+  });
+}
+
 export async function createTradingGateway(
   config: TradingGatewayConfig,
   deps: TradingGatewayDeps,
@@ -193,6 +206,7 @@ export async function createTradingGateway(
       customOptions: { removeAdditional: false, coerceTypes: 'array', useDefaults: true, allErrors: false },
     },
   });
+  installNoSniff(app);
   installErrorHandler(app, fromBrokerError);
   installMethodNotAllowed(app);
   installAuth(app, keys, new KeyRateLimiter(resolved.rateLimit.perSecond, resolved.rateLimit.burst, now), {

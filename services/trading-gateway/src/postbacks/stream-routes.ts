@@ -5,6 +5,8 @@
  * from closing it. `GET /order-updates` reads the recorded history with the same filters, per
  * order in transition order. `POST /order-updates/reconcile` runs reconciliation now.
  * A client that falls `streamBufferBytes` behind is disconnected instead of buffered without end.
+ * One key holds at most `maxStreamClientsPerKey` of the `maxStreamClients` streams (429
+ * STREAM_KEY_FULL past it), so a key cannot lock the others out of live updates.
  */
 import { asIsSerializer, routeDoc } from '@feedpipe/service-http';
 import type { FastifyInstance } from 'fastify';
@@ -98,7 +100,7 @@ export function registerStreamRoutes(
               content: { 'text/event-stream': { schema: { type: 'string' } } },
             },
           },
-          errors: [503],
+          errors: [429, 503],
         }),
       },
       (request, reply) => {
@@ -117,13 +119,23 @@ export function registerStreamRoutes(
             return true;
           },
           end,
+          request.apiKey?.keyId ?? '',
         );
-        if (!unsubscribe) {
+        if (unsubscribe === 'key-full') {
+          throw new PostbackError(
+            'STREAM_KEY_FULL',
+            `this key already has ${options.maxStreamClientsPerKey} order-update streams open (the most one key may hold); close one first`,
+            { status: 429 },
+          );
+        }
+        if (unsubscribe === 'full') {
           throw new PostbackError('STREAM_FULL', 'too many stream clients; try again later', { status: 503 });
         }
         reply.hijack();
         raw.writeHead(200, {
           'content-type': 'text/event-stream; charset=utf-8',
+          // Written past fastify's hooks (hijacked), so the gateway's nosniff header is set here.
+          'x-content-type-options': 'nosniff',
           'cache-control': 'no-cache',
           connection: 'keep-alive',
           'x-accel-buffering': 'no',
