@@ -40,7 +40,13 @@ import { registerOrderRoutes } from './orders/order-routes.js';
 import { OrderOwners } from './orders/ownership.js';
 import { PreTradeChecks } from './orders/pre-trade.js';
 import { type PostbackReceiver, type PostbackReceiverOptions, postbackRoutes } from './postbacks/index.js';
-import { GATEWAY_DEFAULT_SCOPE, GATEWAY_KEYS_TABLE, GATEWAY_SCOPES, type GatewayScope } from './scopes.js';
+import {
+  GATEWAY_DEFAULT_SCOPE,
+  GATEWAY_KEYS_TABLE,
+  GATEWAY_SCOPES,
+  type GatewayScope,
+  isSupervisor,
+} from './scopes.js';
 
 export interface TradingGatewayDeps {
   /** The store (embedded chDB or a server), migrated through 007. Required. */
@@ -59,7 +65,7 @@ export interface TradingGatewayDeps {
    * The postback receiver (order updates from the service -> Kafka orders.updates + ClickHouse, live
    * stream, reconciliation). Needs `kafkaBrokers`. Default: off.
    */
-  postbacks?: Omit<PostbackReceiverOptions, 'store' | 'kafkaBrokers' | 'broker' | 'registry'>;
+  postbacks?: Omit<PostbackReceiverOptions, 'store' | 'kafkaBrokers' | 'broker' | 'registry' | 'visibility'>;
   /** Where log lines go (after redaction). Default process.stdout. */
   logStream?: LogSink;
   /**
@@ -184,11 +190,12 @@ export async function createTradingGateway(
   const logSecrets = [...(deps.logSecrets ?? []), ...(deps.postbacks?.secret ? [deps.postbacks.secret] : [])];
   const audit = new AuditLog(lane, now);
   const instruments = new InstrumentReference(lane, deps.instruments ?? [], { now });
+  const owners = new OrderOwners(lane);
   const desk = deps.broker
     ? new OrderDesk(
         audit,
         new PreTradeChecks(resolved.trading, instruments, deps.broker, now),
-        new OrderOwners(lane),
+        owners,
         metrics,
         now,
       )
@@ -229,6 +236,13 @@ export async function createTradingGateway(
   if (deps.postbacks) {
     postbacks = await postbackRoutes(app, {
       ...deps.postbacks,
+      // A key sees the updates of its own orders; a supervisor (trade + admin) every order's.
+      visibility: {
+        restrictTo: (request) =>
+          request.apiKey && !isSupervisor(request.apiKey.scopes) ? request.apiKey.keyId : undefined,
+        cachedOwner: (orderId) => owners.cachedOwner(orderId),
+        ownersOf: (orderIds) => owners.ownersOf(orderIds),
+      },
       registry: metrics.registry,
       store: deps.store,
       kafkaBrokers: deps.kafkaBrokers ?? [],

@@ -61,6 +61,11 @@ export class OrderOwners {
     this.#owners.set(orderId, keyId);
   }
 
+  /** The owner if it is known in memory (undefined: not known here, ask ownersOf). */
+  cachedOwner(orderId: string): string | undefined {
+    return this.#owners.get(orderId);
+  }
+
   /** The owners of these order ids that have one (ids without an owner are absent). */
   async ownersOf(orderIds: readonly string[]): Promise<Map<string, string>> {
     const found = new Map<string, string>();

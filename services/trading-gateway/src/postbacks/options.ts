@@ -5,6 +5,7 @@ import type { Store } from '@feedpipe/store';
 import type { Registry } from 'prom-client';
 import { configError } from './errors.js';
 import { parseAllowlist } from './source-guard.js';
+import type { OrderVisibility } from './visibility.js';
 
 export interface PostbackReceiverOptions {
   /** Where the order-events table lives (migration 005 applied). Required. */
@@ -71,6 +72,11 @@ export interface PostbackReceiverOptions {
   reconcileIntervalMs?: number;
   /** Kafka client id. Default 'trading-gateway-postbacks'. */
   kafkaClientId?: string;
+  /**
+   * Which orders' updates each request may see (the gateway's ownership: a key its own orders).
+   * Default: every request sees every update.
+   */
+  visibility?: OrderVisibility;
 }
 
 export interface ResolvedReceiverOptions {
@@ -100,6 +106,7 @@ export interface ResolvedReceiverOptions {
   readonly broker: BrokerClient | undefined;
   readonly reconcileIntervalMs: number;
   readonly kafkaClientId: string;
+  readonly visibility: OrderVisibility | undefined;
 }
 
 const DEFAULTS = {
@@ -132,6 +139,7 @@ const KEYS = [
   'allowlist',
   'broker',
   'registry',
+  'visibility',
   ...Object.keys(DEFAULTS),
 ];
 const INT_KEYS = [
@@ -233,6 +241,7 @@ export function resolveReceiverOptions(options: PostbackReceiverOptions): Resolv
     table,
     broker: options.broker,
     kafkaClientId,
+    visibility: options.visibility,
     ...ints,
   };
 }

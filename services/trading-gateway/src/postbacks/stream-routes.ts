@@ -6,7 +6,8 @@
  * order in transition order. `POST /order-updates/reconcile` runs reconciliation now.
  * A client that falls `streamBufferBytes` behind is disconnected instead of buffered without end.
  * One key holds at most `maxStreamClientsPerKey` of the `maxStreamClients` streams (429
- * STREAM_KEY_FULL past it), so a key cannot lock the others out of live updates.
+ * STREAM_KEY_FULL past it), so a key cannot lock the others out of live updates. With
+ * `visibility` (the gateway), a key's stream and history hold its own orders' updates only.
  */
 import { asIsSerializer, routeDoc } from '@feedpipe/service-http';
 import type { FastifyInstance } from 'fastify';
@@ -14,9 +15,10 @@ import { PostbackError } from './errors.js';
 import { readOrderEvents } from './events-table.js';
 import { installErrorHandler } from './http-errors.js';
 import type { ResolvedReceiverOptions } from './options.js';
-import { toWire } from './order-event.js';
+import { type OrderEvent, toWire } from './order-event.js';
 import type { ReconcileResult } from './reconcile.js';
 import type { UpdateFilter, UpdateHub } from './update-hub.js';
+import { ownOrdersOnly, visibleEvents } from './visibility.js';
 
 const HEARTBEAT_MS = 15_000;
 /** Order updates are the desk's business: the gateway's `trade` scope reads and reconciles them. */
@@ -111,13 +113,22 @@ export function registerStreamRoutes(
           if (heartbeat) clearInterval(heartbeat);
           raw.end();
         };
+        const write = (event: OrderEvent, seq: number) => {
+          if (!raw.destroyed)
+            raw.write(`id: ${seq}\nevent: order\ndata: ${JSON.stringify(toWire(event, seq))}\n\n`);
+        };
+        // A key sees its own orders' updates only (a supervisor, or a receiver without keys: all).
+        const ownKey = options.visibility?.restrictTo(request);
+        const deliver =
+          ownKey === undefined || !options.visibility
+            ? (event: OrderEvent, seq: number) => {
+                write(event, seq);
+                return true;
+              }
+            : ownOrdersOnly(ownKey, options.visibility, write, (error) => raw.destroy(error as Error));
         const unsubscribe = hub.subscribe(
           filter,
-          (event, seq) => {
-            if (raw.writableLength > options.streamBufferBytes) return false;
-            raw.write(`id: ${seq}\nevent: order\ndata: ${JSON.stringify(toWire(event, seq))}\n\n`);
-            return true;
-          },
+          (event, seq) => raw.writableLength <= options.streamBufferBytes && deliver(event, seq),
           end,
           request.apiKey?.keyId ?? '',
         );
@@ -172,7 +183,11 @@ export function registerStreamRoutes(
       },
       async (request) => {
         const q = request.query as UpdateFilter & { limit?: number };
-        return { events: await readOrderEvents(options.store.internal, options.table, q) };
+        const events = await readOrderEvents(options.store.internal, options.table, q);
+        // Filtered after the limit: a key may get fewer than `limit` updates, never another key's.
+        return {
+          events: await visibleEvents(options.visibility?.restrictTo(request), options.visibility, events),
+        };
       },
     );
 
