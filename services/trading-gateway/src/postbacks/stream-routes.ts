@@ -10,7 +10,7 @@
  * `visibility` (the gateway), a key's stream and history hold its own orders' updates only.
  */
 import { asIsSerializer, routeDoc } from '@feedpipe/service-http';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { PostbackError } from './errors.js';
 import { readOrderEvents } from './events-table.js';
 import { installErrorHandler } from './http-errors.js';
@@ -105,60 +105,7 @@ export function registerStreamRoutes(
           errors: [429, 503],
         }),
       },
-      (request, reply) => {
-        const filter = request.query as UpdateFilter;
-        const raw = reply.raw;
-        let heartbeat: ReturnType<typeof setInterval> | undefined;
-        const end = () => {
-          if (heartbeat) clearInterval(heartbeat);
-          raw.end();
-        };
-        const write = (event: OrderEvent, seq: number) => {
-          if (!raw.destroyed)
-            raw.write(`id: ${seq}\nevent: order\ndata: ${JSON.stringify(toWire(event, seq))}\n\n`);
-        };
-        // A key sees its own orders' updates only (a supervisor, or a receiver without keys: all).
-        const ownKey = options.visibility?.restrictTo(request);
-        const deliver =
-          ownKey === undefined || !options.visibility
-            ? (event: OrderEvent, seq: number) => {
-                write(event, seq);
-                return true;
-              }
-            : ownOrdersOnly(ownKey, options.visibility, write, (error) => raw.destroy(error as Error));
-        const unsubscribe = hub.subscribe(
-          filter,
-          (event, seq) => raw.writableLength <= options.streamBufferBytes && deliver(event, seq),
-          end,
-          request.apiKey?.keyId ?? '',
-        );
-        if (unsubscribe === 'key-full') {
-          throw new PostbackError(
-            'STREAM_KEY_FULL',
-            `this key already has ${options.maxStreamClientsPerKey} order-update streams open (the most one key may hold); close one first`,
-            { status: 429 },
-          );
-        }
-        if (unsubscribe === 'full') {
-          throw new PostbackError('STREAM_FULL', 'too many stream clients; try again later', { status: 503 });
-        }
-        reply.hijack();
-        raw.writeHead(200, {
-          'content-type': 'text/event-stream; charset=utf-8',
-          // Written past fastify's hooks (hijacked), so the gateway's nosniff header is set here.
-          'x-content-type-options': 'nosniff',
-          'cache-control': 'no-cache',
-          connection: 'keep-alive',
-          'x-accel-buffering': 'no',
-        });
-        raw.write(': connected\n\n');
-        heartbeat = setInterval(() => raw.write(': ping\n\n'), HEARTBEAT_MS);
-        heartbeat.unref();
-        raw.on('close', () => {
-          if (heartbeat) clearInterval(heartbeat);
-          unsubscribe();
-        });
-      },
+      streamHandler(options, hub),
     );
 
     ctx.get(
@@ -206,4 +153,65 @@ export function registerStreamRoutes(
       async () => reconcile(),
     );
   });
+}
+
+/** The SSE handler: subscribes the client (its key's share, its orders only), then hijacks the reply. */
+function streamHandler(
+  options: ResolvedReceiverOptions,
+  hub: UpdateHub,
+): (request: FastifyRequest, reply: FastifyReply) => void {
+  return (request, reply) => {
+    const filter = request.query as UpdateFilter;
+    const raw = reply.raw;
+    let heartbeat: ReturnType<typeof setInterval> | undefined;
+    const end = () => {
+      if (heartbeat) clearInterval(heartbeat);
+      raw.end();
+    };
+    const write = (event: OrderEvent, seq: number) => {
+      if (!raw.destroyed)
+        raw.write(`id: ${seq}\nevent: order\ndata: ${JSON.stringify(toWire(event, seq))}\n\n`);
+    };
+    // A key sees its own orders' updates only (a supervisor, or a receiver without keys: all).
+    const ownKey = options.visibility?.restrictTo(request);
+    const deliver =
+      ownKey === undefined || !options.visibility
+        ? (event: OrderEvent, seq: number) => {
+            write(event, seq);
+            return true;
+          }
+        : ownOrdersOnly(ownKey, options.visibility, write, (error) => raw.destroy(error as Error));
+    const unsubscribe = hub.subscribe(
+      filter,
+      (event, seq) => raw.writableLength <= options.streamBufferBytes && deliver(event, seq),
+      end,
+      request.apiKey?.keyId ?? '',
+    );
+    if (unsubscribe === 'key-full') {
+      throw new PostbackError(
+        'STREAM_KEY_FULL',
+        `this key already has ${options.maxStreamClientsPerKey} order-update streams open (the most one key may hold); close one first`,
+        { status: 429 },
+      );
+    }
+    if (unsubscribe === 'full') {
+      throw new PostbackError('STREAM_FULL', 'too many stream clients; try again later', { status: 503 });
+    }
+    reply.hijack();
+    raw.writeHead(200, {
+      'content-type': 'text/event-stream; charset=utf-8',
+      // Written past fastify's hooks (hijacked), so the gateway's nosniff header is set here.
+      'x-content-type-options': 'nosniff',
+      'cache-control': 'no-cache',
+      connection: 'keep-alive',
+      'x-accel-buffering': 'no',
+    });
+    raw.write(': connected\n\n');
+    heartbeat = setInterval(() => raw.write(': ping\n\n'), HEARTBEAT_MS);
+    heartbeat.unref();
+    raw.on('close', () => {
+      if (heartbeat) clearInterval(heartbeat);
+      unsubscribe();
+    });
+  };
 }
