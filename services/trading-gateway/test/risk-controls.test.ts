@@ -98,6 +98,8 @@ describe('the kill switch', () => {
       expect(lift.statusCode, lift.body).toBe(403);
       expect(lift.json().error).toMatchObject({ code: 'FORBIDDEN', field: 'status' });
     }
+    const audit = (await call(h, 'GET', '/v1/order-audit?limit=1', h.trade2)).json().rows;
+    expect(audit[0]).toMatchObject({ action: 'killSwitch.set', outcome: 'refused', error_code: 'FORBIDDEN' });
     // An admin key without trade reaches no order route at all.
     expect((await call(h, 'POST', '/v1/kill-switch', h.admin, { status: 'DEACTIVATE' })).statusCode).toBe(
       403,

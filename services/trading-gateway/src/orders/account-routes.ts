@@ -451,20 +451,23 @@ function registerKillSwitchRoutes(app: FastifyInstance, deps: TradeDeps): void {
     },
     async ({ request, broker, desk, keyId, caller }) => {
       const { status } = request.body as { status: KillSwitchStatus };
-      // Any trade key may stop trading; only a supervisor (trade + admin) may restart it, so a
-      // desk's stop cannot be undone by the key (or the strategy) it was meant to stop.
-      if (status === 'DEACTIVATE' && !caller.supervisor) {
-        throw new TradingGatewayError(
-          'FORBIDDEN',
-          'lifting the kill switch needs a supervisor key (scopes trade and admin); any trade key may activate it',
-          { field: 'status' },
-        );
-      }
       const result = await desk.execute({
         action: 'killSwitch.set',
         keyId,
         request: { status },
         summary: {},
+        // Any trade key may stop trading; only a supervisor (trade + admin) may restart it, so a
+        // desk's stop cannot be undone by the key (or the strategy) it was meant to stop. A
+        // refused attempt is audited like any refused request.
+        authorize: async () => {
+          if (status === 'DEACTIVATE' && !caller.supervisor) {
+            throw new TradingGatewayError(
+              'FORBIDDEN',
+              'lifting the kill switch needs a supervisor key (scopes trade and admin); any trade key may activate it',
+              { field: 'status' },
+            );
+          }
+        },
         send: () => broker.funds.setKillSwitch(status),
       });
       desk.checks.noteKillSwitch(status === 'ACTIVATE');
