@@ -224,7 +224,7 @@ export async function createTradingGateway(
     await registerOpenApiDocs(app, {
       title: 'feedpipe trading gateway',
       description:
-        'Order execution with pre-trade checks, idempotence and audit; the account; postbacks and the order-update stream. Send a gateway API key (scope trade) in the x-api-key header: keys of the query API are not valid here.',
+        "Order execution with pre-trade checks (placements and every modification, on the order's resulting state), idempotence and audit; the account; postbacks and the order-update stream. Send a gateway API key (scope trade) in the x-api-key header: keys of the query API are not valid here. A key sees and acts on its own orders, correlation ids, audit rows and order updates (another key's order is 404); a supervisor key (scopes trade and admin) on every key's, and only it may lift the kill switch.",
     });
   }
   registerHealth(app, deps);
