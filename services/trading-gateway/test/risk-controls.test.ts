@@ -144,8 +144,9 @@ describe('order-update streams: a share per key', () => {
           secret: 'risk-controls-secret-0123456789',
           walDir: tempDir('risk-controls-wal'),
           topic: `orders.updates.risk-${suffix}`,
-          maxStreamClients: 5,
-          maxStreamClientsPerKey: 2,
+          // The default share (10 per key) of a total small enough to fill here: on a gateway
+          // without shares one key takes all 12 and the next key is turned away.
+          maxStreamClients: 12,
         },
       },
     );
@@ -169,19 +170,24 @@ describe('order-update streams: a share per key', () => {
     return { status: 200, body: undefined, abort, res };
   }
 
-  it('one key cannot take every slot: past its share it gets 429 while other keys still connect', async () => {
-    expect((await stream(h.trade)).status).toBe(200);
-    const second = await stream(h.trade);
-    expect(second.status).toBe(200);
-    expect(second.res.headers.get('x-content-type-options')).toBe('nosniff');
-    const third = await stream(h.trade);
-    expect(third.status).toBe(429);
-    expect(third.body?.error.code).toBe('STREAM_KEY_FULL');
-    // Another key has its own share.
+  it('one key cannot take every slot: past its share (10) it gets 429 while other keys still connect', async () => {
+    const mine = [];
+    for (let i = 0; i < 10; i++) {
+      const r = await stream(h.trade);
+      expect(r.status, `stream ${i + 1}`).toBe(200);
+      mine.push(r);
+    }
+    for (let i = 0; i < 2; i++) {
+      const over = await stream(h.trade);
+      expect(over.status).toBe(429);
+      expect(over.body?.error.code).toBe('STREAM_KEY_FULL');
+    }
+    // Other keys have their own shares.
     expect((await stream(h.trade2)).status).toBe(200);
     expect((await stream(h.supervisor)).status).toBe(200);
+    expect(mine[0]?.res.headers.get('x-content-type-options')).toBe('nosniff');
     // Closing one of the first key's streams gives that key its slot back.
-    second.abort.abort();
+    mine[0]?.abort.abort();
     let again = 0;
     for (let attempt = 0; attempt < 200 && again !== 200; attempt++) {
       const r = await stream(h.trade);
