@@ -116,6 +116,8 @@ describe('the kill switch', () => {
     const answers = [
       await call(h, 'GET', '/v1/orders/by-correlation/%3Cscript%3E', h.trade),
       await call(h, 'GET', '/nope/%3Cscript%3Ealert(1)%3C%2Fscript%3E', h.trade),
+      // A malformed URL is refused by the router itself, before any hook.
+      await call(h, 'GET', '/v1/orders/%zz%3Cscript%3E', h.trade),
       await call(h, 'POST', '/v1/orders', h.trade, { ...LIMIT_BUY, correlationId: '<b>x</b>' }),
       await call(h, 'GET', '/v1/orders/123456789', h.trade),
       await call(h, 'GET', '/v1/orders', {}),
@@ -124,7 +126,11 @@ describe('the kill switch', () => {
     ];
     for (const r of answers) {
       expect(r.headers['x-content-type-options'], `${r.statusCode} ${r.body.slice(0, 80)}`).toBe('nosniff');
-      if (r.statusCode >= 400) expect(String(r.headers['content-type'])).toMatch(/^application\/json/);
+      if (r.statusCode >= 400) {
+        expect(String(r.headers['content-type'])).toMatch(/^application\/json/);
+        expect(r.json().error.code, r.body).toEqual(expect.any(String));
+        expect(r.body).not.toContain('<script>');
+      }
     }
   });
 });
