@@ -91,7 +91,9 @@ async function run(config: GatewayEnv, store: Store): Promise<void> {
       processMetrics: true,
       logSecrets: config.secrets,
       ...(broker ? { broker } : {}),
-      ...(config.postbacks ? { postbacks: config.postbacks } : {}),
+      ...(config.postbacks
+        ? { postbacks: { ...config.postbacks, maxStreamClientsPerKey: config.streamsPerKey } }
+        : {}),
     },
   );
   if (config.bootstrapKeyName) {

@@ -24,6 +24,8 @@ export interface GatewayEnv {
   /** Where the trading account's token comes from and how it is renewed (with `broker`). */
   credentials?: CredentialsConfig;
   postbacks?: { secret: string; walDir: string; allowlist?: string[] };
+  /** Order-update streams one key may hold at once (the receiver's `maxStreamClientsPerKey`). */
+  streamsPerKey: number;
   bootstrapKeyName?: string;
   /** Everything secret the environment holds: scrubbed from anything printed or logged. */
   secrets: string[];
@@ -86,6 +88,14 @@ export const GATEWAY_ENV = {
     type: 'list',
     unset: 'any source',
     description: 'comma-separated IPs or CIDRs allowed to post postbacks',
+  },
+  TRADING_GATEWAY_STREAMS_PER_KEY: {
+    type: 'integer',
+    min: 1,
+    max: 100,
+    default: 10,
+    description:
+      'order-update streams (`/order-updates/stream`) one key may hold at once, of the 100 the gateway serves; past it 429 `STREAM_KEY_FULL`',
   },
   TRADING_GATEWAY_BOOTSTRAP_KEY_NAME: {
     type: 'string',
@@ -179,6 +189,7 @@ export function gatewayEnv(env: Env): GatewayEnv {
         }
       : {}),
     ...(bootstrapKeyName ? { bootstrapKeyName } : {}),
+    streamsPerKey: v.TRADING_GATEWAY_STREAMS_PER_KEY,
     secrets: [
       ...urlPassword(url),
       ...[credentials?.accessToken, credentials?.pin, credentials?.totpSecret].filter(
