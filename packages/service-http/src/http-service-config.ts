@@ -31,9 +31,33 @@ export interface HttpServiceConfig {
     burst?: number;
   };
   /**
-   * How long a looked-up API key is trusted before it is read again. A revocation through this
-   * instance (the admin routes) takes effect at once; other instances see it within this time.
-   * Default 5,000 ms.
+   * Per client address, asked before a presented key is looked at (auth/address-gate.ts): every
+   * request that needs a key takes a request; every refused key (malformed, unknown, revoked, wrong
+   * secret) takes a failure too, and an address out of failures is refused whatever it presents.
+   */
+  addressLimit?: {
+    /** Sustained requests per second per address. Default 500. */
+    perSecond?: number;
+    /** Requests at once per address. Default 1,000. */
+    burst?: number;
+    /** Refused keys per second per address, sustained. Default 1. */
+    failuresPerSecond?: number;
+    /** Refused keys in a row before the address is refused (429). Default 50. */
+    failureBurst?: number;
+  };
+  /** Wrong secrets per key id (auth/secret-throttle.ts): the id is refused (429) for a while. */
+  failedSecrets?: {
+    /** Wrong secrets within `windowMs` that block the key id. Default 10. */
+    maxFailures?: number;
+    /** Default 60,000 ms. */
+    windowMs?: number;
+    /** How long the key id is then refused, whatever secret comes with it. Default 60,000 ms. */
+    blockMs?: number;
+  };
+  /**
+   * How often the whole key table is re-read in the background (no request reads it): how late
+   * another instance's revocation or new key takes effect here. A revocation through this instance
+   * (the admin routes) takes effect at once. Default 5,000 ms; below 1,000 is taken as 1,000.
    */
   keyCacheMs?: number;
 }
@@ -44,11 +68,22 @@ export interface ResolvedHttpServiceConfig {
   logLevel: LogLevel | false;
   docs: boolean;
   rateLimit: { perSecond: number; burst: number };
+  addressLimit: { perSecond: number; burst: number; failuresPerSecond: number; failureBurst: number };
+  failedSecrets: { maxFailures: number; windowMs: number; blockMs: number };
   keyCacheMs: number;
 }
 
 /** The top-level keys of HttpServiceConfig: a service lists them with its own sections. */
-export const HTTP_SERVICE_KEYS = ['host', 'port', 'logLevel', 'docs', 'rateLimit', 'keyCacheMs'] as const;
+export const HTTP_SERVICE_KEYS = [
+  'host',
+  'port',
+  'logLevel',
+  'docs',
+  'rateLimit',
+  'addressLimit',
+  'failedSecrets',
+  'keyCacheMs',
+] as const;
 
 /**
  * Resolves the shared keys of `top` (already checked for unknown keys by the service's `section`)
@@ -60,6 +95,13 @@ export function resolveHttpServiceConfig(
   defaultPort: number,
 ): ResolvedHttpServiceConfig {
   const rl = section(top.rateLimit, `${where}.rateLimit`, ['perSecond', 'burst']);
+  const al = section(top.addressLimit, `${where}.addressLimit`, [
+    'perSecond',
+    'burst',
+    'failuresPerSecond',
+    'failureBurst',
+  ]);
+  const fs = section(top.failedSecrets, `${where}.failedSecrets`, ['maxFailures', 'windowMs', 'blockMs']);
   if (top.logLevel !== undefined && top.logLevel !== false && typeof top.logLevel !== 'string') {
     throw new HttpError(
       'CONFIG_INVALID',
@@ -77,6 +119,17 @@ export function resolveHttpServiceConfig(
     rateLimit: {
       perSecond: num(rl, 'perSecond', `${where}.rateLimit`, 50, 0.001),
       burst: int(rl, 'burst', `${where}.rateLimit`, 100, 1, 1_000_000),
+    },
+    addressLimit: {
+      perSecond: num(al, 'perSecond', `${where}.addressLimit`, 500, 0.001),
+      burst: int(al, 'burst', `${where}.addressLimit`, 1_000, 1, 1_000_000),
+      failuresPerSecond: num(al, 'failuresPerSecond', `${where}.addressLimit`, 1, 0.001),
+      failureBurst: int(al, 'failureBurst', `${where}.addressLimit`, 50, 1, 1_000_000),
+    },
+    failedSecrets: {
+      maxFailures: int(fs, 'maxFailures', `${where}.failedSecrets`, 10, 1, 1_000_000),
+      windowMs: int(fs, 'windowMs', `${where}.failedSecrets`, 60_000, 1, 86_400_000),
+      blockMs: int(fs, 'blockMs', `${where}.failedSecrets`, 60_000, 1, 86_400_000),
     },
     keyCacheMs: int(top, 'keyCacheMs', where, 5_000, 0, 3_600_000),
   };

@@ -13,6 +13,8 @@ describe('resolveHttpServiceConfig', () => {
       logLevel: false,
       docs: true,
       rateLimit: { perSecond: 50, burst: 100 },
+      addressLimit: { perSecond: 500, burst: 1_000, failuresPerSecond: 1, failureBurst: 50 },
+      failedSecrets: { maxFailures: 10, windowMs: 60_000, blockMs: 60_000 },
       keyCacheMs: 5_000,
     });
     expect(
@@ -35,5 +37,7 @@ describe('resolveHttpServiceConfig', () => {
       /svc config.rateLimit: unknown option "perMinute"/,
     );
     expect(() => resolve({ keyCacheMs: -1 })).toThrow(/"keyCacheMs"/);
+    expect(() => resolve({ addressLimit: { failureBurst: 0 } })).toThrow(/addressLimit: "failureBurst"/);
+    expect(() => resolve({ failedSecrets: { tries: 3 } })).toThrow(/failedSecrets: unknown option "tries"/);
   });
 });

@@ -7,12 +7,12 @@
 
 import {
   ApiKeyStore,
+  createAuthLimits,
   installAuth,
   installErrorHandler,
   installHttpMetrics,
   installMethodNotAllowed,
   KeyConcurrency,
-  KeyRateLimiter,
   type LogSink,
   redactingLoggerOptions,
   registerKeyRoutes,
@@ -133,7 +133,7 @@ async function createHttpApp(
   });
   installErrorHandler(app);
   installMethodNotAllowed(app);
-  installAuth(app, keys, new KeyRateLimiter(resolved.rateLimit.perSecond, resolved.rateLimit.burst, now), {
+  installAuth(app, keys, createAuthLimits(resolved, now), {
     defaultScope: DEFAULT_SCOPE,
     keyFrom: clickHouseKeyFrom,
   });
@@ -264,6 +264,7 @@ export async function createQueryApi(config: QueryApiConfig, deps: QueryApiDeps)
     async stop() {
       await hub.stop();
       await app.close();
+      keys.close();
     },
   };
 }

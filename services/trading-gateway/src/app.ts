@@ -15,11 +15,11 @@
 import type { BrokerClient } from '@feedpipe/broker-api';
 import {
   ApiKeyStore,
+  createAuthLimits,
   installAuth,
   installErrorHandler,
   installHttpMetrics,
   installMethodNotAllowed,
-  KeyRateLimiter,
   type LogSink,
   redactingLoggerOptions,
   registerKeyRoutes,
@@ -188,7 +188,7 @@ export async function createTradingGateway(
   });
   installErrorHandler(app, fromBrokerError);
   installMethodNotAllowed(app);
-  installAuth(app, keys, new KeyRateLimiter(resolved.rateLimit.perSecond, resolved.rateLimit.burst, now), {
+  installAuth(app, keys, createAuthLimits(resolved, now), {
     defaultScope: GATEWAY_DEFAULT_SCOPE,
   });
   installHttpMetrics(app, metrics);
@@ -231,6 +231,7 @@ export async function createTradingGateway(
     },
     async stop() {
       await app.close();
+      keys.close();
     },
   };
 }
