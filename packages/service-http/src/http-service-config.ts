@@ -1,8 +1,14 @@
 /**
  * The configuration every HTTP service shares (listen address, logging, /docs, per-key rate limit,
- * key cache), documented and validated once here; each service's own config extends it with its
+ * key table refresh, address and secret throttles, server limits), documented and validated once here; each service's own config extends it with its
  * sections and resolves these keys through `resolveHttpServiceConfig`.
  */
+import {
+  connectionCeiling,
+  DEFAULT_HTTP_SERVER_LIMITS,
+  type HttpServerLimits,
+  openFileLimit,
+} from '@feedpipe/service-kit';
 import { bool, int, num, type Options, oneOf, section, str } from './config-readers.js';
 import { HttpError } from './http-error.js';
 
@@ -60,6 +66,29 @@ export interface HttpServiceConfig {
    * (the admin routes) takes effect at once. Default 5,000 ms; below 1,000 is taken as 1,000.
    */
   keyCacheMs?: number;
+  /**
+   * The server's connection limits (service-kit's http-server-limits.ts; the CLIs fill them from
+   * the HTTP_* variables, docs/configuration.md "HTTP servers").
+   */
+  server?: {
+    /** Silence after which a connection with no request in progress, or a stalled one, is closed. Default 10,000 ms. */
+    idleTimeoutMs?: number;
+    /** The request head must arrive within this. Default 10,000 ms. */
+    headersTimeoutMs?: number;
+    /** The whole request, body included, must arrive within this (408). Default 30,000 ms. */
+    requestTimeoutMs?: number;
+    /** An idle keep-alive connection is closed after this. Default 5,000 ms. */
+    keepAliveTimeoutMs?: number;
+    /** How often the head and request deadlines are checked. Default 1,000 ms. */
+    checkIntervalMs?: number;
+    /**
+     * Connections at once, for all the servers of the process configured with the same cap.
+     * Default, and at most: half the process's open-file limit (4,096 where it cannot be read).
+     */
+    maxConnections?: number;
+    /** Request bodies above this are refused (413). Default 1 MiB; a service may raise it for its routes. */
+    bodyLimitBytes?: number;
+  };
 }
 
 export interface ResolvedHttpServiceConfig {
@@ -71,6 +100,7 @@ export interface ResolvedHttpServiceConfig {
   addressLimit: { perSecond: number; burst: number; failuresPerSecond: number; failureBurst: number };
   failedSecrets: { maxFailures: number; windowMs: number; blockMs: number };
   keyCacheMs: number;
+  server: HttpServerLimits;
 }
 
 /** The top-level keys of HttpServiceConfig: a service lists them with its own sections. */
@@ -83,7 +113,41 @@ export const HTTP_SERVICE_KEYS = [
   'addressLimit',
   'failedSecrets',
   'keyCacheMs',
+  'server',
 ] as const;
+
+const SERVER_KEYS = [
+  'idleTimeoutMs',
+  'headersTimeoutMs',
+  'requestTimeoutMs',
+  'keepAliveTimeoutMs',
+  'checkIntervalMs',
+  'maxConnections',
+  'bodyLimitBytes',
+];
+
+/** The `server` section, with the connection cap never above half the open-file limit. */
+function resolveServerLimits(value: unknown, where: string, ceiling: number): HttpServerLimits {
+  const o = section(value, where, SERVER_KEYS);
+  const d = DEFAULT_HTTP_SERVER_LIMITS;
+  const limits: HttpServerLimits = {
+    idleTimeoutMs: int(o, 'idleTimeoutMs', where, d.idleTimeoutMs, 1, 3_600_000),
+    headersTimeoutMs: int(o, 'headersTimeoutMs', where, d.headersTimeoutMs, 1, 600_000),
+    requestTimeoutMs: int(o, 'requestTimeoutMs', where, d.requestTimeoutMs, 1, 3_600_000),
+    keepAliveTimeoutMs: int(o, 'keepAliveTimeoutMs', where, d.keepAliveTimeoutMs, 1, 600_000),
+    checkIntervalMs: int(o, 'checkIntervalMs', where, d.checkIntervalMs, 1, 60_000),
+    maxConnections: Math.min(ceiling, int(o, 'maxConnections', where, ceiling, 1, 10_000_000)),
+    bodyLimitBytes: int(o, 'bodyLimitBytes', where, d.bodyLimitBytes, 1, 1_073_741_824),
+  };
+  // Node refuses a head deadline beyond the whole request's.
+  if (limits.headersTimeoutMs > limits.requestTimeoutMs) {
+    throw new HttpError(
+      'CONFIG_INVALID',
+      `${where}: "headersTimeoutMs" (${limits.headersTimeoutMs}) must not exceed "requestTimeoutMs" (${limits.requestTimeoutMs})`,
+    );
+  }
+  return limits;
+}
 
 /**
  * Resolves the shared keys of `top` (already checked for unknown keys by the service's `section`)
@@ -93,6 +157,7 @@ export function resolveHttpServiceConfig(
   top: Options,
   where: string,
   defaultPort: number,
+  connectionLimit: number = connectionCeiling(openFileLimit()),
 ): ResolvedHttpServiceConfig {
   const rl = section(top.rateLimit, `${where}.rateLimit`, ['perSecond', 'burst']);
   const al = section(top.addressLimit, `${where}.addressLimit`, [
@@ -132,5 +197,6 @@ export function resolveHttpServiceConfig(
       blockMs: int(fs, 'blockMs', `${where}.failedSecrets`, 60_000, 1, 86_400_000),
     },
     keyCacheMs: int(top, 'keyCacheMs', where, 5_000, 0, 3_600_000),
+    server: resolveServerLimits(top.server, `${where}.server`, connectionLimit),
   };
 }

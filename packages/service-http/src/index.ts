@@ -60,6 +60,7 @@ export {
   type HttpMetricsOptions,
   installHttpMetrics,
 } from './http-metrics.js';
+export { type HttpServerOptions, httpServerOptions } from './http-server.js';
 export {
   HTTP_SERVICE_KEYS,
   type HttpServiceConfig,
@@ -100,3 +101,4 @@ export {
   type RouteDoc,
   routeDoc,
 } from './openapi/route-doc.js';
+export { DOCS_CONTENT_SECURITY_POLICY, installSecurityHeaders } from './security-headers.js';

@@ -11,11 +11,15 @@
  * Exit codes: 0 done or bounded, 2 budget exhausted (stderr says when to go on), 1 failed.
  */
 import { readFileSync } from 'node:fs';
-import { createServer } from 'node:http';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { type Credentials, credentialsConfigFromEnv, startCredentials } from '@feedpipe/credentials';
-import { registerProcessMetrics } from '@feedpipe/service-kit';
+import {
+  ConnectionBudget,
+  createLimitedServer,
+  OPS_SERVER_LIMITS,
+  registerProcessMetrics,
+} from '@feedpipe/service-kit';
 import { createStore } from '@feedpipe/store';
 import { type HistoryLoaderEnv, historyLoaderEnv } from './env.js';
 import { LoaderError } from './errors.js';
@@ -111,19 +115,24 @@ async function main(): Promise<void> {
   if (port > 0) registerProcessMetrics(loader.registry, 'history_loader_');
   const ops =
     port > 0
-      ? createServer((req, res) => {
-          if (req.url === '/metrics') {
-            void loader.registry.metrics().then((text) => {
-              res.writeHead(200, { 'content-type': loader.registry.contentType });
-              res.end(text);
-            });
-          } else if (req.url === '/healthz' || req.url === '/readyz') {
-            res.writeHead(200, { 'content-type': 'application/json' });
-            res.end(JSON.stringify(loader.status()));
-          } else {
-            res.writeHead(404).end();
-          }
-        }).listen(port, vars.METRICS_HOST)
+      ? // Bounded like every HTTP server of the project (service-kit's http-server-limits.ts).
+        createLimitedServer(
+          (req, res) => {
+            if (req.url === '/metrics') {
+              void loader.registry.metrics().then((text) => {
+                res.writeHead(200, { 'content-type': loader.registry.contentType });
+                res.end(text);
+              });
+            } else if (req.url === '/healthz' || req.url === '/readyz') {
+              res.writeHead(200, { 'content-type': 'application/json' });
+              res.end(JSON.stringify(loader.status()));
+            } else {
+              res.writeHead(404).end();
+            }
+          },
+          OPS_SERVER_LIMITS,
+          { budget: new ConnectionBudget(OPS_SERVER_LIMITS.maxConnections) },
+        ).listen(port, vars.METRICS_HOST)
       : undefined;
   const progress = startProgress(() => loader.status(), process.stderr);
   let stopping = false;

@@ -8,6 +8,7 @@
 import {
   ApiKeyStore,
   createAuthLimits,
+  httpServerOptions,
   installAuth,
   installErrorHandler,
   installHttpMetrics,
@@ -122,11 +123,12 @@ async function createHttpApp(
 ): Promise<FastifyInstance> {
   const now = deps.now ?? Date.now;
   const app = Fastify({
+    ...httpServerOptions(resolved.server),
     logger:
       resolved.logLevel === false
         ? false
         : redactingLoggerOptions(resolved.logLevel, deps.logStream ?? process.stdout, () => logSecrets),
-    bodyLimit: Math.max(1_048_576, resolved.sql.maxSqlLength * 4),
+    bodyLimit: Math.max(resolved.server.bodyLimitBytes, resolved.sql.maxSqlLength * 4),
     ajv: {
       customOptions: { removeAdditional: false, coerceTypes: 'array', useDefaults: true, allErrors: false },
     },

@@ -16,6 +16,7 @@ import type { BrokerClient } from '@feedpipe/broker-api';
 import {
   ApiKeyStore,
   createAuthLimits,
+  httpServerOptions,
   installAuth,
   installErrorHandler,
   installHttpMetrics,
@@ -175,11 +176,11 @@ export async function createTradingGateway(
     : undefined;
 
   const app = Fastify({
+    ...httpServerOptions(resolved.server),
     logger:
       resolved.logLevel === false
         ? false
         : redactingLoggerOptions(resolved.logLevel, deps.logStream ?? process.stdout, () => logSecrets),
-    bodyLimit: 1_048_576,
     // Query strings are text and coerced; trading bodies are checked by a strict compiler of their
     // own (orders/strict-validation.ts) that never coerces.
     ajv: {

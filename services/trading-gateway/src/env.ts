@@ -5,7 +5,7 @@
  */
 import { join } from 'node:path';
 import { CREDENTIALS_ENV, type CredentialsConfig, credentialsConfigFromEnv } from '@feedpipe/credentials';
-import { type EnvSchema, readEnv } from '@feedpipe/service-kit';
+import { type EnvSchema, HTTP_SERVER_ENV, httpServerConfigFromEnv, readEnv } from '@feedpipe/service-kit';
 import type { StoreConfig } from '@feedpipe/store';
 import type { LogLevel } from './config.js';
 import { TradingGatewayError } from './errors.js';
@@ -25,6 +25,8 @@ export interface GatewayEnv {
   credentials?: CredentialsConfig;
   postbacks?: { secret: string; walDir: string; allowlist?: string[] };
   bootstrapKeyName?: string;
+  /** The server's connection limits (HTTP_* variables, shared with the query API). */
+  server: ReturnType<typeof httpServerConfigFromEnv>;
   /** Everything secret the environment holds: scrubbed from anything printed or logged. */
   secrets: string[];
 }
@@ -34,6 +36,7 @@ const LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug'];
 /** Every variable the gateway reads (docs/configuration.md, trading-gateway). */
 export const GATEWAY_ENV = {
   ...CREDENTIALS_ENV,
+  ...HTTP_SERVER_ENV,
   TRADING_GATEWAY_PORT: {
     type: 'integer',
     min: 0,
@@ -179,6 +182,7 @@ export function gatewayEnv(env: Env): GatewayEnv {
         }
       : {}),
     ...(bootstrapKeyName ? { bootstrapKeyName } : {}),
+    server: httpServerConfigFromEnv(v),
     secrets: [
       ...urlPassword(url),
       ...[credentials?.accessToken, credentials?.pin, credentials?.totpSecret].filter(
