@@ -7,13 +7,20 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Registry } from 'prom-client';
-import { ConnectionBudget, createLimitedServer, OPS_SERVER_LIMITS } from './http-server-limits.js';
+import {
+  ConnectionBudget,
+  createLimitedServer,
+  type HttpServerLimits,
+  OPS_SERVER_LIMITS,
+} from './http-server-limits.js';
 
 export interface OpsServerOptions {
   registries: Registry[];
   ready: () => { ready: boolean; detail: unknown };
   host?: string;
   port?: number;
+  /** Default OPS_SERVER_LIMITS (tests set short ones). */
+  limits?: HttpServerLimits;
 }
 
 export interface OpsServer {
@@ -22,6 +29,7 @@ export interface OpsServer {
 }
 
 export async function startOpsServer(options: OpsServerOptions): Promise<OpsServer> {
+  const limits = options.limits ?? OPS_SERVER_LIMITS;
   const server: Server = createLimitedServer(
     (request, response) => {
       const path = (request.url ?? '/').split('?')[0];
@@ -51,8 +59,8 @@ export async function startOpsServer(options: OpsServerOptions): Promise<OpsServ
       response.writeHead(404, { 'content-type': 'application/json' });
       response.end('{"error":"not found"}');
     },
-    OPS_SERVER_LIMITS,
-    { budget: new ConnectionBudget(OPS_SERVER_LIMITS.maxConnections) },
+    limits,
+    { budget: new ConnectionBudget(limits.maxConnections) },
   );
   await new Promise<void>((resolve) =>
     server.listen(options.port ?? 0, options.host ?? '127.0.0.1', resolve),
