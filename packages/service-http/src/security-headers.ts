@@ -10,12 +10,18 @@
  */
 import type { FastifyInstance } from 'fastify';
 
-/** Swagger UI loads its bundle, preset and initializer as files (no inline script or style). */
+/**
+ * Swagger UI (@fastify/swagger-ui 6.1.3) loads its bundle, preset and initializer as files; its
+ * bundle adds one inline style, allowed by its hash rather than by 'unsafe-inline'. A new version
+ * with another inline style shows as a refusal in services/query-api/test/docs-browser.test.ts.
+ */
+const SWAGGER_UI_INLINE_STYLE = "'sha256-RL3ie0nH+Lzz2YNqQN83mnU0J1ot4QL7b99vMdIX99w='";
+
 export const DOCS_CONTENT_SECURITY_POLICY = [
   "default-src 'none'",
   "script-src 'self'",
   "script-src-attr 'none'",
-  "style-src 'self'",
+  `style-src 'self' ${SWAGGER_UI_INLINE_STYLE}`,
   "img-src 'self' data:",
   "font-src 'self' data:",
   "connect-src 'self'",
