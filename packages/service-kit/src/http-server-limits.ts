@@ -19,8 +19,9 @@
  * - keep-alive: an idle keep-alive connection is closed after `keepAliveTimeoutMs`.
  * - connections: at most `maxConnections` at once for all the servers of the process that share
  *   a budget (the API servers do), by default half the process's open-file limit, so the rest of
- *   the descriptors stay the pipeline's (Kafka, ClickHouse, the engine's files). One more is
- *   closed as soon as it is accepted; the connections already open are served as before.
+ *   the descriptors stay the pipeline's (Kafka, ClickHouse, the engine's files). At the cap a new
+ *   connection takes the place of the oldest idle one (ConnectionBudget); when every connection
+ *   is being answered it is closed as soon as it is accepted, and the answers go on.
  */
 import { readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type RequestListener, type Server } from 'node:http';
@@ -95,11 +96,20 @@ export function connectionCeiling(fileLimit: number | undefined): number {
   return fileLimit === undefined ? FALLBACK_MAX_CONNECTIONS : Math.max(1, Math.floor(fileLimit / 2));
 }
 
-/** Connections at once across the servers that share it; refusals counted. */
+/**
+ * Connections at once across the servers that share it. At the cap, a new connection takes the
+ * place of the oldest one that is not being answered (it sent nothing yet, is between keep-alive
+ * requests, or its request is still arriving), which is closed; only when every connection is
+ * being answered is the new one refused. So a flood of idle connections cannot keep a client out
+ * (each new connection pushes the oldest idle one out, and a client that sends its request at once
+ * is being answered before the flood comes round to it), while answers in progress are never cut.
+ */
 export class ConnectionBudget {
   readonly capacity: number;
-  #open = 0;
+  /** Open connections, oldest first, each with whether it may make room (not being answered). */
+  readonly #open = new Map<Socket, () => boolean>();
   #refused = 0;
+  #evicted = 0;
 
   constructor(capacity: number) {
     if (!Number.isInteger(capacity) || capacity < 1) throw new RangeError('capacity must be an integer >= 1');
@@ -107,26 +117,55 @@ export class ConnectionBudget {
   }
 
   get open(): number {
-    return this.#open;
+    return this.#open.size;
   }
 
+  /** Connections refused because every open one was being answered. */
   get refused(): number {
     return this.#refused;
   }
 
-  tryTake(): boolean {
-    if (this.#open >= this.capacity) {
+  /** Idle connections closed to make room for a new one. */
+  get evicted(): number {
+    return this.#evicted;
+  }
+
+  /** Counts `socket` in (closing an idle one if the budget is full); false: refused. */
+  admit(socket: Socket, idle: () => boolean): boolean {
+    if (this.#open.size >= this.capacity && !this.#makeRoom()) {
       this.#refused += 1;
       return false;
     }
-    this.#open += 1;
+    this.#open.set(socket, idle);
+    socket.once('close', () => this.#open.delete(socket));
     return true;
   }
 
-  give(): void {
-    this.#open = Math.max(0, this.#open - 1);
+  /**
+   * Closes the oldest idle connection. Busy ones met on the way go to the back, so the next search
+   * starts past them; at most SCAN are looked at, so a full budget of busy connections costs a
+   * bounded search per refused connection, not one over all of them.
+   */
+  #makeRoom(): boolean {
+    const scan = Math.min(MAX_SCAN, this.#open.size);
+    for (let i = 0; i < scan; i += 1) {
+      const oldest = this.#open.entries().next().value;
+      if (oldest === undefined) return true;
+      const [socket, idle] = oldest;
+      this.#open.delete(socket);
+      if (idle()) {
+        this.#evicted += 1;
+        socket.destroy();
+        return true;
+      }
+      this.#open.set(socket, idle);
+    }
+    return false;
   }
 }
+
+/** Connections looked at to find an idle one to close, per new connection at the cap. */
+const MAX_SCAN = 256;
 
 const processBudgets = new Map<number, ConnectionBudget>();
 
@@ -164,30 +203,32 @@ export function createLimitedServer(
     connectionsCheckingInterval: limits.checkIntervalMs,
   });
   if (handler) server.on('request', handler);
-  capConnections(server, options.budget ?? processConnectionBudget(limits.maxConnections));
-  closeWhenSilent(server, limits.idleTimeoutMs, options.onIdleClose);
+  limitConnections(
+    server,
+    limits.idleTimeoutMs,
+    options.budget ?? processConnectionBudget(limits.maxConnections),
+    options.onIdleClose,
+  );
   return server;
 }
 
-function capConnections(server: Server, budget: ConnectionBudget): void {
-  // A hard stop at accept for this server too (Node closes the handle before any parsing).
-  server.maxConnections = budget.capacity;
-  server.on('connection', (socket: Socket) => {
-    if (!budget.tryTake()) {
-      socket.destroy();
-      return;
-    }
-    socket.once('close', () => budget.give());
-  });
-}
-
 /**
- * The idle rule. Node calls a server's 'timeout' listeners instead of destroying the socket, so
- * the decision is ours: which request, if any, the socket is serving is tracked from 'request' to
- * the response's 'close'.
+ * The idle rule and the cap, on what each socket is doing: which request, if any, it is serving is
+ * tracked from 'request' to the response's 'close'. Node calls a server's 'timeout' listeners
+ * instead of destroying the socket, so the decision is ours.
  */
-function closeWhenSilent(server: Server, idleTimeoutMs: number, onIdleClose: (() => void) | undefined): void {
+function limitConnections(
+  server: Server,
+  idleTimeoutMs: number,
+  budget: ConnectionBudget,
+  onIdleClose: (() => void) | undefined,
+): void {
   const serving = new WeakMap<Socket, IncomingMessage>();
+  /** Being answered: its request is in (the answer is computed or streamed by the route). */
+  const answering = (socket: Socket): boolean => serving.get(socket)?.complete === true;
+  server.on('connection', (socket: Socket) => {
+    if (!budget.admit(socket, () => !answering(socket))) socket.destroy();
+  });
   server.on('request', (request: IncomingMessage, response) => {
     const socket = request.socket;
     serving.set(socket, request);
@@ -197,9 +238,8 @@ function closeWhenSilent(server: Server, idleTimeoutMs: number, onIdleClose: (()
   });
   server.setTimeout(idleTimeoutMs);
   server.on('timeout', (socket: Socket) => {
-    const request = serving.get(socket);
     // Computing or streaming an answer the client reads: the route's own bounds apply.
-    if (request?.complete === true && socket.writableLength === 0) return;
+    if (answering(socket) && socket.writableLength === 0) return;
     onIdleClose?.();
     socket.destroy();
   });

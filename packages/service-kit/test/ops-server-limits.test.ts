@@ -1,7 +1,7 @@
 /**
  * The ops endpoint (/metrics, /healthz, /readyz) shares its process with the pipeline: a connection
- * that sends nothing is closed, and connections beyond its small cap are refused while a connected
- * scraper is still answered (issue 37, item 3). Short limits through the options.
+ * that sends nothing is closed, and a flood of connections beyond its small cap cannot keep a
+ * scraper out (issue 37, item 3). Short limits through the options.
  */
 import { openRawConnection, type RawConnection } from '@feedpipe/testkit';
 import { Registry } from 'prom-client';
@@ -39,17 +39,13 @@ describe('ops endpoint limits', () => {
     expect(await idle.closed()).toBe(true);
   });
 
-  it('refuses connections beyond its cap while a connected scraper is answered', async () => {
+  it('an idle-connection flood beyond its cap does not keep a scraper out', async () => {
     const port = await start(2, 60_000);
+    const flood: RawConnection[] = [];
+    for (let i = 0; i < 10; i += 1) flood.push(await connection(port));
     const scraper = await connection(port);
     scraper.socket.write(HEALTHZ);
     expect(await scraper.receivedText('"ok"')).toBe(true);
-    await connection(port);
-    const refused = await connection(port);
-    refused.socket.write(HEALTHZ);
-    expect(await refused.closed()).toBe(true);
-    expect(refused.received()).toBe('');
-    scraper.socket.write(HEALTHZ);
-    expect(await scraper.receivedText('"ok"', undefined, 2)).toBe(true);
+    for (const idle of flood.slice(0, 9)) expect(await idle.closed()).toBe(true);
   });
 });

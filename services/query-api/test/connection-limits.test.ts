@@ -1,7 +1,7 @@
 /**
  * Issue 37, item 3, on the query API as it runs: idle connections closed, bodies that trickle into
- * /v1/sql and /clickhouse cut by the request deadline, connections beyond the cap refused while a
- * connected client is still answered; and every answer carries nosniff, /docs a CSP and frame
+ * /v1/sql and /clickhouse cut by the request deadline, a flood of idle connections beyond the cap
+ * unable to keep a client out; and every answer carries nosniff, /docs a CSP and frame
  * refusal (low findings). Before, a connection that sent nothing stayed open for good and a body
  * sent a byte every 5 s stayed open past 150 s. Short limits through the `server` options.
  */
@@ -72,25 +72,15 @@ describe('query API connections', () => {
     }
   });
 
-  it('refuses connections beyond the cap while a connected client is still answered', async () => {
+  it('an idle-connection flood beyond the cap does not keep a client out', async () => {
+    // The cap is 4: every connection of the flood beyond it closes the oldest idle one.
+    const flood: RawConnection[] = [];
+    for (let i = 0; i < 40; i += 1) flood.push(await connection());
     const client = await connection();
     client.socket.write(head('GET', '/healthz', {}));
     expect(await client.receivedText('"ok"')).toBe(true);
-    // The cap is 4: three more keep-alive clients fill it (answered once, so their keep-alive time
-    // holds them, not the short idle timeout); connections beyond it are closed unanswered.
-    for (let i = 0; i < 3; i += 1) {
-      const holder = await connection();
-      holder.socket.write(head('GET', '/healthz', {}));
-      expect(await holder.receivedText('"ok"')).toBe(true);
-    }
-    for (let i = 0; i < 2; i += 1) {
-      const refused = await connection();
-      refused.socket.write(head('GET', '/healthz', {}));
-      expect(await refused.closed()).toBe(true);
-      expect(refused.received()).toBe('');
-    }
-    client.socket.write(head('GET', '/healthz', {}));
-    expect(await client.receivedText('"ok"', undefined, 2)).toBe(true);
+    for (const idle of flood) expect(await idle.closed()).toBe(true);
+    expect(flood.every((c) => c.received() === '')).toBe(true);
   });
 });
 
