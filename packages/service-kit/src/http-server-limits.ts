@@ -183,6 +183,21 @@ export function processConnectionBudget(capacity: number): ConnectionBudget {
   return budget;
 }
 
+/** What a limited server has done, for its service's metrics. */
+export interface LimitedServerStats {
+  /** The budget it counts in (shared with the other servers of the process with the same cap). */
+  readonly budget: ConnectionBudget;
+  /** Connections it closed for silence. */
+  readonly idleClosed: number;
+}
+
+const serverStats = new WeakMap<Server, LimitedServerStats>();
+
+/** The stats of a server made by createLimitedServer; undefined for any other server. */
+export function limitedServerStats(server: Server): LimitedServerStats | undefined {
+  return serverStats.get(server);
+}
+
 export interface LimitedServerOptions {
   /** Default: the process's budget for `limits.maxConnections`. */
   budget?: ConnectionBudget;
@@ -203,12 +218,13 @@ export function createLimitedServer(
     connectionsCheckingInterval: limits.checkIntervalMs,
   });
   if (handler) server.on('request', handler);
-  limitConnections(
-    server,
-    limits.idleTimeoutMs,
-    options.budget ?? processConnectionBudget(limits.maxConnections),
-    options.onIdleClose,
-  );
+  const budget = options.budget ?? processConnectionBudget(limits.maxConnections);
+  const stats = { budget, idleClosed: 0 };
+  serverStats.set(server, stats);
+  limitConnections(server, limits.idleTimeoutMs, budget, () => {
+    stats.idleClosed += 1;
+    options.onIdleClose?.();
+  });
   return server;
 }
 

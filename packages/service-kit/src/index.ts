@@ -27,6 +27,8 @@ export {
   type HttpServerLimits,
   httpServerConfigFromEnv,
   type LimitedServerOptions,
+  type LimitedServerStats,
+  limitedServerStats,
   OPS_SERVER_LIMITS,
   openFileLimit,
   processConnectionBudget,

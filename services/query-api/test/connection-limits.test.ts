@@ -81,6 +81,12 @@ describe('query API connections', () => {
     expect(await client.receivedText('"ok"')).toBe(true);
     for (const idle of flood) expect(await idle.closed()).toBe(true);
     expect(flood.every((c) => c.received() === '')).toBe(true);
+    // What an operator sees: connections closed to make room, and for silence.
+    const metrics = (await h.api.app.inject({ method: 'GET', url: '/metrics' })).body;
+    const value = (name: string) => Number(new RegExp(`^${name} (\\d+)`, 'm').exec(metrics)?.[1]);
+    expect(value('query_api_http_connections_evicted_total')).toBeGreaterThan(0);
+    expect(value('query_api_http_connections_idle_closed_total')).toBeGreaterThan(0);
+    expect(value('query_api_http_connections_open')).toBeLessThanOrEqual(4);
   });
 });
 
