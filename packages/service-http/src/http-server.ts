@@ -6,11 +6,26 @@
  * once, for the APIs and the ops endpoints alike.
  */
 import { createLimitedServer, type HttpServerLimits } from '@feedpipe/service-kit';
-import type { FastifyServerFactory } from 'fastify';
+import type { FastifyReply, FastifyRequest, FastifyServerFactory } from 'fastify';
+import { errorBody } from './error-handler.js';
+import { HttpError } from './http-error.js';
 
 export interface HttpServerOptions {
   serverFactory: FastifyServerFactory;
   bodyLimit: number;
+  frameworkErrors: (error: Error, request: FastifyRequest, reply: FastifyReply) => void;
+}
+
+/**
+ * fastify's own refusals before any route or hook runs (a URL that cannot be decoded): answered in
+ * the envelope, without echoing the URL (caller text) as fastify's default answer does.
+ */
+function frameworkErrors(_error: Error, _request: FastifyRequest, reply: FastifyReply): void {
+  reply
+    .code(400)
+    .header('x-content-type-options', 'nosniff')
+    .type('application/json')
+    .send(errorBody(new HttpError('BAD_REQUEST', 'the request URL is not valid')));
 }
 
 /** Spread into `Fastify({...})`; a service may raise `bodyLimit` after it for its own routes. */
@@ -18,5 +33,6 @@ export function httpServerOptions(limits: HttpServerLimits): HttpServerOptions {
   return {
     serverFactory: (handler) => createLimitedServer(handler, limits),
     bodyLimit: limits.bodyLimitBytes,
+    frameworkErrors,
   };
 }

@@ -217,6 +217,9 @@ export function createLimitedServer(
     keepAliveTimeout: limits.keepAliveTimeoutMs,
     connectionsCheckingInterval: limits.checkIntervalMs,
   });
+  // Before anything can answer: every answer of every server of the project carries nosniff
+  // (caller text in a text answer must never be sniffed as HTML by a browser).
+  server.on('request', (_request, response) => response.setHeader('x-content-type-options', 'nosniff'));
   if (handler) server.on('request', handler);
   const budget = options.budget ?? processConnectionBudget(limits.maxConnections);
   const stats = { budget, idleClosed: 0 };
