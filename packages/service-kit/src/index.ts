@@ -17,6 +17,22 @@ export {
   type ReadEnvOptions,
   readEnv,
 } from './env-schema.js';
+export {
+  ConnectionBudget,
+  connectionCeiling,
+  createLimitedServer,
+  DEFAULT_HTTP_SERVER_LIMITS,
+  FALLBACK_MAX_CONNECTIONS,
+  HTTP_SERVER_ENV,
+  type HttpServerLimits,
+  httpServerConfigFromEnv,
+  type LimitedServerOptions,
+  type LimitedServerStats,
+  limitedServerStats,
+  OPS_SERVER_LIMITS,
+  openFileLimit,
+  processConnectionBudget,
+} from './http-server-limits.js';
 export { ensureTopics } from './kafka-topics.js';
 export { type OpsServer, type OpsServerOptions, startOpsServer } from './ops-server.js';
 export { registerProcessMetrics } from './process-metrics.js';

@@ -15,12 +15,12 @@
 import type { BrokerClient } from '@feedpipe/broker-api';
 import {
   ApiKeyStore,
-  errorBody,
+  createAuthLimits,
+  httpServerOptions,
   installAuth,
   installErrorHandler,
   installHttpMetrics,
   installMethodNotAllowed,
-  KeyRateLimiter,
   type LogSink,
   redactingLoggerOptions,
   registerKeyRoutes,
@@ -28,7 +28,7 @@ import {
   routeDoc,
 } from '@feedpipe/service-http';
 import type { Store } from '@feedpipe/store';
-import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify';
+import Fastify, { type FastifyInstance } from 'fastify';
 import { type ResolvedGatewayConfig, resolveGatewayConfig, type TradingGatewayConfig } from './config.js';
 import { TradingGatewayError } from './errors.js';
 import { createGatewayMetrics } from './metrics.js';
@@ -160,17 +160,6 @@ function registerHealth(app: FastifyInstance, deps: TradingGatewayDeps): void {
   );
 }
 
-/** A malformed URL: the envelope's 400, with nosniff, never quoting the URL back. */
-function answerBadUrl(reply: FastifyReply): void {
-  void reply
-    .code(400)
-    .header('x-content-type-options', 'nosniff')
-    .type('application/json; charset=utf-8')
-    .send(
-      errorBody(new TradingGatewayError('BAD_REQUEST', 'the URL is not valid (malformed percent-encoding)')),
-    );
-}
-
 /**
  * Every answer says `X-Content-Type-Options: nosniff`. Answers carry caller text (a path in a
  * 404, a field in a 400, a correlation id); a browser that sniffs a type could run such text
@@ -214,16 +203,11 @@ export async function createTradingGateway(
     : undefined;
 
   const app = Fastify({
+    ...httpServerOptions(resolved.server),
     logger:
       resolved.logLevel === false
         ? false
         : redactingLoggerOptions(resolved.logLevel, deps.logStream ?? process.stdout, () => logSecrets),
-    bodyLimit: 1_048_576,
-    // A malformed URL (`/%zz`) is refused by the router before any hook or the error handler
-    // runs; fastify's own answer would quote the URL outside the envelope and without nosniff.
-    // The reply's type is generic over the route's schemas there; any route's reply will do.
-    // (The hook's other case, a failed async route constraint, cannot happen: no route has one.)
-    frameworkErrors: (_error, _request, reply) => answerBadUrl(reply as unknown as FastifyReply),
     // Query strings are text and coerced; trading bodies are checked by a strict compiler of their
     // own (orders/strict-validation.ts) that never coerces.
     ajv: {
@@ -233,7 +217,7 @@ export async function createTradingGateway(
   installNoSniff(app);
   installErrorHandler(app, fromBrokerError);
   installMethodNotAllowed(app);
-  installAuth(app, keys, new KeyRateLimiter(resolved.rateLimit.perSecond, resolved.rateLimit.burst, now), {
+  installAuth(app, keys, createAuthLimits(resolved, now), {
     defaultScope: GATEWAY_DEFAULT_SCOPE,
   });
   installHttpMetrics(app, metrics);
@@ -283,6 +267,7 @@ export async function createTradingGateway(
     },
     async stop() {
       await app.close();
+      keys.close();
     },
   };
 }

@@ -84,7 +84,7 @@ async function run(config: GatewayEnv, store: Store): Promise<void> {
     );
   }
   const gateway = await createTradingGateway(
-    { host: config.host, port: config.port, logLevel: config.logLevel },
+    { host: config.host, port: config.port, logLevel: config.logLevel, server: config.server },
     {
       store,
       kafkaBrokers: config.kafkaBrokers,

@@ -5,7 +5,7 @@
  */
 import { join } from 'node:path';
 import { CREDENTIALS_ENV, type CredentialsConfig, credentialsConfigFromEnv } from '@feedpipe/credentials';
-import { type EnvSchema, readEnv } from '@feedpipe/service-kit';
+import { type EnvSchema, HTTP_SERVER_ENV, httpServerConfigFromEnv, readEnv } from '@feedpipe/service-kit';
 import type { StoreConfig } from '@feedpipe/store';
 import type { LogLevel } from './config.js';
 import { TradingGatewayError } from './errors.js';
@@ -27,6 +27,8 @@ export interface GatewayEnv {
   /** Order-update streams one key may hold at once (the receiver's `maxStreamClientsPerKey`). */
   streamsPerKey: number;
   bootstrapKeyName?: string;
+  /** The server's connection limits (HTTP_* variables, shared with the query API). */
+  server: ReturnType<typeof httpServerConfigFromEnv>;
   /** Everything secret the environment holds: scrubbed from anything printed or logged. */
   secrets: string[];
 }
@@ -36,6 +38,7 @@ const LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug'];
 /** Every variable the gateway reads (docs/configuration.md, trading-gateway). */
 export const GATEWAY_ENV = {
   ...CREDENTIALS_ENV,
+  ...HTTP_SERVER_ENV,
   TRADING_GATEWAY_PORT: {
     type: 'integer',
     min: 0,
@@ -190,6 +193,7 @@ export function gatewayEnv(env: Env): GatewayEnv {
       : {}),
     ...(bootstrapKeyName ? { bootstrapKeyName } : {}),
     streamsPerKey: v.TRADING_GATEWAY_STREAMS_PER_KEY,
+    server: httpServerConfigFromEnv(v),
     secrets: [
       ...urlPassword(url),
       ...[credentials?.accessToken, credentials?.pin, credentials?.totpSecret].filter(
