@@ -218,6 +218,12 @@ function buildGuard(
   });
 }
 
+async function startGuard(guard: DiskGuard | undefined, consumer: BatchConsumer): Promise<void> {
+  if (!guard) return;
+  await guard.start();
+  if (guard.paused) consumer.pause();
+}
+
 /** The retention probe: how long Kafka keeps what the sink has not stored (retention-watch.ts). */
 function retentionProbe(
   brokers: readonly string[],
@@ -239,11 +245,12 @@ function retentionProbe(
   };
 }
 
-/** The aged-buffer flush (every half of maxBatchAgeMs) and the lag probe (every 5 s). */
+/** The aged-buffer flush (every half of maxBatchAgeMs), the lag probe (every 5 s) and the retention probe. */
 function startTimers(
   settings: SinkSettings,
   writer: TableWriter,
   probe: () => Promise<void>,
+  retention: () => Promise<void>,
 ): NodeJS.Timeout[] {
   const flushEvery = Math.max(50, Math.floor(settings.maxBatchAgeMs / 2));
   return [
@@ -255,6 +262,7 @@ function startTimers(
       flushEvery,
     ),
     serialTimer(5_000, probe),
+    serialTimer(settings.retentionProbeMs, retention),
   ];
 }
 
@@ -329,16 +337,10 @@ export function createSink(options: SinkOptions): Sink {
       );
       consumer = c;
       // Read the disk first: a sink started on a full disk joins its group paused.
-      if (guard) {
-        await guard.start();
-        if (guard.paused) c.pause();
-      }
+      await startGuard(guard, c);
       await c.start();
       retention = retentionProbe(options.brokers, c, metrics, settings.log);
-      timers = [
-        ...startTimers(settings, writer, () => probeLag(c, metrics, health)),
-        serialTimer(settings.retentionProbeMs, retention.probe),
-      ];
+      timers = startTimers(settings, writer, () => probeLag(c, metrics, health), retention.probe);
     },
     flush: () => writer.flushAll(),
     async stop() {

@@ -100,6 +100,22 @@ export function createSinkMetrics(registry: Registry): SinkMetrics {
       buckets: [0.5, 1, 2, 5, 10, 20, 30, 45, 60, 120, 300],
       registers,
     }),
+    ...diskAndRetentionGauges(registers),
+  };
+}
+
+/** The disk guard's and the retention probe's gauges (kafka-sink.ts, retention-watch.ts). */
+function diskAndRetentionGauges(
+  registers: Registry[],
+): Pick<
+  SinkMetrics,
+  | 'storeFreeBytes'
+  | 'storeFreeRatio'
+  | 'writesPaused'
+  | 'retentionHeadroomSeconds'
+  | 'oldestUnconsumedAgeSeconds'
+> {
+  return {
     storeFreeBytes: new Gauge({
       name: 'sink_store_free_bytes',
       help: "Free bytes of the store's disk (embedded: the chDB directory's file system; server: the system.disks disk with the least free space)",

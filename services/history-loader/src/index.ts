@@ -27,6 +27,7 @@ export {
   PIPELINE_LOAD_ENV,
   type PipelineLoadEnv,
   pipelineLoadOptions,
+  pipelineLoadScheduled,
 } from './pipeline-load.js';
 export {
   INTERVALS,

@@ -32,7 +32,7 @@ export interface ScheduledLoaderOptions {
   delayMs?: number;
 }
 
-export interface ScheduledLoaderDeps extends Omit<HistoryLoaderDeps, 'metrics' | 'calendar'> {
+export interface ScheduledLoaderDeps extends Omit<HistoryLoaderDeps, 'calendar'> {
   /** The schedule's clock (epoch ms), also each run's planning clock. Default Date.now. */
   now?: () => number;
 }
@@ -74,7 +74,7 @@ export class ScheduledLoader {
     this.#segments = loadedSegments(resolved.universe);
     this.#delayMs = options.delayMs ?? 15 * 60_000;
     this.registry = deps.registry ?? new Registry();
-    this.metrics = createLoaderMetrics(this.registry);
+    this.metrics = deps.metrics ?? createLoaderMetrics(this.registry);
     // The first run is due at once: it catches up on what earlier runs (or none) left.
     this.#nextRunAt = this.#now();
   }
