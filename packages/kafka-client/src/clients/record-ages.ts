@@ -32,6 +32,11 @@ export type RecordAt =
   /** The offset is below the log's start: records there were deleted before being read. */
   | { kind: 'deleted'; logStartOffset: bigint };
 
+/** ListOffsets' timestamp for "the log start". */
+const EARLIEST = -2n;
+/** Partitions per Fetch: a response carries one whole first batch of each (up to ~1 MB apiece). */
+const PARTITIONS_PER_FETCH = 8;
+
 export class RecordAges {
   readonly #admin: Admin;
   readonly #pool: ConnectionPool;
@@ -88,10 +93,20 @@ export class RecordAges {
     }
   }
 
-  /** What is at each target's offset, keyed `topic:partition`; partitions whose leader failed are left out. */
+  /**
+   * What is at each target's offset, keyed `topic:partition`. Partitions whose leader failed, or
+   * that a full response had no room for, are left out (unknown until the next call). Asked
+   * PARTITIONS_PER_FETCH at a time, so one response holds at most that many first batches.
+   */
   async at(targets: readonly RecordAgeTarget[]): Promise<Map<string, RecordAt>> {
     const out = new Map<string, RecordAt>();
-    if (targets.length === 0) return out;
+    for (let i = 0; i < targets.length; i += PARTITIONS_PER_FETCH) {
+      await this.#fetchInto(targets.slice(i, i + PARTITIONS_PER_FETCH), out);
+    }
+    return out;
+  }
+
+  async #fetchInto(targets: readonly RecordAgeTarget[], out: Map<string, RecordAt>): Promise<void> {
     const fetchTargets: FetchTarget[] = targets.map((t) => ({
       topic: t.topic,
       partition: t.partition,
@@ -106,20 +121,55 @@ export class RecordAges {
         cause: error,
       });
     }
+    const outOfRange: FetchTarget[] = [];
     for (const { target, answer } of round.answers) {
       const key = `${target.topic}:${target.partition}`;
       if (answer.errorCode === BrokerError.OFFSET_OUT_OF_RANGE) {
-        // Below the log start, records were deleted unread; above the high watermark, none exist yet.
-        if (BigInt(target.offset) < answer.logStartOffset || answer.logStartOffset < 0n)
-          out.set(key, { kind: 'deleted', logStartOffset: answer.logStartOffset });
-        else out.set(key, { kind: 'none' });
+        outOfRange.push(target);
         continue;
       }
       if (answer.errorCode !== BrokerError.NONE) continue;
       const batch = readPartitionRecords(answer, target.offset, false);
-      out.set(key, batch.count > 0 ? { kind: 'record', timestamp: batch.timestamp(0) } : { kind: 'none' });
+      if (batch.count > 0) out.set(key, { kind: 'record', timestamp: batch.timestamp(0) });
+      // Empty below the high watermark: the response was full before this partition (unknown).
+      else if (BigInt(target.offset) >= answer.highWatermark) out.set(key, { kind: 'none' });
     }
-    return out;
+    if (outOfRange.length > 0) await this.#outOfRange(outOfRange, out);
+  }
+
+  /**
+   * An offset out of range is below the log start (records deleted unread) or beyond the end (none
+   * yet); the error answer carries no offsets (-1), so the log start is asked for.
+   */
+  async #outOfRange(targets: readonly FetchTarget[], out: Map<string, RecordAt>): Promise<void> {
+    const byTopic = new Map<string, FetchTarget[]>();
+    for (const t of targets) byTopic.set(t.topic, [...(byTopic.get(t.topic) ?? []), t]);
+    let listed: Awaited<ReturnType<Admin['listOffsets']>>;
+    try {
+      listed = await this.#admin.listOffsets({
+        topics: [...byTopic].map(([name, list]) => ({
+          name,
+          partitions: list.map((t) => ({ partitionIndex: t.partition, timestamp: EARLIEST })),
+        })),
+      });
+    } catch (error) {
+      throw new KafkaClientError('ADMIN_FAILED', `record ages, log start: ${describe(error)}`, {
+        retriable: true,
+        cause: error,
+      });
+    }
+    const start = new Map<string, bigint>();
+    for (const topic of listed)
+      for (const p of topic.partitions) start.set(`${topic.name}:${p.partitionIndex}`, p.offset);
+    for (const t of targets) {
+      const key = `${t.topic}:${t.partition}`;
+      const logStart = start.get(key);
+      if (logStart === undefined) continue;
+      out.set(
+        key,
+        BigInt(t.offset) < logStart ? { kind: 'deleted', logStartOffset: logStart } : { kind: 'none' },
+      );
+    }
   }
 
   async close(): Promise<void> {
