@@ -5,6 +5,7 @@
  */
 import { statfs } from 'node:fs/promises';
 import { StoreError } from './errors.js';
+import type { StoreLane } from './port.js';
 import type { Store } from './store.js';
 
 export interface DiskSpace {
@@ -39,10 +40,10 @@ interface DiskRow {
  * cold volume) and the first to fill stops the inserts that land on it. Disks of total 0 (remote
  * object storage reports no size) are left out.
  */
-async function serverSpace(store: Store): Promise<DiskSpace> {
+export async function engineDiskSpace(lane: StoreLane): Promise<DiskSpace> {
   let rows: DiskRow[];
   try {
-    rows = await store.internal.rows<DiskRow>(
+    rows = await lane.rows<DiskRow>(
       'SELECT name, free_space AS free, total_space AS total FROM system.disks WHERE total_space > 0',
     );
   } catch (error) {
@@ -62,5 +63,7 @@ async function serverSpace(store: Store): Promise<DiskSpace> {
 
 /** A probe of the store's free space: statfs of the chDB directory, or the server's system.disks. */
 export function storeDiskSpace(store: Store): () => Promise<DiskSpace> {
-  return store.mode === 'embedded' ? () => directorySpace(store.location) : () => serverSpace(store);
+  return store.mode === 'embedded'
+    ? () => directorySpace(store.location)
+    : () => engineDiskSpace(store.internal);
 }
