@@ -399,8 +399,9 @@ class Loader implements HistoryLoader {
       if (!this.#dispatching || this.#abort.signal.aborted) return undefined;
       const gate = this.#deps.diskGuard;
       if (gate?.paused) {
-        // No request while the store cannot take its rows: the budget is not spent on them.
-        await gate.whenWritable(this.#abort.signal);
+        // No request while the store cannot take its rows: the budget is not spent on them. A stop
+        // or the end of dispatch (maxSeconds) wakes the wait too.
+        await Promise.race([gate.whenWritable(this.#abort.signal), this.#nextWake()]);
         continue;
       }
       if (this.#queueAt < this.#queue.length) {
@@ -419,14 +420,19 @@ class Loader implements HistoryLoader {
       }
       const inFlight = this.#started - this.#status.unitsFinished;
       if (inFlight === 0 && !this.#periodicActive()) return undefined;
-      await new Promise<void>((resolve) => {
-        const previous = this.#wake;
-        this.#wake = () => {
-          previous?.();
-          resolve();
-        };
-      });
+      await this.#nextWake();
     }
+  }
+
+  /** Resolves at the next #wakeAll (an enqueue, a finished unit, a stop, the end of dispatch). */
+  #nextWake(): Promise<void> {
+    return new Promise<void>((resolve) => {
+      const previous = this.#wake;
+      this.#wake = () => {
+        previous?.();
+        resolve();
+      };
+    });
   }
 
   async #worker(client: BrokerClient, writer: BatchWriter): Promise<void> {
