@@ -24,7 +24,7 @@ export interface ReconnectScenarioOptions {
   connections?: number;
   /** Instruments per connection (100 per subscribe request). Default 300. */
   instrumentsPerConnection?: number;
-  /** Live trades per connection per 5 ms tick. Default 100. */
+  /** Trades per 5 ms tick of each connection's instruments beyond its first 100 (which get 400/s each). Default 20. */
   tradesPerTick?: number;
   /** Trades the server sends before the drop, and again after the re-subscription. Default 20,000. */
   tradesPerPhase?: number;
@@ -189,7 +189,7 @@ export async function runReconnectScenario(options: ReconnectScenarioOptions): P
   const perConnection = options.instrumentsPerConnection ?? 300;
   const ids = Array.from({ length: connections * perConnection }, (_, i) => 3_500_001 + i);
   const server = await startSpecFeedProcess({
-    tradesPerTick: options.tradesPerTick ?? 100,
+    tradesPerTick: options.tradesPerTick ?? 20,
     packetPerMessage: options.packetPerMessage,
   });
   const topics = prefixedTopics(uniqueName('reconnect35'));

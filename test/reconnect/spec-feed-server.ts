@@ -5,9 +5,9 @@
  *
  * - every Subscribe Trade request (15) is answered at once, in one message, with each instrument's
  *   snapshot in the spec's order (rule 1: Trade, Previous Close, Circuit Limit, 52-Week);
- * - from the next tick on, every instrument subscribed on an open connection gets live trades: each
- *   connection sends `tradesPerTick` trades a tick, round the instruments it holds, so the first
- *   request's 100 instruments get hundreds of trades a second while the later requests land;
+ * - from the next tick on, every instrument subscribed on an open connection gets live trades: the
+ *   first request's 100 instruments of each connection hundreds a second each (`hotTradesPerTick`),
+ *   the others `tradesPerTick` a tick together, round their list;
  * - each trade carries its instrument's sequence number (1, 2, 3, ...) as its cumulative volume, so
  *   a missing, doubled or reordered trade shows in what is read back. A snapshot's trade is the
  *   instrument's last trade (the same volume and trade time); only an instrument's first snapshot
@@ -39,7 +39,11 @@ const MAX_PER_REQUEST = 100;
 const DROP_FLUSH_LIMIT_MS = 5_000;
 
 export interface SpecFeedServerOptions {
-  /** Live trades each connection sends per tick, round its instruments. Default 100. */
+  /** Instruments of each connection that trade busily: its first ones subscribed. Default 100. */
+  hotInstruments?: number;
+  /** Trades per tick of each busy instrument. Default 2 (400 a second at 5 ms ticks). */
+  hotTradesPerTick?: number;
+  /** Trades per tick of each connection's other instruments together, round their list. Default 20. */
   tradesPerTick?: number;
   /** Tick interval. Default 5 ms. */
   tickMs?: number;
@@ -153,7 +157,9 @@ function subscribeIds(text: string): number[] | undefined {
 }
 
 export async function startSpecFeedServer(options: SpecFeedServerOptions = {}): Promise<SpecFeedServer> {
-  const tradesPerTick = options.tradesPerTick ?? 100;
+  const tradesPerTick = options.tradesPerTick ?? 20;
+  const hotInstruments = options.hotInstruments ?? 100;
+  const hotTradesPerTick = options.hotTradesPerTick ?? 2;
   const instruments = new Map<number, Instrument>();
   const snapshots = new Map<number, number>();
   const connections: Connection[] = [];
@@ -251,15 +257,29 @@ export async function startSpecFeedServer(options: SpecFeedServerOptions = {}): 
     for (const connection of connections) {
       const n = connection.subscribed.length;
       if (!connection.live || n === 0 || connection.socket.readyState !== WebSocket.OPEN) continue;
-      // The tick's budget goes round the instruments: few subscribed means many trades each.
-      const count = tradesPerTick;
+      // The first request's instruments are the busy ones: each gets `hotTradesPerTick` a tick from
+      // the moment it is subscribed; the rest share `tradesPerTick`, round their list.
+      const hot = Math.min(n, hotInstruments);
+      const cold = n - hot;
+      const coldCount = cold === 0 ? 0 : tradesPerTick;
+      const count = hot * hotTradesPerTick + coldCount;
       const out = Buffer.alloc(count * TRADE_BYTES);
-      for (let i = 0; i < count; i++) {
-        const instrument = connection.subscribed[(connection.cursor + i) % n] as Instrument;
-        advance(instrument);
-        writeTrade(out, i * TRADE_BYTES, instrument);
+      let at = 0;
+      for (let round = 0; round < hotTradesPerTick; round++) {
+        for (let i = 0; i < hot; i++) {
+          const instrument = connection.subscribed[i] as Instrument;
+          advance(instrument);
+          writeTrade(out, at, instrument);
+          at += TRADE_BYTES;
+        }
       }
-      connection.cursor = (connection.cursor + count) % n;
+      for (let i = 0; i < coldCount; i++) {
+        const instrument = connection.subscribed[hot + ((connection.cursor + i) % cold)] as Instrument;
+        advance(instrument);
+        writeTrade(out, at, instrument);
+        at += TRADE_BYTES;
+      }
+      if (cold > 0) connection.cursor = (connection.cursor + coldCount) % cold;
       totals.trades += count;
       send(connection, out);
     }
