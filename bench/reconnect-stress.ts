@@ -1,6 +1,6 @@
 /**
  * npm run bench:reconnect-stress -- [--runs 20] [--connections 2] [--instruments 300]
- *                                    [--trades-per-tick 100] [--trades-per-phase 20000]
+ *                                    [--trades-per-tick 20] [--trades-per-phase 20000]
  *
  * Issue #35's scenario, many times in a row: the ingestor against a feed server written from the
  * spec alone (test/reconnect/spec-feed-server.ts) that answers every subscribe request at once with
@@ -8,7 +8,8 @@
  * socket destroyed, no close frame), reconnected and re-subscribed. Each run takes fresh topics and
  * is judged per instrument from what is read back from Kafka (test/reconnect/scenario.ts): holes,
  * doubled and reordered trades, snapshots sent, decoded and produced, frames read and not decoded.
- * --instruments is per connection; --trades-per-tick is each connection's live trades per 5 ms;
+ * --instruments is per connection; the first 100 of each connection trade 400 times a second each
+ * from their subscription on, and --trades-per-tick is what the others get per 5 ms together;
  * --trades-per-phase the trades sent before the drop and again after the re-subscription. Loopback
  * only; each run bounded by its waits (30 s each). Progress on stderr; the last stdout line is JSON.
  */
@@ -24,7 +25,7 @@ const { values } = parseArgs({
     runs: { type: 'string', default: '20' },
     connections: { type: 'string', default: '2' },
     instruments: { type: 'string', default: '300' },
-    'trades-per-tick': { type: 'string', default: '100' },
+    'trades-per-tick': { type: 'string', default: '20' },
     'trades-per-phase': { type: 'string', default: '20000' },
     'packet-per-message': { type: 'boolean', default: false },
   },

@@ -39,7 +39,8 @@ export interface IngestorMetrics {
  * - text: a text message (the feed is binary; skipped);
  * - malformed: a binary message whose decoding stopped at a bad packet (the rest of it is lost);
  * - stopped: a message that arrived on a socket closed because the ingestor stops;
- * - dropped: a message that arrived on a socket given up for a reconnect before it was open;
+ * - dropped: a message that arrived on a socket given up for a reconnect (not yet open, or not closed
+ *   by the server within the drain time after Disconnect);
  * - worker_failed: a chunk of messages that no decode worker could decode, however often tried.
  */
 export const UNDECODED_REASONS = ['text', 'malformed', 'stopped', 'dropped', 'worker_failed'] as const;
