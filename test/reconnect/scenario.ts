@@ -63,6 +63,8 @@ export interface ReconnectVerdict {
   messagesReceived: number;
   reconnects: number;
   drops: number;
+  /** Receive-to-ack latency of the slowest frame, ms (a connection's queue held back shows here). */
+  receiveToAckMaxMs: number;
   seconds: number;
 }
 
@@ -238,6 +240,7 @@ export async function runReconnectScenario(options: ReconnectScenarioOptions): P
       messagesReceived: ingested.frames,
       reconnects: ingested.connections.reduce((sum, c) => sum + c.reconnects, 0),
       drops: state.stats.drops,
+      receiveToAckMaxMs: Math.round(ingestor.latency.percentileMs(1)),
       seconds: (Date.now() - started) / 1000,
     };
   } finally {
