@@ -2,7 +2,8 @@
  * Issue 37, item 7 and the gateway's low findings:
  * - one trade key opened all 100 order-update streams (the next key got 503 STREAM_FULL): now a
  *   key holds at most its share (`maxStreamClientsPerKey`), 429 STREAM_KEY_FULL past it;
- * - any trade key lifted the kill switch: now only a supervisor key (trade + admin) may;
+ * - any trade key lifted the kill switch: now only a key with the admin scope (the admin key, or a
+ *   supervisor: trade + admin) may;
  * - an order the service refused because the kill switch turned on after the gateway's last read
  *   of it came back as 502: now 409 KILL_SWITCH_ACTIVE with the service's refusal under `upstream`;
  * - answers carrying caller text had no `X-Content-Type-Options: nosniff`.
@@ -91,7 +92,7 @@ describe('the kill switch', () => {
     expect(next.json().error.upstream).toBeUndefined();
   });
 
-  it('a trade key may turn it on but not lift it; a supervisor key (trade + admin) lifts it', async () => {
+  it('a trade key may turn it on but not lift it; the admin key and a supervisor key lift it', async () => {
     expect((await call(h, 'POST', '/v1/kill-switch', h.trade2, { status: 'ACTIVATE' })).statusCode).toBe(200);
     for (const key of [h.trade, h.trade2]) {
       const lift = await call(h, 'POST', '/v1/kill-switch', key, { status: 'DEACTIVATE' });
@@ -100,11 +101,14 @@ describe('the kill switch', () => {
     }
     const audit = (await call(h, 'GET', '/v1/order-audit?limit=1', h.trade2)).json().rows;
     expect(audit[0]).toMatchObject({ action: 'killSwitch.set', outcome: 'refused', error_code: 'FORBIDDEN' });
-    // An admin key without trade reaches no order route at all.
-    expect((await call(h, 'POST', '/v1/kill-switch', h.admin, { status: 'DEACTIVATE' })).statusCode).toBe(
-      403,
-    );
     expect(await broker.funds.killSwitch()).toMatchObject({ killSwitchStatus: 'ACTIVATE' });
+    // The admin key (no trade scope) reaches this one route, and lifts the switch.
+    const byAdmin = await call(h, 'POST', '/v1/kill-switch', h.admin, { status: 'DEACTIVATE' });
+    expect(byAdmin.statusCode, byAdmin.body).toBe(200);
+    expect(await broker.funds.killSwitch()).toMatchObject({ killSwitchStatus: 'DEACTIVATE' });
+    // ...but no order route.
+    expect((await call(h, 'POST', '/v1/orders', h.admin, LIMIT_BUY)).statusCode).toBe(403);
+    expect((await call(h, 'POST', '/v1/kill-switch', h.trade, { status: 'ACTIVATE' })).statusCode).toBe(200);
     const lifted = await call(h, 'POST', '/v1/kill-switch', h.supervisor, { status: 'DEACTIVATE' });
     expect(lifted.statusCode, lifted.body).toBe(200);
     expect(await broker.funds.killSwitch()).toMatchObject({ killSwitchStatus: 'DEACTIVATE' });

@@ -18,8 +18,11 @@ import { parseKey } from './key-format.js';
 import type { KeyRateLimiter } from './rate-limiter.js';
 import type { SecretThrottle } from './secret-throttle.js';
 
-/** `open` (no key), or one of the service's scopes. */
-export type RouteScope = string;
+/**
+ * `open` (no key), one of the service's scopes, or a list of them: a key holding any one may call
+ * the route (which may then decide by the key's scopes, as the gateway's kill switch does).
+ */
+export type RouteScope = string | readonly string[];
 export const OPEN_SCOPE = 'open';
 
 declare module 'fastify' {
@@ -124,10 +127,11 @@ export function installAuth<S extends string>(
     const key: ApiKeyInfo = checked.key;
     request.apiKey = key;
     // No route matched: any valid key may learn that (404) or which methods the path has (405).
-    if (!request.is404 && !(key.scopes as readonly string[]).includes(scope)) {
+    const anyOf: readonly string[] = typeof scope === 'string' ? [scope] : scope;
+    if (!request.is404 && !anyOf.some((needed) => (key.scopes as readonly string[]).includes(needed))) {
       throw new HttpError(
         'FORBIDDEN',
-        `this route needs the "${scope}" scope; the key has: ${key.scopes.join(', ') || 'none'}`,
+        `this route needs the "${anyOf.join('" or "')}" scope; the key has: ${key.scopes.join(', ') || 'none'}`,
       );
     }
     const decision = limits.perKey.take(key.keyId);

@@ -444,26 +444,29 @@ function registerKillSwitchRoutes(app: FastifyInstance, deps: TradeDeps): void {
       tags: aTags,
       operationId: 'setKillSwitch',
       summary:
-        'Activate (any trade key) or deactivate (a supervisor key: scopes trade and admin) the kill switch',
+        'Activate (any trade or admin key) or deactivate (a key with the admin scope: the admin key or a supervisor) the kill switch',
       response: KILL_SWITCH,
       errors: [403, 409, 503],
       body: KILL_SWITCH_REQUEST,
+      scopes: ['trade', 'admin'],
     },
-    async ({ request, broker, desk, keyId, caller }) => {
+    async ({ request, broker, desk, keyId }) => {
       const { status } = request.body as { status: KillSwitchStatus };
       const result = await desk.execute({
         action: 'killSwitch.set',
         keyId,
         request: { status },
         summary: {},
-        // Any trade key may stop trading; only a supervisor (trade + admin) may restart it, so a
-        // desk's stop cannot be undone by the key (or the strategy) it was meant to stop. A
-        // refused attempt is audited like any refused request.
+        // Any trade key may stop trading; only a key with the admin scope (the admin key, or a
+        // supervisor: trade + admin) may restart it, so a desk's stop cannot be undone by the key
+        // (or the strategy) it was meant to stop. A refused attempt is audited like any refused
+        // request.
         authorize: async () => {
-          if (status === 'DEACTIVATE' && !caller.supervisor) {
+          const admin = (request.apiKey?.scopes ?? []).includes('admin');
+          if (status === 'DEACTIVATE' && !admin) {
             throw new TradingGatewayError(
               'FORBIDDEN',
-              'lifting the kill switch needs a supervisor key (scopes trade and admin); any trade key may activate it',
+              'lifting the kill switch needs a key with the admin scope (the admin key or a supervisor); any trade key may activate it',
               { field: 'status' },
             );
           }

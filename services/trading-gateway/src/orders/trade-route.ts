@@ -54,6 +54,8 @@ export interface TradeDoc {
   /** The JSON schema of the 200 answer. */
   response: unknown;
   errors: readonly ErrorStatus[];
+  /** Keys holding any of these may call the route. Default: `trade`. */
+  scopes?: readonly ('trade' | 'admin')[];
 }
 
 export function tradeRoute(
@@ -64,11 +66,11 @@ export function tradeRoute(
   doc: TradeDoc,
   handler: (call: TradeCall) => Promise<unknown>,
 ): void {
-  const { response, ...rest } = doc;
+  const { response, scopes, ...rest } = doc;
   app.route({
     method,
     url,
-    config: { scope: 'trade' },
+    config: { scope: scopes ?? 'trade' },
     schema: routeDoc({ ...rest, responses: { 200: response } }),
     serializerCompiler: asIsSerializer,
     // Bodies exactly as typed: no "5" for 5, no true for 1, no null for 0 (strict-validation.ts).
