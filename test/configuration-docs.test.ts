@@ -11,6 +11,7 @@ import { SINK_ENV } from '@feedpipe/feed-sink';
 import { HISTORY_LOADER_ENV, PIPELINE_LOAD_ENV } from '@feedpipe/history-loader';
 import { QUERY_API_ENV } from '@feedpipe/query-api';
 import { allowedOf, defaultOf, type EnvSchema, type EnvVarSpec } from '@feedpipe/service-kit';
+import { RETENTION_ENV, TTL_DELETES_ENV } from '@feedpipe/store';
 import { GATEWAY_ENV } from '@feedpipe/trading-gateway';
 import { describe, expect, it } from 'vitest';
 
@@ -100,6 +101,23 @@ describe('docs/configuration.md matches the configuration schemas', () => {
       expect(problems).toEqual([]);
     });
   }
+
+  it('store retention: every STORE_TTL_* variable documented with its default, nothing more', () => {
+    const documented = tableAfter('### Retention (packages/store/src/retention)');
+    const problems: string[] = [];
+    for (const { name, defaultDays } of RETENTION_ENV) {
+      const row = documented.get(name);
+      if (!row) problems.push(`${name} is read by the store but not documented`);
+      else if (!row.default?.startsWith(`\`${defaultDays}\``))
+        problems.push(`${name}: docs say "${row.default}", default is ${defaultDays}`);
+    }
+    if (documented.get(TTL_DELETES_ENV)?.default !== '`run`')
+      problems.push(`${TTL_DELETES_ENV}: default \`run\``);
+    const known = new Set([...RETENTION_ENV.map((v) => v.name), TTL_DELETES_ENV]);
+    for (const name of documented.keys())
+      if (!known.has(name)) problems.push(`${name} is documented but not read`);
+    expect(problems).toEqual([]);
+  });
 
   it('every service that talks to the service reads every credential variable', () => {
     for (const schema of [INGESTOR_ENV, HISTORY_LOADER_ENV, GATEWAY_ENV])

@@ -11,6 +11,7 @@ import { createClient } from '@clickhouse/client';
 import type * as ChdbModule from 'chdb';
 import type * as ChdbConnectionModule from 'chdb/connection';
 import { ClientLane } from '../client-lane.js';
+import type { TtlDeletes } from '../config.js';
 import { StoreError } from '../errors.js';
 import type { Store } from '../store.js';
 import { writeEngineSandbox } from './engine-sandbox.js';
@@ -32,8 +33,8 @@ const loadChdb = (): typeof ChdbModule => createRequire(import.meta.url)('chdb')
  * so the engine is never restarted without it. Checked, not assumed: an engine someone else started
  * on the path first would have ignored the configuration, and the store refuses to run on it.
  */
-function openSandboxedEngine(path: string): ChdbModule.Session {
-  const sandbox = writeEngineSandbox(path);
+function openSandboxedEngine(path: string, engine: EngineOptions): ChdbModule.Session {
+  const sandbox = writeEngineSandbox(path, { backupDir: engine.backupDir });
   const anchor = new (loadChdb().Session)(path, { connectionArgs: sandbox.connectionArgs });
   const filesPath = anchor
     .query("SELECT value FROM system.server_settings WHERE name = 'user_files_path'", 'TSVRaw')
@@ -45,7 +46,16 @@ function openSandboxedEngine(path: string): ChdbModule.Session {
       `embedded chDB at ${path} was started without the store's sandbox configuration (its files folder is ${filesPath}); open the store before anything else opens chDB in this process`,
     );
   }
+  // Engine-wide and before any table is touched: it also holds tables created later (migrations).
+  // A stopped TTL merge also keeps ordinary merges from dropping expired rows.
+  if (engine.ttlDeletes === 'paused') anchor.query('SYSTEM STOP TTL MERGES', 'TSVRaw');
   return anchor;
+}
+
+/** What the engine is started with (StoreConfig's `ttlDeletes`, `backupDir`). */
+export interface EngineOptions {
+  ttlDeletes: TtlDeletes;
+  backupDir: string | undefined;
 }
 
 type ClientConnection =
@@ -60,13 +70,15 @@ const CSV_INSERT_SETTINGS = { input_format_parallel_parsing: 0, max_threads: 1, 
 
 // chDB binds one data directory per process (a second path throws, and opening one from a worker
 // thread breaks the main thread's session). So the embedded store is a per-process singleton per path.
-let embedded: { path: string; store: Store; refs: number } | undefined;
+let embedded: { path: string; backupDir: string | undefined; store: Store; refs: number } | undefined;
 
 export function createEmbeddedStore(
   dataDir: string | undefined,
   limits: { internal: LaneLimits; user: LaneLimits },
+  engine: EngineOptions = { ttlDeletes: 'run', backupDir: undefined },
 ): Store {
   const path = resolve(dataDir ?? '.data/chdb');
+  const backupDir = engine.backupDir === undefined ? undefined : resolve(engine.backupDir);
   if (embedded) {
     if (embedded.path !== path) {
       throw new StoreError(
@@ -74,10 +86,18 @@ export function createEmbeddedStore(
         `embedded chDB is already open at ${embedded.path} in this process; one data directory per process (asked for ${path})`,
       );
     }
+    // The engine reads its backup path once, at start: a second opener cannot widen it.
+    if (backupDir !== undefined && embedded.backupDir !== backupDir) {
+      throw new StoreError(
+        'STORE_CONFIG_INVALID',
+        `embedded chDB at ${path} is already open without backup directory ${backupDir}; back up from a process that opens the store with it first`,
+      );
+    }
     embedded.refs += 1;
     return embedded.store;
   }
-  const anchor = openSandboxedEngine(path);
+  const anchor = openSandboxedEngine(path, { ...engine, backupDir });
+  const paused = engine.ttlDeletes === 'paused';
   const chdbModule = loadChdbConnection();
   const open = () => chdbModule.createChdbConnection({ path });
   const internalLane = new ExclusiveLane('internal', limits.internal);
@@ -101,6 +121,11 @@ export function createEmbeddedStore(
       // generic client path builds one string of query and data on the calling thread).
       insertCsv: (table, columns, csv) =>
         on.rawInsert({ table, columns, format: 'CSV', values: csv, settings: CSV_INSERT_SETTINGS }),
+      afterAlter: paused
+        ? async () => {
+            await over.command({ query: 'SYSTEM STOP TTL MERGES' });
+          }
+        : undefined,
     });
   const store: Store = {
     internal: lane('internal', internal, client),
@@ -122,6 +147,6 @@ export function createEmbeddedStore(
       user: { ...userLane.stats, ...user.stats },
     }),
   };
-  embedded = { path, store, refs: 1 };
+  embedded = { path, backupDir, store, refs: 1 };
   return store;
 }
