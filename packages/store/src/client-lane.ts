@@ -38,11 +38,10 @@ export interface LaneDriver {
    */
   readonly bindsInline: boolean;
   /**
-   * Run after each ALTER TABLE that succeeded. The embedded adapter re-stops TTL merges there when
-   * the engine's TTL deletes are paused: an ALTER of a table's TTL or settings lifts the
-   * engine-wide stop for that table (seen on chDB 3.4 / ClickHouse 26.7).
+   * Run after each ALTER TABLE that succeeded, with its text: the embedded adapter keeps TTLs off
+   * the tables there when the store holds TTL deletes (`ttlDeletes: 'paused'`, config.ts).
    */
-  readonly afterAlter?: (() => Promise<void>) | undefined;
+  readonly afterAlter?: ((sql: string) => Promise<void>) | undefined;
   /** The adapter's bulk CSV insert; called with a non-empty block. */
   readonly insertCsv: (table: string, columns: readonly string[], csv: Buffer) => Promise<void>;
 }
@@ -96,7 +95,7 @@ export class ClientLane implements StoreLane {
   async command(sql: string, params: QueryParams = {}): Promise<void> {
     const bound = this.#bind(sql, params);
     await this.#driver.client.command({ query: bound.sql, query_params: bound.params });
-    if (this.#driver.afterAlter && ALTER.test(sql)) await this.#driver.afterAlter();
+    if (this.#driver.afterAlter && ALTER.test(sql)) await this.#driver.afterAlter(sql);
   }
 
   /** The statement and the parameters left for the driver (none once bound in the text). */

@@ -24,10 +24,11 @@ export interface StoreConfig {
    */
   userAccount?: UserAccount | undefined;
   /**
-   * Embedded chDB only: whether TTL deletes run (`run`) or are held (`paused`: the engine keeps
-   * expired rows until a store is opened with `run`). Default: `STORE_TTL_DELETES` from the
-   * environment, else `run`. The test tier pauses them (vitest.config.ts): fixtures of several
-   * packages are dated 2024, older than the raw feed's 90-day retention (retention/).
+   * Embedded chDB only: whether TTLs delete (`run`) or are held off (`paused`: every TTL the store
+   * installs, by migration 009 or applyRetention, is removed again at once, so nothing expires).
+   * Default: `STORE_TTL_DELETES` from the environment, else `run`. The test tier pauses them
+   * (vitest.config.ts): fixtures of several packages are dated 2024, older than the raw feed's
+   * 90-day retention (retention/).
    */
   ttlDeletes?: TtlDeletes | undefined;
   /**

@@ -1,3 +1,7 @@
+export { BACKUP_NAME, listBackups, newestBackup } from './backup/backup-chain.js';
+export type { BackupJob } from './backup/backup-job.js';
+export { type BackupOptions, type BackupResult, backupStore } from './backup/backup-store.js';
+export { type RestoreOptions, type RestoreResult, restoreStore } from './backup/restore-store.js';
 export {
   DEFAULT_INTERNAL_LANE,
   DEFAULT_USER_LANE,

@@ -46,11 +46,16 @@ function openSandboxedEngine(path: string, engine: EngineOptions): ChdbModule.Se
       `embedded chDB at ${path} was started without the store's sandbox configuration (its files folder is ${filesPath}); open the store before anything else opens chDB in this process`,
     );
   }
-  // Engine-wide and before any table is touched: it also holds tables created later (migrations).
-  // A stopped TTL merge also keeps ordinary merges from dropping expired rows.
-  if (engine.ttlDeletes === 'paused') anchor.query('SYSTEM STOP TTL MERGES', 'TSVRaw');
   return anchor;
 }
+
+/**
+ * A TTL the store installs (migration 009, applyRetention). With TTL deletes held (`paused`) it is
+ * removed again at once, so no table of the store carries one: `SYSTEM STOP TTL MERGES` was tried
+ * first and is not enough, since an engine drops expired parts as it opens a data directory,
+ * before any statement can stop it, and an ALTER of a table lifts the stop for that table.
+ */
+const MODIFY_TTL = /^\s*ALTER\s+TABLE\s+([A-Za-z_]\w*\.[A-Za-z_]\w*)\s+MODIFY\s+TTL\b/i;
 
 /** What the engine is started with (StoreConfig's `ttlDeletes`, `backupDir`). */
 export interface EngineOptions {
@@ -122,8 +127,9 @@ export function createEmbeddedStore(
       insertCsv: (table, columns, csv) =>
         on.rawInsert({ table, columns, format: 'CSV', values: csv, settings: CSV_INSERT_SETTINGS }),
       afterAlter: paused
-        ? async () => {
-            await over.command({ query: 'SYSTEM STOP TTL MERGES' });
+        ? async (sql) => {
+            const table = MODIFY_TTL.exec(sql)?.[1];
+            if (table !== undefined) await over.command({ query: `ALTER TABLE ${table} REMOVE TTL` });
           }
         : undefined,
     });
