@@ -95,7 +95,7 @@ export function createEmbeddedStore(
     if (backupDir !== undefined && embedded.backupDir !== backupDir) {
       throw new StoreError(
         'STORE_CONFIG_INVALID',
-        `embedded chDB at ${path} is already open without backup directory ${backupDir}; back up from a process that opens the store with it first`,
+        `embedded chDB at ${path} is already open in this process with ${embedded.backupDir === undefined ? 'no backup directory' : `backup directory ${embedded.backupDir}`}, not ${backupDir}; back up from a process that opens the store with it first`,
       );
     }
     embedded.refs += 1;
