@@ -114,6 +114,11 @@ async function main(): Promise<void> {
       host: vars.QUERY_API_HOST,
       port: vars.QUERY_API_PORT,
       logLevel: vars.LOG_LEVEL as LogLevel,
+      hotTier: {
+        windowHours: vars.QUERY_API_HOT_TIER_HOURS,
+        maxInstruments: vars.QUERY_API_HOT_TIER_MAX_INSTRUMENTS,
+        maxTradesPerDay: vars.QUERY_API_HOT_TIER_MAX_TRADES_PER_DAY,
+      },
     },
     {
       store,
