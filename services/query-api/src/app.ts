@@ -21,6 +21,7 @@ import {
 import { ExclusiveLane, type Store } from '@feedpipe/store';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { BarsFolder } from './analytics/bars-folding.js';
+import { registerCrossSectionRoutes } from './analytics/cross-section-routes.js';
 import { registerDataQualityRoutes } from './analytics/data-quality-routes.js';
 import { registerHistoryRoutes } from './analytics/history-routes.js';
 import { InstrumentCatalog, type StaticInstrument } from './analytics/instrument-catalog.js';
@@ -168,6 +169,7 @@ function registerRoutes(app: FastifyInstance, ctx: ApiContext, hub: LiveHub, dep
   // Before the :securityId routes only for the reader: find-my-way prefers the static segment anyway.
   registerInstrumentSearchRoutes(app, ctx);
   registerInstrumentRoutes(app, ctx);
+  registerCrossSectionRoutes(app, ctx);
   registerMarketRoutes(app, ctx);
   registerHistoryRoutes(app, ctx);
   registerDataQualityRoutes(app, ctx);
