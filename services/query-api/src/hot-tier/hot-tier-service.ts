@@ -55,6 +55,7 @@ export class HotTierService {
       const ends = await admin.topicOffsets(this.#o.topic);
       const loaded = await loadHotTier(this.#o.lane, this.tier, clusterId);
       if (this.#stopped()) return;
+      this.tier.trim();
       this.#o.log('info', `hot tier: ${loaded.trades} trades loaded from ClickHouse`);
       this.#state = 'catching-up';
       this.#feed = new TierFeed(this.tier, {

@@ -151,6 +151,13 @@ export class HotTier {
     return computeBars(touched, step, fromSec, toSec);
   }
 
+  /** Drops every held day's spare capacity (once the load is done). */
+  trim(): void {
+    for (const days of this.#held.values()) {
+      for (const held of days.values()) if (held !== OVERFLOW) held.trim();
+    }
+  }
+
   /** Moves the window's start to `nowMs`'s and drops the days before it. */
   advance(nowMs: number): void {
     const start = windowStartOf(nowMs, this.#options.windowHours);

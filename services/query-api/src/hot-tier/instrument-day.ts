@@ -10,7 +10,8 @@
  * from the trades themselves, in their order, at request time (a day of ~2,000 trades is a few
  * microseconds of work).
  *
- * Memory: BYTES_PER_TRADE a trade plus up to half again of spare capacity (the arrays double).
+ * Memory: BYTES_PER_TRADE a trade; the loaded days are trimmed to their trades, a day growing
+ * from the feed has up to as much again of spare capacity (the arrays double).
  */
 
 /** ltt (4) + ltp (4) + volume (4) + received_at in µs (8) + Kafka offset (8). */
@@ -72,8 +73,18 @@ export class InstrumentDay {
     return true;
   }
 
+  /** Drops the spare capacity (after the load: the loaded days mostly stop growing). */
+  trim(): void {
+    if (this.length === this.ltt.length) return;
+    this.ltt = this.ltt.slice(0, this.length);
+    this.ltp = this.ltp.slice(0, this.length);
+    this.volume = this.volume.slice(0, this.length);
+    this.receivedAt = this.receivedAt.slice(0, this.length);
+    this.offset = this.offset.slice(0, this.length);
+  }
+
   #grow(): void {
-    const capacity = this.ltt.length * 2;
+    const capacity = Math.max(INITIAL_CAPACITY, this.ltt.length * 2);
     const grow = <T extends Uint32Array | Float32Array | Int32Array | Float64Array>(
       from: T,
       make: (n: number) => T,
