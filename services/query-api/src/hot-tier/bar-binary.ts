@@ -15,7 +15,7 @@ export const BARS_FROM_COLUMNS_SQL = `
 SELECT
     toDateTime64(b.1, 0, 'UTC') AS time,
     b.2 AS open, b.3 AS high, b.4 AS low, b.5 AS close,
-    b.6 AS volume, if(b.6 > 0, if(b.6 > 0, b.7, nan), NULL) AS vwap, b.8 AS trades
+    b.6 AS volume, if(b.6 > 0, b.7 / (b.6 > 0), NULL) AS vwap, b.8 AS trades
 FROM (SELECT arrayJoin(arrayZip({time:Array(UInt32)}, {open:Array(Float32)}, {high:Array(Float32)},
     {low:Array(Float32)}, {close:Array(Float32)}, {volume:Array(Int64)}, {vwap:Array(Float64)},
     {trades:Array(UInt64)})) AS b)`;
@@ -33,7 +33,8 @@ export function barColumnsParams(bars: BarSet): QueryParams {
     close: bars.close.map((v) => Number(formatFloat32(v))),
     volume: bars.volume,
     // A bar without quantity: BARS_SQL's if() leaves NaN (0 / 0) under the null, which Arrow
-    // writes in the value buffer; the statement puts the same NaN there (nan can't be a parameter).
+    // writes in the value buffer; the statement divides by (volume > 0) to put the same NaN there
+    // (x / 1 is x; a NaN can't be a parameter, and the optimiser folds a nested if away).
     vwap: bars.vwap.map((v) => v ?? 0),
     trades: bars.trades,
   };
