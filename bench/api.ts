@@ -250,8 +250,19 @@ async function startFeed(): Promise<{ kafka: LocalKafka; topics: ReturnType<type
   return { kafka, topics };
 }
 
-/** Waits for the hot tier to be loaded and caught up (bounded), and says what it holds. */
-async function hotTierReady(api: QueryApi): Promise<Record<string, number>> {
+/** JavaScript memory of this process: heap and array buffers (the tier's columns), not chDB's. */
+function jsBytes(): number {
+  globalThis.gc?.();
+  const m = process.memoryUsage();
+  return m.heapUsed + m.arrayBuffers;
+}
+
+/**
+ * Waits for the hot tier to be loaded and caught up (bounded), and says what it holds: its own
+ * count of column bytes, and the growth of the process's JavaScript memory (heap and array
+ * buffers, after a GC when --expose-gc is on) from before the start, both per instrument-day.
+ */
+async function hotTierReady(api: QueryApi, jsBefore: number): Promise<Record<string, number>> {
   const started = performance.now();
   const deadline = Date.now() + 900_000;
   for (let state = api.hotTier?.state; state !== 'ready'; state = api.hotTier?.state) {
@@ -267,6 +278,7 @@ async function hotTierReady(api: QueryApi): Promise<Record<string, number>> {
     memory_bytes: stats?.bytes ?? 0,
     trades_per_instrument_day: Math.round((stats?.trades ?? 0) / instrumentDays),
     bytes_per_instrument_day: Math.round((stats?.bytes ?? 0) / instrumentDays),
+    js_bytes_per_instrument_day: Math.round((jsBytes() - jsBefore) / instrumentDays),
   };
   log(`hot tier ready: ${JSON.stringify(out)}`);
   return out;
@@ -288,9 +300,10 @@ async function measure(store: Store): Promise<Record<string, unknown>> {
   );
   const apiKeys: string[] = [];
   for (let i = 0; i < connections; i++) apiKeys.push((await api.keys.create(`bench-${i}`, ['read'])).key);
+  const jsBefore = jsBytes();
   const url = await api.start();
   try {
-    const hotTier = recent ? await hotTierReady(api) : undefined;
+    const hotTier = recent ? await hotTierReady(api, jsBefore) : undefined;
     const scrape = async () => (await fetch(`${url}/metrics`)).text();
     let before = '';
     let cpuBefore = process.cpuUsage();
