@@ -32,6 +32,21 @@ export function isoSeconds(sec: number): string {
   return `${cachedDate}${TWO_DIGITS[h]}:${TWO_DIGITS[m]}:${TWO_DIGITS[secOfDay % 60]}Z`;
 }
 
+/** Prices repeat (a tick size on a narrow range): their spelling is kept, up to a bound. */
+const FLOAT32_TEXT = new Map<number, string>();
+const MAX_FLOAT32_TEXT = 65_536;
+
+/** formatFloat32, remembered: four prices a bar were the rest of an answer's cost. */
+function float32(value: number): string {
+  let text = FLOAT32_TEXT.get(value);
+  if (text === undefined) {
+    text = formatFloat32(value);
+    if (FLOAT32_TEXT.size >= MAX_FLOAT32_TEXT) FLOAT32_TEXT.clear();
+    FLOAT32_TEXT.set(value, text);
+  }
+  return text;
+}
+
 /** ClickHouse's spelling of a Float64 in the range where JavaScript's agrees (see above). */
 function float64(value: number): string {
   return String(value);
@@ -39,18 +54,18 @@ function float64(value: number): string {
 
 function jsonRow(bars: BarSet, i: number): string {
   const vwap = bars.vwap[i];
-  return `{"time":"${isoSeconds(bars.time[i] as number)}","open":${formatFloat32(bars.open[i] as number)},"high":${formatFloat32(
+  return `{"time":"${isoSeconds(bars.time[i] as number)}","open":${float32(bars.open[i] as number)},"high":${float32(
     bars.high[i] as number,
-  )},"low":${formatFloat32(bars.low[i] as number)},"close":${formatFloat32(bars.close[i] as number)},"volume":${
+  )},"low":${float32(bars.low[i] as number)},"close":${float32(bars.close[i] as number)},"volume":${
     bars.volume[i]
   },"vwap":${vwap === null || vwap === undefined ? 'null' : float64(vwap)},"trades":${bars.trades[i]}}`;
 }
 
 function csvRow(bars: BarSet, i: number): string {
   const vwap = bars.vwap[i];
-  return `"${isoSeconds(bars.time[i] as number)}",${formatFloat32(bars.open[i] as number)},${formatFloat32(
+  return `"${isoSeconds(bars.time[i] as number)}",${float32(bars.open[i] as number)},${float32(
     bars.high[i] as number,
-  )},${formatFloat32(bars.low[i] as number)},${formatFloat32(bars.close[i] as number)},${bars.volume[i]},${
+  )},${float32(bars.low[i] as number)},${float32(bars.close[i] as number)},${bars.volume[i]},${
     vwap === null || vwap === undefined ? '\\N' : float64(vwap)
   },${bars.trades[i]}`;
 }
