@@ -12,6 +12,9 @@ export const CROSS_SECTION_COLUMNS = { security_id: 'UInt32', ...BAR_COLUMNS } a
  * received before it on that day, whole days are scanned, and rows outside [from, to) are dropped
  * after the window function.
  *
+ * Open and close are ordered by one UInt128 key (receive time in µs, then the offset), the same
+ * order as BARS_SQL's tuple and cheaper for argMin/argMax (FOLDED_BARS_SQL measured 20-30%).
+ *
  * The engine writes the answer in the asked format itself (Parquet, Arrow, CSV, ...), and its
  * memory is bounded by the statement's settings (cross-section-routes.ts): the window's sort
  * spills to disk beyond a bound rather than growing.
@@ -20,16 +23,17 @@ export const CROSS_SECTION_SQL = `
 SELECT
     security_id,
     toDateTime64(toStartOfInterval(ltt, toIntervalSecond({step:UInt32})), 0, 'UTC') AS time,
-    argMin(ltp, (received_at, kafka_offset)) AS open,
+    argMin(ltp, order_key) AS open,
     max(ltp) AS high,
     min(ltp) AS low,
-    argMax(ltp, (received_at, kafka_offset)) AS close,
+    argMax(ltp, order_key) AS close,
     toInt64(sum(qty)) AS volume,
     if(sum(qty) > 0, sum(toFloat64(ltp) * qty) / sum(qty), NULL) AS vwap,
     count() AS trades
 FROM
 (
-    SELECT security_id, ltt, ltp, received_at, kafka_offset,
+    SELECT security_id, ltt, ltp,
+        bitShiftLeft(toUInt128(toUnixTimestamp64Micro(received_at)), 64) + kafka_offset AS order_key,
         greatest(toInt64(volume) - lagInFrame(toInt64(volume), 1, 0) OVER w, 0) AS qty
     FROM ${FEED_TABLES.ticks.name}
     WHERE ({all:UInt8} = 1 OR security_id IN {ids:Array(UInt32)})
