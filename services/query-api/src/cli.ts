@@ -118,6 +118,7 @@ async function main(): Promise<void> {
         windowHours: vars.QUERY_API_HOT_TIER_HOURS,
         maxInstruments: vars.QUERY_API_HOT_TIER_MAX_INSTRUMENTS,
         maxTradesPerDay: vars.QUERY_API_HOT_TIER_MAX_TRADES_PER_DAY,
+        maxBytes: vars.QUERY_API_HOT_TIER_MAX_BYTES,
       },
     },
     {

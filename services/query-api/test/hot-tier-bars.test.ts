@@ -154,7 +154,12 @@ describe('hot tier bars', () => {
           const fed = rows.slice(loadedCount);
           await insert(loaded);
           const tier = new HotTier(
-            { windowHours: WINDOW_HOURS, maxInstruments: 1_000_000, maxTradesPerDay: 1_000_000 },
+            {
+              windowHours: WINDOW_HOURS,
+              maxInstruments: 1_000_000,
+              maxTradesPerDay: 1_000_000,
+              maxBytes: 1e9,
+            },
             NOW_MS,
           );
           const { marks } = await loadHotTier(store.internal, tier, CLUSTER);

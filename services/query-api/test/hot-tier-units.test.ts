@@ -32,7 +32,10 @@ describe('InstrumentDay', () => {
 
 describe('HotTier', () => {
   it('holds the first instruments up to the cap and refuses the others for good', () => {
-    const tier = new HotTier({ windowHours: 1, maxInstruments: 2, maxTradesPerDay: 10 }, NOW_MS);
+    const tier = new HotTier(
+      { windowHours: 1, maxInstruments: 2, maxTradesPerDay: 10, maxBytes: 1e9 },
+      NOW_MS,
+    );
     tier.add(1, DAY0 + 100, 1, 1, 1, 1);
     tier.add(2, DAY0 + 100, 1, 1, 1, 2);
     tier.add(3, DAY0 + 100, 1, 1, 1, 3);
@@ -46,17 +49,39 @@ describe('HotTier', () => {
   });
 
   it('leaves an instrument-day beyond maxTradesPerDay to ClickHouse', () => {
-    const tier = new HotTier({ windowHours: 1, maxInstruments: 5, maxTradesPerDay: 3 }, NOW_MS);
+    const tier = new HotTier(
+      { windowHours: 1, maxInstruments: 5, maxTradesPerDay: 3, maxBytes: 1e9 },
+      NOW_MS,
+    );
     for (let i = 0; i < 5; i++) tier.add(1, DAY0 + i, 1, i, i, i);
     tier.markReady();
     expect(tier.covers(1, DAY0, DAY0 + 10)).toBe(false);
     expect(tier.stats().overflowDays).toBe(1);
   });
 
+  it('closes for good when its trades outgrow maxBytes', () => {
+    const tier = new HotTier(
+      { windowHours: 1, maxInstruments: 5, maxTradesPerDay: 1_000, maxBytes: 64 * 28 },
+      NOW_MS,
+    );
+    for (let i = 0; i < 64; i++) tier.add(1, DAY0 + i, 1, i, i, i);
+    tier.markReady();
+    expect(tier.ready).toBe(true);
+    tier.add(1, DAY0 + 64, 1, 64, 64, 64);
+    expect(tier.overLimit).toBe(true);
+    expect(tier.ready).toBe(false);
+    tier.markReady();
+    expect(tier.covers(1, DAY0, DAY0 + 60)).toBe(false);
+    expect(tier.stats().trades).toBe(0);
+  });
+
   it('starts its window at UTC midnight and drops days as it moves', () => {
     expect(windowStartOf(NOW_MS, 1)).toBe(DAY0);
     expect(windowStartOf(NOW_MS, 13)).toBe(DAY0 - DAY);
-    const tier = new HotTier({ windowHours: 13, maxInstruments: 5, maxTradesPerDay: 10 }, NOW_MS);
+    const tier = new HotTier(
+      { windowHours: 13, maxInstruments: 5, maxTradesPerDay: 10, maxBytes: 1e9 },
+      NOW_MS,
+    );
     tier.add(1, DAY0 - DAY + 5, 1, 1, 1, 1);
     tier.add(1, DAY0 + 5, 1, 1, 2, 2);
     tier.add(1, DAY0 - DAY - 5, 1, 1, 0, 0);
@@ -67,7 +92,10 @@ describe('HotTier', () => {
   });
 
   it('answers from memory inside the window, stitched across its edge on a bar boundary', () => {
-    const tier = new HotTier({ windowHours: 1, maxInstruments: 5, maxTradesPerDay: 10 }, NOW_MS);
+    const tier = new HotTier(
+      { windowHours: 1, maxInstruments: 5, maxTradesPerDay: 10, maxBytes: 1e9 },
+      NOW_MS,
+    );
     const q = (step: number, fromSec: number, toSec: number) => ({ securityId: 1, step, fromSec, toSec });
     expect(tierFor(tier, q(60, DAY0, DAY0 + 60))).toBeUndefined();
     tier.markReady();

@@ -88,6 +88,13 @@ export const QUERY_API_ENV = {
     default: 2_000_000,
     description: 'trades of one instrument-day held; beyond, that day comes from ClickHouse',
   },
+  QUERY_API_HOT_TIER_MAX_BYTES: {
+    type: 'integer',
+    min: 1_000_000,
+    max: Number.MAX_SAFE_INTEGER,
+    default: 2_147_483_648,
+    description: 'bytes of trades the hot tier holds; beyond, it closes and ClickHouse answers',
+  },
   LOG_LEVEL: {
     type: 'enum',
     values: ['fatal', 'error', 'warn', 'info', 'debug'],

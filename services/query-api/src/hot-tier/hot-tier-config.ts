@@ -12,15 +12,21 @@ export interface HotTierConfig {
   maxInstruments?: number;
   /** Trades of one instrument-day held at most; beyond, that day is answered by ClickHouse. Default 2,000,000. */
   maxTradesPerDay?: number;
+  /**
+   * Bytes of trades held at most (28 a trade, plus growth room); beyond, the tier closes and
+   * ClickHouse answers every bars request. Default 2 GiB.
+   */
+  maxBytes?: number;
 }
 
 export interface ResolvedHotTierConfig {
   windowHours: number;
   maxInstruments: number;
   maxTradesPerDay: number;
+  maxBytes: number;
 }
 
-export const HOT_TIER_KEYS = ['windowHours', 'maxInstruments', 'maxTradesPerDay'];
+export const HOT_TIER_KEYS = ['windowHours', 'maxInstruments', 'maxTradesPerDay', 'maxBytes'];
 
 export function resolveHotTierConfig(value: unknown, where: string): ResolvedHotTierConfig {
   const h = section(value, where, HOT_TIER_KEYS);
@@ -28,5 +34,6 @@ export function resolveHotTierConfig(value: unknown, where: string): ResolvedHot
     windowHours: int(h, 'windowHours', where, 24, 0, 24 * 31),
     maxInstruments: int(h, 'maxInstruments', where, 5_000, 1, 1_000_000),
     maxTradesPerDay: int(h, 'maxTradesPerDay', where, 2_000_000, 1, 100_000_000),
+    maxBytes: int(h, 'maxBytes', where, 2 * 1024 ** 3, 1_000_000, Number.MAX_SAFE_INTEGER),
   };
 }

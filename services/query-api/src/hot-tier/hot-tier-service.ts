@@ -55,6 +55,7 @@ export class HotTierService {
       const ends = await admin.topicOffsets(this.#o.topic);
       const loaded = await loadHotTier(this.#o.lane, this.tier, clusterId);
       if (this.#stopped()) return;
+      if (this.tier.overLimit) throw new Error('the window outgrew maxBytes while loading');
       this.tier.trim();
       this.#o.log('info', `hot tier: ${loaded.trades} trades loaded from ClickHouse`);
       this.#state = 'catching-up';
@@ -71,6 +72,7 @@ export class HotTierService {
         },
         onError: (error: KafkaClientError) => this.#o.log('warn', `hot tier feed: ${error.message}`),
         onRecords: (added, skipped) => {
+          if (this.tier.overLimit && this.#state !== 'failed') this.#overLimit();
           if (added > 0) this.#o.metrics.feedRecords.inc({ result: 'added' }, added);
           if (skipped > 0) this.#o.metrics.feedRecords.inc({ result: 'skipped' }, skipped);
         },
@@ -85,6 +87,13 @@ export class HotTierService {
     } finally {
       await admin.close();
     }
+  }
+
+  /** The trades outgrew maxBytes: the tier has closed itself; its feed stops too. */
+  #overLimit(): void {
+    this.#state = 'failed';
+    this.#o.log('warn', 'hot tier: its trades outgrew maxBytes; closed, bars come from ClickHouse');
+    void this.#feed?.stop();
   }
 
   #stopped(): boolean {

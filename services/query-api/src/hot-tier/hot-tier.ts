@@ -25,6 +25,11 @@ export interface HotTierOptions {
   maxInstruments: number;
   /** Trades of one instrument on one day held at most; beyond, the day is left to ClickHouse. */
   maxTradesPerDay: number;
+  /**
+   * Bytes of trade columns held at most, over everything. Beyond it the tier closes for good (it
+   * can no longer hold every trade, and a partial answer is never given): ClickHouse answers.
+   */
+  maxBytes: number;
 }
 
 /** An instrument-day that outgrew maxTradesPerDay. */
@@ -45,6 +50,8 @@ export class HotTier {
   readonly #held = new Map<number, Map<number, HeldDay>>();
   readonly #refused = new Set<number>();
   #closed = false;
+  /** Bytes of the columns held (their capacity), kept as days grow, shrink and go. */
+  #bytes = 0;
   /** The refused set is full: no instrument is admitted any more. */
   #closedToNew = false;
   #windowStartSec: number;
@@ -65,7 +72,7 @@ export class HotTier {
   }
 
   markReady(): void {
-    this.#ready = true;
+    if (!this.#closed) this.#ready = true;
   }
 
   /** The tier stops answering (its feed failed or stopped): everything goes to ClickHouse. */
@@ -113,13 +120,35 @@ export class HotTier {
     if (held === undefined) {
       held = new InstrumentDay();
       days.set(day, held);
+      this.#bytes += held.bytes;
     }
     if (held.length >= this.#options.maxTradesPerDay) {
+      this.#bytes -= held.bytes;
       days.set(day, OVERFLOW);
       return;
     }
+    const before = held.bytes;
     held.add(ltt, ltp, volume, receivedAt, offset);
+    if (held.bytes !== before) {
+      this.#bytes += held.bytes - before;
+      if (this.#bytes > this.#options.maxBytes) this.#overMemory();
+    }
   }
+
+  /** Over maxBytes: everything is dropped and the tier stays closed (see HotTierOptions.maxBytes). */
+  #overMemory(): void {
+    this.close();
+    this.#overLimit = true;
+    this.#held.clear();
+    this.#bytes = 0;
+  }
+
+  /** Whether the tier closed because its trades outgrew maxBytes. */
+  get overLimit(): boolean {
+    return this.#overLimit;
+  }
+
+  #overLimit = false;
 
   /** Whether memory holds everything [fromSec, toSec) of the instrument needs. */
   covers(securityId: number, fromSec: number, toSec: number): boolean {
@@ -156,6 +185,7 @@ export class HotTier {
     for (const days of this.#held.values()) {
       for (const held of days.values()) if (held !== OVERFLOW) held.trim();
     }
+    this.#bytes = this.stats().bytes;
   }
 
   /** Moves the window's start to `nowMs`'s and drops the days before it. */
@@ -164,7 +194,11 @@ export class HotTier {
     if (start <= this.#windowStartSec) return;
     this.#windowStartSec = start;
     for (const days of this.#held.values()) {
-      for (const day of [...days.keys()]) if (day < start) days.delete(day);
+      for (const [day, held] of [...days]) {
+        if (day >= start) continue;
+        if (held !== OVERFLOW) this.#bytes -= held.bytes;
+        days.delete(day);
+      }
     }
   }
 
