@@ -54,6 +54,8 @@ export class HotTier {
   #bytes = 0;
   /** The refused set is full: no instrument is admitted any more. */
   #closedToNew = false;
+  /** The trades outgrew maxBytes: closed for good. */
+  #overLimit = false;
   #windowStartSec: number;
   #ready = false;
 
@@ -147,8 +149,6 @@ export class HotTier {
   get overLimit(): boolean {
     return this.#overLimit;
   }
-
-  #overLimit = false;
 
   /** Whether memory holds everything [fromSec, toSec) of the instrument needs. */
   covers(securityId: number, fromSec: number, toSec: number): boolean {
