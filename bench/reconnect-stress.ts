@@ -1,6 +1,7 @@
 /**
  * npm run bench:reconnect-stress -- [--runs 20] [--connections 2] [--instruments 300]
  *                                    [--trades-per-tick 20] [--trades-per-phase 20000]
+ *                                    [--packet-per-message] [--references-once] [--trade-with-snapshot]
  *
  * Issue #35's scenario, many times in a row: the ingestor against a feed server written from the
  * spec alone (test/reconnect/spec-feed-server.ts) that answers every subscribe request at once with
@@ -10,7 +11,9 @@
  * doubled and reordered trades, snapshots sent, decoded and produced, frames read and not decoded.
  * --instruments is per connection; the first 100 of each connection trade 400 times a second each
  * from their subscription on, and --trades-per-tick is what the others get per 5 ms together;
- * --trades-per-phase the trades sent before the drop and again after the re-subscription. Loopback
+ * --trades-per-phase the trades sent before the drop and again after the re-subscription;
+ * --references-once zero-fills the reference packets of a re-subscription down to the length byte
+ * and --trade-with-snapshot puts each instrument's first new trade in its answer (#35's cause). Loopback
  * only; each run bounded by its waits (30 s each). Progress on stderr; the last stdout line is JSON.
  */
 import { rmSync } from 'node:fs';
@@ -28,6 +31,9 @@ const { values } = parseArgs({
     'trades-per-tick': { type: 'string', default: '20' },
     'trades-per-phase': { type: 'string', default: '20000' },
     'packet-per-message': { type: 'boolean', default: false },
+    // The server sends reference packets once and zero-fills them on re-subscription (#35's cause).
+    'references-once': { type: 'boolean', default: false },
+    'trade-with-snapshot': { type: 'boolean', default: false },
   },
 });
 
@@ -73,6 +79,8 @@ async function main(): Promise<void> {
         tradesPerTick,
         tradesPerPhase,
         packetPerMessage: values['packet-per-message'],
+        referencesOnce: values['references-once'],
+        tradeWithSnapshot: values['trade-with-snapshot'],
         log,
       });
       const undecoded = v.framesUndecoded ?? Number.NaN;

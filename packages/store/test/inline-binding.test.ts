@@ -20,6 +20,18 @@ describe('inline binding: placeholders', () => {
     ).toBe("SELECT _CAST(7, 'UInt32') + _CAST(7, 'UInt32'), 'x' WHERE x = _CAST(NULL, 'Nullable(Int8)')");
   });
 
+  it('takes an array as its text too (the ClickHouse HTTP protocol passes every value as text)', () => {
+    expect(bindInline('SELECT {ids:Array(UInt32)}', { ids: '[1,2]' })).toBe(
+      "SELECT _CAST('[1,2]', 'Array(UInt32)')",
+    );
+    // The text stays one string literal whatever it holds: the engine parses it as the type.
+    expect(bindInline('SELECT {s:Array(String)}', { s: "['a'], file('x')" })).toBe(
+      "SELECT _CAST('[\\'a\\'], file(\\'x\\')', 'Array(String)')",
+    );
+    // Inside an array, elements are values, not text of arrays.
+    expect(() => bindInline('SELECT {n:Array(Array(UInt8))}', { n: ['[1]'] })).toThrow(/an array/);
+  });
+
   it('leaves braces inside strings, quoted identifiers and comments alone', () => {
     const sql = [
       "SELECT '{a:UInt8}', 'it''s {a:UInt8}', 'back\\\\slash\\' {a:UInt8}'",

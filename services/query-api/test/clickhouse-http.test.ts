@@ -86,6 +86,22 @@ describe('request framing', () => {
       },
     );
     expect([r.status, r.text]).toEqual([200, '600\n']);
+    // Arrays as text, as ClickHouse's protocol passes every parameter (they once failed here).
+    const ids = await ch(
+      `SELECT count() AS n FROM ${FEED_TABLES.ticks.name} WHERE security_id IN {ids:Array(UInt32)}`,
+      { url: `/?param_ids=${encodeURIComponent(`[${LIVE_A},${LIVE_B}]`)}` },
+    );
+    expect([ids.status, ids.text]).toEqual([200, '1200\n']);
+    const names = await ch('SELECT {s:Array(String)} AS s FORMAT JSONEachRow', {
+      url: `/?param_s=${encodeURIComponent("['a','b']")}`,
+    });
+    expect([names.status, names.text]).toEqual([200, '{"s":["a","b"]}\n']);
+  });
+
+  it('refuses a URL parameter given twice with 400 BAD_ARGUMENTS (once a 500)', async () => {
+    const r = await ch(undefined, { method: 'GET', url: '/?query=SELECT%201&query=SELECT%202' });
+    expect([r.status, r.headers.get('x-clickhouse-exception-code')]).toEqual([400, '36']);
+    expect(r.text).toMatch(/^Code: 36\. DB::Exception: the URL parameters are not valid/);
   });
 
   it('sends the headers clients read: query id, format, time zone, display name, summary', async () => {

@@ -79,7 +79,11 @@ function literal(type: BindType, value: QueryParam, nested: boolean): string {
     case 'low-cardinality':
       return literal(type.inner, value, nested);
     case 'array':
-      if (!Array.isArray(value)) refuse('an array', value);
+      // Text in the type's own text format ('[1,2]'), as ClickHouse's HTTP protocol passes every
+      // parameter: one string literal, converted by the engine's parser (only at the top level,
+      // where the _CAST of literalFor names the whole type).
+      if (typeof value === 'string' && !nested) return stringLiteral(value);
+      if (!Array.isArray(value)) refuse('an array (or its text, at the top level)', value);
       return `[${(value as readonly QueryParam[]).map((item) => literal(type.inner, item, true)).join(', ')}]`;
     case 'int': {
       const digits = integer(type, value);

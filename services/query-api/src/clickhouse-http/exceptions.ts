@@ -122,6 +122,12 @@ function refusal(error: SqlRefusal, version: string): ClickHouseErrorReply {
   }
 }
 
+/** A request fastify's schema validation refused (its errors carry `validation` and a 400). */
+function isRequestValidation(error: unknown): boolean {
+  const { validation, statusCode } = (error ?? {}) as { validation?: unknown; statusCode?: unknown };
+  return Array.isArray(validation) && statusCode === 400;
+}
+
 /**
  * Any error of a /clickhouse request as ClickHouse words it. `hadCredentials` tells a missing key
  * (REQUIRED_PASSWORD, 401) from a wrong or revoked one (AUTHENTICATION_FAILED).
@@ -133,6 +139,16 @@ export function clickHouseError(
 ): ClickHouseErrorReply {
   if (error instanceof ClickHouseHttpError) return ours(error.codeName, error.message, version);
   if (error instanceof SqlRefusal) return refusal(error, version);
+  if (isRequestValidation(error)) {
+    // fastify refused the request's shape before the route ran (a URL parameter given twice, a
+    // value of the wrong kind): the caller's mistake, answered without echoing what was sent.
+    return ours(
+      'BAD_ARGUMENTS',
+      'the URL parameters are not valid (one given more than once, or a value of the wrong kind)',
+      version,
+      400,
+    );
+  }
   if (!isHttpError(error)) return ours('UNKNOWN_EXCEPTION', 'internal error', version, 500);
   switch (error.code) {
     case 'UNAUTHENTICATED':
