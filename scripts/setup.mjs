@@ -1,7 +1,9 @@
 // One-time, idempotent set-up that `npm start` and `npm test` run first: resolves the local Kafka
 // broker's jars from Maven Central (infra/kafka/pom.xml) unless they are already cached for this pom,
 // and (for `npm test`, with --browser) installs Debian's chromium for the status page's browser test
-// and Debian's prometheus for promtool, which checks the Prometheus files (test/infra-operator-tools).
+// and Debian's prometheus for promtool, which checks the Prometheus files (test/infra-operator-tools),
+// and Debian's prometheus-alertmanager for amtool (the Alertmanager file's check) and the alert
+// delivery test, which runs prometheus and alertmanager themselves (test/alert-delivery).
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -21,6 +23,11 @@ ensureKafkaJars();
 if (process.argv.includes('--browser')) {
   ensureDebianPackage('/usr/bin/chromium', 'chromium', 'the browser test');
   ensureDebianPackage('/usr/bin/promtool', 'prometheus', 'the Prometheus file checks (promtool)');
+  ensureDebianPackage(
+    '/usr/bin/amtool',
+    'prometheus-alertmanager',
+    'the Alertmanager file check (amtool) and the alert delivery test',
+  );
 }
 
 /**
