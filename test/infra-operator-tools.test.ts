@@ -1,7 +1,8 @@
 /**
  * The operator files pass the tools operators run on them, as shipped:
  * - `promtool check config infra/prometheus/prometheus.yml` (which also checks the rule files it
- *   names, relative to it) and `promtool check rules` on the alert file. promtool is Debian's
+ *   names, relative to it), `promtool check rules` on the alert file and `promtool test rules` on
+ *   its unit tests. promtool is Debian's
  *   `prometheus` package, which scripts/setup.mjs installs for `npm test` (as it does chromium);
  *   missing, these tests fail and say so.
  * - `amtool check-config infra/alertmanager/alertmanager.yml`: amtool is Debian's
@@ -53,6 +54,12 @@ describe('Prometheus files pass promtool', () => {
     const rules = parse(readFileSync(join(root, ALERTS), 'utf8')) as { groups: Array<{ rules: unknown[] }> };
     const count = rules.groups.reduce((n, g) => n + g.rules.length, 0);
     expect(output).toContain(`SUCCESS: ${count} rules found`);
+  });
+
+  it('test rules: the unit tests of the rules (infra/prometheus/alerts.test.yml)', () => {
+    const { status, output } = promtool(['test', 'rules', 'infra/prometheus/alerts.test.yml']);
+    expect(status, output).toBe(0);
+    expect(output).toContain('SUCCESS');
   });
 
   it('check config fails on a rule file that is not there (the check is real)', () => {
