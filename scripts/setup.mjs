@@ -20,6 +20,7 @@ const pomHash = createHash('sha256')
 
 checkNode();
 ensureKafkaJars();
+ensureJmxExporterAgent();
 if (process.argv.includes('--browser')) {
   ensureDebianPackage('/usr/bin/chromium', 'chromium', 'the browser test');
   ensureDebianPackage('/usr/bin/promtool', 'prometheus', 'the Prometheus file checks (promtool)');
@@ -92,4 +93,40 @@ function ensureKafkaJars() {
   }
   writeFileSync(stampFile, `${pomHash}\n`);
   process.stderr.write('setup: Kafka jars ready.\n');
+}
+
+/**
+ * The Prometheus JMX exporter's Java agent that the compose broker loads (infra/docker-compose.yml
+ * fetches it with Maven in its `kafka-jmx-agent` service), at the version the compose file defaults
+ * to, for the test that runs a local broker with it and the shipped rules
+ * (test/kafka-jmx-exporter.test.ts). Resolved from Maven Central once per version.
+ */
+function ensureJmxExporterAgent() {
+  const compose = readFileSync(join(root, 'infra', 'docker-compose.yml'), 'utf8');
+  const version = /\$\{JMX_EXPORTER_VERSION:-([0-9][0-9A-Za-z.-]*)\}/.exec(compose)?.[1];
+  if (!version) {
+    process.stderr.write('setup: no JMX_EXPORTER_VERSION default in infra/docker-compose.yml\n');
+    process.exit(1);
+  }
+  const dir = join(cacheDir, 'jmx-exporter', version);
+  if (existsSync(join(dir, 'jmx_prometheus_javaagent.jar'))) return;
+  process.stderr.write(`setup: resolving the JMX exporter agent ${version} from Maven Central...\n`);
+  const mvn = spawnSync(
+    'mvn',
+    [
+      '-q',
+      '-B',
+      'dependency:copy',
+      `-Dartifact=io.prometheus.jmx:jmx_prometheus_javaagent:${version}`,
+      '-Dmdep.stripVersion=true',
+      `-DoutputDirectory=${dir}`,
+    ],
+    { cwd: kafkaDir, stdio: 'inherit' },
+  );
+  if (mvn.error || mvn.status !== 0) {
+    process.stderr.write(
+      `setup: Maven could not fetch the JMX exporter agent (${mvn.error ? mvn.error.message : `exit ${mvn.status}`}).\n`,
+    );
+    process.exit(1);
+  }
 }
