@@ -170,8 +170,11 @@ describe('metricNamesOf', () => {
 });
 
 describe('dashboard and alerts against the exported metrics', () => {
-  it('every metric the Grafana dashboard queries is exported by a service', async () => {
-    const exported = new Set((await serviceMetrics()).flatMap((s) => [...s.exposed]));
+  it('every metric the Grafana dashboard queries is exported by a service or by Kafka’s and ClickHouse’s exporters', async () => {
+    const exported = new Set([
+      ...(await serviceMetrics()).flatMap((s) => [...s.exposed]),
+      ...infrastructureSeries(),
+    ]);
     const expressions = dashboardExpressions();
     expect(expressions.length).toBeGreaterThan(30);
     const unknown = expressions.flatMap(({ where, expr }) =>
@@ -211,7 +214,15 @@ describe('dashboard and alerts against the exported metrics', () => {
     };
     const rows = dashboard.panels.filter((p) => p.type === 'row').map((p) => p.title);
     expect(rows).toEqual(
-      expect.arrayContaining(['Feed', 'Kafka', 'Sink', 'History loader', 'Query API', 'Trading gateway']),
+      expect.arrayContaining([
+        'Feed',
+        'Kafka',
+        'Sink',
+        'History loader',
+        'Query API',
+        'Trading gateway',
+        'Kafka and ClickHouse',
+      ]),
     );
     const provisioned = parse(read('infra/grafana/provisioning/datasources/prometheus.yml')) as {
       datasources: Array<{ uid: string; type: string }>;

@@ -3,7 +3,8 @@
  * as every test's broker) runs with the Prometheus JMX exporter's Java agent, at the version the
  * compose file fetches (scripts/setup.mjs resolves it from Maven Central), and the rules file compose
  * mounts (infra/kafka/jmx-exporter/kafka-broker.yml). Its /metrics must carry every Kafka series the
- * alerts name and every name the rules define, with the values a healthy broker has. Loopback only;
+ * alerts and the Grafana dashboard name and every name the rules define, with the values a healthy
+ * broker has. Loopback only;
  * the broker is killed at the end (and dies with this process: setpriv --pdeathsig).
  */
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
@@ -157,6 +158,13 @@ describe('Kafka through the JMX exporter agent and the shipped rules', () => {
       .filter((name) => name.startsWith('kafka_'));
     expect(used.length).toBeGreaterThan(0);
     expect(used.filter((name) => !names.has(name))).toEqual([]);
+    // And every Kafka series the Grafana dashboard queries.
+    const dashboard = readFileSync(join(root, 'infra/grafana/dashboards/feedpipe.json'), 'utf8');
+    const charted = [...dashboard.matchAll(/"expr": "((?:[^"\\]|\\.)*)"/g)]
+      .flatMap((m) => metricNamesOf(JSON.parse(`"${m[1] ?? ''}"`) as string))
+      .filter((name) => name.startsWith('kafka_'));
+    expect(charted.length).toBeGreaterThan(0);
+    expect(charted.filter((name) => !names.has(name))).toEqual([]);
     expect(fixed.filter((name) => !names.has(name))).toEqual([]);
     // Nothing else exported from JMX under kafka_ than what the rules name (the whitelist keeps it
     // small).
