@@ -7,13 +7,14 @@
 import { FEED_TABLES } from '@feedpipe/contracts';
 import type { FeedIngestor } from '@feedpipe/feed-ingestor';
 import type { Sink } from '@feedpipe/feed-sink';
-import type { HistoryLoader } from '@feedpipe/history-loader';
+import type { LoaderStatus } from '@feedpipe/history-loader';
 import type { PipelineStatus, PipelineStatusSource } from '@feedpipe/query-api';
 
 export interface PipelineParts {
   ingestor: FeedIngestor;
   sink: Sink;
-  loader?: HistoryLoader | undefined;
+  /** A HistoryLoader, or a ScheduledLoader whose status carries its next run. */
+  loader?: { status(): LoaderStatus & { nextRunAt?: number | undefined } } | undefined;
 }
 
 export function pipelineStatusSource(parts: PipelineParts): { source: PipelineStatusSource; stop(): void } {
@@ -58,6 +59,7 @@ export function pipelineStatusSource(parts: PipelineParts): { source: PipelineSt
               rate: history.rate,
               budgetLeft: history.budgetLeft,
               etaSeconds: history.etaSeconds,
+              nextRunAt: history.nextRunAt,
             },
           }
         : {}),

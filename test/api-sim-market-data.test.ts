@@ -1,3 +1,4 @@
+// test-tier: integration
 import { type FetchLike, optionChainRows } from '@feedpipe/broker-api';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -10,7 +10,13 @@ import { INGESTOR_ENV } from '@feedpipe/feed-ingestor';
 import { SINK_ENV } from '@feedpipe/feed-sink';
 import { HISTORY_LOADER_ENV, PIPELINE_LOAD_ENV } from '@feedpipe/history-loader';
 import { QUERY_API_ENV } from '@feedpipe/query-api';
-import { allowedOf, defaultOf, type EnvSchema, type EnvVarSpec } from '@feedpipe/service-kit';
+import {
+  allowedOf,
+  defaultOf,
+  type EnvSchema,
+  type EnvVarSpec,
+  HTTP_SERVER_ENV,
+} from '@feedpipe/service-kit';
 import { GATEWAY_ENV } from '@feedpipe/trading-gateway';
 import { describe, expect, it } from 'vitest';
 
@@ -54,17 +60,20 @@ function defaultMatches(spec: EnvVarSpec, cell: string): boolean {
 }
 
 /**
- * The credential variables (spread into every schema that talks to the service) are documented once,
- * in their own table; a service that defines one of the same name itself documents its own.
+ * The credential variables (spread into every schema that talks to the service) and the HTTP server
+ * limits (spread into both HTTP services' schemas) are documented once, in their own tables; a
+ * service that defines one of the same name itself documents its own.
  */
 const CREDENTIALS_HEADING = '## Credentials (packages/credentials/src/config.ts)';
+const HTTP_SERVERS_HEADING = '## HTTP servers (packages/service-kit/src/http-server-limits.ts)';
 function ownPart(schema: EnvSchema): EnvSchema {
-  const credentials: Readonly<Record<string, EnvVarSpec>> = CREDENTIALS_ENV;
-  return Object.fromEntries(Object.entries(schema).filter(([name, spec]) => credentials[name] !== spec));
+  const shared: Readonly<Record<string, EnvVarSpec>> = { ...CREDENTIALS_ENV, ...HTTP_SERVER_ENV };
+  return Object.fromEntries(Object.entries(schema).filter(([name, spec]) => shared[name] !== spec));
 }
 
 const SERVICES: Array<{ service: string; heading: string; schema: EnvSchema }> = [
   { service: 'credentials', heading: CREDENTIALS_HEADING, schema: CREDENTIALS_ENV },
+  { service: 'HTTP servers', heading: HTTP_SERVERS_HEADING, schema: HTTP_SERVER_ENV },
   {
     service: 'feed-ingestor',
     heading: '### `run` (services/feed-ingestor/src/env-config.ts)',
@@ -72,7 +81,7 @@ const SERVICES: Array<{ service: string; heading: string; schema: EnvSchema }> =
   },
   { service: 'feed-sink', heading: '## feed-sink', schema: SINK_ENV },
   { service: 'history-loader', heading: '## history-loader', schema: ownPart(HISTORY_LOADER_ENV) },
-  { service: 'query-api', heading: '## query-api', schema: QUERY_API_ENV },
+  { service: 'query-api', heading: '## query-api', schema: ownPart(QUERY_API_ENV) },
   { service: 'trading-gateway', heading: '## trading-gateway', schema: ownPart(GATEWAY_ENV) },
 ];
 
@@ -100,6 +109,11 @@ describe('docs/configuration.md matches the configuration schemas', () => {
       expect(problems).toEqual([]);
     });
   }
+
+  it('both HTTP services read every HTTP server variable', () => {
+    for (const schema of [QUERY_API_ENV, GATEWAY_ENV])
+      for (const name of Object.keys(HTTP_SERVER_ENV)) expect(schema).toHaveProperty(name);
+  });
 
   it('every service that talks to the service reads every credential variable', () => {
     for (const schema of [INGESTOR_ENV, HISTORY_LOADER_ENV, GATEWAY_ENV])

@@ -66,7 +66,11 @@ export function printBanner(f: BannerFacts): void {
 }
 
 /** Every 10 s: records to Kafka, ticks stored, connections open and the history load's progress. */
-export function startFlowLog(ingestor: FeedIngestor, sink: Sink, loader: HistoryLoader | undefined): void {
+export function startFlowLog(
+  ingestor: FeedIngestor,
+  sink: Sink,
+  loader: Pick<HistoryLoader, 'status'> | undefined,
+): void {
   const statusTimer = setInterval(async () => {
     const stats = ingestor.stats();
     const sinkStats = sink.stats();

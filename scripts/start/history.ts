@@ -3,7 +3,14 @@
  * loads is the universe file's plan (demo.json: services/history-loader/src/pipeline-load.ts).
  */
 import type { Credentials } from '@feedpipe/credentials';
-import { createHistoryLoader, type HistoryLoader, pipelineLoadOptions } from '@feedpipe/history-loader';
+import {
+  createHistoryLoader,
+  type HistoryLoader,
+  pipelineLoadOptions,
+  pipelineLoadScheduled,
+  ScheduledLoader,
+  TradingCalendar,
+} from '@feedpipe/history-loader';
 import type { Store } from '@feedpipe/store';
 import type { Registry } from 'prom-client';
 import { log } from './log.js';
@@ -20,7 +27,7 @@ export interface HistoryInputs {
 }
 
 /** Starts the load in the background (its result is logged); undefined when there is nothing to load. */
-export function startHistoryLoad(inputs: HistoryInputs): HistoryLoader | undefined {
+export function startHistoryLoad(inputs: HistoryInputs): HistoryLoader | ScheduledLoader | undefined {
   const { baseUrl } = inputs;
   const loadOptions = baseUrl
     ? pipelineLoadOptions(
@@ -30,6 +37,17 @@ export function startHistoryLoad(inputs: HistoryInputs): HistoryLoader | undefin
       )
     : undefined;
   if (!loadOptions) return undefined;
+  if (pipelineLoadScheduled(process.env)) {
+    const scheduler = new ScheduledLoader(
+      { loader: loadOptions, calendar: new TradingCalendar() },
+      { clickhouse: inputs.store.internal, registry: inputs.registry },
+    );
+    onExit('history-loader', () => scheduler.stop());
+    void scheduler
+      .start()
+      .catch((error: unknown) => log(`history-loader failed: ${(error as Error).message}`));
+    return scheduler;
+  }
   const loader = createHistoryLoader(loadOptions, {
     clickhouse: inputs.store.internal,
     registry: inputs.registry,

@@ -6,7 +6,14 @@ import { join } from 'node:path';
 import type { Credentials } from '@feedpipe/credentials';
 import { createFeedIngestor, type FeedCredentials, type FeedIngestor } from '@feedpipe/feed-ingestor';
 import { createSink, type Sink } from '@feedpipe/feed-sink';
-import { type OpsServer, registerProcessMetrics, startOpsServer } from '@feedpipe/service-kit';
+import {
+  DISK_GUARD_ENV,
+  diskGuardSettings,
+  loadEnv,
+  type OpsServer,
+  registerProcessMetrics,
+  startOpsServer,
+} from '@feedpipe/service-kit';
 import type { Store } from '@feedpipe/store';
 import type { Registry } from 'prom-client';
 import { log } from './log.js';
@@ -36,7 +43,21 @@ export async function startPipeline(inputs: PipelineInputs): Promise<Pipeline> {
   const { brokers, registry, tokens } = inputs;
   // One process runs every part: its memory, heap, event-loop lag and GC are exported once, here.
   registerProcessMetrics(registry, 'feedpipe_');
-  const sink = createSink({ brokers, store: inputs.store, registry, log: (m) => log(`sink: ${m}`) });
+  // The sink's disk guard reads STORE_MIN_FREE_* as `feed-sink run` does (docs/configuration.md).
+  const diskGuard = diskGuardSettings(
+    loadEnv(
+      DISK_GUARD_ENV,
+      process.env,
+      (problems) => new Error(`invalid configuration: ${problems.join('; ')}`),
+    ),
+  );
+  const sink = createSink({
+    brokers,
+    store: inputs.store,
+    registry,
+    diskGuard,
+    log: (m) => log(`sink: ${m}`),
+  });
   const ingestor = createFeedIngestor({
     feedUrl: inputs.feedUrl,
     credentials: inputs.credentials,

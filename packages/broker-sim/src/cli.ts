@@ -24,6 +24,8 @@ const USAGE = `usage: broker-sim [options]
   --tick-ms <n>              live-mode tick (default 100)
   --trades-per-second <n>    live mode: trades per second per subscribed instrument (default 2)
   --load <pps>               load mode: target packets per second across all subscriptions
+  --fresh-trades <n>         trades per second of each just-subscribed instrument for 1 s, the
+                             first right after its snapshot (default 20; 0: off)
   --sessions <pre,open,closed>  session cycle in ms, e.g. 60000,300000,60000 (default: always open)
   --token-lifetime-s <n>     lifetime of access tokens in seconds (default 86400, the service's 24 h)
   --one-token-per-account    issuing a token ends the account's previous one at once, as the service does
@@ -87,6 +89,7 @@ async function main(): Promise<void> {
       'tick-ms': { type: 'string' },
       'trades-per-second': { type: 'string' },
       load: { type: 'string' },
+      'fresh-trades': { type: 'string' },
       sessions: { type: 'string' },
       'token-lifetime-s': { type: 'string' },
       'one-token-per-account': { type: 'boolean' },
@@ -107,6 +110,8 @@ async function main(): Promise<void> {
   if (tickMs !== undefined) feed.tickIntervalMs = tickMs;
   const tradesPerSecond = integerFlag('trades-per-second', values['trades-per-second']);
   if (tradesPerSecond !== undefined) feed.tradesPerSecond = tradesPerSecond;
+  const fresh = integerFlag('fresh-trades', values['fresh-trades']);
+  if (fresh !== undefined) feed.freshTrades = { perSecond: fresh, forMs: 1_000 };
   const load = integerFlag('load', values.load);
   if (load !== undefined) feed.load = { packetsPerSecond: load };
   let sessions: { preOpenMs: number; openMs: number; closedMs: number } | undefined;

@@ -93,6 +93,15 @@ describe('fault injection', () => {
     }
     await client.waitPackets(4);
     server.faults.stall(id);
+    // What the server sent before the stall may still be on its way: count from when it has landed
+    // (the counts held still for two looks in a row; bounded, a deadline only).
+    let last = '';
+    for (let i = 0; i < 100; i++) {
+      await new Promise((r) => setTimeout(r, 40));
+      const now = `${client.pings}/${client.packetCount()}`;
+      if (now === last) break;
+      last = now;
+    }
     const pings = client.pings;
     const packets = client.packetCount();
     for (let n = 0; n < 5; n++) server.step();

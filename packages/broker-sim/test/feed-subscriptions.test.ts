@@ -6,7 +6,7 @@ import {
 } from '@feedpipe/codec';
 import { waitFor } from '@feedpipe/testkit';
 import { afterEach, describe, expect, it } from 'vitest';
-import { type FeedServer, type FeedServerOptions, startFeedServer } from '../src/feed/index.js';
+import { FeedServer, type FeedServerOptions, startFeedServer } from '../src/feed/index.js';
 import { INX_EQ_FIRST_ID, MarketModel } from '../src/market/index.js';
 import { countPackets, decodeAll, TestClient } from './feed-test-client.js';
 
@@ -347,5 +347,52 @@ describe('request limits and refusals', () => {
     await client.waitPackets(4);
     expect(server.stats().unknownInstruments).toBe(2);
     expect(server.listConnections()[0]?.tradeSubscriptions).toBe(1);
+  });
+});
+
+describe('fresh trades (a service that streams the moment a subscribe request lands)', () => {
+  it('trades each just-subscribed instrument right after its snapshot, then at the fresh rate for forMs', async () => {
+    const { model, server, client, clock } = await setup({
+      tradesPerSecond: 0,
+      freshTrades: { perSecond: 200, forMs: 500 },
+    });
+    const ids = withReference(model, INX_EQ_FIRST_ID, 3);
+    subscribe(client, RequestCode.SubscribeTrade, ids);
+    await client.waitPackets(ids.length * 5);
+    // The answer to the request: each instrument's snapshot, then at once its first fresh trade.
+    expect(client.records().map((r) => r.type)).toEqual(
+      ids.flatMap(() => ['trade', 'prev_close', 'circuit_limit', 'week52', 'trade']),
+    );
+    const volumesOf = (id: number): number[] =>
+      client
+        .records()
+        .filter((r) => r.type === 'trade' && r.securityId === id)
+        .map((r) => (r.type === 'trade' ? r.volume : 0));
+    // 100 ms at 200 a second: 20 more trades each, in order, while fresh.
+    clock.t += 100;
+    server.step(100);
+    await client.waitPackets(ids.length * 25);
+    for (const id of ids) {
+      const volumes = volumesOf(id);
+      expect(volumes).toHaveLength(22);
+      expect([...volumes].sort((a, b) => a - b)).toEqual(volumes);
+    }
+    // Past forMs the instruments are no longer fresh: with no live rate, nothing more.
+    clock.t += 500;
+    server.step(100);
+    clock.t += 100;
+    server.step(100);
+    // Both steps' output (none) has had a round trip's time to arrive: a later message would be a bug.
+    await client.waitPackets(ids.length * 25);
+    expect(client.packetCount()).toBe(ids.length * 25);
+    expect(server.stats().messages).toBe(client.messages.length);
+  });
+
+  it('rejects a fresh-trade option without a rate or with an unknown key', () => {
+    const model = new MarketModel({ seed: 1, instruments: 100 });
+    expect(() => new FeedServer({ model, freshTrades: {} as never })).toThrow(/freshTrades.perSecond/);
+    expect(() => new FeedServer({ model, freshTrades: { perSecond: 1, burst: 2 } as never })).toThrow(
+      /burst/,
+    );
   });
 });

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { type DecodeCounters, decodeFrameToRecords, newDecodeCounters, PacketCursor } from '../src/index.js';
 import {
+  CIRCUIT_LIMIT,
   concat,
   ERROR_807,
   hex,
@@ -28,10 +29,30 @@ describe('frame rules (ARCHITECTURE.md)', () => {
     });
   });
 
-  it('a length of 0 stops the frame without counting anything', () => {
+  it('a length of 0 stops the frame; zero padding after it is nothing, data after it is malformed', () => {
+    const padded = decode(concat(TRADE, new Uint8Array(40)));
+    expect(padded.types).toEqual(['trade']);
+    expect(padded.counters).toMatchObject({ packets: 1, malformed: 0, unknown: 0 });
+    // The data after the stop is lost to every reader: it is counted, never dropped unseen.
     const { types, counters } = decode(concat(TRADE, withLength(OHLC, 0), PREV_CLOSE));
     expect(types).toEqual(['trade']);
-    expect(counters).toMatchObject({ packets: 1, malformed: 0, unknown: 0 });
+    expect(counters).toMatchObject({ packets: 1, malformed: 1, unknown: 0 });
+  });
+
+  it('a reference packet zero-filled down to its length byte is a "no data yet" packet, and the frame goes on', () => {
+    // Rule 4: treat a zero-filled Circuit Limit or 52-Week packet (security id 0) as valid.
+    for (const zeroed of [
+      withLength(ZERO_CIRCUIT_LIMIT, 0),
+      hex('00 00 00 00 00 00 00 00 00 00 24 00 00 00 00 00 00 00 00'),
+    ]) {
+      const { types, counters } = decode(concat(TRADE, zeroed, PREV_CLOSE, TRADE));
+      expect(types).toEqual(['trade', 'prev_close', 'trade']);
+      expect(counters).toMatchObject({ packets: 4, noDataYet: 1, malformed: 0, unknown: 0 });
+    }
+    // Not for an instrument's own packet: a zero length there is still the end of the data.
+    const own = decode(concat(TRADE, withLength(CIRCUIT_LIMIT, 0), PREV_CLOSE));
+    expect(own.types).toEqual(['trade']);
+    expect(own.counters).toMatchObject({ packets: 1, malformed: 1 });
   });
 
   it('a length under 11 falls back to the fixed size of a known code', () => {

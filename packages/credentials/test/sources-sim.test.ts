@@ -1,3 +1,4 @@
+// test-tier: integration
 /**
  * Each token source against the simulator (one token per account, short token lifetimes): the
  * static token's metric and warning, the web token renewed with RenewToken ahead of expiry, TOTP

@@ -22,6 +22,7 @@ export {
 } from './clients/kafka-admin.js';
 export { ProduceSet, type TopicRecords } from './clients/produce-set.js';
 export { type ReadRecord, readTopic } from './clients/read-topic.js';
+export { RecordAges, type RecordAgeTarget, type RecordAt } from './clients/record-ages.js';
 export {
   TopicTail,
   type TopicTailOptions,

@@ -6,6 +6,7 @@
 import type { FastifyError, FastifyInstance } from 'fastify';
 import { HttpError, isHttpError } from './http-error.js';
 import { installErrorBodySchema } from './openapi/error-responses.js';
+import { installSecurityHeaders } from './security-headers.js';
 
 /**
  * Turns an error of a service's own dependency (an upstream client's error) into its HTTP error,
@@ -83,8 +84,13 @@ export function errorBody(error: HttpError<string>): ErrorBody {
   return body;
 }
 
-/** Answers every error in the envelope; `mapper` turns a service's dependency errors into its own. */
+/**
+ * Answers every error in the envelope; `mapper` turns a service's dependency errors into its own.
+ * Installed first by every service, so it also installs the headers every response carries
+ * (security-headers.ts: nosniff everywhere, a CSP and frame refusal on /docs).
+ */
 export function installErrorHandler(app: FastifyInstance, mapper?: ErrorMapper): void {
+  installSecurityHeaders(app);
   // Routes document their error answers by reference to this schema (openapi/route-doc.ts).
   installErrorBodySchema(app);
   app.setErrorHandler((error, request, reply) => {

@@ -7,8 +7,9 @@ import './openapi/fields.js';
  * event-loop lag, GC) through prom-client's default collectors. Every name carries the service's
  * prefix (`query_api_`, `trading_gateway_`), so one Prometheus tells the services apart by name.
  */
+import { limitedServerStats } from '@feedpipe/service-kit';
 import type { FastifyInstance } from 'fastify';
-import { Counter, collectDefaultMetrics, Histogram, Registry } from 'prom-client';
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 import { HttpError } from './http-error.js';
 
 export interface HttpMetricsOptions {
@@ -62,8 +63,52 @@ export function createHttpMetrics(options: HttpMetricsOptions): HttpMetrics {
   };
 }
 
+/**
+ * The connections of the app's server when it is a limited one (http-server.ts): open in the
+ * process's budget, refused at the cap, closed to make room, closed for silence. Read when scraped.
+ */
+function registerConnectionMetrics(app: FastifyInstance, metrics: HttpMetrics): void {
+  const stats = limitedServerStats(app.server);
+  if (!stats) return;
+  const { prefix, registry } = metrics;
+  new Gauge({
+    name: `${prefix}http_connections_open`,
+    help: 'Connections open in the connection budget this server shares with the API servers of its process',
+    registers: [registry],
+    collect() {
+      this.set(stats.budget.open);
+    },
+  });
+  const counted = (name: string, help: string, read: () => number) =>
+    new Counter({
+      name: `${prefix}${name}`,
+      help,
+      registers: [registry],
+      collect() {
+        this.reset();
+        this.inc(read());
+      },
+    });
+  counted(
+    'http_connections_refused_total',
+    'Connections refused at the cap because every open one was being answered (process budget)',
+    () => stats.budget.refused,
+  );
+  counted(
+    'http_connections_evicted_total',
+    'Idle connections closed to make room for a new one at the cap (process budget)',
+    () => stats.budget.evicted,
+  );
+  counted(
+    'http_connections_idle_closed_total',
+    'Connections of this server closed after the idle timeout',
+    () => stats.idleClosed,
+  );
+}
+
 /** Counts every response and serves the registry at GET /metrics (open, like /healthz). */
 export function installHttpMetrics(app: FastifyInstance, metrics: HttpMetrics): void {
+  registerConnectionMetrics(app, metrics);
   app.addHook('onResponse', async (request, reply) => {
     const route = request.routeOptions.url ?? 'unmatched';
     const seconds = reply.elapsedTime / 1000;

@@ -4,19 +4,23 @@
  * key table and scopes, key admin routes, log redaction, strict dates, option readers, the shared
  * service configuration (HttpServiceConfig) and /docs.
  */
+export { AddressGate, type AddressGateOptions } from './auth/address-gate.js';
 export {
   type ApiKeyInfo,
   ApiKeyStore,
   type ApiKeyStoreOptions,
+  type KeyCheck,
   type RevokedListener,
 } from './auth/api-keys.js';
 export {
   API_KEY_HEADER,
+  type AuthLimits,
   type AuthOptions,
   installAuth,
   OPEN_SCOPE,
   type RouteScope,
 } from './auth/auth-hook.js';
+export { createAuthLimits } from './auth/auth-limits.js';
 export { KeyAdminClient, KeyAdminError } from './auth/key-admin-client.js';
 export { KEY_COMMANDS, type KeyCommandOptions, type KeyManager, runKeyCommand } from './auth/key-command.js';
 export {
@@ -30,6 +34,7 @@ export {
 } from './auth/key-format.js';
 export { registerKeyRoutes } from './auth/key-routes.js';
 export { KeyConcurrency, KeyRateLimiter, type RateDecision } from './auth/rate-limiter.js';
+export { SecretThrottle, type SecretThrottleOptions } from './auth/secret-throttle.js';
 export { bool, int, num, type Options, oneOf, section, str } from './config-readers.js';
 export {
   type ErrorBody,
@@ -55,6 +60,7 @@ export {
   type HttpMetricsOptions,
   installHttpMetrics,
 } from './http-metrics.js';
+export { type HttpServerOptions, httpServerOptions } from './http-server.js';
 export {
   HTTP_SERVICE_KEYS,
   type HttpServiceConfig,
@@ -95,3 +101,4 @@ export {
   type RouteDoc,
   routeDoc,
 } from './openapi/route-doc.js';
+export { DOCS_CONTENT_SECURITY_POLICY, installSecurityHeaders } from './security-headers.js';

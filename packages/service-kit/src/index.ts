@@ -6,6 +6,19 @@
 export { Backoff, type BackoffOptions, type RetryOptions, retry, sleep } from '@feedpipe/retry';
 export { BufferPool } from './buffer-pool.js';
 export {
+  DiskGuard,
+  type DiskGuardOptions,
+  type DiskReading,
+  formatBytes,
+  type GaugeLike,
+  RESUME_MARGIN,
+} from './disk-guard.js';
+export {
+  DISK_GUARD_ENV,
+  type DiskGuardEnv,
+  diskGuardSettings,
+} from './disk-guard-env.js';
+export {
   allowedOf,
   defaultOf,
   type Env,
@@ -17,6 +30,23 @@ export {
   type ReadEnvOptions,
   readEnv,
 } from './env-schema.js';
+export { ServiceKitError, type ServiceKitErrorCode } from './errors.js';
+export {
+  ConnectionBudget,
+  connectionCeiling,
+  createLimitedServer,
+  DEFAULT_HTTP_SERVER_LIMITS,
+  FALLBACK_MAX_CONNECTIONS,
+  HTTP_SERVER_ENV,
+  type HttpServerLimits,
+  httpServerConfigFromEnv,
+  type LimitedServerOptions,
+  type LimitedServerStats,
+  limitedServerStats,
+  OPS_SERVER_LIMITS,
+  openFileLimit,
+  processConnectionBudget,
+} from './http-server-limits.js';
 export { ensureTopics } from './kafka-topics.js';
 export { type OpsServer, type OpsServerOptions, startOpsServer } from './ops-server.js';
 export { registerProcessMetrics } from './process-metrics.js';

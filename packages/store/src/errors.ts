@@ -9,7 +9,9 @@ export type StoreErrorCode =
   /** An embedded lane's queue is full, or a task waited longer than the lane allows (retryable). */
   | 'STORE_BUSY'
   /** The store was closed; nothing more runs on it. */
-  | 'STORE_CLOSED';
+  | 'STORE_CLOSED'
+  /** The free space of the store's disk could not be read (retryable: the next check may). */
+  | 'STORE_DISK_UNKNOWN';
 
 /** The one error type of this package; `retryable` says whether trying again can help. */
 export class StoreError extends Error {

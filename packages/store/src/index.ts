@@ -5,6 +5,7 @@ export {
   type UserAccount,
 } from './config.js';
 export { createStore } from './create-store.js';
+export { type DiskSpace, directorySpace, engineDiskSpace, storeDiskSpace } from './disk-space.js';
 export { ExclusiveLane, type LaneLimits, type LaneStats } from './embedded/exclusive-lane.js';
 export { EMBEDDED_ENGINE_ALLOCATOR_ENV } from './engine-allocator.js';
 export { StoreError, type StoreErrorCode } from './errors.js';

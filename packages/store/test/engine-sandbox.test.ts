@@ -9,6 +9,7 @@
 import { writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { totalmem } from 'node:os';
 import { join } from 'node:path';
 import { tempDir } from '@feedpipe/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -97,7 +98,7 @@ describe('embedded engine sandbox: sources are refused by the engine itself', ()
     });
   }
 
-  it('starts the engine with an empty files folder and no host allowed in URLs', async () => {
+  it('starts the engine with an empty files folder and half the machine’s memory', async () => {
     const settings = await textOf(
       store.internal,
       "SELECT name, value FROM system.server_settings WHERE name IN ('user_files_path', 'user_scripts_path') ORDER BY name",
@@ -107,5 +108,9 @@ describe('embedded engine sandbox: sources are refused by the engine itself', ()
       `user_files_path\t${empty}/`,
       `user_scripts_path\t${empty}/`,
     ]);
+    const [memory] = await store.internal.rows<{ value: string }>(
+      "SELECT value FROM system.server_settings WHERE name = 'max_server_memory_usage'",
+    );
+    expect(Number(memory?.value)).toBe(Math.floor(totalmem() * 0.5));
   });
 });

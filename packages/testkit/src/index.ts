@@ -8,3 +8,9 @@ export {
   type ProduceFault,
   startKafkaFaultProxy,
 } from './kafka-fault-proxy.js';
+export {
+  openRawConnection,
+  RAW_DEADLINE_MS,
+  type RawConnection,
+  trickleBody,
+} from './raw-connection.js';

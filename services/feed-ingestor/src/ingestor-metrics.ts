@@ -6,6 +6,7 @@ import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 export interface IngestorMetrics {
   frames: Counter;
   bytes: Counter;
+  framesUndecoded: Counter<'reason'>;
   packets: Counter<'type'>;
   malformed: Counter;
   unknown: Counter;
@@ -32,6 +33,18 @@ export interface IngestorMetrics {
   tokenUnrenewable: Gauge;
   marketStatus: Gauge;
 }
+
+/**
+ * Why a frame read from a socket was not (entirely) decoded (ingestor_frames_undecoded_total):
+ * - text: a text message (the feed is binary; skipped);
+ * - malformed: a binary message whose decoding stopped at a bad packet (the rest of it is lost);
+ * - stopped: a message that arrived on a socket closed because the ingestor stops;
+ * - dropped: a message that arrived on a socket given up for a reconnect (not yet open, or not closed
+ *   by the server within the drain time after Disconnect);
+ * - worker_failed: a chunk of messages that no decode worker could decode, however often tried.
+ */
+export const UNDECODED_REASONS = ['text', 'malformed', 'stopped', 'dropped', 'worker_failed'] as const;
+export type UndecodedReason = (typeof UNDECODED_REASONS)[number];
 
 const PACKET_TYPE_BY_CODE: Readonly<Record<number, string>> = {
   1: 'trade',
@@ -81,6 +94,18 @@ function trafficMetrics(registers: Registers) {
       help: 'Bytes of WebSocket messages received',
       registers,
     }),
+    // Every reason is exported from the start (at 0), so an alert on it sees a series before the
+    // first loss and a dashboard shows 0 rather than nothing.
+    framesUndecoded: (() => {
+      const counter = new Counter({
+        name: 'ingestor_frames_undecoded_total',
+        help: 'WebSocket messages read from a feed socket and not (entirely) decoded, by reason: text (not binary), malformed (stopped at a bad packet), stopped (arrived after stop), dropped (on a socket given up for a reconnect), worker_failed (their chunk could not be decoded)',
+        labelNames: ['reason'],
+        registers,
+      });
+      for (const reason of UNDECODED_REASONS) counter.inc({ reason }, 0);
+      return counter;
+    })(),
   };
 }
 

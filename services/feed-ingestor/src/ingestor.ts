@@ -213,7 +213,11 @@ function createPipeline(
     trades.record(result.connection, result.traded);
     if (result.repeats > 0) metrics.repeatedTrades.inc(result.repeats);
     for (const [code, count] of result.byCode) metrics.packets.inc({ type: packetTypeLabel(code) }, count);
-    if (result.malformed > 0) metrics.malformed.inc(result.malformed);
+    if (result.malformed > 0) {
+      metrics.malformed.inc(result.malformed);
+      // Each malformed packet stopped its frame: the frame is only partly decoded.
+      metrics.framesUndecoded.inc({ reason: 'malformed' }, result.malformed);
+    }
     if (result.unknown > 0) metrics.unknown.inc(result.unknown);
     const noDataYet = noDataYetOf(result.byCode, result.produced);
     if (noDataYet > 0) metrics.noDataYet.inc(noDataYet);
@@ -235,6 +239,7 @@ function createPipeline(
     flushIntervalMs: options.flushIntervalMs,
     maxBufferedBytes: options.maxBufferedBytes,
     onResult,
+    onUndecoded: (reason, frames) => metrics.framesUndecoded.inc({ reason }, frames),
     guardOf: (connection) => trades.guardFor(connection),
     onPressure: (full, buffered) => {
       if (full) {
@@ -325,6 +330,7 @@ function connectionEvents(
     onTextFrame(connection, bytes) {
       seen.counts.textFrames += 1;
       metrics.textFrames.inc();
+      metrics.framesUndecoded.inc({ reason: 'text' });
       // The first one says what happened; the metric carries the rest (no log flood).
       if (seen.counts.textFrames === 1)
         log(
@@ -344,6 +350,9 @@ function connectionEvents(
     },
     onLink(connection, link, atMs) {
       continuity.link(connection, link, atMs);
+    },
+    onUndelivered(_connection, reason) {
+      metrics.framesUndecoded.inc({ reason });
     },
   };
 }

@@ -100,6 +100,11 @@ describe('ingestor readiness and text frames', () => {
     await waitFor(() => feedIngestor.stats().textFrames === 2, 10_000, 'two text frames counted');
     const metric = await feedIngestor.registry.getSingleMetricAsString('ingestor_text_frames_total');
     expect(metric).toContain('ingestor_text_frames_total 2');
+    // Read from the socket and not decoded: counted with their reason, every other reason stays 0.
+    const undecoded = await feedIngestor.registry.getSingleMetricAsString('ingestor_frames_undecoded_total');
+    expect(undecoded).toContain('ingestor_frames_undecoded_total{reason="text"} 2');
+    for (const reason of ['malformed', 'stopped', 'dropped', 'worker_failed'])
+      expect(undecoded).toContain(`ingestor_frames_undecoded_total{reason="${reason}"} 0`);
     expect(logs.filter((m) => m.includes('unexpected text message'))).toHaveLength(1);
     // Skipped, not decoded: they reach neither the frame count nor the pipeline as malformed data.
     await waitFor(() => feedIngestor.stats().frames > framesBefore, 10_000, 'binary frames keep coming');

@@ -1,6 +1,6 @@
 /**
  * feed-sink run     Kafka -> ClickHouse (env: KAFKA_BROKERS, TOPIC_*, CLICKHOUSE_URL or DATA_DIR,
- *                   METRICS_HOST, METRICS_PORT; docs/configuration.md)
+ *                   METRICS_HOST, METRICS_PORT, STORE_MIN_FREE_*; docs/configuration.md)
  *
  * Applies the ClickHouse migrations, joins the consumer group and serves /metrics, /healthz and
  * /readyz on METRICS_PORT (ready while the consumer is in its group). SIGINT/SIGTERM stop cleanly:
@@ -17,7 +17,12 @@ async function run(): Promise<void> {
   const config = loadSinkEnv();
   const store = createStore({ url: config.clickhouseUrl, dataDir: `${config.dataDir}/chdb` });
   await runMigrations(store.internal);
-  const sink = createSink({ brokers: config.brokers, topics: config.topics, store });
+  const sink = createSink({
+    brokers: config.brokers,
+    topics: config.topics,
+    store,
+    diskGuard: config.diskGuard,
+  });
   await sink.start();
   registerProcessMetrics(sink.registry, 'sink_');
   const ops = await startOpsServer({

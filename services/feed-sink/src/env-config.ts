@@ -4,7 +4,14 @@
  * services must name the same topics.
  */
 import { DEFAULT_FEED_TOPICS, type FeedTopics } from '@feedpipe/contracts';
-import { type Env, type EnvSchema, readEnv } from '@feedpipe/service-kit';
+import {
+  DISK_GUARD_ENV,
+  type DiskGuardEnv,
+  diskGuardSettings,
+  type Env,
+  type EnvSchema,
+  readEnv,
+} from '@feedpipe/service-kit';
 import { SinkError } from './errors.js';
 
 export interface SinkEnvConfig {
@@ -18,6 +25,8 @@ export interface SinkEnvConfig {
   metricsHost: string;
   /** METRICS_PORT. Default 9465. */
   metricsPort: number;
+  /** STORE_MIN_FREE_PERCENT, STORE_MIN_FREE_BYTES, STORE_DISK_CHECK_MS: the disk guard. */
+  diskGuard: DiskGuardEnv;
 }
 
 /** Every variable `feed-sink run` reads (docs/configuration.md, feed-sink). */
@@ -46,6 +55,7 @@ export const SINK_ENV = {
   DATA_DIR: { type: 'string', default: '.data', description: 'chDB in `$DATA_DIR/chdb`' },
   METRICS_PORT: { type: 'integer', min: 0, max: 65_535, default: 9465, description: 'ops endpoint port' },
   METRICS_HOST: { type: 'string', default: '127.0.0.1', description: 'address of the ops endpoint' },
+  ...DISK_GUARD_ENV,
 } as const satisfies EnvSchema;
 
 export function loadSinkEnv(env: Env = process.env): SinkEnvConfig {
@@ -68,5 +78,6 @@ export function loadSinkEnv(env: Env = process.env): SinkEnvConfig {
     // Loopback unless the operator opens it (compose sets METRICS_HOST=0.0.0.0 for Prometheus).
     metricsHost: v.METRICS_HOST,
     metricsPort: v.METRICS_PORT,
+    diskGuard: diskGuardSettings(v),
   };
 }

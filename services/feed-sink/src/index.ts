@@ -6,4 +6,5 @@ export { loadSinkEnv, SINK_ENV, type SinkEnvConfig } from './env-config.js';
 export { SinkError, type SinkErrorCode } from './errors.js';
 export { createSink, type Sink, type SinkOptions, type SinkStats } from './kafka-sink.js';
 export { createSinkMetrics, type SinkMetrics } from './sink-metrics.js';
+export type { SinkDiskGuard } from './sink-options.js';
 export { type FeedValue, SINK_TABLES, type SinkTable } from './sink-tables.js';

@@ -12,13 +12,20 @@
  * ClickHouse, then commit), consumer-health.ts (outages logged and counted).
  */
 import { TOPIC_KINDS, type TopicKind } from '@feedpipe/contracts';
-import { BatchConsumer, KafkaAdmin, type PartitionBatch, type TopicPartitions } from '@feedpipe/kafka-client';
-import { Backoff } from '@feedpipe/service-kit';
-import type { StoreLane } from '@feedpipe/store';
+import {
+  BatchConsumer,
+  KafkaAdmin,
+  type PartitionBatch,
+  RecordAges,
+  type TopicPartitions,
+} from '@feedpipe/kafka-client';
+import { Backoff, DiskGuard } from '@feedpipe/service-kit';
+import { type StoreLane, storeDiskSpace } from '@feedpipe/store';
 import { Registry } from 'prom-client';
 import { BatchReader } from './batch-reader.js';
 import { ConsumerHealth } from './consumer-health.js';
 import { csvString } from './csv-lines.js';
+import { probeRetention } from './retention-watch.js';
 import { createSinkMetrics, type SinkMetrics } from './sink-metrics.js';
 import { type SinkOptions, type SinkSettings, sinkSettings } from './sink-options.js';
 import { ALL_SINK_TABLES, tablesOfTopic } from './sink-tables.js';
@@ -41,6 +48,8 @@ export interface SinkStats {
   consumerUp: boolean;
   /** Consumer outages (an error reported, up to records flowing again), each logged. */
   consumerCrashes: number;
+  /** Whether the disk guard holds the sink now (nothing fetched or inserted; Kafka keeps the feed). */
+  writesPaused: boolean;
 }
 
 export interface Sink {
@@ -54,7 +63,7 @@ export interface Sink {
   readonly registry: Registry;
 }
 
-type CountStats = Omit<SinkStats, 'consumerUp' | 'consumerCrashes'>;
+type CountStats = Omit<SinkStats, 'consumerUp' | 'consumerCrashes' | 'writesPaused'>;
 
 /**
  * Before a member reads partitions it was just given, their stored marks are read again from the
@@ -186,11 +195,62 @@ function emptyStats(): CountStats {
   };
 }
 
-/** The aged-buffer flush (every half of maxBatchAgeMs) and the lag probe (every 5 s). */
+/** The disk guard of the sink's store: pausing it pauses the consumer (its group membership stays). */
+function buildGuard(
+  options: SinkOptions,
+  settings: SinkSettings,
+  metrics: SinkMetrics,
+  consumer: () => BatchConsumer | undefined,
+): DiskGuard | undefined {
+  if (options.diskGuard === undefined) return undefined;
+  return new DiskGuard({
+    probe: storeDiskSpace(options.store),
+    ...options.diskGuard,
+    gauges: {
+      freeBytes: metrics.storeFreeBytes,
+      freeRatio: metrics.storeFreeRatio,
+      paused: metrics.writesPaused,
+    },
+    // Pausing only stops fetch rounds: heartbeats run on their own timer, so the member keeps its
+    // partitions and Kafka keeps the records (the lag grows, nothing is lost or read twice).
+    onChange: (paused) => (paused ? consumer()?.pause() : consumer()?.resume()),
+    log: settings.log,
+  });
+}
+
+async function startGuard(guard: DiskGuard | undefined, consumer: BatchConsumer): Promise<void> {
+  if (!guard) return;
+  await guard.start();
+  if (guard.paused) consumer.pause();
+}
+
+/** The retention probe: how long Kafka keeps what the sink has not stored (retention-watch.ts). */
+function retentionProbe(
+  brokers: readonly string[],
+  consumer: BatchConsumer,
+  metrics: SinkMetrics,
+  log: (message: string) => void,
+): { probe: () => Promise<void>; close: () => Promise<void> } {
+  const ages = new RecordAges({ brokers, clientId: 'feedpipe-sink-retention' });
+  let reported = '';
+  return {
+    probe: async () => {
+      const figures = await probeRetention(ages, await consumer.lag(), metrics, Date.now());
+      const deleted = figures.deleted.join(', ');
+      if (deleted !== '' && deleted !== reported)
+        log(`records of ${deleted} were deleted by Kafka's retention before the sink stored them`);
+      reported = deleted;
+    },
+    close: () => ages.close(),
+  };
+}
+
+/** The aged-buffer flush (every half of maxBatchAgeMs), the lag probe (every 5 s) and the retention probe. */
 function startTimers(
   settings: SinkSettings,
   writer: TableWriter,
   probe: () => Promise<void>,
+  retention: () => Promise<void>,
 ): NodeJS.Timeout[] {
   const flushEvery = Math.max(50, Math.floor(settings.maxBatchAgeMs / 2));
   return [
@@ -202,6 +262,7 @@ function startTimers(
       flushEvery,
     ),
     serialTimer(5_000, probe),
+    serialTimer(settings.retentionProbeMs, retention),
   ];
 }
 
@@ -218,6 +279,8 @@ export function createSink(options: SinkOptions): Sink {
   let running = false;
   let clusterId = '';
   let consumer: BatchConsumer | undefined;
+  const guard = buildGuard(options, settings, metrics, () => consumer);
+  let retention: ReturnType<typeof retentionProbe> | undefined;
   const writer = new TableWriter({
     settings,
     lane,
@@ -225,6 +288,7 @@ export function createSink(options: SinkOptions): Sink {
     stats,
     stored,
     running: () => running,
+    held: () => guard?.paused ?? false,
     afterInsert: options.afterInsert,
     commit: async (offsets) => {
       await consumer?.commit(offsets);
@@ -272,12 +336,17 @@ export function createSink(options: SinkOptions): Sink {
         }),
       );
       consumer = c;
+      // Read the disk first: a sink started on a full disk joins its group paused.
+      await startGuard(guard, c);
       await c.start();
-      timers = startTimers(settings, writer, () => probeLag(c, metrics, health));
+      retention = retentionProbe(options.brokers, c, metrics, settings.log);
+      timers = startTimers(settings, writer, () => probeLag(c, metrics, health), retention.probe);
     },
     flush: () => writer.flushAll(),
     async stop() {
       for (const timer of timers) clearInterval(timer);
+      guard?.stop();
+      await retention?.close();
       // Flush and commit while the consumer is still in its group (a commit needs the group), then leave.
       running = false;
       const started = Date.now();
@@ -296,6 +365,7 @@ export function createSink(options: SinkOptions): Sink {
       inserted: { ...stats.inserted },
       consumerUp: health.up,
       consumerCrashes: health.outages,
+      writesPaused: guard?.paused ?? false,
     }),
   };
 }

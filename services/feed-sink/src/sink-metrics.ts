@@ -14,6 +14,11 @@ export interface SinkMetrics {
   consumerCrashes: Counter<'error'>;
   consumerRejoins: Counter;
   consumerOutageSeconds: Histogram;
+  storeFreeBytes: Gauge;
+  storeFreeRatio: Gauge;
+  writesPaused: Gauge;
+  retentionHeadroomSeconds: Gauge<'topic'>;
+  oldestUnconsumedAgeSeconds: Gauge<'topic'>;
 }
 
 export function createSinkMetrics(registry: Registry): SinkMetrics {
@@ -93,6 +98,49 @@ export function createSinkMetrics(registry: Registry): SinkMetrics {
       name: 'sink_consumer_outage_seconds',
       help: 'From a consumer error to its records flowing again: the time nothing was stored',
       buckets: [0.5, 1, 2, 5, 10, 20, 30, 45, 60, 120, 300],
+      registers,
+    }),
+    ...diskAndRetentionGauges(registers),
+  };
+}
+
+/** The disk guard's and the retention probe's gauges (kafka-sink.ts, retention-watch.ts). */
+function diskAndRetentionGauges(
+  registers: Registry[],
+): Pick<
+  SinkMetrics,
+  | 'storeFreeBytes'
+  | 'storeFreeRatio'
+  | 'writesPaused'
+  | 'retentionHeadroomSeconds'
+  | 'oldestUnconsumedAgeSeconds'
+> {
+  return {
+    storeFreeBytes: new Gauge({
+      name: 'sink_store_free_bytes',
+      help: "Free bytes of the store's disk (embedded: the chDB directory's file system; server: the system.disks disk with the least free space)",
+      registers,
+    }),
+    storeFreeRatio: new Gauge({
+      name: 'sink_store_free_ratio',
+      help: "Free fraction (0-1) of the store's disk, as the disk guard reads it",
+      registers,
+    }),
+    writesPaused: new Gauge({
+      name: 'sink_store_writes_paused',
+      help: '1 while the disk guard holds the sink (free space below STORE_MIN_FREE_*): nothing is fetched or inserted, Kafka keeps the feed',
+      registers,
+    }),
+    retentionHeadroomSeconds: new Gauge({
+      name: 'sink_kafka_retention_headroom_seconds',
+      help: "Per topic, the least over its partitions of retention.ms less the age of the oldest record the sink has not committed: how long before Kafka's retention would delete unstored records (+Inf when nothing waits or retention is unlimited)",
+      labelNames: ['topic'],
+      registers,
+    }),
+    oldestUnconsumedAgeSeconds: new Gauge({
+      name: 'sink_kafka_oldest_unconsumed_age_seconds',
+      help: 'Per topic, the age of the oldest record the sink has not committed (0 when nothing waits)',
+      labelNames: ['topic'],
       registers,
     }),
   };

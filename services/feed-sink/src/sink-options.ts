@@ -24,9 +24,26 @@ export interface SinkOptions {
    */
   sessionTimeoutMs?: number;
   registry?: Registry;
+  /**
+   * The disk guard: the store's free space is read every `intervalMs`; below a threshold the sink
+   * stops fetching and inserting (Kafka holds the feed, the lag grows) and goes on by itself when
+   * space is back. Unset: no guard (the CLI always sets one, from STORE_MIN_FREE_*).
+   */
+  diskGuard?: SinkDiskGuard;
+  /** How often the retention headroom (sink_kafka_retention_headroom_seconds) is measured. Default 30 s. */
+  retentionProbeMs?: number;
   /** Test hook: runs after a table's block was inserted and before its offsets are committed. */
   afterInsert?: (table: string, rows: number) => Promise<void> | void;
   log?: (message: string) => void;
+}
+
+export interface SinkDiskGuard {
+  /** Pause below this many free bytes (0: no byte threshold). */
+  minFreeBytes: number;
+  /** Pause below this percentage of the disk free (0: no percent threshold). */
+  minFreePercent: number;
+  /** Time between readings (ms). */
+  intervalMs: number;
 }
 
 /** The options with their defaults filled in. */
@@ -37,6 +54,7 @@ export interface SinkSettings {
   maxBatchAgeMs: number;
   maxBufferedRows: number;
   sessionTimeoutMs: number;
+  retentionProbeMs: number;
   log: (message: string) => void;
 }
 
@@ -49,6 +67,8 @@ const KNOWN_OPTIONS = new Set([
   'maxBatchAgeMs',
   'maxBufferedRows',
   'registry',
+  'diskGuard',
+  'retentionProbeMs',
   'sessionTimeoutMs',
   'afterInsert',
   'log',
@@ -61,7 +81,13 @@ function validate(options: SinkOptions): void {
   if (!Array.isArray(options.brokers) || options.brokers.length === 0) {
     throw new SinkError('CONFIG_INVALID', 'sink option "brokers" must list at least one host:port');
   }
-  for (const key of ['maxBatchRows', 'maxBatchAgeMs', 'maxBufferedRows', 'sessionTimeoutMs'] as const) {
+  for (const key of [
+    'maxBatchRows',
+    'maxBatchAgeMs',
+    'maxBufferedRows',
+    'sessionTimeoutMs',
+    'retentionProbeMs',
+  ] as const) {
     const value = options[key];
     if (value !== undefined && (!Number.isInteger(value) || value <= 0)) {
       throw new SinkError('CONFIG_INVALID', `sink option "${key}" must be a positive integer, got ${value}`);
@@ -79,6 +105,7 @@ export function sinkSettings(options: SinkOptions): SinkSettings {
     maxBatchAgeMs: options.maxBatchAgeMs ?? 500,
     maxBufferedRows: options.maxBufferedRows ?? 400_000,
     sessionTimeoutMs: options.sessionTimeoutMs ?? 10_000,
+    retentionProbeMs: options.retentionProbeMs ?? 30_000,
     log: options.log ?? ((m: string) => process.stderr.write(`sink: ${m}\n`)),
   };
 }

@@ -42,6 +42,13 @@ export interface TableWriterDeps {
   commit: (offsets: TopicPartitionOffset[]) => Promise<void>;
   /** False once the sink stops: a failing insert then gives up (STOPPED) instead of retrying. */
   running: () => boolean;
+  /**
+   * True while the disk guard holds writes: the periodic and full-block flushes wait. A flush asked
+   * for explicitly (a rebalance's, the stop's, `Sink.flush`) still inserts what is buffered (at most
+   * maxBufferedRows, which the guard's headroom is there for), so rows of revoked partitions never
+   * outlive their ownership.
+   */
+  held: () => boolean;
   afterInsert?: (table: string, rows: number) => Promise<void> | void;
 }
 
@@ -71,6 +78,7 @@ export class TableWriter {
    * ones (its rows stay uncommitted and are read again).
    */
   flushAll(onlyAged = false, onlyKind?: TopicKind): Promise<void> {
+    if (onlyAged && this.#d.held()) return this.#flushing.catch(() => undefined);
     const { maxBatchAgeMs, maxBatchRows } = this.#d.settings;
     this.#flushing = this.#flushing
       .catch(() => undefined)
@@ -94,7 +102,7 @@ export class TableWriter {
   async afterBatch(kind: TopicKind): Promise<void> {
     const { maxBatchRows, maxBufferedRows } = this.#d.settings;
     const buffer = this.#buffers.get(kind);
-    if (buffer && buffer.lines.rows >= maxBatchRows && !this.#fullFlushQueued.has(kind)) {
+    if (buffer && buffer.lines.rows >= maxBatchRows && !this.#fullFlushQueued.has(kind) && !this.#d.held()) {
       this.#fullFlushQueued.add(kind);
       void this.flushAll(false, kind)
         .catch(() => undefined)

@@ -90,11 +90,32 @@ export class CheckpointIndex {
     return this.#byKey.get(unitKey(u));
   }
 
-  /** Drops loaded and failed units; carries the attempts of units to retry. */
-  filter(units: readonly WorkUnit[]): PlanFilter {
+  /**
+   * The unit without the days 'done' rows of its series already cover from its start: the window
+   * that grows with each new day (the grid's last) is then asked only for the days after the last
+   * run's, instead of all of it again. Bounded: each step moves the start past one stored window.
+   */
+  trimmed(u: WorkUnit): WorkUnit {
+    const windows = this.#done.get(seriesKey(u));
+    if (windows === undefined) return u;
+    let fromS = u.fromS;
+    for (let step = 0; step <= windows.length; step++) {
+      const next = windows.find(([f, t]) => f <= fromS && t > fromS);
+      if (next === undefined) break;
+      fromS = next[1];
+    }
+    return fromS === u.fromS ? u : { ...u, fromS: Math.min(fromS, u.toS) };
+  }
+
+  /**
+   * Drops loaded and failed units; carries the attempts of units to retry. With `incremental`
+   * (the scheduled loader), a unit partly loaded by earlier runs keeps only its new days.
+   */
+  filter(input: readonly WorkUnit[], incremental = false): PlanFilter {
     const out: PlanFilter = { todo: [], skippedDone: 0, skippedFailed: 0 };
+    const units = incremental ? input.map((u) => this.trimmed(u)) : input;
     for (const u of units) {
-      if (this.isLoaded(u)) {
+      if (u.fromS >= u.toS || this.isLoaded(u)) {
         out.skippedDone++;
         continue;
       }

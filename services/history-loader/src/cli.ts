@@ -8,20 +8,29 @@
  *   --dry-run              print the plan (units, requests, days of budget) and exit
  *   --max-requests <n>     stop after n units;  --max-seconds <n>  stop starting units after n s
  *   --metrics-port <n>     serve /metrics, /healthz, /readyz on METRICS_HOST:n (0 = off, default)
+ *   --schedule             run as a service (also LOADER_SCHEDULE=on): a run at start, then one after
+ *                          each trading day's close (LOADER_HOLIDAY_FILE, LOADER_RUN_DELAY_S), each
+ *                          loading only what is new; stops on SIGINT/SIGTERM (exit 0)
+ * Writes pause while the store's disk is below STORE_MIN_FREE_PERCENT / STORE_MIN_FREE_BYTES.
  * Exit codes: 0 done or bounded, 2 budget exhausted (stderr says when to go on), 1 failed.
  */
 import { readFileSync } from 'node:fs';
-import { createServer } from 'node:http';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { type Credentials, credentialsConfigFromEnv, startCredentials } from '@feedpipe/credentials';
-import { registerProcessMetrics } from '@feedpipe/service-kit';
-import { createStore } from '@feedpipe/store';
+import { DiskGuard, diskGuardSettings, registerProcessMetrics } from '@feedpipe/service-kit';
+import { createStore, type Store, storeDiskSpace } from '@feedpipe/store';
+import { Registry } from 'prom-client';
+import { startLoaderOps } from './cli-ops.js';
 import { type HistoryLoaderEnv, historyLoaderEnv } from './env.js';
 import { LoaderError } from './errors.js';
-import { createHistoryLoader } from './loader.js';
+import { createHistoryLoader, type LoaderLog } from './loader.js';
+import { createLoaderMetrics, type LoaderMetrics } from './metrics.js';
+import type { HistoryLoaderOptions } from './options.js';
 import type { PlanOptions } from './plan-options.js';
 import { startProgress } from './progress.js';
+import { ScheduledLoader } from './scheduled-loader.js';
+import { readCalendarFile, TradingCalendar } from './trading-calendar.js';
 
 function fail(message: string): never {
   process.stderr.write(`history-loader: ${message}\n`);
@@ -52,6 +61,7 @@ async function main(): Promise<void> {
       'max-requests': { type: 'string' },
       'max-seconds': { type: 'string' },
       'metrics-port': { type: 'string' },
+      schedule: { type: 'boolean', default: false },
     },
   });
   if (values.universe === undefined) fail('--universe <file> is required');
@@ -80,51 +90,46 @@ async function main(): Promise<void> {
     url: vars.CLICKHOUSE_URL,
     dataDir: join(vars.DATA_DIR, 'chdb'),
   });
-  const loader = createHistoryLoader(
-    {
-      broker: {
-        baseUrl: vars.SVC_BASE_URL,
-        clientId: vars.SVC_CLIENT_ID,
-        accessToken: tokens,
-      },
-      universe: values.universe,
-      ...(plan === undefined ? {} : { plan }),
-      ...(maxRequests === undefined ? {} : { maxRequests }),
-      ...(maxSeconds === undefined ? {} : { maxSeconds }),
+  const options: HistoryLoaderOptions = {
+    broker: {
+      baseUrl: vars.SVC_BASE_URL,
+      clientId: vars.SVC_CLIENT_ID,
+      accessToken: tokens,
     },
-    {
-      clickhouse: store.internal,
-      log: (event, fields) => {
-        if (event !== 'plan' || !process.stderr.isTTY) {
-          process.stderr.write(`${JSON.stringify({ time: new Date().toISOString(), event, ...fields })}\n`);
-        }
-      },
-    },
-  );
+    universe: values.universe,
+    ...(plan === undefined ? {} : { plan }),
+    ...(maxRequests === undefined ? {} : { maxRequests }),
+    ...(maxSeconds === undefined ? {} : { maxSeconds }),
+  };
+  const log: LoaderLog = (event, fields) => {
+    if (event !== 'plan' || !process.stderr.isTTY) {
+      process.stderr.write(`${JSON.stringify({ time: new Date().toISOString(), event, ...fields })}\n`);
+    }
+  };
+  const registry = new Registry();
+  const metrics = createLoaderMetrics(registry);
   if (values['dry-run']) {
+    const loader = createHistoryLoader(options, { clickhouse: store.internal, registry, metrics, log });
     process.stdout.write(`${JSON.stringify(await loader.plan(), null, 2)}\n`);
     await tokens.stop();
     await store.close();
     return;
   }
+  const guard = await startDiskGuard(store, vars, metrics, log);
   const port = positive(values['metrics-port'], 'metrics-port') ?? 0;
-  if (port > 0) registerProcessMetrics(loader.registry, 'history_loader_');
-  const ops =
-    port > 0
-      ? createServer((req, res) => {
-          if (req.url === '/metrics') {
-            void loader.registry.metrics().then((text) => {
-              res.writeHead(200, { 'content-type': loader.registry.contentType });
-              res.end(text);
-            });
-          } else if (req.url === '/healthz' || req.url === '/readyz') {
-            res.writeHead(200, { 'content-type': 'application/json' });
-            res.end(JSON.stringify(loader.status()));
-          } else {
-            res.writeHead(404).end();
-          }
-        }).listen(port, vars.METRICS_HOST)
-      : undefined;
+  if (port > 0) registerProcessMetrics(registry, 'history_loader_');
+  const deps = { clickhouse: store.internal, registry, metrics, log, diskGuard: guard };
+  const close = async (): Promise<void> => {
+    guard.stop();
+    await tokens.stop();
+    await store.close();
+  };
+  if (values.schedule || vars.LOADER_SCHEDULE === 'on') {
+    await runScheduled(options, deps, vars, port, close);
+    return;
+  }
+  const loader = createHistoryLoader(options, deps);
+  const ops = startLoaderOps(registry, () => loader.status(), vars.METRICS_HOST, port);
   const progress = startProgress(() => loader.status(), process.stderr);
   let stopping = false;
   const onSignal = (): void => {
@@ -137,8 +142,7 @@ async function main(): Promise<void> {
   const result = await loader.run();
   progress.stop();
   ops?.close();
-  await tokens.stop();
-  await store.close();
+  await close();
   if (result.state === 'budget_exhausted') {
     const at = result.resumeAt === undefined ? 'later' : new Date(result.resumeAt).toISOString();
     process.stderr.write(`history-loader: the day's Data API budget is spent; run again at ${at}\n`);
@@ -147,6 +151,55 @@ async function main(): Promise<void> {
     process.stderr.write(`history-loader: failed: ${result.error ?? 'unknown error'}\n`);
     process.exitCode = 1;
   }
+}
+
+/** The disk guard of the loader's store (STORE_MIN_FREE_*), read once before anything loads. */
+async function startDiskGuard(
+  store: Store,
+  vars: HistoryLoaderEnv,
+  metrics: LoaderMetrics,
+  log: LoaderLog,
+): Promise<DiskGuard> {
+  const guard = new DiskGuard({
+    probe: storeDiskSpace(store),
+    ...diskGuardSettings(vars),
+    gauges: {
+      freeBytes: metrics.storeFreeBytes,
+      freeRatio: metrics.storeFreeRatio,
+      paused: metrics.writesPaused,
+    },
+    log: (message) => log('disk_guard', { message }),
+  });
+  await guard.start();
+  return guard;
+}
+
+/** `--schedule`: runs until SIGINT/SIGTERM, once at start and after each trading day's close. */
+async function runScheduled(
+  options: HistoryLoaderOptions,
+  deps: ConstructorParameters<typeof ScheduledLoader>[1],
+  vars: HistoryLoaderEnv,
+  port: number,
+  close: () => Promise<void>,
+): Promise<void> {
+  const calendar =
+    vars.LOADER_HOLIDAY_FILE === undefined
+      ? new TradingCalendar()
+      : readCalendarFile(vars.LOADER_HOLIDAY_FILE);
+  const scheduler = new ScheduledLoader(
+    { loader: options, calendar, delayMs: vars.LOADER_RUN_DELAY_S * 1000 },
+    deps,
+  );
+  const ops = startLoaderOps(scheduler.registry, () => scheduler.status(), vars.METRICS_HOST, port);
+  deps.log?.('schedule', { calendar: calendar.source, delaySeconds: vars.LOADER_RUN_DELAY_S });
+  const stop = (): void => {
+    void scheduler.stop();
+  };
+  process.on('SIGINT', stop);
+  process.on('SIGTERM', stop);
+  await scheduler.start();
+  ops?.close();
+  await close();
 }
 
 main().catch((error: unknown) => {

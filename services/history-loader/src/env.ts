@@ -3,7 +3,7 @@
  * history-loader); what to load comes from its flags and the universe file.
  */
 import { CREDENTIALS_ENV } from '@feedpipe/credentials';
-import { type Env, type EnvSchema, type EnvValues, readEnv } from '@feedpipe/service-kit';
+import { DISK_GUARD_ENV, type Env, type EnvSchema, type EnvValues, readEnv } from '@feedpipe/service-kit';
 import { configError } from './errors.js';
 
 export const HISTORY_LOADER_ENV = {
@@ -28,6 +28,25 @@ export const HISTORY_LOADER_ENV = {
     default: '127.0.0.1',
     description: 'address of the ops endpoint of `--metrics-port`',
   },
+  LOADER_SCHEDULE: {
+    type: 'enum',
+    values: ['on', 'off'],
+    default: 'off',
+    description: "`on` (or `--schedule`): run as a service, once at start and after each trading day's close",
+  },
+  LOADER_HOLIDAY_FILE: {
+    type: 'string',
+    unset: "the simulator's calendar: every weekday trades, close 15:30 IST",
+    description: 'scheduled mode: exchange holidays and closing times (JSON)',
+  },
+  LOADER_RUN_DELAY_S: {
+    type: 'integer',
+    min: 0,
+    max: 86_400,
+    default: 900,
+    description: 'scheduled mode: seconds after the last close of the loaded segments a run starts',
+  },
+  ...DISK_GUARD_ENV,
 } as const satisfies EnvSchema;
 
 export type HistoryLoaderEnv = EnvValues<typeof HISTORY_LOADER_ENV>;

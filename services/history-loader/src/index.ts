@@ -18,6 +18,7 @@ export {
   type LoaderLog,
   type PlanSummary,
   type RunResult,
+  type WriteGate,
 } from './loader.js';
 export { createLoaderMetrics, type LoaderMetrics } from './metrics.js';
 export { type BrokerOptions, type HistoryLoaderOptions, resolveOptions } from './options.js';
@@ -26,6 +27,7 @@ export {
   PIPELINE_LOAD_ENV,
   type PipelineLoadEnv,
   pipelineLoadOptions,
+  pipelineLoadScheduled,
 } from './pipeline-load.js';
 export {
   INTERVALS,
@@ -37,7 +39,17 @@ export {
 } from './plan-options.js';
 export { formatDuration, type ProgressReporter, progressLine, startProgress } from './progress.js';
 export type { LoaderState, LoaderStatus } from './run-state.js';
+export { loadedSegments, nextRunAt, runOfDay } from './schedule.js';
+export {
+  RETRY_FAILED_MS,
+  ScheduledLoader,
+  type ScheduledLoaderDeps,
+  type ScheduledLoaderOptions,
+  type ScheduledStatus,
+  type ScheduleState,
+} from './scheduled-loader.js';
 export { TABLES, type TableId } from './tables.js';
+export { type CalendarSpec, DEFAULT_CLOSE_S, readCalendarFile, TradingCalendar } from './trading-calendar.js';
 export {
   chainUnits,
   planClock,

@@ -19,7 +19,8 @@ import { LoaderError } from './errors.js';
 import { fetchUnit } from './fetch-unit.js';
 import { createLoaderMetrics, type LoaderMetrics } from './metrics.js';
 import { type HistoryLoaderOptions, type ResolvedOptions, resolveOptions } from './options.js';
-import { emptyByKind, type LoaderState, type LoaderStatus, RateMeter } from './run-state.js';
+import { idleStatus, type LoaderState, type LoaderStatus, RateMeter } from './run-state.js';
+import type { TradingCalendar } from './trading-calendar.js';
 import {
   chainUnits,
   planClock,
@@ -46,6 +47,27 @@ export interface HistoryLoaderDeps {
   fetch?: FetchLike;
   /** Structured events (plan, unit failures, stop reasons). Default: none. */
   log?: LoaderLog;
+  /** Metrics made once for several runs (the scheduled loader). Default: made on `registry`. */
+  metrics?: LoaderMetrics;
+  /**
+   * The clock that says which days to plan (epoch ms). Default Date.now. Pacing, the budget and
+   * timings keep the real clock: they count what the service sees now.
+   */
+  now?: () => number;
+  /**
+   * The trading calendar (the scheduled loader): a day whose session closed is final, so its
+   * windows are loaded as 'done', and units partly loaded by earlier runs keep only their new days.
+   * Default: none (today is partial, whole windows are planned).
+   */
+  calendar?: TradingCalendar;
+  /** While it says paused, no unit starts and nothing is written (the disk guard). Default: none. */
+  diskGuard?: WriteGate;
+}
+
+/** What the loader asks of a disk guard (service-kit's DiskGuard). */
+export interface WriteGate {
+  readonly paused: boolean;
+  whenWritable(signal?: AbortSignal): Promise<void>;
 }
 
 export interface PlanSummary {
@@ -123,8 +145,24 @@ class Loader implements HistoryLoader {
     this.#deps = deps;
     this.#log = deps.log ?? (() => undefined);
     this.registry = deps.registry ?? new Registry();
-    this.metrics = createLoaderMetrics(this.registry);
+    this.metrics = deps.metrics ?? createLoaderMetrics(this.registry);
     this.#status = this.#freshStatus();
+  }
+
+  /** The planning clock (see HistoryLoaderDeps.now). */
+  readonly #now = (): number => (this.#deps.now ?? Date.now)();
+
+  get #incremental(): boolean {
+    return this.#deps.calendar !== undefined;
+  }
+
+  #clock(nowMs: number) {
+    const calendar = this.#deps.calendar;
+    return planClock(
+      this.#config.plan,
+      nowMs,
+      calendar === undefined ? undefined : (segment, at) => calendar.settledDay(segment, at),
+    );
   }
 
   status(): LoaderStatus {
@@ -146,12 +184,15 @@ class Loader implements HistoryLoader {
   async plan(): Promise<PlanSummary> {
     const client = this.#deps.clickhouse;
     if (this.#config.migrate) await runMigrations(client);
-    const now = Date.now();
+    const now = this.#now();
     const index = new CheckpointIndex(await readCheckpoints(client));
-    const clock = planClock(this.#config.plan, now);
-    const filtered = index.filter(staticUnits(this.#config.universe, this.#config.plan, clock));
+    const clock = this.#clock(now);
+    const filtered = index.filter(
+      staticUnits(this.#config.universe, this.#config.plan, clock),
+      this.#incremental,
+    );
     const chains = this.#config.plan.optionChain.enabled
-      ? index.filter(await this.#storedChainUnits(now)).todo
+      ? index.filter(await this.#storedChainUnits(now), this.#incremental).todo
       : [];
     const units = Object.fromEntries(UNIT_KINDS.map((k) => [k, 0])) as Record<UnitKind, number>;
     for (const u of [...filtered.todo, ...chains]) units[u.kind]++;
@@ -160,7 +201,7 @@ class Loader implements HistoryLoader {
       filtered.todo.filter((u) => u.kind === 'expiry_list' && !knownChainUnderlyings.has(u.securityId))
         .length * this.#config.plan.optionChain.expiries;
     const requests = filtered.todo.length + chains.length + chainUnitsExpected;
-    const spent = await readSpentBudget(client, this.#config.broker.clientId, now);
+    const spent = await readSpentBudget(client, this.#config.broker.clientId, Date.now());
     const firstDay = Math.min(...filtered.todo.map((u) => istDayOf(u.fromS * 1000)), clock.today);
     return {
       units,
@@ -192,28 +233,7 @@ class Loader implements HistoryLoader {
   }
 
   #freshStatus(): LoaderStatus {
-    return {
-      state: 'idle',
-      runId: this.#runId,
-      startedAt: undefined,
-      unitsTotal: 0,
-      unitsFinished: 0,
-      unitsDone: 0,
-      unitsPartial: 0,
-      unitsFailed: 0,
-      unitsRetry: 0,
-      unitsSkipped: 0,
-      inFlight: 0,
-      requests: 0,
-      throttled: 0,
-      rowsWritten: 0,
-      rate: 0,
-      budgetLeft: 0,
-      etaSeconds: undefined,
-      resumeAt: undefined,
-      error: undefined,
-      byKind: emptyByKind(),
-    };
+    return idleStatus(this.#runId);
   }
 
   async #run(): Promise<RunResult> {
@@ -236,11 +256,15 @@ class Loader implements HistoryLoader {
         this.#log('budget_exhausted', { resumeAt: new Date(s.resumeAt).toISOString() });
         return this.#result(started);
       }
-      const filtered = this.#index.filter(staticUnits(cfg.universe, cfg.plan, planClock(cfg.plan, started)));
+      const planAt = this.#now();
+      const filtered = this.#index.filter(
+        staticUnits(cfg.universe, cfg.plan, this.#clock(planAt)),
+        this.#incremental,
+      );
       s.unitsSkipped = filtered.skippedDone + filtered.skippedFailed;
       this.#enqueue(filtered.todo);
       if (cfg.plan.optionChain.enabled)
-        this.#enqueue(this.#index.filter(await this.#storedChainUnits(started)).todo);
+        this.#enqueue(this.#index.filter(await this.#storedChainUnits(planAt), this.#incremental).todo);
       this.#log('plan', {
         runId: this.#runId,
         units: s.unitsTotal,
@@ -262,6 +286,8 @@ class Loader implements HistoryLoader {
           this.#unflushedRequests = 0;
           return n;
         },
+        this.#deps.diskGuard,
+        this.#abort.signal,
       );
       this.#writer = writer;
       writer.start();
@@ -371,6 +397,13 @@ class Loader implements HistoryLoader {
     // Bounded: every wait ends on an enqueue, a finished unit, a stop or the periodic timer.
     for (;;) {
       if (!this.#dispatching || this.#abort.signal.aborted) return undefined;
+      const gate = this.#deps.diskGuard;
+      if (gate?.paused) {
+        // No request while the store cannot take its rows: the budget is not spent on them. A stop
+        // or the end of dispatch (maxSeconds) wakes the wait too.
+        await Promise.race([gate.whenWritable(this.#abort.signal), this.#nextWake()]);
+        continue;
+      }
       if (this.#queueAt < this.#queue.length) {
         if (this.#started >= this.#config.maxRequests) {
           this.#endDispatch('bounded', 'maxRequests');
@@ -387,14 +420,19 @@ class Loader implements HistoryLoader {
       }
       const inFlight = this.#started - this.#status.unitsFinished;
       if (inFlight === 0 && !this.#periodicActive()) return undefined;
-      await new Promise<void>((resolve) => {
-        const previous = this.#wake;
-        this.#wake = () => {
-          previous?.();
-          resolve();
-        };
-      });
+      await this.#nextWake();
     }
+  }
+
+  /** Resolves at the next #wakeAll (an enqueue, a finished unit, a stop, the end of dispatch). */
+  #nextWake(): Promise<void> {
+    return new Promise<void>((resolve) => {
+      const previous = this.#wake;
+      this.#wake = () => {
+        previous?.();
+        resolve();
+      };
+    });
   }
 
   async #worker(client: BrokerClient, writer: BatchWriter): Promise<void> {
@@ -417,7 +455,7 @@ class Loader implements HistoryLoader {
     const backoff = new Backoff({ initialMs: cfg.retryBaseMs, maxMs: cfg.retryMaxMs, floor: 0.5 });
     for (let attempt = 1; attempt <= cfg.maxAttempts; attempt++) {
       try {
-        const out = await fetchUnit(client, u, signal, Date.now);
+        const out = await fetchUnit(client, u, signal, this.#now);
         this.metrics.unitSeconds.observe({ kind: u.kind }, (performance.now() - t0) / 1000);
         const status: UnitStatus = u.partial ? 'partial' : 'done';
         await writer.add(
@@ -493,9 +531,9 @@ class Loader implements HistoryLoader {
       u.instrument,
       expiries,
       this.#config.plan,
-      snapshotSlot(this.#config.plan, Date.now()),
+      snapshotSlot(this.#config.plan, this.#now()),
     );
-    this.#enqueue(this.#index?.filter(units).todo ?? units);
+    this.#enqueue(this.#index?.filter(units, this.#incremental).todo ?? units);
   }
 
   /** Chain units for underlyings whose expiry list an earlier run already stored today. */
@@ -521,7 +559,7 @@ class Loader implements HistoryLoader {
   #periodicActive(): boolean {
     const c = this.#config.plan.optionChain;
     if (!c.enabled || c.everySeconds === 0 || !this.#dispatching) return false;
-    return !c.marketHoursOnly || inMarketHours(Date.now());
+    return !c.marketHoursOnly || inMarketHours(this.#now());
   }
 
   /** Every K seconds, a snapshot of each known underlying's nearest expiries (market hours only by default). */
@@ -535,7 +573,7 @@ class Loader implements HistoryLoader {
       }
       // A round still queued means the budget cannot keep up with K: skip this slot, never pile up.
       if (this.#queueAt < this.#queue.length) return;
-      const slot = snapshotSlot(this.#config.plan, Date.now());
+      const slot = snapshotSlot(this.#config.plan, this.#now());
       for (const { inst, expiries } of this.#expiries.values()) {
         this.#enqueue(chainUnits(inst, expiries, this.#config.plan, slot));
       }

@@ -10,6 +10,11 @@ export interface LoaderMetrics {
   budgetLeft: Gauge;
   unitSeconds: Histogram<'kind'>;
   flushSeconds: Histogram;
+  storeFreeBytes: Gauge;
+  storeFreeRatio: Gauge;
+  writesPaused: Gauge;
+  nextRun: Gauge;
+  scheduledRuns: Counter<'state'>;
 }
 
 export function createLoaderMetrics(registry: Registry): LoaderMetrics {
@@ -59,6 +64,32 @@ export function createLoaderMetrics(registry: Registry): LoaderMetrics {
       name: 'history_loader_flush_seconds',
       help: 'Time per writer flush (all tables and checkpoints)',
       buckets: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+      registers,
+    }),
+    storeFreeBytes: new Gauge({
+      name: 'history_loader_store_free_bytes',
+      help: "Free bytes of the store's disk, as the loader's disk guard reads it",
+      registers,
+    }),
+    storeFreeRatio: new Gauge({
+      name: 'history_loader_store_free_ratio',
+      help: "Free fraction (0-1) of the store's disk, as the loader's disk guard reads it",
+      registers,
+    }),
+    writesPaused: new Gauge({
+      name: 'history_loader_store_writes_paused',
+      help: "1 while the disk guard holds the loader's writes (free space below STORE_MIN_FREE_*): requests wait, nothing is lost",
+      registers,
+    }),
+    nextRun: new Gauge({
+      name: 'history_loader_next_run_timestamp_seconds',
+      help: "Scheduled mode: unix time of the next run (after the next trading day's close of the universe's segments); 0 while a run is under way",
+      registers,
+    }),
+    scheduledRuns: new Counter({
+      name: 'history_loader_scheduled_runs_total',
+      help: 'Scheduled mode: runs finished, by their final state (done, bounded, budget_exhausted, stopped, failed)',
+      labelNames: ['state'],
       registers,
     }),
   };

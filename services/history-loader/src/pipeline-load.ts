@@ -19,9 +19,10 @@ export const DEMO_UNIVERSE_FILE = 'services/history-loader/universe/demo.json';
 export const PIPELINE_LOAD_ENV = {
   HISTORY_LOAD: {
     type: 'enum',
-    values: ['on', 'off'],
+    values: ['on', 'off', 'schedule'],
     default: 'on',
-    description: '`off` skips the short history load',
+    description:
+      "`off` skips the short history load; `schedule` runs it as the scheduled loader (the simulator's calendar: a run now, then after each weekday's close)",
   },
   HISTORY_UNIVERSE_FILE: {
     type: 'string',
@@ -39,6 +40,11 @@ export const PIPELINE_LOAD_ENV = {
 } as const satisfies EnvSchema;
 
 export type PipelineLoadEnv = EnvValues<typeof PIPELINE_LOAD_ENV>;
+
+/** Whether HISTORY_LOAD asks for the scheduled loader (ScheduledLoader) instead of one run. */
+export function pipelineLoadScheduled(env: Env): boolean {
+  return readEnv(PIPELINE_LOAD_ENV, env).values.HISTORY_LOAD === 'schedule';
+}
 
 /**
  * The loader options of the pipeline's history load, or undefined when HISTORY_LOAD is off.

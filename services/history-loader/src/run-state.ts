@@ -86,3 +86,29 @@ export function emptyByKind(): Record<UnitKind, { total: number; finished: numbe
     expired_options: { total: 0, finished: 0 },
   };
 }
+
+/** The status of a run that has not started. */
+export function idleStatus(runId: string): LoaderStatus {
+  return {
+    state: 'idle',
+    runId,
+    startedAt: undefined,
+    unitsTotal: 0,
+    unitsFinished: 0,
+    unitsDone: 0,
+    unitsPartial: 0,
+    unitsFailed: 0,
+    unitsRetry: 0,
+    unitsSkipped: 0,
+    inFlight: 0,
+    requests: 0,
+    throttled: 0,
+    rowsWritten: 0,
+    rate: 0,
+    budgetLeft: 0,
+    etaSeconds: undefined,
+    resumeAt: undefined,
+    error: undefined,
+    byKind: emptyByKind(),
+  };
+}

@@ -74,12 +74,28 @@ export interface PlanClock {
   today: number;
   /** Exclusive end of every window. */
   until: number;
+  /**
+   * The last day of a segment whose data is final (a trading calendar's settled day): windows
+   * reaching past it are loaded as `partial`. Unset: yesterday, for every segment (without a
+   * calendar, today is never known to be over).
+   */
+  settled?: (segment: string) => number;
 }
 
-export function planClock(plan: ResolvedPlan, nowMs: number): PlanClock {
+export function planClock(
+  plan: ResolvedPlan,
+  nowMs: number,
+  settled?: (segment: string, nowMs: number) => number,
+): PlanClock {
   const today = istDayOf(nowMs);
   const until = plan.until === undefined ? today + 1 : (parseDate(plan.until) as number);
-  return { today, until };
+  return settled === undefined ? { today, until } : { today, until, settled: (s) => settled(s, nowMs) };
+}
+
+/** Whether a window ending (exclusive) at day `to` reaches past what is final for `segment`. */
+function isPartial(clock: PlanClock, segment: string, to: number): boolean {
+  const settled = clock.settled?.(segment) ?? clock.today - 1;
+  return to > settled + 1;
 }
 
 function unit(
@@ -87,7 +103,7 @@ function unit(
   kind: UnitKind,
   from: number,
   to: number,
-  today: number,
+  clock: PlanClock,
   extra: Partial<WorkUnit> = {},
 ): WorkUnit {
   return {
@@ -98,7 +114,7 @@ function unit(
     variant: '',
     fromS: istMidnight(from),
     toS: istMidnight(to),
-    partial: to > today,
+    partial: isPartial(clock, inst.segment, to),
     priorAttempts: 0,
     instrument: inst,
     ...extra,
@@ -123,21 +139,21 @@ export function staticUnits(
   const out: WorkUnit[] = [];
   if (plan.optionChain.enabled) {
     for (const inst of universe) {
-      if (inst.optionChain) out.push(unit(inst, 'expiry_list', today, today + 1, today, { partial: false }));
+      if (inst.optionChain) out.push(unit(inst, 'expiry_list', today, today + 1, clock, { partial: false }));
     }
   }
   if (plan.daily.enabled) {
     for (const inst of universe) {
       const from = parseDate(inst.inceptionDate ?? plan.daily.from) as number;
       for (const [a, b] of gridWindows(from, end, plan.daily.windowDays))
-        out.push(unit(inst, 'daily', a, b, today));
+        out.push(unit(inst, 'daily', a, b, clock));
     }
   }
   for (const interval of plan.intraday.intervals) {
     const from = Math.max(end - plan.intraday.days, oldest);
     for (const inst of universe) {
       for (const [a, b] of gridWindows(from, end, plan.intraday.windowDays)) {
-        out.push(unit(inst, 'intraday', a, b, today, { interval }));
+        out.push(unit(inst, 'intraday', a, b, clock, { interval }));
       }
     }
   }
@@ -165,7 +181,7 @@ export function staticUnits(
           const variant = `${instrument}|${expiryFlag}|${e.expiryCode}|${strike}|${side}`;
           for (const [a, b] of gridWindows(from, eEnd, e.windowDays)) {
             out.push(
-              unit(inst, 'expired_options', a, b, today, {
+              unit(inst, 'expired_options', a, b, clock, {
                 segment: inst.fnoSegment,
                 interval: e.interval,
                 variant,

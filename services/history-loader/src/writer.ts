@@ -9,6 +9,7 @@ import { retry } from '@feedpipe/service-kit';
 import type { StoreLane } from '@feedpipe/store';
 import { LOAD_UNITS_COLUMNS, LOAD_UNITS_TABLE } from './checkpoints.js';
 import { LoaderError } from './errors.js';
+import type { WriteGate } from './loader.js';
 import type { LoaderMetrics } from './metrics.js';
 import { TABLE_IDS, TABLES, type TableId } from './tables.js';
 
@@ -31,6 +32,8 @@ export class BatchWriter {
   readonly #options: WriterOptions;
   readonly #requestsSince: () => number;
   readonly #clientId: string;
+  readonly #gate: WriteGate | undefined;
+  readonly #signal: AbortSignal | undefined;
   #rows = new Map<TableId, unknown[][]>();
   #checkpoints: unknown[][] = [];
   #buffered = 0;
@@ -45,7 +48,11 @@ export class BatchWriter {
     options: WriterOptions,
     clientId: string,
     requestsSince: () => number,
+    gate?: WriteGate,
+    signal?: AbortSignal,
   ) {
+    this.#gate = gate;
+    this.#signal = signal;
     this.#store = store;
     this.#metrics = metrics;
     this.#options = options;
@@ -104,6 +111,9 @@ export class BatchWriter {
   }
 
   async #write(rows: Map<TableId, unknown[][]>, checkpoints: unknown[][], requests: number): Promise<void> {
+    // Held while the disk guard pauses writes; a stop (abort) lets the last flush try anyway: a
+    // failed write is recorded as STORE_FAILED, and its units load again in the next run.
+    while (this.#gate?.paused && !this.#signal?.aborted) await this.#gate.whenWritable(this.#signal);
     const started = performance.now();
     try {
       for (const id of TABLE_IDS) {

@@ -7,12 +7,13 @@
 
 import {
   ApiKeyStore,
+  createAuthLimits,
+  httpServerOptions,
   installAuth,
   installErrorHandler,
   installHttpMetrics,
   installMethodNotAllowed,
   KeyConcurrency,
-  KeyRateLimiter,
   type LogSink,
   redactingLoggerOptions,
   registerKeyRoutes,
@@ -122,18 +123,19 @@ async function createHttpApp(
 ): Promise<FastifyInstance> {
   const now = deps.now ?? Date.now;
   const app = Fastify({
+    ...httpServerOptions(resolved.server),
     logger:
       resolved.logLevel === false
         ? false
         : redactingLoggerOptions(resolved.logLevel, deps.logStream ?? process.stdout, () => logSecrets),
-    bodyLimit: Math.max(1_048_576, resolved.sql.maxSqlLength * 4),
+    bodyLimit: Math.max(resolved.server.bodyLimitBytes, resolved.sql.maxSqlLength * 4),
     ajv: {
       customOptions: { removeAdditional: false, coerceTypes: 'array', useDefaults: true, allErrors: false },
     },
   });
   installErrorHandler(app);
   installMethodNotAllowed(app);
-  installAuth(app, keys, new KeyRateLimiter(resolved.rateLimit.perSecond, resolved.rateLimit.burst, now), {
+  installAuth(app, keys, createAuthLimits(resolved, now), {
     defaultScope: DEFAULT_SCOPE,
     keyFrom: clickHouseKeyFrom,
   });
@@ -264,6 +266,7 @@ export async function createQueryApi(config: QueryApiConfig, deps: QueryApiDeps)
     async stop() {
       await hub.stop();
       await app.close();
+      keys.close();
     },
   };
 }

@@ -19,6 +19,7 @@
  */
 import { join } from 'node:path';
 import { ApiKeyStore, KEY_COMMANDS, redactLogText, runKeyCommand } from '@feedpipe/service-http';
+import { httpServerConfigFromEnv } from '@feedpipe/service-kit';
 import { createStore, runMigrations } from '@feedpipe/store';
 import { createQueryApi } from './app.js';
 import { API_KEYS_TABLE, SCOPES, type Scope } from './auth/scopes.js';
@@ -114,6 +115,7 @@ async function main(): Promise<void> {
       host: vars.QUERY_API_HOST,
       port: vars.QUERY_API_PORT,
       logLevel: vars.LOG_LEVEL as LogLevel,
+      server: httpServerConfigFromEnv(vars),
     },
     {
       store,

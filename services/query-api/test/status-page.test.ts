@@ -65,7 +65,16 @@ function status(): PipelineStatus {
     },
     kafka: { produced: 1_000_000, lag: 42 },
     store: { ticks: 999_958, ohlc: 100, reference: 15_000 },
-    loader: { done: 40, total: 160, failed: 0, rate: 4.9, budgetLeft: 99_900, etaSeconds: 25 },
+    loader: {
+      done: 40,
+      total: 160,
+      failed: 0,
+      rate: 4.9,
+      budgetLeft: 99_900,
+      etaSeconds: 25,
+      // The scheduled loader's next run: 2026-11-27 10:15 UTC (15:45 IST).
+      nextRunAt: Date.UTC(2026, 10, 27, 10, 15),
+    },
   };
 }
 
@@ -381,6 +390,7 @@ describe('status page in a headless browser', () => {
     expect(await page.locator('#kafka-lag').textContent()).toBe('42');
     expect(await page.locator('#rows-stored').textContent()).toBe('999,958');
     expect(await page.locator('#loader').textContent()).toBe('25%');
+    expect(await page.locator('#loader-detail').textContent()).toContain('next run 2026-11-27 10:15 UTC');
     expect(await page.locator('#feed-errors').textContent()).toMatch(
       /\d\d:\d\d:\d\d IST {2}connection 4: 805 connection limit exceeded/,
     );

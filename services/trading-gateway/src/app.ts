@@ -15,11 +15,12 @@
 import type { BrokerClient } from '@feedpipe/broker-api';
 import {
   ApiKeyStore,
+  createAuthLimits,
+  httpServerOptions,
   installAuth,
   installErrorHandler,
   installHttpMetrics,
   installMethodNotAllowed,
-  KeyRateLimiter,
   type LogSink,
   redactingLoggerOptions,
   registerKeyRoutes,
@@ -37,9 +38,16 @@ import { fromBrokerError } from './orders/broker-errors.js';
 import { InstrumentReference, type ReferenceInstrument } from './orders/instrument-reference.js';
 import { OrderDesk } from './orders/order-desk.js';
 import { registerOrderRoutes } from './orders/order-routes.js';
+import { OrderOwners } from './orders/ownership.js';
 import { PreTradeChecks } from './orders/pre-trade.js';
 import { type PostbackReceiver, type PostbackReceiverOptions, postbackRoutes } from './postbacks/index.js';
-import { GATEWAY_DEFAULT_SCOPE, GATEWAY_KEYS_TABLE, GATEWAY_SCOPES, type GatewayScope } from './scopes.js';
+import {
+  GATEWAY_DEFAULT_SCOPE,
+  GATEWAY_KEYS_TABLE,
+  GATEWAY_SCOPES,
+  type GatewayScope,
+  isSupervisor,
+} from './scopes.js';
 
 export interface TradingGatewayDeps {
   /** The store (embedded chDB or a server), migrated through 007. Required. */
@@ -58,7 +66,7 @@ export interface TradingGatewayDeps {
    * The postback receiver (order updates from the service -> Kafka orders.updates + ClickHouse, live
    * stream, reconciliation). Needs `kafkaBrokers`. Default: off.
    */
-  postbacks?: Omit<PostbackReceiverOptions, 'store' | 'kafkaBrokers' | 'broker' | 'registry'>;
+  postbacks?: Omit<PostbackReceiverOptions, 'store' | 'kafkaBrokers' | 'broker' | 'registry' | 'visibility'>;
   /** Where log lines go (after redaction). Default process.stdout. */
   logStream?: LogSink;
   /**
@@ -152,6 +160,19 @@ function registerHealth(app: FastifyInstance, deps: TradingGatewayDeps): void {
   );
 }
 
+/**
+ * Every answer says `X-Content-Type-Options: nosniff`. Answers carry caller text (a path in a
+ * 404, a field in a 400, a correlation id); a browser that sniffs a type could run such text
+ * as HTML or script where the declared type did not say so. The order-update stream writes its
+ * own headers past these hooks and sets it there (postbacks/stream-routes.ts).
+ */
+function installNoSniff(app: FastifyInstance): void {
+  app.addHook('onSend', async (_request, reply, payload) => {
+    reply.header('x-content-type-options', 'nosniff');
+    return payload;
+  });
+}
+
 export async function createTradingGateway(
   config: TradingGatewayConfig,
   deps: TradingGatewayDeps,
@@ -170,25 +191,33 @@ export async function createTradingGateway(
   const logSecrets = [...(deps.logSecrets ?? []), ...(deps.postbacks?.secret ? [deps.postbacks.secret] : [])];
   const audit = new AuditLog(lane, now);
   const instruments = new InstrumentReference(lane, deps.instruments ?? [], { now });
+  const owners = new OrderOwners(lane);
   const desk = deps.broker
-    ? new OrderDesk(audit, new PreTradeChecks(resolved.trading, instruments, deps.broker, now), metrics, now)
+    ? new OrderDesk(
+        audit,
+        new PreTradeChecks(resolved.trading, instruments, deps.broker, now),
+        owners,
+        metrics,
+        now,
+      )
     : undefined;
 
   const app = Fastify({
+    ...httpServerOptions(resolved.server),
     logger:
       resolved.logLevel === false
         ? false
         : redactingLoggerOptions(resolved.logLevel, deps.logStream ?? process.stdout, () => logSecrets),
-    bodyLimit: 1_048_576,
     // Query strings are text and coerced; trading bodies are checked by a strict compiler of their
     // own (orders/strict-validation.ts) that never coerces.
     ajv: {
       customOptions: { removeAdditional: false, coerceTypes: 'array', useDefaults: true, allErrors: false },
     },
   });
+  installNoSniff(app);
   installErrorHandler(app, fromBrokerError);
   installMethodNotAllowed(app);
-  installAuth(app, keys, new KeyRateLimiter(resolved.rateLimit.perSecond, resolved.rateLimit.burst, now), {
+  installAuth(app, keys, createAuthLimits(resolved, now), {
     defaultScope: GATEWAY_DEFAULT_SCOPE,
   });
   installHttpMetrics(app, metrics);
@@ -196,7 +225,7 @@ export async function createTradingGateway(
     await registerOpenApiDocs(app, {
       title: 'feedpipe trading gateway',
       description:
-        'Order execution with pre-trade checks, idempotence and audit; the account; postbacks and the order-update stream. Send a gateway API key (scope trade) in the x-api-key header: keys of the query API are not valid here.',
+        "Order execution with pre-trade checks (placements and every modification, on the order's resulting state), idempotence and audit; the account; postbacks and the order-update stream. Send a gateway API key (scope trade) in the x-api-key header: keys of the query API are not valid here. A key sees and acts on its own orders, correlation ids, audit rows and order updates (another key's order is 404); a supervisor key (scopes trade and admin) on every key's, and only it may lift the kill switch.",
     });
   }
   registerHealth(app, deps);
@@ -208,6 +237,13 @@ export async function createTradingGateway(
   if (deps.postbacks) {
     postbacks = await postbackRoutes(app, {
       ...deps.postbacks,
+      // A key sees the updates of its own orders; a supervisor (trade + admin) every order's.
+      visibility: {
+        restrictTo: (request) =>
+          request.apiKey && !isSupervisor(request.apiKey.scopes) ? request.apiKey.keyId : undefined,
+        cachedOwner: (orderId) => owners.cachedOwner(orderId),
+        ownersOf: (orderIds) => owners.ownersOf(orderIds),
+      },
       registry: metrics.registry,
       store: deps.store,
       kafkaBrokers: deps.kafkaBrokers ?? [],
@@ -231,6 +267,7 @@ export async function createTradingGateway(
     },
     async stop() {
       await app.close();
+      keys.close();
     },
   };
 }

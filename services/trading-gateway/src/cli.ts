@@ -84,14 +84,16 @@ async function run(config: GatewayEnv, store: Store): Promise<void> {
     );
   }
   const gateway = await createTradingGateway(
-    { host: config.host, port: config.port, logLevel: config.logLevel },
+    { host: config.host, port: config.port, logLevel: config.logLevel, server: config.server },
     {
       store,
       kafkaBrokers: config.kafkaBrokers,
       processMetrics: true,
       logSecrets: config.secrets,
       ...(broker ? { broker } : {}),
-      ...(config.postbacks ? { postbacks: config.postbacks } : {}),
+      ...(config.postbacks
+        ? { postbacks: { ...config.postbacks, maxStreamClientsPerKey: config.streamsPerKey } }
+        : {}),
     },
   );
   if (config.bootstrapKeyName) {

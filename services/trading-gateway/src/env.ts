@@ -5,7 +5,7 @@
  */
 import { join } from 'node:path';
 import { CREDENTIALS_ENV, type CredentialsConfig, credentialsConfigFromEnv } from '@feedpipe/credentials';
-import { type EnvSchema, readEnv } from '@feedpipe/service-kit';
+import { type EnvSchema, HTTP_SERVER_ENV, httpServerConfigFromEnv, readEnv } from '@feedpipe/service-kit';
 import type { StoreConfig } from '@feedpipe/store';
 import type { LogLevel } from './config.js';
 import { TradingGatewayError } from './errors.js';
@@ -24,7 +24,11 @@ export interface GatewayEnv {
   /** Where the trading account's token comes from and how it is renewed (with `broker`). */
   credentials?: CredentialsConfig;
   postbacks?: { secret: string; walDir: string; allowlist?: string[] };
+  /** Order-update streams one key may hold at once (the receiver's `maxStreamClientsPerKey`). */
+  streamsPerKey: number;
   bootstrapKeyName?: string;
+  /** The server's connection limits (HTTP_* variables, shared with the query API). */
+  server: ReturnType<typeof httpServerConfigFromEnv>;
   /** Everything secret the environment holds: scrubbed from anything printed or logged. */
   secrets: string[];
 }
@@ -34,6 +38,7 @@ const LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug'];
 /** Every variable the gateway reads (docs/configuration.md, trading-gateway). */
 export const GATEWAY_ENV = {
   ...CREDENTIALS_ENV,
+  ...HTTP_SERVER_ENV,
   TRADING_GATEWAY_PORT: {
     type: 'integer',
     min: 0,
@@ -86,6 +91,14 @@ export const GATEWAY_ENV = {
     type: 'list',
     unset: 'any source',
     description: 'comma-separated IPs or CIDRs allowed to post postbacks',
+  },
+  TRADING_GATEWAY_STREAMS_PER_KEY: {
+    type: 'integer',
+    min: 1,
+    max: 100,
+    default: 10,
+    description:
+      'order-update streams (`/order-updates/stream`) one key may hold at once, of the 100 the gateway serves; past it 429 `STREAM_KEY_FULL`',
   },
   TRADING_GATEWAY_BOOTSTRAP_KEY_NAME: {
     type: 'string',
@@ -179,6 +192,8 @@ export function gatewayEnv(env: Env): GatewayEnv {
         }
       : {}),
     ...(bootstrapKeyName ? { bootstrapKeyName } : {}),
+    streamsPerKey: v.TRADING_GATEWAY_STREAMS_PER_KEY,
+    server: httpServerConfigFromEnv(v),
     secrets: [
       ...urlPassword(url),
       ...[credentials?.accessToken, credentials?.pin, credentials?.totpSecret].filter(

@@ -22,6 +22,12 @@ export type TradingGatewayErrorCode =
   | 'DUPLICATE_IN_FLIGHT'
   /** An earlier request with this correlationId has an unknown outcome; placing again could double it (409). */
   | 'OUTCOME_UNKNOWN'
+  /**
+   * Another key already sent an order with this correlationId (409). The service knows an order by
+   * one correlationId per account, so the id cannot be placed again for a second key, and that
+   * key must never get the first key's answer as its own.
+   */
+  | 'CORRELATION_ID_CONFLICT'
   /** The audit row could not be written, so the order was not sent (503). */
   | 'AUDIT_UNAVAILABLE'
   /** The service refused the call (its status and error are kept in `upstream`). */
@@ -36,6 +42,7 @@ const STATUS: Record<TradingGatewayErrorCode, number> = {
   KILL_SWITCH_ACTIVE: 409,
   DUPLICATE_IN_FLIGHT: 409,
   OUTCOME_UNKNOWN: 409,
+  CORRELATION_ID_CONFLICT: 409,
   AUDIT_UNAVAILABLE: 503,
   UPSTREAM_REJECTED: 502,
   UPSTREAM_UNAVAILABLE: 502,

@@ -17,6 +17,10 @@ export interface Harness {
   trade: Record<string, string>;
   /** A key without the trade scope (admin only): what a key of the wrong scope gets. */
   admin: Record<string, string>;
+  /** A second trade key: another desk or strategy, which must not reach the first key's orders. */
+  trade2: Record<string, string>;
+  /** A supervisor key (trade and admin): every key's orders, lifting the kill switch. */
+  supervisor: Record<string, string>;
   close(): Promise<void>;
 }
 
@@ -29,11 +33,15 @@ export async function startHarness(
   const gateway = await createTradingGateway({ port: 0, ...config }, { store, ...deps });
   const trade = { 'x-api-key': (await gateway.keys.create('trader', ['trade'])).key };
   const admin = { 'x-api-key': (await gateway.keys.create('keeper', ['admin'])).key };
+  const trade2 = { 'x-api-key': (await gateway.keys.create('other-desk', ['trade'])).key };
+  const supervisor = { 'x-api-key': (await gateway.keys.create('supervisor', ['trade', 'admin'])).key };
   return {
     store,
     gateway,
     trade,
     admin,
+    trade2,
+    supervisor,
     async close() {
       await gateway.stop();
       await store.close();

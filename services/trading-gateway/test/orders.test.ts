@@ -357,8 +357,12 @@ describe('account and risk controls', () => {
       outcome: 'refused',
       error_code: 'KILL_SWITCH_ACTIVE',
     });
-    // The spec's state table moves ACTIVATE -> DEACTIVATE; trading is allowed again.
-    const off = await call('POST', '/v1/kill-switch', { status: 'DEACTIVATE' });
+    // The spec's state table moves ACTIVATE -> DEACTIVATE; trading is allowed again. Lifting it
+    // takes a supervisor key (trade and admin): a trade key may only stop trading.
+    const denied = await call('POST', '/v1/kill-switch', { status: 'DEACTIVATE' });
+    expect(denied.statusCode, denied.body).toBe(403);
+    expect((await call('GET', '/v1/kill-switch')).json()).toMatchObject({ killSwitchStatus: 'ACTIVATE' });
+    const off = await call('POST', '/v1/kill-switch', { status: 'DEACTIVATE' }, h.supervisor);
     expect(off.statusCode, off.body).toBe(200);
     expect((await call('GET', '/v1/kill-switch')).json()).toMatchObject({ killSwitchStatus: 'DEACTIVATE' });
     const again = await call('POST', '/v1/orders', { ...LIMIT_BUY, correlationId: 'test-ks-2' });

@@ -34,8 +34,16 @@ export async function startReceiverApp(
   return { app, receiver, baseUrl: `http://127.0.0.1:${bound}`, port: bound, close: () => app.close() };
 }
 
-/** Opens an SSE stream and collects `order` events' data until `count` arrived (bounded in time). */
-export function collectSse(url: string, count: number, timeoutMs = 10_000) {
+/**
+ * Opens an SSE stream (with `headers`, e.g. an API key) and collects `order` events' data until
+ * `count` arrived (bounded in time).
+ */
+export function collectSse(
+  url: string,
+  count: number,
+  timeoutMs = 10_000,
+  headers: Record<string, string> = {},
+) {
   const abort = new AbortController();
   const events: Array<Record<string, unknown>> = [];
   let opened: () => void = () => {};
@@ -45,7 +53,7 @@ export function collectSse(url: string, count: number, timeoutMs = 10_000) {
   const done = (async () => {
     const timer = setTimeout(() => abort.abort(), timeoutMs);
     try {
-      const res = await fetch(url, { signal: abort.signal });
+      const res = await fetch(url, { headers, signal: abort.signal });
       if (res.status !== 200 || !res.body) throw new Error(`stream answered ${res.status}`);
       opened();
       const decoder = new TextDecoder();

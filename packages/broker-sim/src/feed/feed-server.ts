@@ -21,6 +21,7 @@ import { type ConnectionInfo, FeedConnection } from './connection.js';
 import type { AuthType, FeedAuthResult } from './credentials.js';
 import { FeedFaults } from './faults.js';
 import { FeedCounters, type InstrumentSent } from './feed-counters.js';
+import { FreshTrades } from './fresh-trades.js';
 import { FeedGenerator } from './generator.js';
 import {
   type FeedServerOptions,
@@ -104,7 +105,14 @@ export class FeedServer {
     this.load = this.options.load;
     this.lastSession = this.model.session();
     this.counters = new FeedCounters(this.model.size);
-    this.generator = new FeedGenerator(this.model, this.book, this.counters);
+    const fresh = this.options.freshTrades;
+    this.generator = new FeedGenerator(
+      this.model,
+      this.book,
+      this.counters,
+      fresh === undefined ? undefined : new FreshTrades(fresh, this.book),
+      this.load !== undefined,
+    );
     this.gate = new UpgradeGate(this.options.ipBlock, this.options.maxConnections);
     this.requestContext = {
       model: this.model,
@@ -307,8 +315,11 @@ export class FeedServer {
       this.lastSession = session;
       this.generator.broadcastSession(this.open.values(), session);
     }
-    const nowSec = Math.floor(this.model.now() / 1000);
+    const nowMs = this.model.now();
+    const nowSec = Math.floor(nowMs / 1000);
     const load = this.load;
+    // Just-subscribed instruments first; what they queue leaves with the rest of the tick.
+    if (load !== undefined || session === 'OPEN') this.generator.freshTick(elapsedMs, nowMs);
     if (load !== undefined) {
       // Budget beyond 50 ms worth is dropped: after a stall the rate recovers, it does not burst.
       const cap = load.packetsPerSecond * 0.05 + 1;

@@ -17,6 +17,7 @@ import { MARKET_STATUS_CODE, MARKET_TYPE_REGULAR } from '../market/sessions.js';
 import type { MarketSession } from '../market/types.js';
 import type { FeedConnection } from './connection.js';
 import type { FeedCounters } from './feed-counters.js';
+import type { FreshTrades } from './fresh-trades.js';
 import { appendOhlc, appendReference, appendTrade } from './packets.js';
 import type { InstrumentSubscribers, SubscriptionBook } from './subscription-book.js';
 
@@ -34,7 +35,34 @@ export class FeedGenerator {
     private readonly model: MarketModel,
     private readonly book: SubscriptionBook,
     private readonly counters: FeedCounters,
+    /** Trades of just-subscribed instruments (options.freshTrades); undefined when off. */
+    private readonly fresh?: FreshTrades,
+    /** Every trade one lot (load mode: per instrument the volume is a sequence number). */
+    private readonly singleLot = false,
   ) {}
+
+  /**
+   * A Subscribe Trade request just added `index` (its snapshot is queued): with fresh trades on, it
+   * trades now, right after the snapshot, and keeps trading at the fresh rate for a while.
+   */
+  subscribedTrade(index: number, nowMs: number): number {
+    const fresh = this.fresh;
+    const entry = this.book.entryOf(index);
+    if (fresh === undefined || entry === undefined) return 0;
+    // Live trading happens only while the market is open; load mode trades regardless.
+    if (!this.singleLot && this.model.session() !== 'OPEN') return 0;
+    fresh.subscribed(index, nowMs);
+    return this.publishTrade(entry, Math.floor(nowMs / 1000), this.singleLot);
+  }
+
+  /** The trades fresh instruments are owed after `elapsedMs`; sent with the tick's other output. */
+  freshTick(elapsedMs: number, nowMs: number): number {
+    const fresh = this.fresh;
+    if (fresh === undefined) return 0;
+    const nowSec = Math.floor(nowMs / 1000);
+    this.tick++;
+    return fresh.tick(elapsedMs, nowMs, (entry) => this.publishTrade(entry, nowSec, this.singleLot));
+  }
 
   /** Puts the connection in this tick's corked batch (once). */
   touch(c: FeedConnection): void {

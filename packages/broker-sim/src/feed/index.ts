@@ -16,5 +16,5 @@ export { FeedFaults, type UpgradeRefusalMode } from './faults.js';
 export type { InstrumentSent } from './feed-counters.js';
 export { FeedServer, type FeedStats, startFeedServer } from './feed-server.js';
 export { DEFAULT_IP_BLOCK_POLICY, type IpBlockPolicy } from './ip-guard.js';
-export type { FeedServerOptions, LoadOptions } from './options.js';
+export type { FeedServerOptions, FreshTradeOptions, LoadOptions } from './options.js';
 export type { UpgradeCounters } from './upgrade-gate.js';

@@ -28,6 +28,13 @@ export interface LoadOptions {
   tickIntervalMs?: number;
 }
 
+export interface FreshTradeOptions {
+  /** Trades per second of each just-subscribed instrument. Required. */
+  perSecond: number;
+  /** How long after its subscription an instrument trades at that rate, ms. Default 2000. */
+  forMs?: number;
+}
+
 export interface FeedServerOptions {
   /** The market the feed publishes. Required. */
   model: MarketModel;
@@ -67,6 +74,13 @@ export interface FeedServerOptions {
   /** Load mode: replaces live trading with a target packet rate. Default undefined (live mode). */
   load?: LoadOptions;
   /**
+   * Trades of just-subscribed instruments, the way a service that streams the moment a subscribe
+   * request lands does: each instrument of a Subscribe Trade request trades right after its
+   * snapshot, then `perSecond` times a second more (beside the live or load rate) for `forMs`.
+   * Default undefined: off (trades come with the ticks only).
+   */
+  freshTrades?: FreshTradeOptions;
+  /**
    * How often the credentials of open connections are checked again, ms: a connection whose token
    * has expired (or was replaced by a renewal) gets Error 807 and is closed, as the service does.
    * Default 1000; 0 checks only at connect.
@@ -91,6 +105,7 @@ export interface ResolvedFeedOptions {
   maxPacketsPerMessage: number;
   maxBufferedBytes: number;
   load: Required<LoadOptions> | undefined;
+  freshTrades: Required<FreshTradeOptions> | undefined;
   tokenCheckIntervalMs: number;
 }
 
@@ -113,6 +128,7 @@ const KEYS = [
   'maxPacketsPerMessage',
   'maxBufferedBytes',
   'load',
+  'freshTrades',
   'tokenCheckIntervalMs',
 ];
 
@@ -226,7 +242,23 @@ function resolveConnectionLimits(options: FeedServerOptions): ConnectionLimits {
   };
 }
 
-type Generation = Pick<ResolvedFeedOptions, 'ticks' | 'tickIntervalMs' | 'tradesPerSecond' | 'load'>;
+export function resolveFreshTradeOptions(value: unknown): Required<FreshTradeOptions> | undefined {
+  const raw = objectOption(WHERE, 'freshTrades', value);
+  if (raw === undefined) return undefined;
+  rejectUnknownKeys(`${WHERE}.freshTrades`, raw, ['perSecond', 'forMs']);
+  if (raw.perSecond === undefined) {
+    throw new SimError('INVALID_OPTION', `${WHERE}: "freshTrades.perSecond" is required`);
+  }
+  return {
+    perSecond: numberOption(WHERE, 'freshTrades.perSecond', raw.perSecond, 0, 0, 10_000),
+    forMs: integerOption(WHERE, 'freshTrades.forMs', raw.forMs, 2_000, 0, 3_600_000),
+  };
+}
+
+type Generation = Pick<
+  ResolvedFeedOptions,
+  'ticks' | 'tickIntervalMs' | 'tradesPerSecond' | 'load' | 'freshTrades'
+>;
 
 /** How market data is made: live trading on timers or by `step()`, or a target packet rate. */
 function resolveGeneration(options: FeedServerOptions): Generation {
@@ -239,6 +271,7 @@ function resolveGeneration(options: FeedServerOptions): Generation {
     tickIntervalMs: integerOption(WHERE, 'tickIntervalMs', options.tickIntervalMs, 100, 1, 60_000),
     tradesPerSecond: numberOption(WHERE, 'tradesPerSecond', options.tradesPerSecond, 2, 0, 1_000_000),
     load: resolveLoadOptions(options.load),
+    freshTrades: resolveFreshTradeOptions(options.freshTrades),
   };
 }
 

@@ -62,6 +62,8 @@ function subscribe(
     if (kind === 'trade') {
       c.reserve(4);
       appendTradeSnapshot(c, ctx.model, ctx.counters, i);
+      // With fresh trades on, the instrument trades at once, right behind its snapshot.
+      ctx.generator.subscribedTrade(i, ctx.model.now());
     } else {
       c.reserve(1);
       appendOhlc(c, ctx.model, ctx.counters, i);

@@ -53,6 +53,11 @@ export class SubscriptionBook {
     for (const index of [...connection.ohlcSubs]) this.remove(connection, index, 'ohlc');
   }
 
+  /** The instrument's subscribers, undefined when it has none. */
+  entryOf(index: number): InstrumentSubscribers | undefined {
+    return this.byIndex.get(index);
+  }
+
   get instrumentCount(): number {
     return this.active.length;
   }

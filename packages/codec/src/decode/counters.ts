@@ -2,8 +2,10 @@
  * What the decoders saw. `packets` counts decoded packets of known codes and `byCode` splits them by
  * message code (so the byCode values sum to `packets`); `unknown` counts skipped packets of unknown
  * codes; `malformed` counts frames stopped early by a truncated header, a packet shorter than its
- * code's fields, or a packet running past the end of the frame. A zero length byte stops a frame
- * without being counted (the spec treats it as the end of the data). `noDataYet` counts the decoded
+ * code's fields, a packet running past the end of the frame, or a zero length byte with data after
+ * it. A zero length byte followed by zero padding only stops a frame without being counted (the
+ * spec treats it as the end of the data); a reference packet zero-filled down to its length byte
+ * (security id 0) is read at its code's size as a "no data yet" packet and the frame goes on. `noDataYet` counts the decoded
  * packets (included in `packets`) that yielded no record: the zero-filled reference packets of
  * wire/no-data-yet.ts.
  */

@@ -1,4 +1,5 @@
 import { FIXED_SIZE_BY_CODE, HEADER_SIZE, MsgCode, Offset } from '../wire/constants.js';
+import { REFERENCE_CODE } from '../wire/no-data-yet.js';
 import type { DecodeCounters } from './counters.js';
 
 const KNOWN_CODES: readonly number[] = Object.values(MsgCode);
@@ -104,7 +105,13 @@ export class PacketCursor {
         return this.#stop();
       }
       const length = view.getUint8(at + Offset.length);
-      if (length === 0) return this.#stop();
+      if (length === 0) {
+        if (this.#zeroFilledReference(at, remaining)) return true;
+        // The end of the data (spec: a zero length stops the loop). Zero padding after it is
+        // nothing; anything else after it is data the frame held and no rule can read: counted.
+        if (!allZero(view, at, end)) this.#malformed++;
+        return this.#stop();
+      }
       const code = view.getUint8(at + Offset.code);
       const fixed = FIXED_SIZE_BY_CODE[code] as number;
       if (fixed === 0) {
@@ -125,6 +132,24 @@ export class PacketCursor {
       this.#expose(at, code, size);
       return true;
     }
+  }
+
+  /**
+   * A "no data yet" reference packet zero-filled down to its length byte (rule 4 of the spec: a
+   * Circuit Limit, 52-Week or Previous Close packet with security id 0 and zero values, to be
+   * treated as a valid packet). Its code says its size, so it is read at that size and the frame
+   * goes on: a server that zero-fills the whole packet but the code must not make the rest of the
+   * message (the next instruments' snapshots and trades) disappear unseen.
+   */
+  #zeroFilledReference(at: number, remaining: number): boolean {
+    const view = this.#view;
+    const code = view.getUint8(at + Offset.code);
+    const fixed = FIXED_SIZE_BY_CODE[code] as number;
+    if (REFERENCE_CODE[code] !== 1 || fixed > remaining) return false;
+    if (view.getInt32(at + Offset.securityId, true) !== 0) return false;
+    if (view.getInt32(at + Offset.securityIdCopy, true) !== 0) return false;
+    this.#expose(at, code, fixed);
+    return true;
   }
 
   // Per packet only three fields and one counter are stored: everything else (length, size, the
@@ -297,4 +322,10 @@ export class PacketCursor {
     this.#unknown = 0;
     this.#byCode.fill(0);
   }
+}
+
+/** Whether every byte of `view` from `from` to `end` is zero (padding after the data). */
+function allZero(view: DataView, from: number, end: number): boolean {
+  for (let i = from; i < end; i++) if (view.getUint8(i) !== 0) return false;
+  return true;
 }

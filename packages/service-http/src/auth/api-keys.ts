@@ -1,16 +1,22 @@
 /**
  * API keys in a service's own key table (hashed, see key-format.ts; the query API keeps its keys in
  * market.api_keys, the trading gateway in market.gateway_api_keys, so a key of one is nothing to
- * the other), with a short-lived in-memory cache so a
- * request costs one hash, not one ClickHouse query. A revocation through this store (the admin
- * routes, or the CLI in its own process) takes effect in this process at once: the key id joins a
- * revoked set that every verify() checks before the cache, so neither a cached entry nor a lookup
- * that was in flight while the revocation was written can let the key through again. Other API
- * instances reading the same ClickHouse see it within their cache time (`keyCacheMs`).
+ * the other). Requests are checked against the whole table held in memory (key-table.ts), re-read
+ * in the background every `cacheMs`: a request costs one hash and never a store query, whatever key
+ * it presents.
+ *
+ * Revocation: through this store (the admin routes, or the CLI in its own process) it takes effect
+ * in this process at once: the key id joins a revoked set that every check reads first, so neither
+ * the table held nor a read that was in flight while the revocation was written can let the key
+ * through again. Other instances reading the same ClickHouse see it with their next read, within
+ * `cacheMs` plus one read; if they cannot read the table, they answer from their last read for at
+ * most `maxStaleMs`, then refuse every key (503) until a read succeeds. A key created by another
+ * process works here within the same bound.
  */
 import type { StoreLane } from '@feedpipe/store';
 import { HttpError } from '../http-error.js';
 import { newKeyMaterial, parseKey, secretMatches } from './key-format.js';
+import { KeyTable, type StoredKey } from './key-table.js';
 
 export interface ApiKeyInfo<S extends string = string> {
   keyId: string;
@@ -34,31 +40,42 @@ export interface ApiKeyStoreOptions<S extends string> {
   /** The scopes a key of this service may hold; stored scopes outside the list are ignored. */
   scopes: readonly S[];
   /**
-   * How long a looked-up key is trusted before it is read again. A revocation through this store
-   * takes effect at once; other instances see it within this time. 0: read on every request.
+   * How often the whole key table is re-read in the background, ms: the bound on how late another
+   * instance's revocation (or new key) takes effect here. Below 1,000 is taken as 1,000: a read
+   * per request is what this store exists to avoid. A revocation through this store holds at once.
    */
   cacheMs: number;
+  /**
+   * How long the last good read answers while the table cannot be read, ms; after it, every key is
+   * refused (503) until a read succeeds. Default: 6 times the refresh interval, at least 30,000.
+   */
+  maxStaleMs?: number;
+  /** At most this many keys in the table (a larger one is refused, never cut). Default 100,000. */
+  maxKeys?: number;
   /** Clock in epoch ms. Default Date.now. */
   now?: () => number;
 }
 
-interface StoredKey extends ApiKeyInfo<string> {
-  salt: string;
-  hash: string;
-}
+/** Why a presented key was refused, or the key it is: what the auth hook's throttles act on. */
+export type KeyCheck<S extends string> =
+  | { outcome: 'valid'; key: ApiKeyInfo<S> }
+  /** Not of the key's shape at all (no key id can be read from it). */
+  | { outcome: 'malformed' }
+  /** No such key id in the table, or revoked. */
+  | { outcome: 'unknown' | 'revoked'; keyId: string }
+  /** The key id exists and is valid, the secret is not its secret. */
+  | { outcome: 'wrong-secret'; keyId: string };
 
-interface CacheEntry {
-  key: StoredKey | undefined;
-  until: number;
-}
-
-/** Unknown key ids are remembered too (bounded), so a flood of bad keys does not become queries. */
-const MAX_CACHED_KEYS = 10_000;
+/** When this process last accepted a key: bounded like everything kept per key. */
+const MAX_LAST_USED = 10_000;
 /**
  * Key ids revoked by this process. Once a key's revoked row is written, a fresh read says so; the
- * set only has to outlive the cache time and the lookups in flight, so the oldest ids may go.
+ * set only has to outlive the refresh interval and the reads in flight, so the oldest ids may go.
  */
 const MAX_REVOKED_HERE = 100_000;
+const MIN_REFRESH_MS = 1_000;
+/** After a failed read, on-demand reads wait this long: a flood must not become a retry storm. */
+const RETRY_MS = 1_000;
 
 export type RevokedListener = (keyId: string) => void;
 
@@ -68,12 +85,11 @@ export class ApiKeyStore<S extends string = string> {
   readonly #store: StoreLane;
   readonly #table: string;
   readonly #scopes: readonly S[];
-  readonly #cacheMs: number;
   readonly #now: () => number;
-  readonly #cache = new Map<string, CacheEntry>();
+  readonly #keys: KeyTable;
   readonly #revokedHere = new Set<string>();
   readonly #revokedListeners = new Set<RevokedListener>();
-  /** Key id -> epoch ms of its last accepted request here (bounded like the cache). */
+  /** Key id -> epoch ms of its last accepted request here (bounded). */
   readonly #lastUsed = new Map<string, number>();
 
   constructor(store: StoreLane, options: ApiKeyStoreOptions<S>) {
@@ -85,8 +101,16 @@ export class ApiKeyStore<S extends string = string> {
     this.#store = store;
     this.#table = options.table;
     this.#scopes = [...options.scopes];
-    this.#cacheMs = options.cacheMs;
     this.#now = options.now ?? Date.now;
+    const refreshMs = Math.max(MIN_REFRESH_MS, options.cacheMs);
+    this.#keys = new KeyTable(store, {
+      table: options.table,
+      refreshMs,
+      maxStaleMs: options.maxStaleMs ?? Math.max(30_000, 6 * refreshMs),
+      retryMs: RETRY_MS,
+      maxKeys: options.maxKeys ?? 100_000,
+      now: this.#now,
+    });
   }
 
   /** The scopes a key of this store may hold. */
@@ -97,6 +121,16 @@ export class ApiKeyStore<S extends string = string> {
   /** The table the keys are kept in. */
   get table(): string {
     return this.#table;
+  }
+
+  /** Reads of the whole key table so far (the only store reads that checking keys makes). */
+  get tableReads(): number {
+    return this.#keys.reads;
+  }
+
+  /** Stops the background re-reads of the key table (the service's stop()). */
+  close(): void {
+    this.#keys.close();
   }
 
   /** Creates a key; the returned `key` is the only time the secret exists outside the caller. */
@@ -113,7 +147,7 @@ export class ApiKeyStore<S extends string = string> {
     }
     const material = newKeyMaterial();
     const createdAt = new Date(this.#now()).toISOString();
-    await this.#write({
+    const stored: StoredKey = {
       keyId: material.keyId,
       name,
       scopes: [...new Set(scopes)],
@@ -121,7 +155,10 @@ export class ApiKeyStore<S extends string = string> {
       revoked: false,
       salt: material.salt,
       hash: material.hash,
-    });
+    };
+    await this.#write(stored);
+    // Works here at once, before the next read of the table.
+    this.#keys.wrote(stored);
     return {
       keyId: material.keyId,
       name,
@@ -140,8 +177,9 @@ export class ApiKeyStore<S extends string = string> {
     const stored = await this.#read(keyId);
     if (!stored) return false;
     this.#markRevoked(keyId);
-    await this.#write({ ...stored, revoked: true });
-    this.#cache.delete(keyId);
+    const revoked = { ...stored, revoked: true };
+    await this.#write(revoked);
+    this.#keys.wrote(revoked);
     for (const listener of this.#revokedListeners) listener(keyId);
     return true;
   }
@@ -158,13 +196,13 @@ export class ApiKeyStore<S extends string = string> {
       if (oldest !== undefined) this.#revokedHere.delete(oldest);
     }
     this.#revokedHere.add(keyId);
-    this.#cache.delete(keyId);
   }
 
   #isScope(value: string): value is S {
     return (this.#scopes as readonly string[]).includes(value);
   }
 
+  /** Every key of the table, read fresh (admin only: this one is a store query). */
   async list(): Promise<ApiKeyInfo<S>[]> {
     const rows = await this.#store.rows<{
       key_id: string;
@@ -191,35 +229,39 @@ export class ApiKeyStore<S extends string = string> {
 
   /** The key's info if the presented key is valid and not revoked; undefined otherwise. */
   async verify(presented: string): Promise<ApiKeyInfo<S> | undefined> {
+    const checked = await this.check(presented);
+    return checked.outcome === 'valid' ? checked.key : undefined;
+  }
+
+  /**
+   * What the presented key is, from the table held in memory: never a store query of its own.
+   * Rejects with STORE_UNAVAILABLE only while no usable table exists (see key-table.ts).
+   */
+  async check(presented: string): Promise<KeyCheck<S>> {
     const parsed = parseKey(presented);
-    if (!parsed || this.#revokedHere.has(parsed.keyId)) return undefined;
-    const now = this.#now();
-    let entry = this.#cache.get(parsed.keyId);
-    if (!entry || entry.until <= now) {
-      entry = { key: await this.#read(parsed.keyId), until: now + this.#cacheMs };
-      if (this.#cache.size >= MAX_CACHED_KEYS) this.#cache.clear();
-      this.#cache.set(parsed.keyId, entry);
-    }
-    const key = entry.key;
-    // Checked again after the await: a revocation may have landed while the row was being read.
-    if (
-      !key ||
-      key.revoked ||
-      this.#revokedHere.has(key.keyId) ||
-      !secretMatches(key.salt, key.hash, parsed.secret)
-    )
-      return undefined;
-    if (this.#lastUsed.size >= MAX_CACHED_KEYS && !this.#lastUsed.has(key.keyId)) this.#lastUsed.clear();
-    this.#lastUsed.set(key.keyId, now);
+    if (!parsed) return { outcome: 'malformed' };
+    const { keyId } = parsed;
+    if (this.#revokedHere.has(keyId)) return { outcome: 'revoked', keyId };
+    const key = await this.#keys.get(keyId);
+    if (!key) return { outcome: 'unknown', keyId };
+    // Checked again after the await: a revocation may have landed while the table was being read.
+    if (key.revoked || this.#revokedHere.has(keyId)) return { outcome: 'revoked', keyId };
+    if (!secretMatches(key.salt, key.hash, parsed.secret)) return { outcome: 'wrong-secret', keyId };
+    if (this.#lastUsed.size >= MAX_LAST_USED && !this.#lastUsed.has(keyId)) this.#lastUsed.clear();
+    this.#lastUsed.set(keyId, this.#now());
     return {
-      keyId: key.keyId,
-      name: key.name,
-      scopes: key.scopes.filter((s) => this.#isScope(s)),
-      createdAt: key.createdAt,
-      revoked: false,
+      outcome: 'valid',
+      key: {
+        keyId,
+        name: key.name,
+        scopes: key.scopes.filter((s) => this.#isScope(s)),
+        createdAt: key.createdAt,
+        revoked: false,
+      },
     };
   }
 
+  /** One key's row, read fresh (revoke only: an admin route). */
   async #read(keyId: string): Promise<StoredKey | undefined> {
     const rows = await this.#store.rows<{
       key_id: string;

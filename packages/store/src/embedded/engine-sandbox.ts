@@ -12,7 +12,11 @@
  *    SETTINGS clause turns them back on;
  *  - `remote_url_allow_hosts` is empty (no host may be named in a URL);
  *  - `user_files_path` and `user_scripts_path` are an empty directory of their own (executable()
- *    finds nothing to run).
+ *    finds nothing to run);
+ *  - the engine's memory for all its work is capped (`max_server_memory_usage`, half the machine's
+ *    memory): without a configuration of its own, chDB did not hold a statement to its own
+ *    `max_memory_usage` either (a GROUP BY over `arrayJoin(range(300000000))` reached 4.7 GB of RSS
+ *    under a 2 GB limit and ran 72 s past a 30 s one; with one it stopped at the limit in 10 s).
  * One power is left that no configuration takes: the scalar `file(path)` function. ClickHouse checks
  * its path against `user_files_path` only in a server; in the local engine that chDB embeds the
  * check is skipped, and no grant covers it. The query API's guard refuses the function by name in
@@ -21,6 +25,7 @@
  * source grants and whose `file()` stays inside `user_files_path`).
  */
 import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { totalmem } from 'node:os';
 import { join } from 'node:path';
 
 /** Where the engine's configuration lives inside the data directory. */
@@ -65,9 +70,14 @@ function usersXml(): string {
 `;
 }
 
+/** The engine's share of the machine's memory: the rest is the pipeline's (Node, Kafka's clients). */
+const ENGINE_MEMORY_SHARE = 0.5;
+
 function configXml(usersPath: string, emptyDir: string): string {
+  const memory = Math.floor(totalmem() * ENGINE_MEMORY_SHARE);
   return `<clickhouse>
   <users_config>${usersPath}</users_config>
+  <max_server_memory_usage>${memory}</max_server_memory_usage>
   <user_files_path>${emptyDir}/</user_files_path>
   <user_scripts_path>${emptyDir}/</user_scripts_path>
   <remote_url_allow_hosts></remote_url_allow_hosts>

@@ -78,6 +78,11 @@ export interface FeedConnectionEvents {
   onTokenRefused?(connection: number, code: number, token: string): void;
   /** The subscriptions became live, or stopped being live (with the cause), at `atMs`. */
   onLink?(connection: number, link: LinkState, atMs: number): void;
+  /**
+   * A message read from a socket this connection no longer delivers from: `stopped` (closing for
+   * stop()), `dropped` (given up for a reconnect). Counted, so no frame disappears unseen.
+   */
+  onUndelivered?(connection: number, reason: 'stopped' | 'dropped'): void;
 }
 
 export interface FeedConnectionOptions {
@@ -561,6 +566,7 @@ export class FeedConnection {
     const { socket } = attempt;
     socket.removeAllListeners();
     socket.on('error', () => undefined);
+    socket.on('message', () => this.options.events.onUndelivered?.(this.index, 'dropped'));
     socket.close(1000, reason);
     setTimeout(() => socket.terminate(), 1_000).unref();
   }
@@ -571,8 +577,9 @@ export class FeedConnection {
     this.attempt = undefined;
     if (!attempt) return;
     const { socket } = attempt;
-    // Stop reading at once: whatever arrives after stop() is not ours to deliver.
+    // Stop delivering at once: whatever arrives after stop() is not ours to deliver (only counted).
     socket.removeAllListeners('message');
+    socket.on('message', () => this.options.events.onUndelivered?.(this.index, 'stopped'));
     if (socket.readyState === WebSocket.OPEN) {
       try {
         socket.send(JSON.stringify({ requestCode: RequestCode.Disconnect }));

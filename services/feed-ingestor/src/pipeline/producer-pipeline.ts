@@ -33,6 +33,11 @@ export interface ProducerPipelineOptions {
   onResult?: (result: ChunkResult) => void;
   onPressure?: (full: boolean, bufferedBytes: number) => void;
   /**
+   * Frames that will never be decoded: `worker_failed`, a chunk whose decoding failed every attempt
+   * (said on stderr too). Counted as ingestor_frames_undecoded_total; 0 in a healthy ingestor.
+   */
+  onUndecoded?: (reason: 'worker_failed', frames: number) => void;
+  /**
    * The repeat guard for the next chunk of a connection (trade-memory.ts), asked when the chunk is
    * sent: every earlier chunk of that connection has been reported by then.
    */
@@ -45,6 +50,14 @@ interface ConnectionQueue {
   inFlight: boolean;
   sequence: number;
 }
+
+/**
+ * Attempts of one chunk before its frames are given up as undecoded. A task fails only when its
+ * worker is torn down under it (the worker died, or the pool is closing): the chunk is run again on a
+ * fresh worker under the same sequence, so any part of it already in Kafka carries the same source
+ * identity and is recognised downstream. Bounded so a chunk that kills every worker cannot loop.
+ */
+const CHUNK_ATTEMPTS = 3;
 
 const WORKER_FILE = fileURLToPath(new URL('./decode-worker.ts', import.meta.url));
 /** Pack bytes beyond payload per frame: the 12-byte capture record header. */
@@ -77,6 +90,8 @@ export class ProducerPipeline {
     producerResets: 0,
     /** Trades not produced because they repeated the instrument's previous trade. */
     repeats: 0,
+    /** Frames given up undecoded (their chunk's decoding failed every attempt). */
+    undecoded: 0,
   };
 
   constructor(options: ProducerPipelineOptions) {
@@ -206,39 +221,69 @@ export class ProducerPipeline {
     const chunk = queue.sealed.shift();
     if (!chunk) return;
     queue.inFlight = true;
-    const message = chunk.toMessage(connection, queue.sequence++);
+    this.run(connection, queue, chunk, queue.sequence++, 1);
+  }
+
+  /** One attempt at a chunk; its connection's next chunk waits until this one is settled. */
+  private run(
+    connection: number,
+    queue: ConnectionQueue,
+    chunk: FrameChunk,
+    sequence: number,
+    attempt: number,
+  ): void {
+    // The pack is a copy of the chunk's bytes (toMessage), so the chunk can be sent again.
+    const message = chunk.toMessage(connection, sequence);
     const guard = this.options.guardOf?.(connection);
     if (guard) message.guard = guard;
-    const chunkBytes = chunk.byteLength;
     // Keep the receive times here (they are small); the frame bytes move to the worker.
     const receivedAt = chunk.receiveTimes();
     const transferList = [message.pack.buffer as ArrayBuffer];
     if (guard) transferList.push(guard.buffer as ArrayBuffer);
     this.pool
       .run(message, { transferList })
-      .then((result: ChunkResult) => {
-        this.latency.recordFrames(receivedAt, result.ackedAtMicros);
-        this.account(result);
-        this.options.onResult?.(result);
-      })
+      .then(
+        (result: ChunkResult) => {
+          this.latency.recordFrames(receivedAt, result.ackedAtMicros);
+          this.account(result);
+          this.options.onResult?.(result);
+          this.settle(connection, queue, chunk);
+        },
+        (error: unknown) => {
+          if (!this.closed && attempt < CHUNK_ATTEMPTS) {
+            this.run(connection, queue, chunk, sequence, attempt + 1);
+            return;
+          }
+          // Given up (or the pipeline is closing): every frame of the chunk is counted, never silent.
+          this.totals.undecoded += chunk.frameCount;
+          this.options.onUndecoded?.('worker_failed', chunk.frameCount);
+          process.stderr.write(
+            `ingestor: ${chunk.frameCount} frames of connection ${connection} not decoded: decode worker failed ${attempt} times: ${(error as Error).message}\n`,
+          );
+          this.settle(connection, queue, chunk);
+        },
+      )
       .catch((error: unknown) => {
-        // A worker only fails when it is torn down (close); count the frames as not produced.
-        if (!this.closed)
-          process.stderr.write(`ingestor: decode worker failed: ${(error as Error).message}\n`);
-      })
-      .finally(() => {
-        queue.inFlight = false;
-        this.bufferedBytes -= chunkBytes;
-        if (this.full && this.bufferedBytes <= this.maxBufferedBytes / 2) {
-          this.full = false;
-          this.options.onPressure?.(false, this.bufferedBytes);
-        }
-        if (this.draining > 0) this.flushAged();
-        else this.dispatch(connection, queue);
-        if (this.idleWaiters.length > 0 && this.isIdle()) {
-          for (const resolve of this.idleWaiters.splice(0)) resolve();
-        }
+        // A throw of onResult (a bug of the caller): the chunk is in Kafka; go on with the next.
+        process.stderr.write(`ingestor: chunk result handler failed: ${(error as Error).message}\n`);
+        this.settle(connection, queue, chunk);
       });
+  }
+
+  /** The chunk is done with (decoded, or given up): its bytes leave the bound, the next one may go. */
+  private settle(connection: number, queue: ConnectionQueue, chunk: FrameChunk): void {
+    if (!queue.inFlight) return;
+    queue.inFlight = false;
+    this.bufferedBytes -= chunk.byteLength;
+    if (this.full && this.bufferedBytes <= this.maxBufferedBytes / 2) {
+      this.full = false;
+      this.options.onPressure?.(false, this.bufferedBytes);
+    }
+    if (this.draining > 0) this.flushAged();
+    else this.dispatch(connection, queue);
+    if (this.idleWaiters.length > 0 && this.isIdle()) {
+      for (const resolve of this.idleWaiters.splice(0)) resolve();
+    }
   }
 
   private account(result: ChunkResult): void {

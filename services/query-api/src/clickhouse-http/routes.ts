@@ -138,7 +138,11 @@ export function registerClickHouseRoutes(app: FastifyInstance, ctx: ApiContext, 
         chosen = format.name;
         return { format: format.name, settings: 'engine' };
       },
-      { output: 'clause', tighter: asked.tighter },
+      {
+        output: 'clause',
+        tighter: asked.tighter,
+        ...(request.apiKey === undefined ? {} : { keyId: request.apiKey.keyId }),
+      },
     );
     const format = clickHouseFormat(chosen);
     // The numbers a server counts while reading are not known here; the summary says so with zeros.

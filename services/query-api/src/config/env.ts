@@ -3,10 +3,11 @@
  * checked once at start by the CLI. The ClickHouse login variables are checked together, for their
  * combinations, by `storeConfigFromEnv`.
  */
-import { type Env, type EnvSchema, type EnvValues, readEnv } from '@feedpipe/service-kit';
+import { type Env, type EnvSchema, type EnvValues, HTTP_SERVER_ENV, readEnv } from '@feedpipe/service-kit';
 import { QueryApiError } from '../errors.js';
 
 export const QUERY_API_ENV = {
+  ...HTTP_SERVER_ENV,
   QUERY_API_PORT: {
     type: 'integer',
     min: 0,

@@ -123,27 +123,36 @@ export function callerMessage(failure: EngineFailure): string {
 }
 
 /**
- * The engine's text for the log: every quoted value ('...', "...", `...`) is replaced by its length,
- * and the whole is cut to 1,000 characters, so a log line never carries what a query read.
+ * The engine's text for the log: its number, then its message's first clause (up to the first
+ * `: `, where ClickHouse appends the value it failed on and the statement), with every quoted part
+ * ('...', "...", `...`) replaced by its length, cut to 300 characters. So a log line says what
+ * failed and never carries what a query read.
  */
 export function scrubEngineText(text: string): string {
-  return text
+  const code = CODE.exec(text)?.[1];
+  const message = text.replace(/^[\s\S]*?DB::(?:Errno)?Exception: /, '');
+  const quotedAway = message
     .replace(/'(?:[^'\\]|\\.)*'?/gs, (m) => `'<${m.length} chars>'`)
     .replace(/"(?:[^"\\]|\\.)*"?/gs, (m) => `"<${m.length} chars>"`)
-    .replace(/`(?:[^`\\]|\\.)*`?/gs, (m) => `\`<${m.length} chars>\``)
-    .slice(0, 1_000);
+    .replace(/`(?:[^`\\]|\\.)*`?/gs, (m) => `\`<${m.length} chars>\``);
+  const clause = quotedAway.split(': ', 1)[0] ?? '';
+  return `${code === undefined ? '' : `Code: ${code}. `}${clause}`.slice(0, 300);
 }
 
 /**
- * The engine error kept as the cause of a caller's QUERY_FAILED: its number and name as properties
- * (the ClickHouse endpoint answers with them), its message scrubbed, so no log or error body that
- * prints the cause shows a value.
+ * The engine error kept as the cause of a QUERY_FAILED or STORE_UNAVAILABLE: its number and name as
+ * properties (the ClickHouse endpoint answers with them). Its message: for a caller's statement only
+ * the number, the name and our description (a value can stand unquoted before the first colon, as in
+ * `Cannot parse uuid <value>: ...`); for the API's own statements the scrubbed first clause, which
+ * the operator needs and which holds no caller's value. So no log or body that prints the cause
+ * shows a value a caller's query read.
  */
 export class ScrubbedEngineError extends Error {
   override readonly name = 'ScrubbedEngineError';
   readonly failure: EngineFailure;
-  constructor(original: unknown) {
-    super(scrubEngineText(textOf(original)));
-    this.failure = engineFailureOf(original);
+  constructor(original: unknown, origin: 'caller' | 'internal') {
+    const failure = engineFailureOf(original);
+    super(origin === 'caller' ? callerMessage(failure) : scrubEngineText(textOf(original)));
+    this.failure = failure;
   }
 }

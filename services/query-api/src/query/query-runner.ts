@@ -80,7 +80,7 @@ export function storeError(error: unknown, origin: 'caller' | 'internal'): Query
   }
   const message = error instanceof Error ? error.message : String(error);
   // The engine's text never reaches a caller or a log unscrubbed (engine-errors.ts).
-  const cause = new ScrubbedEngineError(error);
+  const cause = new ScrubbedEngineError(error, origin);
   if (origin === 'caller' && !NETWORK_ERROR.test(message)) {
     return new QueryApiError('QUERY_FAILED', callerMessage(cause.failure), { cause });
   }
@@ -103,6 +103,8 @@ export class QueryRunner {
    * lane's (`StoreLane.readonlyLevel`: 2 where its server login pins readonly = 2).
    */
   readonly readonlyLevel: 1 | 2;
+  /** Statements the lane's engine runs at once (embedded chDB's sessions); undefined on a server. */
+  readonly engineSessions: number | undefined;
 
   constructor(lane: StoreLane, maxExecutionSec: number, options: QueryRunnerOptions = {}) {
     this.#lane = lane;
@@ -112,6 +114,7 @@ export class QueryRunner {
     this.#onQuery = options.onQuery ?? (() => undefined);
     this.#materialised = !lane.streamsResults;
     this.readonlyLevel = lane.readonlyLevel;
+    this.engineSessions = lane.turns?.sessions;
   }
 
   /** Parsed rows (for the JSON answers built from them too): instants as ISO 8601 text with `Z`. */
@@ -167,6 +170,7 @@ export class QueryRunner {
       const stream = await this.#exec(query, origin);
       if (!this.#materialised || lease === undefined) return held(stream, lease);
       const body = await collect(stream, origin);
+      overResultBytes(body.length, query.settings?.max_result_bytes, origin);
       if (!lease.resize(body.length))
         throw overBudget(this.#budget?.usedBytes ?? 0, this.#budget?.limits.totalBytes ?? 0);
       return held(Readable.from([body], { objectMode: false }), lease);
@@ -222,6 +226,18 @@ export class QueryRunner {
       throw storeError(error, origin);
     }
   }
+}
+
+/**
+ * `max_result_bytes` as the bytes actually answered: the engine does not count constant columns
+ * (a 68 MB answer of one constant passed a 10 MB limit), so a whole result is measured here too.
+ */
+function overResultBytes(size: number, limit: unknown, origin: 'caller' | 'internal'): void {
+  if (typeof limit !== 'number' || limit <= 0 || size <= limit) return;
+  throw storeError(
+    new Error(`Code: 396. DB::Exception: the result has ${size} bytes, over max_result_bytes ${limit}`),
+    origin,
+  );
 }
 
 async function collect(stream: Readable, origin: 'caller' | 'internal'): Promise<Buffer> {

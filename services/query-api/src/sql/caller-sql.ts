@@ -9,6 +9,7 @@ import type { Readable } from 'node:stream';
 import type { QuerySettings, StreamFormat } from '@feedpipe/store';
 import type { ApiContext } from '../context.js';
 import type { OutputFormat } from '../query/formats.js';
+import { KeyShare } from '../query/key-share.js';
 import type { QueryParams } from '../query/query-runner.js';
 import { type CheckOptions, type GuardedSql, SqlGuard } from './sql-guard.js';
 
@@ -28,10 +29,15 @@ export type CallerSqlOutput =
   | { settings: 'api'; format: OutputFormat }
   | { settings: 'engine'; format: StreamFormat };
 
+/** What a server's share is computed from: it runs several statements at once of its own accord. */
+const SERVER_SESSIONS = 4;
+
 export class CallerSql {
   readonly guard: SqlGuard;
   /** The settings every caller query runs with; a protocol may tighten (never loosen) the limits. */
   readonly settings: Readonly<QuerySettings>;
+  /** Each key's share of the engine's sessions (key-share.ts). */
+  readonly shares: KeyShare;
   readonly #ctx: ApiContext;
 
   constructor(ctx: ApiContext) {
@@ -46,6 +52,13 @@ export class CallerSql {
       max_result_bytes: limits.maxResultBytes,
       result_overflow_mode: 'throw',
     };
+    // All of the engine's sessions but one (at least one); a server schedules its own threads.
+    const sessions = ctx.runner.engineSessions ?? SERVER_SESSIONS;
+    this.shares = new KeyShare({
+      perKey: Math.max(1, sessions - 1),
+      maxWaiting: 16,
+      maxWaitMs: limits.maxExecutionSec * 1_000,
+    });
   }
 
   /** Guards `text`, then runs what the guard returned; errors are QueryApiErrors (SQL_REFUSED, QUERY_FAILED, ...). */
@@ -53,17 +66,25 @@ export class CallerSql {
     text: string,
     params: QueryParams,
     output: (guarded: GuardedSql) => CallerSqlOutput,
-    options: CheckOptions & { tighter?: QuerySettings } = {},
+    options: CheckOptions & { tighter?: QuerySettings; keyId?: string } = {},
   ): Promise<CallerSqlRun> {
-    const guarded = await this.guard.check(text, params, options);
-    const chosen = output(guarded);
-    const settings = { ...this.settings, ...tightened(this.settings, options.tighter ?? {}) };
-    const query = { sql: guarded.sql, params: guarded.params, settings };
-    const stream =
-      chosen.settings === 'api'
-        ? await this.#ctx.runner.stream({ ...query, format: chosen.format }, 'caller')
-        : await this.#ctx.runner.streamAs({ ...query, format: chosen.format }, 'caller');
-    return { guarded, stream };
+    // The key's share is held from the guard's first statement until the result is sent or cut.
+    const release = options.keyId === undefined ? () => undefined : await this.shares.acquire(options.keyId);
+    try {
+      const guarded = await this.guard.check(text, params, options);
+      const chosen = output(guarded);
+      const settings = { ...this.settings, ...tightened(this.settings, options.tighter ?? {}) };
+      const query = { sql: guarded.sql, params: guarded.params, settings };
+      const stream =
+        chosen.settings === 'api'
+          ? await this.#ctx.runner.stream({ ...query, format: chosen.format }, 'caller')
+          : await this.#ctx.runner.streamAs({ ...query, format: chosen.format }, 'caller');
+      stream.once('close', release);
+      return { guarded, stream };
+    } catch (error) {
+      release();
+      throw error;
+    }
   }
 }
 

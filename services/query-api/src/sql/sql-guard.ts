@@ -45,6 +45,7 @@ import { QueryApiError } from '../errors.js';
 import { ScrubbedEngineError } from '../query/engine-errors.js';
 import type { QueryParams, QueryRunner } from '../query/query-runner.js';
 import { MARKET_DATA_TABLES, MARKET_DATABASE, SQL_READABLE_TABLES } from './allowed-tables.js';
+import { analysisBudgetRefusal } from './analysis-budget.js';
 import { CallScanError, scanCalls } from './call-scan.js';
 import { type CatalogFacts, catalogAnswer } from './catalog-answers.js';
 import { type AstNode, nodeName, OutlineError, parseAstOutline } from './explain-outline.js';
@@ -319,6 +320,8 @@ export class SqlGuard {
     for (const name of calls) {
       if (!policy.allows(name)) refuse(`function ${name} is not allowed`);
     }
+    const overBudget = analysisBudgetRefusal(calls);
+    if (overBudget !== undefined) refuse(overBudget);
   }
 
   #metadata(canonical: string): GuardedSql | undefined {

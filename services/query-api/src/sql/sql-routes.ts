@@ -45,14 +45,16 @@ export function registerSqlRoutes(app: FastifyInstance, ctx: ApiContext, callerS
   const limits = ctx.config.sql;
   const description = `One SELECT over the market-data tables (${MARKET_DATA_TABLES.join(', ')}), run read-only (readonly = ${ctx.runner.readonlyLevel}), at most ${limits.maxExecutionSec} s, ${limits.maxMemoryBytes} bytes of memory and ${limits.maxResultRows} result rows; also SHOW TABLES, SHOW DATABASES, DESCRIBE market.<table> and EXISTS market.<table>. Values go in as ClickHouse parameters: write {name:Type} in the SQL and pass params.name. Other statements, other tables, table functions, functions that reach outside the query (dictGet, joinGet, file, ...), SETTINGS, FORMAT and INTO OUTFILE are refused with 400 (code SQL_REFUSED).`;
 
-  async function run(input: SqlInput, reply: FastifyReply): Promise<FastifyReply> {
+  async function run(input: SqlInput, reply: FastifyReply, keyId?: string): Promise<FastifyReply> {
     const callerParams = input.params ?? {};
     for (const name of Object.keys(callerParams)) {
       if (!PARAM_NAME.test(name))
         throw badRequest(`params.${name}`, 'parameter names are letters, digits and _');
     }
     const format = input.format as OutputFormat;
-    const { stream } = await callerSql.run(input.sql, callerParams, () => ({ format, settings: 'api' }));
+    const { stream } = await callerSql.run(input.sql, callerParams, () => ({ format, settings: 'api' }), {
+      ...(keyId === undefined ? {} : { keyId }),
+    });
     return sendTabular(reply, format, stream, 'result');
   }
 
@@ -95,7 +97,8 @@ export function registerSqlRoutes(app: FastifyInstance, ctx: ApiContext, callerS
         errors: [406, 503],
       }),
     },
-    (request, reply) => run({ ...request.body, format: outputFormatOf(request) }, reply),
+    (request, reply) =>
+      run({ ...request.body, format: outputFormatOf(request) }, reply, request.apiKey?.keyId),
   );
 
   app.get<{ Querystring: { q: string; format?: OutputFormat } }>(
@@ -124,6 +127,7 @@ export function registerSqlRoutes(app: FastifyInstance, ctx: ApiContext, callerS
         errors: [406, 503],
       }),
     },
-    (request, reply) => run({ sql: request.query.q, format: outputFormatOf(request) }, reply),
+    (request, reply) =>
+      run({ sql: request.query.q, format: outputFormatOf(request) }, reply, request.apiKey?.keyId),
   );
 }

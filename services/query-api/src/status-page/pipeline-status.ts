@@ -31,6 +31,8 @@ export interface PipelineStatus {
     rate: number;
     budgetLeft: number;
     etaSeconds?: number | undefined;
+    /** Scheduled loader: epoch ms of its next run (undefined while one runs, or not scheduled). */
+    nextRunAt?: number | undefined;
   };
 }
 

@@ -90,6 +90,7 @@ const PIPELINE_STATUS = {
         rate: COUNT,
         budgetLeft: COUNT,
         etaSeconds: COUNT,
+        nextRunAt: COUNT,
       },
     },
   },

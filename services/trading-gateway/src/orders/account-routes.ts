@@ -3,6 +3,8 @@
  * switch, P&L exit, and the order audit trail.
  */
 import type {
+  BrokerClient,
+  GlobalOrder,
   GlobalStocksApi,
   KillSwitchStatus,
   MarginRequest,
@@ -12,6 +14,7 @@ import type {
   PnlExitRequest,
 } from '@feedpipe/broker-api';
 import type { FastifyInstance } from 'fastify';
+import { TradingGatewayError } from '../errors.js';
 import type { AuditLog } from './audit-log.js';
 import {
   CORRELATION_ID,
@@ -19,11 +22,11 @@ import {
   MARGIN_REQUEST,
   MODIFY_CONDITIONAL_ORDER,
   MODIFY_US_ORDER,
-  ORDER_ID_PARAMS,
   PLACE_CONDITIONAL_ORDER,
   PLACE_US_ORDER,
   PNL_EXIT_REQUEST,
 } from './order-schemas.js';
+import type { OrderFacts } from './pre-trade.js';
 import {
   ACCEPTED,
   ALERT,
@@ -43,18 +46,22 @@ import {
   US_ORDER_LIST,
   US_RECORD_LIST,
 } from './response-schemas.js';
+import { resultingOrder } from './resulting-order.js';
 import {
   AUDIT_ERRORS,
   CANCEL_ERRORS,
+  CANCEL_ONE_ERRORS,
   cancelOrderRoute,
+  listOrdersRoute,
+  MODIFY_ERRORS,
   modifyOrderRoute,
   PLACE_ERRORS,
   READ_ERRORS,
+  readOrderRoute,
   type TradeDeps,
   tradeRoute,
 } from './trade-route.js';
 
-type IdParams = { orderId: string };
 type AlertParams = { alertId: string };
 type AlertBody = PlaceAlertRequest & { correlationId?: string };
 
@@ -74,6 +81,17 @@ const AUDIT_QUERY = {
     limit: { type: 'integer', minimum: 1, maximum: 10_000, default: 100, description: 'rows in the answer' },
   },
 } as const;
+
+/**
+ * A US order after a modification. An AMOUNT order that stays one keeps its cash amount as the
+ * notional (the spec's modify body has no amount); the order's own instrument is checked, whatever
+ * securityId the body names.
+ */
+function resultingUsOrder(current: GlobalOrder, body: ModifyGlobalOrderRequest): OrderFacts[] {
+  if (body.orderType === 'AMOUNT' && body.quantity === undefined)
+    return [{ securityId: current.securityId, amount: current.amount ?? 0 }];
+  return [resultingOrder(current, body)];
+}
 
 /** Pre-trade checks of a conditional order: one per order it would place, errors pointing at it. */
 function alertOrderChecks(alert: PlaceAlertRequest) {
@@ -128,34 +146,32 @@ function registerConditionalOrderRoutes(app: FastifyInstance, deps: TradeDeps): 
       });
     },
   );
-  tradeRoute(
+  listOrdersRoute(
     app,
     deps,
-    'GET',
     '/v1/conditional-orders',
     {
       tags: cTags,
       operationId: 'listConditionalOrders',
-      summary: 'Conditional orders of the account',
+      summary: "Conditional orders of the account: the key's own (a supervisor's: all)",
       response: ALERT_LIST,
-      errors: READ_ERRORS,
     },
-    ({ broker }) => broker.alerts.list(),
+    (broker) => broker.alerts.list(),
+    (alert) => alert.alertId,
   );
-  tradeRoute(
+  readOrderRoute(
     app,
     deps,
-    'GET',
     '/v1/conditional-orders/:alertId',
     {
       tags: cTags,
       operationId: 'getConditionalOrder',
-      summary: 'One conditional order',
+      summary: 'One conditional order of the key',
       response: ALERT,
-      errors: READ_ERRORS,
       params: ALERT_PARAMS,
+      idParam: 'alertId',
     },
-    ({ request, broker }) => broker.alerts.get((request.params as AlertParams).alertId),
+    (broker, alertId) => broker.alerts.get(alertId),
   );
   tradeRoute(
     app,
@@ -165,13 +181,14 @@ function registerConditionalOrderRoutes(app: FastifyInstance, deps: TradeDeps): 
     {
       tags: cTags,
       operationId: 'modifyConditionalOrder',
-      summary: 'Replace the condition and orders of a conditional order',
+      summary:
+        'Replace the condition and orders of a conditional order of the key (each new order checked pre-trade: the body is the whole resulting state)',
       response: ALERT_ACK,
-      errors: PLACE_ERRORS,
+      errors: MODIFY_ERRORS,
       params: ALERT_PARAMS,
       body: MODIFY_CONDITIONAL_ORDER,
     },
-    ({ request, broker, desk, keyId }) => {
+    ({ request, broker, desk, keyId, caller }) => {
       const { alertId } = request.params as AlertParams;
       const alert = request.body as PlaceAlertRequest;
       return desk.execute({
@@ -179,6 +196,7 @@ function registerConditionalOrderRoutes(app: FastifyInstance, deps: TradeDeps): 
         keyId,
         request: alert,
         summary: { orderId: alertId, securityId: alert.condition.securityId },
+        authorize: () => desk.owners.assertMayAct(caller, alertId),
         checks: alertOrderChecks(alert),
         killSwitch: true,
         send: () => broker.alerts.modify(alertId, alert),
@@ -198,18 +216,19 @@ function registerConditionalCancelRoute(app: FastifyInstance, deps: TradeDeps): 
     {
       tags: cTags,
       operationId: 'cancelConditionalOrder',
-      summary: 'Cancel a conditional order',
+      summary: 'Cancel a conditional order of the key',
       response: ALERT_ACK,
-      errors: CANCEL_ERRORS,
+      errors: CANCEL_ONE_ERRORS,
       params: ALERT_PARAMS,
     },
-    ({ request, broker, desk, keyId }) => {
+    ({ request, broker, desk, keyId, caller }) => {
       const { alertId } = request.params as AlertParams;
       return desk.execute({
         action: 'conditionalOrders.cancel',
         keyId,
         request: { alertId },
         summary: { orderId: alertId },
+        authorize: () => desk.owners.assertMayAct(caller, alertId),
         send: () => broker.alerts.cancel(alertId),
       });
     },
@@ -250,53 +269,45 @@ function registerUsOrderRoutes(app: FastifyInstance, deps: TradeDeps): void {
       });
     },
   );
-  tradeRoute(
+  listOrdersRoute(
     app,
     deps,
-    'GET',
     '/v1/us/orders',
     {
       tags: usTags,
       operationId: 'listUsOrders',
-      summary: 'US-stock order book of the day',
+      summary: "US-stock order book of the day: the key's own orders (a supervisor's: all)",
       response: US_ORDER_LIST,
-      errors: READ_ERRORS,
     },
-    ({ broker }) => broker.globalStocks.orders(),
+    (broker) => broker.globalStocks.orders(),
   );
-  tradeRoute(
+  readOrderRoute(
     app,
     deps,
-    'GET',
     '/v1/us/orders/:orderId',
-    {
-      tags: usTags,
-      operationId: 'getUsOrder',
-      summary: 'One US-stock order',
-      response: US_ORDER,
-      errors: READ_ERRORS,
-      params: ORDER_ID_PARAMS,
-    },
-    ({ request, broker }) => broker.globalStocks.order((request.params as IdParams).orderId),
+    { tags: usTags, operationId: 'getUsOrder', summary: 'One US-stock order of the key', response: US_ORDER },
+    (broker, orderId) => broker.globalStocks.order(orderId),
   );
-  modifyOrderRoute<ModifyGlobalOrderRequest>(app, deps, {
+  modifyOrderRoute<ModifyGlobalOrderRequest, GlobalOrder>(app, deps, {
     url: '/v1/us/orders/:orderId',
     tags: usTags,
     operationId: 'modifyUsOrder',
-    summary: 'Modify a US-stock order',
+    summary: "Modify a US-stock order of the key; checked against the order's resulting quantity and price",
     response: ORDER_ACK,
-    errors: PLACE_ERRORS,
+    errors: MODIFY_ERRORS,
     body: MODIFY_US_ORDER,
     action: 'usOrders.modify',
+    read: (broker: BrokerClient, orderId: string) => broker.globalStocks.order(orderId),
+    resulting: resultingUsOrder,
     send: (broker, orderId, body) => broker.globalStocks.modify(orderId, body),
   });
   cancelOrderRoute(app, deps, {
     url: '/v1/us/orders/:orderId',
     tags: usTags,
     operationId: 'cancelUsOrder',
-    summary: 'Cancel a US-stock order',
+    summary: 'Cancel a US-stock order of the key',
     response: ORDER_ACK,
-    errors: CANCEL_ERRORS,
+    errors: CANCEL_ONE_ERRORS,
     action: 'usOrders.cancel',
     send: (broker, orderId) => broker.globalStocks.cancel(orderId),
   });
@@ -432,10 +443,12 @@ function registerKillSwitchRoutes(app: FastifyInstance, deps: TradeDeps): void {
     {
       tags: aTags,
       operationId: 'setKillSwitch',
-      summary: 'Activate or deactivate the kill switch',
+      summary:
+        'Activate (any trade or admin key) or deactivate (a key with the admin scope: the admin key or a supervisor) the kill switch',
       response: KILL_SWITCH,
-      errors: CANCEL_ERRORS,
+      errors: [403, 409, 503],
       body: KILL_SWITCH_REQUEST,
+      scopes: ['trade', 'admin'],
     },
     async ({ request, broker, desk, keyId }) => {
       const { status } = request.body as { status: KillSwitchStatus };
@@ -444,6 +457,20 @@ function registerKillSwitchRoutes(app: FastifyInstance, deps: TradeDeps): void {
         keyId,
         request: { status },
         summary: {},
+        // Any trade key may stop trading; only a key with the admin scope (the admin key, or a
+        // supervisor: trade + admin) may restart it, so a desk's stop cannot be undone by the key
+        // (or the strategy) it was meant to stop. A refused attempt is audited like any refused
+        // request.
+        authorize: async () => {
+          const admin = (request.apiKey?.scopes ?? []).includes('admin');
+          if (status === 'DEACTIVATE' && !admin) {
+            throw new TradingGatewayError(
+              'FORBIDDEN',
+              'lifting the kill switch needs a key with the admin scope (the admin key or a supervisor); any trade key may activate it',
+              { field: 'status' },
+            );
+          }
+        },
         send: () => broker.funds.setKillSwitch(status),
       });
       desk.checks.noteKillSwitch(status === 'ACTIVATE');
@@ -501,14 +528,17 @@ function registerRiskRoutes(app: FastifyInstance, deps: TradeDeps, audit: AuditL
     {
       tags: aTags,
       operationId: 'listOrderAudit',
-      summary: 'The order audit trail (newest first)',
+      summary: "The order audit trail (newest first): the key's own rows (a supervisor's: every key's)",
       response: AUDIT_ROWS,
       errors: AUDIT_ERRORS,
       querystring: AUDIT_QUERY,
     },
-    async ({ request }) => {
+    async ({ request, caller }) => {
       const q = request.query as { correlationId?: string; limit: number };
-      return { rows: audit ? await audit.list({ correlationId: q.correlationId, limit: q.limit }) : [] };
+      const keyId = caller.supervisor ? undefined : caller.keyId;
+      return {
+        rows: audit ? await audit.list({ correlationId: q.correlationId, keyId, limit: q.limit }) : [],
+      };
     },
   );
 }

@@ -39,6 +39,13 @@ export interface LastAudit {
   response: unknown;
 }
 
+export interface CorrelationHistory {
+  /** The newest row of the asking key, if it has one. */
+  last: LastAudit | undefined;
+  /** Another key has sent an order with this correlationId. */
+  otherKeys: boolean;
+}
+
 const AUDIT_TABLE = SERVICE_TABLES.orderAudit.name;
 const COLUMNS = SERVICE_TABLES.orderAudit.columns;
 
@@ -93,14 +100,36 @@ export class AuditLog {
     }
   }
 
-  /** The newest audit row of a correlationId, to answer a retried request without placing twice. */
-  async last(correlationId: string): Promise<LastAudit | undefined> {
-    let rows: { phase: string; outcome: string; action: string; order_id: string; response_json: string }[];
+  /**
+   * What the audit trail knows of a correlationId for one key: that key's newest row (to answer a
+   * retried request without placing twice) and whether another key has sent an order with it.
+   * Correlation ids are scoped per key: a row of another key is never answered as this key's, and
+   * only rows that reached the service (phase `request`) claim an id, so a refused attempt of one
+   * key does not block another. Rows without a key (none are written so) claim nothing.
+   */
+  async history(correlationId: string, keyId: string): Promise<CorrelationHistory> {
+    let rows: {
+      own: string;
+      others: string;
+      last_phase: string;
+      last_outcome: string;
+      last_action: string;
+      last_order_id: string;
+      last_response: string;
+    }[];
     try {
       rows = await this.#store.rows(
-        `SELECT toString(phase) AS phase, outcome, action, order_id, response_json FROM ${AUDIT_TABLE}
-         WHERE correlation_id = {cid:String} ORDER BY at DESC, phase DESC LIMIT 1`,
-        { cid: correlationId },
+        // Aliases differ from the column names: ClickHouse lets an alias shadow a column in the
+        // other expressions of the same SELECT.
+        `SELECT countIf(key_id = {key:String}) AS own,
+           countIf(phase = 'request' AND key_id NOT IN ('', {key:String})) AS others,
+           argMaxIf(toString(phase), (at, toUInt8(phase)), key_id = {key:String}) AS last_phase,
+           argMaxIf(outcome, (at, toUInt8(phase)), key_id = {key:String}) AS last_outcome,
+           argMaxIf(action, (at, toUInt8(phase)), key_id = {key:String}) AS last_action,
+           argMaxIf(order_id, (at, toUInt8(phase)), key_id = {key:String}) AS last_order_id,
+           argMaxIf(response_json, (at, toUInt8(phase)), key_id = {key:String}) AS last_response
+         FROM ${AUDIT_TABLE} WHERE correlation_id = {cid:String}`,
+        { cid: correlationId, key: keyId },
       );
     } catch (error) {
       throw new TradingGatewayError(
@@ -113,25 +142,60 @@ export class AuditLog {
       );
     }
     const r = rows[0];
-    if (!r) return undefined;
+    const otherKeys = Number(r?.others ?? 0) > 0;
+    if (!r || Number(r.own) === 0) return { last: undefined, otherKeys };
     return {
-      phase: r.phase === 'request' ? 'request' : 'outcome',
-      outcome: r.outcome as AuditOutcome,
-      action: r.action,
-      orderId: r.order_id,
-      response: r.response_json === '' ? undefined : JSON.parse(r.response_json),
+      otherKeys,
+      last: {
+        phase: r.last_phase === 'request' ? 'request' : 'outcome',
+        outcome: r.last_outcome as AuditOutcome,
+        action: r.last_action,
+        orderId: r.last_order_id,
+        response: r.last_response === '' ? undefined : JSON.parse(r.last_response),
+      },
     };
   }
 
-  async list(filter: { correlationId?: string; limit: number }): Promise<Record<string, unknown>[]> {
+  /** The keys that sent an order with this correlationId (phase `request` rows). */
+  async keysOf(correlationId: string): Promise<string[]> {
+    try {
+      const rows = await this.#store.rows<{ key_id: string }>(
+        `SELECT DISTINCT key_id FROM ${AUDIT_TABLE}
+         WHERE correlation_id = {cid:String} AND phase = 'request' AND key_id != ''`,
+        { cid: correlationId },
+      );
+      return rows.map((r) => r.key_id);
+    } catch (error) {
+      throw new TradingGatewayError('AUDIT_UNAVAILABLE', 'the order audit cannot be read right now', {
+        cause: error,
+        retryable: true,
+      });
+    }
+  }
+
+  /**
+   * The newest rows, of one key (`keyId`) or of every key (undefined: a supervisor's view). A key
+   * reads its own trail only: another key's rows hold its orders, sizes and correlation ids.
+   */
+  async list(filter: {
+    correlationId?: string | undefined;
+    keyId: string | undefined;
+    limit: number;
+  }): Promise<Record<string, unknown>[]> {
     return this.#store.rows(
       `SELECT toString(at) AS at, request_id, toString(phase) AS phase, key_id, action, correlation_id, order_id,
          security_id, exchange_segment, transaction_type, quantity, price, outcome, http_status, order_status,
          error_code, error_message, latency_ms
        FROM ${AUDIT_TABLE}
-       WHERE {cid:String} = '' OR correlation_id = {cid:String}
+       WHERE ({cid:String} = '' OR correlation_id = {cid:String})
+         AND ({all:UInt8} = 1 OR key_id = {key:String})
        ORDER BY at DESC, phase DESC LIMIT {limit:UInt32}`,
-      { cid: filter.correlationId ?? '', limit: filter.limit },
+      {
+        cid: filter.correlationId ?? '',
+        all: filter.keyId === undefined ? 1 : 0,
+        key: filter.keyId ?? '',
+        limit: filter.limit,
+      },
     );
   }
 }

@@ -59,6 +59,17 @@ export function fromBrokerError(error: unknown): TradingGatewayError | undefined
           upstream,
           cause: error,
         });
+      // A 403 with the service's order error (DH-906, Order_Error) is a refusal by the account's
+      // state, not a failed login: the kill switch turned on after our last read of it (a race the
+      // cached state cannot close), or a call from an address the account does not allow. The
+      // caller is told it was refused, with the service's code, never a 502 that reads as "retry".
+      if (status === 403 && isOrderRefusal(error)) {
+        return new TradingGatewayError('UPSTREAM_REJECTED', error.errorMessage ?? message, {
+          status: 409,
+          upstream,
+          cause: error,
+        });
+      }
       // 401/403 from the service mean our token or account is wrong: the caller cannot fix that.
       if (status === 401 || status === 403 || status >= 500) {
         return new TradingGatewayError('UPSTREAM_UNAVAILABLE', message, {
@@ -74,4 +85,12 @@ export function fromBrokerError(error: unknown): TradingGatewayError | undefined
       });
     }
   }
+}
+
+/** The service's order refusal (DH-906 / Order_Error), as opposed to an authentication failure. */
+export function isOrderRefusal(error: {
+  errorCode?: string | undefined;
+  errorType?: string | undefined;
+}): boolean {
+  return error.errorCode === 'DH-906' || error.errorType === 'Order_Error';
 }

@@ -8,14 +8,21 @@
  * placed again); refused or rejected -> nothing was placed, so it is placed now; unknown outcome
  * (lost answer, crash between the audit rows) -> the service is asked by correlationId where it
  * can be (regular orders), and if it cannot, the request is refused rather than risk a double.
+ *
+ * Correlation ids are scoped per key. A key's retry is answered from that key's own rows only; an
+ * id another key has already sent to the service is refused (409 CORRELATION_ID_CONFLICT) rather
+ * than placed again, because the service (and a lookup by correlationId after a lost answer)
+ * knows one order per id on the account: placing it a second time would make that lookup answer
+ * one key with the other's order. Within this process the same holds for requests in flight.
  */
 import { randomBytes } from 'node:crypto';
 import { isBrokerApiError } from '@feedpipe/broker-api';
-import { isHttpError } from '@feedpipe/service-http';
+import { type HttpError, isHttpError } from '@feedpipe/service-http';
 import { TradingGatewayError } from '../errors.js';
 import type { GatewayMetrics } from '../metrics.js';
 import type { AuditLog, AuditOutcome } from './audit-log.js';
-import { toGatewayError } from './broker-errors.js';
+import { isOrderRefusal, toGatewayError } from './broker-errors.js';
+import type { OrderOwners } from './ownership.js';
 import type { OrderFacts, PreTradeChecks } from './pre-trade.js';
 
 export interface OrderSummary {
@@ -39,8 +46,14 @@ export interface OrderRequest<T> {
     correlationId: string | undefined;
     lookup?: (correlationId: string) => Promise<unknown | undefined>;
   };
-  /** Pre-trade checks of every order in the request. */
-  checks?: OrderFacts[];
+  /**
+   * Pre-trade checks of every order in the request; a function when the facts must be read first
+   * (a modification: the order's resulting state needs the current order). A failure of the
+   * function (the order cannot be read) refuses the request like a failed check.
+   */
+  checks?: OrderFacts[] | (() => Promise<OrderFacts[]>);
+  /** Runs before the checks, refusing the request when it throws (an order of another key). */
+  authorize?: () => Promise<void>;
   /** Refuse while the kill switch is active (not for cancels, which reduce risk). */
   killSwitch?: boolean;
   send(correlationId: string): Promise<T>;
@@ -71,18 +84,31 @@ export class OrderDesk {
   readonly #checks: PreTradeChecks;
   readonly #metrics: Pick<GatewayMetrics, 'orders'>;
   readonly #now: () => number;
-  readonly #inflight = new Map<string, Promise<OrderResult>>();
+  readonly #owners: OrderOwners;
+  /** correlationId -> the placement in flight, and the key that sent it. */
+  readonly #inflight = new Map<string, { keyId: string; promise: Promise<OrderResult> }>();
 
   constructor(
     audit: AuditLog,
     checks: PreTradeChecks,
+    owners: OrderOwners,
     metrics: Pick<GatewayMetrics, 'orders'>,
     now: () => number = Date.now,
   ) {
     this.#audit = audit;
     this.#checks = checks;
+    this.#owners = owners;
     this.#metrics = metrics;
     this.#now = now;
+  }
+
+  get owners(): OrderOwners {
+    return this.#owners;
+  }
+
+  /** The keys that sent an order with this correlationId (its owner, since ids are per key). */
+  keysOfCorrelation(correlationId: string): Promise<string[]> {
+    return this.#audit.keysOf(correlationId);
   }
 
   get checks(): PreTradeChecks {
@@ -94,11 +120,12 @@ export class OrderDesk {
     const correlationId = req.placement.correlationId ?? newCorrelationId();
     const pending = this.#inflight.get(correlationId);
     if (pending) {
-      const earlier = await pending;
+      if (pending.keyId !== req.keyId) throw conflict(correlationId);
+      const earlier = await pending.promise;
       return { body: earlier.body, replayed: true };
     }
     const promise = this.#placeOnce(req, correlationId);
-    this.#inflight.set(correlationId, promise);
+    this.#inflight.set(correlationId, { keyId: req.keyId, promise });
     try {
       return await promise;
     } finally {
@@ -107,7 +134,12 @@ export class OrderDesk {
   }
 
   async #placeOnce<T>(req: OrderRequest<T>, correlationId: string): Promise<OrderResult> {
-    const last = await this.#audit.last(correlationId);
+    const { last, otherKeys } = await this.#audit.history(correlationId, req.keyId);
+    if (otherKeys) {
+      // Not audited under this id: a row of this key would make the id look like its own.
+      this.#metrics.orders.inc({ action: req.action, outcome: 'refused' });
+      throw conflict(correlationId);
+    }
     if (last && last.action !== req.action) {
       throw new TradingGatewayError(
         'BAD_REQUEST',
@@ -165,6 +197,7 @@ export class OrderDesk {
       response: body,
     });
     this.#metrics.orders.inc({ action: req.action, outcome: 'replayed' });
+    this.#owners.note(String(body.orderId ?? body.alertId ?? ''), req.keyId);
     return { body, replayed: true };
   }
 
@@ -189,8 +222,10 @@ export class OrderDesk {
     const base = this.#base(req, requestId, correlationId);
     const started = this.#now();
     try {
+      if (req.authorize) await req.authorize();
       if (req.killSwitch) await this.#checks.assertKillSwitchOff();
-      for (const facts of req.checks ?? []) await this.#checks.check(facts);
+      const checks = typeof req.checks === 'function' ? await req.checks() : (req.checks ?? []);
+      for (const facts of checks) await this.#checks.check(facts);
     } catch (error) {
       const mapped = toGatewayError(error);
       await this.#audit
@@ -211,7 +246,7 @@ export class OrderDesk {
     try {
       answer = await req.send(correlationId);
     } catch (error) {
-      const mapped = toGatewayError(error);
+      const mapped = await this.#refusalOf(req, error);
       const outcome = isHttpError(error) ? 'rejected' : outcomeOf(error);
       await this.#audit
         .write({
@@ -246,6 +281,40 @@ export class OrderDesk {
       })
       .catch(() => undefined);
     this.#metrics.orders.inc({ action: req.action, outcome: 'accepted' });
+    if (req.placement) this.#owners.note(String(body.orderId ?? body.alertId ?? ''), req.keyId);
     return { body, replayed: false };
   }
+
+  /**
+   * The answer to a failed call. An order refused by the account's state while our cached
+   * kill-switch state said "off" (it was turned on since, by another key or the service's
+   * console) reads the switch again: if it is on, the answer is the gateway's own 409
+   * KILL_SWITCH_ACTIVE with the service's refusal kept under `upstream`, and the next orders are
+   * refused before reaching the service.
+   */
+  async #refusalOf(req: OrderRequest<unknown>, error: unknown): Promise<HttpError<string>> {
+    const mapped = toGatewayError(error);
+    if (!req.killSwitch || !isBrokerApiError(error) || error.status !== 403 || !isOrderRefusal(error))
+      return mapped;
+    let active: boolean;
+    try {
+      active = await this.#checks.killSwitchActive({ fresh: true });
+    } catch {
+      return mapped;
+    }
+    if (!active) return mapped;
+    return new TradingGatewayError(
+      'KILL_SWITCH_ACTIVE',
+      'the kill switch is active: the service refused the order; trading is disabled until it is deactivated',
+      { ...(mapped.upstream ? { upstream: mapped.upstream } : {}), cause: error },
+    );
+  }
+}
+
+function conflict(correlationId: string): TradingGatewayError {
+  return new TradingGatewayError(
+    'CORRELATION_ID_CONFLICT',
+    `correlationId ${correlationId} was already sent by another key; use a correlationId of your own`,
+    { field: 'correlationId' },
+  );
 }

@@ -1,5 +1,6 @@
 /** Regular, super and forever orders through the typed client, with checks, idempotence and audit. */
 import type {
+  BrokerClient,
   LegName,
   ModifyForeverOrderRequest,
   ModifyOrderRequest,
@@ -19,6 +20,7 @@ import {
   PLACE_ORDER,
   PLACE_SUPER_ORDER,
 } from './order-schemas.js';
+import { notYours } from './ownership.js';
 import {
   CANCEL_LEG,
   FOREVER_ORDER_LIST,
@@ -28,11 +30,21 @@ import {
   SUPER_ORDER_LIST,
 } from './response-schemas.js';
 import {
-  CANCEL_ERRORS,
+  type CurrentForeverOrder,
+  type CurrentOrder,
+  resultingForeverOrder,
+  resultingOrder,
+  resultingSuperOrder,
+} from './resulting-order.js';
+import {
+  CANCEL_ONE_ERRORS,
   cancelOrderRoute,
+  listOrdersRoute,
+  MODIFY_ERRORS,
   modifyOrderRoute,
   PLACE_ERRORS,
-  READ_ERRORS,
+  READ_ONE_ERRORS,
+  readOrderRoute,
   type TradeDeps,
   tradeRoute,
 } from './trade-route.js';
@@ -90,35 +102,25 @@ function registerPlainOrderRoutes(app: FastifyInstance, deps: TradeDeps): void {
     },
   );
 
-  tradeRoute(
+  listOrdersRoute(
     app,
     deps,
-    'GET',
     '/v1/orders',
     {
       tags,
       operationId: 'listOrders',
-      summary: "The day's order book",
+      summary: "The day's order book: the key's own orders (a supervisor's: every order)",
       response: ORDER_LIST,
-      errors: READ_ERRORS,
     },
-    ({ broker }) => broker.orders.list(),
+    (broker) => broker.orders.list(),
   );
 
-  tradeRoute(
+  readOrderRoute(
     app,
     deps,
-    'GET',
     '/v1/orders/:orderId',
-    {
-      tags,
-      operationId: 'getOrder',
-      summary: 'One order by id',
-      response: ORDER,
-      errors: READ_ERRORS,
-      params: ORDER_ID_PARAMS,
-    },
-    ({ request, broker }) => broker.orders.byId((request.params as IdParams).orderId),
+    { tags, operationId: 'getOrder', summary: 'One order of the key by id', response: ORDER },
+    (broker, orderId) => broker.orders.byId(orderId),
   );
 
   tradeRoute(
@@ -129,24 +131,32 @@ function registerPlainOrderRoutes(app: FastifyInstance, deps: TradeDeps): void {
     {
       tags,
       operationId: 'getOrderByCorrelationId',
-      summary: 'One order by correlation id',
+      summary: 'One order of the key by its correlation id',
       response: ORDER,
-      errors: READ_ERRORS,
+      errors: READ_ONE_ERRORS,
       params: { type: 'object', properties: { correlationId: CORRELATION_ID }, required: ['correlationId'] },
     },
-    ({ request, broker }) =>
-      broker.orders.byCorrelationId((request.params as { correlationId: string }).correlationId),
+    async ({ request, broker, desk, caller }) => {
+      const { correlationId } = request.params as { correlationId: string };
+      // A correlation id is the key's own when the key sent an order with it (ids are per key).
+      if (!caller.supervisor && !(await desk.keysOfCorrelation(correlationId)).includes(caller.keyId))
+        throw notYours(correlationId);
+      return broker.orders.byCorrelationId(correlationId);
+    },
   );
 
-  modifyOrderRoute<ModifyOrderRequest>(app, deps, {
+  modifyOrderRoute<ModifyOrderRequest, CurrentOrder>(app, deps, {
     url: '/v1/orders/:orderId',
     tags,
     operationId: 'modifyOrder',
-    summary: 'Modify an order (one of its 25 modifications)',
+    summary:
+      "Modify an order of the key (one of its 25 modifications); checked against the order's resulting quantity and price",
     response: ORDER_ACK,
-    errors: PLACE_ERRORS,
+    errors: MODIFY_ERRORS,
     body: MODIFY_ORDER,
     action: 'orders.modify',
+    read: (broker, orderId) => broker.orders.byId(orderId),
+    resulting: (current, body) => [resultingOrder(current, body)],
     send: (broker, orderId, body) => broker.orders.modify(orderId, body),
   });
 
@@ -154,9 +164,9 @@ function registerPlainOrderRoutes(app: FastifyInstance, deps: TradeDeps): void {
     url: '/v1/orders/:orderId',
     tags,
     operationId: 'cancelOrder',
-    summary: 'Cancel an order',
+    summary: 'Cancel an order of the key',
     response: ORDER_ACK,
-    errors: CANCEL_ERRORS,
+    errors: CANCEL_ONE_ERRORS,
     action: 'orders.cancel',
     send: (broker, orderId) => broker.orders.cancel(orderId),
   });
@@ -193,50 +203,33 @@ function registerSuperOrderRoutes(app: FastifyInstance, deps: TradeDeps): void {
     },
   );
 
-  tradeRoute(
+  listOrdersRoute(
     app,
     deps,
-    'GET',
     '/v1/super-orders',
     {
       tags: superTags,
       operationId: 'listSuperOrders',
-      summary: 'Super orders of the day',
+      summary: "Super orders of the day: the key's own (a supervisor's: all)",
       response: SUPER_ORDER_LIST,
-      errors: READ_ERRORS,
     },
-    ({ broker }) => broker.superOrders.list(),
+    (broker) => broker.superOrders.list(),
   );
 
-  tradeRoute(
-    app,
-    deps,
-    'PUT',
-    '/v1/super-orders/:orderId',
-    {
-      tags: superTags,
-      operationId: 'modifySuperOrder',
-      summary: 'Modify one leg of a super order',
-      response: ORDER_ACK,
-      errors: PLACE_ERRORS,
-      params: ORDER_ID_PARAMS,
-      body: MODIFY_SUPER_ORDER,
-    },
-    ({ request, broker, desk, keyId }) => {
-      const { orderId } = request.params as IdParams;
-      const body = request.body as ModifySuperOrderRequest;
-      return desk.execute({
-        action: 'superOrders.modify',
-        keyId,
-        request: body,
-        summary: { ...body, orderId },
-        checks:
-          body.quantity !== undefined && body.price ? [{ quantity: body.quantity, price: body.price }] : [],
-        killSwitch: true,
-        send: () => broker.superOrders.modify(orderId, body),
-      });
-    },
-  );
+  modifyOrderRoute<ModifySuperOrderRequest, CurrentOrder>(app, deps, {
+    url: '/v1/super-orders/:orderId',
+    tags: superTags,
+    operationId: 'modifySuperOrder',
+    summary:
+      "Modify one leg of a super order of the key; checked against the order's resulting quantity and prices (entry, target, stop-loss)",
+    response: ORDER_ACK,
+    errors: MODIFY_ERRORS,
+    body: MODIFY_SUPER_ORDER,
+    action: 'superOrders.modify',
+    read: readSuperOrder,
+    resulting: resultingSuperOrder,
+    send: (broker, orderId, body) => broker.superOrders.modify(orderId, body),
+  });
 
   tradeRoute(
     app,
@@ -246,18 +239,19 @@ function registerSuperOrderRoutes(app: FastifyInstance, deps: TradeDeps): void {
     {
       tags: superTags,
       operationId: 'cancelSuperOrderLeg',
-      summary: 'Cancel one leg of a super order (ENTRY_LEG cancels the whole order)',
+      summary: 'Cancel one leg of a super order of the key (ENTRY_LEG cancels the whole order)',
       response: CANCEL_LEG,
-      errors: CANCEL_ERRORS,
+      errors: CANCEL_ONE_ERRORS,
       params: LEG_PARAMS,
     },
-    ({ request, broker, desk, keyId }) => {
+    ({ request, broker, desk, keyId, caller }) => {
       const { orderId, leg } = request.params as IdParams & { leg: LegName };
       return desk.execute({
         action: 'superOrders.cancel',
         keyId,
         request: { orderId, leg },
         summary: { orderId },
+        authorize: () => desk.owners.assertMayAct(caller, orderId),
         send: () => broker.superOrders.cancelLeg(orderId, leg),
       });
     },
@@ -299,30 +293,31 @@ function registerForeverOrderRoutes(app: FastifyInstance, deps: TradeDeps): void
     },
   );
 
-  tradeRoute(
+  listOrdersRoute(
     app,
     deps,
-    'GET',
     '/v1/forever-orders',
     {
       tags: foreverTags,
       operationId: 'listForeverOrders',
-      summary: 'All forever orders',
+      summary: "Forever orders: the key's own (a supervisor's: all)",
       response: FOREVER_ORDER_LIST,
-      errors: READ_ERRORS,
     },
-    ({ broker }) => broker.foreverOrders.list(),
+    (broker) => broker.foreverOrders.list(),
   );
 
-  modifyOrderRoute<ModifyForeverOrderRequest>(app, deps, {
+  modifyOrderRoute<ModifyForeverOrderRequest, CurrentForeverOrder>(app, deps, {
     url: '/v1/forever-orders/:orderId',
     tags: foreverTags,
     operationId: 'modifyForeverOrder',
-    summary: 'Modify a forever order',
+    summary:
+      'Modify a forever order of the key; checked against the resulting quantity and price of each leg',
     response: ORDER_ACK,
-    errors: PLACE_ERRORS,
+    errors: MODIFY_ERRORS,
     body: MODIFY_FOREVER_ORDER,
     action: 'foreverOrders.modify',
+    read: readForeverOrder,
+    resulting: resultingForeverOrder,
     send: (broker, orderId, body) => broker.foreverOrders.modify(orderId, body),
   });
 
@@ -330,10 +325,33 @@ function registerForeverOrderRoutes(app: FastifyInstance, deps: TradeDeps): void
     url: '/v1/forever-orders/:orderId',
     tags: foreverTags,
     operationId: 'cancelForeverOrder',
-    summary: 'Cancel a forever order',
+    summary: 'Cancel a forever order of the key',
     response: ORDER_ACK,
-    errors: CANCEL_ERRORS,
+    errors: CANCEL_ONE_ERRORS,
     action: 'foreverOrders.cancel',
     send: (broker, orderId) => broker.foreverOrders.cancel(orderId),
   });
+}
+
+/** A super order has no read by id at the service: it is found in the day's list. */
+async function readSuperOrder(broker: BrokerClient, orderId: string): Promise<CurrentOrder> {
+  const found = (await broker.superOrders.list()).find((o) => o.orderId === orderId);
+  if (!found) throw notYours(orderId);
+  return found;
+}
+
+/** A forever order is found in the list too; its record's fields are not typed by the spec. */
+async function readForeverOrder(broker: BrokerClient, orderId: string): Promise<CurrentForeverOrder> {
+  const found = (await broker.foreverOrders.list()).find((o) => o.orderId === orderId);
+  if (!found) throw notYours(orderId);
+  const num = (v: unknown): number => (typeof v === 'number' && Number.isFinite(v) ? v : 0);
+  return {
+    securityId: String(found.securityId ?? ''),
+    orderType: typeof found.orderType === 'string' ? found.orderType : undefined,
+    orderFlag: typeof found.orderFlag === 'string' ? found.orderFlag : undefined,
+    quantity: num(found.quantity),
+    price: num(found.price),
+    quantity1: num(found.quantity1),
+    price1: num(found.price1),
+  };
 }

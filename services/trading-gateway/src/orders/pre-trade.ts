@@ -18,6 +18,8 @@ export interface OrderFacts {
   amount?: number | undefined;
   /** Field name prefix in messages, e.g. `orders[1].` for a conditional order's legs. */
   path?: string;
+  /** The field named when the notional is over the limit. Default `quantity`. */
+  notionalField?: string;
 }
 
 function refuse(field: string, message: string): never {
@@ -68,7 +70,7 @@ export class PreTradeChecks {
     }
     if (notional !== undefined && notional > this.#limits.maxNotional) {
       refuse(
-        `${p}quantity`,
+        `${p}${order.notionalField ?? 'quantity'}`,
         `notional ${notional.toFixed(2)} is above the limit of ${this.#limits.maxNotional} per order`,
       );
     }
@@ -83,9 +85,10 @@ export class PreTradeChecks {
     }
   }
 
-  async killSwitchActive(): Promise<boolean> {
+  /** The kill-switch state: cached for `killSwitchCacheMs`, or read now with `fresh`. */
+  async killSwitchActive(options: { fresh?: boolean } = {}): Promise<boolean> {
     const now = this.#now();
-    if (this.#killSwitch && this.#killSwitch.until > now) return this.#killSwitch.active;
+    if (!options.fresh && this.#killSwitch && this.#killSwitch.until > now) return this.#killSwitch.active;
     const state = await this.#broker.funds.killSwitch();
     this.noteKillSwitch(state.killSwitchStatus === 'ACTIVATE');
     return state.killSwitchStatus === 'ACTIVATE';

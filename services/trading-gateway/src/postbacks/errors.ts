@@ -25,6 +25,8 @@ export type PostbackErrorCode =
   | 'POSTBACK_PERSIST_FAILED'
   /** The stream has as many clients as it allows (503). */
   | 'STREAM_FULL'
+  /** The key already holds as many streams as one key may (429): its share, so others keep theirs. */
+  | 'STREAM_KEY_FULL'
   /** A stream or history filter is invalid (400). */
   | 'STREAM_BAD_FILTER'
   /** Reconciliation could not read the order book or the table. */

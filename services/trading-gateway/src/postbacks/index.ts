@@ -26,4 +26,5 @@ export type { RefusalCounters } from './receiver-routes.js';
 export { type ReconcileResult, rebuildOrder, rebuildUsOrder, reconcileOrders } from './reconcile.js';
 export { SECRET_HEADER, SIGNATURE_HEADER, signBody } from './source-guard.js';
 export type { UpdateFilter } from './update-hub.js';
+export type { OrderVisibility } from './visibility.js';
 export { type WalStats, WriteAheadLog } from './wal.js';

@@ -5,6 +5,7 @@ import type { Store } from '@feedpipe/store';
 import type { Registry } from 'prom-client';
 import { configError } from './errors.js';
 import { parseAllowlist } from './source-guard.js';
+import type { OrderVisibility } from './visibility.js';
 
 export interface PostbackReceiverOptions {
   /** Where the order-events table lives (migration 005 applied). Required. */
@@ -56,6 +57,11 @@ export interface PostbackReceiverOptions {
   dedupCapacity?: number;
   /** Live stream clients at once. Default 100. */
   maxStreamClients?: number;
+  /**
+   * Live stream clients of one API key at once (at most `maxStreamClients`); past it the key gets
+   * 429 STREAM_KEY_FULL while other keys still connect. Default 10.
+   */
+  maxStreamClientsPerKey?: number;
   /** Bytes a stream client may lag behind before it is dropped. Default 1 MiB. */
   streamBufferBytes?: number;
   /** Largest postback body (at most 512 KiB, under Kafka's message limit). Default 64 KiB. */
@@ -66,6 +72,11 @@ export interface PostbackReceiverOptions {
   reconcileIntervalMs?: number;
   /** Kafka client id. Default 'trading-gateway-postbacks'. */
   kafkaClientId?: string;
+  /**
+   * Which orders' updates each request may see (the gateway's ownership: a key its own orders).
+   * Default: every request sees every update.
+   */
+  visibility?: OrderVisibility;
 }
 
 export interface ResolvedReceiverOptions {
@@ -89,11 +100,13 @@ export interface ResolvedReceiverOptions {
   readonly retryMaxMs: number;
   readonly dedupCapacity: number;
   readonly maxStreamClients: number;
+  readonly maxStreamClientsPerKey: number;
   readonly streamBufferBytes: number;
   readonly bodyLimit: number;
   readonly broker: BrokerClient | undefined;
   readonly reconcileIntervalMs: number;
   readonly kafkaClientId: string;
+  readonly visibility: OrderVisibility | undefined;
 }
 
 const DEFAULTS = {
@@ -111,6 +124,7 @@ const DEFAULTS = {
   retryMaxMs: 5_000,
   dedupCapacity: 100_000,
   maxStreamClients: 100,
+  maxStreamClientsPerKey: 10,
   streamBufferBytes: 1024 * 1024,
   bodyLimit: 64 * 1024,
   reconcileIntervalMs: 0,
@@ -125,6 +139,7 @@ const KEYS = [
   'allowlist',
   'broker',
   'registry',
+  'visibility',
   ...Object.keys(DEFAULTS),
 ];
 const INT_KEYS = [
@@ -138,6 +153,7 @@ const INT_KEYS = [
   'retryMaxMs',
   'dedupCapacity',
   'maxStreamClients',
+  'maxStreamClientsPerKey',
   'streamBufferBytes',
   'bodyLimit',
   'reconcileIntervalMs',
@@ -180,6 +196,11 @@ export function resolveReceiverOptions(options: PostbackReceiverOptions): Resolv
   }
   if (ints.bodyLimit > MAX_BODY_LIMIT) throw configError(`bodyLimit must be at most ${MAX_BODY_LIMIT}`);
   if (ints.maxBodyDepth > 1_000) throw configError('maxBodyDepth must be at most 1000');
+  // The default share follows a smaller total; a share asked for beyond the total is a mistake.
+  if (options.maxStreamClientsPerKey === undefined)
+    ints.maxStreamClientsPerKey = Math.min(ints.maxStreamClientsPerKey, ints.maxStreamClients);
+  else if (ints.maxStreamClientsPerKey > ints.maxStreamClients)
+    throw configError('maxStreamClientsPerKey must be at most maxStreamClients');
   if (ints.walMaxBytes < ints.bodyLimit * 2) throw configError('walMaxBytes must be at least 2 x bodyLimit');
   if (typeof options.walDir !== 'string' || options.walDir.trim() === '') {
     throw configError('walDir is required (a directory of its own on a persistent disk)');
@@ -220,6 +241,7 @@ export function resolveReceiverOptions(options: PostbackReceiverOptions): Resolv
     table,
     broker: options.broker,
     kafkaClientId,
+    visibility: options.visibility,
     ...ints,
   };
 }

@@ -115,7 +115,7 @@ export async function createPostbackReceiver(input: PostbackReceiverOptions): Pr
     clientId: options.kafkaClientId,
     partitions: options.topicPartitions,
   });
-  const hub = new UpdateHub(options.maxStreamClients);
+  const hub = new UpdateHub(options.maxStreamClients, options.maxStreamClientsPerKey);
   const pipeline = new OrderEventPipeline(options, seen, wal, {
     prepare: (event, seq) => ({
       event,

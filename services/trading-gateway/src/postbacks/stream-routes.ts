@@ -5,16 +5,20 @@
  * from closing it. `GET /order-updates` reads the recorded history with the same filters, per
  * order in transition order. `POST /order-updates/reconcile` runs reconciliation now.
  * A client that falls `streamBufferBytes` behind is disconnected instead of buffered without end.
+ * One key holds at most `maxStreamClientsPerKey` of the `maxStreamClients` streams (429
+ * STREAM_KEY_FULL past it), so a key cannot lock the others out of live updates. With
+ * `visibility` (the gateway), a key's stream and history hold its own orders' updates only.
  */
 import { asIsSerializer, routeDoc } from '@feedpipe/service-http';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { PostbackError } from './errors.js';
 import { readOrderEvents } from './events-table.js';
 import { installErrorHandler } from './http-errors.js';
 import type { ResolvedReceiverOptions } from './options.js';
-import { toWire } from './order-event.js';
+import { type OrderEvent, toWire } from './order-event.js';
 import type { ReconcileResult } from './reconcile.js';
 import type { UpdateFilter, UpdateHub } from './update-hub.js';
+import { ownOrdersOnly, visibleEvents } from './visibility.js';
 
 const HEARTBEAT_MS = 15_000;
 /** Order updates are the desk's business: the gateway's `trade` scope reads and reconciles them. */
@@ -98,44 +102,10 @@ export function registerStreamRoutes(
               content: { 'text/event-stream': { schema: { type: 'string' } } },
             },
           },
-          errors: [503],
+          errors: [429, 503],
         }),
       },
-      (request, reply) => {
-        const filter = request.query as UpdateFilter;
-        const raw = reply.raw;
-        let heartbeat: ReturnType<typeof setInterval> | undefined;
-        const end = () => {
-          if (heartbeat) clearInterval(heartbeat);
-          raw.end();
-        };
-        const unsubscribe = hub.subscribe(
-          filter,
-          (event, seq) => {
-            if (raw.writableLength > options.streamBufferBytes) return false;
-            raw.write(`id: ${seq}\nevent: order\ndata: ${JSON.stringify(toWire(event, seq))}\n\n`);
-            return true;
-          },
-          end,
-        );
-        if (!unsubscribe) {
-          throw new PostbackError('STREAM_FULL', 'too many stream clients; try again later', { status: 503 });
-        }
-        reply.hijack();
-        raw.writeHead(200, {
-          'content-type': 'text/event-stream; charset=utf-8',
-          'cache-control': 'no-cache',
-          connection: 'keep-alive',
-          'x-accel-buffering': 'no',
-        });
-        raw.write(': connected\n\n');
-        heartbeat = setInterval(() => raw.write(': ping\n\n'), HEARTBEAT_MS);
-        heartbeat.unref();
-        raw.on('close', () => {
-          if (heartbeat) clearInterval(heartbeat);
-          unsubscribe();
-        });
-      },
+      streamHandler(options, hub),
     );
 
     ctx.get(
@@ -160,7 +130,11 @@ export function registerStreamRoutes(
       },
       async (request) => {
         const q = request.query as UpdateFilter & { limit?: number };
-        return { events: await readOrderEvents(options.store.internal, options.table, q) };
+        const events = await readOrderEvents(options.store.internal, options.table, q);
+        // Filtered after the limit: a key may get fewer than `limit` updates, never another key's.
+        return {
+          events: await visibleEvents(options.visibility?.restrictTo(request), options.visibility, events),
+        };
       },
     );
 
@@ -179,4 +153,65 @@ export function registerStreamRoutes(
       async () => reconcile(),
     );
   });
+}
+
+/** The SSE handler: subscribes the client (its key's share, its orders only), then hijacks the reply. */
+function streamHandler(
+  options: ResolvedReceiverOptions,
+  hub: UpdateHub,
+): (request: FastifyRequest, reply: FastifyReply) => void {
+  return (request, reply) => {
+    const filter = request.query as UpdateFilter;
+    const raw = reply.raw;
+    let heartbeat: ReturnType<typeof setInterval> | undefined;
+    const end = () => {
+      if (heartbeat) clearInterval(heartbeat);
+      raw.end();
+    };
+    const write = (event: OrderEvent, seq: number) => {
+      if (!raw.destroyed)
+        raw.write(`id: ${seq}\nevent: order\ndata: ${JSON.stringify(toWire(event, seq))}\n\n`);
+    };
+    // A key sees its own orders' updates only (a supervisor, or a receiver without keys: all).
+    const ownKey = options.visibility?.restrictTo(request);
+    const deliver =
+      ownKey === undefined || !options.visibility
+        ? (event: OrderEvent, seq: number) => {
+            write(event, seq);
+            return true;
+          }
+        : ownOrdersOnly(ownKey, options.visibility, write, (error) => raw.destroy(error as Error));
+    const unsubscribe = hub.subscribe(
+      filter,
+      (event, seq) => raw.writableLength <= options.streamBufferBytes && deliver(event, seq),
+      end,
+      request.apiKey?.keyId ?? '',
+    );
+    if (unsubscribe === 'key-full') {
+      throw new PostbackError(
+        'STREAM_KEY_FULL',
+        `this key already has ${options.maxStreamClientsPerKey} order-update streams open (the most one key may hold); close one first`,
+        { status: 429 },
+      );
+    }
+    if (unsubscribe === 'full') {
+      throw new PostbackError('STREAM_FULL', 'too many stream clients; try again later', { status: 503 });
+    }
+    reply.hijack();
+    raw.writeHead(200, {
+      'content-type': 'text/event-stream; charset=utf-8',
+      // Written past fastify's hooks (hijacked), so the gateway's nosniff header is set here.
+      'x-content-type-options': 'nosniff',
+      'cache-control': 'no-cache',
+      connection: 'keep-alive',
+      'x-accel-buffering': 'no',
+    });
+    raw.write(': connected\n\n');
+    heartbeat = setInterval(() => raw.write(': ping\n\n'), HEARTBEAT_MS);
+    heartbeat.unref();
+    raw.on('close', () => {
+      if (heartbeat) clearInterval(heartbeat);
+      unsubscribe();
+    });
+  };
 }

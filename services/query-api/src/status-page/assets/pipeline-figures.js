@@ -55,7 +55,10 @@ function renderLoader(loader) {
   $('loader').textContent = `${pct}%`;
   $('loader-detail').textContent =
     `${fmt(loader.done)} of ${fmt(loader.total)} units, ${loader.rate?.toFixed?.(2) ?? '–'} req/s, ` +
-    `budget left today ${fmt(loader.budgetLeft)}${loader.etaSeconds ? `, ETA ${Math.round(loader.etaSeconds)} s` : ''}`;
+    `budget left today ${fmt(loader.budgetLeft)}${loader.etaSeconds ? `, ETA ${Math.round(loader.etaSeconds)} s` : ''}` +
+    (loader.nextRunAt
+      ? `, next run ${new Date(loader.nextRunAt).toISOString().slice(0, 16).replace('T', ' ')} UTC`
+      : '');
 }
 
 /** A renderer that remembers the previous packet count, for a rate when the API sends none. */
