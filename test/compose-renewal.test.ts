@@ -6,8 +6,10 @@
  * simulator with 60-second tokens and one token per account (a new token ends the previous one, as
  * the service does). Over three renewals the three processes share one renewal through the one
  * directory compose mounts at SVC_TOKEN_SHARE_DIR: after each, the ingestor's 5 connections are open
- * and receiving, the gateway answers an account call, and each loader run (restarted when it ends,
- * as its scheduler would) finishes; no secret or token appears in their output.
+ * and receiving, the gateway answers an account call and the loader (a scheduled service, as
+ * compose runs it) is up; its run at start finished, and started again after the last renewal it
+ * takes the current token from the directory and its run finishes; no secret or token appears in
+ * their output.
  *
  * What differs from a container, and only that: paths (the compose secrets are files in a scratch
  * directory, the token-share volume is a scratch directory, /app is this repository), and what
@@ -221,11 +223,12 @@ describe('compose environment with 60 s tokens', () => {
         TRADING_GATEWAY_BOOTSTRAP_KEY_NAME: 'renewal-test',
       }),
     );
-    const loaderRuns: Array<{ startedAt: number; code: number | null; output: string }> = [];
-    let loader: Child | undefined;
-    const startLoader = async (): Promise<void> => {
+    // The loader runs as a service (compose: --schedule): a run at start, then after each trading
+    // day's close. Its runs are counted by outcome on its /metrics.
+    const loaders: Array<{ child: Child; metrics: string }> = [];
+    const startLoader = async (): Promise<{ child: Child; metrics: string }> => {
       const metricsPort = String(await freePort());
-      const run = start(
+      const child = start(
         'history-loader',
         commandOf('history-loader', { '9466': metricsPort }),
         processEnv('history-loader', operator, {
@@ -234,31 +237,41 @@ describe('compose environment with 60 s tokens', () => {
           METRICS_HOST: '127.0.0.1',
         }),
       );
-      loader = run;
-      const entry = { startedAt: Date.now(), code: null as number | null, output: '' };
-      loaderRuns.push(entry);
-      entry.code = await run.exit;
-      entry.output = run.output();
+      const loader = { child, metrics: `http://127.0.0.1:${metricsPort}/metrics` };
+      loaders.push(loader);
+      return loader;
     };
-    // The loader is a batch job: each run that ends is followed by the next (bounded), as its
-    // scheduler would start it, until the renewals are done or the window closes.
+    const runsOf = async (loader: { metrics: string }): Promise<{ finished: number; failed: number }> => {
+      const text = await metricsOf(loader.metrics);
+      const count = (state: string) => gauge(text, `history_loader_scheduled_runs_total{state="${state}"}`);
+      return {
+        finished: count('done') + count('bounded') + count('budget_exhausted'),
+        failed: count('failed'),
+      };
+    };
+    /** Waits for a loader's run at start to finish (bounded), failing on a failed run. */
+    const startRunOf = (loader: { child: Child; metrics: string }) =>
+      waitFor(
+        async () => {
+          const runs = await runsOf(loader);
+          if (runs.failed > 0 || loader.child.process.exitCode !== null) {
+            throw new Error(`the loader's run failed or it exited\n${loader.child.output().slice(-3_000)}`);
+          }
+          return runs.finished >= 1;
+        },
+        150_000,
+        () => `the loader's run at start\n${loader.child.output().slice(-3_000)}`,
+        500,
+      );
+    const firstLoader = await startLoader();
+    const firstRun = startRunOf(firstLoader);
     const windowEnds = Date.now() + WINDOW_MS;
-    let renewalsDone = false;
-    let loaderLoop = startLoader();
-    const keepLoading = async (): Promise<void> => {
-      for (let run = 0; run < 30; run += 1) {
-        await loaderLoop;
-        if (renewalsDone || Date.now() >= windowEnds) return;
-        loaderLoop = startLoader();
-      }
-    };
-    const loading = keepLoading();
 
     // The ingestor's readiness detail (each connection's state and why) is polled with its metrics
     // and shown if a wait times out.
     let readiness = '';
     const why = (): string =>
-      [ingestor.output(), `readyz: ${readiness}`, gateway.output(), loader?.output() ?? '']
+      [ingestor.output(), `readyz: ${readiness}`, gateway.output(), loaders.at(-1)?.child.output() ?? '']
         .map((o) => o.slice(-3_000))
         .join('\n');
     const ingestorMetrics = `http://127.0.0.1:${ingestorMetricsPort}/metrics`;
@@ -310,14 +323,18 @@ describe('compose environment with 60 s tokens', () => {
       const before = gauge(await metricsOf(ingestorMetrics), 'ingestor_packets_total{type="trade"}');
       let open = 0;
       let status = 0;
+      let loaderUp = false;
       await waitFor(
         async () => {
           open = gauge(await metricsOfIngestor(), 'ingestor_connections{state="open"}');
           status = await funds();
-          return open === 5 && status === 200;
+          loaderUp =
+            firstLoader.child.process.exitCode === null && (await metricsOf(firstLoader.metrics)) !== '';
+          return open === 5 && status === 200 && loaderUp;
         },
         45_000,
-        () => `renewal ${tokens.length - 1}: ingestor open ${open}, gateway /v1/funds ${status}\n${why()}`,
+        () =>
+          `renewal ${tokens.length - 1}: ingestor open ${open}, gateway /v1/funds ${status}, loader up ${loaderUp}\n${why()}`,
         250,
       );
       await new Promise((r) => setTimeout(r, 1_000));
@@ -329,10 +346,13 @@ describe('compose environment with 60 s tokens', () => {
         funds: status,
       });
     }
-    renewalsDone = true;
-    await loading;
-    // A loader run started after the last renewal, which takes the current token from the directory.
-    if ((loaderRuns.at(-1)?.startedAt ?? 0) < lastRenewalAt) await startLoader();
+    // The loader's run at start finished; stopped and started again after the last renewal, it
+    // takes the current token from the shared directory and its run at start finishes too.
+    await firstRun;
+    await stopChild(firstLoader.child.process);
+    expect(await firstLoader.child.exit).toBe(0);
+    const secondLoader = await startLoader();
+    await startRunOf(secondLoader);
 
     expect(tokens.length, why()).toBe(RENEWALS + 1);
     expect(new Set(tokens).size).toBe(RENEWALS + 1);
@@ -340,16 +360,12 @@ describe('compose environment with 60 s tokens', () => {
       checks.every((c) => c.ingestorOpen === 5 && c.packetsGrew && c.funds === 200),
       JSON.stringify(checks),
     ).toBe(true);
-    expect(loaderRuns.length).toBeGreaterThanOrEqual(2);
-    const failed = loaderRuns.filter((r) => r.code !== 0 && r.code !== 2);
-    expect(failed.map((r) => r.output.slice(-2_000))).toEqual([]);
-    expect(loaderRuns.at(-1)?.startedAt ?? 0).toBeGreaterThanOrEqual(lastRenewalAt);
     // Nothing fatal on the feed, and the token never unrenewable.
     const metrics = await metricsOf(ingestorMetrics);
     expect(gauge(metrics, 'ingestor_connections{state="fatal"}')).toBe(0);
     expect(gauge(metrics, 'ingestor_token_unrenewable')).toBe(0);
     // No secret and no token in anything the processes printed.
-    const printed = [ingestor.output(), gateway.output(), ...loaderRuns.map((r) => r.output)].join('\n');
+    const printed = [ingestor.output(), gateway.output(), ...loaders.map((l) => l.child.output())].join('\n');
     for (const secret of [ACCOUNT.totpSecret, ...tokens]) {
       const fingerprint = createHash('sha256').update(secret).digest('hex').slice(0, 12);
       expect(printed.includes(secret), `a secret (sha256 ${fingerprint}...) was printed`).toBe(false);
