@@ -7,9 +7,16 @@
  * their own (bench/support/api-load-process.ts) for `--duration` seconds after `--warmup`.
  *
  * By default every request asks for the 1-minute bars of a random instrument over a random range
- * of 1 to `--max-span-days` whole days (`--workload bars`); `--single` asks for one instrument's
- * first day every time (the case the result cache answers); `--workload mixed` mixes bars, tick
- * pages, candles, movers and read-only SQL (bench/support/api-workload.ts says how).
+ * of 1 to `--max-span-days` whole days (`--workload history`, formerly `bars`); `--single` asks
+ * for one instrument's first day every time (the case the result cache answers); `--workload
+ * mixed` mixes bars, tick pages, candles, movers and read-only SQL (bench/support/api-workload.ts
+ * says how).
+ *
+ * `--workload recent`: the data set is yesterday and today (UTC), inside the API's hot tier
+ * window; a local Kafka broker is started for the tier's feed (its trades topic stays empty: the
+ * tier loads everything from ClickHouse), the API is measured once the tier is ready, and each
+ * request asks for 1-minute bars over 1 hour to one trading session of one of the two days. The
+ * JSON line adds the tier's load time, trades and memory per instrument-day, and answers by tier.
  *
  * `--clickhouse-url http://user:pass@host:8123` runs the same against a ClickHouse server instead
  * of embedded chDB: a scratch server, since the bench fills the market tables it reads and empties
@@ -24,12 +31,15 @@
  * time per route.
  */
 import { type ChildProcess, fork } from 'node:child_process';
-import { rmSync } from 'node:fs';
+import { existsSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { createQueryApi } from '@feedpipe/query-api';
+import { prefixedTopics } from '@feedpipe/contracts';
+import { KafkaAdmin } from '@feedpipe/kafka-client';
+import { type LocalKafka, startLocalKafka } from '@feedpipe/local-kafka';
+import { createQueryApi, type QueryApi } from '@feedpipe/query-api';
 import { createStore, runMigrations, type Store } from '@feedpipe/store';
 import {
   checkServerTablesFree,
@@ -84,16 +94,27 @@ const { values } = parseArgs({
     'clickhouse-url': { type: 'string' },
   },
 });
+// `bars` is the history workload's name from before the hot tier.
+const workload = choice<Workload | 'bars'>(values.workload, 'history', 'workload', [
+  'history',
+  'bars',
+  'recent',
+  'mixed',
+]).replace('bars', 'history') as Workload;
+const recent = workload === 'recent';
 const instruments = intFlag(values.instruments, 1_000, 'instruments', 1, 100_000);
-const days = intFlag(values.days, 5, 'days', 1, 60);
+// The recent workload's data set is the hot window's two days: yesterday and today (UTC).
+const days = recent ? 2 : intFlag(values.days, 5, 'days', 1, 60);
+const DAY_MS = 86_400_000;
 const dataset: DatasetSpec = {
-  ticks: intFlag(values.ticks, 10_000_000, 'ticks', 1_000, 200_000_000),
+  ticks: intFlag(values.ticks, recent ? 4_000_000 : 10_000_000, 'ticks', 1_000, 200_000_000),
   instruments,
   days,
   firstId: 1_000_001,
-  firstDay: '2024-03-04',
+  firstDay: recent
+    ? new Date(Math.floor(Date.now() / DAY_MS) * DAY_MS - DAY_MS).toISOString().slice(0, 10)
+    : '2024-03-04',
 };
-const workload = choice<Workload>(values.workload, 'bars', 'workload', ['bars', 'mixed']);
 const cache = choice(values.cache, 'off', 'cache', ['on', 'off'] as const);
 const spec: WorkloadSpec = {
   workload,
@@ -212,7 +233,59 @@ async function prepare(store: Store): Promise<void> {
   log(`merged the tables' parts in ${((performance.now() - t) / 1000).toFixed(1)} s`);
 }
 
+/** The hot tier's feed: a local broker with the feed topics (empty: the tier loads from ClickHouse). */
+async function startFeed(): Promise<{ kafka: LocalKafka; topics: ReturnType<typeof prefixedTopics> }> {
+  const dir = existsSync('/dev/shm') ? '/dev/shm' : tmpdir();
+  const kafka = await startLocalKafka({
+    dataDir: join(dir, `feedpipe-bench-api-kafka-${process.pid}`),
+    heap: '512m',
+  });
+  const topics = prefixedTopics(`bench-api-${process.pid}`);
+  const admin = new KafkaAdmin({ brokers: kafka.brokers });
+  try {
+    await admin.ensureTopics(Object.values(topics), { partitions: 4 });
+  } finally {
+    await admin.close();
+  }
+  return { kafka, topics };
+}
+
+/** JavaScript memory of this process: heap and array buffers (the tier's columns), not chDB's. */
+function jsBytes(): number {
+  globalThis.gc?.();
+  const m = process.memoryUsage();
+  return m.heapUsed + m.arrayBuffers;
+}
+
+/**
+ * Waits for the hot tier to be loaded and caught up (bounded), and says what it holds: its own
+ * count of column bytes, and the growth of the process's JavaScript memory (heap and array
+ * buffers, after a GC when --expose-gc is on) from before the start, both per instrument-day.
+ */
+async function hotTierReady(api: QueryApi, jsBefore: number): Promise<Record<string, number>> {
+  const started = performance.now();
+  const deadline = Date.now() + 900_000;
+  for (let state = api.hotTier?.state; state !== 'ready'; state = api.hotTier?.state) {
+    if (state === 'failed' || state === undefined || Date.now() > deadline)
+      throw new Error(`the hot tier did not get ready (${state ?? 'none'})`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  const stats = api.hotTier?.tier.stats();
+  const instrumentDays = instruments * days;
+  const out = {
+    load_s: Math.round((performance.now() - started) / 100) / 10,
+    trades: stats?.trades ?? 0,
+    memory_bytes: stats?.bytes ?? 0,
+    trades_per_instrument_day: Math.round((stats?.trades ?? 0) / instrumentDays),
+    bytes_per_instrument_day: Math.round((stats?.bytes ?? 0) / instrumentDays),
+    js_bytes_per_instrument_day: Math.round((jsBytes() - jsBefore) / instrumentDays),
+  };
+  log(`hot tier ready: ${JSON.stringify(out)}`);
+  return out;
+}
+
 async function measure(store: Store): Promise<Record<string, unknown>> {
+  const feed = recent ? await startFeed() : undefined;
   const api = await createQueryApi(
     {
       port: 0,
@@ -221,13 +294,18 @@ async function measure(store: Store): Promise<Record<string, unknown>> {
       // Every client of the benchmark comes from one address: it measures the engine, not that limit.
       addressLimit: { perSecond: 1_000_000, burst: 1_000_000 },
       ...(cache === 'off' ? { cache: { maxEntries: 0 } } : {}),
+      ...(feed === undefined
+        ? {}
+        : { topics: feed.topics, hotTier: { windowHours: 24, maxInstruments: instruments } }),
     },
-    { store },
+    { store, ...(feed === undefined ? {} : { kafkaBrokers: feed.kafka.brokers }) },
   );
   const apiKeys: string[] = [];
   for (let i = 0; i < connections; i++) apiKeys.push((await api.keys.create(`bench-${i}`, ['read'])).key);
+  const jsBefore = jsBytes();
   const url = await api.start();
   try {
+    const hotTier = recent ? await hotTierReady(api, jsBefore) : undefined;
     const scrape = async () => (await fetch(`${url}/metrics`)).text();
     let before = '';
     let cpuBefore = process.cpuUsage();
@@ -268,6 +346,16 @@ async function measure(store: Store): Promise<Record<string, unknown>> {
       cache_shared: delta('query_api_cache_lookups_total', 'result="shared"'),
       cache_miss: delta('query_api_cache_lookups_total', 'result="miss"'),
       routes: perRoute(before, after),
+      ...(hotTier === undefined
+        ? {}
+        : {
+            hot_tier: hotTier,
+            answers: {
+              memory: delta('query_api_bars_answers_total', 'tier="memory"'),
+              stitched: delta('query_api_bars_answers_total', 'tier="stitched"'),
+              clickhouse: delta('query_api_bars_answers_total', 'tier="clickhouse"'),
+            },
+          }),
       ticks: dataset.ticks,
       instruments,
       days,
@@ -277,6 +365,7 @@ async function measure(store: Store): Promise<Record<string, unknown>> {
     };
   } finally {
     await api.stop();
+    await feed?.kafka.stop();
   }
 }
 

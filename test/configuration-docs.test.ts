@@ -17,6 +17,7 @@ import {
   type EnvVarSpec,
   HTTP_SERVER_ENV,
 } from '@feedpipe/service-kit';
+import { RETENTION_ENV, TTL_DELETES_ENV } from '@feedpipe/store';
 import { GATEWAY_ENV } from '@feedpipe/trading-gateway';
 import { describe, expect, it } from 'vitest';
 
@@ -113,6 +114,23 @@ describe('docs/configuration.md matches the configuration schemas', () => {
   it('both HTTP services read every HTTP server variable', () => {
     for (const schema of [QUERY_API_ENV, GATEWAY_ENV])
       for (const name of Object.keys(HTTP_SERVER_ENV)) expect(schema).toHaveProperty(name);
+  });
+
+  it('store retention: every STORE_TTL_* variable documented with its default, nothing more', () => {
+    const documented = tableAfter('### Retention (packages/store/src/retention)');
+    const problems: string[] = [];
+    for (const { name, defaultDays } of RETENTION_ENV) {
+      const row = documented.get(name);
+      if (!row) problems.push(`${name} is read by the store but not documented`);
+      else if (!row.default?.startsWith(`\`${defaultDays}\``))
+        problems.push(`${name}: docs say "${row.default}", default is ${defaultDays}`);
+    }
+    if (documented.get(TTL_DELETES_ENV)?.default !== '`run`')
+      problems.push(`${TTL_DELETES_ENV}: default \`run\``);
+    const known = new Set([...RETENTION_ENV.map((v) => v.name), TTL_DELETES_ENV]);
+    for (const name of documented.keys())
+      if (!known.has(name)) problems.push(`${name} is documented but not read`);
+    expect(problems).toEqual([]);
   });
 
   it('every service that talks to the service reads every credential variable', () => {

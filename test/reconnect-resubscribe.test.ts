@@ -31,4 +31,20 @@ describe('abnormal drop, reconnect and re-subscription against a server that str
       expect(verdict.framesUndecoded, where).toBe(0);
     }
   });
+
+  it('loses nothing when re-subscription answers zero-fill the references sent once and carry the first new trades', async () => {
+    // Rule 1 sends the reference packets once; a server that answers a re-subscription with them
+    // zero-filled down to the length byte (rule 4's "no data yet", code kept) in the same message
+    // as the next instruments' snapshots and new trades once made a reader that stops at a zero
+    // length (the loop rule) drop the rest of that message unseen.
+    const verdict = await runReconnectScenario({ brokers, referencesOnce: true, tradeWithSnapshot: true });
+    const where = JSON.stringify(verdict);
+    expect(verdict.drops, where).toBe(1);
+    expect(verdict.holes, where).toBe(0);
+    expect(verdict.doubled, where).toBe(0);
+    expect(verdict.reordered, where).toBe(0);
+    expect(verdict.tradesInKafka, where).toBe(verdict.tradesSent);
+    expect(verdict.snapshotsDecoded, where).toBe(verdict.snapshotsSent);
+    expect(verdict.framesUndecoded, where).toBe(0);
+  });
 });

@@ -4,16 +4,19 @@
  * and bench/api.ts, which describes them.
  *
  * Workloads:
- *  - `bars` (default): 1-minute bars of a random instrument over a random range of whole days
+ *  - `history` (default; `bars` before the hot tier): 1-minute bars of a random instrument over a random range of whole days
  *    (1 to `maxSpanDays` days starting on a random day of the data set), the notebook that fans
  *    out over many instruments. With `single`, always the first instrument's first day (the
  *    one-instrument case the result cache answers).
+ *  - `recent`: 1-minute bars of a random instrument over 1 hour to one whole trading session
+ *    (03:45 to 10:00 UTC), on one of the data set's last two days: the ranges the query API's hot
+ *    tier holds in memory (its window: today and yesterday).
  *  - `mixed`: the routes a research desk and its dashboards use together, by weight: bars at a
  *    random interval (40%), a page of ticks (20%), daily or intraday candles (15%), movers or most
  *    active over a window (15%), and read-only SQL with a parameter through POST /v1/sql (10%).
  */
 
-export type Workload = 'bars' | 'mixed';
+export type Workload = 'history' | 'recent' | 'mixed';
 
 export interface WorkloadSpec {
   workload: Workload;
@@ -65,7 +68,8 @@ export class WorkloadGenerator {
   }
 
   next(): BenchRequest {
-    if (this.#spec.workload === 'bars') return this.#bars('1m');
+    if (this.#spec.workload === 'history') return this.#bars('1m');
+    if (this.#spec.workload === 'recent') return this.#recentBars();
     const pick = this.#random();
     if (pick < 0.4) return this.#bars(this.#choose(BAR_INTERVALS));
     if (pick < 0.6) return this.#ticks();
@@ -103,6 +107,19 @@ export class WorkloadGenerator {
     return {
       method: 'GET',
       path: `/v1/instruments/${this.#instrument()}/bars?from=${from}&to=${to}&interval=${interval}`,
+    };
+  }
+
+  /** 1-minute bars over 60 to 375 whole minutes of a session on one of the last two days. */
+  #recentBars(): BenchRequest {
+    const day = Math.max(0, this.#spec.days - 2) + this.#int(Math.min(2, this.#spec.days));
+    const spanMin = 60 + this.#int(375 - 60 + 1);
+    const startMin = 225 + this.#int(375 - spanMin + 1);
+    const from = this.#day0 + day * DAY_MS + startMin * 60_000;
+    const iso = (ms: number) => `${new Date(ms).toISOString().slice(0, 19)}Z`;
+    return {
+      method: 'GET',
+      path: `/v1/instruments/${this.#instrument()}/bars?from=${iso(from)}&to=${iso(from + spanMin * 60_000)}&interval=1m`,
     };
   }
 

@@ -30,6 +30,10 @@ export interface ReconnectScenarioOptions {
   tradesPerPhase?: number;
   /** One packet per WebSocket message. Default false. */
   packetPerMessage?: boolean;
+  /** The server's reference packets once per instrument, zero-filled on re-subscription (spec-feed-server.ts). */
+  referencesOnce?: boolean;
+  /** The server's answer carries each instrument's first new trade after its snapshot. */
+  tradeWithSnapshot?: boolean;
   /** Where progress goes. Default: nowhere. */
   log?: (message: string) => void;
 }
@@ -193,6 +197,8 @@ export async function runReconnectScenario(options: ReconnectScenarioOptions): P
   const server = await startSpecFeedProcess({
     tradesPerTick: options.tradesPerTick ?? 20,
     packetPerMessage: options.packetPerMessage,
+    referencesOnce: options.referencesOnce,
+    tradeWithSnapshot: options.tradeWithSnapshot,
   });
   const topics = prefixedTopics(uniqueName('reconnect35'));
   const ingestor = createFeedIngestor({

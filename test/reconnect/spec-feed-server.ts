@@ -49,6 +49,14 @@ export interface SpecFeedServerOptions {
   tickMs?: number;
   /** One packet per WebSocket message instead of one message per answer or tick. Default false. */
   packetPerMessage?: boolean;
+  /**
+   * Reference packets once per instrument (rule 1: "sent once, not with every update"): a
+   * re-subscription answers with Circuit Limit and 52-Week packets zero-filled down to the length
+   * byte, as "no data yet" (rule 4), code kept. Default false.
+   */
+  referencesOnce?: boolean;
+  /** An answer carries each instrument's first new trade after its snapshot, in the same message. Default false. */
+  tradeWithSnapshot?: boolean;
 }
 
 /** One instrument's feed: its sequence (= cumulative volume) and last trade. */
@@ -102,6 +110,9 @@ export interface SpecFeedServer {
   close(): Promise<void>;
 }
 
+/** Circuit Limit and 52-Week packets are both this long. */
+const REFERENCE_BYTES = 19;
+
 function header(out: Buffer, at: number, id: number, length: number, code: number): void {
   out.writeUInt8(SEGMENT_INX_EQ, at);
   out.writeInt32LE(id, at + 1);
@@ -125,12 +136,23 @@ function advance(instrument: Instrument): void {
   instrument.ltp = 100 + (instrument.seq % 50) / 4;
 }
 
-function writeSnapshot(out: Buffer, at: number, instrument: Instrument): void {
+/** A reference packet zero-filled but for its code: length byte, ids and values 0. */
+function writeZeroFilled(out: Buffer, at: number, code: number, size: number): void {
+  out.fill(0, at, at + size);
+  out.writeUInt8(code, at + 10);
+}
+
+function writeSnapshot(out: Buffer, at: number, instrument: Instrument, zeroReferences = false): void {
   writeTrade(out, at, instrument);
   let offset = at + TRADE_BYTES;
   header(out, offset, instrument.id, PREV_CLOSE_BYTES, CODE_PREV_CLOSE);
   out.writeFloatLE(99.5, offset + 11);
   offset += PREV_CLOSE_BYTES;
+  if (zeroReferences) {
+    writeZeroFilled(out, offset, CODE_CIRCUIT, CIRCUIT_BYTES);
+    writeZeroFilled(out, offset + CIRCUIT_BYTES, CODE_WEEK52, WEEK52_BYTES);
+    return;
+  }
   header(out, offset, instrument.id, CIRCUIT_BYTES, CODE_CIRCUIT);
   out.writeFloatLE(120, offset + 11);
   out.writeFloatLE(80, offset + 15);
@@ -185,7 +207,8 @@ export async function startSpecFeedServer(options: SpecFeedServerOptions = {}): 
     }
     // Every packet its own message, walked by its length byte (bounded by the buffer's length).
     for (let at = 0; at < bytes.length; ) {
-      const length = bytes[at + 9] as number;
+      // A zero-filled reference packet has no length byte: its code says its size.
+      const length = (bytes[at + 9] as number) || REFERENCE_BYTES;
       connection.socket.send(bytes.subarray(at, at + length), { binary: true });
       totals.messages += 1;
       at += length;
@@ -195,7 +218,8 @@ export async function startSpecFeedServer(options: SpecFeedServerOptions = {}): 
   const answer = (connection: Connection, ids: readonly number[]): void => {
     const fresh = ids.filter((id) => !connection.ids.has(id));
     if (fresh.length === 0) return;
-    const out = Buffer.alloc(fresh.length * SNAPSHOT_BYTES);
+    const withTrade = options.tradeWithSnapshot === true;
+    const out = Buffer.alloc(fresh.length * (SNAPSHOT_BYTES + (withTrade ? TRADE_BYTES : 0)));
     fresh.forEach((id, i) => {
       let instrument = instruments.get(id);
       if (!instrument) {
@@ -207,13 +231,22 @@ export async function startSpecFeedServer(options: SpecFeedServerOptions = {}): 
         advance(instrument);
         totals.trades += 1;
       }
-      writeSnapshot(out, i * SNAPSHOT_BYTES, instrument);
+      const repeated = (snapshots.get(id) ?? 0) > 0;
+      writeSnapshot(out, i * SNAPSHOT_BYTES, instrument, repeated && options.referencesOnce === true);
       snapshots.set(id, (snapshots.get(id) ?? 0) + 1);
       connection.ids.add(id);
       connection.subscribed.push(instrument);
     });
     totals.snapshots += fresh.length;
     totals.requests += 1;
+    if (withTrade) {
+      fresh.forEach((id, i) => {
+        const instrument = instruments.get(id) as Instrument;
+        advance(instrument);
+        totals.trades += 1;
+        writeTrade(out, fresh.length * SNAPSHOT_BYTES + i * TRADE_BYTES, instrument);
+      });
+    }
     send(connection, out);
   };
 

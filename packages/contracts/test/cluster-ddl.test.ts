@@ -130,6 +130,19 @@ ALTER TABLE market.a ADD INDEX IF NOT EXISTS a_v v TYPE minmax GRANULARITY 1;`,
     );
   });
 
+  it('puts the retention TTLs and settings of migration 009 on the local tables, metadata only', () => {
+    const retention = generated.find((f) => f.name === 'retention');
+    const out = (retention?.statements ?? []).map(squash);
+    expect(out).toContain(
+      `ALTER TABLE market.ticks_local ${ON_CLUSTER} MODIFY TTL received_at + INTERVAL 90 DAY SETTINGS materialize_ttl_after_modify = 0;`,
+    );
+    expect(out).toContain(
+      `ALTER TABLE market.bars_1m_local ${ON_CLUSTER} MODIFY SETTING ttl_only_drop_parts = 1;`,
+    );
+    // Never the Distributed table, which holds no rows and takes no TTL.
+    expect(out.filter((s) => /^ALTER TABLE market\.\w+ /.test(s) && !/_local /.test(s))).toEqual([]);
+  });
+
   it('refuses what it cannot map instead of guessing', () => {
     expect(refusal('DROP TABLE market.ticks').code).toBe('DDL_UNSUPPORTED');
     expect(refusal('ALTER TABLE market.unknown ADD COLUMN x UInt8').code).toBe('DDL_UNSUPPORTED');

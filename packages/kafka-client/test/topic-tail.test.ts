@@ -1,6 +1,6 @@
 /**
  * Integration tier: TopicTail against the real broker: it starts at the latest offsets (nothing
- * older is handed over), picks up a topic created after its start from that topic's beginning,
+ * older is handed over) or at exact ones (startAt), picks up a topic created after its start from that topic's beginning,
  * hands a failed batch over again, and gives up a start it cannot make within its bound.
  */
 import { uniqueName, waitFor } from '@feedpipe/testkit';
@@ -71,6 +71,26 @@ describe('TopicTail', () => {
     await waitFor(() => seen.length >= after.length, 30_000, 'the new records');
     // Per partition the old records would come first; none did, and every new one arrived once.
     expect([...seen].sort()).toEqual(after.map((k) => `${topic}/${k}`).sort());
+  });
+
+  it('starts a partition at the exact offset startAt gives, the others per from', async () => {
+    const topic = await newTopic(1);
+    const other = await newTopic(1);
+    await produce(
+      topic,
+      Array.from({ length: 10 }, (_, i) => `k-${i}`),
+    );
+    await produce(other, ['o-0', 'o-1']);
+    const seen: string[] = [];
+    const t = tail(
+      { topics: [topic, other], from: 'earliest', startAt: (name) => (name === topic ? 6 : undefined) },
+      seen,
+    );
+    await t.start();
+    await waitFor(() => seen.length >= 6, 30_000, 'the records from offset 6 and the other topic');
+    expect([...seen].sort()).toEqual(
+      [...['k-6', 'k-7', 'k-8', 'k-9'].map((k) => `${topic}/${k}`), `${other}/o-0`, `${other}/o-1`].sort(),
+    );
   });
 
   it('picks up a topic created after the start, from its beginning', async () => {

@@ -37,11 +37,17 @@ export interface LaneDriver {
    * one at a time process-wide. A server binds per request, so it keeps the driver's parameters.
    */
   readonly bindsInline: boolean;
+  /**
+   * Run after each ALTER TABLE that succeeded, with its text: the embedded adapter keeps TTLs off
+   * the tables there when the store holds TTL deletes (`ttlDeletes: 'paused'`, config.ts).
+   */
+  readonly afterAlter?: ((sql: string) => Promise<void>) | undefined;
   /** The adapter's bulk CSV insert; called with a non-empty block. */
   readonly insertCsv: (table: string, columns: readonly string[], csv: Buffer) => Promise<void>;
 }
 
 const FORMATS: ReadonlySet<string> = new Set(STREAM_FORMATS);
+const ALTER = /^\s*ALTER\s+TABLE\b/i;
 
 export class ClientLane implements StoreLane {
   readonly name: StoreLane['name'];
@@ -89,6 +95,7 @@ export class ClientLane implements StoreLane {
   async command(sql: string, params: QueryParams = {}): Promise<void> {
     const bound = this.#bind(sql, params);
     await this.#driver.client.command({ query: bound.sql, query_params: bound.params });
+    if (this.#driver.afterAlter && ALTER.test(sql)) await this.#driver.afterAlter(sql);
   }
 
   /** The statement and the parameters left for the driver (none once bound in the text). */

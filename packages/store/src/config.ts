@@ -23,7 +23,25 @@ export interface StoreConfig {
    * never put in an error or a log line. Default: unset (both lanes log in as the user of `url`).
    */
   userAccount?: UserAccount | undefined;
+  /**
+   * Embedded chDB only: whether TTLs delete (`run`) or are held off (`paused`: every TTL the store
+   * installs, by migration 009 or applyRetention, is removed again at once, so nothing expires).
+   * Default: `STORE_TTL_DELETES` from the environment, else `run`. The test tier pauses them
+   * (vitest.config.ts): fixtures of several packages are dated 2024, older than the raw feed's
+   * 90-day retention (retention/).
+   */
+  ttlDeletes?: TtlDeletes | undefined;
+  /**
+   * Embedded chDB only: the one directory `BACKUP`/`RESTORE` may use (`<backups><allowed_path>`
+   * of the engine's configuration; backup/). Unset: the engine refuses every backup path. A
+   * server has its own `backups` configuration. Default unset.
+   */
+  backupDir?: string | undefined;
 }
+
+export type TtlDeletes = 'run' | 'paused';
+/** The variable that sets `ttlDeletes` when a caller leaves it unset. */
+export const TTL_DELETES_ENV = 'STORE_TTL_DELETES';
 
 /** A ClickHouse server login. */
 export interface UserAccount {
@@ -52,7 +70,16 @@ export const DEFAULT_USER_LANE: Readonly<LaneLimits> = Object.freeze({
   sessions: 2,
 });
 
-const KNOWN_KEYS = new Set(['url', 'dataDir', 'requestTimeoutMs', 'internalLane', 'userLane', 'userAccount']);
+const KNOWN_KEYS = new Set([
+  'url',
+  'dataDir',
+  'requestTimeoutMs',
+  'internalLane',
+  'userLane',
+  'userAccount',
+  'ttlDeletes',
+  'backupDir',
+]);
 const LANE_KEYS = new Set(['maxQueued', 'maxWaitMs', 'sessions']);
 /** Upper bounds of the lane limits (sessions: each is an engine connection and a libuv thread). */
 const LANE_MAX: Readonly<Record<keyof LaneLimits, number>> = {
@@ -137,6 +164,24 @@ export function validate(config: StoreConfig): void {
     }
   }
   if (config.userAccount !== undefined) validateAccount(config.userAccount, config.url !== undefined);
+  if (config.ttlDeletes !== undefined && config.ttlDeletes !== 'run' && config.ttlDeletes !== 'paused') {
+    throw new StoreError('STORE_CONFIG_INVALID', 'store option "ttlDeletes" must be "run" or "paused"');
+  }
+  if (config.backupDir !== undefined && (typeof config.backupDir !== 'string' || config.backupDir === '')) {
+    throw new StoreError('STORE_CONFIG_INVALID', 'store option "backupDir" must be a directory path');
+  }
+}
+
+/** `ttlDeletes` as given, else from the environment (read once, here), else `run`. */
+export function ttlDeletesOf(
+  config: StoreConfig,
+  env: Readonly<Record<string, string | undefined>>,
+): TtlDeletes {
+  if (config.ttlDeletes !== undefined) return config.ttlDeletes;
+  const value = env[TTL_DELETES_ENV]?.trim() ?? '';
+  if (value === '' || value === 'run') return 'run';
+  if (value === 'paused') return 'paused';
+  throw new StoreError('STORE_CONFIG_INVALID', `${TTL_DELETES_ENV} must be "run" or "paused"`);
 }
 
 /** The reader login: checked whole here, so a half-configured reader never silently falls back. */

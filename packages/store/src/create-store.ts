@@ -4,6 +4,7 @@ import {
   DEFAULT_USER_LANE,
   laneLimits,
   type StoreConfig,
+  ttlDeletesOf,
   validate,
 } from './config.js';
 import { createEmbeddedStore } from './embedded/embedded-store.js';
@@ -18,5 +19,8 @@ export function createStore(config: StoreConfig = {}): Store {
   };
   return config.url
     ? createServerStore(config.url, config, limits)
-    : createEmbeddedStore(config.dataDir, limits);
+    : createEmbeddedStore(config.dataDir, limits, {
+        ttlDeletes: ttlDeletesOf(config, process.env),
+        backupDir: config.backupDir,
+      });
 }

@@ -11,7 +11,15 @@ export type StoreErrorCode =
   /** The store was closed; nothing more runs on it. */
   | 'STORE_CLOSED'
   /** The free space of the store's disk could not be read (retryable: the next check may). */
-  | 'STORE_DISK_UNKNOWN';
+  | 'STORE_DISK_UNKNOWN'
+  /** A BACKUP the engine refused or failed (backup/). */
+  | 'BACKUP_FAILED'
+  /** No complete backup where one was asked for (an empty directory, a wrong name). */
+  | 'BACKUP_NOT_FOUND'
+  /** A RESTORE the engine refused or failed. */
+  | 'RESTORE_FAILED'
+  /** The store to restore into already holds the market database (restore with `replace`). */
+  | 'RESTORE_TARGET_NOT_EMPTY';
 
 /** The one error type of this package; `retryable` says whether trying again can help. */
 export class StoreError extends Error {

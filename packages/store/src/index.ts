@@ -1,7 +1,13 @@
+export { BACKUP_NAME, listBackups, newestBackup } from './backup/backup-chain.js';
+export type { BackupJob } from './backup/backup-job.js';
+export { type BackupOptions, type BackupResult, backupStore } from './backup/backup-store.js';
+export { type RestoreOptions, type RestoreResult, restoreStore } from './backup/restore-store.js';
 export {
   DEFAULT_INTERNAL_LANE,
   DEFAULT_USER_LANE,
   type StoreConfig,
+  TTL_DELETES_ENV,
+  type TtlDeletes,
   type UserAccount,
 } from './config.js';
 export { createStore } from './create-store.js';
@@ -26,5 +32,20 @@ export {
   type StoreLane,
   type StreamFormat,
 } from './port.js';
+export {
+  applyRetention,
+  type RetentionChange,
+  retentionStatement,
+  ttlDaysOf,
+} from './retention/apply-retention.js';
+export { RETENTION_ENV, type RetentionEnv, retentionFromEnv } from './retention/retention-env.js';
+export {
+  defaultRetention,
+  MAX_RETENTION_DAYS,
+  RAW_FEED_DAYS,
+  RETENTION_RULES,
+  type RetentionPolicy,
+  type RetentionRule,
+} from './retention/retention-rules.js';
 export { settingsClause } from './settings.js';
 export type { LaneLoad, Store, StoreLoad, StoreMode } from './store.js';

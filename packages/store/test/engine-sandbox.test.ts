@@ -98,6 +98,24 @@ describe('embedded engine sandbox: sources are refused by the engine itself', ()
     });
   }
 
+  it('allows no backup path to a store opened without a backup directory (BACKUP comes with ALL)', async () => {
+    const target = join(dataDir, '..', `backup-${process.pid}`);
+    for (const lane of [store.user, store.internal]) {
+      const [job] = await lane.rows<{ id: string }>(
+        `BACKUP TABLE default.sandbox_keys TO File('${target}') ASYNC`,
+      );
+      let status = '';
+      for (let i = 0; i < 100 && !/FAILED|CREATED/.test(status); i++) {
+        await new Promise((r) => setTimeout(r, 50));
+        [{ status } = { status: '' }] = await lane.rows<{ status: string }>(
+          'SELECT status FROM system.backups WHERE id = {id:String}',
+          { id: job?.id ?? '' },
+        );
+      }
+      expect(status).toBe('BACKUP_FAILED');
+    }
+  });
+
   it('starts the engine with an empty files folder and half the machine’s memory', async () => {
     const settings = await textOf(
       store.internal,

@@ -4,7 +4,9 @@ export type SinkErrorCode =
   /** The sink was stopped while an insert was still failing (its rows stay uncommitted in Kafka). */
   | 'STOPPED'
   /** A broken invariant inside the sink, e.g. a record contract it cannot map (a bug, not bad input). */
-  | 'INTERNAL';
+  | 'INTERNAL'
+  /** The group's positions could not be brought back to the store's (after a restore) in time. */
+  | 'REWIND_FAILED';
 
 /** The one error type of the sink; `retryable` says whether trying again can help. */
 export class SinkError extends Error {

@@ -9,7 +9,8 @@
  * stops taking new batches once `maxBufferedRows` are waiting, so nothing is dropped.
  *
  * This module wires the parts: batch-reader.ts (Kafka -> buffers), table-writer.ts (buffers ->
- * ClickHouse, then commit), consumer-health.ts (outages logged and counted).
+ * ClickHouse, then commit), consumer-health.ts (outages logged and counted), resume-positions.ts
+ * (a store restored from a backup is caught up from Kafka).
  */
 import { TOPIC_KINDS, type TopicKind } from '@feedpipe/contracts';
 import {
@@ -25,6 +26,7 @@ import { Registry } from 'prom-client';
 import { BatchReader } from './batch-reader.js';
 import { ConsumerHealth } from './consumer-health.js';
 import { csvString } from './csv-lines.js';
+import { rewindToStore } from './resume-positions.js';
 import { probeRetention } from './retention-watch.js';
 import { createSinkMetrics, type SinkMetrics } from './sink-metrics.js';
 import { type SinkOptions, type SinkSettings, sinkSettings } from './sink-options.js';
@@ -325,16 +327,25 @@ export function createSink(options: SinkOptions): Sink {
         clusterId,
       );
       running = true;
-      const c = buildConsumer(options, settings, health, writer, take, (partitions) =>
-        refreshMarks(partitions, {
+      const c = buildConsumer(options, settings, health, writer, take, async (partitions) => {
+        await refreshMarks(partitions, {
           lane,
           stored,
           kindByTopic,
           clusterId: () => clusterId,
           running: () => running,
           log: settings.log,
-        }),
-      );
+        });
+        // After a restore the store ends below the commits: read the difference again from Kafka.
+        await rewindToStore(partitions, {
+          stored,
+          kindByTopic,
+          committed: (topics) => c.lag(topics),
+          commit: (offsets) => c.commit(offsets),
+          running: () => running,
+          log: settings.log,
+        });
+      });
       consumer = c;
       // Read the disk first: a sink started on a full disk joins its group paused.
       await startGuard(guard, c);

@@ -69,6 +69,23 @@ export class StoredOffsets {
     if (current === undefined || offset > current) partitions.set(partition, offset);
   }
 
+  /**
+   * Where the store's rows of one partition end, for a topic whose records go to `tables`: the
+   * next offset after the lowest mark among those tables that hold rows of the partition. The
+   * lowest, because the tables of one topic are inserted one after another (and a server backup
+   * copies them one after another): each is a prefix of the partition, the shortest one says where
+   * the store as a whole is complete; records below a longer table's mark are skipped by that
+   * table's own check. Undefined when no table holds a row of the partition.
+   */
+  resumeOffset(tables: readonly string[], partition: number): number | undefined {
+    let lowest: number | undefined;
+    for (const table of tables) {
+      const mark = this.byTable.get(table)?.get(partition);
+      if (mark !== undefined && (lowest === undefined || mark < lowest)) lowest = mark;
+    }
+    return lowest === undefined ? undefined : lowest + 1;
+  }
+
   entries(table: string): ReadonlyMap<number, number> {
     return this.byTable.get(table) ?? new Map();
   }

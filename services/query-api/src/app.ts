@@ -22,6 +22,7 @@ import {
 import { ExclusiveLane, type Store } from '@feedpipe/store';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { BarsFolder } from './analytics/bars-folding.js';
+import { registerCrossSectionRoutes } from './analytics/cross-section-routes.js';
 import { registerDataQualityRoutes } from './analytics/data-quality-routes.js';
 import { registerHistoryRoutes } from './analytics/history-routes.js';
 import { InstrumentCatalog, type StaticInstrument } from './analytics/instrument-catalog.js';
@@ -35,7 +36,9 @@ import { clickHouseKeyFrom, registerClickHouseRoutes } from './clickhouse-http/r
 import { type QueryApiConfig, type ResolvedConfig, resolveConfig } from './config/config.js';
 import type { ApiContext } from './context.js';
 import { QueryApiError } from './errors.js';
-import { createMetrics } from './http/metrics.js';
+import { createHotTierMetrics } from './hot-tier/hot-tier-metrics.js';
+import { HotTierService } from './hot-tier/hot-tier-service.js';
+import { createMetrics, METRIC_PREFIX } from './http/metrics.js';
 import { LiveHub } from './live/live-hub.js';
 import { registerStreamRoutes } from './live/stream-routes.js';
 import { installQueryAdmission } from './query/query-admission.js';
@@ -74,6 +77,8 @@ export interface QueryApi {
   readonly keys: ApiKeyStore<Scope>;
   /** http://host:port once started. */
   readonly url: string;
+  /** The hot tier (recent bars in memory), when Kafka brokers are given and its window is not 0. */
+  readonly hotTier: HotTierService | undefined;
   start(): Promise<string>;
   stop(): Promise<void>;
 }
@@ -166,6 +171,7 @@ function registerRoutes(app: FastifyInstance, ctx: ApiContext, hub: LiveHub, dep
   // Before the :securityId routes only for the reader: find-my-way prefers the static segment anyway.
   registerInstrumentSearchRoutes(app, ctx);
   registerInstrumentRoutes(app, ctx);
+  registerCrossSectionRoutes(app, ctx);
   registerMarketRoutes(app, ctx);
   registerHistoryRoutes(app, ctx);
   registerDataQualityRoutes(app, ctx);
@@ -222,7 +228,25 @@ export async function createQueryApi(config: QueryApiConfig, deps: QueryApiDeps)
     deps.instruments ?? [],
     { now },
   );
+  const hotMetrics = createHotTierMetrics(METRIC_PREFIX, metrics.registry);
+  const hotTier =
+    (deps.kafkaBrokers ?? []).length > 0 && resolved.hotTier.windowHours > 0
+      ? new HotTierService({
+          ...resolved.hotTier,
+          brokers: deps.kafkaBrokers ?? [],
+          topic: resolved.topics.trades,
+          // The pipeline's own lane: loading the window is the API's work, not a caller's.
+          lane,
+          metrics: hotMetrics,
+          now,
+          log: (level, message) => {
+            if (level === 'warn') app.log.warn(message);
+            else app.log.info(message);
+          },
+        })
+      : undefined;
   const ctx: ApiContext = {
+    hot: { tier: hotTier?.tier, metrics: hotMetrics },
     config: resolved,
     runner,
     cache: new ResultCache(resolved.cache.maxEntries, resolved.cache.maxBytes, now),
@@ -258,12 +282,16 @@ export async function createQueryApi(config: QueryApiConfig, deps: QueryApiDeps)
     get url() {
       return url;
     },
+    hotTier,
     async start() {
       const address = await app.listen({ host: resolved.host, port: resolved.port });
       url = address.replace('[::1]', '127.0.0.1');
+      // In the background: until the tier is loaded and caught up, ClickHouse answers.
+      void hotTier?.start();
       return url;
     },
     async stop() {
+      await hotTier?.stop();
       await hub.stop();
       await app.close();
       keys.close();

@@ -116,6 +116,12 @@ async function main(): Promise<void> {
       port: vars.QUERY_API_PORT,
       logLevel: vars.LOG_LEVEL as LogLevel,
       server: httpServerConfigFromEnv(vars),
+      hotTier: {
+        windowHours: vars.QUERY_API_HOT_TIER_HOURS,
+        maxInstruments: vars.QUERY_API_HOT_TIER_MAX_INSTRUMENTS,
+        maxTradesPerDay: vars.QUERY_API_HOT_TIER_MAX_TRADES_PER_DAY,
+        maxBytes: vars.QUERY_API_HOT_TIER_MAX_BYTES,
+      },
     },
     {
       store,

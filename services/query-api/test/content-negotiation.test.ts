@@ -7,7 +7,16 @@
 import { FEED_TABLES } from '@feedpipe/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { formatFromAccept } from '../src/query/negotiation.js';
-import { DAY, type Harness, HIST, type JsonTable, LIVE_A, startHarness, UNDERLYING } from './helpers.js';
+import {
+  DAY,
+  type Harness,
+  HIST,
+  type JsonTable,
+  LIVE_A,
+  LIVE_B,
+  startHarness,
+  UNDERLYING,
+} from './helpers.js';
 
 let h: Harness;
 beforeAll(async () => {
@@ -98,6 +107,7 @@ describe('documented rows', () => {
     '/v1/instruments': '/v1/instruments',
     '/v1/instruments/{securityId}/ticks': `/v1/instruments/${LIVE_A}/ticks?from=${DAY}&limit=5`,
     '/v1/instruments/{securityId}/bars': BARS,
+    '/v1/bars': `/v1/bars?ids=${LIVE_A},${LIVE_B}&from=${DAY}&interval=1m`,
     '/v1/movers': '/v1/movers?window=1d',
     '/v1/most-active': '/v1/most-active?window=1d',
     '/v1/instruments/{securityId}/candles/daily': `/v1/instruments/${HIST}/candles/daily?from=2024-01-01`,

@@ -37,6 +37,12 @@ export interface TopicTailOptions extends ConnectionOptions {
   eachBatch: (batch: PartitionBatch) => Promise<void> | void;
   /** Where the partitions found at `start()` begin. Default 'latest'. */
   from?: 'latest' | 'earliest';
+  /**
+   * Exact positions (the next offset to hand over) of partitions found at `start()`, e.g. a
+   * reader resuming where a store's contents end; a partition it gives no position for starts per
+   * `from`. A position that fell out of the log moves to the earliest offset, as any other.
+   */
+  startAt?: (topic: string, partition: number) => number | undefined;
   /** How often to look for new partitions and topics (ms). Default 5,000. */
   metadataRefreshMs?: number;
   /** Bytes per fetch request (per broker). Default 4 MiB. */
@@ -71,6 +77,7 @@ const KNOWN = [
   'topics',
   'eachBatch',
   'from',
+  'startAt',
   'metadataRefreshMs',
   'maxBytes',
   'maxBytesPerPartition',
@@ -103,6 +110,8 @@ function validate(options: TopicTailOptions): void {
     throw fail('"checkCrcs" must be a boolean');
   if (options.onError !== undefined && typeof options.onError !== 'function')
     throw fail('"onError" must be a function');
+  if (options.startAt !== undefined && typeof options.startAt !== 'function')
+    throw fail('"startAt" must be a function');
 }
 
 export class TopicTail {
@@ -186,7 +195,7 @@ export class TopicTail {
     while (!this.#stopRequested()) {
       try {
         await this.#fetcher.version();
-        await this.#discover(this.#o.from === 'earliest' ? FROM_EARLIEST : FROM_LATEST);
+        await this.#discover(this.#o.from === 'earliest' ? FROM_EARLIEST : FROM_LATEST, this.#o.startAt);
         await this.#resolvePositions();
         started = true;
         break;
@@ -317,12 +326,21 @@ export class TopicTail {
     return { refresh, trouble: false };
   }
 
-  /** Adds the partitions not held yet, at `position` (FROM_LATEST or FROM_EARLIEST). */
-  async #discover(position: number): Promise<void> {
+  /**
+   * Adds the partitions not held yet, at `position` (FROM_LATEST or FROM_EARLIEST) unless
+   * `startAt` names an exact one (only at the start: later partitions are newer than it).
+   */
+  async #discover(
+    position: number,
+    startAt?: (topic: string, partition: number) => number | undefined,
+  ): Promise<void> {
     const counts = await this.#partitionCounts();
     for (const topic of this.#o.topics) {
-      for (let partition = 0; partition < (counts.get(topic) ?? 0); partition++)
-        this.#partitions.add(topic, partition, position);
+      for (let partition = 0; partition < (counts.get(topic) ?? 0); partition++) {
+        const exact = startAt?.(topic, partition);
+        const valid = exact !== undefined && Number.isSafeInteger(exact) && exact >= 0;
+        this.#partitions.add(topic, partition, valid ? exact : position);
+      }
     }
   }
 

@@ -11,6 +11,7 @@ import { createClient } from '@clickhouse/client';
 import type * as ChdbModule from 'chdb';
 import type * as ChdbConnectionModule from 'chdb/connection';
 import { ClientLane } from '../client-lane.js';
+import type { TtlDeletes } from '../config.js';
 import { StoreError } from '../errors.js';
 import type { Store } from '../store.js';
 import { writeEngineSandbox } from './engine-sandbox.js';
@@ -32,8 +33,8 @@ const loadChdb = (): typeof ChdbModule => createRequire(import.meta.url)('chdb')
  * so the engine is never restarted without it. Checked, not assumed: an engine someone else started
  * on the path first would have ignored the configuration, and the store refuses to run on it.
  */
-function openSandboxedEngine(path: string): ChdbModule.Session {
-  const sandbox = writeEngineSandbox(path);
+function openSandboxedEngine(path: string, engine: EngineOptions): ChdbModule.Session {
+  const sandbox = writeEngineSandbox(path, { backupDir: engine.backupDir });
   const anchor = new (loadChdb().Session)(path, { connectionArgs: sandbox.connectionArgs });
   const filesPath = anchor
     .query("SELECT value FROM system.server_settings WHERE name = 'user_files_path'", 'TSVRaw')
@@ -48,6 +49,20 @@ function openSandboxedEngine(path: string): ChdbModule.Session {
   return anchor;
 }
 
+/**
+ * A TTL the store installs (migration 009, applyRetention). With TTL deletes held (`paused`) it is
+ * removed again at once, so no table of the store carries one: `SYSTEM STOP TTL MERGES` was tried
+ * first and is not enough, since an engine drops expired parts as it opens a data directory,
+ * before any statement can stop it, and an ALTER of a table lifts the stop for that table.
+ */
+const MODIFY_TTL = /^\s*ALTER\s+TABLE\s+([A-Za-z_]\w*\.[A-Za-z_]\w*)\s+MODIFY\s+TTL\b/i;
+
+/** What the engine is started with (StoreConfig's `ttlDeletes`, `backupDir`). */
+export interface EngineOptions {
+  ttlDeletes: TtlDeletes;
+  backupDir: string | undefined;
+}
+
 type ClientConnection =
   NonNullable<Parameters<typeof createClient>[0]> extends { connection?: infer C } ? C : never;
 
@@ -60,13 +75,15 @@ const CSV_INSERT_SETTINGS = { input_format_parallel_parsing: 0, max_threads: 1, 
 
 // chDB binds one data directory per process (a second path throws, and opening one from a worker
 // thread breaks the main thread's session). So the embedded store is a per-process singleton per path.
-let embedded: { path: string; store: Store; refs: number } | undefined;
+let embedded: { path: string; backupDir: string | undefined; store: Store; refs: number } | undefined;
 
 export function createEmbeddedStore(
   dataDir: string | undefined,
   limits: { internal: LaneLimits; user: LaneLimits },
+  engine: EngineOptions = { ttlDeletes: 'run', backupDir: undefined },
 ): Store {
   const path = resolve(dataDir ?? '.data/chdb');
+  const backupDir = engine.backupDir === undefined ? undefined : resolve(engine.backupDir);
   if (embedded) {
     if (embedded.path !== path) {
       throw new StoreError(
@@ -74,10 +91,18 @@ export function createEmbeddedStore(
         `embedded chDB is already open at ${embedded.path} in this process; one data directory per process (asked for ${path})`,
       );
     }
+    // The engine reads its backup path once, at start: a second opener cannot widen it.
+    if (backupDir !== undefined && embedded.backupDir !== backupDir) {
+      throw new StoreError(
+        'STORE_CONFIG_INVALID',
+        `embedded chDB at ${path} is already open in this process with ${embedded.backupDir === undefined ? 'no backup directory' : `backup directory ${embedded.backupDir}`}, not ${backupDir}; back up from a process that opens the store with it first`,
+      );
+    }
     embedded.refs += 1;
     return embedded.store;
   }
-  const anchor = openSandboxedEngine(path);
+  const anchor = openSandboxedEngine(path, { ...engine, backupDir });
+  const paused = engine.ttlDeletes === 'paused';
   const chdbModule = loadChdbConnection();
   const open = () => chdbModule.createChdbConnection({ path });
   const internalLane = new ExclusiveLane('internal', limits.internal);
@@ -101,6 +126,12 @@ export function createEmbeddedStore(
       // generic client path builds one string of query and data on the calling thread).
       insertCsv: (table, columns, csv) =>
         on.rawInsert({ table, columns, format: 'CSV', values: csv, settings: CSV_INSERT_SETTINGS }),
+      afterAlter: paused
+        ? async (sql) => {
+            const table = MODIFY_TTL.exec(sql)?.[1];
+            if (table !== undefined) await over.command({ query: `ALTER TABLE ${table} REMOVE TTL` });
+          }
+        : undefined,
     });
   const store: Store = {
     internal: lane('internal', internal, client),
@@ -122,6 +153,6 @@ export function createEmbeddedStore(
       user: { ...userLane.stats, ...user.stats },
     }),
   };
-  embedded = { path, store, refs: 1 };
+  embedded = { path, backupDir, store, refs: 1 };
   return store;
 }

@@ -20,13 +20,13 @@
  * One power is left that no configuration takes: the scalar `file(path)` function. ClickHouse checks
  * its path against `user_files_path` only in a server; in the local engine that chDB embeds the
  * check is skipped, and no grant covers it. The query API's guard refuses the function by name in
- * two independent layers (the parse tree and the statement's text); docs/operations.md says what
- * that leaves and the deployment that closes it (a ClickHouse server, whose reader user has no
+ * two independent layers (the parse tree and the statement's text); services/query-api/README.md
+ * says what that leaves and the deployment that closes it (a ClickHouse server, whose reader user has no
  * source grants and whose `file()` stays inside `user_files_path`).
  */
 import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { totalmem } from 'node:os';
-import { join } from 'node:path';
+import { isAbsolute, join, relative } from 'node:path';
 
 /** Where the engine's configuration lives inside the data directory. */
 const CONFIG_DIR = 'engine-config';
@@ -73,14 +73,22 @@ function usersXml(): string {
 /** The engine's share of the machine's memory: the rest is the pipeline's (Node, Kafka's clients). */
 const ENGINE_MEMORY_SHARE = 0.5;
 
-function configXml(usersPath: string, emptyDir: string): string {
+/**
+ * `backupDir`, when given, is the one path BACKUP and RESTORE may write and read (File(...) under
+ * it); without it the engine allows no backup path at all. The grant to back up comes with ALL,
+ * so the path is what bounds it: only the backup command opens the store with one (the sink and
+ * the query API never do), and the caller lane's queries are read-only besides.
+ */
+function configXml(usersPath: string, emptyDir: string, backupDir: string | undefined): string {
   const memory = Math.floor(totalmem() * ENGINE_MEMORY_SHARE);
+  const backups =
+    backupDir === undefined ? '' : `\n  <backups><allowed_path>${backupDir}/</allowed_path></backups>`;
   return `<clickhouse>
   <users_config>${usersPath}</users_config>
   <max_server_memory_usage>${memory}</max_server_memory_usage>
   <user_files_path>${emptyDir}/</user_files_path>
   <user_scripts_path>${emptyDir}/</user_scripts_path>
-  <remote_url_allow_hosts></remote_url_allow_hosts>
+  <remote_url_allow_hosts></remote_url_allow_hosts>${backups}
 </clickhouse>
 `;
 }
@@ -92,9 +100,22 @@ const XML_UNSAFE = /[<>&"']/;
  * Writes the engine's configuration under `dataDir` and returns how to start the engine with it.
  * The empty directory is checked to be empty: a file placed there would be readable by a query.
  */
-export function writeEngineSandbox(dataDir: string): EngineSandbox {
-  if (XML_UNSAFE.test(dataDir)) {
-    throw new Error(`the embedded data directory's path may not contain < > & " or ': ${dataDir}`);
+export function writeEngineSandbox(
+  dataDir: string,
+  options: { backupDir?: string | undefined } = {},
+): EngineSandbox {
+  for (const path of [dataDir, options.backupDir ?? '']) {
+    if (XML_UNSAFE.test(path)) {
+      throw new Error(`an embedded engine path may not contain < > & " or ': ${path}`);
+    }
+  }
+  if (options.backupDir !== undefined) {
+    const inside = relative(dataDir, options.backupDir);
+    // A backup inside the data directory would be destroyed with it, and copied into itself.
+    if (inside === '' || (!inside.startsWith('..') && !isAbsolute(inside))) {
+      throw new Error(`the backup directory must lie outside the data directory ${dataDir}`);
+    }
+    mkdirSync(options.backupDir, { recursive: true, mode: 0o700 });
   }
   const dir = join(dataDir, CONFIG_DIR);
   const emptyDir = join(dir, 'empty');
@@ -106,6 +127,6 @@ export function writeEngineSandbox(dataDir: string): EngineSandbox {
   const usersPath = join(dir, 'users.xml');
   const configPath = join(dir, 'config.xml');
   writeFileSync(usersPath, usersXml(), { mode: 0o600 });
-  writeFileSync(configPath, configXml(usersPath, emptyDir), { mode: 0o600 });
+  writeFileSync(configPath, configXml(usersPath, emptyDir, options.backupDir), { mode: 0o600 });
   return { connectionArgs: [`--config-file=${configPath}`], emptyDir };
 }

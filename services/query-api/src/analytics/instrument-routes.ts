@@ -7,6 +7,7 @@ import { asIsSerializer, routeDoc } from '@feedpipe/service-http';
 import type { FastifyInstance } from 'fastify';
 import type { ApiContext } from '../context.js';
 import { badRequest, notFound } from '../errors.js';
+import { hotBars, tierFor } from '../hot-tier/hot-bars.js';
 import { FORMAT_PROPERTY, SECURITY_ID_PARAMS } from '../http/schemas.js';
 import { rowSchema, tabularResponse } from '../http/tabular-doc.js';
 import type { OutputFormat } from '../query/formats.js';
@@ -375,6 +376,21 @@ function registerBarRoutes(app: FastifyInstance, ctx: ApiContext): void {
       }
       if (!(await ctx.instruments.has(securityId))) throw notFound(`instrument ${securityId} is not known`);
       const query = { sql: BARS_SQL, params: { sid: securityId, step, fromSec, toSec }, format };
+      // Inside the hot window, memory answers (hot-tier/hot-bars.ts); the answer is the same bytes.
+      const tier = ctx.hot.tier;
+      const hot = tierFor(tier, { securityId, step, fromSec, toSec });
+      ctx.hot.metrics.answers.inc({ tier: hot ?? 'clickhouse' });
+      if (tier !== undefined && hot !== undefined) {
+        return cachedTabular(
+          ctx,
+          reply,
+          `bars|${securityId}|${step}|${fromSec}|${toSec}`,
+          ttlFor(ctx, range.toMs),
+          query,
+          `bars-${securityId}-${q.interval}`,
+          () => hotBars(tier, ctx.runner, { securityId, step, fromSec, toSec }, hot, format),
+        );
+      }
       return cachedTabular(
         ctx,
         reply,

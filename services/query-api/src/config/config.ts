@@ -8,6 +8,11 @@ import {
   section,
   str,
 } from '@feedpipe/service-http';
+import {
+  type HotTierConfig,
+  type ResolvedHotTierConfig,
+  resolveHotTierConfig,
+} from '../hot-tier/hot-tier-config.js';
 
 export type { LogLevel } from '@feedpipe/service-http';
 
@@ -96,6 +101,8 @@ export interface QueryApiConfig extends HttpServiceConfig {
     /** Comment line sent this often so proxies keep the connection. Default 15,000 ms. */
     heartbeatMs?: number;
   };
+  /** Recent bars in memory (hot-tier/hot-tier-config.ts). */
+  hotTier?: HotTierConfig;
 }
 
 export interface ResolvedConfig extends ResolvedHttpServiceConfig {
@@ -132,9 +139,10 @@ export interface ResolvedConfig extends ResolvedHttpServiceConfig {
     maxQueuedEvents: number;
     heartbeatMs: number;
   };
+  hotTier: ResolvedHotTierConfig;
 }
 
-const TOP = [...HTTP_SERVICE_KEYS, 'query', 'sql', 'cache', 'topics', 'stream'];
+const TOP = [...HTTP_SERVICE_KEYS, 'query', 'sql', 'cache', 'topics', 'stream', 'hotTier'];
 const W = 'query-api config';
 
 export function resolveConfig(config: QueryApiConfig = {}): ResolvedConfig {
@@ -224,5 +232,6 @@ export function resolveConfig(config: QueryApiConfig = {}): ResolvedConfig {
       maxQueuedEvents: int(st, 'maxQueuedEvents', `${W}.stream`, 10_000, 1, 10_000_000),
       heartbeatMs: int(st, 'heartbeatMs', `${W}.stream`, 15_000, 100, 3_600_000),
     },
+    hotTier: resolveHotTierConfig(top.hotTier, `${W}.hotTier`),
   };
 }

@@ -67,6 +67,35 @@ export const QUERY_API_ENV = {
     unset: 'key commands work on the local store only',
     description: 'key commands against a running API: a key with the `admin` scope (never printed or logged)',
   },
+  // The hot tier (hot-tier/hot-tier-config.ts): recent bars in memory, with KAFKA_BROKERS.
+  QUERY_API_HOT_TIER_HOURS: {
+    type: 'integer',
+    min: 0,
+    max: 744,
+    default: 24,
+    description: 'hours the hot window reaches back, then to UTC midnight (0 = no hot tier)',
+  },
+  QUERY_API_HOT_TIER_MAX_INSTRUMENTS: {
+    type: 'integer',
+    min: 1,
+    max: 1_000_000,
+    default: 5_000,
+    description: 'instruments the hot tier holds (the first by security id)',
+  },
+  QUERY_API_HOT_TIER_MAX_TRADES_PER_DAY: {
+    type: 'integer',
+    min: 1,
+    max: 100_000_000,
+    default: 2_000_000,
+    description: 'trades of one instrument-day held; beyond, that day comes from ClickHouse',
+  },
+  QUERY_API_HOT_TIER_MAX_BYTES: {
+    type: 'integer',
+    min: 1_000_000,
+    max: Number.MAX_SAFE_INTEGER,
+    default: 2_147_483_648,
+    description: 'bytes of trades the hot tier holds; beyond, it closes and ClickHouse answers',
+  },
   LOG_LEVEL: {
     type: 'enum',
     values: ['fatal', 'error', 'warn', 'info', 'debug'],
