@@ -1,7 +1,9 @@
 // One-time, idempotent set-up that `npm start` and `npm test` run first: resolves the local Kafka
 // broker's jars from Maven Central (infra/kafka/pom.xml) unless they are already cached for this pom,
 // and (for `npm test`, with --browser) installs Debian's chromium for the status page's browser test
-// and Debian's prometheus for promtool, which checks the Prometheus files (test/infra-operator-tools).
+// and Debian's prometheus for promtool, which checks the Prometheus files (test/infra-operator-tools),
+// and Debian's prometheus-alertmanager for amtool (the Alertmanager file's check) and the alert
+// delivery test, which runs prometheus and alertmanager themselves (test/alert-delivery).
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -18,9 +20,15 @@ const pomHash = createHash('sha256')
 
 checkNode();
 ensureKafkaJars();
+ensureJmxExporterAgent();
 if (process.argv.includes('--browser')) {
   ensureDebianPackage('/usr/bin/chromium', 'chromium', 'the browser test');
   ensureDebianPackage('/usr/bin/promtool', 'prometheus', 'the Prometheus file checks (promtool)');
+  ensureDebianPackage(
+    '/usr/bin/amtool',
+    'prometheus-alertmanager',
+    'the Alertmanager file check (amtool) and the alert delivery test',
+  );
 }
 
 /**
@@ -85,4 +93,40 @@ function ensureKafkaJars() {
   }
   writeFileSync(stampFile, `${pomHash}\n`);
   process.stderr.write('setup: Kafka jars ready.\n');
+}
+
+/**
+ * The Prometheus JMX exporter's Java agent that the compose broker loads (infra/docker-compose.yml
+ * fetches it with Maven in its `kafka-jmx-agent` service), at the version the compose file defaults
+ * to, for the test that runs a local broker with it and the shipped rules
+ * (test/kafka-jmx-exporter.test.ts). Resolved from Maven Central once per version.
+ */
+function ensureJmxExporterAgent() {
+  const compose = readFileSync(join(root, 'infra', 'docker-compose.yml'), 'utf8');
+  const version = /\$\{JMX_EXPORTER_VERSION:-([0-9][0-9A-Za-z.-]*)\}/.exec(compose)?.[1];
+  if (!version) {
+    process.stderr.write('setup: no JMX_EXPORTER_VERSION default in infra/docker-compose.yml\n');
+    process.exit(1);
+  }
+  const dir = join(cacheDir, 'jmx-exporter', version);
+  if (existsSync(join(dir, 'jmx_prometheus_javaagent.jar'))) return;
+  process.stderr.write(`setup: resolving the JMX exporter agent ${version} from Maven Central...\n`);
+  const mvn = spawnSync(
+    'mvn',
+    [
+      '-q',
+      '-B',
+      'dependency:copy',
+      `-Dartifact=io.prometheus.jmx:jmx_prometheus_javaagent:${version}`,
+      '-Dmdep.stripVersion=true',
+      `-DoutputDirectory=${dir}`,
+    ],
+    { cwd: kafkaDir, stdio: 'inherit' },
+  );
+  if (mvn.error || mvn.status !== 0) {
+    process.stderr.write(
+      `setup: Maven could not fetch the JMX exporter agent (${mvn.error ? mvn.error.message : `exit ${mvn.status}`}).\n`,
+    );
+    process.exit(1);
+  }
 }

@@ -11,6 +11,7 @@ import { dirname, join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { MARKET_DATA_TABLES } from '../services/query-api/src/sql/allowed-tables.js';
+import { interpolate } from './support/compose-env.js';
 
 const root = join(import.meta.dirname, '..');
 const infra = join(root, 'infra');
@@ -44,20 +45,6 @@ const exampleVariables = new Set(
 const exampleValues = new Map(
   [...read('infra/.env.example').matchAll(/^([A-Z][A-Z0-9_]*)=(.*)$/gm)].map((m) => [m[1] ?? '', m[2] ?? '']),
 );
-
-/** Compose interpolation: ${VAR}, ${VAR:-default}, ${VAR-default}, ${VAR:?message}; $$ is a literal $. */
-function interpolate(text: string, env: ReadonlyMap<string, string>): string {
-  return text.replace(/\$\$|\$\{([A-Z0-9_]+)(?:(:?[-?])((?:[^}$]|\$\$)*))?\}/g, (whole, name, op, arg) => {
-    if (whole === '$$') return '$';
-    const value = env.get(name as string);
-    if (op === ':-') return value ? value : (arg ?? '');
-    if (op === '-') return value ?? arg ?? '';
-    if (value === undefined || value === '') {
-      if (op === ':?' || op === '?') throw new Error(`${name} is required: ${arg}`);
-    }
-    return value ?? '';
-  });
-}
 
 /**
  * `docker compose config -q` validates against the Compose specification; it needs the compose
@@ -218,6 +205,8 @@ describe('infra/docker-compose.yml', () => {
     const literalSecrets: string[] = [];
     for (const [name, service] of Object.entries(services)) {
       for (const [key, value] of Object.entries(service.environment ?? {})) {
+        // A *_FILE or *_DIR value is where a secret lives (a compose secret, a volume), not a secret.
+        if (/_(FILE|DIR)$/.test(key)) continue;
         if (/PASSWORD|TOKEN|SECRET/.test(key) && value !== null && !/^\$\{[A-Z_]+/.test(String(value))) {
           literalSecrets.push(`${name}.${key}`);
         }

@@ -25,6 +25,36 @@ const read = (path: string) => readFileSync(join(root, path), 'utf8');
 /** Series Prometheus itself writes for every target. */
 const PROMETHEUS_SERIES = new Set(['up']);
 
+/**
+ * Series of the infrastructure's own exporters in the compose deployment, which the alerts on
+ * Kafka's and ClickHouse's disks use. Kafka's are the names infra/kafka/jmx-exporter/kafka-broker.yml
+ * gives (a `$1` stands for each alternative of the pattern's first group, lowercased as the file
+ * asks). ClickHouse's are its asynchronous metrics on its Prometheus endpoint
+ * (`ClickHouseAsyncMetrics_` + the name in system.asynchronous_metrics: DiskAvailable_<disk>,
+ * DiskTotal_<disk>, the disk `default` being its data path). node-exporter's are its filesystem
+ * collector's.
+ */
+function infrastructureSeries(): Set<string> {
+  const jmx = parse(read('infra/kafka/jmx-exporter/kafka-broker.yml')) as {
+    lowercaseOutputName?: boolean;
+    rules: Array<{ pattern: string; name: string }>;
+  };
+  const kafka = jmx.rules.flatMap((rule) => {
+    const alternatives = /\(([^()]+)\)/.exec(rule.pattern)?.[1]?.split('|') ?? [];
+    const names = rule.name.includes('$1')
+      ? alternatives.map((a) => rule.name.replace('$1', a))
+      : [rule.name];
+    return names.map((name) => (jmx.lowercaseOutputName ? name.toLowerCase() : name));
+  });
+  return new Set([
+    ...kafka,
+    'ClickHouseAsyncMetrics_DiskAvailable_default',
+    'ClickHouseAsyncMetrics_DiskTotal_default',
+    'node_filesystem_avail_bytes',
+    'node_filesystem_size_bytes',
+  ]);
+}
+
 interface ServiceMetrics {
   service: string;
   /** Names as exposed on /metrics (histograms with _bucket, _sum, _count). */
@@ -140,8 +170,11 @@ describe('metricNamesOf', () => {
 });
 
 describe('dashboard and alerts against the exported metrics', () => {
-  it('every metric the Grafana dashboard queries is exported by a service', async () => {
-    const exported = new Set((await serviceMetrics()).flatMap((s) => [...s.exposed]));
+  it('every metric the Grafana dashboard queries is exported by a service or by Kafka’s and ClickHouse’s exporters', async () => {
+    const exported = new Set([
+      ...(await serviceMetrics()).flatMap((s) => [...s.exposed]),
+      ...infrastructureSeries(),
+    ]);
     const expressions = dashboardExpressions();
     expect(expressions.length).toBeGreaterThan(30);
     const unknown = expressions.flatMap(({ where, expr }) =>
@@ -152,8 +185,11 @@ describe('dashboard and alerts against the exported metrics', () => {
     expect(unknown).toEqual([]);
   });
 
-  it('every metric an alert rule uses is exported by a service', async () => {
-    const exported = new Set((await serviceMetrics()).flatMap((s) => [...s.exposed]));
+  it('every metric an alert rule uses is exported by a service or by Kafka’s and ClickHouse’s exporters', async () => {
+    const exported = new Set([
+      ...(await serviceMetrics()).flatMap((s) => [...s.exposed]),
+      ...infrastructureSeries(),
+    ]);
     const rules = alertRules();
     expect(rules.length).toBeGreaterThan(10);
     const unknown = rules.flatMap((rule) =>
@@ -178,7 +214,15 @@ describe('dashboard and alerts against the exported metrics', () => {
     };
     const rows = dashboard.panels.filter((p) => p.type === 'row').map((p) => p.title);
     expect(rows).toEqual(
-      expect.arrayContaining(['Feed', 'Kafka', 'Sink', 'History loader', 'Query API', 'Trading gateway']),
+      expect.arrayContaining([
+        'Feed',
+        'Kafka',
+        'Sink',
+        'History loader',
+        'Query API',
+        'Trading gateway',
+        'Kafka and ClickHouse',
+      ]),
     );
     const provisioned = parse(read('infra/grafana/provisioning/datasources/prometheus.yml')) as {
       datasources: Array<{ uid: string; type: string }>;
@@ -188,6 +232,24 @@ describe('dashboard and alerts against the exported metrics', () => {
       .filter((p) => p.type !== 'row' && !uids.has(p.datasource?.uid ?? ''))
       .map((p) => p.title);
     expect(foreign).toEqual([]);
+  });
+
+  it('the Kafka exporter rules export the series the alerts name, and each job an alert selects is scraped', () => {
+    expect([...infrastructureSeries()]).toEqual(
+      expect.arrayContaining([
+        'kafka_log_manager_offline_log_directory_count',
+        'kafka_server_replica_manager_underreplicatedpartitions',
+        'kafka_server_broker_topic_messagesinpersec_total',
+      ]),
+    );
+    const prometheus = parse(read('infra/prometheus/prometheus.yml')) as {
+      scrape_configs: Array<{ job_name: string }>;
+    };
+    const jobs = new Set(prometheus.scrape_configs.map((c) => c.job_name));
+    const selected = alertRules().flatMap((rule) =>
+      [...rule.expr.matchAll(/job=~?"([^"]+)"/g)].flatMap((m) => (m[1] ?? '').split('|')),
+    );
+    expect(selected.filter((job) => !jobs.has(job))).toEqual([]);
   });
 
   it('every alert has a section in docs/operations.md and a runbook link to it', () => {

@@ -1,9 +1,12 @@
 /**
  * The operator files pass the tools operators run on them, as shipped:
  * - `promtool check config infra/prometheus/prometheus.yml` (which also checks the rule files it
- *   names, relative to it) and `promtool check rules` on the alert file. promtool is Debian's
+ *   names, relative to it), `promtool check rules` on the alert file and `promtool test rules` on
+ *   its unit tests. promtool is Debian's
  *   `prometheus` package, which scripts/setup.mjs installs for `npm test` (as it does chromium);
  *   missing, these tests fail and say so.
+ * - `amtool check-config infra/alertmanager/alertmanager.yml`: amtool is Debian's
+ *   `prometheus-alertmanager` package, which scripts/setup.mjs installs likewise.
  * - infra/docker-compose.yml against the Compose specification's JSON schema with ajv. `docker
  *   compose config` needs the compose plugin, which Debian does not package (its docker-compose is
  *   the 1.x line, older than `depends_on.required`); the schema is the official one as the
@@ -22,6 +25,7 @@ const root = join(import.meta.dirname, '..');
 const PROMETHEUS_CONFIG = 'infra/prometheus/prometheus.yml';
 const ALERTS = 'infra/prometheus/alerts.yml';
 const COMPOSE = 'infra/docker-compose.yml';
+const ALERTMANAGER_CONFIG = 'infra/alertmanager/alertmanager.yml';
 const require = createRequire(import.meta.url);
 const scratch = mkdtempSync(join(tmpdir(), 'feedpipe-operator-'));
 
@@ -52,10 +56,66 @@ describe('Prometheus files pass promtool', () => {
     expect(output).toContain(`SUCCESS: ${count} rules found`);
   });
 
+  it('test rules: the unit tests of the rules (infra/prometheus/alerts.test.yml)', () => {
+    const { status, output } = promtool(['test', 'rules', 'infra/prometheus/alerts.test.yml']);
+    expect(status, output).toBe(0);
+    expect(output).toContain('SUCCESS');
+  });
+
   it('check config fails on a rule file that is not there (the check is real)', () => {
     const config = join(scratch, 'prometheus.yml');
     writeFileSync(config, 'rule_files:\n  - /etc/prometheus/alerts.yml\n');
     expect(promtool(['check', 'config', config]).status).not.toBe(0);
+  });
+});
+
+function amtool(args: readonly string[]): { status: number | null; output: string } {
+  const result = spawnSync('amtool', args, { cwd: root, encoding: 'utf8', timeout: 60_000 });
+  if (result.error) {
+    throw new Error(
+      `amtool could not run (${result.error.message}): install Debian's prometheus-alertmanager package (scripts/setup.mjs --browser does, as root)`,
+    );
+  }
+  return { status: result.status, output: `${result.stdout}${result.stderr}` };
+}
+
+describe('the Alertmanager file passes amtool', () => {
+  it('check-config: routes, inhibition rules and receivers as shipped', () => {
+    const { status, output } = amtool(['check-config', ALERTMANAGER_CONFIG]);
+    expect(status, output).toBe(0);
+    expect(output).toContain('SUCCESS');
+    const config = parse(readFileSync(join(root, ALERTMANAGER_CONFIG), 'utf8')) as {
+      inhibit_rules: unknown[];
+      receivers: unknown[];
+    };
+    expect(output).toContain(`${config.inhibit_rules.length} inhibit rules`);
+    expect(output).toContain(`${config.receivers.length} receivers`);
+  });
+
+  it('check-config fails on a route to a receiver that is not defined (the check is real)', () => {
+    const config = join(scratch, 'alertmanager.yml');
+    writeFileSync(config, 'route:\n  receiver: nobody\nreceivers:\n  - name: somebody\n');
+    expect(amtool(['check-config', config]).status).not.toBe(0);
+  });
+
+  it('Prometheus sends its alerts to the compose Alertmanager, which compose runs with this file', () => {
+    const prometheus = parse(readFileSync(join(root, PROMETHEUS_CONFIG), 'utf8')) as {
+      alerting: { alertmanagers: Array<{ static_configs: Array<{ targets: string[] }> }> };
+    };
+    const targets = prometheus.alerting.alertmanagers.flatMap((a) =>
+      a.static_configs.flatMap((c) => c.targets),
+    );
+    expect(targets).toEqual(['alertmanager:9093']);
+    const compose = parse(readFileSync(join(root, COMPOSE), 'utf8'), { merge: true }) as {
+      services: Record<string, { volumes?: string[]; command?: string[] }>;
+    };
+    const alertmanager = compose.services.alertmanager;
+    expect(alertmanager?.volumes).toContain(
+      './alertmanager/alertmanager.yml:/etc/alertmanager/alertmanager.yml:ro',
+    );
+    expect(alertmanager?.command).toContain('--config.file=/etc/alertmanager/alertmanager.yml');
+    // A single Alertmanager opens no cluster port (it would listen on every interface).
+    expect(alertmanager?.command).toContain('--cluster.listen-address=');
   });
 });
 
