@@ -304,7 +304,6 @@ describe('compose environment with 60 s tokens', () => {
     /** After each new published token: every process works with it. */
     const tokens: string[] = [];
     const checks: Array<{ renewal: number; ingestorOpen: number; packetsGrew: boolean; funds: number }> = [];
-    let lastRenewalAt = 0;
     const first = publishedToken();
     expect(first, `a published token in the shared directory\n${why()}`).toBeDefined();
     tokens.push(first?.accessToken ?? '');
@@ -319,7 +318,6 @@ describe('compose environment with 60 s tokens', () => {
         250,
       );
       tokens.push(publishedToken()?.accessToken ?? '');
-      lastRenewalAt = Date.now();
       const before = gauge(await metricsOf(ingestorMetrics), 'ingestor_packets_total{type="trade"}');
       let open = 0;
       let status = 0;
