@@ -10,7 +10,9 @@
  * (unset: embedded chDB in DATA_DIR/chdb, DATA_DIR default .data), CLICKHOUSE_SQL_USER +
  * CLICKHOUSE_SQL_PASSWORD or CLICKHOUSE_SQL_PASSWORD_FILE (server only: the user callers' queries
  * run as; unset: the CLICKHOUSE_URL user; see config/store-env.ts), KAFKA_BROKERS (comma-separated;
- * unset: no live stream), QUERY_API_INSTRUMENTS_FILE (symbols for the instrument search; see
+ * unset: no live stream), TOPIC_TRADES / TOPIC_OHLC / TOPIC_REFERENCE / TOPIC_STATUS (the feed's
+ * topics the live stream reads, as the ingestor and sink name them; defaults from @feedpipe/contracts),
+ * QUERY_API_INSTRUMENTS_FILE (symbols for the instrument search; see
  * config/instrument-list.ts), QUERY_API_BOOTSTRAP_KEY_NAME (serve: create a read key at start and
  * print it once). No trading credentials: orders and postbacks are the trading gateway's
  * (services/trading-gateway, `trading-gateway run`).
@@ -23,7 +25,7 @@ import { createStore, runMigrations } from '@feedpipe/store';
 import { createQueryApi } from './app.js';
 import { API_KEYS_TABLE, SCOPES, type Scope } from './auth/scopes.js';
 import type { LogLevel } from './config/config.js';
-import { type QueryApiEnv, queryApiEnv } from './config/env.js';
+import { feedTopicsOf, type QueryApiEnv, queryApiEnv } from './config/env.js';
 import { readInstrumentList } from './config/instrument-list.js';
 import { storeConfigFromEnv } from './config/store-env.js';
 
@@ -114,6 +116,7 @@ async function main(): Promise<void> {
       host: vars.QUERY_API_HOST,
       port: vars.QUERY_API_PORT,
       logLevel: vars.LOG_LEVEL as LogLevel,
+      topics: feedTopicsOf(vars),
     },
     {
       store,

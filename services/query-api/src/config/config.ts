@@ -1,4 +1,5 @@
 /** Configuration of the query API: every key documented with its default, validated once. */
+import { DEFAULT_FEED_TOPICS, type FeedTopics } from '@feedpipe/contracts';
 import {
   HTTP_SERVICE_KEYS,
   type HttpServiceConfig,
@@ -72,17 +73,11 @@ export interface QueryApiConfig extends HttpServiceConfig {
     /** How late ticks may still arrive for a past range. Default 120,000 ms. */
     finalAfterMs?: number;
   };
-  /** Kafka topics of the live stream (ARCHITECTURE.md names). */
-  topics?: {
-    /** Default feed.trades. */
-    trades?: string;
-    /** Default feed.ohlc. */
-    ohlc?: string;
-    /** Default feed.reference. */
-    reference?: string;
-    /** Default feed.status. */
-    status?: string;
-  };
+  /**
+   * Kafka topics of the live stream; each defaults to @feedpipe/contracts' DEFAULT_FEED_TOPICS
+   * (feed.trades, feed.ohlc, feed.reference, feed.status). The CLI sets them from TOPIC_*.
+   */
+  topics?: Partial<FeedTopics>;
   /** Live stream (Server-Sent Events). */
   stream?: {
     /** Concurrent stream clients. Default 200. */
@@ -124,7 +119,7 @@ export interface ResolvedConfig extends ResolvedHttpServiceConfig {
     finalTtlMs: number;
     finalAfterMs: number;
   };
-  topics: { trades: string; ohlc: string; reference: string; status: string };
+  topics: FeedTopics;
   stream: {
     maxClients: number;
     maxClientsPerKey: number;
@@ -212,10 +207,10 @@ export function resolveConfig(config: QueryApiConfig = {}): ResolvedConfig {
       finalAfterMs: int(c, 'finalAfterMs', `${W}.cache`, 120_000, 0, 86_400_000),
     },
     topics: {
-      trades: str(tp, 'trades', `${W}.topics`, 'feed.trades'),
-      ohlc: str(tp, 'ohlc', `${W}.topics`, 'feed.ohlc'),
-      reference: str(tp, 'reference', `${W}.topics`, 'feed.reference'),
-      status: str(tp, 'status', `${W}.topics`, 'feed.status'),
+      trades: str(tp, 'trades', `${W}.topics`, DEFAULT_FEED_TOPICS.trades),
+      ohlc: str(tp, 'ohlc', `${W}.topics`, DEFAULT_FEED_TOPICS.ohlc),
+      reference: str(tp, 'reference', `${W}.topics`, DEFAULT_FEED_TOPICS.reference),
+      status: str(tp, 'status', `${W}.topics`, DEFAULT_FEED_TOPICS.status),
     },
     stream: {
       maxClients: int(st, 'maxClients', `${W}.stream`, 200, 1, 100_000),
