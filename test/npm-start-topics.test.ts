@@ -1,0 +1,42 @@
+/**
+ * Every topic of the contract exists with its partitions once `npm start` is up (issue #33 item 2),
+ * `orders.updates` among them before any order: a consumer that subscribes right after start finds
+ * them all, instead of unknown-topic errors until the gateway's first order update.
+ */
+import { contractTopics } from '@feedpipe/contracts';
+import { KafkaAdmin } from '@feedpipe/kafka-client';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type RunningStart, startNpmStart } from './npm-start/running-start.js';
+
+let start: RunningStart | undefined;
+
+beforeAll(async () => {
+  start = await startNpmStart();
+}, 240_000);
+
+afterAll(async () => {
+  await start?.stop();
+}, 90_000);
+
+describe('npm start creates every contract topic', () => {
+  it('has each topic, with its partitions and a leader for each, before the first order', async () => {
+    const running = start as RunningStart;
+    const expected = contractTopics();
+    expect(expected.map((t) => t.name)).toContain('orders.updates');
+    const admin = new KafkaAdmin({ brokers: running.brokers, clientId: 'npm-start-topics-test' });
+    try {
+      const states = await admin.partitionStates(expected.map((t) => t.name));
+      for (const topic of expected) {
+        const partitions = states.filter((s) => s.topic === topic.name);
+        expect(partitions.length, topic.name).toBe(topic.partitions);
+        for (const p of partitions)
+          expect(p.leader, `${topic.name}/${p.partition}`).toBeGreaterThanOrEqual(0);
+      }
+      // Nothing has been ordered: the order-updates topic is empty, it exists ahead of its records.
+      const offsets = await admin.topicOffsets('orders.updates');
+      expect(offsets.every((o) => o.high === o.low)).toBe(true);
+    } finally {
+      await admin.close();
+    }
+  });
+});
