@@ -44,6 +44,7 @@ import { ResultCache } from './query/result-cache.js';
 import { StoreProbe } from './query/store-probe.js';
 import { registerRecordSchemaRoutes } from './record-schemas/record-schema-routes.js';
 import { CallerSql } from './sql/caller-sql.js';
+import { installCatalogViews } from './sql/catalog-views.js';
 import { registerSqlRoutes } from './sql/sql-routes.js';
 import { type PipelineStatusSource, registerStatusPage } from './status-page/index.js';
 
@@ -247,6 +248,11 @@ export async function createQueryApi(config: QueryApiConfig, deps: QueryApiDeps)
 
   const app = await createHttpApp(resolved, deps, keys, metrics, logSecrets);
   registerRoutes(app, ctx, hub, deps);
+  // The catalogue views SQL tools browse (sql/catalog-views.ts). A login without DDL rights (a
+  // server's) leaves them to the server's administrator: browsing then finds no table.
+  await installCatalogViews(lane).catch((error: unknown) =>
+    app.log.warn({ err: error }, 'the catalogue views for SQL tools could not be created'),
+  );
 
   let url = '';
   return {

@@ -48,10 +48,11 @@ import { MARKET_DATA_TABLES, MARKET_DATABASE, SQL_READABLE_TABLES } from './allo
 import { analysisBudgetRefusal } from './analysis-budget.js';
 import { CallScanError, scanCalls } from './call-scan.js';
 import { type CatalogFacts, catalogAnswer } from './catalog-answers.js';
+import { outlinesMatchRename, renameCatalogTables } from './catalog-views.js';
 import { type AstNode, nodeName, OutlineError, parseAstOutline } from './explain-outline.js';
 import { type FunctionPolicy, functionPolicy } from './function-policy.js';
 
-export type GuardedKind = 'select' | 'show-tables' | 'describe' | 'catalog';
+export type GuardedKind = 'select' | 'show-tables' | 'describe' | 'catalog' | 'explain';
 
 export interface GuardedSql {
   kind: GuardedKind;
@@ -142,6 +143,14 @@ const TABLE_EXPRESSION_CHILDREN = new Set(['TableIdentifier', 'Subquery', 'Sampl
 const IN_FUNCTIONS = /^(global)?(not)?(null)?in(ignoreset)?$/i;
 
 const SHOW_TABLES = new Set(['SHOW TABLES', `SHOW TABLES FROM ${MARKET_DATABASE}`]);
+
+/**
+ * `EXPLAIN [kind] <statement>` without EXPLAIN settings: the statement takes the whole guard first
+ * and the EXPLAIN is of what the guard returned, so kinds that analyse it (PLAN, PIPELINE, QUERY
+ * TREE, ESTIMATE fold constants) evaluate only what a SELECT of the caller's may run anyway.
+ */
+const EXPLAIN = /^EXPLAIN(?: (AST|SYNTAX|PLAN|PIPELINE|ESTIMATE|QUERY TREE))? ((?:SELECT|WITH|\().*)$/;
+const SHOW_COLUMNS = /^SHOW COLUMNS FROM ([A-Za-z_][A-Za-z0-9_]*) FROM ([A-Za-z_][A-Za-z0-9_]*)$/;
 const DESCRIBE = /^DESCRIBE TABLE ([A-Za-z_][A-Za-z0-9_]*)\.([A-Za-z_][A-Za-z0-9_]*)$/;
 
 function refuse(message: string, cause?: unknown, reason: RefusalReason = 'access'): never {
@@ -335,6 +344,22 @@ export class SqlGuard {
         },
       };
     }
+    const columns = SHOW_COLUMNS.exec(canonical);
+    if (columns) {
+      const [, name, db] = columns as unknown as [string, string, string];
+      if (!MARKET_DATA_TABLES.includes(`${db}.${name}`)) {
+        refuse(`table ${db}.${name} is not readable with SQL; allowed: ${allowedList()}`);
+      }
+      // ClickHouse's own SHOW COLUMNS columns, from the catalogue view of the table.
+      return {
+        kind: 'describe',
+        sql: `SELECT name AS field, type, if(startsWith(type, 'Nullable('), 'YES', 'NO') AS null,
+          if(is_in_primary_key, 'PRI', if(is_in_sorting_key, 'SOR', '')) AS key,
+          if(default_kind = '', NULL, default_expression) AS default, '' AS extra
+          FROM system.columns WHERE database = {db:String} AND table = {table:String} ORDER BY position`,
+        params: { db, table: name },
+      };
+    }
     const describe = DESCRIBE.exec(canonical);
     if (describe) {
       const [, db, name] = describe as unknown as [string, string, string];
@@ -352,7 +377,7 @@ export class SqlGuard {
     if (answer) return { kind: 'catalog', ...answer };
     if (/^(SHOW|DESCRIBE|EXPLAIN|EXISTS)\b/.test(canonical)) {
       refuse(
-        'of SHOW, DESCRIBE, EXISTS and EXPLAIN only "SHOW TABLES [FROM market]", "SHOW DATABASES", "DESCRIBE [TABLE] market.<table>" and "EXISTS [TABLE] market.<table>" are answered',
+        'of SHOW, DESCRIBE, EXISTS and EXPLAIN only "SHOW TABLES [FROM market]", "SHOW DATABASES", "SHOW COLUMNS FROM market.<table>", "DESCRIBE [TABLE] market.<table>", "EXISTS [TABLE] market.<table>" and "EXPLAIN [AST|SYNTAX|PLAN|PIPELINE|ESTIMATE|QUERY TREE] <SELECT>" are answered',
       );
     }
     return undefined;
@@ -368,6 +393,40 @@ export class SqlGuard {
     return { body, format };
   }
 
+  /**
+   * The renamed statement, once its parse tree is the original's with only the catalogue tables'
+   * identifiers renamed (catalog-views.ts); anything else is refused.
+   */
+  async #checkedRename(canonical: string, renamed: string, params: QueryParams): Promise<string> {
+    let same = false;
+    try {
+      const [before, after] = [
+        await this.#explain('AST', canonical, params),
+        await this.#explain('AST', renamed, params),
+      ];
+      same = outlinesMatchRename(before, after);
+    } catch (error) {
+      refuse('a statement over the system catalogue tables could not be verified', error);
+    }
+    if (!same) refuse('a statement over the system catalogue tables could not be verified');
+    return renamed;
+  }
+
+  /** EXPLAIN of a statement that passed the whole guard (EXPLAIN above). */
+  async #explainOf(match: RegExpExecArray, params: QueryParams): Promise<GuardedSql> {
+    const [, kind, statement] = match as unknown as [string, string | undefined, string];
+    // The split must leave a statement in its own canonical form, or it misread the text.
+    if ((await this.#canonical(statement)) !== statement)
+      refuse('EXPLAIN of a statement that could not be read');
+    const inner = await this.check(statement, params);
+    if (inner.kind !== 'select') refuse('EXPLAIN is answered for SELECT statements only');
+    return {
+      kind: 'explain',
+      sql: `EXPLAIN ${kind === undefined ? '' : `${kind} `}${inner.sql}`,
+      params: inner.params,
+    };
+  }
+
   /** Verifies caller SQL; returns the statement to run, or throws SQL_REFUSED (400) saying why. */
   async check(text: string, params: QueryParams = {}, options: CheckOptions = {}): Promise<GuardedSql> {
     if (text.length > this.#limits.maxSqlLength) {
@@ -378,8 +437,13 @@ export class SqlGuard {
     let format: string | undefined;
     if (options.output === 'clause') ({ body: canonical, format } = await this.#splitFormat(canonical));
     const named = format === undefined ? {} : { format };
+    const explained = EXPLAIN.exec(canonical);
+    if (explained) return { ...(await this.#explainOf(explained, params)), ...named };
     const metadata = this.#metadata(canonical);
     if (metadata) return { ...metadata, ...named };
+    // system.databases/tables/columns: the API's views of them (catalog-views.ts), checked below.
+    const renamed = renameCatalogTables(canonical);
+    if (renamed !== undefined) canonical = await this.#checkedRename(canonical, renamed, params);
     // The canonical text starts with its statement's keyword; the parse tree below decides.
     if (!/^(SELECT|WITH|\()/.test(canonical)) {
       refuse(
