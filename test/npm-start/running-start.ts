@@ -40,6 +40,7 @@ export async function startNpmStart(extraEnv: Record<string, string> = {}): Prom
       KAFKA_BROKERS: '',
       DATA_DIR: dataDir,
       QUERY_API_PORT: '0',
+      QUERY_API_CLICKHOUSE_PORT: '0',
       TRADING_GATEWAY_PORT: '0',
       METRICS_PORT: '0',
       HISTORY_LOAD: 'off',

@@ -74,6 +74,8 @@ export interface QueryApi {
   readonly keys: ApiKeyStore<Scope>;
   /** http://host:port once started. */
   readonly url: string;
+  /** http://host:port of the ClickHouse-protocol port once started (`clickhousePort`), else undefined. */
+  readonly clickhouseUrl: string | undefined;
   start(): Promise<string>;
   stop(): Promise<void>;
 }
@@ -113,6 +115,15 @@ function checkDeps(deps: QueryApiDeps): void {
   if (!deps.store?.internal) throw new QueryApiError('CONFIG_INVALID', 'query-api deps: "store" is required');
 }
 
+/**
+ * What the API's listeners share, so a key's rate and its store-reading requests are counted once
+ * whichever port they arrive on.
+ */
+interface SharedLimits {
+  rate: KeyRateLimiter;
+  concurrency: KeyConcurrency;
+}
+
 /** The HTTP server with what every route shares: errors, auth, admission, metrics, docs. */
 async function createHttpApp(
   resolved: ResolvedConfig,
@@ -120,8 +131,9 @@ async function createHttpApp(
   keys: ApiKeyStore<Scope>,
   metrics: ApiContext['metrics'],
   logSecrets: readonly string[],
+  shared: SharedLimits,
+  docs = resolved.docs,
 ): Promise<FastifyInstance> {
-  const now = deps.now ?? Date.now;
   const app = Fastify({
     logger:
       resolved.logLevel === false
@@ -134,13 +146,13 @@ async function createHttpApp(
   });
   installErrorHandler(app);
   installMethodNotAllowed(app);
-  installAuth(app, keys, new KeyRateLimiter(resolved.rateLimit.perSecond, resolved.rateLimit.burst, now), {
+  installAuth(app, keys, shared.rate, {
     defaultScope: DEFAULT_SCOPE,
     keyFrom: clickHouseKeyFrom,
   });
-  installQueryAdmission(app, new KeyConcurrency(resolved.query.maxConcurrentPerKey));
+  installQueryAdmission(app, shared.concurrency);
   installHttpMetrics(app, metrics);
-  if (resolved.docs) {
+  if (docs) {
     await registerOpenApiDocs(app, {
       title: 'feedpipe query API',
       description:
@@ -152,7 +164,7 @@ async function createHttpApp(
 }
 
 /** Every route of the API: status, analytics, SQL, the live stream, the record schemas, the status page, keys. */
-function registerRoutes(app: FastifyInstance, ctx: ApiContext, hub: LiveHub, deps: QueryApiDeps): void {
+function registerRoutes(app: FastifyInstance, ctx: ApiContext, hub: LiveHub, deps: QueryApiDeps): CallerSql {
   registerStatusRoutes(app, ctx, {
     streamStats: () => ({
       enabled: hub.enabled,
@@ -176,6 +188,7 @@ function registerRoutes(app: FastifyInstance, ctx: ApiContext, hub: LiveHub, dep
   registerRecordSchemaRoutes(app);
   registerStatusPage(app, { pipeline: deps.pipelineStatus, liveStream: () => hub.enabled });
   registerKeyRoutes(app, ctx.keys);
+  return callerSql;
 }
 
 export async function createQueryApi(config: QueryApiConfig, deps: QueryApiDeps): Promise<QueryApi> {
@@ -246,15 +259,37 @@ export async function createQueryApi(config: QueryApiConfig, deps: QueryApiDeps)
   keys.onRevoked((keyId) => hub.endKey(keyId, 'the API key was revoked'));
   const logSecrets = [...(deps.logSecrets ?? [])];
 
-  const app = await createHttpApp(resolved, deps, keys, metrics, logSecrets);
-  registerRoutes(app, ctx, hub, deps);
+  const shared: SharedLimits = {
+    rate: new KeyRateLimiter(resolved.rateLimit.perSecond, resolved.rateLimit.burst, now),
+    concurrency: new KeyConcurrency(resolved.query.maxConcurrentPerKey),
+  };
+  const app = await createHttpApp(resolved, deps, keys, metrics, logSecrets, shared);
+  const callerSql = registerRoutes(app, ctx, hub, deps);
+  // ClickHouse's protocol at the root of a port of its own, for tools that cannot be given a path.
+  const clickhouseApp =
+    resolved.clickhousePort === undefined
+      ? undefined
+      : await createHttpApp(resolved, deps, keys, metrics, logSecrets, shared, false);
+  if (clickhouseApp) registerClickHouseRoutes(clickhouseApp, ctx, callerSql, '');
   // The catalogue views SQL tools browse (sql/catalog-views.ts). A login without DDL rights (a
   // server's) leaves them to the server's administrator: browsing then finds no table.
   await installCatalogViews(lane).catch((error: unknown) =>
     app.log.warn({ err: error }, 'the catalogue views for SQL tools could not be created'),
   );
 
+  return listeners(app, clickhouseApp, resolved, keys, hub);
+}
+
+/** The API's listeners: start() opens the API's port and the ClickHouse port, stop() closes both. */
+function listeners(
+  app: FastifyInstance,
+  clickhouseApp: FastifyInstance | undefined,
+  resolved: ResolvedConfig,
+  keys: ApiKeyStore<Scope>,
+  hub: LiveHub,
+): QueryApi {
   let url = '';
+  let clickhouseUrl: string | undefined;
   return {
     app,
     config: resolved,
@@ -262,13 +297,24 @@ export async function createQueryApi(config: QueryApiConfig, deps: QueryApiDeps)
     get url() {
       return url;
     },
+    get clickhouseUrl() {
+      return clickhouseUrl;
+    },
     async start() {
       const address = await app.listen({ host: resolved.host, port: resolved.port });
       url = address.replace('[::1]', '127.0.0.1');
+      if (clickhouseApp) {
+        const chAddress = await clickhouseApp.listen({
+          host: resolved.host,
+          port: resolved.clickhousePort ?? 0,
+        });
+        clickhouseUrl = chAddress.replace('[::1]', '127.0.0.1');
+      }
       return url;
     },
     async stop() {
       await hub.stop();
+      await clickhouseApp?.close();
       await app.close();
     },
   };

@@ -6,7 +6,8 @@
  *                                        store (npm start), through its admin routes, with an admin
  *                                        key in QUERY_API_ADMIN_KEY (URL: --url, QUERY_API_URL, or
  *                                        QUERY_API_HOST:QUERY_API_PORT)
- * Environment: QUERY_API_PORT (default 8080), QUERY_API_HOST (default 127.0.0.1), CLICKHOUSE_URL
+ * Environment: QUERY_API_PORT (default 8080), QUERY_API_HOST (default 127.0.0.1),
+ * QUERY_API_CLICKHOUSE_PORT (unset: none; ClickHouse's HTTP protocol at the root of that port), CLICKHOUSE_URL
  * (unset: embedded chDB in DATA_DIR/chdb, DATA_DIR default .data), CLICKHOUSE_SQL_USER +
  * CLICKHOUSE_SQL_PASSWORD or CLICKHOUSE_SQL_PASSWORD_FILE (server only: the user callers' queries
  * run as; unset: the CLICKHOUSE_URL user; see config/store-env.ts), KAFKA_BROKERS (comma-separated;
@@ -24,6 +25,7 @@ import { ApiKeyStore, KEY_COMMANDS, redactLogText, runKeyCommand } from '@feedpi
 import { createStore, runMigrations } from '@feedpipe/store';
 import { createQueryApi } from './app.js';
 import { API_KEYS_TABLE, SCOPES, type Scope } from './auth/scopes.js';
+import { jdbcUrlOf } from './clickhouse-http/jdbc-url.js';
 import type { LogLevel } from './config/config.js';
 import { feedTopicsOf, type QueryApiEnv, queryApiEnv } from './config/env.js';
 import { readInstrumentList } from './config/instrument-list.js';
@@ -117,6 +119,9 @@ async function main(): Promise<void> {
       port: vars.QUERY_API_PORT,
       logLevel: vars.LOG_LEVEL as LogLevel,
       topics: feedTopicsOf(vars),
+      ...(vars.QUERY_API_CLICKHOUSE_PORT === undefined
+        ? {}
+        : { clickhousePort: vars.QUERY_API_CLICKHOUSE_PORT }),
     },
     {
       store,
@@ -133,6 +138,11 @@ async function main(): Promise<void> {
   }
   const url = await api.start();
   process.stderr.write(`query-api listening on ${url} (docs at ${url}/docs)\n`);
+  if (api.clickhouseUrl) {
+    process.stderr.write(
+      `query-api: ClickHouse protocol at ${api.clickhouseUrl}/ (JDBC: ${jdbcUrlOf(api.clickhouseUrl)})\n`,
+    );
+  }
   let stopping = false;
   const stop = async (): Promise<void> => {
     if (stopping) return;

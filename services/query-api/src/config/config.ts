@@ -14,6 +14,12 @@ export type { LogLevel } from '@feedpipe/service-http';
 
 /** The shared HTTP keys (HttpServiceConfig: host, port `QUERY_API_PORT` default 8080, ...) and the API's own sections. */
 export interface QueryApiConfig extends HttpServiceConfig {
+  /**
+   * A second port that speaks ClickHouse's HTTP protocol at its root (`/`, `/ping`), for SQL tools
+   * that cannot be given a path (the ClickHouse JDBC driver reads a URL path as a database name).
+   * Same host, keys, guard and limits as `/clickhouse`. 0 = any free port. Default: none.
+   */
+  clickhousePort?: number;
   /** Limits of the analytics routes. */
   query?: {
     /** ClickHouse max_execution_time of analytics queries, seconds. Default 30. */
@@ -94,6 +100,8 @@ export interface QueryApiConfig extends HttpServiceConfig {
 }
 
 export interface ResolvedConfig extends ResolvedHttpServiceConfig {
+  /** The ClickHouse-protocol port, or undefined for none. */
+  clickhousePort: number | undefined;
   query: {
     maxExecutionSec: number;
     defaultTickPage: number;
@@ -129,7 +137,7 @@ export interface ResolvedConfig extends ResolvedHttpServiceConfig {
   };
 }
 
-const TOP = [...HTTP_SERVICE_KEYS, 'query', 'sql', 'cache', 'topics', 'stream'];
+const TOP = [...HTTP_SERVICE_KEYS, 'clickhousePort', 'query', 'sql', 'cache', 'topics', 'stream'];
 const W = 'query-api config';
 
 export function resolveConfig(config: QueryApiConfig = {}): ResolvedConfig {
@@ -178,6 +186,8 @@ export function resolveConfig(config: QueryApiConfig = {}): ResolvedConfig {
   );
   return {
     ...resolveHttpServiceConfig(top, W, 8080),
+    clickhousePort:
+      top.clickhousePort === undefined ? undefined : int(top, 'clickhousePort', W, 0, 0, 65_535),
     query: {
       maxExecutionSec: int(q, 'maxExecutionSec', `${W}.query`, 30, 1, 3_600),
       defaultTickPage: Math.min(int(q, 'defaultTickPage', `${W}.query`, 10_000, 1, 100_000_000), maxTickPage),

@@ -16,6 +16,13 @@ export const QUERY_API_ENV = {
     description: 'listen port (0 = any free port)',
   },
   QUERY_API_HOST: { type: 'string', default: '127.0.0.1', description: 'listen address' },
+  QUERY_API_CLICKHOUSE_PORT: {
+    type: 'integer',
+    min: 0,
+    max: 65_535,
+    unset: 'no second port (the protocol is under `/clickhouse`)',
+    description: "ClickHouse's HTTP protocol at the root of this port, for tools that cannot be given a path",
+  },
   CLICKHOUSE_URL: {
     type: 'url',
     protocols: ['http', 'https'],
