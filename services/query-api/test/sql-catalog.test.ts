@@ -130,6 +130,26 @@ describe('SHOW, DESCRIBE, EXISTS, EXPLAIN and connect probes', () => {
     expect(await rows('EXISTS TABLE market.ticks')).toEqual([{ result: 1 }]);
   });
 
+  it('takes a table without its database as the market one, as tools with a default database send it', async () => {
+    expect((await rows('DESCRIBE TABLE "ticks"')).map((c) => c.name)).toEqual([...FEED_TABLES.ticks.columns]);
+    expect((await rows('SHOW COLUMNS FROM ticks')).map((c) => c.field)).toEqual([
+      ...FEED_TABLES.ticks.columns,
+    ]);
+    expect(await rows('EXISTS ticks')).toEqual([{ result: 1 }]);
+    expect(await rows('EXISTS api_keys')).toEqual([{ result: 0 }]);
+    expect((await ch('DESCRIBE TABLE api_keys')).status).toBe(403);
+  });
+
+  it("answers SHOW TABLES LIKE with the caller's pattern as a value, within the allow-list", async () => {
+    expect(await rows("SHOW TABLES FROM market LIKE 'candles%'")).toEqual([
+      { name: 'candles_daily' },
+      { name: 'candles_intraday' },
+    ]);
+    expect(await rows("SHOW TABLES ILIKE '%API%'")).toEqual([]);
+    expect(await rows("SHOW TABLES LIKE '%\\'; DROP TABLE x; --'")).toEqual([]);
+    expect((await rows("SHOW TABLES NOT LIKE '%'")).length).toBe(0);
+  });
+
   it('explains an allowed SELECT, in each kind', async () => {
     for (const kind of ['', 'AST ', 'SYNTAX ', 'PLAN ', 'PIPELINE ', 'ESTIMATE ', 'QUERY TREE ']) {
       const answer = await ch(`EXPLAIN ${kind}SELECT count() FROM market.ticks WHERE security_id = 1`);

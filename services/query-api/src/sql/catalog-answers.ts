@@ -42,7 +42,8 @@ export interface CatalogAnswer {
  */
 const CALLER_USER = 'feedpipe_reader';
 
-const EXISTS = /^EXISTS TABLE ([A-Za-z_][A-Za-z0-9_]*)\.([A-Za-z_][A-Za-z0-9_]*)$/;
+/** `EXISTS TABLE [db.]name`: without a database, the market database's (see sql-guard.ts). */
+const EXISTS = /^EXISTS TABLE (?:([A-Za-z_][A-Za-z0-9_]*)\.)?([A-Za-z_][A-Za-z0-9_]*)$/;
 
 /**
  * Settings the probe reports: the API's limits, and the HTTP settings clients look for, at the
@@ -110,7 +111,7 @@ export function catalogAnswer(canonical: string, facts: CatalogFacts): CatalogAn
   if (fixed) return fixed(facts);
   const exists = EXISTS.exec(canonical);
   if (exists) {
-    const [, db, name] = exists as unknown as [string, string, string];
+    const [, db = MARKET_DATABASE, name] = exists as unknown as [string, string | undefined, string];
     return {
       sql: 'SELECT toUInt8({exists:UInt8}) AS result',
       params: { exists: MARKET_DATA_TABLES.includes(`${db}.${name}`) ? 1 : 0 },

@@ -150,8 +150,14 @@ const SHOW_TABLES = new Set(['SHOW TABLES', `SHOW TABLES FROM ${MARKET_DATABASE}
  * TREE, ESTIMATE fold constants) evaluate only what a SELECT of the caller's may run anyway.
  */
 const EXPLAIN = /^EXPLAIN(?: (AST|SYNTAX|PLAN|PIPELINE|ESTIMATE|QUERY TREE))? ((?:SELECT|WITH|\().*)$/;
-const SHOW_COLUMNS = /^SHOW COLUMNS FROM ([A-Za-z_][A-Za-z0-9_]*) FROM ([A-Za-z_][A-Za-z0-9_]*)$/;
-const DESCRIBE = /^DESCRIBE TABLE ([A-Za-z_][A-Za-z0-9_]*)\.([A-Za-z_][A-Za-z0-9_]*)$/;
+// A table named without its database (`DESCRIBE ticks`, as tools send with a default database) is
+// the market database's: the endpoints' databases are `market` and `default`, which holds none.
+const SHOW_COLUMNS = /^SHOW COLUMNS FROM ([A-Za-z_][A-Za-z0-9_]*)(?: FROM ([A-Za-z_][A-Za-z0-9_]*))?$/;
+const DESCRIBE = /^DESCRIBE TABLE (?:([A-Za-z_][A-Za-z0-9_]*)\.)?([A-Za-z_][A-Za-z0-9_]*)$/;
+/** `SHOW TABLES [FROM market] [NOT] [I]LIKE '<pattern>'`: the pattern goes in as a parameter. */
+const SHOW_TABLES_LIKE = new RegExp(
+  `^SHOW TABLES(?: FROM ${MARKET_DATABASE})? (NOT )?(I?LIKE) '((?:[^'\\\\]|\\\\.)*)'$`,
+);
 
 function refuse(message: string, cause?: unknown, reason: RefusalReason = 'access'): never {
   throw new SqlRefusal(reason, message, cause);
@@ -344,9 +350,24 @@ export class SqlGuard {
         },
       };
     }
+    const like = SHOW_TABLES_LIKE.exec(canonical);
+    if (like) {
+      const [, not, operator, literal] = like as unknown as [string, string | undefined, string, string];
+      return {
+        kind: 'show-tables',
+        sql: `SELECT name FROM system.tables WHERE database = {db:String} AND name IN {names:Array(String)}
+          AND ${not === undefined ? '' : 'NOT '}${operator === 'ILIKE' ? 'ilike' : 'like'}(name, {pattern:String}) ORDER BY name`,
+        params: {
+          db: MARKET_DATABASE,
+          names: MARKET_DATA_TABLES.map((t) => t.slice(MARKET_DATABASE.length + 1)),
+          // The literal as ClickHouse printed it, unescaped: a value, never SQL text.
+          pattern: literal.replace(/\\(.)/g, '$1'),
+        },
+      };
+    }
     const columns = SHOW_COLUMNS.exec(canonical);
     if (columns) {
-      const [, name, db] = columns as unknown as [string, string, string];
+      const [, name, db = MARKET_DATABASE] = columns as unknown as [string, string, string | undefined];
       if (!MARKET_DATA_TABLES.includes(`${db}.${name}`)) {
         refuse(`table ${db}.${name} is not readable with SQL; allowed: ${allowedList()}`);
       }
@@ -362,7 +383,7 @@ export class SqlGuard {
     }
     const describe = DESCRIBE.exec(canonical);
     if (describe) {
-      const [, db, name] = describe as unknown as [string, string, string];
+      const [, db = MARKET_DATABASE, name] = describe as unknown as [string, string | undefined, string];
       if (!MARKET_DATA_TABLES.includes(`${db}.${name}`)) {
         refuse(`table ${db}.${name} is not readable with SQL; allowed: ${allowedList()}`);
       }
@@ -377,7 +398,7 @@ export class SqlGuard {
     if (answer) return { kind: 'catalog', ...answer };
     if (/^(SHOW|DESCRIBE|EXPLAIN|EXISTS)\b/.test(canonical)) {
       refuse(
-        'of SHOW, DESCRIBE, EXISTS and EXPLAIN only "SHOW TABLES [FROM market]", "SHOW DATABASES", "SHOW COLUMNS FROM market.<table>", "DESCRIBE [TABLE] market.<table>", "EXISTS [TABLE] market.<table>" and "EXPLAIN [AST|SYNTAX|PLAN|PIPELINE|ESTIMATE|QUERY TREE] <SELECT>" are answered',
+        'of SHOW, DESCRIBE, EXISTS and EXPLAIN only "SHOW TABLES [FROM market] [[NOT] [I]LIKE \'...\']", "SHOW DATABASES", "SHOW COLUMNS FROM market.<table>", "DESCRIBE [TABLE] market.<table>", "EXISTS [TABLE] market.<table>" and "EXPLAIN [AST|SYNTAX|PLAN|PIPELINE|ESTIMATE|QUERY TREE] <SELECT>" are answered',
       );
     }
     return undefined;
