@@ -130,6 +130,14 @@ describe('SHOW, DESCRIBE, EXISTS, EXPLAIN and connect probes', () => {
     expect(await rows('EXISTS TABLE market.ticks')).toEqual([{ result: 1 }]);
   });
 
+  it('answers SHOW CREATE TABLE of an allowed table, and refuses it for any other', async () => {
+    const [create] = await rows('SHOW CREATE TABLE market.ticks');
+    expect(String(create?.statement)).toMatch(/^CREATE TABLE market\.ticks/);
+    expect(String(create?.statement)).toContain("COMMENT 'last traded price'");
+    expect((await ch('SHOW CREATE TABLE market.api_keys')).status).toBe(403);
+    expect((await ch('SHOW CREATE TABLE system.users')).status).toBe(403);
+  });
+
   it('takes a table without its database as the market one, as tools with a default database send it', async () => {
     expect((await rows('DESCRIBE TABLE "ticks"')).map((c) => c.name)).toEqual([...FEED_TABLES.ticks.columns]);
     expect((await rows('SHOW COLUMNS FROM ticks')).map((c) => c.field)).toEqual([

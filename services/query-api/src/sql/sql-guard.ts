@@ -153,6 +153,7 @@ const EXPLAIN = /^EXPLAIN(?: (AST|SYNTAX|PLAN|PIPELINE|ESTIMATE|QUERY TREE))? ((
 // A table named without its database (`DESCRIBE ticks`, as tools send with a default database) is
 // the market database's: the endpoints' databases are `market` and `default`, which holds none.
 const SHOW_COLUMNS = /^SHOW COLUMNS FROM ([A-Za-z_][A-Za-z0-9_]*)(?: FROM ([A-Za-z_][A-Za-z0-9_]*))?$/;
+const SHOW_CREATE = /^SHOW CREATE TABLE (?:([A-Za-z_][A-Za-z0-9_]*)\.)?([A-Za-z_][A-Za-z0-9_]*)$/;
 const DESCRIBE = /^DESCRIBE TABLE (?:([A-Za-z_][A-Za-z0-9_]*)\.)?([A-Za-z_][A-Za-z0-9_]*)$/;
 /** `SHOW TABLES [FROM market] [NOT] [I]LIKE '<pattern>'`: the pattern goes in as a parameter. */
 const SHOW_TABLES_LIKE = new RegExp(
@@ -381,6 +382,19 @@ export class SqlGuard {
         params: { db, table: name },
       };
     }
+    const create = SHOW_CREATE.exec(canonical);
+    if (create) {
+      const [, db = MARKET_DATABASE, name] = create as unknown as [string, string | undefined, string];
+      if (!MARKET_DATA_TABLES.includes(`${db}.${name}`)) {
+        refuse(`table ${db}.${name} is not readable with SQL; allowed: ${allowedList()}`);
+      }
+      // The DDL DBeaver's DDL tab shows: the market-data table's own, from the catalogue.
+      return {
+        kind: 'describe',
+        sql: 'SELECT create_table_query AS statement FROM system.tables WHERE database = {db:String} AND name = {table:String}',
+        params: { db, table: name },
+      };
+    }
     const describe = DESCRIBE.exec(canonical);
     if (describe) {
       const [, db = MARKET_DATABASE, name] = describe as unknown as [string, string | undefined, string];
@@ -398,7 +412,7 @@ export class SqlGuard {
     if (answer) return { kind: 'catalog', ...answer };
     if (/^(SHOW|DESCRIBE|EXPLAIN|EXISTS)\b/.test(canonical)) {
       refuse(
-        'of SHOW, DESCRIBE, EXISTS and EXPLAIN only "SHOW TABLES [FROM market] [[NOT] [I]LIKE \'...\']", "SHOW DATABASES", "SHOW COLUMNS FROM market.<table>", "DESCRIBE [TABLE] market.<table>", "EXISTS [TABLE] market.<table>" and "EXPLAIN [AST|SYNTAX|PLAN|PIPELINE|ESTIMATE|QUERY TREE] <SELECT>" are answered',
+        'of SHOW, DESCRIBE, EXISTS and EXPLAIN only "SHOW TABLES [FROM market] [[NOT] [I]LIKE \'...\']", "SHOW DATABASES", "SHOW COLUMNS FROM market.<table>", "SHOW CREATE TABLE market.<table>", "DESCRIBE [TABLE] market.<table>", "EXISTS [TABLE] market.<table>" and "EXPLAIN [AST|SYNTAX|PLAN|PIPELINE|ESTIMATE|QUERY TREE] <SELECT>" are answered',
       );
     }
     return undefined;
