@@ -14,9 +14,12 @@
  *    On the ClickHouse-protocol endpoint (`output: 'clause'`), a trailing `FORMAT <name>` of that
  *    text is split off (the caller's choice of output, never run as text) and the rest must be a
  *    canonical statement of its own; /v1/sql refuses FORMAT.
- * 2. Kind. SELECT / WITH / ( go on; `SHOW TABLES`, `DESCRIBE TABLE <allowed table>` and the
- *    catalogue probes of catalog-answers.ts (SHOW DATABASES, EXISTS, the connect probes of
- *    ClickHouse clients) are answered by a SELECT the API writes itself, from the allow-list;
+ * 2. Kind. SELECT / WITH / ( go on; SHOW TABLES [LIKE], SHOW COLUMNS, SHOW CREATE TABLE,
+ *    DESCRIBE (metadata-answers.ts) and the catalogue probes of catalog-answers.ts (SHOW DATABASES,
+ *    EXISTS, the connect probes of ClickHouse clients) are answered by a SELECT the API writes
+ *    itself, from the allow-list; EXPLAIN [kind] of a statement that passes this whole guard first
+ *    is the EXPLAIN of what the guard returned; system.databases/tables/columns are renamed to the
+ *    API's views of the allow-list, the rename checked on the parse tree (catalog-views.ts);
  *    anything else is refused.
  * 3. Parse tree (`EXPLAIN AST`, which only parses; EXPLAIN in a subquery takes SELECTs only and
  *    refuses FORMAT and INTO OUTFILE). Every node type must be one a SELECT is made of and whose
@@ -44,25 +47,18 @@ import type { SettingValue } from '@feedpipe/store';
 import { QueryApiError } from '../errors.js';
 import { ScrubbedEngineError } from '../query/engine-errors.js';
 import type { QueryParams, QueryRunner } from '../query/query-runner.js';
-import { MARKET_DATA_TABLES, MARKET_DATABASE, SQL_READABLE_TABLES } from './allowed-tables.js';
+import { MARKET_DATA_TABLES, SQL_READABLE_TABLES } from './allowed-tables.js';
 import { analysisBudgetRefusal } from './analysis-budget.js';
 import { CallScanError, scanCalls } from './call-scan.js';
-import { type CatalogFacts, catalogAnswer } from './catalog-answers.js';
+import type { CatalogFacts } from './catalog-answers.js';
 import { outlinesMatchRename, renameCatalogTables } from './catalog-views.js';
+import { metadataAnswer } from './metadata-answers.js';
+import { type GuardedSql, refuse } from './refusal.js';
+
+export { type GuardedKind, type GuardedSql, type RefusalReason, SqlRefusal } from './refusal.js';
+
 import { type AstNode, nodeName, OutlineError, parseAstOutline } from './explain-outline.js';
 import { type FunctionPolicy, functionPolicy } from './function-policy.js';
-
-export type GuardedKind = 'select' | 'show-tables' | 'describe' | 'catalog' | 'explain';
-
-export interface GuardedSql {
-  kind: GuardedKind;
-  /** The statement to run (without SETTINGS or FORMAT, which the runner appends). */
-  sql: string;
-  /** Its parameters: the caller's for a SELECT, the API's own for SHOW/DESCRIBE. */
-  params: QueryParams;
-  /** The output format the text named in a trailing FORMAT clause (`output: 'clause'` only). */
-  format?: string;
-}
 
 export interface SqlGuardLimits {
   maxSqlLength: number;
@@ -79,22 +75,6 @@ export interface CheckOptions {
    * the request. `clause` (the ClickHouse HTTP protocol): a trailing FORMAT clause names the output.
    */
   output?: 'refuse' | 'clause';
-}
-
-/**
- * Why SQL was refused, for protocols that answer with their own codes (the ClickHouse endpoint):
- * `syntax` = not one statement the parser reads, `size` = over the length limit, `readonly` = a
- * statement other than a read, `access` = a table, function or construct outside the allow-lists.
- */
-export type RefusalReason = 'syntax' | 'size' | 'readonly' | 'access';
-
-/** SQL_REFUSED with its reason; still a QueryApiError (400) to every other caller. */
-export class SqlRefusal extends QueryApiError {
-  readonly reason: RefusalReason;
-  constructor(reason: RefusalReason, message: string, cause?: unknown) {
-    super('SQL_REFUSED', message, { field: 'sql', cause });
-    this.reason = reason;
-  }
 }
 
 /** Outlines are bounded by the query's length; this bounds what the guard buffers anyway. */
@@ -142,27 +122,12 @@ const TABLE_EXPRESSION_CHILDREN = new Set(['TableIdentifier', 'Subquery', 'Sampl
 /** Functions whose right-hand argument may be a bare table name (`x IN market.ticks`). */
 const IN_FUNCTIONS = /^(global)?(not)?(null)?in(ignoreset)?$/i;
 
-const SHOW_TABLES = new Set(['SHOW TABLES', `SHOW TABLES FROM ${MARKET_DATABASE}`]);
-
 /**
  * `EXPLAIN [kind] <statement>` without EXPLAIN settings: the statement takes the whole guard first
  * and the EXPLAIN is of what the guard returned, so kinds that analyse it (PLAN, PIPELINE, QUERY
  * TREE, ESTIMATE fold constants) evaluate only what a SELECT of the caller's may run anyway.
  */
 const EXPLAIN = /^EXPLAIN(?: (AST|SYNTAX|PLAN|PIPELINE|ESTIMATE|QUERY TREE))? ((?:SELECT|WITH|\().*)$/;
-// A table named without its database (`DESCRIBE ticks`, as tools send with a default database) is
-// the market database's: the endpoints' databases are `market` and `default`, which holds none.
-const SHOW_COLUMNS = /^SHOW COLUMNS FROM ([A-Za-z_][A-Za-z0-9_]*)(?: FROM ([A-Za-z_][A-Za-z0-9_]*))?$/;
-const SHOW_CREATE = /^SHOW CREATE TABLE (?:([A-Za-z_][A-Za-z0-9_]*)\.)?([A-Za-z_][A-Za-z0-9_]*)$/;
-const DESCRIBE = /^DESCRIBE TABLE (?:([A-Za-z_][A-Za-z0-9_]*)\.)?([A-Za-z_][A-Za-z0-9_]*)$/;
-/** `SHOW TABLES [FROM market] [NOT] [I]LIKE '<pattern>'`: the pattern goes in as a parameter. */
-const SHOW_TABLES_LIKE = new RegExp(
-  `^SHOW TABLES(?: FROM ${MARKET_DATABASE})? (NOT )?(I?LIKE) '((?:[^'\\\\]|\\\\.)*)'$`,
-);
-
-function refuse(message: string, cause?: unknown, reason: RefusalReason = 'access'): never {
-  throw new SqlRefusal(reason, message, cause);
-}
 
 /** A trailing FORMAT clause of a canonical (single-line) statement: ` FORMAT <identifier>`. */
 const FORMAT_CLAUSE = /^(.+) FORMAT ([A-Za-z][A-Za-z0-9_]*)$/;
@@ -341,81 +306,7 @@ export class SqlGuard {
   }
 
   #metadata(canonical: string): GuardedSql | undefined {
-    if (SHOW_TABLES.has(canonical)) {
-      return {
-        kind: 'show-tables',
-        sql: 'SELECT name FROM system.tables WHERE database = {db:String} AND name IN {names:Array(String)} ORDER BY name',
-        params: {
-          db: MARKET_DATABASE,
-          names: MARKET_DATA_TABLES.map((t) => t.slice(MARKET_DATABASE.length + 1)),
-        },
-      };
-    }
-    const like = SHOW_TABLES_LIKE.exec(canonical);
-    if (like) {
-      const [, not, operator, literal] = like as unknown as [string, string | undefined, string, string];
-      return {
-        kind: 'show-tables',
-        sql: `SELECT name FROM system.tables WHERE database = {db:String} AND name IN {names:Array(String)}
-          AND ${not === undefined ? '' : 'NOT '}${operator === 'ILIKE' ? 'ilike' : 'like'}(name, {pattern:String}) ORDER BY name`,
-        params: {
-          db: MARKET_DATABASE,
-          names: MARKET_DATA_TABLES.map((t) => t.slice(MARKET_DATABASE.length + 1)),
-          // The literal as ClickHouse printed it, unescaped: a value, never SQL text.
-          pattern: literal.replace(/\\(.)/g, '$1'),
-        },
-      };
-    }
-    const columns = SHOW_COLUMNS.exec(canonical);
-    if (columns) {
-      const [, name, db = MARKET_DATABASE] = columns as unknown as [string, string, string | undefined];
-      if (!MARKET_DATA_TABLES.includes(`${db}.${name}`)) {
-        refuse(`table ${db}.${name} is not readable with SQL; allowed: ${allowedList()}`);
-      }
-      // ClickHouse's own SHOW COLUMNS columns, from the catalogue view of the table.
-      return {
-        kind: 'describe',
-        sql: `SELECT name AS field, type, if(startsWith(type, 'Nullable('), 'YES', 'NO') AS null,
-          if(is_in_primary_key, 'PRI', if(is_in_sorting_key, 'SOR', '')) AS key,
-          if(default_kind = '', NULL, default_expression) AS default, '' AS extra
-          FROM system.columns WHERE database = {db:String} AND table = {table:String} ORDER BY position`,
-        params: { db, table: name },
-      };
-    }
-    const create = SHOW_CREATE.exec(canonical);
-    if (create) {
-      const [, db = MARKET_DATABASE, name] = create as unknown as [string, string | undefined, string];
-      if (!MARKET_DATA_TABLES.includes(`${db}.${name}`)) {
-        refuse(`table ${db}.${name} is not readable with SQL; allowed: ${allowedList()}`);
-      }
-      // The DDL DBeaver's DDL tab shows: the market-data table's own, from the catalogue.
-      return {
-        kind: 'describe',
-        sql: 'SELECT create_table_query AS statement FROM system.tables WHERE database = {db:String} AND name = {table:String}',
-        params: { db, table: name },
-      };
-    }
-    const describe = DESCRIBE.exec(canonical);
-    if (describe) {
-      const [, db = MARKET_DATABASE, name] = describe as unknown as [string, string | undefined, string];
-      if (!MARKET_DATA_TABLES.includes(`${db}.${name}`)) {
-        refuse(`table ${db}.${name} is not readable with SQL; allowed: ${allowedList()}`);
-      }
-      return {
-        kind: 'describe',
-        sql: `SELECT name, type, default_kind AS default_type, default_expression, comment, compression_codec AS codec_expression
-          FROM system.columns WHERE database = {db:String} AND table = {table:String} ORDER BY position`,
-        params: { db, table: name },
-      };
-    }
-    const answer = catalogAnswer(canonical, this.#facts);
-    if (answer) return { kind: 'catalog', ...answer };
-    if (/^(SHOW|DESCRIBE|EXPLAIN|EXISTS)\b/.test(canonical)) {
-      refuse(
-        'of SHOW, DESCRIBE, EXISTS and EXPLAIN only "SHOW TABLES [FROM market] [[NOT] [I]LIKE \'...\']", "SHOW DATABASES", "SHOW COLUMNS FROM market.<table>", "SHOW CREATE TABLE market.<table>", "DESCRIBE [TABLE] market.<table>", "EXISTS [TABLE] market.<table>" and "EXPLAIN [AST|SYNTAX|PLAN|PIPELINE|ESTIMATE|QUERY TREE] <SELECT>" are answered',
-      );
-    }
-    return undefined;
+    return metadataAnswer(canonical, this.#facts);
   }
 
   /** Step 1b (`output: 'clause'`): a trailing FORMAT clause split off a canonical statement. */
