@@ -157,6 +157,8 @@ describe('binary downloads of the query API', () => {
     expect(downloads.map(([m, p]) => `${m} ${p}`).sort()).toEqual([
       'get /v1/instruments/{securityId}/bars.arrow',
       'get /v1/instruments/{securityId}/bars.parquet',
+      'post /v1/sql.arrow',
+      'post /v1/sql.parquet',
     ]);
     for (const [method, path, op] of downloads) {
       const content = op.responses?.['200']?.content ?? {};
@@ -173,10 +175,7 @@ describe('binary downloads of the query API', () => {
           contentMediaType: media,
         });
       }
-      expect(
-        op.parameters?.some((p) => p.name === 'format'),
-        `${method} ${path}`,
-      ).toBe(false);
+      expect(op.parameters?.some((p) => p.name === 'format') ?? false, `${method} ${path}`).toBe(false);
     }
   });
 

@@ -1,7 +1,7 @@
 /**
  * openapi-python-client (PyPI, in the project's venv) generates a client from the query API's
  * OpenAPI document (issue #33 item 3): it types an operation by the first media type it knows, so
- * the tabular routes' JSON comes back as models, and the binary downloads (getBarsParquet,
+ * the tabular routes' JSON comes back as models, and the binary downloads (getBarsParquet, runSqlParquet,
  * declared as bytes: OpenAPI 3.1 contentMediaType, format: binary, application/octet-stream) as
  * bytes that pandas reads. Before them, the bars call with format=parquet raised UnicodeDecodeError.
  * Values are compared with the API's JSON answer. Generated into .tmp/openapi-python-client; nothing
@@ -73,6 +73,7 @@ interface DriverOutput {
   parquetClose: number[];
   parquetVolume: number[];
   parquetTimeDtype: string;
+  sqlParquet: Array<{ security_id: number; n: number }>;
 }
 
 function drive(): Promise<DriverOutput> {
@@ -115,5 +116,15 @@ describe('openapi-python-client reads the bars as models and as Parquet bytes', 
     expect(out.parquetClose).toEqual(json.data.map((r) => r.close));
     expect(out.parquetVolume).toEqual(json.data.map((r) => r.volume));
     expect(out.parquetTimeDtype).toMatch(/^datetime64/);
+    // runSqlParquet: the same result as runSql's JSON.
+    const sql = await fetch(`${api.url}/v1/sql`, {
+      method: 'POST',
+      headers: { 'x-api-key': key, 'content-type': 'application/json' },
+      body: JSON.stringify({
+        sql: 'SELECT security_id, count() AS n FROM market.ticks GROUP BY security_id ORDER BY security_id',
+      }),
+    });
+    const sqlJson = (await sql.json()) as { data: Array<{ security_id: number; n: number }> };
+    expect(out.sqlParquet).toEqual(sqlJson.data);
   });
 });

@@ -13,6 +13,8 @@ import pandas as pd
 
 from feedpipe_query_api_client import AuthenticatedClient
 from feedpipe_query_api_client.api.instruments import get_bars, get_bars_parquet
+from feedpipe_query_api_client.api.sql import run_sql_parquet
+from feedpipe_query_api_client.models import RunSqlParquetSqlDownloadRequest
 from feedpipe_query_api_client.types import File
 
 
@@ -25,6 +27,10 @@ def main():
         table = get_bars.sync(client=c, **query)
         # A binary answer is the generator's File: the bytes in a BytesIO payload.
         download = get_bars_parquet.sync(client=c, **query)
+        sql = run_sql_parquet.sync(
+            client=c,
+            body=RunSqlParquetSqlDownloadRequest(sql="SELECT security_id, count() AS n FROM market.ticks GROUP BY security_id ORDER BY security_id"),
+        )
     assert isinstance(download, File), type(download)
     body = download.payload.read()
     assert isinstance(body, bytes), type(body)
@@ -38,6 +44,7 @@ def main():
                 "parquetClose": [float(v) for v in frame["close"]],
                 "parquetVolume": [int(v) for v in frame["volume"]],
                 "parquetTimeDtype": str(frame["time"].dtype),
+                "sqlParquet": pd.read_parquet(io.BytesIO(sql.payload.read())).to_dict("records"),
             }
         )
     )

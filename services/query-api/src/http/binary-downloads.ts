@@ -15,7 +15,11 @@ import { mediaTypeOf, type OutputFormat } from '../query/formats.js';
 /** The formats that get a download operation: Parquet and the Arrow IPC file. */
 export const DOWNLOAD_FORMATS = ['parquet', 'arrow'] as const satisfies readonly OutputFormat[];
 
-const TITLES: Record<(typeof DOWNLOAD_FORMATS)[number], string> = { parquet: 'Parquet', arrow: 'Arrow' };
+/** How an operation id names each (`getBarsParquet`, `runSqlArrow`). */
+export const DOWNLOAD_TITLES: Record<(typeof DOWNLOAD_FORMATS)[number], string> = {
+  parquet: 'Parquet',
+  arrow: 'Arrow',
+};
 
 /** The 200 answer of a download: the bytes, under the format's media type or application/octet-stream. */
 export function binaryResponse(format: OutputFormat): Record<string, unknown> {
@@ -54,9 +58,9 @@ export function registerDownloads<R extends RouteGenericInterface>(
       `${route.path}.${format}`,
       {
         schema: routeDoc({
-          operationId: `${route.operationId}${TITLES[format]}`,
+          operationId: `${route.operationId}${DOWNLOAD_TITLES[format]}`,
           tags: route.tags,
-          summary: `${route.summary}, as ${TITLES[format]} bytes`,
+          summary: `${route.summary}, as ${DOWNLOAD_TITLES[format]} bytes`,
           description: `The answer of ${route.operationId} with format=${format}, declared as binary so that generated clients return its bytes.`,
           ...(route.params === undefined ? {} : { params: route.params }),
           querystring: { ...route.querystring, properties },
