@@ -1,3 +1,4 @@
+-- Numbered 010: main took 009 (009_retention.sql) while this branch was open.
 -- Column comments on every market-data table (issue #33): SQL tools show them beside each column
 -- (DBeaver's and Grafana's browsers, JDBC DatabaseMetaData.getColumns REMARKS, DESCRIBE). Comments only:
 -- no data or type changes. IF EXISTS keeps a comment of a column a later migration drops harmless.
