@@ -42,8 +42,7 @@ export function catalogViewStatements(): string[] {
       SELECT name, engine, uuid, comment FROM system.databases WHERE name = ${db}`,
     `CREATE OR REPLACE VIEW ${CATALOG_DATABASE}.tables AS
       SELECT database, name, uuid, engine, is_temporary, metadata_modification_time, create_table_query,
-        partition_key, sorting_key, primary_key, sampling_key, total_rows, total_bytes, comment,
-        has_own_data
+        partition_key, sorting_key, primary_key, sampling_key, total_rows, total_bytes, comment
       FROM system.tables WHERE database = ${db} AND name IN (${tables})`,
     `CREATE OR REPLACE VIEW ${CATALOG_DATABASE}.columns AS
       SELECT * FROM system.columns WHERE database = ${db} AND table IN (${tables})`,
