@@ -101,6 +101,7 @@ async function main(): Promise<void> {
     tokenSource: tokens.status().source,
     instruments: upstream.instruments.length,
     apiUrl: query.url,
+    clickhouseUrl: query.clickhouseUrl,
     gatewayUrl: trading.url,
     opsUrl: ops.url,
     keys,

@@ -3,7 +3,10 @@
  * clickhouse-connect from PyPI (pinned in test/sdk-conformance/requirements.txt, in the project's
  * venv) connects through /clickhouse with an API key as its password, lists the tables, reads a
  * query into pandas (query_df), and the values equal those the JSON API (/v1/sql) gives; a table
- * outside the allow-list is refused with ClickHouse's ACCESS_DENIED. Python 3.10+ with venv and
+ * outside the allow-list is refused with ClickHouse's ACCESS_DENIED; the catalogue as the client
+ * reads it (issue #33): system.tables and system.columns restricted to the allow-list, with types
+ * and comments, DESCRIBE, EXPLAIN, a file() in a catalogue query refused, and the same through the
+ * root of the API's ClickHouse port (no proxy path). Python 3.10+ with venv and
  * pip is a prerequisite of `npm test`, as for the SDK conformance suite.
  */
 import { spawn } from 'node:child_process';
@@ -35,7 +38,7 @@ beforeAll(async () => {
            toDateTime('2024-05-06 03:45:00', 'UTC') + number, toDateTime('2024-05-06 03:45:00', 'UTC') + number,
            now64(6), 0, number, 'test'
     FROM numbers(60)`);
-  api = await createQueryApi({ port: 0, logLevel: false }, { store });
+  api = await createQueryApi({ port: 0, clickhousePort: 0, logLevel: false }, { store });
   key = (await api.keys.create('notebook', ['read'])).key;
   await api.start();
 }, SETUP_TIMEOUT_MS);
@@ -52,6 +55,14 @@ interface DriverReport {
   dtypes: Record<string, string>;
   rows: Record<string, number>[];
   refused: { type: string; code: number | null; message: string } | null;
+  catalogue: {
+    tables: string[];
+    columns: Array<{ name: string; type: string; comment: string }>;
+    described: string[];
+    explained: number;
+    refused: { type: string; code: number | null } | null;
+    rootTables: string[];
+  };
 }
 
 function drive(): Promise<DriverReport> {
@@ -64,6 +75,7 @@ function drive(): Promise<DriverReport> {
         FEEDPIPE_CH_PORT: url.port,
         FEEDPIPE_CH_KEY: key,
         FEEDPIPE_CH_SQL: SQL,
+        FEEDPIPE_CH_ROOT_PORT: new URL(api.clickhouseUrl as string).port,
       },
       timeout: DRIVER_TIMEOUT_MS,
     });
@@ -114,5 +126,15 @@ describe('clickhouse-connect through /clickhouse', () => {
     expect(report.refused).toMatchObject({ type: 'DatabaseError', code: 497 });
     expect(report.refused?.message).toMatch(/market\.api_keys is not readable/);
     expect(report.refused?.message).not.toContain(key.slice(21));
+
+    const allowed = [...MARKET_DATA_TABLES].sort().map((t) => t.slice('market.'.length));
+    expect(report.catalogue.tables).toEqual(allowed);
+    expect(report.catalogue.rootTables).toEqual(allowed);
+    expect(report.catalogue.columns.map((c) => c.name)).toEqual([...FEED_TABLES.ticks.columns]);
+    expect(report.catalogue.columns.find((c) => c.name === 'ltp')).toMatchObject({ type: 'Float32' });
+    expect(report.catalogue.columns.every((c) => c.comment !== '')).toBe(true);
+    expect(report.catalogue.described).toEqual([...FEED_TABLES.ticks.columns]);
+    expect(report.catalogue.explained).toBeGreaterThan(0);
+    expect(report.catalogue.refused).toMatchObject({ type: 'DatabaseError', code: 497 });
   });
 });

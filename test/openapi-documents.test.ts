@@ -15,6 +15,7 @@ import { tempDir } from '@feedpipe/testkit';
 import { createTradingGateway, type TradingGateway } from '@feedpipe/trading-gateway';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { LIVE_A, seedFixture } from '../services/query-api/test/helpers.js';
 
 interface Operation {
   operationId?: string;
@@ -144,16 +145,69 @@ describe.each([
   });
 });
 
+/** A binary download of a tabular route (issue #33): its 200 is bytes only, application/octet-stream among its types. */
+function isDownload(op: Operation): boolean {
+  return 'application/octet-stream' in (op.responses?.['200']?.content ?? {});
+}
+
+describe('binary downloads of the query API', () => {
+  it('declare bytes as OpenAPI 3.1 wants: type string, contentMediaType, format binary', async () => {
+    const doc = await documentOf(api.app);
+    const downloads = operations(doc).filter(([, , op]) => isDownload(op));
+    expect(downloads.map(([m, p]) => `${m} ${p}`).sort()).toEqual([
+      'get /v1/instruments/{securityId}/bars.arrow',
+      'get /v1/instruments/{securityId}/bars.parquet',
+      'post /v1/sql.arrow',
+      'post /v1/sql.parquet',
+    ]);
+    for (const [method, path, op] of downloads) {
+      const content = op.responses?.['200']?.content ?? {};
+      const media = path.endsWith('.parquet')
+        ? 'application/vnd.apache.parquet'
+        : 'application/vnd.apache.arrow.file';
+      expect(Object.keys(content).sort(), `${method} ${path}`).toEqual(
+        [media, 'application/octet-stream'].sort(),
+      );
+      for (const entry of Object.values(content)) {
+        expect(entry.schema, `${method} ${path}`).toEqual({
+          type: 'string',
+          format: 'binary',
+          contentMediaType: media,
+        });
+      }
+      expect(op.parameters?.some((p) => p.name === 'format') ?? false, `${method} ${path}`).toBe(false);
+    }
+  });
+
+  it('answer the bytes of the route with format= set', async () => {
+    await seedFixture(store);
+    const read = { 'x-api-key': (await api.keys.create('downloads', ['read'])).key };
+    const path = `/v1/instruments/${LIVE_A}/bars`;
+    const query = 'from=2024-03-04T09:00:00Z&to=2024-03-04T09:10:00Z&interval=1m';
+    const download = await api.app.inject({ method: 'GET', url: `${path}.parquet?${query}`, headers: read });
+    const viaFormat = await api.app.inject({
+      method: 'GET',
+      url: `${path}?${query}&format=parquet`,
+      headers: read,
+    });
+    expect(download.statusCode).toBe(viaFormat.statusCode);
+    expect(download.headers['content-type']).toBe('application/vnd.apache.parquet');
+    expect(download.rawPayload.equals(viaFormat.rawPayload)).toBe(true);
+  });
+});
+
 describe('tabular routes of the query API', () => {
   it('list every output media type, the JSON one with its row schema', async () => {
     const doc = await documentOf(api.app);
-    // A route is tabular when it takes format= or answers any of the tabular media types.
+    // A route is tabular when it takes format= or answers any of the tabular media types; a binary
+    // download (`<route>.parquet`, answered as application/octet-stream too) is checked below.
     const tabular = operations(doc).filter(
       ([, , op]) =>
-        op.parameters?.some((p) => p.name === 'format') ||
-        Object.keys(op.responses?.['200']?.content ?? {}).some(
-          (t) => t !== 'application/json' && TABULAR_TYPES.includes(t),
-        ),
+        !isDownload(op) &&
+        (op.parameters?.some((p) => p.name === 'format') ||
+          Object.keys(op.responses?.['200']?.content ?? {}).some(
+            (t) => t !== 'application/json' && TABULAR_TYPES.includes(t),
+          )),
     );
     expect(tabular.map(([m, p]) => `${m} ${p}`)).toContain('post /v1/sql');
     expect(tabular.length).toBeGreaterThanOrEqual(14);

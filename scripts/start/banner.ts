@@ -7,6 +7,7 @@ import { FEED_TABLES } from '@feedpipe/contracts';
 import type { FeedIngestor } from '@feedpipe/feed-ingestor';
 import type { Sink } from '@feedpipe/feed-sink';
 import type { HistoryLoader } from '@feedpipe/history-loader';
+import { jdbcUrlOf } from '@feedpipe/query-api';
 import type { StartKeys } from './http-services.js';
 import { log } from './log.js';
 import { FEED_CONNECTIONS } from './pipeline.js';
@@ -21,6 +22,8 @@ export interface BannerFacts {
   tokenSource: string;
   instruments: number;
   apiUrl: string;
+  /** The query API's ClickHouse-protocol port (root of the port), if it has one. */
+  clickhouseUrl: string | undefined;
   gatewayUrl: string;
   opsUrl: string;
   keys: StartKeys;
@@ -49,6 +52,11 @@ export function printBanner(f: BannerFacts): void {
       `  token       source ${f.tokenSource}, renewed ahead of expiry when the source can (metric feedpipe_token_expiry_seconds)`,
       `  ingestor    ${f.instruments} instruments over ${FEED_CONNECTIONS} connections -> feed.trades, feed.ohlc, feed.reference, feed.status`,
       `  query API   ${apiUrl}   docs ${apiUrl}/docs   (read-only: analytics, SQL, live stream, status page)`,
+      ...(f.clickhouseUrl
+        ? [
+            `  JDBC        ${jdbcUrlOf(f.clickhouseUrl)}   (DBeaver and other ClickHouse tools: ClickHouse's HTTP protocol at ${f.clickhouseUrl}/ and ${apiUrl}/clickhouse; user any, password the read key)`,
+          ]
+        : []),
       `  gateway     ${gatewayUrl}   docs ${gatewayUrl}/docs   (orders, account, postbacks, order updates)`,
       '  API keys    shown once, send them in the x-api-key header; each service has its own:',
       `    query API read      ${keys.read}   (analytics, SQL, live stream, status page)`,

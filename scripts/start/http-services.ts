@@ -14,6 +14,12 @@ import { createTradingGateway, type TradingGateway } from '@feedpipe/trading-gat
 import { keepSecrets } from './log.js';
 import { onExit } from './stop-order.js';
 
+/**
+ * `npm start`'s ClickHouse-protocol port: beside ClickHouse's own 8123, so a ClickHouse server on
+ * the same machine (docker compose) keeps its port.
+ */
+export const DEFAULT_CLICKHOUSE_PORT = 8124;
+
 export async function startQueryApi(inputs: {
   store: Store;
   brokers: string[];
@@ -21,11 +27,13 @@ export async function startQueryApi(inputs: {
   storeSecrets: string[];
   /** The simulator, when it is the upstream: its symbols let the status page's search find names. */
   sim: Simulator | undefined;
-}): Promise<{ api: QueryApi; url: string }> {
+}): Promise<{ api: QueryApi; url: string; clickhouseUrl: string | undefined }> {
   const api = await createQueryApi(
     {
       host: process.env.QUERY_API_HOST ?? '127.0.0.1',
       port: Number(process.env.QUERY_API_PORT ?? 8080),
+      // ClickHouse's protocol at the root of a port of its own, for the JDBC driver (DBeaver).
+      clickhousePort: Number(process.env.QUERY_API_CLICKHOUSE_PORT ?? DEFAULT_CLICKHOUSE_PORT),
       logLevel: false,
     },
     {
@@ -42,7 +50,7 @@ export async function startQueryApi(inputs: {
   );
   const url = await api.start();
   onExit('query-api', () => api.stop());
-  return { api, url };
+  return { api, url, clickhouseUrl: api.clickhouseUrl };
 }
 
 export interface GatewayInputs {

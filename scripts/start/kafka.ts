@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { startLocalKafka } from '@feedpipe/local-kafka';
 import { log } from './log.js';
 import { onExit } from './stop-order.js';
+import { ensureContractTopics } from './topics.js';
 
 export interface KafkaPart {
   brokers: string[];
@@ -10,7 +11,15 @@ export interface KafkaPart {
   note: string;
 }
 
+/** Kafka with every topic of the contract in place (start/topics.ts), before any part starts. */
 export async function startKafka(dataDir: string): Promise<KafkaPart> {
+  const kafka = await kafkaPart(dataDir);
+  const topics = await ensureContractTopics(kafka.brokers);
+  log(`topics ready: ${topics.join(', ')}`);
+  return kafka;
+}
+
+async function kafkaPart(dataDir: string): Promise<KafkaPart> {
   if (process.env.KAFKA_BROKERS) {
     return {
       brokers: process.env.KAFKA_BROKERS.split(',').map((b) => b.trim()),

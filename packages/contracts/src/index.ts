@@ -79,9 +79,13 @@ export { HISTORY_TABLES } from './tables/history-tables.js';
 export { SERVICE_TABLES } from './tables/service-tables.js';
 export { type TableContract, table } from './tables/table.js';
 export {
+  type ContractTopic,
+  contractTopics,
   DEFAULT_FEED_TOPICS,
   DEFAULT_ORDER_UPDATES_TOPIC,
+  FEED_TOPIC_PARTITIONS,
   type FeedTopics,
+  ORDER_UPDATES_PARTITIONS,
   prefixedTopics,
   TOPIC_KIND_OF_RECORD,
   TOPIC_KINDS,

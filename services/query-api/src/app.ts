@@ -48,6 +48,7 @@ import { ResultCache } from './query/result-cache.js';
 import { StoreProbe } from './query/store-probe.js';
 import { registerRecordSchemaRoutes } from './record-schemas/record-schema-routes.js';
 import { CallerSql } from './sql/caller-sql.js';
+import { installCatalogViews } from './sql/catalog-views.js';
 import { registerSqlRoutes } from './sql/sql-routes.js';
 import { type PipelineStatusSource, registerStatusPage } from './status-page/index.js';
 
@@ -79,6 +80,8 @@ export interface QueryApi {
   readonly url: string;
   /** The hot tier (recent bars in memory), when Kafka brokers are given and its window is not 0. */
   readonly hotTier: HotTierService | undefined;
+  /** http://host:port of the ClickHouse-protocol port once started (`clickhousePort`), else undefined. */
+  readonly clickhouseUrl: string | undefined;
   start(): Promise<string>;
   stop(): Promise<void>;
 }
@@ -118,6 +121,15 @@ function checkDeps(deps: QueryApiDeps): void {
   if (!deps.store?.internal) throw new QueryApiError('CONFIG_INVALID', 'query-api deps: "store" is required');
 }
 
+/**
+ * What the API's listeners share, so a key's rate and its store-reading requests are counted once
+ * whichever port they arrive on.
+ */
+interface SharedLimits {
+  auth: ReturnType<typeof createAuthLimits>;
+  concurrency: KeyConcurrency;
+}
+
 /** The HTTP server with what every route shares: errors, auth, admission, metrics, docs. */
 async function createHttpApp(
   resolved: ResolvedConfig,
@@ -125,8 +137,9 @@ async function createHttpApp(
   keys: ApiKeyStore<Scope>,
   metrics: ApiContext['metrics'],
   logSecrets: readonly string[],
+  shared: SharedLimits,
+  docs = resolved.docs,
 ): Promise<FastifyInstance> {
-  const now = deps.now ?? Date.now;
   const app = Fastify({
     ...httpServerOptions(resolved.server),
     logger:
@@ -140,13 +153,13 @@ async function createHttpApp(
   });
   installErrorHandler(app);
   installMethodNotAllowed(app);
-  installAuth(app, keys, createAuthLimits(resolved, now), {
+  installAuth(app, keys, shared.auth, {
     defaultScope: DEFAULT_SCOPE,
     keyFrom: clickHouseKeyFrom,
   });
-  installQueryAdmission(app, new KeyConcurrency(resolved.query.maxConcurrentPerKey));
+  installQueryAdmission(app, shared.concurrency);
   installHttpMetrics(app, metrics);
-  if (resolved.docs) {
+  if (docs) {
     await registerOpenApiDocs(app, {
       title: 'feedpipe query API',
       description:
@@ -158,7 +171,7 @@ async function createHttpApp(
 }
 
 /** Every route of the API: status, analytics, SQL, the live stream, the record schemas, the status page, keys. */
-function registerRoutes(app: FastifyInstance, ctx: ApiContext, hub: LiveHub, deps: QueryApiDeps): void {
+function registerRoutes(app: FastifyInstance, ctx: ApiContext, hub: LiveHub, deps: QueryApiDeps): CallerSql {
   registerStatusRoutes(app, ctx, {
     streamStats: () => ({
       enabled: hub.enabled,
@@ -183,6 +196,7 @@ function registerRoutes(app: FastifyInstance, ctx: ApiContext, hub: LiveHub, dep
   registerRecordSchemaRoutes(app);
   registerStatusPage(app, { pipeline: deps.pipelineStatus, liveStream: () => hub.enabled });
   registerKeyRoutes(app, ctx.keys);
+  return callerSql;
 }
 
 export async function createQueryApi(config: QueryApiConfig, deps: QueryApiDeps): Promise<QueryApi> {
@@ -271,10 +285,38 @@ export async function createQueryApi(config: QueryApiConfig, deps: QueryApiDeps)
   keys.onRevoked((keyId) => hub.endKey(keyId, 'the API key was revoked'));
   const logSecrets = [...(deps.logSecrets ?? [])];
 
-  const app = await createHttpApp(resolved, deps, keys, metrics, logSecrets);
-  registerRoutes(app, ctx, hub, deps);
+  const shared: SharedLimits = {
+    auth: createAuthLimits(resolved, now),
+    concurrency: new KeyConcurrency(resolved.query.maxConcurrentPerKey),
+  };
+  const app = await createHttpApp(resolved, deps, keys, metrics, logSecrets, shared);
+  const callerSql = registerRoutes(app, ctx, hub, deps);
+  // ClickHouse's protocol at the root of a port of its own, for tools that cannot be given a path.
+  const clickhouseApp =
+    resolved.clickhousePort === undefined
+      ? undefined
+      : await createHttpApp(resolved, deps, keys, metrics, logSecrets, shared, false);
+  if (clickhouseApp) registerClickHouseRoutes(clickhouseApp, ctx, callerSql, '');
+  // The catalogue views SQL tools browse (sql/catalog-views.ts). A login without DDL rights (a
+  // server's) leaves them to the server's administrator: browsing then finds no table.
+  await installCatalogViews(lane).catch((error: unknown) =>
+    app.log.warn({ err: error }, 'the catalogue views for SQL tools could not be created'),
+  );
 
+  return listeners(app, clickhouseApp, resolved, keys, hub, hotTier);
+}
+
+/** The API's listeners: start() opens the API's port and the ClickHouse port, stop() closes both. */
+function listeners(
+  app: FastifyInstance,
+  clickhouseApp: FastifyInstance | undefined,
+  resolved: ResolvedConfig,
+  keys: ApiKeyStore<Scope>,
+  hub: LiveHub,
+  hotTier: HotTierService | undefined,
+): QueryApi {
   let url = '';
+  let clickhouseUrl: string | undefined;
   return {
     app,
     config: resolved,
@@ -283,9 +325,19 @@ export async function createQueryApi(config: QueryApiConfig, deps: QueryApiDeps)
       return url;
     },
     hotTier,
+    get clickhouseUrl() {
+      return clickhouseUrl;
+    },
     async start() {
       const address = await app.listen({ host: resolved.host, port: resolved.port });
       url = address.replace('[::1]', '127.0.0.1');
+      if (clickhouseApp) {
+        const chAddress = await clickhouseApp.listen({
+          host: resolved.host,
+          port: resolved.clickhousePort ?? 0,
+        });
+        clickhouseUrl = chAddress.replace('[::1]', '127.0.0.1');
+      }
       // In the background: until the tier is loaded and caught up, ClickHouse answers.
       void hotTier?.start();
       return url;
@@ -293,6 +345,7 @@ export async function createQueryApi(config: QueryApiConfig, deps: QueryApiDeps)
     async stop() {
       await hotTier?.stop();
       await hub.stop();
+      await clickhouseApp?.close();
       await app.close();
       keys.close();
     },

@@ -6,11 +6,14 @@
  *                                        store (npm start), through its admin routes, with an admin
  *                                        key in QUERY_API_ADMIN_KEY (URL: --url, QUERY_API_URL, or
  *                                        QUERY_API_HOST:QUERY_API_PORT)
- * Environment: QUERY_API_PORT (default 8080), QUERY_API_HOST (default 127.0.0.1), CLICKHOUSE_URL
+ * Environment: QUERY_API_PORT (default 8080), QUERY_API_HOST (default 127.0.0.1),
+ * QUERY_API_CLICKHOUSE_PORT (unset: none; ClickHouse's HTTP protocol at the root of that port), CLICKHOUSE_URL
  * (unset: embedded chDB in DATA_DIR/chdb, DATA_DIR default .data), CLICKHOUSE_SQL_USER +
  * CLICKHOUSE_SQL_PASSWORD or CLICKHOUSE_SQL_PASSWORD_FILE (server only: the user callers' queries
  * run as; unset: the CLICKHOUSE_URL user; see config/store-env.ts), KAFKA_BROKERS (comma-separated;
- * unset: no live stream), QUERY_API_INSTRUMENTS_FILE (symbols for the instrument search; see
+ * unset: no live stream), TOPIC_TRADES / TOPIC_OHLC / TOPIC_REFERENCE / TOPIC_STATUS (the feed's
+ * topics the live stream reads, as the ingestor and sink name them; defaults from @feedpipe/contracts),
+ * QUERY_API_INSTRUMENTS_FILE (symbols for the instrument search; see
  * config/instrument-list.ts), QUERY_API_BOOTSTRAP_KEY_NAME (serve: create a read key at start and
  * print it once). No trading credentials: orders and postbacks are the trading gateway's
  * (services/trading-gateway, `trading-gateway run`).
@@ -23,8 +26,9 @@ import { httpServerConfigFromEnv } from '@feedpipe/service-kit';
 import { createStore, runMigrations } from '@feedpipe/store';
 import { createQueryApi } from './app.js';
 import { API_KEYS_TABLE, SCOPES, type Scope } from './auth/scopes.js';
+import { jdbcUrlOf } from './clickhouse-http/jdbc-url.js';
 import type { LogLevel } from './config/config.js';
-import { type QueryApiEnv, queryApiEnv } from './config/env.js';
+import { feedTopicsOf, type QueryApiEnv, queryApiEnv } from './config/env.js';
 import { readInstrumentList } from './config/instrument-list.js';
 import { storeConfigFromEnv } from './config/store-env.js';
 
@@ -122,6 +126,10 @@ async function main(): Promise<void> {
         maxTradesPerDay: vars.QUERY_API_HOT_TIER_MAX_TRADES_PER_DAY,
         maxBytes: vars.QUERY_API_HOT_TIER_MAX_BYTES,
       },
+      topics: feedTopicsOf(vars),
+      ...(vars.QUERY_API_CLICKHOUSE_PORT === undefined
+        ? {}
+        : { clickhousePort: vars.QUERY_API_CLICKHOUSE_PORT }),
     },
     {
       store,
@@ -138,6 +146,11 @@ async function main(): Promise<void> {
   }
   const url = await api.start();
   process.stderr.write(`query-api listening on ${url} (docs at ${url}/docs)\n`);
+  if (api.clickhouseUrl) {
+    process.stderr.write(
+      `query-api: ClickHouse protocol at ${api.clickhouseUrl}/ (JDBC: ${jdbcUrlOf(api.clickhouseUrl)})\n`,
+    );
+  }
   let stopping = false;
   const stop = async (): Promise<void> => {
     if (stopping) return;

@@ -9,8 +9,9 @@ export {
 export type { InstrumentMatch, StaticInstrument } from './analytics/instrument-catalog.js';
 export { createQueryApi, type QueryApi, type QueryApiDeps } from './app.js';
 export { API_KEYS_TABLE, SCOPES, type Scope } from './auth/scopes.js';
+export { jdbcUrlOf } from './clickhouse-http/jdbc-url.js';
 export { type LogLevel, type QueryApiConfig, type ResolvedConfig, resolveConfig } from './config/config.js';
-export { QUERY_API_ENV, type QueryApiEnv, queryApiEnv } from './config/env.js';
+export { feedTopicsOf, QUERY_API_ENV, type QueryApiEnv, queryApiEnv } from './config/env.js';
 export { readInstrumentList } from './config/instrument-list.js';
 export { type StoreEnv, storeConfigFromEnv } from './config/store-env.js';
 export { isQueryApiError, QueryApiError, type QueryApiErrorCode } from './errors.js';

@@ -4,10 +4,11 @@
  */
 import { FEED_TABLES } from '@feedpipe/contracts';
 import { asIsSerializer, routeDoc } from '@feedpipe/service-http';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest, RouteGenericInterface } from 'fastify';
 import type { ApiContext } from '../context.js';
 import { badRequest, notFound } from '../errors.js';
 import { hotBars, tierFor } from '../hot-tier/hot-bars.js';
+import { registerDownloads } from '../http/binary-downloads.js';
 import { FORMAT_PROPERTY, SECURITY_ID_PARAMS } from '../http/schemas.js';
 import { rowSchema, tabularResponse } from '../http/tabular-doc.js';
 import type { OutputFormat } from '../query/formats.js';
@@ -325,72 +326,86 @@ function registerTickRoutes(app: FastifyInstance, ctx: ApiContext): void {
   );
 }
 
-/** OHLCV bars resampled from ticks. */
+/** The query of the bars routes. */
+interface BarsRoute extends RouteGenericInterface {
+  Params: IdParams;
+  Querystring: { from: string; to?: string; interval: string; format?: OutputFormat };
+}
+
+const BARS_QUERYSTRING = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['from'],
+  properties: {
+    from: FROM,
+    to: TO,
+    interval: {
+      ...DURATION_SCHEMA,
+      default: '1m',
+      description: `bar length: ${DURATION_SCHEMA.description}, 1s to 1d`,
+    },
+    ...FORMAT_PROPERTY,
+  },
+};
+
+/** OHLCV bars resampled from ticks; also as Parquet and Arrow downloads (http/binary-downloads.ts). */
 function registerBarRoutes(app: FastifyInstance, ctx: ApiContext): void {
   const tags = ['instruments'];
-  app.get<{
-    Params: IdParams;
-    Querystring: { from: string; to?: string; interval: string; format?: OutputFormat };
-  }>(
+  const summary = 'OHLCV bars with VWAP and trade count, resampled from ticks (1 s to 1 day)';
+  const handler = barsHandler(ctx);
+  app.get<BarsRoute>(
     '/v1/instruments/:securityId/bars',
     {
       schema: routeDoc({
         operationId: 'getBars',
         tags,
-        summary: 'OHLCV bars with VWAP and trade count, resampled from ticks (1 s to 1 day)',
+        summary,
         description:
-          "Bars by trade time. volume is the traded quantity in the bar (from the cumulative day volume: a trade's quantity is its volume minus that of the instrument's trade received before it on the same UTC day, in the range or not), vwap is null for a bar without traded quantity. json, ndjson and csv answers of requests that arrive together may come from one statement: json's statistics then hold that statement's elapsed time only.",
+          "Bars by trade time. volume is the traded quantity in the bar (from the cumulative day volume: a trade's quantity is its volume minus that of the instrument's trade received before it on the same UTC day, in the range or not), vwap is null for a bar without traded quantity. json, ndjson and csv answers of requests that arrive together may come from one statement: json's statistics then hold that statement's elapsed time only. As bytes for client generators: getBarsParquet, getBarsArrow.",
         params: SECURITY_ID_PARAMS,
-        querystring: {
-          type: 'object',
-          additionalProperties: false,
-          required: ['from'],
-          properties: {
-            from: FROM,
-            to: TO,
-            interval: {
-              ...DURATION_SCHEMA,
-              default: '1m',
-              description: `bar length: ${DURATION_SCHEMA.description}, 1s to 1d`,
-            },
-            ...FORMAT_PROPERTY,
-          },
-        },
+        querystring: BARS_QUERYSTRING,
         responses: { 200: tabularResponse('Bar', BAR_COLUMNS) },
         errors: [406],
       }),
     },
-    async (request, reply) => {
-      const { securityId } = request.params;
-      const q = request.query;
-      const format = outputFormatOf(request);
-      const step = parseDurationSec('interval', q.interval, 1, 86_400);
-      const range = parseRange(q.from, q.to, ctx.now());
-      const fromSec = Math.floor(range.fromMs / 1000);
-      const toSec = Math.ceil(range.toMs / 1000);
-      if ((toSec - fromSec) / step > ctx.config.query.maxBars) {
-        throw badRequest(
-          'interval',
-          `asks for more than ${ctx.config.query.maxBars} bars: use a longer interval or a shorter range`,
-        );
-      }
-      if (!(await ctx.instruments.has(securityId))) throw notFound(`instrument ${securityId} is not known`);
-      const query = { sql: BARS_SQL, params: { sid: securityId, step, fromSec, toSec }, format };
-      // Inside the hot window, memory answers (hot-tier/hot-bars.ts); the answer is the same bytes.
-      const tier = ctx.hot.tier;
-      const hot = tierFor(tier, { securityId, step, fromSec, toSec });
-      ctx.hot.metrics.answers.inc({ tier: hot ?? 'clickhouse' });
-      if (tier !== undefined && hot !== undefined) {
-        return cachedTabular(
-          ctx,
-          reply,
-          `bars|${securityId}|${step}|${fromSec}|${toSec}`,
-          ttlFor(ctx, range.toMs),
-          query,
-          `bars-${securityId}-${q.interval}`,
-          () => hotBars(tier, ctx.runner, { securityId, step, fromSec, toSec }, hot, format),
-        );
-      }
+    handler,
+  );
+  registerDownloads<BarsRoute>(
+    app,
+    {
+      path: '/v1/instruments/:securityId/bars',
+      operationId: 'getBars',
+      summary,
+      tags,
+      params: SECURITY_ID_PARAMS,
+      querystring: BARS_QUERYSTRING,
+    },
+    handler,
+  );
+}
+
+function barsHandler(ctx: ApiContext) {
+  return async (request: FastifyRequest<BarsRoute>, reply: FastifyReply): Promise<FastifyReply> => {
+    const { securityId } = request.params;
+    const q = request.query;
+    const format = outputFormatOf(request);
+    const step = parseDurationSec('interval', q.interval, 1, 86_400);
+    const range = parseRange(q.from, q.to, ctx.now());
+    const fromSec = Math.floor(range.fromMs / 1000);
+    const toSec = Math.ceil(range.toMs / 1000);
+    if ((toSec - fromSec) / step > ctx.config.query.maxBars) {
+      throw badRequest(
+        'interval',
+        `asks for more than ${ctx.config.query.maxBars} bars: use a longer interval or a shorter range`,
+      );
+    }
+    if (!(await ctx.instruments.has(securityId))) throw notFound(`instrument ${securityId} is not known`);
+    const query = { sql: BARS_SQL, params: { sid: securityId, step, fromSec, toSec }, format };
+    // Inside the hot window, memory answers (hot-tier/hot-bars.ts); the answer is the same bytes.
+    const tier = ctx.hot.tier;
+    const hot = tierFor(tier, { securityId, step, fromSec, toSec });
+    ctx.hot.metrics.answers.inc({ tier: hot ?? 'clickhouse' });
+    if (tier !== undefined && hot !== undefined) {
       return cachedTabular(
         ctx,
         reply,
@@ -398,11 +413,20 @@ function registerBarRoutes(app: FastifyInstance, ctx: ApiContext): void {
         ttlFor(ctx, range.toMs),
         query,
         `bars-${securityId}-${q.interval}`,
-        // Text answers are folded with other requests waiting for the engine (bars-folding.ts).
-        isRowTextFormat(format)
-          ? () => ctx.bars.answer({ securityId, step, fromSec, toSec }, format)
-          : () => ctx.runner.buffer(query),
+        () => hotBars(tier, ctx.runner, { securityId, step, fromSec, toSec }, hot, format),
       );
-    },
-  );
+    }
+    return cachedTabular(
+      ctx,
+      reply,
+      `bars|${securityId}|${step}|${fromSec}|${toSec}`,
+      ttlFor(ctx, range.toMs),
+      query,
+      `bars-${securityId}-${q.interval}`,
+      // Text answers are folded with other requests waiting for the engine (bars-folding.ts).
+      isRowTextFormat(format)
+        ? () => ctx.bars.answer({ securityId, step, fromSec, toSec }, format)
+        : () => ctx.runner.buffer(query),
+    );
+  };
 }

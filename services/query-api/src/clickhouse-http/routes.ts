@@ -115,7 +115,16 @@ function sendError(request: FastifyRequest, reply: FastifyReply, error: unknown,
     .send(answer.body);
 }
 
-export function registerClickHouseRoutes(app: FastifyInstance, ctx: ApiContext, callerSql: CallerSql): void {
+/**
+ * The protocol's routes under `prefix`: `/clickhouse` on the API's port, '' (the root) on the
+ * ClickHouse port of its own (config `clickhousePort`).
+ */
+export function registerClickHouseRoutes(
+  app: FastifyInstance,
+  ctx: ApiContext,
+  callerSql: CallerSql,
+  prefix: string = CLICKHOUSE_PREFIX,
+): void {
   const info = new ServerInfoSource(ctx.runner);
 
   async function query(request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
@@ -185,8 +194,8 @@ export function registerClickHouseRoutes(app: FastifyInstance, ctx: ApiContext, 
         response: { 200: { description: 'Ok.', content: { 'text/plain': { schema: { type: 'string' } } } } },
       };
       scope.get('/ping', { config: { scope: 'open', clickhouseProtocol: true }, schema: pingSchema }, ping);
-      // /clickhouse and /clickhouse/ are one operation, as on a ClickHouse server.
-      for (const slash of [false, true]) {
+      // /clickhouse and /clickhouse/ are one operation, as on a ClickHouse server; at the root, `/`.
+      for (const slash of prefix === '' ? [true] : [false, true]) {
         const prefixTrailingSlash = slash ? 'slash' : 'no-slash';
         scope.route({
           method: 'GET',
@@ -210,6 +219,6 @@ export function registerClickHouseRoutes(app: FastifyInstance, ctx: ApiContext, 
         });
       }
     },
-    { prefix: CLICKHOUSE_PREFIX },
+    { prefix },
   );
 }

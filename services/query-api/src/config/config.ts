@@ -1,4 +1,5 @@
 /** Configuration of the query API: every key documented with its default, validated once. */
+import { DEFAULT_FEED_TOPICS, type FeedTopics } from '@feedpipe/contracts';
 import {
   HTTP_SERVICE_KEYS,
   type HttpServiceConfig,
@@ -18,6 +19,12 @@ export type { LogLevel } from '@feedpipe/service-http';
 
 /** The shared HTTP keys (HttpServiceConfig: host, port `QUERY_API_PORT` default 8080, ...) and the API's own sections. */
 export interface QueryApiConfig extends HttpServiceConfig {
+  /**
+   * A second port that speaks ClickHouse's HTTP protocol at its root (`/`, `/ping`), for SQL tools
+   * that cannot be given a path (the ClickHouse JDBC driver reads a URL path as a database name).
+   * Same host, keys, guard and limits as `/clickhouse`. 0 = any free port. Default: none.
+   */
+  clickhousePort?: number;
   /** Limits of the analytics routes. */
   query?: {
     /** ClickHouse max_execution_time of analytics queries, seconds. Default 30. */
@@ -77,17 +84,11 @@ export interface QueryApiConfig extends HttpServiceConfig {
     /** How late ticks may still arrive for a past range. Default 120,000 ms. */
     finalAfterMs?: number;
   };
-  /** Kafka topics of the live stream (ARCHITECTURE.md names). */
-  topics?: {
-    /** Default feed.trades. */
-    trades?: string;
-    /** Default feed.ohlc. */
-    ohlc?: string;
-    /** Default feed.reference. */
-    reference?: string;
-    /** Default feed.status. */
-    status?: string;
-  };
+  /**
+   * Kafka topics of the live stream; each defaults to @feedpipe/contracts' DEFAULT_FEED_TOPICS
+   * (feed.trades, feed.ohlc, feed.reference, feed.status). The CLI sets them from TOPIC_*.
+   */
+  topics?: Partial<FeedTopics>;
   /** Live stream (Server-Sent Events). */
   stream?: {
     /** Concurrent stream clients. Default 200. */
@@ -106,6 +107,8 @@ export interface QueryApiConfig extends HttpServiceConfig {
 }
 
 export interface ResolvedConfig extends ResolvedHttpServiceConfig {
+  /** The ClickHouse-protocol port, or undefined for none. */
+  clickhousePort: number | undefined;
   query: {
     maxExecutionSec: number;
     defaultTickPage: number;
@@ -131,7 +134,7 @@ export interface ResolvedConfig extends ResolvedHttpServiceConfig {
     finalTtlMs: number;
     finalAfterMs: number;
   };
-  topics: { trades: string; ohlc: string; reference: string; status: string };
+  topics: FeedTopics;
   stream: {
     maxClients: number;
     maxClientsPerKey: number;
@@ -142,7 +145,7 @@ export interface ResolvedConfig extends ResolvedHttpServiceConfig {
   hotTier: ResolvedHotTierConfig;
 }
 
-const TOP = [...HTTP_SERVICE_KEYS, 'query', 'sql', 'cache', 'topics', 'stream', 'hotTier'];
+const TOP = [...HTTP_SERVICE_KEYS, 'clickhousePort', 'query', 'sql', 'cache', 'topics', 'stream', 'hotTier'];
 const W = 'query-api config';
 
 export function resolveConfig(config: QueryApiConfig = {}): ResolvedConfig {
@@ -191,6 +194,8 @@ export function resolveConfig(config: QueryApiConfig = {}): ResolvedConfig {
   );
   return {
     ...resolveHttpServiceConfig(top, W, 8080),
+    clickhousePort:
+      top.clickhousePort === undefined ? undefined : int(top, 'clickhousePort', W, 0, 0, 65_535),
     query: {
       maxExecutionSec: int(q, 'maxExecutionSec', `${W}.query`, 30, 1, 3_600),
       defaultTickPage: Math.min(int(q, 'defaultTickPage', `${W}.query`, 10_000, 1, 100_000_000), maxTickPage),
@@ -220,10 +225,10 @@ export function resolveConfig(config: QueryApiConfig = {}): ResolvedConfig {
       finalAfterMs: int(c, 'finalAfterMs', `${W}.cache`, 120_000, 0, 86_400_000),
     },
     topics: {
-      trades: str(tp, 'trades', `${W}.topics`, 'feed.trades'),
-      ohlc: str(tp, 'ohlc', `${W}.topics`, 'feed.ohlc'),
-      reference: str(tp, 'reference', `${W}.topics`, 'feed.reference'),
-      status: str(tp, 'status', `${W}.topics`, 'feed.status'),
+      trades: str(tp, 'trades', `${W}.topics`, DEFAULT_FEED_TOPICS.trades),
+      ohlc: str(tp, 'ohlc', `${W}.topics`, DEFAULT_FEED_TOPICS.ohlc),
+      reference: str(tp, 'reference', `${W}.topics`, DEFAULT_FEED_TOPICS.reference),
+      status: str(tp, 'status', `${W}.topics`, DEFAULT_FEED_TOPICS.status),
     },
     stream: {
       maxClients: int(st, 'maxClients', `${W}.stream`, 200, 1, 100_000),

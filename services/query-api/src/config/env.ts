@@ -3,6 +3,7 @@
  * checked once at start by the CLI. The ClickHouse login variables are checked together, for their
  * combinations, by `storeConfigFromEnv`.
  */
+import { DEFAULT_FEED_TOPICS, type FeedTopics } from '@feedpipe/contracts';
 import { type Env, type EnvSchema, type EnvValues, HTTP_SERVER_ENV, readEnv } from '@feedpipe/service-kit';
 import { QueryApiError } from '../errors.js';
 
@@ -16,6 +17,13 @@ export const QUERY_API_ENV = {
     description: 'listen port (0 = any free port)',
   },
   QUERY_API_HOST: { type: 'string', default: '127.0.0.1', description: 'listen address' },
+  QUERY_API_CLICKHOUSE_PORT: {
+    type: 'integer',
+    min: 0,
+    max: 65_535,
+    unset: 'no second port (the protocol is under `/clickhouse`)',
+    description: "ClickHouse's HTTP protocol at the root of this port, for tools that cannot be given a path",
+  },
   CLICKHOUSE_URL: {
     type: 'url',
     protocols: ['http', 'https'],
@@ -45,6 +53,20 @@ export const QUERY_API_ENV = {
     unset: 'no live stream (`/v1/stream`)',
     description: 'Kafka brokers of the feed topics',
   },
+  // The feed's topics, named by the same variables as the ingestor and the sink (defaults from
+  // @feedpipe/contracts), so a pipeline on custom topic names streams them live too.
+  TOPIC_TRADES: {
+    type: 'string',
+    default: DEFAULT_FEED_TOPICS.trades,
+    description: "the ingestor's topics, read by the live stream",
+  },
+  TOPIC_OHLC: { type: 'string', default: DEFAULT_FEED_TOPICS.ohlc, description: "the ingestor's topics" },
+  TOPIC_REFERENCE: {
+    type: 'string',
+    default: DEFAULT_FEED_TOPICS.reference,
+    description: "the ingestor's topics",
+  },
+  TOPIC_STATUS: { type: 'string', default: DEFAULT_FEED_TOPICS.status, description: "the ingestor's topics" },
   QUERY_API_INSTRUMENTS_FILE: {
     type: 'string',
     unset: 'ids only: instruments are found by the ids in the tables',
@@ -109,6 +131,20 @@ export type QueryApiEnv = EnvValues<typeof QUERY_API_ENV>;
 /** Reads and checks the environment; CONFIG_INVALID names every bad variable (never a secret). */
 export function queryApiEnv(env: Env): QueryApiEnv {
   const { values, problems } = readEnv(QUERY_API_ENV, env, { ownPrefixes: ['QUERY_API_'] });
+  if (new Set(Object.values(feedTopicsOf(values))).size !== 4)
+    problems.push('the four TOPIC_* names must differ');
   if (problems.length > 0) throw new QueryApiError('CONFIG_INVALID', problems.join('; '));
   return values;
+}
+
+/** The live stream's topics from the checked variables (TOPIC_TRADES, TOPIC_OHLC, ...). */
+export function feedTopicsOf(
+  vars: Pick<QueryApiEnv, 'TOPIC_TRADES' | 'TOPIC_OHLC' | 'TOPIC_REFERENCE' | 'TOPIC_STATUS'>,
+): FeedTopics {
+  return {
+    trades: vars.TOPIC_TRADES,
+    ohlc: vars.TOPIC_OHLC,
+    reference: vars.TOPIC_REFERENCE,
+    status: vars.TOPIC_STATUS,
+  };
 }

@@ -23,8 +23,27 @@ export const MARKET_DATA_TABLES: readonly string[] = [
   HISTORY_TABLES.expiredOptions.name,
 ];
 
-/** Readable by SQL: the market-data tables and the one-row table of FROM-less SELECTs. */
-export const SQL_READABLE_TABLES: ReadonlySet<string> = new Set([...MARKET_DATA_TABLES, 'system.one']);
+/** The database of the API's catalogue views (sql/catalog-views.ts). */
+export const CATALOG_DATABASE = 'feedpipe_catalog';
+
+/** The system tables SQL tools browse, each answered by the API's view of the same name. */
+export const CATALOG_TABLES = ['databases', 'tables', 'columns'] as const;
+
+/**
+ * The catalogue views (`feedpipe_catalog.tables`, ...): the API's own, over the system tables
+ * filtered to the market database and MARKET_DATA_TABLES, so reading them shows nothing else.
+ */
+export const CATALOG_VIEWS: readonly string[] = CATALOG_TABLES.map((t) => `${CATALOG_DATABASE}.${t}`);
+
+/**
+ * Readable by SQL: the market-data tables, the one-row table of FROM-less SELECTs and the catalogue
+ * views (the names `system.tables`, `system.columns`, `system.databases` are renamed to them).
+ */
+export const SQL_READABLE_TABLES: ReadonlySet<string> = new Set([
+  ...MARKET_DATA_TABLES,
+  'system.one',
+  ...CATALOG_VIEWS,
+]);
 
 /** The database of the market-data tables (what SHOW TABLES lists). */
 export const MARKET_DATABASE = 'market';

@@ -78,7 +78,7 @@ const WORD_START = /[A-Za-z_]/;
 const WORD_PART = /[A-Za-z0-9_$]/;
 
 /** The index just past a quoted token starting at `start` (quote char at `start`). */
-function skipQuoted(text: string, start: number): number {
+export function skipQuoted(text: string, start: number): number {
   const quote = text[start] as string;
   let i = start + 1;
   while (i < text.length) {
@@ -111,7 +111,7 @@ function unquote(token: string): string {
 }
 
 /** `{name:Type}`: a query parameter; returns the index past its closing brace, or -1 if not one. */
-function skipParameter(text: string, start: number): number {
+export function skipParameter(text: string, start: number): number {
   const head = /^\{[A-Za-z_][A-Za-z0-9_]*:/.exec(text.slice(start, start + 80));
   if (!head) return -1;
   let i = start + head[0].length;

@@ -5,8 +5,10 @@
  * - `SHOW DATABASES`: the market database only.
  * - `EXISTS [TABLE] db.table`: 1 for an allowed market-data table, 0 for anything else (tables
  *   outside the allow-list do not exist for a caller).
- * - `SELECT version()`, `SELECT version(), timezone()`: what clickhouse-connect, Grafana's data
- *   source and JDBC drivers ask at connect (version() itself is refused in caller SQL).
+ * - `SELECT version()`, `SELECT version(), timezone()`, the JDBC driver's `SELECT currentUser() AS
+ *   user, timezone() AS timezone, version() AS version LIMIT 1` and `SELECT version() AS
+ *   server_version`, `currentUser()`, `currentDatabase()`: what clickhouse-connect, Grafana's data
+ *   source and JDBC drivers ask at connect (version() and currentUser() are refused in caller SQL).
  * - `SELECT name, value, readonly FROM system.settings LIMIT 10000`: clickhouse-connect's settings
  *   probe, answered with the limits the API applies, every one read-only (readonly = 1), so the
  *   client knows not to send settings of its own.
@@ -34,7 +36,14 @@ export interface CatalogAnswer {
   params: QueryParams;
 }
 
-const EXISTS = /^EXISTS TABLE ([A-Za-z_][A-Za-z0-9_]*)\.([A-Za-z_][A-Za-z0-9_]*)$/;
+/**
+ * The user name reported to clients that ask (`currentUser()`): callers are API keys, not engine
+ * users, and the engine's own user name is not theirs to know.
+ */
+const CALLER_USER = 'feedpipe_reader';
+
+/** `EXISTS TABLE [db.]name`: without a database, the market database's (see sql-guard.ts). */
+const EXISTS = /^EXISTS TABLE (?:([A-Za-z_][A-Za-z0-9_]*)\.)?([A-Za-z_][A-Za-z0-9_]*)$/;
 
 /**
  * Settings the probe reports: the API's limits, and the HTTP settings clients look for, at the
@@ -62,6 +71,23 @@ function reportedSettings(facts: CatalogFacts): [string, string][] {
 const ANSWERS = new Map<string, (facts: CatalogFacts) => CatalogAnswer>([
   ['SHOW DATABASES', () => ({ sql: 'SELECT {db:String} AS name', params: { db: MARKET_DATABASE } })],
   ['SELECT version()', () => ({ sql: 'SELECT version() AS `version()`', params: {} })],
+  // The JDBC driver's (client-v2) connect probe and its server-version query.
+  [
+    'SELECT currentUser() AS user, timezone() AS timezone, version() AS version LIMIT 1',
+    () => ({
+      sql: 'SELECT {user:String} AS user, timezone() AS timezone, version() AS version',
+      params: { user: CALLER_USER },
+    }),
+  ],
+  ['SELECT version() AS server_version', () => ({ sql: 'SELECT version() AS server_version', params: {} })],
+  [
+    'SELECT currentUser()',
+    () => ({ sql: 'SELECT {user:String} AS `currentUser()`', params: { user: CALLER_USER } }),
+  ],
+  [
+    'SELECT currentDatabase()',
+    () => ({ sql: 'SELECT {db:String} AS `currentDatabase()`', params: { db: MARKET_DATABASE } }),
+  ],
   [
     'SELECT version(), timezone()',
     () => ({ sql: 'SELECT version() AS `version()`, timezone() AS `timezone()`', params: {} }),
@@ -85,7 +111,7 @@ export function catalogAnswer(canonical: string, facts: CatalogFacts): CatalogAn
   if (fixed) return fixed(facts);
   const exists = EXISTS.exec(canonical);
   if (exists) {
-    const [, db, name] = exists as unknown as [string, string, string];
+    const [, db = MARKET_DATABASE, name] = exists as unknown as [string, string | undefined, string];
     return {
       sql: 'SELECT toUInt8({exists:UInt8}) AS result',
       params: { exists: MARKET_DATA_TABLES.includes(`${db}.${name}`) ? 1 : 0 },

@@ -14,9 +14,12 @@
  *    On the ClickHouse-protocol endpoint (`output: 'clause'`), a trailing `FORMAT <name>` of that
  *    text is split off (the caller's choice of output, never run as text) and the rest must be a
  *    canonical statement of its own; /v1/sql refuses FORMAT.
- * 2. Kind. SELECT / WITH / ( go on; `SHOW TABLES`, `DESCRIBE TABLE <allowed table>` and the
- *    catalogue probes of catalog-answers.ts (SHOW DATABASES, EXISTS, the connect probes of
- *    ClickHouse clients) are answered by a SELECT the API writes itself, from the allow-list;
+ * 2. Kind. SELECT / WITH / ( go on; SHOW TABLES [LIKE], SHOW COLUMNS, SHOW CREATE TABLE,
+ *    DESCRIBE (metadata-answers.ts) and the catalogue probes of catalog-answers.ts (SHOW DATABASES,
+ *    EXISTS, the connect probes of ClickHouse clients) are answered by a SELECT the API writes
+ *    itself, from the allow-list; EXPLAIN [kind] of a statement that passes this whole guard first
+ *    is the EXPLAIN of what the guard returned; system.databases/tables/columns are renamed to the
+ *    API's views of the allow-list, the rename checked on the parse tree (catalog-views.ts);
  *    anything else is refused.
  * 3. Parse tree (`EXPLAIN AST`, which only parses; EXPLAIN in a subquery takes SELECTs only and
  *    refuses FORMAT and INTO OUTFILE). Every node type must be one a SELECT is made of and whose
@@ -44,24 +47,18 @@ import type { SettingValue } from '@feedpipe/store';
 import { QueryApiError } from '../errors.js';
 import { ScrubbedEngineError } from '../query/engine-errors.js';
 import type { QueryParams, QueryRunner } from '../query/query-runner.js';
-import { MARKET_DATA_TABLES, MARKET_DATABASE, SQL_READABLE_TABLES } from './allowed-tables.js';
+import { MARKET_DATA_TABLES, SQL_READABLE_TABLES } from './allowed-tables.js';
 import { analysisBudgetRefusal } from './analysis-budget.js';
 import { CallScanError, scanCalls } from './call-scan.js';
-import { type CatalogFacts, catalogAnswer } from './catalog-answers.js';
+import type { CatalogFacts } from './catalog-answers.js';
+import { outlinesMatchRename, renameCatalogTables } from './catalog-views.js';
+import { metadataAnswer } from './metadata-answers.js';
+import { type GuardedSql, refuse } from './refusal.js';
+
+export { type GuardedKind, type GuardedSql, type RefusalReason, SqlRefusal } from './refusal.js';
+
 import { type AstNode, nodeName, OutlineError, parseAstOutline } from './explain-outline.js';
 import { type FunctionPolicy, functionPolicy } from './function-policy.js';
-
-export type GuardedKind = 'select' | 'show-tables' | 'describe' | 'catalog';
-
-export interface GuardedSql {
-  kind: GuardedKind;
-  /** The statement to run (without SETTINGS or FORMAT, which the runner appends). */
-  sql: string;
-  /** Its parameters: the caller's for a SELECT, the API's own for SHOW/DESCRIBE. */
-  params: QueryParams;
-  /** The output format the text named in a trailing FORMAT clause (`output: 'clause'` only). */
-  format?: string;
-}
 
 export interface SqlGuardLimits {
   maxSqlLength: number;
@@ -78,22 +75,6 @@ export interface CheckOptions {
    * the request. `clause` (the ClickHouse HTTP protocol): a trailing FORMAT clause names the output.
    */
   output?: 'refuse' | 'clause';
-}
-
-/**
- * Why SQL was refused, for protocols that answer with their own codes (the ClickHouse endpoint):
- * `syntax` = not one statement the parser reads, `size` = over the length limit, `readonly` = a
- * statement other than a read, `access` = a table, function or construct outside the allow-lists.
- */
-export type RefusalReason = 'syntax' | 'size' | 'readonly' | 'access';
-
-/** SQL_REFUSED with its reason; still a QueryApiError (400) to every other caller. */
-export class SqlRefusal extends QueryApiError {
-  readonly reason: RefusalReason;
-  constructor(reason: RefusalReason, message: string, cause?: unknown) {
-    super('SQL_REFUSED', message, { field: 'sql', cause });
-    this.reason = reason;
-  }
 }
 
 /** Outlines are bounded by the query's length; this bounds what the guard buffers anyway. */
@@ -141,12 +122,12 @@ const TABLE_EXPRESSION_CHILDREN = new Set(['TableIdentifier', 'Subquery', 'Sampl
 /** Functions whose right-hand argument may be a bare table name (`x IN market.ticks`). */
 const IN_FUNCTIONS = /^(global)?(not)?(null)?in(ignoreset)?$/i;
 
-const SHOW_TABLES = new Set(['SHOW TABLES', `SHOW TABLES FROM ${MARKET_DATABASE}`]);
-const DESCRIBE = /^DESCRIBE TABLE ([A-Za-z_][A-Za-z0-9_]*)\.([A-Za-z_][A-Za-z0-9_]*)$/;
-
-function refuse(message: string, cause?: unknown, reason: RefusalReason = 'access'): never {
-  throw new SqlRefusal(reason, message, cause);
-}
+/**
+ * `EXPLAIN [kind] <statement>` without EXPLAIN settings: the statement takes the whole guard first
+ * and the EXPLAIN is of what the guard returned, so kinds that analyse it (PLAN, PIPELINE, QUERY
+ * TREE, ESTIMATE fold constants) evaluate only what a SELECT of the caller's may run anyway.
+ */
+const EXPLAIN = /^EXPLAIN(?: (AST|SYNTAX|PLAN|PIPELINE|ESTIMATE|QUERY TREE))? ((?:SELECT|WITH|\().*)$/;
 
 /** A trailing FORMAT clause of a canonical (single-line) statement: ` FORMAT <identifier>`. */
 const FORMAT_CLAUSE = /^(.+) FORMAT ([A-Za-z][A-Za-z0-9_]*)$/;
@@ -325,37 +306,7 @@ export class SqlGuard {
   }
 
   #metadata(canonical: string): GuardedSql | undefined {
-    if (SHOW_TABLES.has(canonical)) {
-      return {
-        kind: 'show-tables',
-        sql: 'SELECT name FROM system.tables WHERE database = {db:String} AND name IN {names:Array(String)} ORDER BY name',
-        params: {
-          db: MARKET_DATABASE,
-          names: MARKET_DATA_TABLES.map((t) => t.slice(MARKET_DATABASE.length + 1)),
-        },
-      };
-    }
-    const describe = DESCRIBE.exec(canonical);
-    if (describe) {
-      const [, db, name] = describe as unknown as [string, string, string];
-      if (!MARKET_DATA_TABLES.includes(`${db}.${name}`)) {
-        refuse(`table ${db}.${name} is not readable with SQL; allowed: ${allowedList()}`);
-      }
-      return {
-        kind: 'describe',
-        sql: `SELECT name, type, default_kind AS default_type, default_expression, comment, compression_codec AS codec_expression
-          FROM system.columns WHERE database = {db:String} AND table = {table:String} ORDER BY position`,
-        params: { db, table: name },
-      };
-    }
-    const answer = catalogAnswer(canonical, this.#facts);
-    if (answer) return { kind: 'catalog', ...answer };
-    if (/^(SHOW|DESCRIBE|EXPLAIN|EXISTS)\b/.test(canonical)) {
-      refuse(
-        'of SHOW, DESCRIBE, EXISTS and EXPLAIN only "SHOW TABLES [FROM market]", "SHOW DATABASES", "DESCRIBE [TABLE] market.<table>" and "EXISTS [TABLE] market.<table>" are answered',
-      );
-    }
-    return undefined;
+    return metadataAnswer(canonical, this.#facts);
   }
 
   /** Step 1b (`output: 'clause'`): a trailing FORMAT clause split off a canonical statement. */
@@ -368,6 +319,40 @@ export class SqlGuard {
     return { body, format };
   }
 
+  /**
+   * The renamed statement, once its parse tree is the original's with only the catalogue tables'
+   * identifiers renamed (catalog-views.ts); anything else is refused.
+   */
+  async #checkedRename(canonical: string, renamed: string, params: QueryParams): Promise<string> {
+    let same = false;
+    try {
+      const [before, after] = [
+        await this.#explain('AST', canonical, params),
+        await this.#explain('AST', renamed, params),
+      ];
+      same = outlinesMatchRename(before, after);
+    } catch (error) {
+      refuse('a statement over the system catalogue tables could not be verified', error);
+    }
+    if (!same) refuse('a statement over the system catalogue tables could not be verified');
+    return renamed;
+  }
+
+  /** EXPLAIN of a statement that passed the whole guard (EXPLAIN above). */
+  async #explainOf(match: RegExpExecArray, params: QueryParams): Promise<GuardedSql> {
+    const [, kind, statement] = match as unknown as [string, string | undefined, string];
+    // The split must leave a statement in its own canonical form, or it misread the text.
+    if ((await this.#canonical(statement)) !== statement)
+      refuse('EXPLAIN of a statement that could not be read');
+    const inner = await this.check(statement, params);
+    if (inner.kind !== 'select') refuse('EXPLAIN is answered for SELECT statements only');
+    return {
+      kind: 'explain',
+      sql: `EXPLAIN ${kind === undefined ? '' : `${kind} `}${inner.sql}`,
+      params: inner.params,
+    };
+  }
+
   /** Verifies caller SQL; returns the statement to run, or throws SQL_REFUSED (400) saying why. */
   async check(text: string, params: QueryParams = {}, options: CheckOptions = {}): Promise<GuardedSql> {
     if (text.length > this.#limits.maxSqlLength) {
@@ -378,8 +363,13 @@ export class SqlGuard {
     let format: string | undefined;
     if (options.output === 'clause') ({ body: canonical, format } = await this.#splitFormat(canonical));
     const named = format === undefined ? {} : { format };
+    const explained = EXPLAIN.exec(canonical);
+    if (explained) return { ...(await this.#explainOf(explained, params)), ...named };
     const metadata = this.#metadata(canonical);
     if (metadata) return { ...metadata, ...named };
+    // system.databases/tables/columns: the API's views of them (catalog-views.ts), checked below.
+    const renamed = renameCatalogTables(canonical);
+    if (renamed !== undefined) canonical = await this.#checkedRename(canonical, renamed, params);
     // The canonical text starts with its statement's keyword; the parse tree below decides.
     if (!/^(SELECT|WITH|\()/.test(canonical)) {
       refuse(

@@ -14,6 +14,7 @@ import type { QueryParams } from '@feedpipe/store';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { ApiContext } from '../context.js';
 import { badRequest } from '../errors.js';
+import { binaryResponse, DOWNLOAD_FORMATS, DOWNLOAD_TITLES } from '../http/binary-downloads.js';
 import { FORMAT_PROPERTY } from '../http/schemas.js';
 import { tabularResponseOf } from '../http/tabular-doc.js';
 import type { OutputFormat } from '../query/formats.js';
@@ -43,7 +44,7 @@ interface SqlInput {
 
 export function registerSqlRoutes(app: FastifyInstance, ctx: ApiContext, callerSql: CallerSql): void {
   const limits = ctx.config.sql;
-  const description = `One SELECT over the market-data tables (${MARKET_DATA_TABLES.join(', ')}), run read-only (readonly = ${ctx.runner.readonlyLevel}), at most ${limits.maxExecutionSec} s, ${limits.maxMemoryBytes} bytes of memory and ${limits.maxResultRows} result rows; also SHOW TABLES, SHOW DATABASES, DESCRIBE market.<table> and EXISTS market.<table>. Values go in as ClickHouse parameters: write {name:Type} in the SQL and pass params.name. Other statements, other tables, table functions, functions that reach outside the query (dictGet, joinGet, file, ...), SETTINGS, FORMAT and INTO OUTFILE are refused with 400 (code SQL_REFUSED).`;
+  const description = `One SELECT over the market-data tables (${MARKET_DATA_TABLES.join(', ')}), run read-only (readonly = ${ctx.runner.readonlyLevel}), at most ${limits.maxExecutionSec} s, ${limits.maxMemoryBytes} bytes of memory and ${limits.maxResultRows} result rows; also the catalogue tools browse (system.databases, system.tables, system.columns, restricted to those tables), SHOW TABLES, SHOW DATABASES, SHOW COLUMNS, SHOW CREATE TABLE, DESCRIBE market.<table>, EXISTS market.<table> and EXPLAIN of an allowed SELECT. Values go in as ClickHouse parameters: write {name:Type} in the SQL and pass params.name. Other statements, other tables, table functions, functions that reach outside the query (dictGet, joinGet, file, ...), SETTINGS, FORMAT and INTO OUTFILE are refused with 400 (code SQL_REFUSED).`;
 
   async function run(input: SqlInput, reply: FastifyReply, keyId?: string): Promise<FastifyReply> {
     const callerParams = input.params ?? {};
@@ -58,6 +59,22 @@ export function registerSqlRoutes(app: FastifyInstance, ctx: ApiContext, callerS
     return sendTabular(reply, format, stream, 'result');
   }
 
+  const bodyProperties = {
+    sql: {
+      type: 'string',
+      minLength: 1,
+      maxLength: limits.maxSqlLength,
+      description: 'one SELECT (or SHOW TABLES, DESCRIBE market.<table>)',
+    },
+    params: {
+      type: 'object',
+      description: 'values of {name:Type} placeholders',
+      additionalProperties: {
+        anyOf: [{ type: 'string' }, { type: 'number' }, { type: 'boolean' }, { type: 'array', items: {} }],
+      },
+    },
+  };
+
   app.post<{ Body: SqlInput }>(
     '/v1/sql',
     {
@@ -71,27 +88,7 @@ export function registerSqlRoutes(app: FastifyInstance, ctx: ApiContext, callerS
           type: 'object',
           additionalProperties: false,
           required: ['sql'],
-          properties: {
-            sql: {
-              type: 'string',
-              minLength: 1,
-              maxLength: limits.maxSqlLength,
-              description: 'one SELECT (or SHOW TABLES, DESCRIBE market.<table>)',
-            },
-            params: {
-              type: 'object',
-              description: 'values of {name:Type} placeholders',
-              additionalProperties: {
-                anyOf: [
-                  { type: 'string' },
-                  { type: 'number' },
-                  { type: 'boolean' },
-                  { type: 'array', items: {} },
-                ],
-              },
-            },
-            ...FORMAT_PROPERTY,
-          },
+          properties: { ...bodyProperties, ...FORMAT_PROPERTY },
         },
         responses: { 200: SQL_RESPONSE },
         errors: [406, 503],
@@ -100,6 +97,8 @@ export function registerSqlRoutes(app: FastifyInstance, ctx: ApiContext, callerS
     (request, reply) =>
       run({ ...request.body, format: outputFormatOf(request) }, reply, request.apiKey?.keyId),
   );
+
+  registerSqlDownloads(app, description, bodyProperties, run);
 
   app.get<{ Querystring: { q: string; format?: OutputFormat } }>(
     '/v1/sql',
@@ -130,4 +129,38 @@ export function registerSqlRoutes(app: FastifyInstance, ctx: ApiContext, callerS
     (request, reply) =>
       run({ sql: request.query.q, format: outputFormatOf(request) }, reply, request.apiKey?.keyId),
   );
+}
+
+type RunSql = (input: SqlInput, reply: FastifyReply, keyId?: string) => Promise<FastifyReply>;
+
+/** runSql as bytes for client generators (http/binary-downloads.ts): runSqlParquet, runSqlArrow. */
+function registerSqlDownloads(
+  app: FastifyInstance,
+  description: string,
+  bodyProperties: Record<string, unknown>,
+  run: RunSql,
+): void {
+  for (const format of DOWNLOAD_FORMATS) {
+    app.post<{ Body: Omit<SqlInput, 'format'> }>(
+      `/v1/sql.${format}`,
+      {
+        schema: routeDoc({
+          operationId: `runSql${DOWNLOAD_TITLES[format]}`,
+          tags: ['sql'],
+          summary: `Run read-only SQL over market data, the result as ${DOWNLOAD_TITLES[format]} bytes`,
+          description: `runSql with format=${format}, declared as binary so that generated clients return its bytes. ${description}`,
+          body: {
+            title: 'SqlDownloadRequest',
+            type: 'object',
+            additionalProperties: false,
+            required: ['sql'],
+            properties: bodyProperties,
+          },
+          responses: { 200: binaryResponse(format) },
+          errors: [503],
+        }),
+      },
+      (request, reply) => run({ ...request.body, format }, reply, request.apiKey?.keyId),
+    );
+  }
 }

@@ -7,7 +7,8 @@
  * Every record carries the `fp-schema` header naming the JSON Schema (and version) of its value,
  * so a reader that knows nothing of this code can tell what it holds.
  *
- * Connects lazily, on the first send, and again after a failed one: the receiver starts and
+ * Creates its topic at once (with the contract's partitions), and connects the producer lazily, on
+ * the first send, and again after a failed one: the receiver starts and
  * acknowledges postbacks (they are in its write-ahead log) while Kafka is down, and the pipeline's
  * retries bring the records to Kafka once it is back.
  */
@@ -43,12 +44,23 @@ interface WriterOptions {
 export function createKafkaWriter(options: WriterOptions): KafkaWriter {
   let producer: JsonProducer | undefined;
   let topicReady = false;
+  let creating: Promise<void> | undefined;
+  const createTopic = (): Promise<void> => {
+    creating ??= ensureTopic(options)
+      .then(() => {
+        topicReady = true;
+      })
+      .finally(() => {
+        creating = undefined;
+      });
+    return creating;
+  };
+  // Created at once, not with the first update: a consumer that subscribes before the first order
+  // must find the topic. Kafka down at start is no failure here: the first send tries again.
+  void createTopic().catch(() => undefined);
   const connected = async (): Promise<JsonProducer> => {
     if (producer) return producer;
-    if (!topicReady) {
-      await ensureTopic(options);
-      topicReady = true;
-    }
+    if (!topicReady) await createTopic();
     producer = new JsonProducer({ brokers: options.brokers, clientId: options.clientId });
     return producer;
   };

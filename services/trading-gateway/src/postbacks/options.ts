@@ -1,6 +1,6 @@
 /** Options of the postback receiver, stream and reconciliation; validated once, unknown keys refused. */
 import type { BrokerClient } from '@feedpipe/broker-api';
-import { DEFAULT_ORDER_UPDATES_TOPIC, SERVICE_TABLES } from '@feedpipe/contracts';
+import { DEFAULT_ORDER_UPDATES_TOPIC, ORDER_UPDATES_PARTITIONS, SERVICE_TABLES } from '@feedpipe/contracts';
 import type { Store } from '@feedpipe/store';
 import type { Registry } from 'prom-client';
 import { configError } from './errors.js';
@@ -111,7 +111,7 @@ export interface ResolvedReceiverOptions {
 
 const DEFAULTS = {
   topic: DEFAULT_ORDER_UPDATES_TOPIC,
-  topicPartitions: 3,
+  topicPartitions: ORDER_UPDATES_PARTITIONS,
   table: SERVICE_TABLES.orderEvents.name,
   maxQueue: 10_000,
   walMaxBytes: 64 * 1024 * 1024,

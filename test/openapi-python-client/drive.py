@@ -1,0 +1,54 @@
+"""Drives the query API client openapi-python-client generated (package feedpipe_query_api_client).
+
+Reads a JSON object on stdin: {"url", "key", "securityId", "from", "to"}; the generated package is on
+PYTHONPATH. Calls getBars (typed JSON rows) and getBarsParquet (the generator's File of bytes, read into pandas), and prints
+one JSON object with what each returned, for the test to compare with the API's own JSON answer.
+"""
+
+import io
+import json
+import sys
+
+import pandas as pd
+
+from feedpipe_query_api_client import AuthenticatedClient
+from feedpipe_query_api_client.api.instruments import get_bars, get_bars_parquet
+from feedpipe_query_api_client.api.sql import run_sql_parquet
+from feedpipe_query_api_client.models import RunSqlParquetSqlDownloadRequest
+from feedpipe_query_api_client.types import File
+
+
+def main():
+    args = json.load(sys.stdin)
+    # The key goes in the x-api-key header, with no prefix (the API's apiKey scheme).
+    client = AuthenticatedClient(base_url=args["url"], token=args["key"], auth_header_name="x-api-key", prefix="")
+    query = {"security_id": args["securityId"], "from_": args["from"], "to": args["to"], "interval": "1m"}
+    with client as c:
+        table = get_bars.sync(client=c, **query)
+        # A binary answer is the generator's File: the bytes in a BytesIO payload.
+        download = get_bars_parquet.sync(client=c, **query)
+        sql = run_sql_parquet.sync(
+            client=c,
+            body=RunSqlParquetSqlDownloadRequest(sql="SELECT security_id, count() AS n FROM market.ticks GROUP BY security_id ORDER BY security_id"),
+        )
+    assert isinstance(download, File), type(download)
+    body = download.payload.read()
+    assert isinstance(body, bytes), type(body)
+    frame = pd.read_parquet(io.BytesIO(body))
+    print(
+        json.dumps(
+            {
+                "jsonType": type(table).__name__,
+                "jsonClose": [row.close for row in table.data],
+                "parquetColumns": list(frame.columns),
+                "parquetClose": [float(v) for v in frame["close"]],
+                "parquetVolume": [int(v) for v in frame["volume"]],
+                "parquetTimeDtype": str(frame["time"].dtype),
+                "sqlParquet": pd.read_parquet(io.BytesIO(sql.payload.read())).to_dict("records"),
+            }
+        )
+    )
+
+
+if __name__ == "__main__":
+    main()
