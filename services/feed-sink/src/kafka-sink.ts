@@ -108,6 +108,27 @@ async function refreshMarks(
 }
 
 /** The consumer of the feed topics, handing batches to `take` and rebalances to the writer. */
+/**
+ * Partitions given to this member: their stored marks read again (another member may have stored
+ * more), then, after a restore, where the store ends below the group's commits, the difference read
+ * again from Kafka.
+ */
+async function onAssigned(
+  partitions: TopicPartitions[],
+  ctx: Parameters<typeof refreshMarks>[1],
+  consumer: BatchConsumer,
+): Promise<void> {
+  await refreshMarks(partitions, ctx);
+  await rewindToStore(partitions, {
+    stored: ctx.stored,
+    kindByTopic: ctx.kindByTopic,
+    committed: (topics) => consumer.lag(topics),
+    commit: (offsets) => consumer.commit(offsets),
+    running: ctx.running,
+    log: ctx.log,
+  });
+}
+
 function buildConsumer(
   options: SinkOptions,
   settings: SinkSettings,
@@ -327,25 +348,17 @@ export function createSink(options: SinkOptions): Sink {
         clusterId,
       );
       running = true;
-      const c = buildConsumer(options, settings, health, writer, take, async (partitions) => {
-        await refreshMarks(partitions, {
-          lane,
-          stored,
-          kindByTopic,
-          clusterId: () => clusterId,
-          running: () => running,
-          log: settings.log,
-        });
-        // After a restore the store ends below the commits: read the difference again from Kafka.
-        await rewindToStore(partitions, {
-          stored,
-          kindByTopic,
-          committed: (topics) => c.lag(topics),
-          commit: (offsets) => c.commit(offsets),
-          running: () => running,
-          log: settings.log,
-        });
-      });
+      const marks = {
+        lane,
+        stored,
+        kindByTopic,
+        clusterId: () => clusterId,
+        running: () => running,
+        log: settings.log,
+      };
+      const c = buildConsumer(options, settings, health, writer, take, (partitions) =>
+        onAssigned(partitions, marks, c),
+      );
       consumer = c;
       // Read the disk first: a sink started on a full disk joins its group paused.
       await startGuard(guard, c);

@@ -243,22 +243,10 @@ export async function createQueryApi(config: QueryApiConfig, deps: QueryApiDeps)
     { now },
   );
   const hotMetrics = createHotTierMetrics(METRIC_PREFIX, metrics.registry);
-  const hotTier =
-    (deps.kafkaBrokers ?? []).length > 0 && resolved.hotTier.windowHours > 0
-      ? new HotTierService({
-          ...resolved.hotTier,
-          brokers: deps.kafkaBrokers ?? [],
-          topic: resolved.topics.trades,
-          // The pipeline's own lane: loading the window is the API's work, not a caller's.
-          lane,
-          metrics: hotMetrics,
-          now,
-          log: (level, message) => {
-            if (level === 'warn') app.log.warn(message);
-            else app.log.info(message);
-          },
-        })
-      : undefined;
+  const hotTier = createHotTier(resolved, deps, lane, hotMetrics, now, (level, message) => {
+    if (level === 'warn') app.log.warn(message);
+    else app.log.info(message);
+  });
   const ctx: ApiContext = {
     hot: { tier: hotTier?.tier, metrics: hotMetrics },
     config: resolved,
@@ -304,6 +292,28 @@ export async function createQueryApi(config: QueryApiConfig, deps: QueryApiDeps)
   );
 
   return listeners(app, clickhouseApp, resolved, keys, hub, hotTier);
+}
+
+/** The hot tier, when Kafka brokers are given and its window is not 0 (hot-tier/). */
+function createHotTier(
+  resolved: ResolvedConfig,
+  deps: QueryApiDeps,
+  lane: QueryApiDeps['store']['internal'],
+  metrics: ReturnType<typeof createHotTierMetrics>,
+  now: () => number,
+  log: (level: 'info' | 'warn', message: string) => void,
+): HotTierService | undefined {
+  if ((deps.kafkaBrokers ?? []).length === 0 || resolved.hotTier.windowHours <= 0) return undefined;
+  return new HotTierService({
+    ...resolved.hotTier,
+    brokers: deps.kafkaBrokers ?? [],
+    topic: resolved.topics.trades,
+    // The pipeline's own lane: loading the window is the API's work, not a caller's.
+    lane,
+    metrics,
+    now,
+    log,
+  });
 }
 
 /** The API's listeners: start() opens the API's port and the ClickHouse port, stop() closes both. */
