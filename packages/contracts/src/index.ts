@@ -68,10 +68,13 @@ export type {
 } from './records.js';
 export { GAP_CAUSES } from './records.js';
 export {
+  isSourceCopy,
+  MAX_SOURCE_STREAMS_PER_PARTITION,
   readSourceIdentity,
   SOURCE_BYTES,
   SOURCE_HEADER,
   type SourceIdentity,
+  type SourceMark,
   writeSourceIdentity,
 } from './source-identity.js';
 export { FEED_TABLE_OF_TOPIC, FEED_TABLES, KAFKA_SOURCE_COLUMNS } from './tables/feed-tables.js';

@@ -38,3 +38,46 @@ export function readSourceIdentity(bytes: Uint8Array): SourceIdentity | undefine
     row: view.getUint32(10),
   };
 }
+
+/** A big-endian u32 at `at` (no DataView per record: this runs for every record a reader takes). */
+function u32(bytes: Uint8Array, at: number): number {
+  return (
+    (bytes[at] as number) * 0x1000000 +
+    (((bytes[at + 1] as number) << 16) | ((bytes[at + 2] as number) << 8) | (bytes[at + 3] as number))
+  );
+}
+
+/** The highest (chunk, row) seen of one source stream on one partition. */
+export interface SourceMark {
+  chunk: number;
+  row: number;
+}
+
+/** Streams remembered per partition; the oldest is forgotten beyond this (each run adds a few). */
+export const MAX_SOURCE_STREAMS_PER_PARTITION = 4_096;
+
+/**
+ * The copy rule of the layout above, for a reader's marks of ONE partition (stream -> mark): true
+ * when the record with this `fp-src` value is at or below its stream's mark (a copy); otherwise it
+ * becomes the mark. A record without a valid header is never a copy. Reads the bytes in place (no
+ * object per record); the marks are bounded by MAX_SOURCE_STREAMS_PER_PARTITION.
+ */
+export function isSourceCopy(marks: Map<number, SourceMark>, header: Uint8Array | undefined): boolean {
+  if (header === undefined || header.byteLength !== SOURCE_BYTES) return false;
+  const stream = u32(header, 0) * 65_536 + ((header[4] as number) << 8) + (header[5] as number);
+  const chunk = u32(header, 6);
+  const row = u32(header, 10);
+  const mark = marks.get(stream);
+  if (mark === undefined) {
+    if (marks.size >= MAX_SOURCE_STREAMS_PER_PARTITION) {
+      const oldest = marks.keys().next().value;
+      if (oldest !== undefined) marks.delete(oldest);
+    }
+    marks.set(stream, { chunk, row });
+    return false;
+  }
+  if (chunk < mark.chunk || (chunk === mark.chunk && row <= mark.row)) return true;
+  mark.chunk = chunk;
+  mark.row = row;
+  return false;
+}

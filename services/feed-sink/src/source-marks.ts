@@ -11,21 +11,13 @@
  * sink reads after a start; a copy whose original lies before the offset a restarted sink resumes
  * from is not recognised.
  */
-import { SOURCE_BYTES } from '@feedpipe/contracts';
-
-/** Streams remembered per partition; the oldest is forgotten beyond this (each run adds a few). */
-const MAX_STREAMS_PER_PARTITION = 4_096;
-
-interface Mark {
-  chunk: number;
-  row: number;
-}
+import { isSourceCopy, type SourceMark } from '@feedpipe/contracts';
 
 export class SourceMarks {
-  readonly #byPartition = new Map<string, Map<number, Mark>>();
+  readonly #byPartition = new Map<string, Map<number, SourceMark>>();
 
   /** The marks of one topic partition, to pass to `isCopy` for each of its records. */
-  partition(topic: string, partition: number): Map<number, Mark> {
+  partition(topic: string, partition: number): Map<number, SourceMark> {
     const key = `${topic}\u0000${partition}`;
     let marks = this.#byPartition.get(key);
     if (!marks) {
@@ -39,23 +31,7 @@ export class SourceMarks {
    * True when the record with this `fp-src` header value was seen before on the partition;
    * otherwise it becomes the stream's mark. A record without a valid header is never a copy.
    */
-  isCopy(marks: Map<number, Mark>, header: Buffer | undefined): boolean {
-    if (header === undefined || header.length !== SOURCE_BYTES) return false;
-    const stream = header.readUInt32BE(0) * 65_536 + header.readUInt16BE(4);
-    const chunk = header.readUInt32BE(6);
-    const row = header.readUInt32BE(10);
-    const mark = marks.get(stream);
-    if (mark === undefined) {
-      if (marks.size >= MAX_STREAMS_PER_PARTITION) {
-        const oldest = marks.keys().next().value;
-        if (oldest !== undefined) marks.delete(oldest);
-      }
-      marks.set(stream, { chunk, row });
-      return false;
-    }
-    if (chunk < mark.chunk || (chunk === mark.chunk && row <= mark.row)) return true;
-    mark.chunk = chunk;
-    mark.row = row;
-    return false;
+  isCopy(marks: Map<number, SourceMark>, header: Buffer | undefined): boolean {
+    return isSourceCopy(marks, header);
   }
 }

@@ -401,21 +401,18 @@ function barsHandler(ctx: ApiContext) {
     }
     if (!(await ctx.instruments.has(securityId))) throw notFound(`instrument ${securityId} is not known`);
     const query = { sql: BARS_SQL, params: { sid: securityId, step, fromSec, toSec }, format };
+    const asked = { securityId, step, fromSec, toSec };
     // Inside the hot window, memory answers (hot-tier/hot-bars.ts); the answer is the same bytes.
+    // Outside it, text answers are folded with other requests waiting for the engine (bars-folding.ts).
     const tier = ctx.hot.tier;
-    const hot = tierFor(tier, { securityId, step, fromSec, toSec });
+    const hot = tierFor(tier, asked);
     ctx.hot.metrics.answers.inc({ tier: hot ?? 'clickhouse' });
-    if (tier !== undefined && hot !== undefined) {
-      return cachedTabular(
-        ctx,
-        reply,
-        `bars|${securityId}|${step}|${fromSec}|${toSec}`,
-        ttlFor(ctx, range.toMs),
-        query,
-        `bars-${securityId}-${q.interval}`,
-        () => hotBars(tier, ctx.runner, { securityId, step, fromSec, toSec }, hot, format),
-      );
-    }
+    const answer =
+      tier !== undefined && hot !== undefined
+        ? () => hotBars(tier, ctx.runner, asked, hot, format)
+        : isRowTextFormat(format)
+          ? () => ctx.bars.answer(asked, format)
+          : () => ctx.runner.buffer(query);
     return cachedTabular(
       ctx,
       reply,
@@ -423,10 +420,7 @@ function barsHandler(ctx: ApiContext) {
       ttlFor(ctx, range.toMs),
       query,
       `bars-${securityId}-${q.interval}`,
-      // Text answers are folded with other requests waiting for the engine (bars-folding.ts).
-      isRowTextFormat(format)
-        ? () => ctx.bars.answer({ securityId, step, fromSec, toSec }, format)
-        : () => ctx.runner.buffer(query),
+      answer,
     );
   };
 }
