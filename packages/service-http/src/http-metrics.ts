@@ -63,14 +63,29 @@ export function createHttpMetrics(options: HttpMetricsOptions): HttpMetrics {
   };
 }
 
+/** The limited servers whose connections each registry reports (a service may listen on two ports). */
+const serversOf = new WeakMap<
+  HttpMetrics['registry'],
+  NonNullable<ReturnType<typeof limitedServerStats>>[]
+>();
+
 /**
  * The connections of the app's server when it is a limited one (http-server.ts): open in the
  * process's budget, refused at the cap, closed to make room, closed for silence. Read when scraped.
+ * Registered once per registry: a second server of the same service (the query API's ClickHouse
+ * port) adds its idle closes to the same series; the budget is the process's, the same for both.
  */
 function registerConnectionMetrics(app: FastifyInstance, metrics: HttpMetrics): void {
   const stats = limitedServerStats(app.server);
   if (!stats) return;
   const { prefix, registry } = metrics;
+  const known = serversOf.get(registry);
+  if (known) {
+    known.push(stats);
+    return;
+  }
+  const servers = [stats];
+  serversOf.set(registry, servers);
   new Gauge({
     name: `${prefix}http_connections_open`,
     help: 'Connections open in the connection budget this server shares with the API servers of its process',
@@ -101,8 +116,8 @@ function registerConnectionMetrics(app: FastifyInstance, metrics: HttpMetrics): 
   );
   counted(
     'http_connections_idle_closed_total',
-    'Connections of this server closed after the idle timeout',
-    () => stats.idleClosed,
+    "Connections of this service's servers closed after the idle timeout",
+    () => servers.reduce((sum, server) => sum + server.idleClosed, 0),
   );
 }
 
