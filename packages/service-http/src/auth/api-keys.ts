@@ -16,7 +16,7 @@
 import type { StoreLane } from '@feedpipe/store';
 import { HttpError } from '../http-error.js';
 import { newKeyMaterial, parseKey, secretMatches } from './key-format.js';
-import { KeyTable, type StoredKey } from './key-table.js';
+import { KEY_COLUMNS_SQL, type KeyRow, KeyTable, type StoredKey, storedKeyOf } from './key-table.js';
 
 export interface ApiKeyInfo<S extends string = string> {
   keyId: string;
@@ -263,30 +263,12 @@ export class ApiKeyStore<S extends string = string> {
 
   /** One key's row, read fresh (revoke only: an admin route). */
   async #read(keyId: string): Promise<StoredKey | undefined> {
-    const rows = await this.#store.rows<{
-      key_id: string;
-      name: string;
-      scopes: string[];
-      salt: string;
-      hash: string;
-      created_at: string;
-      revoked: number;
-    }>(
-      `SELECT key_id, name, scopes, salt, hash, toString(created_at) AS created_at, revoked
-       FROM ${this.#table} FINAL WHERE key_id = {keyId:String}`,
+    const rows = await this.#store.rows<KeyRow>(
+      `SELECT ${KEY_COLUMNS_SQL} FROM ${this.#table} FINAL WHERE key_id = {keyId:String}`,
       { keyId },
     );
     const r = rows[0];
-    if (!r) return undefined;
-    return {
-      keyId: r.key_id,
-      name: r.name,
-      scopes: r.scopes,
-      createdAt: r.created_at,
-      revoked: Number(r.revoked) === 1,
-      salt: r.salt,
-      hash: r.hash,
-    };
+    return r === undefined ? undefined : storedKeyOf(r);
   }
 
   async #write(key: StoredKey): Promise<void> {

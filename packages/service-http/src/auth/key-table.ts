@@ -49,7 +49,8 @@ interface Snapshot {
   readStartedAt: number;
 }
 
-interface KeyRow {
+/** A row of the key table as KEY_COLUMNS_SQL selects it. */
+export interface KeyRow {
   key_id: string;
   name: string;
   scopes: string[];
@@ -57,6 +58,23 @@ interface KeyRow {
   hash: string;
   created_at: string;
   revoked: number | string;
+}
+
+/** The columns every read of the key table selects (the whole table here, one key in api-keys.ts). */
+export const KEY_COLUMNS_SQL =
+  'key_id, name, scopes, salt, hash, toString(created_at) AS created_at, revoked';
+
+/** A row as the key it stores. */
+export function storedKeyOf(r: KeyRow): StoredKey {
+  return {
+    keyId: r.key_id,
+    name: r.name,
+    scopes: r.scopes,
+    createdAt: r.created_at,
+    revoked: Number(r.revoked) === 1,
+    salt: r.salt,
+    hash: r.hash,
+  };
 }
 
 export class KeyTable {
@@ -166,8 +184,7 @@ export class KeyTable {
 
   async #read(): Promise<Map<string, StoredKey>> {
     const rows = await this.#lane.rows<KeyRow>(
-      `SELECT key_id, name, scopes, salt, hash, toString(created_at) AS created_at, revoked
-       FROM ${this.#options.table} FINAL LIMIT {limit:UInt32}`,
+      `SELECT ${KEY_COLUMNS_SQL} FROM ${this.#options.table} FINAL LIMIT {limit:UInt32}`,
       { limit: this.#options.maxKeys + 1 },
     );
     if (rows.length > this.#options.maxKeys) {
@@ -177,17 +194,7 @@ export class KeyTable {
       );
     }
     const keys = new Map<string, StoredKey>();
-    for (const r of rows) {
-      keys.set(r.key_id, {
-        keyId: r.key_id,
-        name: r.name,
-        scopes: r.scopes,
-        createdAt: r.created_at,
-        revoked: Number(r.revoked) === 1,
-        salt: r.salt,
-        hash: r.hash,
-      });
-    }
+    for (const r of rows) keys.set(r.key_id, storedKeyOf(r));
     return keys;
   }
 }
