@@ -21,23 +21,11 @@ import { createStore, runMigrations } from '@feedpipe/store';
 import { tableFromIPC } from 'apache-arrow';
 import { readParquet } from 'parquet-wasm';
 import { type DatasetSpec, insertTicks, optimizeBenchTables } from './support/api-dataset.js';
+import { intFlag } from './support/flags.js';
 
 const { values } = parseArgs({
   options: { ticks: { type: 'string' }, instruments: { type: 'string' }, format: { type: 'string' } },
 });
-function intFlag(
-  value: string | undefined,
-  fallback: number,
-  name: string,
-  min: number,
-  max: number,
-): number {
-  if (value === undefined) return fallback;
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < min || n > max)
-    throw new Error(`--${name} must be an integer in [${min}, ${max}]`);
-  return n;
-}
 const instruments = intFlag(values.instruments, 5_000, 'instruments', 1, 100_000);
 const dataset: DatasetSpec = {
   ticks: intFlag(values.ticks, instruments * 2_000, 'ticks', 1_000, 200_000_000),
@@ -54,7 +42,8 @@ const log = (message: string): void => {
 const mb = (bytes: number) => Math.round(bytes / 1024 ** 2);
 
 const dataDir = join(tmpdir(), `feedpipe-bench-export-${process.pid}`);
-const store = createStore({ dataDir });
+// The dataset is dated 2024, past the raw feed's 90-day TTL: TTL deletes are held off so it stays whole.
+const store = createStore({ dataDir, ttlDeletes: 'paused' });
 try {
   await runMigrations(store.internal);
   let t = performance.now();

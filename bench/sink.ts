@@ -45,14 +45,17 @@ const log = (m: string) => process.stderr.write(`bench:sink: ${m}\n`);
 async function writeCapture(file: string): Promise<void> {
   const writer = await CaptureWriter.open(file);
   const volumes = new Uint32Array(instruments);
-  const startMicros = 1_760_000_000_000_000;
+  // Received an hour ago, traded then: inside every table's retention (a fixed date once fell past
+  // the raw feed's 90-day TTL, and the stored rows left before they were counted).
+  const startSecond = Math.floor(Date.now() / 1000) - 3_600;
+  const startMicros = startSecond * 1_000_000;
   let written = 0;
   while (written < records) {
     const frame: FeedRecord[] = [];
     for (let i = 0; i < perFrame && written < records; i++, written++) {
       const slot = written % instruments;
       volumes[slot] = (volumes[slot] as number) + 1;
-      const second = 1_760_000_000 + Math.floor(written / instruments);
+      const second = startSecond + Math.floor(written / instruments);
       frame.push({
         type: 'trade',
         segment: 14,
