@@ -57,6 +57,11 @@ export {
 } from './market/index.js';
 
 export {
+  GLOBAL_STOCKS_EXCHANGE,
+  INSTRUMENT_MASTER_PATHS,
+  type MasterFile,
+} from './instruments/index.js';
+export {
   Account,
   createRestServer,
   type OrderEvents,

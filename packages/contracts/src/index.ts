@@ -79,6 +79,7 @@ export {
 } from './source-identity.js';
 export { FEED_TABLE_OF_TOPIC, FEED_TABLES, KAFKA_SOURCE_COLUMNS } from './tables/feed-tables.js';
 export { HISTORY_TABLES } from './tables/history-tables.js';
+export { REFERENCE_TABLES } from './tables/reference-tables.js';
 export { SERVICE_TABLES } from './tables/service-tables.js';
 export { type TableContract, table } from './tables/table.js';
 export {

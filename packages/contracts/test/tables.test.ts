@@ -6,6 +6,7 @@ import {
   HISTORY_TABLES,
   KAFKA_SOURCE_COLUMNS,
   parseCreateTable,
+  REFERENCE_TABLES,
   readMigrationSources,
   SERVICE_TABLES,
   splitStatements,
@@ -26,13 +27,14 @@ describe('table contracts', () => {
     ...Object.entries(FEED_TABLES),
     ...Object.entries(HISTORY_TABLES),
     ...Object.entries(SERVICE_TABLES),
+    ...Object.entries(REFERENCE_TABLES),
   ])('%s has the columns of its migration', (_id, contract) => {
     expect(created.get(contract.name)).toEqual(contract.columns);
   });
 
   it('names every table the migrations create', () => {
     const named = new Set(
-      [FEED_TABLES, HISTORY_TABLES, SERVICE_TABLES].flatMap((group) =>
+      [FEED_TABLES, HISTORY_TABLES, SERVICE_TABLES, REFERENCE_TABLES].flatMap((group) =>
         Object.values(group).map((t) => t.name),
       ),
     );

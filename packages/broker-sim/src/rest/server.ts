@@ -6,6 +6,7 @@
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyRequest } from 'fastify';
 import { AccountRegistry, type OrderEvents } from '../accounts/registry.js';
 import { HistoryService } from '../history/service.js';
+import { registerInstrumentMasterRoutes } from '../instruments/master-routes.js';
 import { PostbackDispatcher } from '../postbacks/dispatcher.js';
 import { PostbackRegistry } from '../postbacks/registry.js';
 import { registerPostbackAuthRoutes, registerPostbackRoutes } from '../postbacks/routes.js';
@@ -179,6 +180,8 @@ async function registerRoutes(
     },
     { prefix: '/auth' },
   );
+  // The instrument list is public: no token, no rate limit (the service publishes it as a file).
+  registerInstrumentMasterRoutes(app, ctx);
   await app.register(
     async (v2) => {
       v2.addHook('onRequest', async (request) => authenticate(ctx, request));

@@ -27,6 +27,8 @@ export const CLUSTER_SHARDING_KEYS: Readonly<Record<string, string>> = Object.fr
   option_chain_snapshots: 'intHash64(underlying_id)',
   expiry_lists: 'intHash64(underlying_id)',
   expired_options: 'intHash64(underlying_id)',
+  instruments: 'intHash64(security_id)',
+  quotes: 'intHash64(security_id)',
   load_units: 'cityHash64(kind, security_id)',
   loader_requests: 'rand()',
   api_keys: 'cityHash64(key_id)',
