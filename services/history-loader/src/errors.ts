@@ -8,7 +8,13 @@ export type LoaderErrorCode =
   /** Writing to ClickHouse failed after the writer's retries. */
   | 'STORE_FAILED'
   /** The loader was started twice. */
-  | 'ALREADY_RUNNING';
+  | 'ALREADY_RUNNING'
+  /** The instrument list could not be downloaded (network, HTTP status, size); retryable. */
+  | 'MASTER_UNAVAILABLE'
+  /** The download is not the instrument list (no identifying columns) or looks truncated. */
+  | 'MASTER_INVALID'
+  /** One row of the instrument list cannot be read; it is counted and left out, the rest load. */
+  | 'INSTRUMENT_ROW_INVALID';
 
 /** The one error type of the history loader; `retryable` says whether trying again can help. */
 export class LoaderError extends Error {

@@ -20,6 +20,15 @@ export {
   type RunResult,
   type WriteGate,
 } from './loader.js';
+export {
+  type InstrumentMasterDeps,
+  InstrumentMasterLoader,
+  type InstrumentMasterOptions,
+  type InstrumentMasterResult,
+  istDate,
+} from './instruments/instrument-master.js';
+export { type InstrumentMasterMetrics, instrumentMasterMetrics } from './instruments/instrument-metrics.js';
+export { type ParsedMaster, parseMaster, type RejectedRow, type RejectReason } from './instruments/parse-master.js';
 export { createLoaderMetrics, type LoaderMetrics } from './metrics.js';
 export { type BrokerOptions, type HistoryLoaderOptions, resolveOptions } from './options.js';
 export {
