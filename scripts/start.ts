@@ -17,6 +17,7 @@ import { Registry } from 'prom-client';
 import { pipelineStatusSource } from './pipeline-status.js';
 import { printBanner, startFlowLog } from './start/banner.js';
 import { startHistoryLoad } from './start/history.js';
+import { startInstrumentMaster } from './start/instruments.js';
 import {
   createStartKeys,
   registerPostbackUrl,
@@ -60,6 +61,9 @@ async function main(): Promise<void> {
     instruments: upstream.instruments,
     dataDir,
   });
+  // Before the HTTP services: a fresh start has market.instruments filled when its URLs print.
+  await startInstrumentMaster({ baseUrl: upstream.baseUrl, store, registry });
+  if (isStopping()) return;
   const loader = startHistoryLoad({
     baseUrl: upstream.baseUrl,
     clientId: credentials.clientId,

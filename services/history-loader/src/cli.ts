@@ -12,6 +12,9 @@
  *                          each trading day's close (LOADER_HOLIDAY_FILE, LOADER_RUN_DELAY_S), each
  *                          loading only what is new; stops on SIGINT/SIGTERM (exit 0)
  * Writes pause while the store's disk is below STORE_MIN_FREE_PERCENT / STORE_MIN_FREE_BYTES.
+ * With INSTRUMENT_MASTER=on (the default) the instrument list (INSTRUMENT_MASTER_URL) is loaded into
+ * market.instruments before the run, and in scheduled mode again every day at 07:30 IST; a failed
+ * list load is logged and counted, and the history run goes on.
  * Exit codes: 0 done or bounded, 2 budget exhausted (stderr says when to go on), 1 failed.
  */
 import { readFileSync } from 'node:fs';
@@ -24,6 +27,8 @@ import { Registry } from 'prom-client';
 import { startLoaderOps } from './cli-ops.js';
 import { type HistoryLoaderEnv, historyLoaderEnv } from './env.js';
 import { LoaderError } from './errors.js';
+import { InstrumentMasterLoader } from './instruments/instrument-master.js';
+import { instrumentMasterUrl } from './instruments/master-url.js';
 import { createHistoryLoader, type LoaderLog } from './loader.js';
 import { createLoaderMetrics, type LoaderMetrics } from './metrics.js';
 import type { HistoryLoaderOptions } from './options.js';
@@ -119,15 +124,27 @@ async function main(): Promise<void> {
   const port = positive(values['metrics-port'], 'metrics-port') ?? 0;
   if (port > 0) registerProcessMetrics(registry, 'history_loader_');
   const deps = { clickhouse: store.internal, registry, metrics, log, diskGuard: guard };
+  const master =
+    vars.INSTRUMENT_MASTER === 'on'
+      ? new InstrumentMasterLoader(
+          { url: instrumentMasterUrl(vars.INSTRUMENT_MASTER_URL, vars.SVC_BASE_URL) },
+          { store: store.internal, registry, log },
+        )
+      : undefined;
   const close = async (): Promise<void> => {
+    await master?.stop();
     guard.stop();
     await tokens.stop();
     await store.close();
   };
   if (values.schedule || vars.LOADER_SCHEDULE === 'on') {
+    // The list's daily loop runs beside the schedule; it logs its own failures.
+    void master?.start();
     await runScheduled(options, deps, vars, port, close);
     return;
   }
+  // A failed list load is logged (instrument_master_failed) and counted; the history still loads.
+  await master?.load().catch(() => undefined);
   const loader = createHistoryLoader(options, deps);
   const ops = startLoaderOps(registry, () => loader.status(), vars.METRICS_HOST, port);
   const progress = startProgress(() => loader.status(), process.stderr);

@@ -46,6 +46,19 @@ export const HISTORY_LOADER_ENV = {
     default: 900,
     description: 'scheduled mode: seconds after the last close of the loaded segments a run starts',
   },
+  INSTRUMENT_MASTER: {
+    type: 'enum',
+    values: ['on', 'off'],
+    default: 'on',
+    description:
+      '`on`: load the instrument list into market.instruments before a run (and daily at 07:30 IST in scheduled mode)',
+  },
+  INSTRUMENT_MASTER_URL: {
+    type: 'url',
+    protocols: ['http', 'https'],
+    unset: "`$SVC_BASE_URL/api-data/api-scrip-master-detailed.csv`, the simulator's address of the list",
+    description: "address of the service's published instrument list (the detailed CSV)",
+  },
   ...DISK_GUARD_ENV,
 } as const satisfies EnvSchema;
 

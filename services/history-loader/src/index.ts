@@ -28,6 +28,7 @@ export {
   istDate,
 } from './instruments/instrument-master.js';
 export { type InstrumentMasterMetrics, instrumentMasterMetrics } from './instruments/instrument-metrics.js';
+export { instrumentMasterUrl, SIM_INSTRUMENT_MASTER_PATH } from './instruments/master-url.js';
 export { type ParsedMaster, parseMaster, type RejectedRow, type RejectReason } from './instruments/parse-master.js';
 export { createLoaderMetrics, type LoaderMetrics } from './metrics.js';
 export { type BrokerOptions, type HistoryLoaderOptions, resolveOptions } from './options.js';
@@ -35,6 +36,7 @@ export {
   DEMO_UNIVERSE_FILE,
   PIPELINE_LOAD_ENV,
   type PipelineLoadEnv,
+  pipelineInstrumentMaster,
   pipelineLoadOptions,
   pipelineLoadScheduled,
 } from './pipeline-load.js';

@@ -9,6 +9,8 @@
 import { isAbsolute, resolve } from 'node:path';
 import { type Env, type EnvSchema, type EnvValues, readEnv } from '@feedpipe/service-kit';
 import { configError } from './errors.js';
+import type { InstrumentMasterOptions } from './instruments/instrument-master.js';
+import { instrumentMasterUrl } from './instruments/master-url.js';
 import type { BrokerOptions, HistoryLoaderOptions } from './options.js';
 import type { PlanOptions } from './plan-options.js';
 import { readUniversePlan } from './universe.js';
@@ -36,6 +38,13 @@ export const PIPELINE_LOAD_ENV = {
     max: 86_400,
     default: 120,
     description: 'the history load starts no new request after this many seconds',
+  },
+  INSTRUMENT_MASTER_URL: {
+    type: 'url',
+    protocols: ['http', 'https'],
+    unset: "the REST base URL's `/api-data/api-scrip-master-detailed.csv` (the simulator's list)",
+    description:
+      'the instrument list loaded into market.instruments at start and daily at 07:30 IST (set it with the real service)',
   },
 } as const satisfies EnvSchema;
 
@@ -71,4 +80,14 @@ export function pipelineLoadOptions(
     // The pipeline migrated the store before starting anything.
     migrate: false,
   };
+}
+
+/**
+ * The instrument list of the pipeline: loaded whenever there is a REST base URL, whether or not the
+ * history load runs (HISTORY_LOAD=off leaves the symbols an analyst joins against).
+ */
+export function pipelineInstrumentMaster(env: Env, baseUrl: string): InstrumentMasterOptions {
+  const { values, problems } = readEnv(PIPELINE_LOAD_ENV, env);
+  if (problems.length > 0) throw configError(problems.join('; '));
+  return { url: instrumentMasterUrl(values.INSTRUMENT_MASTER_URL, baseUrl) };
 }

@@ -157,9 +157,12 @@ export class InstrumentMasterLoader {
     return this.#loading;
   }
 
-  /** Daily mode: a load now, then one each day at `dailyAtMinute` IST, until `stop()`. */
-  start(): Promise<void> {
-    this.#loop ??= this.#daily();
+  /**
+   * Daily mode: a load now (unless `loadNow` is false: the caller has just loaded), then one each day
+   * at `dailyAtMinute` IST, until `stop()`.
+   */
+  start(options: { loadNow?: boolean } = {}): Promise<void> {
+    this.#loop ??= this.#daily(options.loadNow ?? true);
     return this.#loop;
   }
 
@@ -176,15 +179,17 @@ export class InstrumentMasterLoader {
     return today > now ? today : today + DAY_MS;
   }
 
-  async #daily(): Promise<void> {
-    // Bounded by stop(): each pass loads once, then sleeps at most a minute at a time.
+  async #daily(loadNow: boolean): Promise<void> {
+    let next = loadNow ? this.#now() : this.nextLoadAt(this.#now());
+    // Bounded by stop(): each pass sleeps at most a minute at a time, then loads once when due.
     while (!this.#stop.signal.aborted) {
-      let next: number;
-      try {
-        await this.load();
-        next = this.nextLoadAt(this.#now());
-      } catch {
-        next = Math.min(this.#now() + this.#retryFailedMs, this.nextLoadAt(this.#now()));
+      if (this.#now() >= next) {
+        try {
+          await this.load();
+          next = this.nextLoadAt(this.#now());
+        } catch {
+          next = Math.min(this.#now() + this.#retryFailedMs, this.nextLoadAt(this.#now()));
+        }
       }
       while (!this.#stop.signal.aborted && this.#now() < next) {
         await sleep(Math.min(60_000, next - this.#now()), this.#stop.signal);
