@@ -80,8 +80,6 @@ async function main(): Promise<void> {
     brokers: kafka.brokers,
     status: status.source,
     storeSecrets: storeEnv.secrets,
-    // The simulator's symbols, so the status page's search finds instruments by name as well as id.
-    sim: upstream.sim,
   });
   const trading = await startTradingGateway({
     store,

@@ -8,7 +8,12 @@ import { join } from 'node:path';
 import { BrokerClient } from '@feedpipe/broker-api';
 import type { Simulator } from '@feedpipe/broker-sim';
 import type { Credentials } from '@feedpipe/credentials';
-import { createQueryApi, type PipelineStatusSource, type QueryApi } from '@feedpipe/query-api';
+import {
+  createQueryApi,
+  type PipelineStatusSource,
+  type QueryApi,
+  readInstrumentList,
+} from '@feedpipe/query-api';
 import type { Store } from '@feedpipe/store';
 import { createTradingGateway, type TradingGateway } from '@feedpipe/trading-gateway';
 import { keepSecrets } from './log.js';
@@ -25,8 +30,6 @@ export async function startQueryApi(inputs: {
   brokers: string[];
   status: PipelineStatusSource;
   storeSecrets: string[];
-  /** The simulator, when it is the upstream: its symbols let the status page's search find names. */
-  sim: Simulator | undefined;
 }): Promise<{ api: QueryApi; url: string; clickhouseUrl: string | undefined }> {
   const api = await createQueryApi(
     {
@@ -41,11 +44,10 @@ export async function startQueryApi(inputs: {
       kafkaBrokers: inputs.brokers,
       pipelineStatus: inputs.status,
       logSecrets: inputs.storeSecrets,
-      instruments: (inputs.sim?.model.universe ?? []).map((i) => ({
-        securityId: i.securityId,
-        segment: i.exchangeSegment,
-        symbol: i.symbol,
-      })),
+      // Symbols come from market.instruments (loaded at start); the file only overrides them.
+      ...(process.env.QUERY_API_INSTRUMENTS_FILE
+        ? { instruments: readInstrumentList(process.env.QUERY_API_INSTRUMENTS_FILE) }
+        : {}),
     },
   );
   const url = await api.start();

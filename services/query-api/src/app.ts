@@ -26,6 +26,7 @@ import { registerCrossSectionRoutes } from './analytics/cross-section-routes.js'
 import { registerDataQualityRoutes } from './analytics/data-quality-routes.js';
 import { registerHistoryRoutes } from './analytics/history-routes.js';
 import { InstrumentCatalog, type StaticInstrument } from './analytics/instrument-catalog.js';
+import { registerInstrumentListingRoutes } from './analytics/instrument-listing-routes.js';
 import { registerInstrumentRoutes } from './analytics/instrument-routes.js';
 import { registerInstrumentSearchRoutes } from './analytics/instrument-search-routes.js';
 import { registerMarketRoutes } from './analytics/market-routes.js';
@@ -184,6 +185,7 @@ function registerRoutes(app: FastifyInstance, ctx: ApiContext, hub: LiveHub, dep
   // Before the :securityId routes only for the reader: find-my-way prefers the static segment anyway.
   registerInstrumentSearchRoutes(app, ctx);
   registerInstrumentRoutes(app, ctx);
+  registerInstrumentListingRoutes(app, ctx);
   registerCrossSectionRoutes(app, ctx);
   registerMarketRoutes(app, ctx);
   registerHistoryRoutes(app, ctx);

@@ -69,8 +69,9 @@ export const QUERY_API_ENV = {
   TOPIC_STATUS: { type: 'string', default: DEFAULT_FEED_TOPICS.status, description: "the ingestor's topics" },
   QUERY_API_INSTRUMENTS_FILE: {
     type: 'string',
-    unset: 'ids only: instruments are found by the ids in the tables',
-    description: 'JSON or CSV of securityId, symbol, segment: the symbols the search finds',
+    unset: 'the instrument master only: symbols and segments of market.instruments',
+    description:
+      'JSON or CSV of securityId, symbol, segment: overrides the symbol and segment the instrument master gives an id',
   },
   QUERY_API_BOOTSTRAP_KEY_NAME: {
     type: 'string',

@@ -1,4 +1,4 @@
-import { FEED_TABLES, HISTORY_TABLES } from '@feedpipe/contracts';
+import { FEED_TABLES, HISTORY_TABLES, REFERENCE_TABLES } from '@feedpipe/contracts';
 /**
  * What a `read` key may read through SQL: market data, and nothing about accounts, keys, orders or
  * the server. An allow-list, so a table added later (a dead-letter table, a new audit table) stays
@@ -21,6 +21,7 @@ export const MARKET_DATA_TABLES: readonly string[] = [
   HISTORY_TABLES.optionChainSnapshots.name,
   HISTORY_TABLES.expiryLists.name,
   HISTORY_TABLES.expiredOptions.name,
+  REFERENCE_TABLES.instruments.name,
 ];
 
 /** The database of the API's catalogue views (sql/catalog-views.ts). */
