@@ -10,10 +10,17 @@ import { createSimulator, INX_EQ_FIRST_ID, restServerHook, SIM_TEST_ACCOUNTS } f
 import { prefixedTopics } from '@feedpipe/contracts';
 import { createFeedIngestor } from '@feedpipe/feed-ingestor';
 import { createSink } from '@feedpipe/feed-sink';
-import { createHistoryLoader, pipelineLoadOptions, type RunResult } from '@feedpipe/history-loader';
+import {
+  createHistoryLoader,
+  InstrumentMasterLoader,
+  pipelineInstrumentMaster,
+  pipelineLoadOptions,
+  type RunResult,
+} from '@feedpipe/history-loader';
 import { createQueryApi } from '@feedpipe/query-api';
 import { createStore, runMigrations, type Store } from '@feedpipe/store';
 import { tempDir, uniqueName, waitFor } from '@feedpipe/testkit';
+import { Registry } from 'prom-client';
 
 export interface DocsPipeline {
   apiUrl: string;
@@ -71,6 +78,11 @@ export async function startDocsPipeline(brokers: string[], root: string): Promis
       root,
     );
     if (!loadOptions) throw new Error('the history load is on by default');
+    // The instrument master, as npm start loads it before its services start.
+    await new InstrumentMasterLoader(pipelineInstrumentMaster({}, sim.rest.baseUrl), {
+      store: store.internal,
+      registry: new Registry(),
+    }).load();
     const loader = createHistoryLoader(loadOptions, { clickhouse: store.internal });
     closers.push(() => loader.stop());
     const history = await loader.run();
