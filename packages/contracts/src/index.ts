@@ -44,7 +44,15 @@ export {
   type RecordFieldName,
   type RecordLayout,
 } from './record-layout.js';
-export { FEED_SCHEMA_IDS, ORDER_UPDATE_SCHEMA_ID, SCHEMA_HEADER } from './record-schema-ids.js';
+export {
+  DEPTH_LEVELS,
+  type DepthLevel,
+  QUOTE_FIELDS,
+  type QuoteField,
+  type QuoteFieldKind,
+  type QuoteRecord,
+} from './quote-record.js';
+export { FEED_SCHEMA_IDS, ORDER_UPDATE_SCHEMA_ID, QUOTE_SCHEMA_ID, SCHEMA_HEADER } from './record-schema-ids.js';
 export {
   generateRecordSchemas,
   RECORD_SCHEMAS_DIR,
@@ -87,10 +95,12 @@ export {
   contractTopics,
   DEFAULT_FEED_TOPICS,
   DEFAULT_ORDER_UPDATES_TOPIC,
+  DEFAULT_QUOTES_TOPIC,
   FEED_TOPIC_PARTITIONS,
   type FeedTopics,
   ORDER_UPDATES_PARTITIONS,
   prefixedTopics,
+  QUOTES_PARTITIONS,
   TOPIC_KIND_OF_RECORD,
   TOPIC_KINDS,
   type TopicKind,

@@ -18,3 +18,6 @@ export const FEED_SCHEMA_IDS: Readonly<Record<TopicKind, string>> = Object.freez
 
 /** Schema id (header value) of the order-updates topic's records. */
 export const ORDER_UPDATE_SCHEMA_ID = 'orders.updates@1';
+
+/** Schema id (header value) of the quotes topic's records. */
+export const QUOTE_SCHEMA_ID = 'feed.quotes@1';

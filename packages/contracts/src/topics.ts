@@ -23,6 +23,9 @@ export const DEFAULT_FEED_TOPICS: Readonly<FeedTopics> = Object.freeze({
 /** Default topic of order updates (postbacks and reconciled transitions), keyed by order id. */
 export const DEFAULT_ORDER_UPDATES_TOPIC = 'orders.updates';
 
+/** Default topic of snapshot quotes with depth (the quote poller), keyed by security id. */
+export const DEFAULT_QUOTES_TOPIC = 'feed.quotes';
+
 /**
  * Partitions each feed topic is created with: records are keyed by instrument, so partitions bound
  * how many sink consumers share a topic (12 leaves room for a few per core on a small cluster).
@@ -32,6 +35,9 @@ export const FEED_TOPIC_PARTITIONS = 12;
 /** Partitions of the order-updates topic: keyed by order id, a trickle next to the feed. */
 export const ORDER_UPDATES_PARTITIONS = 3;
 
+/** Partitions of the quotes topic: at most 1,000 quotes a second, one poller writes them. */
+export const QUOTES_PARTITIONS = 3;
+
 /** A topic of the contract and the partitions it is created with. */
 export interface ContractTopic {
   name: string;
@@ -39,17 +45,19 @@ export interface ContractTopic {
 }
 
 /**
- * Every topic of the contract (the feed's four and order updates), by the names in use, with the
+ * Every topic of the contract (the feed's four, order updates and quotes), by the names in use, with the
  * partitions each is created with. What a deployment creates before any producer writes, so that
  * a consumer started first finds every topic (none appears only with its first record).
  */
 export function contractTopics(
   feed: Readonly<FeedTopics> = DEFAULT_FEED_TOPICS,
   orderUpdates: string = DEFAULT_ORDER_UPDATES_TOPIC,
+  quotes: string = DEFAULT_QUOTES_TOPIC,
 ): ContractTopic[] {
   return [
     ...TOPIC_KINDS.map((kind) => ({ name: feed[kind], partitions: FEED_TOPIC_PARTITIONS })),
     { name: orderUpdates, partitions: ORDER_UPDATES_PARTITIONS },
+    { name: quotes, partitions: QUOTES_PARTITIONS },
   ];
 }
 

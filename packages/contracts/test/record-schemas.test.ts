@@ -17,6 +17,8 @@ import {
   type JsonSchema,
   ORDER_UPDATE_FIELDS,
   ORDER_UPDATE_SCHEMA_ID,
+  QUOTE_FIELDS,
+  QUOTE_SCHEMA_ID,
   RECORD_SCHEMAS_DIR,
   RECORD_TYPES,
   schemaFileText,
@@ -44,6 +46,32 @@ const TRADE = {
   ltt: 1717390800,
   lut: 1717390801,
   receivedAt: 1717390801123456,
+};
+
+const LEVELS = [1, 2, 3, 4, 5].map((k) => ({ price: 2500 - k * 0.05, quantity: 10 * k, orders: k }));
+const QUOTE = {
+  securityId: 2885,
+  exchangeSegment: 'NSE_EQ',
+  polledAt: 1717390801123,
+  lastPrice: 2500,
+  lastQuantity: 5,
+  lastTradeTime: 1717390800,
+  averagePrice: 2495.5,
+  volume: 120000,
+  buyQuantity: 5000,
+  sellQuantity: 4000,
+  open: 2480,
+  high: 2510,
+  low: 2470,
+  close: 2475,
+  netChange: 25,
+  upperCircuitLimit: 2722.5,
+  lowerCircuitLimit: 2227.5,
+  oi: 0,
+  oiDayHigh: 0,
+  oiDayLow: 0,
+  bids: LEVELS,
+  asks: LEVELS.map((l) => ({ ...l, price: l.price + 1 })),
 };
 
 const ORDER_UPDATE = {
@@ -82,6 +110,7 @@ describe('record schemas', () => {
     expect(catalog.map((e) => e.id)).toEqual([
       ...TOPIC_KINDS.map((kind) => FEED_SCHEMA_IDS[kind]),
       ORDER_UPDATE_SCHEMA_ID,
+      QUOTE_SCHEMA_ID,
     ]);
     for (const entry of catalog) {
       expect(entry.schema.$id).toBe(entry.id);
@@ -161,5 +190,14 @@ describe('record schemas', () => {
     expect(orders({ ...ORDER_UPDATE, updateTime: '2024-06-03 10:30:00' })).toBe(false);
     expect(orders({ ...ORDER_UPDATE, kind: 'bond' })).toBe(false);
     expect(orders({ ...ORDER_UPDATE, eventKey: 'x' })).toBe(false);
+
+    const quotes = validatorFor(QUOTE_SCHEMA_ID);
+    expect(Object.keys(byId.get(QUOTE_SCHEMA_ID)?.schema.properties as object)).toEqual(Object.keys(QUOTE_FIELDS));
+    expect(quotes(QUOTE), JSON.stringify(quotes.errors)).toBe(true);
+    expect(quotes({ ...QUOTE, lastTradeTime: null })).toBe(true);
+    expect(quotes({ ...QUOTE, lastTradeTime: '01/01/1980 00:00:00' })).toBe(false);
+    expect(quotes({ ...QUOTE, bids: [...QUOTE.bids, ...QUOTE.bids] })).toBe(false);
+    expect(quotes({ ...QUOTE, asks: [{ price: 1, quantity: -1, orders: 1 }] })).toBe(false);
+    expect(quotes({ ...QUOTE, depth: {} })).toBe(false);
   });
 });

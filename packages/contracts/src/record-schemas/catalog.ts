@@ -7,14 +7,21 @@
  */
 import { fileURLToPath } from 'node:url';
 import { ContractError } from '../errors.js';
-import { FEED_SCHEMA_IDS, ORDER_UPDATE_SCHEMA_ID } from '../record-schema-ids.js';
-import { DEFAULT_FEED_TOPICS, DEFAULT_ORDER_UPDATES_TOPIC, TOPIC_KINDS, type TopicKind } from '../topics.js';
+import { FEED_SCHEMA_IDS, ORDER_UPDATE_SCHEMA_ID, QUOTE_SCHEMA_ID } from '../record-schema-ids.js';
+import {
+  DEFAULT_FEED_TOPICS,
+  DEFAULT_ORDER_UPDATES_TOPIC,
+  DEFAULT_QUOTES_TOPIC,
+  TOPIC_KINDS,
+  type TopicKind,
+} from '../topics.js';
 import { feedTopicSchema } from './feed-topic-schema.js';
 import type { JsonSchema } from './field-schemas.js';
 import { orderUpdateSchema } from './order-update-schema.js';
+import { quoteSchema } from './quote-schema.js';
 
-/** The topic a schema describes: a feed topic kind, or the order updates. */
-export type RecordTopicKind = TopicKind | 'order_updates';
+/** The topic a schema describes: a feed topic kind, the order updates or the quotes. */
+export type RecordTopicKind = TopicKind | 'order_updates' | 'quotes';
 
 export interface RecordSchemaEntry {
   /** `<name>@<version>`: the `fp-schema` header value and the schema's `$id`. */
@@ -56,13 +63,14 @@ function entry(
   });
 }
 
-/** Generates the catalogue: the four feed topics in TOPIC_KINDS order, then the order updates. */
+/** Generates the catalogue: the four feed topics in TOPIC_KINDS order, the order updates, the quotes. */
 export function generateRecordSchemas(): readonly RecordSchemaEntry[] {
   return Object.freeze([
     ...TOPIC_KINDS.map((kind) =>
       entry(FEED_SCHEMA_IDS[kind], kind, DEFAULT_FEED_TOPICS[kind], feedTopicSchema(kind)),
     ),
     entry(ORDER_UPDATE_SCHEMA_ID, 'order_updates', DEFAULT_ORDER_UPDATES_TOPIC, orderUpdateSchema()),
+    entry(QUOTE_SCHEMA_ID, 'quotes', DEFAULT_QUOTES_TOPIC, quoteSchema()),
   ]);
 }
 
