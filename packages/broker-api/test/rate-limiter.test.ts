@@ -42,6 +42,28 @@ describe('RateLimiter', () => {
     expect(times[250]).toBe(1_060_000);
   });
 
+  it('counts a category listed in countFromSend from each send, whatever the answer takes', async () => {
+    const clock = new ManualClock(0);
+    const limiter = new RateLimiter({ clock, windowMarginMs: 5, countFromSend: ['quote'] });
+    const granted: number[] = [];
+    const releases: Array<() => void> = [];
+    const all = Promise.all(
+      Array.from({ length: 4 }, () =>
+        limiter.acquire('quote', 'POST /marketfeed/quote').then((release) => {
+          granted.push(clock.now());
+          // Answers stay out: the next slot does not wait for them.
+          releases.push(release);
+        }),
+      ),
+    );
+    await runWithClock(clock, all, 10_000);
+    expect(granted).toEqual([0, 1005, 2010, 3015]);
+    expect(limiter.stats().quote.inFlight).toBe(0);
+    for (const release of releases) release();
+    // The other categories still count from the answer.
+    expect(() => new RateLimiter({ countFromSend: ['bulk' as 'quote'] })).toThrow(/countFromSend/);
+  });
+
   it('holds a slot while its request is in flight and counts the window from its end', async () => {
     const clock = new ManualClock(0);
     const limiter = new RateLimiter({ clock, windowMarginMs: 0 });

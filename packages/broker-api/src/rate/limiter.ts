@@ -39,6 +39,15 @@ export interface RateLimiterOptions {
   maxModificationsPerOrder?: number;
   /** Default: the system clock. */
   clock?: Clock;
+  /**
+   * Categories whose windows count from each request's send instead of its answer. Default none.
+   * The service counts a request when it arrives; counting from the answer (the default) is never
+   * refused, whatever the delays, but leaves the request's round trip unused in every window: a
+   * 1/s category then runs at 1 / (1 s + round trip + margin). Counting from the send uses the
+   * whole window, and `windowMarginMs` must then cover how much later one request may arrive than
+   * the one before it (a few ms on a local link, more across the internet).
+   */
+  countFromSend?: readonly RateCategory[];
 }
 
 const OPTION_KEYS = [
@@ -51,6 +60,7 @@ const OPTION_KEYS = [
   'optionChainIntervalMs',
   'maxModificationsPerOrder',
   'clock',
+  'countFromSend',
 ];
 
 /** Ends a request's hold on its slot; call once the request has ended. Idempotent. */
@@ -94,6 +104,8 @@ interface Lane {
   readonly limits: readonly WindowLimit[];
   /** Admission is FIFO and one at a time; the HTTP calls themselves then run concurrently. */
   readonly queue: PQueue;
+  /** The window counts from the send (see RateLimiterOptions.countFromSend). */
+  readonly fromSend: boolean;
 }
 
 export interface CategoryStats {
@@ -151,6 +163,7 @@ export class RateLimiter {
     this.clock = validateClock(options.clock) ?? systemClock;
     this.#categories = validateCategories(options.categories);
     const limits = validateLimits(options.limits);
+    const fromSend = validateCountFromSend(options.countFromSend);
     for (const category of RATE_CATEGORIES) {
       const windows = limits[category] ?? DEFAULT_LIMITS[category];
       this.#lanes.set(category, {
@@ -158,6 +171,7 @@ export class RateLimiter {
         log: new WindowLog(windows),
         ended: new EndSignal(),
         queue: new PQueue({ concurrency: 1 }),
+        fromSend: fromSend.includes(category),
       });
     }
   }
@@ -200,7 +214,9 @@ export class RateLimiter {
           const t = this.clock.now();
           const at = lane.log.nextSlot(t, this.#marginMs);
           if (at <= t) {
-            lane.log.begin();
+            // From the send: the slot is recorded as ended now, so it never counts as in flight.
+            if (lane.fromSend) lane.log.end(t);
+            else lane.log.begin();
             return;
           }
           if (!Number.isFinite(at)) {
@@ -218,7 +234,7 @@ export class RateLimiter {
     return () => {
       if (released) return;
       released = true;
-      lane.log.end(this.clock.now());
+      if (!lane.fromSend) lane.log.end(this.clock.now());
       lane.ended.notify();
     };
   }
@@ -313,6 +329,14 @@ function validateClock(clock: unknown): Clock | undefined {
     throw invalidArgument('RateLimiter options: "clock" must have now() and sleep()');
   }
   return clock as Clock;
+}
+
+function validateCountFromSend(value: unknown): readonly RateCategory[] {
+  if (value === undefined) return [];
+  if (!Array.isArray(value) || value.some((c) => !RATE_CATEGORIES.includes(c as RateCategory))) {
+    throw invalidArgument(`RateLimiter options: "countFromSend" must list categories of ${RATE_CATEGORIES.join(', ')}`);
+  }
+  return [...(value as RateCategory[])];
 }
 
 function validateCategories(value: unknown): Record<string, RateCategory> {
