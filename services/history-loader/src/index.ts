@@ -31,6 +31,18 @@ export { type InstrumentMasterMetrics, instrumentMasterMetrics } from './instrum
 export { instrumentMasterUrl, SIM_INSTRUMENT_MASTER_PATH } from './instruments/master-url.js';
 export { type ParsedMaster, parseMaster, type RejectedRow, type RejectReason } from './instruments/parse-master.js';
 export { createLoaderMetrics, type LoaderMetrics } from './metrics.js';
+export { MAX_QUOTE_INSTRUMENTS, quoteBatches, quoteRequest, readQuoteInstruments } from './quotes/quote-instruments.js';
+export { createQuotePollerMetrics, type QuotePollerMetrics } from './quotes/quote-metrics.js';
+export {
+  QuotePoller,
+  type QuotePollerDeps,
+  type QuotePollerOptions,
+  type QuotePollerStats,
+  type QuotePublisher,
+  quoteClient,
+  sharedQuoteLimiter,
+} from './quotes/quote-poller.js';
+export { quoteRecord, quoteRow, tradeTimeOf } from './quotes/quote-records.js';
 export { type BrokerOptions, type HistoryLoaderOptions, resolveOptions } from './options.js';
 export {
   DEMO_UNIVERSE_FILE,
