@@ -58,6 +58,14 @@ describe('RateLimiter', () => {
     );
     await runWithClock(clock, all, 10_000);
     expect(granted).toEqual([0, 1005, 2010, 3015]);
+    // A request that leaves later than its grant moves its slot: the next waits a window from then.
+    limiter.markSent('quote', 3045);
+    const late = limiter.acquire('quote', 'POST /marketfeed/quote').then((release) => {
+      granted.push(clock.now());
+      release();
+    });
+    await runWithClock(clock, late, 10_000);
+    expect(granted[4]).toBe(4050);
     expect(limiter.stats().quote.inFlight).toBe(0);
     for (const release of releases) release();
     // The other categories still count from the answer.

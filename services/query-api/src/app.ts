@@ -29,6 +29,7 @@ import { InstrumentCatalog, type StaticInstrument } from './analytics/instrument
 import { registerInstrumentListingRoutes } from './analytics/instrument-listing-routes.js';
 import { registerInstrumentRoutes } from './analytics/instrument-routes.js';
 import { registerInstrumentSearchRoutes } from './analytics/instrument-search-routes.js';
+import { registerQuoteRoutes } from './analytics/quote-routes.js';
 import { registerMarketRoutes } from './analytics/market-routes.js';
 import { registerOptionRoutes } from './analytics/option-routes.js';
 import { registerStatusRoutes } from './analytics/status-routes.js';
@@ -186,6 +187,7 @@ function registerRoutes(app: FastifyInstance, ctx: ApiContext, hub: LiveHub, dep
   registerInstrumentSearchRoutes(app, ctx);
   registerInstrumentRoutes(app, ctx);
   registerInstrumentListingRoutes(app, ctx);
+  registerQuoteRoutes(app, ctx);
   registerCrossSectionRoutes(app, ctx);
   registerMarketRoutes(app, ctx);
   registerHistoryRoutes(app, ctx);

@@ -116,7 +116,7 @@ export class Transport {
           cfg.limiter.modifications.take(spec.modifiesOrder, spec.route);
           modificationTaken = true;
         }
-        outcome = await this.#send(spec, used);
+        outcome = await this.#send(spec, used, category);
       } finally {
         release();
       }
@@ -191,7 +191,11 @@ export class Transport {
   }
 
   /** One exchange; `used.token` is set to the token sent, so a refusal can name it. */
-  async #send(spec: CallSpec, used: { token?: string }): Promise<CallResult | BrokerApiError> {
+  async #send(
+    spec: CallSpec,
+    used: { token?: string },
+    category: RateCategory,
+  ): Promise<CallResult | BrokerApiError> {
     const cfg = this.#config;
     const secrets: string[] = [...(spec.secrets ?? [])];
     const headers: Record<string, string> = { accept: 'application/json', ...spec.headers };
@@ -241,6 +245,7 @@ export class Transport {
     let status: number;
     let text: string;
     let retryAfter: string | null;
+    cfg.limiter.markSent(category, cfg.clock.now());
     try {
       const response = await cfg.fetch(url, {
         method: spec.method,

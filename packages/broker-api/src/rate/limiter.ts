@@ -240,6 +240,16 @@ export class RateLimiter {
   }
 
   /**
+   * A request of `category` is leaving now (`time`), after its slot was granted. For a category
+   * counted from the send, its slot moves to this moment: a request held up between grant and send
+   * (a busy event loop, a token fetch) must not let the next one follow it too closely.
+   */
+  markSent(category: RateCategory, time: number): void {
+    const lane = this.#lanes.get(category);
+    if (lane?.fromSend) lane.log.delayLatest(time);
+  }
+
+  /**
    * Like `acquire`, and also keeps identical requests (same `key`) at least
    * `optionChainIntervalMs` apart, counted from the end of the previous one: the option chain's
    * "one unique request per 3 s".

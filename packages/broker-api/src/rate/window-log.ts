@@ -75,6 +75,16 @@ export class WindowLog {
     return count;
   }
 
+  /**
+   * The latest entry is no earlier than `time`: a slot recorded when it was granted moves to when
+   * its request actually left (later, if the process was busy in between). Moving an entry later
+   * only ever delays the next slot, so it is safe whichever request the entry belongs to.
+   */
+  delayLatest(time: number): void {
+    if (this.#size === 0) return;
+    if ((this.#recent(1) as number) < time) this.#set(1, time);
+  }
+
   /** A request is sent. */
   begin(): void {
     this.#inFlight++;

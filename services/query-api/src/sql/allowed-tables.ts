@@ -22,6 +22,7 @@ export const MARKET_DATA_TABLES: readonly string[] = [
   HISTORY_TABLES.expiryLists.name,
   HISTORY_TABLES.expiredOptions.name,
   REFERENCE_TABLES.instruments.name,
+  REFERENCE_TABLES.quotes.name,
 ];
 
 /** The database of the API's catalogue views (sql/catalog-views.ts). */

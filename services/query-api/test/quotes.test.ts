@@ -1,0 +1,105 @@
+/**
+ * Quotes polled into market.quotes, through the API: the latest quote of an instrument with its
+ * five levels a side, the depth history over a range in JSON and CSV, 404 for an instrument never
+ * polled, and read-only SQL over the table (on the allow-list).
+ */
+import { REFERENCE_TABLES } from '@feedpipe/contracts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { HIST, type Harness, startHarness } from './helpers.js';
+
+let h: Harness;
+
+/** Three polls of HIST (RELIANCE, NSE_EQ) five seconds apart, as the poller stores them. */
+async function seedQuotes(): Promise<void> {
+  const columns = REFERENCE_TABLES.quotes.columns;
+  const rows = [0, 1, 2].map((k) => {
+    const ltp = 2500 + k;
+    const values: Record<string, unknown> = {
+      security_id: HIST,
+      exchange_segment: 'NSE_EQ',
+      polled_at: `2024-03-04 04:00:0${k * 5}.000`,
+      last_price: ltp,
+      last_quantity: 5,
+      last_trade_time: 1709524790 + k * 5,
+      average_price: 2499.5,
+      volume: 1000 * (k + 1),
+      buy_quantity: 500,
+      sell_quantity: 400,
+      open: 2490,
+      high: 2510,
+      low: 2480,
+      close: 2475,
+      net_change: ltp - 2475,
+      upper_circuit_limit: 2722.5,
+      lower_circuit_limit: 2227.5,
+      oi: 0,
+      oi_day_high: 0,
+      oi_day_low: 0,
+      bid_price: [1, 2, 3, 4, 5].map((l) => ltp - l * 0.05),
+      bid_quantity: [10, 20, 30, 40, 50],
+      bid_orders: [1, 2, 3, 4, 5],
+      ask_price: [1, 2, 3, 4, 5].map((l) => ltp + l * 0.05),
+      ask_quantity: [11, 21, 31, 41, 51],
+      ask_orders: [1, 1, 1, 1, 1],
+    };
+    return columns.map((c) => values[c]);
+  });
+  await h.store.internal.insertRows(REFERENCE_TABLES.quotes.name, columns, rows);
+}
+
+beforeAll(async () => {
+  h = await startHarness({ cache: { finalAfterMs: 0 } });
+  await seedQuotes();
+});
+afterAll(async () => {
+  await h?.close();
+});
+
+const get = (url: string) => h.api.app.inject({ method: 'GET', url, headers: h.read });
+
+describe('quote routes', () => {
+  it('answers the latest quote with its depth, best level first', async () => {
+    const r = await get(`/v1/instruments/${HIST}/quote`);
+    expect(r.statusCode).toBe(200);
+    const [quote] = r.json().data;
+    expect(quote).toMatchObject({
+      polled_at: '2024-03-04T04:00:10.000Z',
+      exchange_segment: 'NSE_EQ',
+      last_price: 2502,
+      last_trade_time: '2024-03-04T04:00:00Z',
+      volume: 3000,
+      bid_quantity: [10, 20, 30, 40, 50],
+      ask_orders: [1, 1, 1, 1, 1],
+    });
+    expect(quote.bid_price[0]).toBeCloseTo(2501.95, 6);
+    expect(quote.ask_price[0]).toBeCloseTo(2502.05, 6);
+    expect((await get(`/v1/instruments/${HIST}/quote?segment=BSE_EQ`)).statusCode).toBe(404);
+    expect((await get('/v1/instruments/4242/quote')).statusCode).toBe(404);
+  });
+
+  it('answers the depth history of a range, in order, in JSON and CSV', async () => {
+    const url = `/v1/instruments/${HIST}/depth?from=2024-03-04T04:00:00Z&to=2024-03-04T04:00:10Z`;
+    const r = await get(url);
+    expect(r.statusCode).toBe(200);
+    expect(r.json().data.map((q: { polled_at: string; last_price: number }) => [q.polled_at, q.last_price])).toEqual([
+      ['2024-03-04T04:00:00.000Z', 2500],
+      ['2024-03-04T04:00:05.000Z', 2501],
+    ]);
+    const csv = await get(`${url}&format=csv`);
+    expect(csv.statusCode).toBe(200);
+    expect(csv.body.split('\n')[0]).toContain('bid_price');
+    expect((await get(`/v1/instruments/${HIST}/depth`)).statusCode).toBe(400);
+  });
+
+  it('reads market.quotes through read-only SQL', async () => {
+    const r = await h.api.app.inject({
+      method: 'POST',
+      url: '/v1/sql',
+      headers: h.read,
+      payload: { sql: 'SELECT count() AS n, max(ask_price[1] - bid_price[1]) AS spread FROM market.quotes' },
+    });
+    expect(r.statusCode).toBe(200);
+    expect(r.json().data[0].n).toBe(3);
+    expect(r.json().data[0].spread).toBeCloseTo(0.1, 6);
+  });
+});
