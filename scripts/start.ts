@@ -27,6 +27,7 @@ import {
 import { startKafka } from './start/kafka.js';
 import { redact } from './start/log.js';
 import { startPipeline } from './start/pipeline.js';
+import { startQuotePoller } from './start/quotes.js';
 import { isStopping, onExit, stopAll } from './start/stop-order.js';
 import { openStore } from './start/store.js';
 import { startTokens, startUpstream } from './start/upstream.js';
@@ -73,6 +74,17 @@ async function main(): Promise<void> {
     repoRoot,
   });
 
+  // One limiter per account: the poller's quote calls and the gateway's share the 1 request/s.
+  const accountLimiter = startQuotePoller({
+    baseUrl: upstream.baseUrl,
+    clientId: credentials.clientId,
+    tokens,
+    brokers: kafka.brokers,
+    store,
+    registry,
+    repoRoot,
+  });
+
   const status = pipelineStatusSource({ ingestor, sink, loader });
   onExit('status-sampler', async () => status.stop());
   const query = await startQueryApi({
@@ -90,6 +102,7 @@ async function main(): Promise<void> {
     tokens,
     storeSecrets: storeEnv.secrets,
     dataDir,
+    rateLimiter: accountLimiter,
   });
   const keys = await createStartKeys(query.api, trading.gateway);
   const postbackNote = await registerPostbackUrl(upstream.sim, tokens, trading.url, trading.postbackSecret);

@@ -5,7 +5,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
-import { BrokerClient } from '@feedpipe/broker-api';
+import { BrokerClient, type RateLimiter } from '@feedpipe/broker-api';
 import type { Simulator } from '@feedpipe/broker-sim';
 import type { Credentials } from '@feedpipe/credentials';
 import {
@@ -65,6 +65,8 @@ export interface GatewayInputs {
   tokens: Credentials;
   storeSecrets: string[];
   dataDir: string;
+  /** The account's one limiter (shared with the quote poller); undefined: the client's own. */
+  rateLimiter: RateLimiter | undefined;
 }
 
 export async function startTradingGateway(
@@ -78,6 +80,7 @@ export async function startTradingGateway(
         clientId: inputs.clientId,
         accessToken: tokens,
         ...(authUrl ? { authUrl } : {}),
+        ...(inputs.rateLimiter ? { rateLimiter: inputs.rateLimiter } : {}),
       })
     : undefined;
   const postbackSecret = process.env.POSTBACK_SECRET ?? randomBytes(24).toString('base64url');

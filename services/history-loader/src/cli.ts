@@ -8,6 +8,10 @@
  *   --dry-run              print the plan (units, requests, days of budget) and exit
  *   --max-requests <n>     stop after n units;  --max-seconds <n>  stop starting units after n s
  *   --metrics-port <n>     serve /metrics, /healthz, /readyz on METRICS_HOST:n (0 = off, default)
+ *   --quotes <file>        instead of history: poll full quotes (five depth levels) of the file's
+ *                          instruments (JSON: { "NSE_EQ": [ids], ... }) at the quote category's rate,
+ *                          publish them on TOPIC_QUOTES (KAFKA_BROKERS) and store them in
+ *                          market.quotes, until SIGINT/SIGTERM (or --max-seconds)
  *   --schedule             run as a service (also LOADER_SCHEDULE=on): a run at start, then one after
  *                          each trading day's close (LOADER_HOLIDAY_FILE, LOADER_RUN_DELAY_S), each
  *                          loading only what is new; stops on SIGINT/SIGTERM (exit 0)
@@ -22,7 +26,8 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { type Credentials, credentialsConfigFromEnv, startCredentials } from '@feedpipe/credentials';
 import { DiskGuard, diskGuardSettings, registerProcessMetrics } from '@feedpipe/service-kit';
-import { createStore, type Store, storeDiskSpace } from '@feedpipe/store';
+import { JsonProducer } from '@feedpipe/kafka-client';
+import { createStore, runMigrations, type Store, storeDiskSpace } from '@feedpipe/store';
 import { Registry } from 'prom-client';
 import { startLoaderOps } from './cli-ops.js';
 import { type HistoryLoaderEnv, historyLoaderEnv } from './env.js';
@@ -30,6 +35,9 @@ import { LoaderError } from './errors.js';
 import { InstrumentMasterLoader } from './instruments/instrument-master.js';
 import { instrumentMasterUrl } from './instruments/master-url.js';
 import { createHistoryLoader, type LoaderLog } from './loader.js';
+import { readQuoteInstruments } from './quotes/quote-instruments.js';
+import { createQuotePollerMetrics } from './quotes/quote-metrics.js';
+import { QuotePoller, quoteClient, sharedQuoteLimiter } from './quotes/quote-poller.js';
 import { createLoaderMetrics, type LoaderMetrics } from './metrics.js';
 import type { HistoryLoaderOptions } from './options.js';
 import type { PlanOptions } from './plan-options.js';
@@ -67,9 +75,10 @@ async function main(): Promise<void> {
       'max-seconds': { type: 'string' },
       'metrics-port': { type: 'string' },
       schedule: { type: 'boolean', default: false },
+      quotes: { type: 'string' },
     },
   });
-  if (values.universe === undefined) fail('--universe <file> is required');
+  if (values.universe === undefined && values.quotes === undefined) fail('--universe <file> is required');
   let vars: HistoryLoaderEnv;
   try {
     vars = historyLoaderEnv(process.env);
@@ -95,13 +104,18 @@ async function main(): Promise<void> {
     url: vars.CLICKHOUSE_URL,
     dataDir: join(vars.DATA_DIR, 'chdb'),
   });
+  if (values.quotes !== undefined) {
+    await runQuotes(values.quotes, vars, tokens, store, maxSeconds);
+    return;
+  }
+  const universe = values.universe as string;
   const options: HistoryLoaderOptions = {
     broker: {
       baseUrl: vars.SVC_BASE_URL,
       clientId: vars.SVC_CLIENT_ID,
       accessToken: tokens,
     },
-    universe: values.universe,
+    universe,
     ...(plan === undefined ? {} : { plan }),
     ...(maxRequests === undefined ? {} : { maxRequests }),
     ...(maxSeconds === undefined ? {} : { maxSeconds }),
@@ -217,6 +231,56 @@ async function runScheduled(
   await scheduler.start();
   ops?.close();
   await close();
+}
+
+/**
+ * `--quotes <file>`: the quote poller until a signal or --max-seconds. Its limiter is this process's
+ * own: run it where no other process of the account asks for quotes, or in the process that does
+ * (npm start hands the gateway and the poller one limiter; docs/configuration.md).
+ */
+async function runQuotes(
+  file: string,
+  vars: HistoryLoaderEnv,
+  tokens: Credentials,
+  store: Store,
+  maxSeconds: number | undefined,
+): Promise<void> {
+  const registry = new Registry();
+  const metrics = createQuotePollerMetrics(registry);
+  const producer = vars.KAFKA_BROKERS
+    ? new JsonProducer({ brokers: vars.KAFKA_BROKERS.split(','), clientId: 'quote-poller' })
+    : undefined;
+  let poller: QuotePoller | undefined;
+  const client = quoteClient(
+    { baseUrl: vars.SVC_BASE_URL, clientId: vars.SVC_CLIENT_ID, accessToken: tokens },
+    sharedQuoteLimiter(vars.QUOTE_MARGIN_MS),
+    metrics,
+    () => poller?.noteThrottled(),
+  );
+  await runMigrations(store.internal);
+  poller = new QuotePoller(
+    { instruments: readQuoteInstruments(file), topic: vars.TOPIC_QUOTES, ...(maxSeconds ? { maxSeconds } : {}) },
+    {
+      client,
+      ...(producer ? { publisher: producer } : {}),
+      store: store.internal,
+      registry,
+      metrics,
+      log: (event, fields) =>
+        process.stderr.write(`${JSON.stringify({ time: new Date().toISOString(), event, ...fields })}\n`),
+    },
+  );
+  const running = poller;
+  const stop = (): void => {
+    void running.stop();
+  };
+  process.on('SIGINT', stop);
+  process.on('SIGTERM', stop);
+  const stats = await running.run();
+  process.stderr.write(`${JSON.stringify({ time: new Date().toISOString(), event: 'quotes_done', ...stats })}\n`);
+  await producer?.close();
+  await tokens.stop();
+  await store.close();
 }
 
 main().catch((error: unknown) => {

@@ -2,6 +2,7 @@
  * Every variable the `history-loader` CLI reads, typed with its default (docs/configuration.md,
  * history-loader); what to load comes from its flags and the universe file.
  */
+import { DEFAULT_QUOTES_TOPIC } from '@feedpipe/contracts';
 import { CREDENTIALS_ENV } from '@feedpipe/credentials';
 import { DISK_GUARD_ENV, type Env, type EnvSchema, type EnvValues, readEnv } from '@feedpipe/service-kit';
 import { configError } from './errors.js';
@@ -58,6 +59,24 @@ export const HISTORY_LOADER_ENV = {
     protocols: ['http', 'https'],
     unset: "`$SVC_BASE_URL/api-data/api-scrip-master-detailed.csv`, the simulator's address of the list",
     description: "address of the service's published instrument list (the detailed CSV)",
+  },
+  KAFKA_BROKERS: {
+    type: 'string',
+    unset: '`--quotes` stores quotes in ClickHouse only',
+    description: '`--quotes`: Kafka bootstrap brokers (`host:port,...`) the quotes are published to',
+  },
+  TOPIC_QUOTES: {
+    type: 'string',
+    default: DEFAULT_QUOTES_TOPIC,
+    description: '`--quotes`: the topic of the quotes',
+  },
+  QUOTE_MARGIN_MS: {
+    type: 'integer',
+    min: 0,
+    max: 1_000,
+    default: 5,
+    description:
+      "`--quotes`: the quote category's window counts from each send plus this margin (arrival jitter of the link to the service)",
   },
   ...DISK_GUARD_ENV,
 } as const satisfies EnvSchema;
