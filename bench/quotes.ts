@@ -9,7 +9,7 @@
  *
  * Flags: --seconds <n> (default 60, 10..3600), --instruments <n> (default 5000), --gateway-every <s>
  * (seconds between the gateway's quote calls, default 10), --margin <ms> (the shared limiter's
- * margin, default 5), --kafka off (store only). Progress on stderr; the last stdout line is
+ * margin, default 8), --kafka off (store only). Progress on stderr; the last stdout line is
  * {"bench":"quotes","seconds":...,"requests":...,"rate":...,"limit":1,"utilisation":...,"throttled":0,...}.
  * `utilisation` is every quote request (poller and gateway) per second of the run over the
  * category's 1/s; `pollerShare` the poller's part of them.
@@ -26,6 +26,7 @@ import {
 import { contractTopics, DEFAULT_QUOTES_TOPIC } from '@feedpipe/contracts';
 import {
   createQuotePollerMetrics,
+  DEFAULT_QUOTE_MARGIN_MS,
   QuotePoller,
   type QuotePublisher,
   quoteClient,
@@ -80,7 +81,7 @@ async function main(): Promise<void> {
   const seconds = intFlag(values.seconds, 60, 'seconds', 10, 3600);
   const count = intFlag(values.instruments, 5_000, 'instruments', 1, 6_000);
   const gatewayEvery = intFlag(values['gateway-every'], 10, 'gateway-every', 2, 600);
-  const margin = intFlag(values.margin, 5, 'margin', 0, 1_000);
+  const margin = intFlag(values.margin, DEFAULT_QUOTE_MARGIN_MS, 'margin', 0, 1_000);
   const withKafka = values.kafka !== 'off';
   const account = SIM_TEST_ACCOUNTS[0];
   if (account === undefined) throw new Error('no simulator test account');

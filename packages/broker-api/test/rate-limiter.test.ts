@@ -72,6 +72,33 @@ describe('RateLimiter', () => {
     expect(() => new RateLimiter({ countFromSend: ['bulk' as 'quote'] })).toThrow(/countFromSend/);
   });
 
+  it('counts a first request, or one after a pause, from its answer: its path may be cold', async () => {
+    const clock = new ManualClock(0);
+    const limiter = new RateLimiter({ clock, windowMarginMs: 5, countFromSend: ['quote'] });
+    const grantAfter = async (answerMs: number): Promise<number> => {
+      const release = await limiter.acquire('quote', 'POST /marketfeed/quote');
+      const at = clock.now();
+      await clock.advance(answerMs);
+      release();
+      return at;
+    };
+    const times: number[] = [];
+    const run = (async () => {
+      times.push(await grantAfter(300)); // cold: counted from 300
+      times.push(await grantAfter(300)); // warm: counted from its send
+      times.push(await grantAfter(10));
+    })();
+    await runWithClock(clock, run, 20_000);
+    expect(times).toEqual([0, 1305, 2310]);
+    await clock.advance(10_000); // a pause: cold again
+    const after = (async () => {
+      times.push(await grantAfter(200));
+      times.push(await grantAfter(0));
+    })();
+    await runWithClock(clock, after, 20_000);
+    expect((times[4] as number) - (times[3] as number)).toBe(1205);
+  });
+
   it('holds a slot while its request is in flight and counts the window from its end', async () => {
     const clock = new ManualClock(0);
     const limiter = new RateLimiter({ clock, windowMarginMs: 0 });

@@ -6,6 +6,7 @@ import { DEFAULT_QUOTES_TOPIC } from '@feedpipe/contracts';
 import { CREDENTIALS_ENV } from '@feedpipe/credentials';
 import { DISK_GUARD_ENV, type Env, type EnvSchema, type EnvValues, readEnv } from '@feedpipe/service-kit';
 import { configError } from './errors.js';
+import { DEFAULT_QUOTE_MARGIN_MS } from './quotes/quote-poller.js';
 
 export const HISTORY_LOADER_ENV = {
   ...CREDENTIALS_ENV,
@@ -74,7 +75,7 @@ export const HISTORY_LOADER_ENV = {
     type: 'integer',
     min: 0,
     max: 1_000,
-    default: 5,
+    default: DEFAULT_QUOTE_MARGIN_MS,
     description:
       "`--quotes`: the quote category's window counts from each send plus this margin (arrival jitter of the link to the service)",
   },

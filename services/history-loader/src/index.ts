@@ -34,6 +34,7 @@ export { createLoaderMetrics, type LoaderMetrics } from './metrics.js';
 export { MAX_QUOTE_INSTRUMENTS, quoteBatches, quoteRequest, readQuoteInstruments } from './quotes/quote-instruments.js';
 export { createQuotePollerMetrics, type QuotePollerMetrics } from './quotes/quote-metrics.js';
 export {
+  DEFAULT_QUOTE_MARGIN_MS,
   QuotePoller,
   type QuotePollerDeps,
   type QuotePollerOptions,

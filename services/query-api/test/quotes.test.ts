@@ -91,6 +91,18 @@ describe('quote routes', () => {
     expect((await get(`/v1/instruments/${HIST}/depth`)).statusCode).toBe(400);
   });
 
+  it('answers bars of the polled last price, the chart of the status page for an Indian instrument', async () => {
+    const r = await get(`/v1/instruments/${HIST}/quote-bars?from=2024-03-04T04:00:00Z&to=2024-03-04T04:01:00Z&interval=10s`);
+    expect(r.statusCode).toBe(200);
+    expect(r.json().data).toEqual([
+      { time: '2024-03-04T04:00:00Z', open: 2500, high: 2501, low: 2500, close: 2501, volume: 1000, quotes: 2 },
+      { time: '2024-03-04T04:00:10Z', open: 2502, high: 2502, low: 2502, close: 2502, volume: 0, quotes: 1 },
+    ]);
+    const tooMany = await get(`/v1/instruments/${HIST}/quote-bars?from=2020-01-01&interval=1s`);
+    expect(tooMany.statusCode).toBe(400);
+    expect(tooMany.json().error.field).toBe('interval');
+  });
+
   it('reads market.quotes through read-only SQL', async () => {
     const r = await h.api.app.inject({
       method: 'POST',

@@ -106,7 +106,16 @@ interface Lane {
   readonly queue: PQueue;
   /** The window counts from the send (see RateLimiterOptions.countFromSend). */
   readonly fromSend: boolean;
+  /** When the lane's latest request was granted (epoch ms of the clock). */
+  lastGrant: number | undefined;
 }
+
+/**
+ * A request granted this long after the one before finds a cold path (a new connection, a server
+ * that has not seen the route yet), so its arrival can lag its send by more than the margin covers:
+ * a category counted from the send counts such a request from its answer instead.
+ */
+const COLD_AFTER_MS = 4_000;
 
 export interface CategoryStats {
   /** Calls waiting for a slot. */
@@ -172,6 +181,7 @@ export class RateLimiter {
         ended: new EndSignal(),
         queue: new PQueue({ concurrency: 1 }),
         fromSend: fromSend.includes(category),
+        lastGrant: undefined,
       });
     }
   }
@@ -207,6 +217,7 @@ export class RateLimiter {
     if (Number.isFinite(longSlot) && longSlot - now > this.#maxWaitMs) {
       throw budgetExhausted(category, route, longSlot);
     }
+    let cold = false;
     await lane.queue.add(
       async () => {
         // Bounded: each round grants the slot, fails, or waits for a time or for a request to end.
@@ -217,6 +228,8 @@ export class RateLimiter {
             // From the send: the slot is recorded as ended now, so it never counts as in flight.
             if (lane.fromSend) lane.log.end(t);
             else lane.log.begin();
+            cold = lane.lastGrant === undefined || t - lane.lastGrant > COLD_AFTER_MS;
+            lane.lastGrant = t;
             return;
           }
           if (!Number.isFinite(at)) {
@@ -235,6 +248,7 @@ export class RateLimiter {
       if (released) return;
       released = true;
       if (!lane.fromSend) lane.log.end(this.clock.now());
+      else if (cold) lane.log.delayLatest(this.clock.now());
       lane.ended.notify();
     };
   }

@@ -7,12 +7,12 @@ import { REFERENCE_TABLES } from '@feedpipe/contracts';
 import { routeDoc } from '@feedpipe/service-http';
 import type { FastifyInstance } from 'fastify';
 import type { ApiContext } from '../context.js';
-import { notFound } from '../errors.js';
+import { badRequest, notFound } from '../errors.js';
 import { FORMAT_PROPERTY, SECURITY_ID_PARAMS } from '../http/schemas.js';
 import { tabularResponse } from '../http/tabular-doc.js';
 import type { OutputFormat } from '../query/formats.js';
 import { outputFormatOf } from '../query/negotiation.js';
-import { parseRange, TIME_SCHEMA } from '../query/time.js';
+import { DURATION_SCHEMA, parseDurationSec, parseRange, TIME_SCHEMA } from '../query/time.js';
 import { cachedTabular, streamedTabular } from './tabular-reply.js';
 
 const QUOTES = REFERENCE_TABLES.quotes.name;
@@ -73,6 +73,30 @@ WHERE security_id = {sid:UInt32} AND ({seg:String} = '' OR exchange_segment = {s
   AND polled_at >= fromUnixTimestamp64Milli({fromMs:Int64}, 'UTC') AND polled_at < fromUnixTimestamp64Milli({toMs:Int64}, 'UTC')
 ORDER BY polled_at LIMIT {limit:UInt32}`;
 
+const QUOTE_BAR_COLUMNS = {
+  time: "DateTime64(0, 'UTC')",
+  open: 'Float64',
+  high: 'Float64',
+  low: 'Float64',
+  close: 'Float64',
+  volume: 'UInt64',
+  quotes: 'UInt64',
+} as const;
+
+/**
+ * Bars of the polled last price: open and close are the first and last poll's price in the slot,
+ * volume the growth of the day's volume between them (the polls carry cumulative volume; a slot
+ * that crosses midnight IST can undercount), quotes the polls in the slot.
+ */
+export const QUOTE_BARS_SQL = `
+SELECT toDateTime64(toStartOfInterval(polled_at, toIntervalSecond({step:UInt32}), 'UTC'), 0, 'UTC') AS time,
+       argMin(last_price, polled_at) AS open, max(last_price) AS high, min(last_price) AS low,
+       argMax(last_price, polled_at) AS close, max(volume) - min(volume) AS volume, count() AS quotes
+FROM ${QUOTES} FINAL
+WHERE security_id = {sid:UInt32} AND ({seg:String} = '' OR exchange_segment = {seg:String})
+  AND polled_at >= fromUnixTimestamp64Milli({fromMs:Int64}, 'UTC') AND polled_at < fromUnixTimestamp64Milli({toMs:Int64}, 'UTC')
+GROUP BY time ORDER BY time`;
+
 const SEGMENT = {
   type: 'string',
   pattern: '^[A-Z_]{2,16}$',
@@ -123,6 +147,61 @@ export function registerQuoteRoutes(app: FastifyInstance, ctx: ApiContext): void
         ctx.config.cache.liveTtlMs,
         { sql: LATEST_QUOTE_SQL, params: { sid: securityId, seg: segment }, format },
         `quote-${securityId}`,
+      );
+    },
+  );
+
+  app.get<{
+    Params: { securityId: number };
+    Querystring: { from: string; to?: string; interval: string; segment?: string; format?: OutputFormat };
+  }>(
+    '/v1/instruments/:securityId/quote-bars',
+    {
+      schema: routeDoc({
+        operationId: 'getQuoteBars',
+        tags,
+        summary: 'OHLC bars of the polled last price (Indian instruments without a live feed), 1 s to 1 day',
+        description:
+          'From market.quotes: open and close are the first and last polled price in the bar, volume the growth of the day volume between the polls of the bar, quotes the polls in it. Bars without a poll are left out.',
+        params: SECURITY_ID_PARAMS,
+        querystring: {
+          type: 'object',
+          additionalProperties: false,
+          required: ['from'],
+          properties: {
+            from: { ...TIME_SCHEMA, description: `start of the range (inclusive): ${TIME_SCHEMA.description}` },
+            to: { ...TIME_SCHEMA, description: `end of the range (exclusive), default now: ${TIME_SCHEMA.description}` },
+            interval: { ...DURATION_SCHEMA, default: '1m', description: `bar length: ${DURATION_SCHEMA.description}, 1s to 1d` },
+            segment: SEGMENT,
+            ...FORMAT_PROPERTY,
+          },
+        },
+        responses: { 200: tabularResponse('QuoteBar', QUOTE_BAR_COLUMNS) },
+        errors: [406],
+      }),
+    },
+    async (request, reply) => {
+      const { securityId } = request.params;
+      const q = request.query;
+      const segment = q.segment ?? '';
+      const format = outputFormatOf(request);
+      const step = parseDurationSec('interval', q.interval, 1, 86_400);
+      const range = parseRange(q.from, q.to, ctx.now());
+      if ((range.toMs - range.fromMs) / 1000 / step > ctx.config.query.maxBars) {
+        throw badRequest('interval', `asks for more than ${ctx.config.query.maxBars} bars: use a longer interval or a shorter range`);
+      }
+      await requireQuotes(securityId, segment);
+      return cachedTabular(
+        ctx,
+        reply,
+        `quote-bars|${securityId}|${segment}|${step}|${range.fromMs}|${range.toMs}`,
+        ctx.config.cache.liveTtlMs,
+        {
+          sql: QUOTE_BARS_SQL,
+          params: { sid: securityId, seg: segment, step, fromMs: range.fromMs, toMs: range.toMs },
+          format,
+        },
+        `quote-bars-${securityId}`,
       );
     },
   );

@@ -17,6 +17,13 @@ import { PriceChart } from './price-chart.js';
 
 const $ = (id) => document.getElementById(id);
 const iso = (sec) => new Date(sec * 1000).toISOString();
+
+/**
+ * Indian segments have no live feed here: their chart is bars of the quotes the quote poller stores
+ * (/quote-bars, market.quotes), reloaded every QUOTE_RELOAD_MS instead of followed live.
+ */
+const QUOTED_SEGMENTS = new Set(['NSE_EQ', 'BSE_EQ', 'NSE_FNO', 'BSE_FNO', 'IDX_I']);
+const QUOTE_RELOAD_MS = 5000;
 const nameOf = (m) =>
   m.symbol ? `${m.symbol} (${m.segment ?? 'id'} ${m.securityId})` : `security id ${m.securityId}`;
 
@@ -111,9 +118,11 @@ export class ChartPanel {
     this.container.dataset.state = 'loading';
     setMessage(`Loading ${nameOf(instrument)}…`);
     try {
+      const quoted = QUOTED_SEGMENTS.has(instrument.segment);
+      const route = quoted ? 'quote-bars' : 'bars';
       const [barsBody, bands] = await Promise.all([
         this.api.json(
-          `/v1/instruments/${instrument.securityId}/bars?interval=${interval}&from=${encodeURIComponent(iso(fromSec))}`,
+          `/v1/instruments/${instrument.securityId}/${route}?interval=${interval}&from=${encodeURIComponent(iso(fromSec))}`,
         ),
         this.loadGaps(instrument.securityId, fromSec, toSec),
       ]);
@@ -128,9 +137,14 @@ export class ChartPanel {
       setMessage(
         bars.length > 0
           ? ''
-          : `No trades of ${nameOf(instrument)} in the last ${windowText(windowSec)}; new ones appear here as they arrive.`,
+          : `No ${quoted ? 'quotes' : 'trades'} of ${nameOf(instrument)} in the last ${windowText(windowSec)}; new ones appear here as they arrive.`,
       );
-      this.follow(mine);
+      if (quoted) {
+        $('live-state').textContent = 'quote bars, polled';
+        this.quoteTimer = setTimeout(() => {
+          if (mine === this.generation) void this.load();
+        }, QUOTE_RELOAD_MS);
+      } else this.follow(mine);
     } catch (error) {
       if (error.auth || mine !== this.generation) return;
       this.container.dataset.state = 'error';
@@ -159,6 +173,7 @@ export class ChartPanel {
   }
 
   stopFollowing() {
+    clearTimeout(this.quoteTimer);
     this.follower?.stop();
     this.follower = undefined;
   }
