@@ -45,14 +45,21 @@ type SimMessage = { kind: 'ready'; baseUrl: string; token: string };
 
 async function runSim(): Promise<void> {
   const server = await createRestServer({ model: new MarketModel({ seed: 7, instruments: 10 }) });
-  process.send?.({ kind: 'ready', baseUrl: server.baseUrl, token: SIM_TEST_ACCOUNTS[0]?.webToken ?? '' } satisfies SimMessage);
+  process.send?.({
+    kind: 'ready',
+    baseUrl: server.baseUrl,
+    token: SIM_TEST_ACCOUNTS[0]?.webToken ?? '',
+  } satisfies SimMessage);
   process.on('disconnect', () => {
     void server.close().then(() => process.exit(0));
   });
 }
 
 /** The first `count` NSE instruments of the simulator's published list: stocks, then options. */
-async function nseInstruments(baseUrl: string, count: number): Promise<{ NSE_EQ: number[]; NSE_FNO: number[] }> {
+async function nseInstruments(
+  baseUrl: string,
+  count: number,
+): Promise<{ NSE_EQ: number[]; NSE_FNO: number[] }> {
   const csv = await (await fetch(`${baseUrl}${INSTRUMENT_MASTER_PATHS.compact}`)).text();
   const out = { NSE_EQ: [] as number[], NSE_FNO: [] as number[] };
   for (const line of csv.trimEnd().split('\n').slice(1)) {
@@ -62,7 +69,8 @@ async function nseInstruments(baseUrl: string, count: number): Promise<{ NSE_EQ:
     if (segment === 'E') out.NSE_EQ.push(Number(id));
     else if (segment === 'D') out.NSE_FNO.push(Number(id));
   }
-  if (out.NSE_EQ.length + out.NSE_FNO.length < count) throw new Error(`the simulator lists fewer than ${count} NSE instruments`);
+  if (out.NSE_EQ.length + out.NSE_FNO.length < count)
+    throw new Error(`the simulator lists fewer than ${count} NSE instruments`);
   return out;
 }
 
@@ -160,13 +168,17 @@ async function main(): Promise<void> {
     );
     const progress = setInterval(() => {
       const s = poller.stats();
-      process.stderr.write(`  ${s.requests} poller requests, ${gatewayCalls} gateway, 429: ${throttled}, quotes ${s.quotes}\n`);
+      process.stderr.write(
+        `  ${s.requests} poller requests, ${gatewayCalls} gateway, 429: ${throttled}, quotes ${s.quotes}\n`,
+      );
     }, 10_000);
     const stats = await poller.run();
     stopGateway.abort();
     await gatewayLoop;
     clearInterval(progress);
-    const [stored] = await store.internal.rows<{ n: number | string }>('SELECT count() AS n FROM market.quotes');
+    const [stored] = await store.internal.rows<{ n: number | string }>(
+      'SELECT count() AS n FROM market.quotes',
+    );
     const first = sends[0] ?? started;
     const last = sends[sends.length - 1] ?? first;
     const requests = sends.length;

@@ -17,13 +17,13 @@ import { Registry } from 'prom-client';
 import { pipelineStatusSource } from './pipeline-status.js';
 import { printBanner, startFlowLog } from './start/banner.js';
 import { startHistoryLoad } from './start/history.js';
-import { startInstrumentMaster } from './start/instruments.js';
 import {
   createStartKeys,
   registerPostbackUrl,
   startQueryApi,
   startTradingGateway,
 } from './start/http-services.js';
+import { startInstrumentMaster } from './start/instruments.js';
 import { startKafka } from './start/kafka.js';
 import { redact } from './start/log.js';
 import { startPipeline } from './start/pipeline.js';

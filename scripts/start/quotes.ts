@@ -1,6 +1,6 @@
 /**
  * The quote poller of `npm start`: full quotes with depth of the Indian instruments in
- * QUOTE_INSTRUMENTS_FILE (default: a few NSE and BSE stocks of the simulator), published on
+ * QUOTES_FILE (default: a few NSE and BSE stocks of the simulator), published on
  * feed.quotes and stored in market.quotes. The account's one quote budget (1 request/s) is shared
  * with the trading gateway's own quote calls through one limiter, handed to both (startQuotePoller
  * returns it for the gateway's client).
@@ -38,7 +38,7 @@ export function startQuotePoller(inputs: QuoteInputs): RateLimiter | undefined {
   if (inputs.baseUrl === undefined) return undefined;
   const limiter = sharedQuoteLimiter();
   if (process.env.QUOTE_POLLER === 'off') return limiter;
-  const file = process.env.QUOTE_INSTRUMENTS_FILE ?? DEMO_QUOTES_FILE;
+  const file = process.env.QUOTES_FILE ?? DEMO_QUOTES_FILE;
   const instruments = readQuoteInstruments(isAbsolute(file) ? file : resolve(inputs.repoRoot, file));
   const producer = new JsonProducer({ brokers: inputs.brokers, clientId: 'quote-poller' });
   const metrics = createQuotePollerMetrics(inputs.registry);

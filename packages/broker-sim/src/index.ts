@@ -38,6 +38,11 @@ export {
   validateCredentials,
 } from './feed/index.js';
 export {
+  GLOBAL_STOCKS_EXCHANGE,
+  INSTRUMENT_MASTER_PATHS,
+  type MasterFile,
+} from './instruments/index.js';
+export {
   BSE_EQ_COUNT,
   INX_EQ_FIRST_ID,
   type Instrument,
@@ -55,12 +60,6 @@ export {
   type SimSegment,
   sessionAt,
 } from './market/index.js';
-
-export {
-  GLOBAL_STOCKS_EXCHANGE,
-  INSTRUMENT_MASTER_PATHS,
-  type MasterFile,
-} from './instruments/index.js';
 export {
   Account,
   createRestServer,

@@ -73,15 +73,19 @@ describe('instrument master', () => {
     const nifty = detailed.filter((r) => r.UNDERLYING_SECURITY_ID === '13');
     expect(nifty.length).toBeGreaterThan(100);
     for (const r of nifty) {
-      expect(r).toMatchObject({ SEM_SEGMENT: 'D', SEM_INSTRUMENT_NAME: 'OPTIDX', UNDERLYING_SYMBOL: 'NIFTY' });
+      expect(r).toMatchObject({
+        SEM_SEGMENT: 'D',
+        SEM_INSTRUMENT_NAME: 'OPTIDX',
+        UNDERLYING_SYMBOL: 'NIFTY',
+      });
       expect(r.SEM_EXPIRY_DATE).toMatch(/^\d{4}-\d{2}-\d{2} 15:30:00$/);
       expect(new Date(`${r.SEM_EXPIRY_DATE?.slice(0, 10)}T00:00:00Z`).getUTCDay()).toBe(4);
       expect(Number(r.SEM_STRIKE_PRICE)).toBeGreaterThan(0);
       expect(['CE', 'PE']).toContain(r.SEM_OPTION_TYPE);
     }
-    expect(detailed.some((r) => r.SEM_INSTRUMENT_NAME === 'OPTSTK' && r.UNDERLYING_SYMBOL === 'RELIANCE')).toBe(
-      true,
-    );
+    expect(
+      detailed.some((r) => r.SEM_INSTRUMENT_NAME === 'OPTSTK' && r.UNDERLYING_SYMBOL === 'RELIANCE'),
+    ).toBe(true);
   });
 
   it('lists option contracts the snapshot routes quote', async () => {

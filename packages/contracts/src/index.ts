@@ -30,6 +30,14 @@ export {
   type OrderUpdateRecord,
   type OrderUpdateSource,
 } from './order-update.js';
+export {
+  DEPTH_LEVELS,
+  type DepthLevel,
+  QUOTE_FIELDS,
+  type QuoteField,
+  type QuoteFieldKind,
+  type QuoteRecord,
+} from './quote-record.js';
 export { RECEIVED_AT_DOC, RECORD_DOCS, type RecordDoc } from './record-docs.js';
 export {
   FEED_VALUE_FIELDS,
@@ -45,14 +53,11 @@ export {
   type RecordLayout,
 } from './record-layout.js';
 export {
-  DEPTH_LEVELS,
-  type DepthLevel,
-  QUOTE_FIELDS,
-  type QuoteField,
-  type QuoteFieldKind,
-  type QuoteRecord,
-} from './quote-record.js';
-export { FEED_SCHEMA_IDS, ORDER_UPDATE_SCHEMA_ID, QUOTE_SCHEMA_ID, SCHEMA_HEADER } from './record-schema-ids.js';
+  FEED_SCHEMA_IDS,
+  ORDER_UPDATE_SCHEMA_ID,
+  QUOTE_SCHEMA_ID,
+  SCHEMA_HEADER,
+} from './record-schema-ids.js';
 export {
   generateRecordSchemas,
   RECORD_SCHEMAS_DIR,

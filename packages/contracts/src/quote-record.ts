@@ -6,17 +6,31 @@
  * from it.
  */
 
-export type QuoteFieldKind = 'securityId' | 'segment' | 'epochMillis' | 'epochSecondsOrNull' | 'price' | 'count' | 'depth';
+export type QuoteFieldKind =
+  | 'securityId'
+  | 'segment'
+  | 'epochMillis'
+  | 'epochSecondsOrNull'
+  | 'price'
+  | 'count'
+  | 'depth';
 
 export const QUOTE_FIELDS = Object.freeze({
   securityId: { kind: 'securityId', description: 'security id of the instrument' },
-  exchangeSegment: { kind: 'segment', description: 'exchange segment the quote was asked for (NSE_EQ, NSE_FNO, BSE_EQ, IDX_I)' },
-  polledAt: { kind: 'epochMillis', description: 'when the poller received the answer, UTC epoch milliseconds' },
+  exchangeSegment: {
+    kind: 'segment',
+    description: 'exchange segment the quote was asked for (NSE_EQ, NSE_FNO, BSE_EQ, IDX_I)',
+  },
+  polledAt: {
+    kind: 'epochMillis',
+    description: 'when the poller received the answer, UTC epoch milliseconds',
+  },
   lastPrice: { kind: 'price', description: 'last traded price' },
   lastQuantity: { kind: 'count', description: 'quantity of the last trade' },
   lastTradeTime: {
     kind: 'epochSecondsOrNull',
-    description: "time of the last trade, UTC epoch seconds (the service's IST text converted); null for an instrument not traded yet",
+    description:
+      "time of the last trade, UTC epoch seconds (the service's IST text converted); null for an instrument not traded yet",
   },
   averagePrice: { kind: 'price', description: 'average traded price of the day' },
   volume: { kind: 'count', description: 'traded volume of the day' },

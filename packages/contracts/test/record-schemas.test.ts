@@ -192,7 +192,9 @@ describe('record schemas', () => {
     expect(orders({ ...ORDER_UPDATE, eventKey: 'x' })).toBe(false);
 
     const quotes = validatorFor(QUOTE_SCHEMA_ID);
-    expect(Object.keys(byId.get(QUOTE_SCHEMA_ID)?.schema.properties as object)).toEqual(Object.keys(QUOTE_FIELDS));
+    expect(Object.keys(byId.get(QUOTE_SCHEMA_ID)?.schema.properties as object)).toEqual(
+      Object.keys(QUOTE_FIELDS),
+    );
     expect(quotes(QUOTE), JSON.stringify(quotes.errors)).toBe(true);
     expect(quotes({ ...QUOTE, lastTradeTime: null })).toBe(true);
     expect(quotes({ ...QUOTE, lastTradeTime: '01/01/1980 00:00:00' })).toBe(false);

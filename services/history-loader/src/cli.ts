@@ -25,8 +25,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { type Credentials, credentialsConfigFromEnv, startCredentials } from '@feedpipe/credentials';
-import { DiskGuard, diskGuardSettings, registerProcessMetrics } from '@feedpipe/service-kit';
 import { JsonProducer } from '@feedpipe/kafka-client';
+import { DiskGuard, diskGuardSettings, registerProcessMetrics } from '@feedpipe/service-kit';
 import { createStore, runMigrations, type Store, storeDiskSpace } from '@feedpipe/store';
 import { Registry } from 'prom-client';
 import { startLoaderOps } from './cli-ops.js';
@@ -35,13 +35,13 @@ import { LoaderError } from './errors.js';
 import { InstrumentMasterLoader } from './instruments/instrument-master.js';
 import { instrumentMasterUrl } from './instruments/master-url.js';
 import { createHistoryLoader, type LoaderLog } from './loader.js';
-import { readQuoteInstruments } from './quotes/quote-instruments.js';
-import { createQuotePollerMetrics } from './quotes/quote-metrics.js';
-import { QuotePoller, quoteClient, sharedQuoteLimiter } from './quotes/quote-poller.js';
 import { createLoaderMetrics, type LoaderMetrics } from './metrics.js';
 import type { HistoryLoaderOptions } from './options.js';
 import type { PlanOptions } from './plan-options.js';
 import { startProgress } from './progress.js';
+import { readQuoteInstruments } from './quotes/quote-instruments.js';
+import { createQuotePollerMetrics } from './quotes/quote-metrics.js';
+import { QuotePoller, quoteClient, sharedQuoteLimiter } from './quotes/quote-poller.js';
 import { ScheduledLoader } from './scheduled-loader.js';
 import { readCalendarFile, TradingCalendar } from './trading-calendar.js';
 
@@ -259,7 +259,11 @@ async function runQuotes(
   );
   await runMigrations(store.internal);
   poller = new QuotePoller(
-    { instruments: readQuoteInstruments(file), topic: vars.TOPIC_QUOTES, ...(maxSeconds ? { maxSeconds } : {}) },
+    {
+      instruments: readQuoteInstruments(file),
+      topic: vars.TOPIC_QUOTES,
+      ...(maxSeconds ? { maxSeconds } : {}),
+    },
     {
       client,
       ...(producer ? { publisher: producer } : {}),
@@ -277,7 +281,9 @@ async function runQuotes(
   process.on('SIGINT', stop);
   process.on('SIGTERM', stop);
   const stats = await running.run();
-  process.stderr.write(`${JSON.stringify({ time: new Date().toISOString(), event: 'quotes_done', ...stats })}\n`);
+  process.stderr.write(
+    `${JSON.stringify({ time: new Date().toISOString(), event: 'quotes_done', ...stats })}\n`,
+  );
   await producer?.close();
   await tokens.stop();
   await store.close();

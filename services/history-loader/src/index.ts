@@ -12,15 +12,6 @@ export { countingFetch, endpointOf, type RequestOutcome } from './counting-fetch
 export { HISTORY_LOADER_ENV, type HistoryLoaderEnv, historyLoaderEnv } from './env.js';
 export { LoaderError, type LoaderErrorCode } from './errors.js';
 export {
-  createHistoryLoader,
-  type HistoryLoader,
-  type HistoryLoaderDeps,
-  type LoaderLog,
-  type PlanSummary,
-  type RunResult,
-  type WriteGate,
-} from './loader.js';
-export {
   type InstrumentMasterDeps,
   InstrumentMasterLoader,
   type InstrumentMasterOptions,
@@ -29,21 +20,22 @@ export {
 } from './instruments/instrument-master.js';
 export { type InstrumentMasterMetrics, instrumentMasterMetrics } from './instruments/instrument-metrics.js';
 export { instrumentMasterUrl, SIM_INSTRUMENT_MASTER_PATH } from './instruments/master-url.js';
-export { type ParsedMaster, parseMaster, type RejectedRow, type RejectReason } from './instruments/parse-master.js';
-export { createLoaderMetrics, type LoaderMetrics } from './metrics.js';
-export { MAX_QUOTE_INSTRUMENTS, quoteBatches, quoteRequest, readQuoteInstruments } from './quotes/quote-instruments.js';
-export { createQuotePollerMetrics, type QuotePollerMetrics } from './quotes/quote-metrics.js';
 export {
-  DEFAULT_QUOTE_MARGIN_MS,
-  QuotePoller,
-  type QuotePollerDeps,
-  type QuotePollerOptions,
-  type QuotePollerStats,
-  type QuotePublisher,
-  quoteClient,
-  sharedQuoteLimiter,
-} from './quotes/quote-poller.js';
-export { quoteRecord, quoteRow, tradeTimeOf } from './quotes/quote-records.js';
+  type ParsedMaster,
+  parseMaster,
+  type RejectedRow,
+  type RejectReason,
+} from './instruments/parse-master.js';
+export {
+  createHistoryLoader,
+  type HistoryLoader,
+  type HistoryLoaderDeps,
+  type LoaderLog,
+  type PlanSummary,
+  type RunResult,
+  type WriteGate,
+} from './loader.js';
+export { createLoaderMetrics, type LoaderMetrics } from './metrics.js';
 export { type BrokerOptions, type HistoryLoaderOptions, resolveOptions } from './options.js';
 export {
   DEMO_UNIVERSE_FILE,
@@ -62,6 +54,24 @@ export {
   resolvePlan,
 } from './plan-options.js';
 export { formatDuration, type ProgressReporter, progressLine, startProgress } from './progress.js';
+export {
+  MAX_QUOTE_INSTRUMENTS,
+  quoteBatches,
+  quoteRequest,
+  readQuoteInstruments,
+} from './quotes/quote-instruments.js';
+export { createQuotePollerMetrics, type QuotePollerMetrics } from './quotes/quote-metrics.js';
+export {
+  DEFAULT_QUOTE_MARGIN_MS,
+  QuotePoller,
+  type QuotePollerDeps,
+  type QuotePollerOptions,
+  type QuotePollerStats,
+  type QuotePublisher,
+  quoteClient,
+  sharedQuoteLimiter,
+} from './quotes/quote-poller.js';
+export { quoteRecord, quoteRow, tradeTimeOf } from './quotes/quote-records.js';
 export type { LoaderState, LoaderStatus } from './run-state.js';
 export { loadedSegments, nextRunAt, runOfDay } from './schedule.js';
 export {

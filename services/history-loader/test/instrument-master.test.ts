@@ -6,7 +6,12 @@
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { INSTRUMENT_MASTER_PATHS, MarketModel, createRestServer, type RestServer } from '@feedpipe/broker-sim';
+import {
+  createRestServer,
+  INSTRUMENT_MASTER_PATHS,
+  MarketModel,
+  type RestServer,
+} from '@feedpipe/broker-sim';
 import { createStore, runMigrations, type Store } from '@feedpipe/store';
 import { tempDir } from '@feedpipe/testkit';
 import { Registry } from 'prom-client';
@@ -25,7 +30,10 @@ let fake: Server;
 let fakeUrl = '';
 
 beforeAll(async () => {
-  sim = await createRestServer({ model: new MarketModel({ seed: 5, instruments: 50, now: clock }), now: clock });
+  sim = await createRestServer({
+    model: new MarketModel({ seed: 5, instruments: 50, now: clock }),
+    now: clock,
+  });
   store = createStore({ dataDir: tempDir('instrument-master') });
   await runMigrations(store.internal);
   fake = createServer((_req, res) => {
@@ -62,7 +70,14 @@ describe('instrument master load', () => {
     const url = `${sim.baseUrl}${INSTRUMENT_MASTER_PATHS.detailed}`;
     const listed = (await simList()).trimEnd().split('\n').length - 1;
     const first = await loader(url).load();
-    expect(first).toMatchObject({ day: '2024-06-05', listed, added: listed, changed: 0, removed: 0, rejectedRows: 0 });
+    expect(first).toMatchObject({
+      day: '2024-06-05',
+      listed,
+      added: listed,
+      changed: 0,
+      removed: 0,
+      rejectedRows: 0,
+    });
     expect(await count('1')).toBe(listed);
     expect(await count("valid_to IS NULL AND valid_from = '2024-06-05'")).toBe(listed);
 
@@ -103,12 +118,14 @@ describe('instrument master load', () => {
     expect(result.added).toBeGreaterThan(0);
     // Plain reads (no FINAL) see one row per version: the loader merged the table.
     expect(await count("toDate(expiry_date) = '2024-06-06'")).toBe(expiringBefore);
-    expect(await count("toDate(expiry_date) = '2024-06-06' AND valid_to = '2024-06-07'")).toBe(expiringBefore);
+    expect(await count("toDate(expiry_date) = '2024-06-06' AND valid_to = '2024-06-07'")).toBe(
+      expiringBefore,
+    );
     expect(await count("valid_to IS NULL AND valid_from = '2024-06-07'")).toBe(result.added);
     // Stocks did not change: still their first version, still current.
-    expect(await count("exchange_segment = 'NSE_EQ' AND (valid_to IS NOT NULL OR valid_from != '2024-06-05')")).toBe(
-      0,
-    );
+    expect(
+      await count("exchange_segment = 'NSE_EQ' AND (valid_to IS NOT NULL OR valid_from != '2024-06-05')"),
+    ).toBe(0);
   });
 
   it('keeps a changed row as two versions', async () => {
@@ -160,13 +177,19 @@ describe('instrument master load', () => {
       expect(r.error.code).toBe('INSTRUMENT_ROW_INVALID');
     }
     const [stored] = await store.internal.rows<Record<string, unknown>>(
-      "SELECT trading_symbol, custom_symbol FROM market.instruments WHERE security_id = 82 AND valid_to IS NULL",
+      'SELECT trading_symbol, custom_symbol FROM market.instruments WHERE security_id = 82 AND valid_to IS NULL',
     );
     expect(stored).toEqual({ trading_symbol: 'A,B', custom_symbol: 'A "B"' });
     expect(await count('security_id IN (77, 78, 79, 80, 81)')).toBe(0);
     const metric = await registry.getSingleMetric('history_loader_instrument_rows_rejected_total')?.get();
     const byReason = Object.fromEntries((metric?.values ?? []).map((v) => [v.labels.reason, v.value]));
-    expect(byReason).toMatchObject({ security_id: 1, segment: 1, columns: 1, expiry_date: 1, option_type: 1 });
+    expect(byReason).toMatchObject({
+      security_id: 1,
+      segment: 1,
+      columns: 1,
+      expiry_date: 1,
+      option_type: 1,
+    });
   });
 
   it('refuses a download that is not the list, an error answer and a truncated list, changing nothing', async () => {
@@ -174,7 +197,10 @@ describe('instrument master load', () => {
     fakeBody = '<html><body>Service unavailable</body></html>';
     await expect(loader(fakeUrl).load()).rejects.toMatchObject({ code: 'MASTER_INVALID' });
     fakeStatus = 503;
-    await expect(loader(fakeUrl).load()).rejects.toMatchObject({ code: 'MASTER_UNAVAILABLE', retryable: true });
+    await expect(loader(fakeUrl).load()).rejects.toMatchObject({
+      code: 'MASTER_UNAVAILABLE',
+      retryable: true,
+    });
     fakeStatus = 200;
     const lines = (await simList()).trimEnd().split('\n');
     fakeBody = lines.slice(0, 20).join('\n');
@@ -187,6 +213,10 @@ describe('instrument master load', () => {
       'SEM_SMST_SECURITY_ID,SEM_EXM_EXCH_ID,SEM_SEGMENT,SEM_TRADING_SYMBOL,SEM_INSTRUMENT_NAME\n11536,NSE,E,TCS,EQUITY\n',
     );
     expect(parsed.rows).toHaveLength(1);
-    expect(parsed.rows[0]).toMatchObject({ exchangeSegment: 'NSE_EQ', securityId: 11536, underlyingSecurityId: null });
+    expect(parsed.rows[0]).toMatchObject({
+      exchangeSegment: 'NSE_EQ',
+      securityId: 11536,
+      underlyingSecurityId: null,
+    });
   });
 });

@@ -4,7 +4,13 @@
  * market.quotes with five depth levels a side, and a second client of the same account (the
  * gateway's quote calls) sharing the one limiter without a single throttled answer.
  */
-import { createRestServer, INSTRUMENT_MASTER_PATHS, MarketModel, type RestServer, SIM_TEST_ACCOUNTS } from '@feedpipe/broker-sim';
+import {
+  createRestServer,
+  INSTRUMENT_MASTER_PATHS,
+  MarketModel,
+  type RestServer,
+  SIM_TEST_ACCOUNTS,
+} from '@feedpipe/broker-sim';
 import { generateRecordSchemas, QUOTE_SCHEMA_ID } from '@feedpipe/contracts';
 import { createStore, runMigrations, type Store } from '@feedpipe/store';
 import { tempDir } from '@feedpipe/testkit';
@@ -61,7 +67,12 @@ describe('quote poller', () => {
     const client = quoteClient(broker, limiter, metrics, () => {
       throttled += 1;
     });
-    const published: Array<{ topic: string; key?: string; value: unknown; headers?: Record<string, string> }> = [];
+    const published: Array<{
+      topic: string;
+      key?: string;
+      value: unknown;
+      headers?: Record<string, string>;
+    }> = [];
     const publisher: QuotePublisher = {
       async send(topic, records) {
         for (const r of records) published.push({ topic, ...r });
@@ -82,7 +93,13 @@ describe('quote poller', () => {
     const started = Date.now();
     const [stats] = await Promise.all([poller.run(), gatewayCalls]);
     const seconds = (Date.now() - started) / 1000;
-    expect(stats).toMatchObject({ requests: 6, failedRequests: 0, quotes: 5_000, rounds: 2, pendingWrites: 0 });
+    expect(stats).toMatchObject({
+      requests: 6,
+      failedRequests: 0,
+      quotes: 5_000,
+      rounds: 2,
+      pendingWrites: 0,
+    });
     expect(throttled).toBe(0);
     // Eight quote requests at 1/s: the first at once, the last seven a second apart at least.
     expect(seconds).toBeGreaterThanOrEqual(7);

@@ -29,9 +29,9 @@ import { InstrumentCatalog, type StaticInstrument } from './analytics/instrument
 import { registerInstrumentListingRoutes } from './analytics/instrument-listing-routes.js';
 import { registerInstrumentRoutes } from './analytics/instrument-routes.js';
 import { registerInstrumentSearchRoutes } from './analytics/instrument-search-routes.js';
-import { registerQuoteRoutes } from './analytics/quote-routes.js';
 import { registerMarketRoutes } from './analytics/market-routes.js';
 import { registerOptionRoutes } from './analytics/option-routes.js';
+import { registerQuoteRoutes } from './analytics/quote-routes.js';
 import { registerStatusRoutes } from './analytics/status-routes.js';
 import { API_KEYS_TABLE, DEFAULT_SCOPE, SCOPES, type Scope } from './auth/scopes.js';
 import { clickHouseKeyFrom, registerClickHouseRoutes } from './clickhouse-http/routes.js';

@@ -84,7 +84,13 @@ describe('instrument master in the query API', () => {
     ]);
     // Listed only (no data stored): found, marked so, and known to the instrument routes.
     expect((await get('/v1/instruments/search?q=NIFTY-Mar')).json().data).toEqual([
-      { securityId: 40_000_123, symbol: 'NIFTY-Mar2024-22000-CE', segment: 'NSE_FNO', exact: false, stored: false },
+      {
+        securityId: 40_000_123,
+        symbol: 'NIFTY-Mar2024-22000-CE',
+        segment: 'NSE_FNO',
+        exact: false,
+        stored: false,
+      },
     ]);
     expect((await get(`/v1/instruments/40000123/ticks?from=${DAY}`)).statusCode).toBe(200);
   });

@@ -5,7 +5,7 @@
  */
 import { REFERENCE_TABLES } from '@feedpipe/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { HIST, type Harness, startHarness } from './helpers.js';
+import { type Harness, HIST, startHarness } from './helpers.js';
 
 let h: Harness;
 
@@ -81,7 +81,9 @@ describe('quote routes', () => {
     const url = `/v1/instruments/${HIST}/depth?from=2024-03-04T04:00:00Z&to=2024-03-04T04:00:10Z`;
     const r = await get(url);
     expect(r.statusCode).toBe(200);
-    expect(r.json().data.map((q: { polled_at: string; last_price: number }) => [q.polled_at, q.last_price])).toEqual([
+    expect(
+      r.json().data.map((q: { polled_at: string; last_price: number }) => [q.polled_at, q.last_price]),
+    ).toEqual([
       ['2024-03-04T04:00:00.000Z', 2500],
       ['2024-03-04T04:00:05.000Z', 2501],
     ]);
@@ -92,10 +94,20 @@ describe('quote routes', () => {
   });
 
   it('answers bars of the polled last price, the chart of the status page for an Indian instrument', async () => {
-    const r = await get(`/v1/instruments/${HIST}/quote-bars?from=2024-03-04T04:00:00Z&to=2024-03-04T04:01:00Z&interval=10s`);
+    const r = await get(
+      `/v1/instruments/${HIST}/quote-bars?from=2024-03-04T04:00:00Z&to=2024-03-04T04:01:00Z&interval=10s`,
+    );
     expect(r.statusCode).toBe(200);
     expect(r.json().data).toEqual([
-      { time: '2024-03-04T04:00:00Z', open: 2500, high: 2501, low: 2500, close: 2501, volume: 1000, quotes: 2 },
+      {
+        time: '2024-03-04T04:00:00Z',
+        open: 2500,
+        high: 2501,
+        low: 2500,
+        close: 2501,
+        volume: 1000,
+        quotes: 2,
+      },
       { time: '2024-03-04T04:00:10Z', open: 2502, high: 2502, low: 2502, close: 2502, volume: 0, quotes: 1 },
     ]);
     const tooMany = await get(`/v1/instruments/${HIST}/quote-bars?from=2020-01-01&interval=1s`);

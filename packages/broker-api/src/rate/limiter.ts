@@ -358,7 +358,9 @@ function validateClock(clock: unknown): Clock | undefined {
 function validateCountFromSend(value: unknown): readonly RateCategory[] {
   if (value === undefined) return [];
   if (!Array.isArray(value) || value.some((c) => !RATE_CATEGORIES.includes(c as RateCategory))) {
-    throw invalidArgument(`RateLimiter options: "countFromSend" must list categories of ${RATE_CATEGORIES.join(', ')}`);
+    throw invalidArgument(
+      `RateLimiter options: "countFromSend" must list categories of ${RATE_CATEGORIES.join(', ')}`,
+    );
   }
   return [...(value as RateCategory[])];
 }

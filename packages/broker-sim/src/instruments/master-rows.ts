@@ -9,11 +9,12 @@
  * moves with the price and leave after expiry, which is the history a loader of the list keeps.
  * Futures are not listed: the simulator prices no futures contract.
  */
+
+import { istMidnight } from '../history/calendar.js';
 import { expiryList, formatExpiry, strikeStep } from '../history/expiries.js';
 import { expiryInstant, STRIKES_EACH_SIDE } from '../history/option-chain.js';
 import { hashKeys } from '../history/random.js';
 import type { HistoryService } from '../history/service.js';
-import { istMidnight } from '../history/calendar.js';
 import type { MarketSource, SimInstrument } from '../rest/market-source.js';
 
 /** One row of the list, in the published file's terms (beyond-the-spec.md, "Instrument master"). */

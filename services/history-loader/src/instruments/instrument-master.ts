@@ -11,8 +11,8 @@ import { retry, sleep } from '@feedpipe/service-kit';
 import type { StoreLane } from '@feedpipe/store';
 import type { Registry } from 'prom-client';
 import { LoaderError } from '../errors.js';
-import type { InstrumentVersion } from './instrument-row.js';
 import { type InstrumentMasterMetrics, instrumentMasterMetrics } from './instrument-metrics.js';
+import type { InstrumentVersion } from './instrument-row.js';
 import { versionChanges } from './instrument-versions.js';
 import { parseMaster, type RejectedRow } from './parse-master.js';
 
@@ -64,11 +64,20 @@ export interface InstrumentMasterResult {
 
 const KEYS = ['url', 'timeoutMs', 'maxBytes', 'attempts', 'minKeptShare', 'dailyAtMinute', 'retryFailedMs'];
 
-function numberOption(o: Record<string, unknown>, key: string, dflt: number, min: number, max: number): number {
+function numberOption(
+  o: Record<string, unknown>,
+  key: string,
+  dflt: number,
+  min: number,
+  max: number,
+): number {
   const v = o[key];
   if (v === undefined) return dflt;
   if (typeof v !== 'number' || !Number.isFinite(v) || v < min || v > max)
-    throw new LoaderError('CONFIG_INVALID', `instrument master option ${key} must be a number from ${min} to ${max}`);
+    throw new LoaderError(
+      'CONFIG_INVALID',
+      `instrument master option ${key} must be a number from ${min} to ${max}`,
+    );
   return v;
 }
 
@@ -133,7 +142,10 @@ export class InstrumentMasterLoader {
     const o = options as unknown as Record<string, unknown>;
     for (const key of Object.keys(o)) {
       if (!KEYS.includes(key))
-        throw new LoaderError('CONFIG_INVALID', `unknown instrument master option "${key}" (allowed: ${KEYS.join(', ')})`);
+        throw new LoaderError(
+          'CONFIG_INVALID',
+          `unknown instrument master option "${key}" (allowed: ${KEYS.join(', ')})`,
+        );
     }
     if (typeof options.url !== 'string' || !/^https?:\/\//.test(options.url))
       throw new LoaderError('CONFIG_INVALID', 'instrument master option url must be an http(s) URL');
@@ -226,10 +238,14 @@ export class InstrumentMasterLoader {
       const changes = versionChanges(current, parsed.rows, day);
       await this.#write(changes.open, changes.close, day).catch((error: unknown) => {
         outcome = 'store_failed';
-        throw new LoaderError('STORE_FAILED', `writing market.instruments failed: ${(error as Error).message}`, {
-          cause: error,
-          retryable: true,
-        });
+        throw new LoaderError(
+          'STORE_FAILED',
+          `writing market.instruments failed: ${(error as Error).message}`,
+          {
+            cause: error,
+            retryable: true,
+          },
+        );
       });
       this.#metrics.rows.inc({ change: 'added' }, changes.added);
       this.#metrics.rows.inc({ change: 'changed' }, changes.changed);
@@ -271,25 +287,39 @@ export class InstrumentMasterLoader {
         try {
           response = await fetchImpl(this.#url, { signal: AbortSignal.timeout(this.#timeoutMs) });
         } catch (error) {
-          throw new LoaderError('MASTER_UNAVAILABLE', `downloading the instrument list failed: ${(error as Error).message}`, {
-            cause: error,
-            retryable: true,
-          });
+          throw new LoaderError(
+            'MASTER_UNAVAILABLE',
+            `downloading the instrument list failed: ${(error as Error).message}`,
+            {
+              cause: error,
+              retryable: true,
+            },
+          );
         }
         if (response.status !== 200) {
           await response.body?.cancel();
-          throw new LoaderError('MASTER_UNAVAILABLE', `the instrument list answered HTTP ${response.status}`, {
-            retryable: response.status >= 500 || response.status === 429,
-          });
+          throw new LoaderError(
+            'MASTER_UNAVAILABLE',
+            `the instrument list answered HTTP ${response.status}`,
+            {
+              retryable: response.status >= 500 || response.status === 429,
+            },
+          );
         }
         const declared = Number(response.headers.get('content-length') ?? 0);
         if (declared > this.#maxBytes) {
           await response.body?.cancel();
-          throw new LoaderError('MASTER_UNAVAILABLE', `the instrument list is larger than ${this.#maxBytes} bytes`);
+          throw new LoaderError(
+            'MASTER_UNAVAILABLE',
+            `the instrument list is larger than ${this.#maxBytes} bytes`,
+          );
         }
         const bytes = Buffer.from(await response.arrayBuffer());
         if (bytes.length > this.#maxBytes)
-          throw new LoaderError('MASTER_UNAVAILABLE', `the instrument list is larger than ${this.#maxBytes} bytes`);
+          throw new LoaderError(
+            'MASTER_UNAVAILABLE',
+            `the instrument list is larger than ${this.#maxBytes} bytes`,
+          );
         return bytes.toString('utf8');
       },
       {
@@ -303,15 +333,16 @@ export class InstrumentMasterLoader {
     );
   }
 
-  async #write(open: readonly InstrumentVersion[], close: readonly InstrumentVersion[], day: string): Promise<void> {
+  async #write(
+    open: readonly InstrumentVersion[],
+    close: readonly InstrumentVersion[],
+    day: string,
+  ): Promise<void> {
     if (open.length === 0 && close.length === 0) return;
     // Closed versions and new ones in one timestamp: a closed row's loaded_at is newer than the
     // open version it replaces, which is what the ReplacingMergeTree keeps.
     const loadedAt = new Date(this.#now()).toISOString().replace('T', ' ').replace('Z', '');
-    const rows = [
-      ...close.map((v) => rowOf(v, day, loadedAt)),
-      ...open.map((v) => rowOf(v, null, loadedAt)),
-    ];
+    const rows = [...close.map((v) => rowOf(v, day, loadedAt)), ...open.map((v) => rowOf(v, null, loadedAt))];
     for (let i = 0; i < rows.length; i += INSERT_BLOCK) {
       const block = rows.slice(i, i + INSERT_BLOCK);
       await retry(() => this.#deps.store.insertRows(TABLE.name, TABLE.columns, block), {

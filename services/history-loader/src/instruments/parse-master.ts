@@ -118,7 +118,8 @@ function expiryOf(text: string): string | null {
   const t = text.trim();
   if (t === '') return null;
   const m = EXPIRY.exec(t);
-  if (!m) throw new RowProblem('expiry_date', `SEM_EXPIRY_DATE is not YYYY-MM-DD HH:MM:SS: ${t.slice(0, 40)}`);
+  if (!m)
+    throw new RowProblem('expiry_date', `SEM_EXPIRY_DATE is not YYYY-MM-DD HH:MM:SS: ${t.slice(0, 40)}`);
   if (Number(m[1]) < FIRST_REAL_EXPIRY_YEAR) return null;
   return `${m[1]}-${m[2]}-${m[3]} ${m[4] ?? '00'}:${m[5] ?? '00'}:${m[6] ?? '00'}`;
 }

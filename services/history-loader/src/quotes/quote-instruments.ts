@@ -4,7 +4,12 @@
  * into requests of at most 1,000 instruments (the service's limit per snapshot request).
  */
 import { readFileSync } from 'node:fs';
-import { SNAPSHOT_SEGMENTS, type SnapshotRequest, type SnapshotSegment, splitSnapshotRequest } from '@feedpipe/broker-api';
+import {
+  SNAPSHOT_SEGMENTS,
+  type SnapshotRequest,
+  type SnapshotSegment,
+  splitSnapshotRequest,
+} from '@feedpipe/broker-api';
 import { LoaderError } from '../errors.js';
 
 /** More than any account would poll (5,000 instruments take 5 s a round at 1 request/s). */
@@ -20,20 +25,21 @@ export function quoteRequest(value: unknown): SnapshotRequest {
     if (!SNAPSHOT_SEGMENTS.includes(segment as SnapshotSegment))
       throw invalid(`${where}: segment must be one of ${SNAPSHOT_SEGMENTS.join(', ')}`);
     const n = Number(id);
-    if (!Number.isInteger(n) || n < 1 || n > 4_294_967_295) throw invalid(`${where}: ${String(id).slice(0, 20)} is not a security id`);
-    let set = bySegment.get(segment as SnapshotSegment);
-    if (!set) bySegment.set(segment as SnapshotSegment, (set = new Set()));
+    if (!Number.isInteger(n) || n < 1 || n > 4_294_967_295)
+      throw invalid(`${where}: ${String(id).slice(0, 20)} is not a security id`);
+    const set = bySegment.get(segment as SnapshotSegment) ?? new Set<number>();
+    bySegment.set(segment as SnapshotSegment, set);
     set.add(n);
   };
   if (Array.isArray(value)) {
-    value.forEach((row, i) => {
+    for (const [i, row] of value.entries()) {
       const r = (row ?? {}) as { securityId?: unknown; segment?: unknown; exchangeSegment?: unknown };
       add(r.segment ?? r.exchangeSegment, r.securityId, `entry ${i}`);
-    });
+    }
   } else if (value !== null && typeof value === 'object') {
     for (const [segment, ids] of Object.entries(value)) {
       if (!Array.isArray(ids)) throw invalid(`${segment} must be an array of security ids`);
-      ids.forEach((id, i) => add(segment, id, `${segment}[${i}]`));
+      for (const [i, id] of ids.entries()) add(segment, id, `${segment}[${i}]`);
     }
   } else {
     throw invalid('expected { "<segment>": [ids] } or [{ securityId, segment }]');
@@ -54,7 +60,9 @@ export function readQuoteInstruments(path: string): SnapshotRequest {
   try {
     text = readFileSync(path, 'utf8');
   } catch (error) {
-    throw invalid(`${path} cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
+    throw invalid(
+      `${path} cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`,
+    );
   }
   try {
     return quoteRequest(JSON.parse(text));

@@ -17,15 +17,21 @@ import {
   RateLimiter,
   type SnapshotRequest,
 } from '@feedpipe/broker-api';
-import { DEFAULT_QUOTES_TOPIC, QUOTE_SCHEMA_ID, type QuoteRecord, REFERENCE_TABLES, SCHEMA_HEADER } from '@feedpipe/contracts';
+import {
+  DEFAULT_QUOTES_TOPIC,
+  QUOTE_SCHEMA_ID,
+  type QuoteRecord,
+  REFERENCE_TABLES,
+  SCHEMA_HEADER,
+} from '@feedpipe/contracts';
 import { Backoff, sleep } from '@feedpipe/service-kit';
 import type { StoreLane } from '@feedpipe/store';
 import type { Registry } from 'prom-client';
 import { countingFetch } from '../counting-fetch.js';
 import { LoaderError } from '../errors.js';
 import type { BrokerOptions } from '../options.js';
-import { type QuotePollerMetrics, createQuotePollerMetrics } from './quote-metrics.js';
 import { quoteBatches } from './quote-instruments.js';
+import { createQuotePollerMetrics, type QuotePollerMetrics } from './quote-metrics.js';
 import { quoteRecord, quoteRow } from './quote-records.js';
 
 /** What the poller publishes through: the kafka-client's JsonProducer fits. */
@@ -135,7 +141,8 @@ export class QuotePoller {
   constructor(options: QuotePollerOptions, deps: QuotePollerDeps) {
     const bound = (v: number | undefined, name: string, dflt: number, min: number): number => {
       if (v === undefined) return dflt;
-      if (typeof v !== 'number' || !(v >= min)) throw new LoaderError('CONFIG_INVALID', `quote poller option ${name} must be a number >= ${min}`);
+      if (typeof v !== 'number' || !(v >= min))
+        throw new LoaderError('CONFIG_INVALID', `quote poller option ${name} must be a number >= ${min}`);
       return v;
     };
     this.#batches = quoteBatches(options.instruments);
@@ -143,7 +150,8 @@ export class QuotePoller {
     this.#maxPending = bound(options.maxPendingWrites, 'maxPendingWrites', 4, 1);
     this.#maxRounds = bound(options.maxRounds, 'maxRounds', Number.POSITIVE_INFINITY, 1);
     this.#maxSeconds = bound(options.maxSeconds, 'maxSeconds', Number.POSITIVE_INFINITY, 1);
-    if (!deps.publisher && !deps.store) throw new LoaderError('CONFIG_INVALID', 'the quote poller needs a publisher or a store');
+    if (!deps.publisher && !deps.store)
+      throw new LoaderError('CONFIG_INVALID', 'the quote poller needs a publisher or a store');
     this.#deps = deps;
     this.#now = deps.now ?? Date.now;
     this.metrics = deps.metrics ?? createQuotePollerMetrics(deps.registry);
@@ -252,7 +260,11 @@ export class QuotePoller {
         ),
       store &&
         this.#persist('clickhouse', () =>
-          store.insertRows(REFERENCE_TABLES.quotes.name, REFERENCE_TABLES.quotes.columns, records.map(quoteRow)),
+          store.insertRows(
+            REFERENCE_TABLES.quotes.name,
+            REFERENCE_TABLES.quotes.columns,
+            records.map(quoteRow),
+          ),
         ),
     ]);
   }

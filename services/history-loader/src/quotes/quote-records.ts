@@ -14,7 +14,14 @@ const FIRST_REAL_YEAR = 1990;
 export function tradeTimeOf(text: string): number | null {
   const m = TRADE_TIME.exec(text);
   if (!m || Number(m[3]) < FIRST_REAL_YEAR) return null;
-  const utc = Date.UTC(Number(m[3]), Number(m[2]) - 1, Number(m[1]), Number(m[4]), Number(m[5]), Number(m[6]));
+  const utc = Date.UTC(
+    Number(m[3]),
+    Number(m[2]) - 1,
+    Number(m[1]),
+    Number(m[4]),
+    Number(m[5]),
+    Number(m[6]),
+  );
   return Number.isNaN(utc) ? null : utc / 1000 - IST_OFFSET_S;
 }
 
@@ -30,7 +37,12 @@ function levels(side: unknown): DepthLevel[] {
   }));
 }
 
-export function quoteRecord(segment: string, securityId: number, q: FullQuote, polledAt: number): QuoteRecord {
+export function quoteRecord(
+  segment: string,
+  securityId: number,
+  q: FullQuote,
+  polledAt: number,
+): QuoteRecord {
   return {
     securityId,
     exchangeSegment: segment,

@@ -114,7 +114,10 @@ export class InstrumentCatalog {
     if (q === '') return [];
     const ranked: Array<{ rank: number; match: InstrumentMatch }> = [];
     for (const [securityId, listed] of this.#listings) {
-      const rank = Math.min(rankOf(String(securityId), q, false), listed.upper ? rankOf(listed.upper, q, true) : 9);
+      const rank = Math.min(
+        rankOf(String(securityId), q, false),
+        listed.upper ? rankOf(listed.upper, q, true) : 9,
+      );
       if (rank === 9) continue;
       const stored = this.#stored.has(securityId);
       const match = { securityId, symbol: listed.symbol, segment: listed.segment, exact: rank === 0, stored };

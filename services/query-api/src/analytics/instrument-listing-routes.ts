@@ -55,7 +55,7 @@ export function registerInstrumentListingRoutes(app: FastifyInstance, ctx: ApiCo
         tags: ['instruments'],
         summary: "The instrument's rows of the instrument master, every version with its validity",
         description:
-          'From market.instruments (the service\'s published instrument list, loaded daily). valid_to is null for the current version; a changed or delisted row has the first day it no longer applied. expiry_date is the expiry instant (15:30 IST of the expiry day for the simulator) in UTC.',
+          "From market.instruments (the service's published instrument list, loaded daily). valid_to is null for the current version; a changed or delisted row has the first day it no longer applied. expiry_date is the expiry instant (15:30 IST of the expiry day for the simulator) in UTC.",
         params: SECURITY_ID_PARAMS,
         querystring: {
           type: 'object',

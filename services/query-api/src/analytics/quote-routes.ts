@@ -169,9 +169,19 @@ export function registerQuoteRoutes(app: FastifyInstance, ctx: ApiContext): void
           additionalProperties: false,
           required: ['from'],
           properties: {
-            from: { ...TIME_SCHEMA, description: `start of the range (inclusive): ${TIME_SCHEMA.description}` },
-            to: { ...TIME_SCHEMA, description: `end of the range (exclusive), default now: ${TIME_SCHEMA.description}` },
-            interval: { ...DURATION_SCHEMA, default: '1m', description: `bar length: ${DURATION_SCHEMA.description}, 1s to 1d` },
+            from: {
+              ...TIME_SCHEMA,
+              description: `start of the range (inclusive): ${TIME_SCHEMA.description}`,
+            },
+            to: {
+              ...TIME_SCHEMA,
+              description: `end of the range (exclusive), default now: ${TIME_SCHEMA.description}`,
+            },
+            interval: {
+              ...DURATION_SCHEMA,
+              default: '1m',
+              description: `bar length: ${DURATION_SCHEMA.description}, 1s to 1d`,
+            },
             segment: SEGMENT,
             ...FORMAT_PROPERTY,
           },
@@ -188,7 +198,10 @@ export function registerQuoteRoutes(app: FastifyInstance, ctx: ApiContext): void
       const step = parseDurationSec('interval', q.interval, 1, 86_400);
       const range = parseRange(q.from, q.to, ctx.now());
       if ((range.toMs - range.fromMs) / 1000 / step > ctx.config.query.maxBars) {
-        throw badRequest('interval', `asks for more than ${ctx.config.query.maxBars} bars: use a longer interval or a shorter range`);
+        throw badRequest(
+          'interval',
+          `asks for more than ${ctx.config.query.maxBars} bars: use a longer interval or a shorter range`,
+        );
       }
       await requireQuotes(securityId, segment);
       return cachedTabular(
@@ -223,8 +236,14 @@ export function registerQuoteRoutes(app: FastifyInstance, ctx: ApiContext): void
           additionalProperties: false,
           required: ['from'],
           properties: {
-            from: { ...TIME_SCHEMA, description: `start of the range (inclusive): ${TIME_SCHEMA.description}` },
-            to: { ...TIME_SCHEMA, description: `end of the range (exclusive), default now: ${TIME_SCHEMA.description}` },
+            from: {
+              ...TIME_SCHEMA,
+              description: `start of the range (inclusive): ${TIME_SCHEMA.description}`,
+            },
+            to: {
+              ...TIME_SCHEMA,
+              description: `end of the range (exclusive), default now: ${TIME_SCHEMA.description}`,
+            },
             segment: SEGMENT,
             limit: {
               type: 'integer',
@@ -252,7 +271,13 @@ export function registerQuoteRoutes(app: FastifyInstance, ctx: ApiContext): void
         reply,
         {
           sql: DEPTH_HISTORY_SQL,
-          params: { sid: securityId, seg: segment, fromMs: range.fromMs, toMs: range.toMs, limit: q.limit ?? 10_000 },
+          params: {
+            sid: securityId,
+            seg: segment,
+            fromMs: range.fromMs,
+            toMs: range.toMs,
+            limit: q.limit ?? 10_000,
+          },
           format,
         },
         `depth-${securityId}`,
