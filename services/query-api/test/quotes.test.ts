@@ -17,7 +17,7 @@ async function seedQuotes(): Promise<void> {
     const values: Record<string, unknown> = {
       security_id: HIST,
       exchange_segment: 'NSE_EQ',
-      polled_at: `2024-03-04 04:00:0${k * 5}.000`,
+      polled_at: `2024-03-04 04:00:${String(k * 5).padStart(2, '0')}.000`,
       last_price: ltp,
       last_quantity: 5,
       last_trade_time: 1709524790 + k * 5,
