@@ -12,30 +12,15 @@
  * Progress goes to stderr; the last stdout line is
  * {"bench":"loader","requests":...,"seconds":...,"rate":...,"limit":5,"throttled":0,...}.
  */
-import { fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { createRestServer, MarketModel, SIM_TEST_ACCOUNTS } from '@feedpipe/broker-sim';
+import { MarketModel, SIM_TEST_ACCOUNTS } from '@feedpipe/broker-sim';
 import { createHistoryLoader, type UniverseRow } from '@feedpipe/history-loader';
 import { createStore } from '@feedpipe/store';
 import { tempDir } from '@feedpipe/testkit';
+import { serveRestSim, startRestSim } from './support/rest-sim-child.js';
 
 const SEED = 1;
-/** Web tokens are minted per process, so the simulator child hands its own to the loader. */
-type SimMessage = { kind: 'ready'; baseUrl: string; token: string };
-
-async function runSim(): Promise<void> {
-  const model = new MarketModel({ seed: SEED, instruments: 10 });
-  const server = await createRestServer({ model });
-  process.send?.({
-    kind: 'ready',
-    baseUrl: server.baseUrl,
-    token: SIM_TEST_ACCOUNTS[0]?.webToken ?? '',
-  } satisfies SimMessage);
-  process.on('disconnect', () => {
-    void server.close().then(() => process.exit(0));
-  });
-}
 
 function flag(value: string | undefined, fallback: number, name: string, min: number, max: number): number {
   if (value === undefined) return fallback;
@@ -54,7 +39,7 @@ async function main(): Promise<void> {
       concurrency: { type: 'string' },
     },
   });
-  if (values.role === 'sim') return runSim();
+  if (values.role === 'sim') return serveRestSim(SEED);
   const seconds = flag(values.seconds, 60, 'seconds', 5, 3600);
   const concurrency = flag(values.concurrency, 8, 'concurrency', 1, 64);
   const workload = values.workload ?? 'chains';
@@ -63,13 +48,7 @@ async function main(): Promise<void> {
   const account = SIM_TEST_ACCOUNTS[0];
   if (account === undefined) throw new Error('no simulator test account');
 
-  const child = fork(fileURLToPath(import.meta.url), ['--role', 'sim'], {
-    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-  });
-  const { baseUrl, token } = await new Promise<SimMessage>((resolve, reject) => {
-    child.once('message', (m: SimMessage) => resolve(m));
-    child.once('exit', (code) => reject(new Error(`simulator exited with ${code}`)));
-  });
+  const { child, baseUrl, token } = await startRestSim(fileURLToPath(import.meta.url));
   const universe = new MarketModel({ seed: SEED, instruments: 10 }).universe;
   const rows: UniverseRow[] =
     workload === 'chains'

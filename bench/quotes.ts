@@ -14,15 +14,9 @@
  * `utilisation` is every quote request (poller and gateway) per second of the run over the
  * category's 1/s; `pollerShare` the poller's part of them.
  */
-import { fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import {
-  createRestServer,
-  INSTRUMENT_MASTER_PATHS,
-  MarketModel,
-  SIM_TEST_ACCOUNTS,
-} from '@feedpipe/broker-sim';
+import { INSTRUMENT_MASTER_PATHS, SIM_TEST_ACCOUNTS } from '@feedpipe/broker-sim';
 import { contractTopics, DEFAULT_QUOTES_TOPIC } from '@feedpipe/contracts';
 import {
   createQuotePollerMetrics,
@@ -40,20 +34,9 @@ import { createStore, runMigrations } from '@feedpipe/store';
 import { tempDir } from '@feedpipe/testkit';
 import { Registry } from 'prom-client';
 import { intFlag } from './support/flags.js';
+import { serveRestSim, startRestSim } from './support/rest-sim-child.js';
 
-type SimMessage = { kind: 'ready'; baseUrl: string; token: string };
-
-async function runSim(): Promise<void> {
-  const server = await createRestServer({ model: new MarketModel({ seed: 7, instruments: 10 }) });
-  process.send?.({
-    kind: 'ready',
-    baseUrl: server.baseUrl,
-    token: SIM_TEST_ACCOUNTS[0]?.webToken ?? '',
-  } satisfies SimMessage);
-  process.on('disconnect', () => {
-    void server.close().then(() => process.exit(0));
-  });
-}
+const SEED = 7;
 
 /** The first `count` NSE instruments of the simulator's published list: stocks, then options. */
 async function nseInstruments(
@@ -85,7 +68,7 @@ async function main(): Promise<void> {
       kafka: { type: 'string' },
     },
   });
-  if (values.role === 'sim') return runSim();
+  if (values.role === 'sim') return serveRestSim(SEED);
   const seconds = intFlag(values.seconds, 60, 'seconds', 10, 3600);
   const count = intFlag(values.instruments, 5_000, 'instruments', 1, 6_000);
   const gatewayEvery = intFlag(values['gateway-every'], 10, 'gateway-every', 2, 600);
@@ -94,13 +77,7 @@ async function main(): Promise<void> {
   const account = SIM_TEST_ACCOUNTS[0];
   if (account === undefined) throw new Error('no simulator test account');
 
-  const child = fork(fileURLToPath(import.meta.url), ['--role', 'sim'], {
-    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-  });
-  const { baseUrl, token } = await new Promise<SimMessage>((resolve, reject) => {
-    child.once('message', (m: SimMessage) => resolve(m));
-    child.once('exit', (code) => reject(new Error(`simulator exited with ${code}`)));
-  });
+  const { child, baseUrl, token } = await startRestSim(fileURLToPath(import.meta.url));
   const workDir = tempDir('bench-quotes');
   const store = createStore({ dataDir: workDir });
   let kafka: LocalKafka | undefined;

@@ -12,7 +12,13 @@ import { FORMAT_PROPERTY, SECURITY_ID_PARAMS } from '../http/schemas.js';
 import { tabularResponse } from '../http/tabular-doc.js';
 import type { OutputFormat } from '../query/formats.js';
 import { outputFormatOf } from '../query/negotiation.js';
-import { DURATION_SCHEMA, parseDurationSec, parseRange, TIME_SCHEMA } from '../query/time.js';
+import {
+  BAR_INTERVAL_SCHEMA,
+  parseDurationSec,
+  parseRange,
+  RANGE_FROM_SCHEMA,
+  RANGE_TO_SCHEMA,
+} from '../query/time.js';
 import { cachedTabular, streamedTabular } from './tabular-reply.js';
 
 const QUOTES = REFERENCE_TABLES.quotes.name;
@@ -169,19 +175,9 @@ export function registerQuoteRoutes(app: FastifyInstance, ctx: ApiContext): void
           additionalProperties: false,
           required: ['from'],
           properties: {
-            from: {
-              ...TIME_SCHEMA,
-              description: `start of the range (inclusive): ${TIME_SCHEMA.description}`,
-            },
-            to: {
-              ...TIME_SCHEMA,
-              description: `end of the range (exclusive), default now: ${TIME_SCHEMA.description}`,
-            },
-            interval: {
-              ...DURATION_SCHEMA,
-              default: '1m',
-              description: `bar length: ${DURATION_SCHEMA.description}, 1s to 1d`,
-            },
+            from: RANGE_FROM_SCHEMA,
+            to: RANGE_TO_SCHEMA,
+            interval: BAR_INTERVAL_SCHEMA,
             segment: SEGMENT,
             ...FORMAT_PROPERTY,
           },
@@ -236,14 +232,8 @@ export function registerQuoteRoutes(app: FastifyInstance, ctx: ApiContext): void
           additionalProperties: false,
           required: ['from'],
           properties: {
-            from: {
-              ...TIME_SCHEMA,
-              description: `start of the range (inclusive): ${TIME_SCHEMA.description}`,
-            },
-            to: {
-              ...TIME_SCHEMA,
-              description: `end of the range (exclusive), default now: ${TIME_SCHEMA.description}`,
-            },
+            from: RANGE_FROM_SCHEMA,
+            to: RANGE_TO_SCHEMA,
             segment: SEGMENT,
             limit: {
               type: 'integer',

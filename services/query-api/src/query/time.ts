@@ -20,6 +20,21 @@ export const DURATION_SCHEMA = {
   description: 'a number and a unit: s, m, h or d (e.g. 1s, 5m, 1h, 1d)',
 } as const;
 
+/** The `from` and `to` of a range route, and a bar length, as their query-string schemas. */
+export const RANGE_FROM_SCHEMA = {
+  ...TIME_SCHEMA,
+  description: `start of the range (inclusive): ${TIME_SCHEMA.description}`,
+} as const;
+export const RANGE_TO_SCHEMA = {
+  ...TIME_SCHEMA,
+  description: `end of the range (exclusive), default now: ${TIME_SCHEMA.description}`,
+} as const;
+export const BAR_INTERVAL_SCHEMA = {
+  ...DURATION_SCHEMA,
+  default: '1m',
+  description: `bar length: ${DURATION_SCHEMA.description}, 1s to 1d`,
+} as const;
+
 /** Epoch milliseconds of an instant given as ISO 8601, a date, or epoch milliseconds. */
 export function parseInstant(field: string, value: string): number {
   // Not Date.parse: it rolls 2026-02-30 over to March and reads `2026-11-22 09:00` in local time.
