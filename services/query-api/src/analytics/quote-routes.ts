@@ -85,7 +85,7 @@ const QUOTE_BAR_COLUMNS = {
   high: 'Float64',
   low: 'Float64',
   close: 'Float64',
-  volume: 'UInt64',
+  volume: 'Int64',
   quotes: 'UInt64',
 } as const;
 
