@@ -13,7 +13,9 @@ import { createTokenMetrics } from '../packages/credentials/src/token-metrics.js
 import { registerProcessMetrics } from '../packages/service-kit/src/index.js';
 import { createIngestorMetrics } from '../services/feed-ingestor/src/ingestor-metrics.js';
 import { createSinkMetrics } from '../services/feed-sink/src/sink-metrics.js';
+import { instrumentMasterMetrics } from '../services/history-loader/src/instruments/instrument-metrics.js';
 import { createLoaderMetrics } from '../services/history-loader/src/metrics.js';
+import { createQuotePollerMetrics } from '../services/history-loader/src/quotes/quote-metrics.js';
 import { createMetrics as createApiMetrics } from '../services/query-api/src/http/metrics.js';
 import { createGatewayMetrics } from '../services/trading-gateway/src/metrics.js';
 import { createReceiverMetrics } from '../services/trading-gateway/src/postbacks/receiver-metrics.js';
@@ -79,7 +81,12 @@ async function serviceMetrics(): Promise<ServiceMetrics[]> {
     ['feed-sink run', withFactory((r) => [createSinkMetrics(r), registerProcessMetrics(r, 'sink_')])],
     [
       'history-loader',
-      withFactory((r) => [createLoaderMetrics(r), registerProcessMetrics(r, 'history_loader_')]),
+      withFactory((r) => [
+        createLoaderMetrics(r),
+        instrumentMasterMetrics(r),
+        createQuotePollerMetrics(r),
+        registerProcessMetrics(r, 'history_loader_'),
+      ]),
     ],
     ['npm start', withFactory((r) => registerProcessMetrics(r, 'feedpipe_'))],
     // The API keeps its own registry, with prom-client's default metrics under its prefix.
