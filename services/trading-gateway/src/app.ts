@@ -31,6 +31,10 @@ import type { Store } from '@feedpipe/store';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { type ResolvedGatewayConfig, resolveGatewayConfig, type TradingGatewayConfig } from './config.js';
 import { TradingGatewayError } from './errors.js';
+import { AccountSnapshots } from './fills/account-snapshots.js';
+import { createFillMetrics } from './fills/fill-metrics.js';
+import { FillRecorder } from './fills/fill-recorder.js';
+import { registerFillRoutes } from './fills/fill-routes.js';
 import { createGatewayMetrics } from './metrics.js';
 import { registerAccountRoutes } from './orders/account-routes.js';
 import { AuditLog } from './orders/audit-log.js';
@@ -66,7 +70,10 @@ export interface TradingGatewayDeps {
    * The postback receiver (order updates from the service -> Kafka orders.updates + ClickHouse, live
    * stream, reconciliation). Needs `kafkaBrokers`. Default: off.
    */
-  postbacks?: Omit<PostbackReceiverOptions, 'store' | 'kafkaBrokers' | 'broker' | 'registry' | 'visibility'>;
+  postbacks?: Omit<
+    PostbackReceiverOptions,
+    'store' | 'kafkaBrokers' | 'broker' | 'registry' | 'visibility' | 'onStored'
+  >;
   /** Where log lines go (after redaction). Default process.stdout. */
   logStream?: LogSink;
   /**
@@ -78,6 +85,10 @@ export interface TradingGatewayDeps {
 
 export interface TradingGateway {
   readonly app: FastifyInstance;
+  /** Keeps market.fills equal to the trade book (with a broker client). */
+  readonly fills: FillRecorder | undefined;
+  /** End-of-day account snapshots (with a broker client). */
+  readonly snapshots: AccountSnapshots | undefined;
   readonly config: ResolvedGatewayConfig;
   /** The gateway's own keys (scopes trade, admin). */
   readonly keys: ApiKeyStore<GatewayScope>;
@@ -230,8 +241,14 @@ export async function createTradingGateway(
   }
   registerHealth(app, deps);
   const tradeDeps = { broker: deps.broker, desk };
+  const fillMetrics = createFillMetrics(metrics.registry);
+  const recorder = deps.broker
+    ? new FillRecorder(lane, deps.broker, resolved.fills, fillMetrics, now)
+    : undefined;
+  const snapshots = deps.broker ? new AccountSnapshots(lane, deps.broker, fillMetrics, now) : undefined;
   registerOrderRoutes(app, tradeDeps);
   registerAccountRoutes(app, tradeDeps, audit);
+  registerFillRoutes(app, { ...tradeDeps, store: lane, recorder, snapshots, now });
   registerKeyRoutes(app, keys);
   let postbacks: PostbackReceiver | undefined;
   if (deps.postbacks) {
@@ -244,6 +261,8 @@ export async function createTradingGateway(
         cachedOwner: (orderId) => owners.cachedOwner(orderId),
         ownersOf: (orderIds) => owners.ownersOf(orderIds),
       },
+      // A stored update that shows a fill makes the recorder read the trade book.
+      ...(recorder ? { onStored: (events) => recorder.noteOrderEvents(events) } : {}),
       registry: metrics.registry,
       store: deps.store,
       kafkaBrokers: deps.kafkaBrokers ?? [],
@@ -254,6 +273,8 @@ export async function createTradingGateway(
   let url = '';
   return {
     app,
+    fills: recorder,
+    snapshots,
     config: resolved,
     keys,
     postbacks,
@@ -263,10 +284,15 @@ export async function createTradingGateway(
     async start() {
       const address = await app.listen({ host: resolved.host, port: resolved.port });
       url = address.replace('[::1]', '127.0.0.1');
+      // Catching up on fills runs in the background: the gateway answers meanwhile.
+      void recorder?.start();
+      if (resolved.fills.snapshotAtMs !== undefined) snapshots?.schedule(resolved.fills.snapshotAtMs);
       return url;
     },
     async stop() {
+      snapshots?.stop();
       await app.close();
+      await recorder?.close();
       keys.close();
     },
   };

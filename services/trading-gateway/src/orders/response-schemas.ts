@@ -231,3 +231,69 @@ export const AUDIT_ROWS = {
     },
   },
 } as const;
+
+/** A stored fill: the service's trade record as read (day book, trade history or US trades). */
+export const FILL = record(
+  'Fill',
+  "One fill as the service's trade book gave it, with the service's field names: a trade-book or trade-history record (exchangeTradeId; customSymbol, charges in history) or a US trade (tradeDate, tradeValue; exchangeSegment INX_EQ)",
+  {
+    svcClientId: 'string',
+    orderId: 'string',
+    exchangeOrderId: 'string',
+    exchangeTradeId: 'string',
+    transactionType: 'string',
+    exchangeSegment: 'string',
+    productType: 'string',
+    orderType: 'string',
+    tradingSymbol: 'string',
+    customSymbol: 'string',
+    securityId: 'string',
+    tradedQuantity: 'number',
+    tradedPrice: 'number',
+    createTime: 'string',
+    updateTime: 'string',
+    exchangeTime: 'string',
+  },
+  ['orderId', 'securityId', 'tradedQuantity', 'tradedPrice'],
+);
+export const FILL_LIST = listOf(FILL);
+
+export const FILL_SYNC = record('FillSync', 'A read of the trade book now', {
+  read: { type: 'integer', description: "fills in the day's book (Indian and US)" },
+  added: { type: 'integer', description: 'fills that were not stored yet and are now' },
+});
+
+export const ACCOUNT_SNAPSHOTS = {
+  title: 'AccountSnapshots',
+  type: 'object',
+  required: ['snapshotDate', 'snapshots'],
+  properties: {
+    snapshotDate: { type: 'string', description: 'IST trading day, YYYY-MM-DD' },
+    snapshots: {
+      type: 'array',
+      items: record('AccountSnapshot', 'The latest snapshot of one kind on that day', {
+        kind: { type: 'string', description: 'positions, holdings, funds, ledger, us_holdings or us_funds' },
+        takenAt: { type: 'integer', description: 'when the gateway read it, epoch ms' },
+        records: 'integer',
+      }),
+    },
+  },
+} as const;
+
+export const SNAPSHOT_TAKEN = {
+  title: 'AccountSnapshotTaken',
+  type: 'object',
+  required: ['snapshotDate', 'kinds'],
+  properties: {
+    snapshotDate: { type: 'string', description: 'IST trading day, YYYY-MM-DD' },
+    kinds: {
+      type: 'array',
+      items: record('AccountSnapshotOutcome', 'Whether one kind was read and stored', {
+        kind: 'string',
+        outcome: { type: 'string', description: 'stored or failed' },
+        records: 'integer',
+        error: 'string',
+      }),
+    },
+  },
+} as const;

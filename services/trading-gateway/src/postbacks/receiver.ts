@@ -141,11 +141,14 @@ export async function createPostbackReceiver(input: PostbackReceiverOptions): Pr
       await lane.rows('SELECT 1');
       return true;
     },
-    published: (events) =>
+    published: (events) => {
+      const stored = events.map((p) => p.event);
       hub.publish(
-        events.map((p) => p.event),
+        stored,
         events.map((p) => p.seq),
-      ),
+      );
+      options.onStored?.(stored);
+    },
   });
   pipeline.restore(pending);
   const refused: RefusalCounters = { secret: 0, source: 0, malformed: 0, busy: 0, walFailed: 0 };
