@@ -36,14 +36,15 @@ import { createFillMetrics } from './fills/fill-metrics.js';
 import { FillRecorder } from './fills/fill-recorder.js';
 import { registerFillRoutes } from './fills/fill-routes.js';
 import { createGatewayMetrics } from './metrics.js';
-import { registerAccountRoutes } from './orders/account-routes.js';
+import { accountRoutes } from './orders/account-routes.js';
 import { AuditLog } from './orders/audit-log.js';
 import { fromBrokerError } from './orders/broker-errors.js';
 import { InstrumentReference, type ReferenceInstrument } from './orders/instrument-reference.js';
 import { OrderDesk } from './orders/order-desk.js';
-import { registerOrderRoutes } from './orders/order-routes.js';
+import { ORDER_ROUTES } from './orders/order-routes.js';
 import { OrderOwners } from './orders/ownership.js';
 import { PreTradeChecks } from './orders/pre-trade.js';
+import { registerRouteSpecs } from './orders/trade-route.js';
 import { type PostbackReceiver, type PostbackReceiverOptions, postbackRoutes } from './postbacks/index.js';
 import {
   GATEWAY_DEFAULT_SCOPE,
@@ -246,8 +247,7 @@ export async function createTradingGateway(
     ? new FillRecorder(lane, deps.broker, resolved.fills, fillMetrics, now)
     : undefined;
   const snapshots = deps.broker ? new AccountSnapshots(lane, deps.broker, fillMetrics, now) : undefined;
-  registerOrderRoutes(app, tradeDeps);
-  registerAccountRoutes(app, tradeDeps, audit);
+  registerRouteSpecs(app, tradeDeps, [...ORDER_ROUTES, ...accountRoutes(audit)]);
   registerFillRoutes(app, { ...tradeDeps, store: lane, recorder, snapshots, now });
   registerKeyRoutes(app, keys);
   let postbacks: PostbackReceiver | undefined;

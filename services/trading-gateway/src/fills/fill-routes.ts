@@ -28,11 +28,8 @@ export interface FillRouteDeps extends TradeDeps {
   now: () => number;
 }
 
-const DATE = {
-  type: 'string',
-  pattern: '^\\d{4}-\\d{2}-\\d{2}$',
-  description: 'YYYY-MM-DD (IST trading day)',
-};
+/** A real calendar day (strict-validation.ts checks `date`): 2026-02-30 is a 400. */
+const DATE = { type: 'string', format: 'date', description: 'YYYY-MM-DD (IST trading day)' };
 /** Most fills one answer holds: a day's book of one account stays far below. */
 const MAX_FILLS = 10_000;
 const HISTORY_PARAMS = {

@@ -32,6 +32,7 @@ export const PLACE_ACTIONS = [
   'foreverOrders.place',
   'conditionalOrders.place',
   'usOrders.place',
+  'orders.slice',
 ] as const;
 
 const AUDIT_TABLE = SERVICE_TABLES.orderAudit.name;
