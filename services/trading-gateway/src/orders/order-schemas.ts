@@ -317,7 +317,12 @@ export const EDIS_BULK_FORM_REQUEST = {
   additionalProperties: false,
   required: ['isin', 'exchange', 'segment'],
   properties: {
-    isin: { type: 'array', minItems: 1, maxItems: 100, items: ISIN },
+    isin: {
+      type: 'array',
+      minItems: 1,
+      maxItems: 100,
+      items: { type: 'string', pattern: '^(ALL|[A-Z]{2}[A-Z0-9]{9}[0-9])$', description: 'an ISIN, or ALL' },
+    },
     exchange: HOLDING_EXCHANGE,
     segment: EDIS_SEGMENT,
     bulk: { type: 'boolean' },
