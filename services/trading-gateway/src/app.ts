@@ -34,7 +34,7 @@ import { TradingGatewayError } from './errors.js';
 import { AccountSnapshots } from './fills/account-snapshots.js';
 import { createFillMetrics } from './fills/fill-metrics.js';
 import { FillRecorder } from './fills/fill-recorder.js';
-import { registerFillRoutes } from './fills/fill-routes.js';
+import { fillRoutes } from './fills/fill-routes.js';
 import { createGatewayMetrics } from './metrics.js';
 import { accountRoutes } from './orders/account-routes.js';
 import { AuditLog } from './orders/audit-log.js';
@@ -247,8 +247,11 @@ export async function createTradingGateway(
     ? new FillRecorder(lane, deps.broker, resolved.fills, fillMetrics, now)
     : undefined;
   const snapshots = deps.broker ? new AccountSnapshots(lane, deps.broker, fillMetrics, now) : undefined;
-  registerRouteSpecs(app, tradeDeps, [...ORDER_ROUTES, ...accountRoutes(audit)]);
-  registerFillRoutes(app, { ...tradeDeps, store: lane, recorder, snapshots, now });
+  registerRouteSpecs(app, tradeDeps, [
+    ...ORDER_ROUTES,
+    ...accountRoutes(audit),
+    ...fillRoutes({ store: lane, recorder, snapshots, now }),
+  ]);
   registerKeyRoutes(app, keys);
   let postbacks: PostbackReceiver | undefined;
   if (deps.postbacks) {

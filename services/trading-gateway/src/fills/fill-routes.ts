@@ -6,22 +6,16 @@
  */
 
 import type { StoreLane } from '@feedpipe/store';
-import type { FastifyInstance } from 'fastify';
 import { TradingGatewayError } from '../errors.js';
 import { ACCOUNT_SNAPSHOTS, FILL_LIST, FILL_SYNC, SNAPSHOT_TAKEN } from '../orders/response-schemas.js';
-import {
-  READ_ERRORS,
-  READ_ONE_ERRORS,
-  type TradeCall,
-  type TradeDeps,
-  tradeRoute,
-} from '../orders/trade-route.js';
+import { readOrderSpec, readSpec } from '../orders/route-specs.js';
+import type { RouteSpec, TradeCall } from '../orders/trade-route.js';
 import { type AccountSnapshots, SNAPSHOT_KINDS, type SnapshotKind } from './account-snapshots.js';
 import { istDate } from './fill-record.js';
 import type { FillRecorder } from './fill-recorder.js';
 import { type FillQuery, readFills } from './fills-table.js';
 
-export interface FillRouteDeps extends TradeDeps {
+export interface FillRouteDeps {
   store: StoreLane;
   recorder: FillRecorder | undefined;
   snapshots: AccountSnapshots | undefined;
@@ -80,135 +74,101 @@ function need<T>(value: T | undefined): T {
   return value;
 }
 
-export function registerFillRoutes(app: FastifyInstance, deps: FillRouteDeps): void {
-  const tags = ['trades'];
-  tradeRoute(
-    app,
-    deps,
-    'GET',
-    '/v1/trades',
-    {
-      tags,
-      operationId: 'listTrades',
-      summary: "The day's fills (IST): the key's own orders' (a supervisor's: all)",
-      response: FILL_LIST,
-      errors: READ_ERRORS,
-    },
-    (call) => {
-      const today = istDate(deps.now());
-      return fillsOf(deps, call, { fromDate: today, toDate: today, limit: MAX_FILLS, offset: 0 });
-    },
-  );
-  tradeRoute(
-    app,
-    deps,
-    'GET',
-    '/v1/trades/:orderId',
-    {
-      tags,
-      operationId: 'listTradesOfOrder',
-      summary: 'The stored fills of one order of the key',
-      response: FILL_LIST,
-      errors: READ_ONE_ERRORS,
-      params: {
-        type: 'object',
-        properties: {
-          orderId: {
-            type: 'string',
-            pattern: '^[0-9A-Za-z_-]{1,64}$',
-            description: "the service's order id",
-          },
-        },
-        required: ['orderId'],
-      },
-    },
-    async (call) => {
-      const { orderId } = call.request.params as { orderId: string };
-      await call.desk.owners.assertMayAct(call.caller, orderId);
-      return fillsOf(deps, call, { orderId, limit: MAX_FILLS, offset: 0 });
-    },
-  );
-  tradeRoute(
-    app,
-    deps,
-    'GET',
-    '/v1/trades/:fromDate/:toDate/:page',
-    {
-      tags,
-      operationId: 'listTradeHistory',
-      summary:
-        "Trade history: one page of the stored fills between two trading days, oldest first (the key's own orders', a supervisor's all)",
-      response: FILL_LIST,
-      errors: [400, 503],
-      params: HISTORY_PARAMS,
-      querystring: PAGE_QUERY,
-    },
-    (call) => {
-      const p = call.request.params as { fromDate: string; toDate: string; page: number };
-      const { pageSize } = call.request.query as { pageSize: number };
-      if (p.fromDate > p.toDate) {
-        throw new TradingGatewayError('BAD_REQUEST', 'fromDate must not be after toDate', {
-          field: 'fromDate',
-        });
-      }
-      return fillsOf(deps, call, {
-        fromDate: p.fromDate,
-        toDate: p.toDate,
-        limit: pageSize,
-        offset: p.page * pageSize,
-      });
-    },
-  );
-  tradeRoute(
-    app,
-    deps,
-    'POST',
-    '/v1/trades/sync',
-    {
-      tags,
-      operationId: 'syncTrades',
-      summary: "Read the day's trade book now and store the fills not stored yet",
-      response: FILL_SYNC,
-      errors: READ_ERRORS,
-    },
-    () => need(deps.recorder).sync('reconcile'),
-  );
-  registerSnapshotRoutes(app, deps);
+/** A spec whose route can also answer other errors (a date range the wrong way round is 400). */
+function withErrors(spec: RouteSpec, errors: RouteSpec['doc']['errors']): RouteSpec {
+  return { ...spec, doc: { ...spec.doc, errors } };
 }
 
-function registerSnapshotRoutes(app: FastifyInstance, deps: FillRouteDeps): void {
-  const tags = ['account'];
-  tradeRoute(
-    app,
-    deps,
-    'GET',
-    '/v1/account/snapshots',
-    {
-      tags,
-      operationId: 'listAccountSnapshots',
-      summary: 'End-of-day snapshots of positions, holdings, funds and the ledger (one day)',
-      response: ACCOUNT_SNAPSHOTS,
-      errors: READ_ERRORS,
-      querystring: SNAPSHOT_QUERY,
-    },
-    async (call) => {
-      const q = call.request.query as { date?: string; kind?: SnapshotKind };
-      const snapshotDate = q.date ?? istDate(deps.now());
-      return { snapshotDate, snapshots: await need(deps.snapshots).read(snapshotDate, q.kind) };
-    },
-  );
-  tradeRoute(
-    app,
-    deps,
-    'POST',
-    '/v1/account/snapshots',
-    {
-      tags,
-      operationId: 'takeAccountSnapshot',
-      summary: "Snapshot the account now (today's row of each kind is replaced)",
-      response: SNAPSHOT_TAKEN,
-      errors: READ_ERRORS,
-    },
-    () => need(deps.snapshots).take(),
-  );
+/** The fill and snapshot routes, a table like the order and account routes. */
+export function fillRoutes(deps: FillRouteDeps): readonly RouteSpec[] {
+  const tags = ['trades'];
+  const aTags = ['account'];
+  const page = (call: TradeCall) => {
+    const p = call.request.params as { fromDate: string; toDate: string; page: number };
+    const { pageSize } = call.request.query as { pageSize: number };
+    if (p.fromDate > p.toDate) {
+      throw new TradingGatewayError('BAD_REQUEST', 'fromDate must not be after toDate', {
+        field: 'fromDate',
+      });
+    }
+    return { fromDate: p.fromDate, toDate: p.toDate, limit: pageSize, offset: p.page * pageSize };
+  };
+  return [
+    readSpec(
+      '/v1/trades',
+      {
+        tags,
+        operationId: 'listTrades',
+        summary: "The day's fills (IST): the key's own orders' (a supervisor's: all)",
+        response: FILL_LIST,
+      },
+      (call) => {
+        const today = istDate(deps.now());
+        return fillsOf(deps, call, { fromDate: today, toDate: today, limit: MAX_FILLS, offset: 0 });
+      },
+    ),
+    readOrderSpec(
+      '/v1/trades/:orderId',
+      {
+        tags,
+        operationId: 'listTradesOfOrder',
+        summary: 'The stored fills of one order of the key',
+        response: FILL_LIST,
+      },
+      (_broker, orderId, call) => fillsOf(deps, call, { orderId, limit: MAX_FILLS, offset: 0 }),
+    ),
+    withErrors(
+      readSpec(
+        '/v1/trades/:fromDate/:toDate/:page',
+        {
+          tags,
+          operationId: 'listTradeHistory',
+          summary:
+            "Trade history: one page of the stored fills between two trading days, oldest first (the key's own orders', a supervisor's all)",
+          response: FILL_LIST,
+          params: HISTORY_PARAMS,
+          querystring: PAGE_QUERY,
+        },
+        (call) => fillsOf(deps, call, page(call)),
+      ),
+      [400, 503],
+    ),
+    readSpec(
+      '/v1/trades/sync',
+      {
+        tags,
+        operationId: 'syncTrades',
+        summary: "Read the day's trade book now and store the fills not stored yet",
+        response: FILL_SYNC,
+      },
+      () => need(deps.recorder).sync('reconcile'),
+      'POST',
+    ),
+    readSpec(
+      '/v1/account/snapshots',
+      {
+        tags: aTags,
+        operationId: 'listAccountSnapshots',
+        summary: 'End-of-day snapshots of positions, holdings, funds and the ledger (one day)',
+        response: ACCOUNT_SNAPSHOTS,
+        querystring: SNAPSHOT_QUERY,
+      },
+      async (call) => {
+        const q = call.request.query as { date?: string; kind?: SnapshotKind };
+        const snapshotDate = q.date ?? istDate(deps.now());
+        return { snapshotDate, snapshots: await need(deps.snapshots).read(snapshotDate, q.kind) };
+      },
+    ),
+    readSpec(
+      '/v1/account/snapshots',
+      {
+        tags: aTags,
+        operationId: 'takeAccountSnapshot',
+        summary: "Snapshot the account now (today's row of each kind is replaced)",
+        response: SNAPSHOT_TAKEN,
+      },
+      () => need(deps.snapshots).take(),
+      'POST',
+    ),
+  ];
 }

@@ -179,7 +179,7 @@ export function cancelSpec(
 export function readOrderSpec(
   url: string,
   doc: Doc & { idParam?: string },
-  read: (broker: BrokerClient, orderId: string) => Promise<unknown>,
+  read: (broker: BrokerClient, orderId: string, call: TradeCall) => Promise<unknown>,
 ): RouteSpec {
   const { idParam = 'orderId', ...rest } = doc;
   return {
@@ -189,7 +189,7 @@ export function readOrderSpec(
     handle: async (call) => {
       const orderId = orderIdOf(call, idParam);
       await call.desk.owners.assertMayAct(call.caller, orderId);
-      return read(call.broker, orderId);
+      return read(call.broker, orderId, call);
     },
   };
 }
