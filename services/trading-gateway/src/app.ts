@@ -35,7 +35,7 @@ import { AccountSnapshots } from './fills/account-snapshots.js';
 import { createFillMetrics } from './fills/fill-metrics.js';
 import { FillRecorder } from './fills/fill-recorder.js';
 import { fillRoutes } from './fills/fill-routes.js';
-import { createGatewayMetrics } from './metrics.js';
+import { createGatewayMetrics, type GatewayMetrics } from './metrics.js';
 import { accountRoutes } from './orders/account-routes.js';
 import { AuditLog } from './orders/audit-log.js';
 import { fromBrokerError } from './orders/broker-errors.js';
@@ -185,6 +185,33 @@ function installNoSniff(app: FastifyInstance): void {
   });
 }
 
+/** The postback receiver, its order-update stream and reconciliation, on the gateway's app. */
+function registerPostbacks(
+  app: FastifyInstance,
+  deps: TradingGatewayDeps,
+  options: NonNullable<TradingGatewayDeps['postbacks']>,
+  owners: OrderOwners,
+  metrics: GatewayMetrics,
+  recorder: FillRecorder | undefined,
+): Promise<PostbackReceiver> {
+  return postbackRoutes(app, {
+    ...options,
+    // A key sees the updates of its own orders; a supervisor (trade + admin) every order's.
+    visibility: {
+      restrictTo: (request) =>
+        request.apiKey && !isSupervisor(request.apiKey.scopes) ? request.apiKey.keyId : undefined,
+      cachedOwner: (orderId) => owners.cachedOwner(orderId),
+      ownersOf: (orderIds) => owners.ownersOf(orderIds),
+    },
+    // A stored update that shows a fill makes the recorder read the trade book.
+    ...(recorder ? { onStored: (events) => recorder.noteOrderEvents(events) } : {}),
+    registry: metrics.registry,
+    store: deps.store,
+    kafkaBrokers: deps.kafkaBrokers ?? [],
+    ...(deps.broker ? { broker: deps.broker } : {}),
+  });
+}
+
 export async function createTradingGateway(
   config: TradingGatewayConfig,
   deps: TradingGatewayDeps,
@@ -253,25 +280,9 @@ export async function createTradingGateway(
     ...fillRoutes({ store: lane, recorder, snapshots, now }),
   ]);
   registerKeyRoutes(app, keys);
-  let postbacks: PostbackReceiver | undefined;
-  if (deps.postbacks) {
-    postbacks = await postbackRoutes(app, {
-      ...deps.postbacks,
-      // A key sees the updates of its own orders; a supervisor (trade + admin) every order's.
-      visibility: {
-        restrictTo: (request) =>
-          request.apiKey && !isSupervisor(request.apiKey.scopes) ? request.apiKey.keyId : undefined,
-        cachedOwner: (orderId) => owners.cachedOwner(orderId),
-        ownersOf: (orderIds) => owners.ownersOf(orderIds),
-      },
-      // A stored update that shows a fill makes the recorder read the trade book.
-      ...(recorder ? { onStored: (events) => recorder.noteOrderEvents(events) } : {}),
-      registry: metrics.registry,
-      store: deps.store,
-      kafkaBrokers: deps.kafkaBrokers ?? [],
-      ...(deps.broker ? { broker: deps.broker } : {}),
-    });
-  }
+  const postbacks = deps.postbacks
+    ? await registerPostbacks(app, deps, deps.postbacks, owners, metrics, recorder)
+    : undefined;
 
   let url = '';
   return {
