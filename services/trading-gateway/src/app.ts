@@ -32,7 +32,6 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import { type ResolvedGatewayConfig, resolveGatewayConfig, type TradingGatewayConfig } from './config.js';
 import { TradingGatewayError } from './errors.js';
 import { AccountSnapshots } from './fills/account-snapshots.js';
-import { createFillMetrics } from './fills/fill-metrics.js';
 import { FillRecorder } from './fills/fill-recorder.js';
 import { fillRoutes } from './fills/fill-routes.js';
 import { createGatewayMetrics, type GatewayMetrics } from './metrics.js';
@@ -269,11 +268,10 @@ export async function createTradingGateway(
   }
   registerHealth(app, deps);
   const tradeDeps = { broker: deps.broker, desk };
-  const fillMetrics = createFillMetrics(metrics.registry);
   const recorder = deps.broker
-    ? new FillRecorder(lane, deps.broker, resolved.fills, fillMetrics, now)
+    ? new FillRecorder(lane, deps.broker, resolved.fills, metrics.fills, now)
     : undefined;
-  const snapshots = deps.broker ? new AccountSnapshots(lane, deps.broker, fillMetrics, now) : undefined;
+  const snapshots = deps.broker ? new AccountSnapshots(lane, deps.broker, metrics.fills, now) : undefined;
   registerRouteSpecs(app, tradeDeps, [
     ...ORDER_ROUTES,
     ...accountRoutes(audit),

@@ -7,11 +7,14 @@
  */
 import { createHttpMetrics, type HttpMetrics } from '@feedpipe/service-http';
 import { Counter } from 'prom-client';
+import { createFillMetrics, type FillMetrics } from './fills/fill-metrics.js';
 
 export const GATEWAY_METRIC_PREFIX = 'trading_gateway_';
 
 export interface GatewayMetrics extends HttpMetrics {
   readonly orders: Counter<'action' | 'outcome'>;
+  /** The fill recorder's and the end-of-day snapshots' (`trading_gateway_fill*`, `_account_snapshots_total`). */
+  readonly fills: FillMetrics;
 }
 
 export function createGatewayMetrics(processMetrics: boolean): GatewayMetrics {
@@ -24,5 +27,6 @@ export function createGatewayMetrics(processMetrics: boolean): GatewayMetrics {
       labelNames: ['action', 'outcome'],
       registers: [http.registry],
     }),
+    fills: createFillMetrics(http.registry, GATEWAY_METRIC_PREFIX),
   };
 }

@@ -1,6 +1,5 @@
 /** Metrics of the fill recorder and the end-of-day snapshots, on the gateway's registry. */
 import { Counter, type Registry } from 'prom-client';
-import { GATEWAY_METRIC_PREFIX } from '../metrics.js';
 
 export interface FillMetrics {
   /** Fills stored (new rows only), by what made the gateway read them. */
@@ -13,8 +12,8 @@ export interface FillMetrics {
   readonly snapshots: Counter<'kind' | 'outcome'>;
 }
 
-export function createFillMetrics(registry: Registry): FillMetrics {
-  const p = GATEWAY_METRIC_PREFIX;
+/** On the gateway's registry, under its prefix (metrics.ts). */
+export function createFillMetrics(registry: Registry, p: string): FillMetrics {
   return {
     stored: new Counter({
       name: `${p}fills_stored_total`,
