@@ -5,74 +5,35 @@
  * status, eDIS and the ledger; each with the order routes' validation (400 naming the field,
  * nothing sent or audited), audit rows for what changes the account, and ownership.
  */
-import { BrokerClient } from '@feedpipe/broker-api';
-import { MarketModel } from '@feedpipe/broker-sim';
+import type { BrokerClient } from '@feedpipe/broker-api';
 import { waitFor } from '@feedpipe/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SIM_TEST_ACCOUNTS } from '../../../packages/broker-sim/src/accounts/seeds.js';
-import { ScriptedMarket } from '../../../packages/broker-sim/src/rest/scripted-market.js';
-import { createRestServer, type RestServer } from '../../../packages/broker-sim/src/rest/server.js';
 import { createTradingGateway } from '../src/index.js';
-import { type Harness, startHarness } from './helpers.js';
+import { ACCOUNT, type SimHarness, startSimHarness, TCS, tcsOrder } from './sim-harness.js';
 
-const ACCOUNT = SIM_TEST_ACCOUNTS[0] as (typeof SIM_TEST_ACCOUNTS)[number];
-const TCS = 11536;
 /** Real time moved to 11:00 IST on a weekday, so the simulated exchange is open and orders fill. */
 const OFFSET_MS = Date.parse('2026-11-24T11:00:00+05:30') - Date.now();
 const now = () => Date.now() + OFFSET_MS;
 
-let sim: RestServer;
-let h: Harness;
+let h: SimHarness;
 let usId: string;
 let broker: BrokerClient;
+const call = (...args: Parameters<SimHarness['call']>) => h.call(...args);
 
 beforeAll(async () => {
-  const model = new MarketModel({ seed: 3, instruments: 50 });
-  const market = new ScriptedMarket(model);
-  market.setLtp(TCS, 3500);
-  usId = String(model.universe.find((i) => i.exchangeSegment === 'INX_EQ')?.securityId);
-  market.setLtp(Number(usId), 100);
-  sim = await createRestServer({
-    model: market,
-    rateLimits: false,
+  h = await startSimHarness({
+    seed: 3,
     now,
-    matchIntervalMs: 20,
-    matching: { freezeQuantity: 5 },
-  });
-  broker = new BrokerClient({
-    baseUrl: sim.baseUrl,
-    clientId: ACCOUNT.clientId,
-    accessToken: ACCOUNT.webToken,
-    retryBaseDelayMs: 10,
-  });
-  h = await startHarness(
-    {
+    sim: { matching: { freezeQuantity: 5 } },
+    gateway: {
       trading: { maxQuantity: 1_000, maxNotional: 10_000_000, killSwitchCacheMs: 0 },
       fills: { syncIntervalMs: 0, historyDays: 0, snapshotAtIst: 'off' },
     },
-    {
-      broker,
-      now,
-      instruments: [
-        { securityId: TCS, segment: 'NSE_EQ', lastPrice: 3500 },
-        { securityId: Number(usId), segment: 'INX_EQ', lastPrice: 100 },
-      ],
-    },
-  );
-});
-afterAll(async () => {
-  await h?.close();
-  await sim?.close();
-});
-
-function call(method: 'GET' | 'POST' | 'DELETE', url: string, payload?: unknown, headers = h.trade) {
-  return h.gateway.app.inject({
-    method,
-    url,
-    headers,
-    ...(payload === undefined ? {} : { payload: payload as Record<string, unknown> }),
   });
-}
+  usId = h.usId;
+  broker = h.broker;
+});
+afterAll(async () => h?.close());
 
 async function auditRows(action: string, headers = h.trade) {
   const rows = (await call('GET', '/v1/order-audit?limit=1000', undefined, headers)).json().rows as {
@@ -85,15 +46,7 @@ async function auditRows(action: string, headers = h.trade) {
   return rows.filter((r) => r.action === action);
 }
 
-const BUY = {
-  transactionType: 'BUY',
-  exchangeSegment: 'NSE_EQ',
-  productType: 'INTRADAY',
-  orderType: 'LIMIT',
-  validity: 'DAY',
-  securityId: String(TCS),
-  price: 3000,
-};
+const BUY = tcsOrder({ orderType: 'LIMIT', price: 3000 });
 
 describe('order slicing', () => {
   it("splits at the freeze quantity; every slice is the key's, audited, and a retry is a replay", async () => {

@@ -6,7 +6,6 @@
  * At the end every fill of the trade book (Indian and US) is in market.fills once, counted without
  * FINAL, and the killed processes had stored fills from postbacks.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { BrokerClient } from '@feedpipe/broker-api';
 import {
@@ -18,6 +17,7 @@ import {
 } from '@feedpipe/broker-sim';
 import { tempDir, waitFor } from '@feedpipe/testkit';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { startChild } from './child-process.js';
 
 const brokers = inject('kafkaBrokers');
 const CHILD = fileURLToPath(new URL('./fixtures/fills-child.ts', import.meta.url));
@@ -60,17 +60,6 @@ beforeAll(async () => {
   });
 });
 afterAll(async () => sim?.close());
-
-function startChild(mode: 'serve' | 'drain', args: string[]): { child: ChildProcess; output: () => string } {
-  const child = spawn(process.execPath, ['--import', 'tsx', CHILD, mode, ...args], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  let output = '';
-  child.stdout?.on('data', (d: Buffer) => {
-    output += d.toString();
-  });
-  return { child, output: () => output };
-}
 
 async function registerPostbacks(port: number): Promise<void> {
   const r = await fetch(`${sim.baseUrl}/v2/postback`, {
@@ -128,17 +117,19 @@ async function bookKeys(): Promise<string[]> {
 describe('fills survive SIGKILL of the gateway during a burst', () => {
   it('stores every fill of the trade book exactly once across random kills and restarts', async () => {
     const args = [
-      sim.baseUrl,
-      ACCOUNT.clientId,
-      ACCOUNT.webToken!,
-      brokers.join(','),
-      tempDir('fills-kill-chdb'),
-      tempDir('fills-kill-wal'),
-      SECRET,
-      String(OFFSET_MS),
+      JSON.stringify({
+        simUrl: sim.baseUrl,
+        clientId: ACCOUNT.clientId,
+        token: ACCOUNT.webToken!,
+        brokers,
+        dataDir: tempDir('fills-kill-chdb'),
+        walDir: tempDir('fills-kill-wal'),
+        secret: SECRET,
+        offsetMs: OFFSET_MS,
+      }),
     ];
     for (let round = 0; round < KILLS; round++) {
-      const { child, output } = startChild('serve', args);
+      const { child, output } = startChild(CHILD, ['serve', ...args]);
       const exited = new Promise((r) => child.once('exit', r));
       await waitFor(() => output().includes('READY'), 90_000, 'the gateway child to start');
       await registerPostbacks(Number(/READY (\d+)/.exec(output())?.[1]));
@@ -161,7 +152,7 @@ describe('fills survive SIGKILL of the gateway during a burst', () => {
     const orders = KILLS * ORDERS_PER_ROUND;
     expect(expected.length).toBeGreaterThan(orders + orders / US_EVERY);
 
-    const { child, output } = startChild('drain', args);
+    const { child, output } = startChild(CHILD, ['drain', ...args]);
     const code = await new Promise((r) => child.once('exit', r));
     expect(code).toBe(0);
     const report = JSON.parse(output().trim().split('\n').pop() ?? '{}') as {

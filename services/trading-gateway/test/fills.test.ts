@@ -4,85 +4,38 @@
  * in pages, each key seeing its own orders' fills; a day the gateway missed is read back from the
  * trade history at start; snapshots of positions, holdings, funds and the ledger.
  */
-import { BrokerClient } from '@feedpipe/broker-api';
-import { MarketModel } from '@feedpipe/broker-sim';
+import type { BrokerClient } from '@feedpipe/broker-api';
 import { SERVICE_TABLES } from '@feedpipe/contracts';
 import { waitFor } from '@feedpipe/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SIM_TEST_ACCOUNTS } from '../../../packages/broker-sim/src/accounts/seeds.js';
-import { ScriptedMarket } from '../../../packages/broker-sim/src/rest/scripted-market.js';
-import { createRestServer, type RestServer } from '../../../packages/broker-sim/src/rest/server.js';
 import { createTradingGateway, type TradingGateway } from '../src/index.js';
-import { type Harness, startHarness } from './helpers.js';
+import { type SimHarness, startSimHarness, tcsOrder } from './sim-harness.js';
 
-const ACCOUNT = SIM_TEST_ACCOUNTS[0] as (typeof SIM_TEST_ACCOUNTS)[number];
-const TCS = 11536;
 const DAY_MS = 86_400_000;
 /** 11:00 IST on a weekday, so the simulated exchange is open. */
 const START = Date.parse('2026-11-24T11:00:00+05:30');
 
 let clock = START;
 const now = () => clock;
-let sim: RestServer;
-let h: Harness;
+let h: SimHarness;
 let usId: string;
-
-function broker(): BrokerClient {
-  return new BrokerClient({
-    baseUrl: sim.baseUrl,
-    clientId: ACCOUNT.clientId,
-    accessToken: ACCOUNT.webToken,
-    retryBaseDelayMs: 10,
-  });
-}
+const broker = (): BrokerClient => h.broker;
+const call = (...args: Parameters<SimHarness['call']>) => h.call(...args);
 
 beforeAll(async () => {
-  const model = new MarketModel({ seed: 1, instruments: 50 });
-  const market = new ScriptedMarket(model);
-  market.setLtp(TCS, 3500);
-  const us = model.universe.find((i) => i.exchangeSegment === 'INX_EQ');
-  usId = String(us?.securityId);
-  market.setLtp(Number(usId), 100);
-  sim = await createRestServer({ model: market, rateLimits: false, now, matchIntervalMs: 20 });
-  h = await startHarness(
-    {
+  h = await startSimHarness({
+    seed: 1,
+    now,
+    gateway: {
       trading: { maxQuantity: 1_000, maxNotional: 10_000_000, killSwitchCacheMs: 0 },
       fills: { syncIntervalMs: 0, historyDays: 3, snapshotAtIst: 'off' },
     },
-    {
-      broker: broker(),
-      now,
-      instruments: [
-        { securityId: TCS, segment: 'NSE_EQ', lastPrice: 3500 },
-        { securityId: Number(usId), segment: 'INX_EQ', lastPrice: 100 },
-      ],
-    },
-  );
-});
-afterAll(async () => {
-  await h?.close();
-  await sim?.close();
-});
-
-function call(method: 'GET' | 'POST', url: string, payload?: unknown, headers = h.trade) {
-  return h.gateway.app.inject({
-    method,
-    url,
-    headers,
-    ...(payload === undefined ? {} : { payload: payload as Record<string, unknown> }),
   });
-}
+  usId = h.usId;
+});
+afterAll(async () => h?.close());
 
-const MARKET_BUY = {
-  transactionType: 'BUY',
-  exchangeSegment: 'NSE_EQ',
-  productType: 'INTRADAY',
-  orderType: 'MARKET',
-  validity: 'DAY',
-  securityId: String(TCS),
-  quantity: 3,
-  price: 0,
-};
+const MARKET_BUY = tcsOrder({ orderType: 'MARKET', quantity: 3, price: 0 });
 
 /** Places a market order with `headers` and waits until the service shows it traded. */
 async function filledOrder(headers: Record<string, string>, quantity = 3): Promise<string> {

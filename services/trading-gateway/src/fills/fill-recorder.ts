@@ -45,11 +45,6 @@ const INSERT_CHUNK = 5_000;
 const DAY_MS = 86_400_000;
 
 export class FillRecorder {
-  readonly #store: StoreLane;
-  readonly #broker: BrokerClient;
-  readonly #options: FillRecorderOptions;
-  readonly #now: () => number;
-  readonly #metrics: FillMetrics;
   /** The run in progress; reads of the book never overlap (the exactly-once check relies on it). */
   #running: Promise<unknown> = Promise.resolve();
   #pending: ReturnType<typeof setTimeout> | undefined;
@@ -58,23 +53,17 @@ export class FillRecorder {
   lastError: string | undefined;
 
   constructor(
-    store: StoreLane,
-    broker: BrokerClient,
-    options: FillRecorderOptions,
-    metrics: FillMetrics,
-    now: () => number = Date.now,
-  ) {
-    this.#store = store;
-    this.#broker = broker;
-    this.#options = options;
-    this.#metrics = metrics;
-    this.#now = now;
-  }
+    private readonly store: StoreLane,
+    private readonly broker: BrokerClient,
+    private readonly options: FillRecorderOptions,
+    private readonly metrics: FillMetrics,
+    private readonly now: () => number = Date.now,
+  ) {}
 
   /** Catches up (missed days, then today) in the background and starts the periodic read. */
   start(): Promise<void> {
-    if (this.#options.syncIntervalMs > 0) {
-      this.#interval = setInterval(() => void this.#background('reconcile'), this.#options.syncIntervalMs);
+    if (this.options.syncIntervalMs > 0) {
+      this.#interval = setInterval(() => void this.#background('reconcile'), this.options.syncIntervalMs);
       this.#interval.unref?.();
     }
     return this.#serial(async () => {
@@ -91,7 +80,7 @@ export class FillRecorder {
     this.#pending = setTimeout(() => {
       this.#pending = undefined;
       void this.#background('postback');
-    }, this.#options.syncDelayMs);
+    }, this.options.syncDelayMs);
     this.#pending.unref?.();
   }
 
@@ -121,18 +110,15 @@ export class FillRecorder {
 
   #failed(error: unknown): void {
     this.lastError = error instanceof Error ? error.message : String(error);
-    this.#metrics.syncErrors.inc();
+    this.metrics.syncErrors.inc();
   }
 
   async #syncToday(source: FillSource): Promise<FillSyncResult> {
-    const at = this.#now();
+    const at = this.now();
     let trades: Awaited<ReturnType<BrokerClient['trades']['today']>>;
     let usTrades: Awaited<ReturnType<BrokerClient['globalStocks']['trades']>>;
     try {
-      [trades, usTrades] = await Promise.all([
-        this.#broker.trades.today(),
-        this.#broker.globalStocks.trades(),
-      ]);
+      [trades, usTrades] = await Promise.all([this.broker.trades.today(), this.broker.globalStocks.trades()]);
     } catch (error) {
       throw new TradingGatewayError('UPSTREAM_UNAVAILABLE', `cannot read the trade book: ${message(error)}`, {
         cause: error,
@@ -145,16 +131,16 @@ export class FillRecorder {
 
   /** Trade history from the newest stored fill's day (or `historyDays` ago) through yesterday. */
   async #catchUp(): Promise<void> {
-    if (this.#options.historyDays === 0) return;
-    const at = this.#now();
+    if (this.options.historyDays === 0) return;
+    const at = this.now();
     const today = istDate(at);
-    const earliest = istDate(at - this.#options.historyDays * DAY_MS);
-    const clientId = this.#broker.clientId ?? '';
-    const last = clientId === '' ? undefined : await lastFillDate(this.#store, clientId);
+    const earliest = istDate(at - this.options.historyDays * DAY_MS);
+    const clientId = this.broker.clientId ?? '';
+    const last = clientId === '' ? undefined : await lastFillDate(this.store, clientId);
     const from = last !== undefined && last > earliest ? last : earliest;
     const to = istDate(at - DAY_MS);
     if (from > to || from >= today) return;
-    for await (const page of this.#broker.trades.historyPages(from, to)) {
+    for await (const page of this.broker.trades.historyPages(from, to)) {
       await this.#keep(
         page.flatMap((t) => fromTrade(t, at) ?? []),
         'history',
@@ -169,9 +155,9 @@ export class FillRecorder {
     for (let i = 0; i < unique.length; i += INSERT_CHUNK) {
       const chunk = unique.slice(i, i + INSERT_CHUNK);
       try {
-        const stored = await storedFillKeys(this.#store, chunk);
+        const stored = await storedFillKeys(this.store, chunk);
         const fresh = chunk.filter((f) => !stored.has(f.fillKey));
-        if (fresh.length > 0) await insertFills(this.#store, fresh, source, at);
+        if (fresh.length > 0) await insertFills(this.store, fresh, source, at);
         added += fresh.length;
       } catch (error) {
         throw new TradingGatewayError('STORE_UNAVAILABLE', `cannot store fills: ${message(error)}`, {
@@ -180,8 +166,8 @@ export class FillRecorder {
         });
       }
     }
-    if (added > 0) this.#metrics.stored.inc({ source }, added);
-    this.#metrics.syncs.inc({ source });
+    if (added > 0) this.metrics.stored.inc({ source }, added);
+    this.metrics.syncs.inc({ source });
     return added;
   }
 }

@@ -53,7 +53,7 @@ import {
   US_MARKET_STATUS,
   US_RECORD_LIST,
 } from './response-schemas.js';
-import { actSpec, listOrdersSpec, readSpec } from './route-specs.js';
+import { actSpec, listOrdersSpec, readRows, readSpec } from './route-specs.js';
 import { AUDIT_ERRORS, CANCEL_ERRORS, PLACE_ERRORS, type RouteSpec, type TradeCall } from './trade-route.js';
 
 const AUDIT_QUERY = {
@@ -68,12 +68,47 @@ const AUDIT_QUERY = {
 const bodyOf = <T>(call: TradeCall) => call.request.body as T;
 
 const aTags = ['account'];
+
+/** The account's reads without parameters: the service's answer passed through. */
+const ACCOUNT_READS: readonly RouteSpec[] = readRows(aTags, [
+  ['/v1/positions', 'listPositions', 'Open positions', POSITION_LIST, (c) => c.broker.portfolio.positions()],
+  ['/v1/holdings', 'listHoldings', 'Holdings', HOLDING_LIST, (c) => c.broker.portfolio.holdings()],
+  ['/v1/funds', 'getFundLimit', 'Fund limit', FUND_LIMIT, (c) => c.broker.funds.fundLimit()],
+  [
+    '/v1/kill-switch',
+    'getKillSwitch',
+    'Kill-switch state',
+    KILL_SWITCH,
+    async (c) => {
+      const state = await c.broker.funds.killSwitch();
+      c.desk.checks.noteKillSwitch(state.killSwitchStatus === 'ACTIVATE');
+      return state;
+    },
+  ],
+  [
+    '/v1/pnl-exit',
+    'getPnlExit',
+    'P&L-based exit configuration',
+    PNL_EXIT_CONFIG,
+    (c) => c.broker.funds.pnlExit(),
+  ],
+  [
+    '/v1/profile',
+    'getProfile',
+    "The account's profile: token validity, active segments, DDPI, MTF and data plan",
+    PROFILE,
+    (c) => c.broker.account.profile(),
+  ],
+  [
+    '/v1/static-ip',
+    'getStaticIp',
+    "The account's whitelisted static IPs and the days from which each may be changed",
+    STATIC_IP,
+    (c) => c.broker.account.getIp(),
+  ],
+]);
+
 const PORTFOLIO: readonly RouteSpec[] = [
-  readSpec(
-    '/v1/positions',
-    { tags: aTags, operationId: 'listPositions', summary: 'Open positions', response: POSITION_LIST },
-    (c) => c.broker.portfolio.positions(),
-  ),
   actSpec({
     method: 'DELETE',
     url: '/v1/positions',
@@ -120,16 +155,6 @@ const PORTFOLIO: readonly RouteSpec[] = [
     },
   }),
   readSpec(
-    '/v1/holdings',
-    { tags: aTags, operationId: 'listHoldings', summary: 'Holdings', response: HOLDING_LIST },
-    (c) => c.broker.portfolio.holdings(),
-  ),
-  readSpec(
-    '/v1/funds',
-    { tags: aTags, operationId: 'getFundLimit', summary: 'Fund limit', response: FUND_LIMIT },
-    (c) => c.broker.funds.fundLimit(),
-  ),
-  readSpec(
     '/v1/margin',
     {
       tags: aTags,
@@ -163,15 +188,6 @@ const PORTFOLIO: readonly RouteSpec[] = [
 ];
 
 const RISK: readonly RouteSpec[] = [
-  readSpec(
-    '/v1/kill-switch',
-    { tags: aTags, operationId: 'getKillSwitch', summary: 'Kill-switch state', response: KILL_SWITCH },
-    async (c) => {
-      const state = await c.broker.funds.killSwitch();
-      c.desk.checks.noteKillSwitch(state.killSwitchStatus === 'ACTIVATE');
-      return state;
-    },
-  ),
   {
     method: 'POST',
     url: '/v1/kill-switch',
@@ -211,16 +227,6 @@ const RISK: readonly RouteSpec[] = [
       return result;
     },
   },
-  readSpec(
-    '/v1/pnl-exit',
-    {
-      tags: aTags,
-      operationId: 'getPnlExit',
-      summary: 'P&L-based exit configuration',
-      response: PNL_EXIT_CONFIG,
-    },
-    (c) => c.broker.funds.pnlExit(),
-  ),
   actSpec({
     method: 'POST',
     url: '/v1/pnl-exit',
@@ -237,27 +243,7 @@ const RISK: readonly RouteSpec[] = [
   }),
 ];
 
-const ACCOUNT_READS: readonly RouteSpec[] = [
-  readSpec(
-    '/v1/profile',
-    {
-      tags: aTags,
-      operationId: 'getProfile',
-      summary: "The account's profile: token validity, active segments, DDPI, MTF and data plan",
-      response: PROFILE,
-    },
-    (c) => c.broker.account.profile(),
-  ),
-  readSpec(
-    '/v1/static-ip',
-    {
-      tags: aTags,
-      operationId: 'getStaticIp',
-      summary: "The account's whitelisted static IPs and the days from which each may be changed",
-      response: STATIC_IP,
-    },
-    (c) => c.broker.account.getIp(),
-  ),
+const LEDGER_READS: readonly RouteSpec[] = [
   readSpec(
     '/v1/ledger',
     {
@@ -346,16 +332,29 @@ function usEstimate(c: TradeCall) {
 
 const usTags = ['US stocks'];
 const US_ACCOUNT: readonly RouteSpec[] = [
-  readSpec(
-    '/v1/us/holdings',
-    { tags: usTags, operationId: 'listUsHoldings', summary: 'US-stock holdings', response: US_RECORD_LIST },
-    (c) => c.broker.globalStocks.holdings(),
-  ),
-  readSpec(
-    '/v1/us/funds',
-    { tags: usTags, operationId: 'getUsFundLimit', summary: 'US-stock fund limit', response: US_FUNDS },
-    (c) => c.broker.globalStocks.fundLimit(),
-  ),
+  ...readRows(usTags, [
+    [
+      '/v1/us/holdings',
+      'listUsHoldings',
+      'US-stock holdings',
+      US_RECORD_LIST,
+      (c) => c.broker.globalStocks.holdings(),
+    ],
+    [
+      '/v1/us/funds',
+      'getUsFundLimit',
+      'US-stock fund limit',
+      US_FUNDS,
+      (c) => c.broker.globalStocks.fundLimit(),
+    ],
+    [
+      '/v1/us/market-status',
+      'getUsMarketStatus',
+      'Whether the US market is open, and its hours',
+      US_MARKET_STATUS,
+      (c) => c.broker.globalStocks.marketStatus(),
+    ],
+  ]),
   listOrdersSpec(
     '/v1/us/trades',
     {
@@ -376,16 +375,6 @@ const US_ACCOUNT: readonly RouteSpec[] = [
       params: SECURITY_PARAMS,
     },
     (c) => c.broker.globalStocks.tradesBySecurity((c.request.params as { securityId: string }).securityId),
-  ),
-  readSpec(
-    '/v1/us/market-status',
-    {
-      tags: usTags,
-      operationId: 'getUsMarketStatus',
-      summary: 'Whether the US market is open, and its hours',
-      response: US_MARKET_STATUS,
-    },
-    (c) => c.broker.globalStocks.marketStatus(),
   ),
   readSpec(
     '/v1/us/charges',
@@ -436,5 +425,13 @@ function auditRoute(audit: AuditLog): RouteSpec {
 
 /** Every account route of the gateway. */
 export function accountRoutes(audit: AuditLog): readonly RouteSpec[] {
-  return [...PORTFOLIO, ...RISK, ...ACCOUNT_READS, ...EDIS, ...US_ACCOUNT, auditRoute(audit)];
+  return [
+    ...ACCOUNT_READS,
+    ...PORTFOLIO,
+    ...RISK,
+    ...LEDGER_READS,
+    ...EDIS,
+    ...US_ACCOUNT,
+    auditRoute(audit),
+  ];
 }

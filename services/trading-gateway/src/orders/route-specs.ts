@@ -38,6 +38,16 @@ export function readSpec(
   return { method, url, doc: { ...doc, errors: READ_ERRORS }, handle: read };
 }
 
+/** A read without parameters or body, as one row: url, operationId, summary, response, read. */
+export type ReadRow = readonly [string, string, string, unknown, (call: TradeCall) => Promise<unknown>];
+
+/** Reads of one tag, a row each. */
+export function readRows(tags: string[], rows: readonly ReadRow[]): RouteSpec[] {
+  return rows.map(([url, operationId, summary, response, read]) =>
+    readSpec(url, { tags, operationId, summary, response }, read),
+  );
+}
+
 /**
  * An audited request that is not an order placement (exit all, a conversion, a risk setting, an
  * eDIS step): a `request` row before the call and an `outcome` row after, optional ownership and
