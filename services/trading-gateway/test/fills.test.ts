@@ -42,6 +42,8 @@ async function filledOrder(headers: Record<string, string>, quantity = 3): Promi
   const placed = await call('POST', '/v1/orders', { ...MARKET_BUY, quantity }, headers);
   expect(placed.statusCode, placed.body).toBe(200);
   const orderId = placed.json().orderId as string;
+  // No correlationId was sent: the gateway made one with its own prefix.
+  expect(placed.json().correlationId).toMatch(/^tg-[0-9a-f]{24}$/);
   await waitFor(
     async () =>
       (await call('GET', `/v1/orders/${orderId}`, undefined, headers)).json().orderStatus === 'TRADED',

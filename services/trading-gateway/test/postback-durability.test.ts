@@ -272,10 +272,10 @@ describe('postbacks with Kafka or the record at fault', () => {
       expect(dead[0]?.reason).toMatch(/Maximum call stack size exceeded/);
       expect(rx.receiver.stats()).toMatchObject({ deadLetters: 1, replayed: 6 });
       const metrics = await rx.receiver.registry.metrics();
-      expect(metrics).toMatch(/^query_api_postback_dead_letters_total 1$/m);
-      expect(metrics).toMatch(/^query_api_postback_stored_total 6$/m);
-      expect(metrics).toMatch(/^query_api_postback_wal_entries 0$/m);
-      expect(metrics).toMatch(/^query_api_postback_replayed_total 6$/m);
+      expect(metrics).toMatch(/^trading_gateway_postback_dead_letters_total 1$/m);
+      expect(metrics).toMatch(/^trading_gateway_postback_stored_total 6$/m);
+      expect(metrics).toMatch(/^trading_gateway_postback_wal_entries 0$/m);
+      expect(metrics).toMatch(/^trading_gateway_postback_replayed_total 6$/m);
     } finally {
       await rx.close();
     }

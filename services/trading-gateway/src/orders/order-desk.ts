@@ -80,8 +80,12 @@ function outcomeOf(error: unknown): AuditOutcome {
   return 'unknown';
 }
 
+/**
+ * The gateway's own prefix (`tg-`; it was the query API's `qa-` before the split), so an order's
+ * origin reads from its correlation id in the service's book: 3 + 24 characters, within its 30.
+ */
 export function newCorrelationId(): string {
-  return `qa-${randomBytes(12).toString('hex')}`;
+  return `tg-${randomBytes(12).toString('hex')}`;
 }
 
 export class OrderDesk {
