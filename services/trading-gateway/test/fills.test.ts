@@ -218,4 +218,28 @@ describe('end-of-day snapshots', () => {
     expect(one.snapshots.map((s: { kind: string }) => s.kind)).toEqual(['ledger']);
     expect((await call('GET', '/v1/account/snapshots?kind=trades')).statusCode).toBe(400);
   });
+
+  it('are taken every day at the configured IST time', async () => {
+    // 300 ms before 15:45 IST on the gateway's clock.
+    const at = Date.parse('2026-11-26T15:44:59.700+05:30');
+    const gateway = await createTradingGateway(
+      { port: 0, logLevel: false, fills: { syncIntervalMs: 0, historyDays: 0, snapshotAtIst: '15:45' } },
+      { store: h.store, broker: broker(), now: () => at },
+    );
+    try {
+      await gateway.start();
+      await waitFor(
+        async () => {
+          const rows = await h.store.internal.rows<{ n: number | string }>(
+            `SELECT count() AS n FROM ${SERVICE_TABLES.accountSnapshots.name} FINAL WHERE snapshot_date = '2026-11-26'`,
+          );
+          return Number(rows[0]?.n) === 6;
+        },
+        10_000,
+        "the scheduled snapshot's six kinds",
+      );
+    } finally {
+      await gateway.stop();
+    }
+  });
 });

@@ -64,6 +64,7 @@ export function msUntilIst(now: number, offsetMs: number): number {
 
 export class AccountSnapshots {
   #timer: ReturnType<typeof setTimeout> | undefined;
+  #stopped = false;
 
   constructor(
     private readonly store: StoreLane,
@@ -74,16 +75,15 @@ export class AccountSnapshots {
 
   /** Takes a snapshot every day at `atMs` after IST midnight until `stop()`. */
   schedule(atMs: number): void {
-    this.#timer = setTimeout(
-      () => {
-        void this.take().finally(() => this.schedule(atMs));
-      },
-      msUntilIst(this.now(), atMs),
-    );
+    if (this.#stopped) return;
+    // The next day's is scheduled once this one is taken; a stop meanwhile ends the schedule.
+    const next = () => void this.take().finally(() => this.schedule(atMs));
+    this.#timer = setTimeout(next, msUntilIst(this.now(), atMs));
     this.#timer.unref?.();
   }
 
   stop(): void {
+    this.#stopped = true;
     if (this.#timer) clearTimeout(this.#timer);
     this.#timer = undefined;
   }
