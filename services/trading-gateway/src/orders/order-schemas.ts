@@ -308,25 +308,25 @@ export const US_ESTIMATE_REQUEST = {
 } as const;
 
 const ISIN = { type: 'string', pattern: '^[A-Z]{2}[A-Z0-9]{9}[0-9]$', description: 'an ISIN' } as const;
-const HOLDING_EXCHANGE = { type: 'string', enum: ['NSE', 'BSE', 'MCX', 'ALL'] } as const;
-const EDIS_SEGMENT = { type: 'string', enum: ['EQ', 'COMM', 'FNO'] } as const;
+/** An ISIN, or ALL for every holding (the bulk form and the status inquiry take it). */
+const ISIN_OR_ALL = {
+  type: 'string',
+  pattern: '^(ALL|[A-Z]{2}[A-Z0-9]{9}[0-9])$',
+  description: 'an ISIN, or ALL for every holding',
+} as const;
+/** Where the holdings to authorise are, for both eDIS forms. */
+const EDIS_PLACE = {
+  exchange: { type: 'string', enum: ['NSE', 'BSE', 'MCX', 'ALL'] },
+  segment: { type: 'string', enum: ['EQ', 'COMM', 'FNO'] },
+  bulk: { type: 'boolean' },
+} as const;
 
 /** POST /v1/edis/bulk-form: the depository's form for several holdings. */
 export const EDIS_BULK_FORM_REQUEST = {
   type: 'object',
   additionalProperties: false,
   required: ['isin', 'exchange', 'segment'],
-  properties: {
-    isin: {
-      type: 'array',
-      minItems: 1,
-      maxItems: 100,
-      items: { type: 'string', pattern: '^(ALL|[A-Z]{2}[A-Z0-9]{9}[0-9])$', description: 'an ISIN, or ALL' },
-    },
-    exchange: HOLDING_EXCHANGE,
-    segment: EDIS_SEGMENT,
-    bulk: { type: 'boolean' },
-  },
+  properties: { isin: { type: 'array', minItems: 1, maxItems: 100, items: ISIN_OR_ALL }, ...EDIS_PLACE },
 } as const;
 
 /** POST /v1/edis/form: the depository's form for one holding. */
@@ -337,22 +337,14 @@ export const EDIS_FORM_REQUEST = {
   properties: {
     isin: ISIN,
     qty: { ...QTY, description: 'quantity to authorise (default: the whole holding)' },
-    exchange: HOLDING_EXCHANGE,
-    segment: EDIS_SEGMENT,
-    bulk: { type: 'boolean' },
+    ...EDIS_PLACE,
   },
 } as const;
 
 /** GET /v1/edis/inquire/:isin. */
 export const ISIN_PARAMS = {
   type: 'object',
-  properties: {
-    isin: {
-      type: 'string',
-      pattern: '^(ALL|[A-Z]{2}[A-Z0-9]{9}[0-9])$',
-      description: 'an ISIN, or ALL for every holding',
-    },
-  },
+  properties: { isin: ISIN_OR_ALL },
   required: ['isin'],
 } as const;
 
