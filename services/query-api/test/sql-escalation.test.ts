@@ -148,6 +148,11 @@ describe('escalation corpus: every case is refused with 400 and changes nothing'
       ['SELECT 1; SELECT 2', /one statement ClickHouse can parse.*syntax error at position/],
       [`SELECT * FROM ${SERVICE_TABLES.apiKeys.name}`, /table market\.api_keys is not readable/],
       [`SELECT 1 IN ${SERVICE_TABLES.orderAudit.name}`, /table market\.order_audit is not readable/],
+      [`SELECT * FROM ${SERVICE_TABLES.fills.name}`, /table market\.fills is not readable/],
+      [
+        `SELECT * FROM ${SERVICE_TABLES.accountSnapshots.name}`,
+        /table market\.account_snapshots is not readable/,
+      ],
       ["SELECT * FROM url('http://127.0.0.1:1/', 'LineAsString')", /table functions are not allowed \(url\)/],
       ["SELECT dictGet('d', 'v', 1)", /function dictGet is not allowed/],
       ['SELECT * FROM (SELECT 1 SETTINGS readonly = 0)', /SETTINGS clauses are not allowed/],

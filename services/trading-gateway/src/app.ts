@@ -31,15 +31,19 @@ import type { Store } from '@feedpipe/store';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { type ResolvedGatewayConfig, resolveGatewayConfig, type TradingGatewayConfig } from './config.js';
 import { TradingGatewayError } from './errors.js';
-import { createGatewayMetrics } from './metrics.js';
-import { registerAccountRoutes } from './orders/account-routes.js';
+import { AccountSnapshots } from './fills/account-snapshots.js';
+import { FillRecorder } from './fills/fill-recorder.js';
+import { fillRoutes } from './fills/fill-routes.js';
+import { createGatewayMetrics, type GatewayMetrics } from './metrics.js';
+import { accountRoutes } from './orders/account-routes.js';
 import { AuditLog } from './orders/audit-log.js';
 import { fromBrokerError } from './orders/broker-errors.js';
 import { InstrumentReference, type ReferenceInstrument } from './orders/instrument-reference.js';
 import { OrderDesk } from './orders/order-desk.js';
-import { registerOrderRoutes } from './orders/order-routes.js';
+import { ORDER_ROUTES } from './orders/order-routes.js';
 import { OrderOwners } from './orders/ownership.js';
 import { PreTradeChecks } from './orders/pre-trade.js';
+import { registerRouteSpecs } from './orders/trade-route.js';
 import { type PostbackReceiver, type PostbackReceiverOptions, postbackRoutes } from './postbacks/index.js';
 import {
   GATEWAY_DEFAULT_SCOPE,
@@ -66,7 +70,10 @@ export interface TradingGatewayDeps {
    * The postback receiver (order updates from the service -> Kafka orders.updates + ClickHouse, live
    * stream, reconciliation). Needs `kafkaBrokers`. Default: off.
    */
-  postbacks?: Omit<PostbackReceiverOptions, 'store' | 'kafkaBrokers' | 'broker' | 'registry' | 'visibility'>;
+  postbacks?: Omit<
+    PostbackReceiverOptions,
+    'store' | 'kafkaBrokers' | 'broker' | 'registry' | 'visibility' | 'onStored'
+  >;
   /** Where log lines go (after redaction). Default process.stdout. */
   logStream?: LogSink;
   /**
@@ -78,6 +85,10 @@ export interface TradingGatewayDeps {
 
 export interface TradingGateway {
   readonly app: FastifyInstance;
+  /** Keeps market.fills equal to the trade book (with a broker client). */
+  readonly fills: FillRecorder | undefined;
+  /** End-of-day account snapshots (with a broker client). */
+  readonly snapshots: AccountSnapshots | undefined;
   readonly config: ResolvedGatewayConfig;
   /** The gateway's own keys (scopes trade, admin). */
   readonly keys: ApiKeyStore<GatewayScope>;
@@ -173,6 +184,33 @@ function installNoSniff(app: FastifyInstance): void {
   });
 }
 
+/** The postback receiver, its order-update stream and reconciliation, on the gateway's app. */
+function registerPostbacks(
+  app: FastifyInstance,
+  deps: TradingGatewayDeps,
+  options: NonNullable<TradingGatewayDeps['postbacks']>,
+  owners: OrderOwners,
+  metrics: GatewayMetrics,
+  recorder: FillRecorder | undefined,
+): Promise<PostbackReceiver> {
+  return postbackRoutes(app, {
+    ...options,
+    // A key sees the updates of its own orders; a supervisor (trade + admin) every order's.
+    visibility: {
+      restrictTo: (request) =>
+        request.apiKey && !isSupervisor(request.apiKey.scopes) ? request.apiKey.keyId : undefined,
+      cachedOwner: (orderId) => owners.cachedOwner(orderId),
+      ownersOf: (orderIds) => owners.ownersOf(orderIds),
+    },
+    // A stored update that shows a fill makes the recorder read the trade book.
+    ...(recorder ? { onStored: (events) => recorder.noteOrderEvents(events) } : {}),
+    registry: metrics.registry,
+    store: deps.store,
+    kafkaBrokers: deps.kafkaBrokers ?? [],
+    ...(deps.broker ? { broker: deps.broker } : {}),
+  });
+}
+
 export async function createTradingGateway(
   config: TradingGatewayConfig,
   deps: TradingGatewayDeps,
@@ -230,30 +268,25 @@ export async function createTradingGateway(
   }
   registerHealth(app, deps);
   const tradeDeps = { broker: deps.broker, desk };
-  registerOrderRoutes(app, tradeDeps);
-  registerAccountRoutes(app, tradeDeps, audit);
+  const recorder = deps.broker
+    ? new FillRecorder(lane, deps.broker, resolved.fills, metrics.fills, now)
+    : undefined;
+  const snapshots = deps.broker ? new AccountSnapshots(lane, deps.broker, metrics.fills, now) : undefined;
+  registerRouteSpecs(app, tradeDeps, [
+    ...ORDER_ROUTES,
+    ...accountRoutes(audit),
+    ...fillRoutes({ store: lane, recorder, snapshots, now }),
+  ]);
   registerKeyRoutes(app, keys);
-  let postbacks: PostbackReceiver | undefined;
-  if (deps.postbacks) {
-    postbacks = await postbackRoutes(app, {
-      ...deps.postbacks,
-      // A key sees the updates of its own orders; a supervisor (trade + admin) every order's.
-      visibility: {
-        restrictTo: (request) =>
-          request.apiKey && !isSupervisor(request.apiKey.scopes) ? request.apiKey.keyId : undefined,
-        cachedOwner: (orderId) => owners.cachedOwner(orderId),
-        ownersOf: (orderIds) => owners.ownersOf(orderIds),
-      },
-      registry: metrics.registry,
-      store: deps.store,
-      kafkaBrokers: deps.kafkaBrokers ?? [],
-      ...(deps.broker ? { broker: deps.broker } : {}),
-    });
-  }
+  const postbacks = deps.postbacks
+    ? await registerPostbacks(app, deps, deps.postbacks, owners, metrics, recorder)
+    : undefined;
 
   let url = '';
   return {
     app,
+    fills: recorder,
+    snapshots,
     config: resolved,
     keys,
     postbacks,
@@ -263,10 +296,15 @@ export async function createTradingGateway(
     async start() {
       const address = await app.listen({ host: resolved.host, port: resolved.port });
       url = address.replace('[::1]', '127.0.0.1');
+      // Catching up on fills runs in the background: the gateway answers meanwhile.
+      void recorder?.start();
+      if (resolved.fills.snapshotAtMs !== undefined) snapshots?.schedule(resolved.fills.snapshotAtMs);
       return url;
     },
     async stop() {
+      snapshots?.stop();
       await app.close();
+      await recorder?.close();
       keys.close();
     },
   };

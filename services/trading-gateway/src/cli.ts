@@ -84,7 +84,13 @@ async function run(config: GatewayEnv, store: Store): Promise<void> {
     );
   }
   const gateway = await createTradingGateway(
-    { host: config.host, port: config.port, logLevel: config.logLevel, server: config.server },
+    {
+      host: config.host,
+      port: config.port,
+      logLevel: config.logLevel,
+      server: config.server,
+      fills: config.fills,
+    },
     {
       store,
       kafkaBrokers: config.kafkaBrokers,

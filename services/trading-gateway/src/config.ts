@@ -9,6 +9,8 @@ import {
   resolveHttpServiceConfig,
   section,
 } from '@feedpipe/service-http';
+import { TradingGatewayError } from './errors.js';
+import { parseIstClock } from './fills/account-snapshots.js';
 
 export type { LogLevel } from '@feedpipe/service-http';
 
@@ -25,6 +27,17 @@ export interface TradingGatewayConfig extends HttpServiceConfig {
     /** How long a read kill-switch state is trusted. Default 2,000 ms. */
     killSwitchCacheMs?: number;
   };
+  /** Fills (market.fills) and end-of-day snapshots (market.account_snapshots); need a broker client. */
+  fills?: {
+    /** Wait after a postback shows a fill before the trade book is read (one read per burst). Default 1,000 ms. */
+    syncDelayMs?: number;
+    /** Period of the trade-book read besides postbacks; 0 = only at start and on postbacks. Default 60,000 ms. */
+    syncIntervalMs?: number;
+    /** Days of trade history read at start for days without stored fills; 0 = none. Default 7. */
+    historyDays?: number;
+    /** IST wall-clock time of the daily end-of-day snapshot, `HH:MM`, or `off`. Default `23:55`. */
+    snapshotAtIst?: string;
+  };
 }
 
 export interface ResolvedGatewayConfig extends ResolvedHttpServiceConfig {
@@ -34,9 +47,16 @@ export interface ResolvedGatewayConfig extends ResolvedHttpServiceConfig {
     requireKnownInstrument: boolean;
     killSwitchCacheMs: number;
   };
+  fills: {
+    syncDelayMs: number;
+    syncIntervalMs: number;
+    historyDays: number;
+    /** Ms after IST midnight of the daily snapshot; undefined = off. */
+    snapshotAtMs: number | undefined;
+  };
 }
 
-const TOP = [...HTTP_SERVICE_KEYS, 'trading'];
+const TOP = [...HTTP_SERVICE_KEYS, 'trading', 'fills'];
 const W = 'trading-gateway config';
 
 export function resolveGatewayConfig(config: TradingGatewayConfig = {}): ResolvedGatewayConfig {
@@ -47,8 +67,24 @@ export function resolveGatewayConfig(config: TradingGatewayConfig = {}): Resolve
     'requireKnownInstrument',
     'killSwitchCacheMs',
   ]);
+  const f = section(top.fills, `${W}.fills`, [
+    'syncDelayMs',
+    'syncIntervalMs',
+    'historyDays',
+    'snapshotAtIst',
+  ]);
+  const snapshotAt = f.snapshotAtIst === undefined ? '23:55' : f.snapshotAtIst;
+  if (typeof snapshotAt !== 'string') {
+    throw new TradingGatewayError('CONFIG_INVALID', `${W}.fills.snapshotAtIst must be HH:MM or "off"`);
+  }
   return {
     ...resolveHttpServiceConfig(top, W, 8090),
+    fills: {
+      syncDelayMs: int(f, 'syncDelayMs', `${W}.fills`, 1_000, 0, 600_000),
+      syncIntervalMs: int(f, 'syncIntervalMs', `${W}.fills`, 60_000, 0, 86_400_000),
+      historyDays: int(f, 'historyDays', `${W}.fills`, 7, 0, 366),
+      snapshotAtMs: snapshotAt === 'off' ? undefined : parseIstClock(snapshotAt, `${W}.fills.snapshotAtIst`),
+    },
     trading: {
       maxQuantity: num(t, 'maxQuantity', `${W}.trading`, 100_000, 0),
       maxNotional: num(t, 'maxNotional', `${W}.trading`, 10_000_000, 0),

@@ -9,6 +9,7 @@ import { type EnvSchema, HTTP_SERVER_ENV, httpServerConfigFromEnv, readEnv } fro
 import type { StoreConfig } from '@feedpipe/store';
 import type { LogLevel } from './config.js';
 import { TradingGatewayError } from './errors.js';
+import { parseIstClock } from './fills/account-snapshots.js';
 
 export type Env = Readonly<Record<string, string | undefined>>;
 
@@ -26,6 +27,8 @@ export interface GatewayEnv {
   postbacks?: { secret: string; walDir: string; allowlist?: string[] };
   /** Order-update streams one key may hold at once (the receiver's `maxStreamClientsPerKey`). */
   streamsPerKey: number;
+  /** Fills and end-of-day snapshots (the gateway config's `fills`). */
+  fills: { syncIntervalMs: number; historyDays: number; snapshotAtIst: string };
   bootstrapKeyName?: string;
   /** The server's connection limits (HTTP_* variables, shared with the query API). */
   server: ReturnType<typeof httpServerConfigFromEnv>;
@@ -100,6 +103,28 @@ export const GATEWAY_ENV = {
     description:
       'order-update streams (`/order-updates/stream`) one key may hold at once, of the 100 the gateway serves; past it 429 `STREAM_KEY_FULL`',
   },
+  TRADING_GATEWAY_FILL_SYNC_INTERVAL_MS: {
+    type: 'integer',
+    min: 0,
+    max: 86_400_000,
+    default: 60_000,
+    description:
+      "how often the day's trade book is read into `market.fills` besides the reads a postback's fill triggers (0: only at start and on postbacks)",
+  },
+  TRADING_GATEWAY_FILL_HISTORY_DAYS: {
+    type: 'integer',
+    min: 0,
+    max: 366,
+    default: 7,
+    description:
+      'at start, days of trade history read into `market.fills` for days without a stored fill (a gateway down over a close)',
+  },
+  TRADING_GATEWAY_SNAPSHOT_AT: {
+    type: 'string',
+    default: '23:55',
+    description:
+      'IST time (`HH:MM`) of the daily end-of-day snapshot of positions, holdings, funds and the ledger into `market.account_snapshots`; `off` for none',
+  },
   TRADING_GATEWAY_BOOTSTRAP_KEY_NAME: {
     type: 'string',
     unset: 'no key created',
@@ -173,6 +198,8 @@ export function gatewayEnv(env: Env): GatewayEnv {
     fail('POSTBACK_SECRET needs KAFKA_BROKERS (order updates go to Kafka)');
   const allowlist = v.POSTBACK_ALLOWLIST ?? [];
   const bootstrapKeyName = v.TRADING_GATEWAY_BOOTSTRAP_KEY_NAME;
+  if (v.TRADING_GATEWAY_SNAPSHOT_AT !== 'off')
+    parseIstClock(v.TRADING_GATEWAY_SNAPSHOT_AT, 'TRADING_GATEWAY_SNAPSHOT_AT');
   return {
     host: v.TRADING_GATEWAY_HOST,
     port: v.TRADING_GATEWAY_PORT,
@@ -193,6 +220,11 @@ export function gatewayEnv(env: Env): GatewayEnv {
       : {}),
     ...(bootstrapKeyName ? { bootstrapKeyName } : {}),
     streamsPerKey: v.TRADING_GATEWAY_STREAMS_PER_KEY,
+    fills: {
+      syncIntervalMs: v.TRADING_GATEWAY_FILL_SYNC_INTERVAL_MS,
+      historyDays: v.TRADING_GATEWAY_FILL_HISTORY_DAYS,
+      snapshotAtIst: v.TRADING_GATEWAY_SNAPSHOT_AT,
+    },
     server: httpServerConfigFromEnv(v),
     secrets: [
       ...urlPassword(url),

@@ -9,6 +9,16 @@ describe('gatewayEnv', () => {
     expect(env.broker).toBeUndefined();
     expect(env.postbacks).toBeUndefined();
     expect(env.store.dataDir).toBe('.data/chdb');
+    expect(env.fills).toEqual({ syncIntervalMs: 60_000, historyDays: 7, snapshotAtIst: '23:55' });
+  });
+
+  it('takes the fill and snapshot settings', () => {
+    const env = gatewayEnv({
+      TRADING_GATEWAY_FILL_SYNC_INTERVAL_MS: '0',
+      TRADING_GATEWAY_FILL_HISTORY_DAYS: '30',
+      TRADING_GATEWAY_SNAPSHOT_AT: 'off',
+    });
+    expect(env.fills).toEqual({ syncIntervalMs: 0, historyDays: 30, snapshotAtIst: 'off' });
   });
 
   it('takes the credentials and the postback secret, and lists them as secrets', () => {
@@ -53,5 +63,9 @@ describe('gatewayEnv', () => {
     expect(refused({ POSTBACK_SECRET: 'postback-secret-0123456789' })).toContain('KAFKA_BROKERS');
     expect(refused({ POSTBACK_SECRET: 'postback-secret-0123456789' })).not.toContain('postback-secret');
     expect(refused({ TRADING_GATEWAY_PORT: '70000' })).toContain('TRADING_GATEWAY_PORT');
+    expect(refused({ TRADING_GATEWAY_SNAPSHOT_AT: '25:00' })).toContain('TRADING_GATEWAY_SNAPSHOT_AT');
+    expect(refused({ TRADING_GATEWAY_FILL_HISTORY_DAYS: '400' })).toContain(
+      'TRADING_GATEWAY_FILL_HISTORY_DAYS',
+    );
   });
 });

@@ -402,7 +402,7 @@ describe('open routes', () => {
     );
     const metrics = (await h.gateway.app.inject({ method: 'GET', url: '/metrics' })).body;
     expect(metrics).toContain('trading_gateway_http_requests_total');
-    expect(metrics).toContain('query_api_order_requests_total');
+    expect(metrics).toContain('trading_gateway_order_requests_total');
   });
 });
 

@@ -4,7 +4,6 @@
  * log; with Kafka unreachable, 202 still means "in the log" and the updates arrive once Kafka is
  * back; a record that cannot be stored goes to the dead-letter table and the rest go on.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { createServer, type Server, type Socket, connect as tcpConnect } from 'node:net';
 import { join } from 'node:path';
@@ -14,6 +13,7 @@ import { readTopic, tempDir, uniqueName, waitFor } from '@feedpipe/testkit';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { readDeadLetters, readOrderEvents, toOrderEvent, WriteAheadLog } from '../src/postbacks/index.js';
 import { decodeSegment } from '../src/postbacks/wal-record.js';
+import { startChild } from './child-process.js';
 import { SECRET, startReceiverApp } from './postback-helpers.js';
 
 const brokers = inject('kafkaBrokers');
@@ -53,17 +53,6 @@ function loggedBodies(walDir: string): string[] {
     .flatMap((n) => decodeSegment(readFileSync(join(walDir, n)), 1 << 20).records.map((r) => r.body));
 }
 
-function startChild(mode: 'serve' | 'drain', args: string[]): { child: ChildProcess; output: () => string } {
-  const child = spawn(process.execPath, ['--import', 'tsx', CHILD, mode, ...args], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  let output = '';
-  child.stdout?.on('data', (d: Buffer) => {
-    output += d.toString();
-  });
-  return { child, output: () => output };
-}
-
 describe('acknowledged postbacks survive SIGKILL', () => {
   it('stores every update that got 202 exactly once across random kills and restarts', async () => {
     const dataDir = tempDir('postback-kill-chdb');
@@ -76,7 +65,7 @@ describe('acknowledged postbacks survive SIGKILL', () => {
     const KILLS = 4;
     const MAX_PER_ROUND = 120;
     for (let round = 0; round < KILLS; round++) {
-      const { child, output } = startChild('serve', args);
+      const { child, output } = startChild(CHILD, ['serve', ...args]);
       const exited = new Promise((r) => child.once('exit', r));
       await waitFor(() => output().includes('READY'), 90_000, 'the receiver child to start');
       const port = Number(/READY (\d+)/.exec(output())?.[1]);
@@ -105,7 +94,7 @@ describe('acknowledged postbacks survive SIGKILL', () => {
     }
     expect(acked.size).toBeGreaterThan(0);
 
-    const { child, output } = startChild('drain', args);
+    const { child, output } = startChild(CHILD, ['drain', ...args]);
     const code = await new Promise((r) => child.once('exit', r));
     expect(code).toBe(0);
     const report = JSON.parse(output().trim().split('\n').pop() ?? '{}') as {
@@ -283,10 +272,10 @@ describe('postbacks with Kafka or the record at fault', () => {
       expect(dead[0]?.reason).toMatch(/Maximum call stack size exceeded/);
       expect(rx.receiver.stats()).toMatchObject({ deadLetters: 1, replayed: 6 });
       const metrics = await rx.receiver.registry.metrics();
-      expect(metrics).toMatch(/^query_api_postback_dead_letters_total 1$/m);
-      expect(metrics).toMatch(/^query_api_postback_stored_total 6$/m);
-      expect(metrics).toMatch(/^query_api_postback_wal_entries 0$/m);
-      expect(metrics).toMatch(/^query_api_postback_replayed_total 6$/m);
+      expect(metrics).toMatch(/^trading_gateway_postback_dead_letters_total 1$/m);
+      expect(metrics).toMatch(/^trading_gateway_postback_stored_total 6$/m);
+      expect(metrics).toMatch(/^trading_gateway_postback_wal_entries 0$/m);
+      expect(metrics).toMatch(/^trading_gateway_postback_replayed_total 6$/m);
     } finally {
       await rx.close();
     }

@@ -12,7 +12,8 @@
  *     rand()): both copies of a row land on one shard and FINAL through the Distributed table stays
  *     exact. Ordering api_keys and gateway_api_keys by key id, order_audit by correlation id (an idempotent retry finds its
  *     earlier request on one shard), order_events by order id (one order's transitions on one shard)
- *     and dead letters by body hash follow from it.
+ *     dead letters by body hash, fills by
+ *     fill key and account snapshots by account follow from it.
  *   - Plain logs without a per-key access path (feed_status, loader_requests) use rand().
  */
 export const CLUSTER_SHARDING_KEYS: Readonly<Record<string, string>> = Object.freeze({
@@ -36,6 +37,8 @@ export const CLUSTER_SHARDING_KEYS: Readonly<Record<string, string>> = Object.fr
   order_audit: 'cityHash64(correlation_id)',
   order_events: 'cityHash64(order_id)',
   postback_dead_letters: 'cityHash64(body_sha256)',
+  fills: 'cityHash64(fill_key)',
+  account_snapshots: 'cityHash64(client_id)',
 });
 
 const HASH_FUNCTIONS = /^(intHash64|cityHash64|sipHash64|xxHash64|rand)$/;

@@ -1,7 +1,7 @@
 /**
- * The tables of the services' own records (packages/store/migrations/004-007): API keys of the
+ * The tables of the services' own records (packages/store/migrations/004-007, 012): API keys of the
  * query API and of the trading gateway, the gateway's order audit, the order events and the dead
- * letters of its postback receiver. test/tables.test.ts holds these columns equal to the migrations'.
+ * letters of its postback receiver, its fills and end-of-day account snapshots. test/tables.test.ts holds these columns equal to the migrations'.
  */
 import { table } from './table.js';
 
@@ -83,5 +83,34 @@ export const SERVICE_TABLES = Object.freeze({
     'reason',
     'payload',
     'dead_at',
+  ]),
+  /** Every fill of the account, from the trade book (012): read through the gateway only. */
+  fills: table('market.fills', [
+    'fill_key',
+    'kind',
+    'client_id',
+    'order_id',
+    'exchange_order_id',
+    'exchange_trade_id',
+    'trade_date',
+    'trade_time',
+    'security_id',
+    'exchange_segment',
+    'transaction_type',
+    'product_type',
+    'traded_qty',
+    'traded_price',
+    'source',
+    'recorded_at',
+    'payload',
+  ]),
+  /** Positions, holdings, funds and the ledger at the close, per day (012): read through the gateway only. */
+  accountSnapshots: table('market.account_snapshots', [
+    'client_id',
+    'snapshot_date',
+    'kind',
+    'taken_at',
+    'records',
+    'payload',
   ]),
 });

@@ -5,7 +5,9 @@ import { FEED_TABLES, HISTORY_TABLES, REFERENCE_TABLES } from '@feedpipe/contrac
  * closed until someone decides it is market data and names it here.
  *
  * Left out on purpose: market.api_keys (salts and hashes), market.order_audit and
- * market.order_events (orders and their answers), market.load_units and market.loader_requests
+ * market.order_events (orders and their answers), market.fills and market.account_snapshots (the
+ * account's fills and its positions, holdings, funds and ledger: read through the trading gateway
+ * with a trade key), market.load_units and market.loader_requests
  * (the loader's bookkeeping, with the client id), market.bars_1m_mv (the view; read market.bars_1m),
  * and every system table except system.one, which ClickHouse itself reads for `SELECT 1`.
  */

@@ -1,77 +1,60 @@
 /**
- * Conditional orders, US-stock orders, and the account: positions, holdings, funds, margin, kill
- * switch, P&L exit, and the order audit trail.
+ * The account routes as a table: positions (list, convert, exit all), holdings, funds, margin (one
+ * order, several), the kill switch, the P&L exit, the order audit trail, the profile and the
+ * static-IP status, eDIS and the ledger, and the US account (holdings, funds, trades, market
+ * status, charge and margin estimates). Reads pass the service's records through; everything that
+ * changes the account is audited (route-specs.ts).
  */
 import type {
-  BrokerClient,
-  GlobalOrder,
-  GlobalStocksApi,
+  ConvertPositionRequest,
+  EdisFormRequest,
+  EdisSingleFormRequest,
   KillSwitchStatus,
   MarginRequest,
-  ModifyGlobalOrderRequest,
-  PlaceAlertRequest,
-  PlaceGlobalOrderRequest,
   PnlExitRequest,
+  TransactionType,
 } from '@feedpipe/broker-api';
-import type { FastifyInstance } from 'fastify';
 import { TradingGatewayError } from '../errors.js';
 import type { AuditLog } from './audit-log.js';
 import {
+  CONVERT_POSITION_REQUEST,
   CORRELATION_ID,
+  EDIS_BULK_FORM_REQUEST,
+  EDIS_FORM_REQUEST,
+  ISIN_PARAMS,
   KILL_SWITCH_REQUEST,
+  LEDGER_QUERY,
   MARGIN_REQUEST,
-  MODIFY_CONDITIONAL_ORDER,
-  MODIFY_US_ORDER,
-  PLACE_CONDITIONAL_ORDER,
-  PLACE_US_ORDER,
+  MULTI_MARGIN_REQUEST,
   PNL_EXIT_REQUEST,
+  SECURITY_PARAMS,
+  US_ESTIMATE_REQUEST,
 } from './order-schemas.js';
-import type { OrderFacts } from './pre-trade.js';
 import {
   ACCEPTED,
-  ALERT,
-  ALERT_ACK,
-  ALERT_LIST,
   AUDIT_ROWS,
+  EDIS_FORM,
+  EDIS_INQUIRY_LIST,
   FUND_LIMIT,
   HOLDING_LIST,
   KILL_SWITCH,
+  LEDGER,
   MARGIN,
-  ORDER_ACK,
+  MULTI_MARGIN,
   PNL_EXIT_CONFIG,
   PNL_EXIT_RESULT,
   POSITION_LIST,
+  PROFILE,
+  STATIC_IP,
+  TPIN,
+  US_CHARGES,
   US_FUNDS,
-  US_ORDER,
-  US_ORDER_LIST,
+  US_MARGIN,
+  US_MARKET_STATUS,
   US_RECORD_LIST,
 } from './response-schemas.js';
-import { resultingOrder } from './resulting-order.js';
-import {
-  AUDIT_ERRORS,
-  CANCEL_ERRORS,
-  CANCEL_ONE_ERRORS,
-  cancelOrderRoute,
-  listOrdersRoute,
-  MODIFY_ERRORS,
-  modifyOrderRoute,
-  PLACE_ERRORS,
-  READ_ERRORS,
-  readOrderRoute,
-  type TradeDeps,
-  tradeRoute,
-} from './trade-route.js';
-
-type AlertParams = { alertId: string };
-type AlertBody = PlaceAlertRequest & { correlationId?: string };
-
-const ALERT_PARAMS = {
-  type: 'object',
-  properties: {
-    alertId: { type: 'string', pattern: '^[0-9A-Za-z_-]{1,64}$', description: 'id of the conditional order' },
-  },
-  required: ['alertId'],
-} as const;
+import { actSpec, listOrdersSpec, readRows, readSpec } from './route-specs.js';
+import { AUDIT_ERRORS, CANCEL_ERRORS, PLACE_ERRORS, type RouteSpec, type TradeCall } from './trade-route.js';
 
 const AUDIT_QUERY = {
   type: 'object',
@@ -82,365 +65,133 @@ const AUDIT_QUERY = {
   },
 } as const;
 
-/**
- * A US order after a modification. An AMOUNT order that stays one keeps its cash amount as the
- * notional (the spec's modify body has no amount); the order's own instrument is checked, whatever
- * securityId the body names.
- */
-function resultingUsOrder(current: GlobalOrder, body: ModifyGlobalOrderRequest): OrderFacts[] {
-  if (body.orderType === 'AMOUNT' && body.quantity === undefined)
-    return [{ securityId: current.securityId, amount: current.amount ?? 0 }];
-  return [resultingOrder(current, body)];
-}
+const bodyOf = <T>(call: TradeCall) => call.request.body as T;
 
-/** Pre-trade checks of a conditional order: one per order it would place, errors pointing at it. */
-function alertOrderChecks(alert: PlaceAlertRequest) {
-  return alert.orders.map((o, i) => ({
-    securityId: o.securityId,
-    quantity: o.quantity,
-    price: o.price,
-    path: `orders.${i}.`,
-  }));
-}
+const aTags = ['account'];
 
-export function registerAccountRoutes(
-  app: FastifyInstance,
-  deps: TradeDeps,
-  audit: AuditLog | undefined,
-): void {
-  registerConditionalOrderRoutes(app, deps);
-  registerConditionalCancelRoute(app, deps);
-  registerUsOrderRoutes(app, deps);
-  registerPositionRoutes(app, deps);
-  registerKillSwitchRoutes(app, deps);
-  registerRiskRoutes(app, deps, audit);
-}
+/** The account's reads without parameters: the service's answer passed through. */
+const ACCOUNT_READS: readonly RouteSpec[] = readRows(aTags, [
+  ['/v1/positions', 'listPositions', 'Open positions', POSITION_LIST, (c) => c.broker.portfolio.positions()],
+  ['/v1/holdings', 'listHoldings', 'Holdings', HOLDING_LIST, (c) => c.broker.portfolio.holdings()],
+  ['/v1/funds', 'getFundLimit', 'Fund limit', FUND_LIMIT, (c) => c.broker.funds.fundLimit()],
+  [
+    '/v1/kill-switch',
+    'getKillSwitch',
+    'Kill-switch state',
+    KILL_SWITCH,
+    async (c) => {
+      const state = await c.broker.funds.killSwitch();
+      c.desk.checks.noteKillSwitch(state.killSwitchStatus === 'ACTIVATE');
+      return state;
+    },
+  ],
+  [
+    '/v1/pnl-exit',
+    'getPnlExit',
+    'P&L-based exit configuration',
+    PNL_EXIT_CONFIG,
+    (c) => c.broker.funds.pnlExit(),
+  ],
+  [
+    '/v1/profile',
+    'getProfile',
+    "The account's profile: token validity, active segments, DDPI, MTF and data plan",
+    PROFILE,
+    (c) => c.broker.account.profile(),
+  ],
+  [
+    '/v1/static-ip',
+    'getStaticIp',
+    "The account's whitelisted static IPs and the days from which each may be changed",
+    STATIC_IP,
+    (c) => c.broker.account.getIp(),
+  ],
+]);
 
-/** Conditional (alert-triggered) orders: place, list, read, modify, cancel. */
-function registerConditionalOrderRoutes(app: FastifyInstance, deps: TradeDeps): void {
-  const cTags = ['conditional orders'];
-  tradeRoute(
-    app,
-    deps,
-    'POST',
-    '/v1/conditional-orders',
-    {
-      tags: cTags,
-      operationId: 'placeConditionalOrder',
-      summary: 'Place a conditional (alert-triggered) order of 1 to 15 orders',
-      response: ALERT_ACK,
-      errors: PLACE_ERRORS,
-      body: PLACE_CONDITIONAL_ORDER,
-    },
-    ({ request, broker, desk, keyId }) => {
-      const { correlationId, ...alert } = request.body as AlertBody;
-      return desk.execute({
-        action: 'conditionalOrders.place',
-        keyId,
-        request: request.body,
-        summary: { securityId: alert.condition.securityId, exchangeSegment: alert.condition.exchangeSegment },
-        placement: { correlationId },
-        checks: alertOrderChecks(alert),
-        killSwitch: true,
-        send: () => (alert.orders.length > 1 ? broker.alerts.placeMulti(alert) : broker.alerts.place(alert)),
-      });
-    },
-  );
-  listOrdersRoute(
-    app,
-    deps,
-    '/v1/conditional-orders',
-    {
-      tags: cTags,
-      operationId: 'listConditionalOrders',
-      summary: "Conditional orders of the account: the key's own (a supervisor's: all)",
-      response: ALERT_LIST,
-    },
-    (broker) => broker.alerts.list(),
-    (alert) => alert.alertId,
-  );
-  readOrderRoute(
-    app,
-    deps,
-    '/v1/conditional-orders/:alertId',
-    {
-      tags: cTags,
-      operationId: 'getConditionalOrder',
-      summary: 'One conditional order of the key',
-      response: ALERT,
-      params: ALERT_PARAMS,
-      idParam: 'alertId',
-    },
-    (broker, alertId) => broker.alerts.get(alertId),
-  );
-  tradeRoute(
-    app,
-    deps,
-    'PUT',
-    '/v1/conditional-orders/:alertId',
-    {
-      tags: cTags,
-      operationId: 'modifyConditionalOrder',
-      summary:
-        'Replace the condition and orders of a conditional order of the key (each new order checked pre-trade: the body is the whole resulting state)',
-      response: ALERT_ACK,
-      errors: MODIFY_ERRORS,
-      params: ALERT_PARAMS,
-      body: MODIFY_CONDITIONAL_ORDER,
-    },
-    ({ request, broker, desk, keyId, caller }) => {
-      const { alertId } = request.params as AlertParams;
-      const alert = request.body as PlaceAlertRequest;
-      return desk.execute({
-        action: 'conditionalOrders.modify',
-        keyId,
-        request: alert,
-        summary: { orderId: alertId, securityId: alert.condition.securityId },
-        authorize: () => desk.owners.assertMayAct(caller, alertId),
-        checks: alertOrderChecks(alert),
-        killSwitch: true,
-        send: () => broker.alerts.modify(alertId, alert),
-      });
-    },
-  );
-}
-
-/** Cancelling a conditional order: allowed under the kill switch. */
-function registerConditionalCancelRoute(app: FastifyInstance, deps: TradeDeps): void {
-  const cTags = ['conditional orders'];
-  tradeRoute(
-    app,
-    deps,
-    'DELETE',
-    '/v1/conditional-orders/:alertId',
-    {
-      tags: cTags,
-      operationId: 'cancelConditionalOrder',
-      summary: 'Cancel a conditional order of the key',
-      response: ALERT_ACK,
-      errors: CANCEL_ONE_ERRORS,
-      params: ALERT_PARAMS,
-    },
-    ({ request, broker, desk, keyId, caller }) => {
-      const { alertId } = request.params as AlertParams;
-      return desk.execute({
-        action: 'conditionalOrders.cancel',
-        keyId,
-        request: { alertId },
-        summary: { orderId: alertId },
-        authorize: () => desk.owners.assertMayAct(caller, alertId),
-        send: () => broker.alerts.cancel(alertId),
-      });
-    },
-  );
-}
-
-/** US-stock orders and the US account's reads. */
-function registerUsOrderRoutes(app: FastifyInstance, deps: TradeDeps): void {
-  const usTags = ['US stocks'];
-  tradeRoute(
-    app,
-    deps,
-    'POST',
-    '/v1/us/orders',
-    {
-      tags: usTags,
-      operationId: 'placeUsOrder',
-      summary: 'Place a US-stock order (fractional or AMOUNT)',
-      response: ORDER_ACK,
-      errors: PLACE_ERRORS,
-      body: PLACE_US_ORDER,
-    },
-    ({ request, broker, desk, keyId }) => {
-      const body = request.body as PlaceGlobalOrderRequest;
-      return desk.execute({
-        action: 'usOrders.place',
-        keyId,
-        request: body,
-        summary: { ...body, exchangeSegment: 'INX_EQ' },
-        placement: { correlationId: body.correlationId },
-        checks: [
-          body.orderType === 'AMOUNT'
-            ? { securityId: body.securityId, amount: body.amount }
-            : { securityId: body.securityId, quantity: body.quantity, price: body.price },
-        ],
-        killSwitch: true,
-        send: (correlationId) => broker.globalStocks.place({ ...body, correlationId }),
-      });
-    },
-  );
-  listOrdersRoute(
-    app,
-    deps,
-    '/v1/us/orders',
-    {
-      tags: usTags,
-      operationId: 'listUsOrders',
-      summary: "US-stock order book of the day: the key's own orders (a supervisor's: all)",
-      response: US_ORDER_LIST,
-    },
-    (broker) => broker.globalStocks.orders(),
-  );
-  readOrderRoute(
-    app,
-    deps,
-    '/v1/us/orders/:orderId',
-    { tags: usTags, operationId: 'getUsOrder', summary: 'One US-stock order of the key', response: US_ORDER },
-    (broker, orderId) => broker.globalStocks.order(orderId),
-  );
-  modifyOrderRoute<ModifyGlobalOrderRequest, GlobalOrder>(app, deps, {
-    url: '/v1/us/orders/:orderId',
-    tags: usTags,
-    operationId: 'modifyUsOrder',
-    summary: "Modify a US-stock order of the key; checked against the order's resulting quantity and price",
-    response: ORDER_ACK,
-    errors: MODIFY_ERRORS,
-    body: MODIFY_US_ORDER,
-    action: 'usOrders.modify',
-    read: (broker: BrokerClient, orderId: string) => broker.globalStocks.order(orderId),
-    resulting: resultingUsOrder,
-    send: (broker, orderId, body) => broker.globalStocks.modify(orderId, body),
-  });
-  cancelOrderRoute(app, deps, {
-    url: '/v1/us/orders/:orderId',
-    tags: usTags,
-    operationId: 'cancelUsOrder',
-    summary: 'Cancel a US-stock order of the key',
-    response: ORDER_ACK,
-    errors: CANCEL_ONE_ERRORS,
-    action: 'usOrders.cancel',
-    send: (broker, orderId) => broker.globalStocks.cancel(orderId),
-  });
-  const usReads: [string, string, string, unknown, (g: GlobalStocksApi) => Promise<unknown>][] = [
-    ['/v1/us/holdings', 'listUsHoldings', 'US-stock holdings', US_RECORD_LIST, (g) => g.holdings()],
-    ['/v1/us/funds', 'getUsFundLimit', 'US-stock fund limit', US_FUNDS, (g) => g.fundLimit()],
-    ['/v1/us/trades', 'listUsTrades', 'US-stock trades of the day', US_RECORD_LIST, (g) => g.trades()],
-  ];
-  for (const [url, operationId, summary, response, read] of usReads) {
-    tradeRoute(
-      app,
-      deps,
-      'GET',
-      url,
-      { operationId, tags: usTags, summary, response, errors: READ_ERRORS },
-      ({ broker }) => read(broker.globalStocks),
-    );
-  }
-}
-
-/** Positions, holdings, funds and margin. */
-function registerPositionRoutes(app: FastifyInstance, deps: TradeDeps): void {
-  const aTags = ['account'];
-  tradeRoute(
-    app,
-    deps,
-    'GET',
-    '/v1/positions',
-    {
-      tags: aTags,
-      operationId: 'listPositions',
-      summary: 'Open positions',
-      response: POSITION_LIST,
-      errors: READ_ERRORS,
-    },
-    ({ broker }) => broker.portfolio.positions(),
-  );
-  tradeRoute(
-    app,
-    deps,
-    'DELETE',
-    '/v1/positions',
-    {
+const PORTFOLIO: readonly RouteSpec[] = [
+  actSpec({
+    method: 'DELETE',
+    url: '/v1/positions',
+    doc: {
       tags: aTags,
       operationId: 'exitAllPositions',
       summary: 'Exit every position and cancel every open order of the day',
       response: ACCEPTED,
       errors: CANCEL_ERRORS,
     },
-    ({ broker, desk, keyId }) =>
-      desk.execute({
-        action: 'positions.exitAll',
-        keyId,
-        request: {},
-        summary: {},
-        send: async () => {
-          await broker.portfolio.exitAll();
-          return { status: 'accepted' };
-        },
-      }),
-  );
-  tradeRoute(
-    app,
-    deps,
-    'GET',
-    '/v1/holdings',
-    {
-      tags: aTags,
-      operationId: 'listHoldings',
-      summary: 'Holdings',
-      response: HOLDING_LIST,
-      errors: READ_ERRORS,
+    action: 'positions.exitAll',
+    request: () => ({}),
+    send: async (c) => {
+      await c.broker.portfolio.exitAll();
+      return { status: 'accepted' };
     },
-    ({ broker }) => broker.portfolio.holdings(),
-  );
-  tradeRoute(
-    app,
-    deps,
-    'GET',
-    '/v1/funds',
-    {
+  }),
+  actSpec({
+    method: 'POST',
+    url: '/v1/positions/convert',
+    doc: {
       tags: aTags,
-      operationId: 'getFundLimit',
-      summary: 'Fund limit',
-      response: FUND_LIMIT,
-      errors: READ_ERRORS,
+      operationId: 'convertPosition',
+      summary:
+        'Convert (part of) an open position to another product type; refused under the kill switch, the quantity checked against the per-order limit',
+      response: ACCEPTED,
+      errors: PLACE_ERRORS,
+      body: CONVERT_POSITION_REQUEST,
     },
-    ({ broker }) => broker.funds.fundLimit(),
-  );
-  tradeRoute(
-    app,
-    deps,
-    'POST',
+    action: 'positions.convert',
+    summary: (c) => {
+      const b = bodyOf<ConvertPositionRequest>(c);
+      return { securityId: b.securityId, exchangeSegment: b.exchangeSegment, quantity: b.convertQty };
+    },
+    // The position exists already: no price is at stake, only the quantity moved between products.
+    checks: (c) => {
+      const b = bodyOf<Required<ConvertPositionRequest>>(c);
+      return [{ securityId: b.securityId, quantity: b.convertQty, price: 0 }];
+    },
+    killSwitch: true,
+    send: async (c) => {
+      await c.broker.portfolio.convertPosition(bodyOf<ConvertPositionRequest>(c));
+      return { status: 'accepted' };
+    },
+  }),
+  readSpec(
     '/v1/margin',
     {
       tags: aTags,
       operationId: 'getMargin',
       summary: 'Margin needed for one order',
       response: MARGIN,
-      errors: READ_ERRORS,
       body: MARGIN_REQUEST,
     },
-    ({ request, broker }) => broker.funds.margin(request.body as MarginRequest),
-  );
-}
-
-/** Kill switch, P&L exit and the order audit trail. */
-function registerKillSwitchRoutes(app: FastifyInstance, deps: TradeDeps): void {
-  const aTags = ['account'];
-  tradeRoute(
-    app,
-    deps,
-    'GET',
-    '/v1/kill-switch',
+    (c) => c.broker.funds.margin(bodyOf<MarginRequest>(c)),
+    'POST',
+  ),
+  readSpec(
+    '/v1/margin/multi',
     {
       tags: aTags,
-      operationId: 'getKillSwitch',
-      summary: 'Kill-switch state',
-      response: KILL_SWITCH,
-      errors: READ_ERRORS,
+      operationId: 'getMultiOrderMargin',
+      summary: 'Margin several orders need together (indicative, for the current session)',
+      response: MULTI_MARGIN,
+      body: MULTI_MARGIN_REQUEST,
     },
-    async ({ broker, desk }) => {
-      const state = await broker.funds.killSwitch();
-      desk.checks.noteKillSwitch(state.killSwitchStatus === 'ACTIVATE');
-      return state;
+    (c) => {
+      const b = bodyOf<{ includePosition?: boolean; includeOrder?: boolean; scripList: MarginRequest[] }>(c);
+      return c.broker.funds.marginMulti({
+        includePosition: b.includePosition ? 'true' : 'false',
+        includeOrder: b.includeOrder ? 'true' : 'false',
+        scripList: b.scripList,
+      });
     },
-  );
-  tradeRoute(
-    app,
-    deps,
     'POST',
-    '/v1/kill-switch',
-    {
+  ),
+];
+
+const RISK: readonly RouteSpec[] = [
+  {
+    method: 'POST',
+    url: '/v1/kill-switch',
+    doc: {
       tags: aTags,
       operationId: 'setKillSwitch',
       summary:
@@ -450,7 +201,7 @@ function registerKillSwitchRoutes(app: FastifyInstance, deps: TradeDeps): void {
       body: KILL_SWITCH_REQUEST,
       scopes: ['trade', 'admin'],
     },
-    async ({ request, broker, desk, keyId }) => {
+    handle: async ({ request, broker, desk, keyId }) => {
       const { status } = request.body as { status: KillSwitchStatus };
       const result = await desk.execute({
         action: 'killSwitch.set',
@@ -462,8 +213,7 @@ function registerKillSwitchRoutes(app: FastifyInstance, deps: TradeDeps): void {
         // (or the strategy) it was meant to stop. A refused attempt is audited like any refused
         // request.
         authorize: async () => {
-          const admin = (request.apiKey?.scopes ?? []).includes('admin');
-          if (status === 'DEACTIVATE' && !admin) {
+          if (status === 'DEACTIVATE' && !(request.apiKey?.scopes ?? []).includes('admin')) {
             throw new TradingGatewayError(
               'FORBIDDEN',
               'lifting the kill switch needs a key with the admin scope (the admin key or a supervisor); any trade key may activate it',
@@ -476,32 +226,11 @@ function registerKillSwitchRoutes(app: FastifyInstance, deps: TradeDeps): void {
       desk.checks.noteKillSwitch(status === 'ACTIVATE');
       return result;
     },
-  );
-}
-
-/** P&L exit and the order audit trail. */
-function registerRiskRoutes(app: FastifyInstance, deps: TradeDeps, audit: AuditLog | undefined): void {
-  const aTags = ['account'];
-  tradeRoute(
-    app,
-    deps,
-    'GET',
-    '/v1/pnl-exit',
-    {
-      tags: aTags,
-      operationId: 'getPnlExit',
-      summary: 'P&L-based exit configuration',
-      response: PNL_EXIT_CONFIG,
-      errors: READ_ERRORS,
-    },
-    ({ broker }) => broker.funds.pnlExit(),
-  );
-  tradeRoute(
-    app,
-    deps,
-    'POST',
-    '/v1/pnl-exit',
-    {
+  },
+  actSpec({
+    method: 'POST',
+    url: '/v1/pnl-exit',
+    doc: {
       tags: aTags,
       operationId: 'setPnlExit',
       summary: 'Configure the P&L-based automatic exit',
@@ -509,23 +238,176 @@ function registerRiskRoutes(app: FastifyInstance, deps: TradeDeps, audit: AuditL
       errors: PLACE_ERRORS,
       body: PNL_EXIT_REQUEST,
     },
-    ({ request, broker, desk, keyId }) => {
-      const body = request.body as PnlExitRequest;
-      return desk.execute({
-        action: 'pnlExit.set',
-        keyId,
-        request: body,
-        summary: {},
-        send: () => broker.funds.setPnlExit(body),
-      });
-    },
-  );
-  tradeRoute(
-    app,
-    deps,
-    'GET',
-    '/v1/order-audit',
+    action: 'pnlExit.set',
+    send: (c) => c.broker.funds.setPnlExit(bodyOf<PnlExitRequest>(c)),
+  }),
+];
+
+const LEDGER_READS: readonly RouteSpec[] = [
+  readSpec(
+    '/v1/ledger',
     {
+      tags: aTags,
+      operationId: 'getLedger',
+      summary: 'Ledger entries over a date range (both ends optional)',
+      response: LEDGER,
+      querystring: LEDGER_QUERY,
+    },
+    (c) => {
+      const q = c.request.query as { fromDate?: string; toDate?: string };
+      return c.broker.edis.ledger(q.fromDate, q.toDate);
+    },
+  ),
+];
+
+const edisTags = ['eDIS'];
+const EDIS: readonly RouteSpec[] = [
+  actSpec({
+    method: 'POST',
+    url: '/v1/edis/tpin',
+    doc: {
+      tags: edisTags,
+      operationId: 'requestEdisTpin',
+      summary: "Send a T-PIN to the account's registered mobile number",
+      response: TPIN,
+      errors: PLACE_ERRORS,
+    },
+    action: 'edis.tpin',
+    request: () => ({}),
+    send: (c) => c.broker.edis.requestTpin(),
+  }),
+  actSpec({
+    method: 'POST',
+    url: '/v1/edis/bulk-form',
+    doc: {
+      tags: edisTags,
+      operationId: 'getEdisBulkForm',
+      summary: "The depository's form authorising several holdings for sale (escaped HTML, to be rendered)",
+      response: EDIS_FORM,
+      errors: PLACE_ERRORS,
+      body: EDIS_BULK_FORM_REQUEST,
+    },
+    action: 'edis.bulkForm',
+    send: (c) => c.broker.edis.bulkForm(bodyOf<EdisFormRequest>(c)),
+  }),
+  actSpec({
+    method: 'POST',
+    url: '/v1/edis/form',
+    doc: {
+      tags: edisTags,
+      operationId: 'getEdisForm',
+      summary: "The depository's form authorising one holding for sale (escaped HTML, to be rendered)",
+      response: EDIS_FORM,
+      errors: PLACE_ERRORS,
+      body: EDIS_FORM_REQUEST,
+    },
+    action: 'edis.form',
+    send: (c) => c.broker.edis.singleForm(bodyOf<EdisSingleFormRequest>(c)),
+  }),
+  readSpec(
+    '/v1/edis/inquire/:isin',
+    {
+      tags: edisTags,
+      operationId: 'getEdisStatus',
+      summary: 'eDIS authorisation of one holding (or ALL)',
+      response: EDIS_INQUIRY_LIST,
+      params: ISIN_PARAMS,
+    },
+    (c) => c.broker.edis.inquire((c.request.params as { isin: string }).isin),
+  ),
+];
+
+/** A US estimate's body as the spec types it (text numbers). */
+function usEstimate(c: TradeCall) {
+  const b = bodyOf<{ securityId: string; price: number; quantity: number; transactionType: TransactionType }>(
+    c,
+  );
+  return {
+    securityId: b.securityId,
+    price: String(b.price),
+    quantity: String(b.quantity),
+    transactionType: b.transactionType,
+  };
+}
+
+const usTags = ['US stocks'];
+const US_ACCOUNT: readonly RouteSpec[] = [
+  ...readRows(usTags, [
+    [
+      '/v1/us/holdings',
+      'listUsHoldings',
+      'US-stock holdings',
+      US_RECORD_LIST,
+      (c) => c.broker.globalStocks.holdings(),
+    ],
+    [
+      '/v1/us/funds',
+      'getUsFundLimit',
+      'US-stock fund limit',
+      US_FUNDS,
+      (c) => c.broker.globalStocks.fundLimit(),
+    ],
+    [
+      '/v1/us/market-status',
+      'getUsMarketStatus',
+      'Whether the US market is open, and its hours',
+      US_MARKET_STATUS,
+      (c) => c.broker.globalStocks.marketStatus(),
+    ],
+  ]),
+  listOrdersSpec(
+    '/v1/us/trades',
+    {
+      tags: usTags,
+      operationId: 'listUsTrades',
+      summary: "US-stock trades of the day: the key's own orders' (a supervisor's: all)",
+      response: US_RECORD_LIST,
+    },
+    (c) => c.broker.globalStocks.trades(),
+  ),
+  listOrdersSpec(
+    '/v1/us/trades/:securityId',
+    {
+      tags: usTags,
+      operationId: 'listUsTradesOfSecurity',
+      summary: "US-stock trades of one stock: the key's own orders' (a supervisor's: all)",
+      response: US_RECORD_LIST,
+      params: SECURITY_PARAMS,
+    },
+    (c) => c.broker.globalStocks.tradesBySecurity((c.request.params as { securityId: string }).securityId),
+  ),
+  readSpec(
+    '/v1/us/charges',
+    {
+      tags: usTags,
+      operationId: 'getUsChargeEstimate',
+      summary: 'Charges one US-stock order would cost',
+      response: US_CHARGES,
+      body: US_ESTIMATE_REQUEST,
+    },
+    (c) => c.broker.globalStocks.chargeEstimate(usEstimate(c)),
+    'POST',
+  ),
+  readSpec(
+    '/v1/us/margin',
+    {
+      tags: usTags,
+      operationId: 'getUsMargin',
+      summary: 'Margin one US-stock order needs',
+      response: US_MARGIN,
+      body: US_ESTIMATE_REQUEST,
+    },
+    (c) => c.broker.globalStocks.margin(usEstimate(c)),
+    'POST',
+  ),
+];
+
+/** The order audit trail, the key's own rows (a supervisor's: every key's). */
+function auditRoute(audit: AuditLog): RouteSpec {
+  return {
+    method: 'GET',
+    url: '/v1/order-audit',
+    doc: {
       tags: aTags,
       operationId: 'listOrderAudit',
       summary: "The order audit trail (newest first): the key's own rows (a supervisor's: every key's)",
@@ -533,12 +415,23 @@ function registerRiskRoutes(app: FastifyInstance, deps: TradeDeps, audit: AuditL
       errors: AUDIT_ERRORS,
       querystring: AUDIT_QUERY,
     },
-    async ({ request, caller }) => {
+    handle: async ({ request, caller }) => {
       const q = request.query as { correlationId?: string; limit: number };
       const keyId = caller.supervisor ? undefined : caller.keyId;
-      return {
-        rows: audit ? await audit.list({ correlationId: q.correlationId, keyId, limit: q.limit }) : [],
-      };
+      return { rows: await audit.list({ correlationId: q.correlationId, keyId, limit: q.limit }) };
     },
-  );
+  };
+}
+
+/** Every account route of the gateway. */
+export function accountRoutes(audit: AuditLog): readonly RouteSpec[] {
+  return [
+    ...ACCOUNT_READS,
+    ...PORTFOLIO,
+    ...RISK,
+    ...LEDGER_READS,
+    ...EDIS,
+    ...US_ACCOUNT,
+    auditRoute(audit),
+  ];
 }

@@ -56,6 +56,11 @@ export interface OrderRequest<T> {
   authorize?: () => Promise<void>;
   /** Refuse while the kill switch is active (not for cancels, which reduce risk). */
   killSwitch?: boolean;
+  /**
+   * The orders one accepted answer created, each given an outcome row (its owner) of its own: a
+   * slicing answers several. Default: the answer's orderId (or alertId).
+   */
+  orderIds?: (answer: Record<string, unknown>) => string[];
   send(correlationId: string): Promise<T>;
 }
 
@@ -75,8 +80,12 @@ function outcomeOf(error: unknown): AuditOutcome {
   return 'unknown';
 }
 
+/**
+ * The gateway's own prefix (`tg-`; it was the query API's `qa-` before the split), so an order's
+ * origin reads from its correlation id in the service's book: 3 + 24 characters, within its 30.
+ */
 export function newCorrelationId(): string {
-  return `qa-${randomBytes(12).toString('hex')}`;
+  return `tg-${randomBytes(12).toString('hex')}`;
 }
 
 export class OrderDesk {
@@ -197,7 +206,7 @@ export class OrderDesk {
       response: body,
     });
     this.#metrics.orders.inc({ action: req.action, outcome: 'replayed' });
-    this.#owners.note(String(body.orderId ?? body.alertId ?? ''), req.keyId);
+    for (const id of orderIdsOf(req, body)) this.#owners.note(id, req.keyId);
     return { body, replayed: true };
   }
 
@@ -267,21 +276,24 @@ export class OrderDesk {
         ? { ...(answer as Record<string, unknown>) }
         : { result: answer ?? null };
     if (correlationId !== '') body.correlationId = correlationId;
+    const ids = orderIdsOf(req, body);
     // The order exists now: a failed outcome row must not turn its success into an error.
-    await this.#audit
-      .write({
-        ...base,
-        phase: 'outcome',
-        outcome: 'accepted',
-        httpStatus: 200,
-        orderId: String(body.orderId ?? body.alertId ?? req.summary.orderId ?? ''),
-        orderStatus: String(body.orderStatus ?? body.alertStatus ?? body.killSwitchStatus ?? ''),
-        response: body,
-        latencyMs: this.#now() - started,
-      })
-      .catch(() => undefined);
+    for (const orderId of ids.length > 0 ? ids : [req.summary.orderId ?? '']) {
+      await this.#audit
+        .write({
+          ...base,
+          phase: 'outcome',
+          outcome: 'accepted',
+          httpStatus: 200,
+          orderId,
+          orderStatus: String(body.orderStatus ?? body.alertStatus ?? body.killSwitchStatus ?? ''),
+          response: body,
+          latencyMs: this.#now() - started,
+        })
+        .catch(() => undefined);
+    }
     this.#metrics.orders.inc({ action: req.action, outcome: 'accepted' });
-    if (req.placement) this.#owners.note(String(body.orderId ?? body.alertId ?? ''), req.keyId);
+    if (req.placement) for (const id of ids) this.#owners.note(id, req.keyId);
     return { body, replayed: false };
   }
 
@@ -309,6 +321,13 @@ export class OrderDesk {
       { ...(mapped.upstream ? { upstream: mapped.upstream } : {}), cause: error },
     );
   }
+}
+
+/** The order ids an answer names (none for answers that are not about an order). */
+function orderIdsOf(req: OrderRequest<unknown>, body: Record<string, unknown>): string[] {
+  if (req.orderIds) return req.orderIds(body).filter((id) => id !== '');
+  const id = String(body.orderId ?? body.alertId ?? '');
+  return id === '' ? [] : [id];
 }
 
 function conflict(correlationId: string): TradingGatewayError {

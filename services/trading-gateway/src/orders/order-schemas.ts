@@ -264,3 +264,103 @@ export const MODIFY_CONDITIONAL_ORDER = {
   ...PLACE_CONDITIONAL_ORDER,
   properties: CONDITIONAL_FIELDS,
 } as const;
+
+/** POST /v1/margin/multi: the margin several orders need together. */
+export const MULTI_MARGIN_REQUEST = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['scripList'],
+  properties: {
+    includePosition: { type: 'boolean', description: 'count the open positions in (default false)' },
+    includeOrder: { type: 'boolean', description: 'count the open orders in (default false)' },
+    scripList: { type: 'array', minItems: 1, maxItems: 100, items: MARGIN_REQUEST },
+  },
+} as const;
+
+const CONVERTIBLE = { type: 'string', enum: ['CNC', 'INTRADAY', 'MARGIN'] } as const;
+
+/** POST /v1/positions/convert: every field the spec lists, the ones that say what to convert required. */
+export const CONVERT_POSITION_REQUEST = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['fromProductType', 'toProductType', 'exchangeSegment', 'securityId', 'convertQty'],
+  properties: {
+    fromProductType: CONVERTIBLE,
+    toProductType: CONVERTIBLE,
+    exchangeSegment: { type: 'string', enum: SEGMENTS.filter((s) => s !== 'NSE_COMM') },
+    positionType: { type: 'string', enum: ['LONG', 'SHORT', 'CLOSED'] },
+    securityId: SECURITY,
+    convertQty: QTY,
+  },
+} as const;
+
+/** POST /v1/us/charges and /v1/us/margin: one prospective US order (numbers here, text at the service). */
+export const US_ESTIMATE_REQUEST = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['securityId', 'price', 'quantity', 'transactionType'],
+  properties: {
+    securityId: SECURITY,
+    price: { ...PRICE, description: 'USD; 0 for a market order' },
+    quantity: { type: 'number', exclusiveMinimum: 0 },
+    transactionType: SIDE,
+  },
+} as const;
+
+const ISIN = { type: 'string', pattern: '^[A-Z]{2}[A-Z0-9]{9}[0-9]$', description: 'an ISIN' } as const;
+/** An ISIN, or ALL for every holding (the bulk form and the status inquiry take it). */
+const ISIN_OR_ALL = {
+  type: 'string',
+  pattern: '^(ALL|[A-Z]{2}[A-Z0-9]{9}[0-9])$',
+  description: 'an ISIN, or ALL for every holding',
+} as const;
+/** Where the holdings to authorise are, for both eDIS forms. */
+const EDIS_PLACE = {
+  exchange: { type: 'string', enum: ['NSE', 'BSE', 'MCX', 'ALL'] },
+  segment: { type: 'string', enum: ['EQ', 'COMM', 'FNO'] },
+  bulk: { type: 'boolean' },
+} as const;
+
+/** POST /v1/edis/bulk-form: the depository's form for several holdings. */
+export const EDIS_BULK_FORM_REQUEST = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['isin', 'exchange', 'segment'],
+  properties: { isin: { type: 'array', minItems: 1, maxItems: 100, items: ISIN_OR_ALL }, ...EDIS_PLACE },
+} as const;
+
+/** POST /v1/edis/form: the depository's form for one holding. */
+export const EDIS_FORM_REQUEST = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['isin', 'exchange'],
+  properties: {
+    isin: ISIN,
+    qty: { ...QTY, description: 'quantity to authorise (default: the whole holding)' },
+    ...EDIS_PLACE,
+  },
+} as const;
+
+/** GET /v1/edis/inquire/:isin. */
+export const ISIN_PARAMS = {
+  type: 'object',
+  properties: { isin: ISIN_OR_ALL },
+  required: ['isin'],
+} as const;
+
+/** GET /v1/us/trades/:securityId. */
+export const SECURITY_PARAMS = {
+  type: 'object',
+  properties: { securityId: { ...SECURITY, description: 'the US stock' } },
+  required: ['securityId'],
+} as const;
+
+/** GET /v1/ledger: a date range, both ends optional. */
+export const LEDGER_QUERY = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    fromDate: { type: 'string', format: 'date', description: 'first day, YYYY-MM-DD' },
+    toDate: { type: 'string', format: 'date', description: 'last day, YYYY-MM-DD' },
+  },
+} as const;

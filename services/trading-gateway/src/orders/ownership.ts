@@ -32,9 +32,13 @@ export const PLACE_ACTIONS = [
   'foreverOrders.place',
   'conditionalOrders.place',
   'usOrders.place',
+  'orders.slice',
 ] as const;
 
 const AUDIT_TABLE = SERVICE_TABLES.orderAudit.name;
+/** The audit rows that name an order's owner: accepted placements (needs the `actions` parameter). */
+const PLACED = `phase = 'outcome' AND outcome IN ('accepted', 'replayed') AND key_id != ''
+             AND action IN {actions:Array(String)}`;
 /** Owners remembered; past it the oldest half is forgotten (they are read again when needed). */
 const MAX_CACHED_OWNERS = 100_000;
 /** Ids asked of the store in one statement (lists of the day's book stay far below). */
@@ -81,8 +85,7 @@ export class OrderOwners {
       try {
         rows = await this.#store.rows(
           `SELECT order_id, argMin(key_id, at) AS owner FROM ${AUDIT_TABLE}
-           WHERE order_id IN {ids:Array(String)} AND phase = 'outcome'
-             AND outcome IN ('accepted', 'replayed') AND key_id != '' AND action IN {actions:Array(String)}
+           WHERE order_id IN {ids:Array(String)} AND ${PLACED}
            GROUP BY order_id`,
           { ids, actions: [...PLACE_ACTIONS] },
         );
@@ -98,6 +101,18 @@ export class OrderOwners {
       }
     }
     return found;
+  }
+
+  /**
+   * A subquery of the order ids `keyId` owns, for stored records filtered in ClickHouse (paged
+   * reads, where filtering a page after reading it would shorten pages).
+   */
+  ownedOrderIds(keyId: string): { sql: string; params: Record<string, string | string[]> } {
+    return {
+      sql: `SELECT order_id FROM ${AUDIT_TABLE} WHERE ${PLACED}
+             GROUP BY order_id HAVING argMin(key_id, at) = {ownerKey:String}`,
+      params: { actions: [...PLACE_ACTIONS], ownerKey: keyId },
+    };
   }
 
   /** Whether `caller` may see and act on this order. */

@@ -231,3 +231,172 @@ export const AUDIT_ROWS = {
     },
   },
 } as const;
+
+/** A stored fill: the service's trade record as read (day book, trade history or US trades). */
+export const FILL = record(
+  'Fill',
+  "One fill as the service's trade book gave it, with the service's field names: a trade-book or trade-history record (exchangeTradeId; customSymbol, charges in history) or a US trade (tradeDate, tradeValue; exchangeSegment INX_EQ)",
+  {
+    svcClientId: 'string',
+    orderId: 'string',
+    exchangeOrderId: 'string',
+    exchangeTradeId: 'string',
+    transactionType: 'string',
+    exchangeSegment: 'string',
+    productType: 'string',
+    orderType: 'string',
+    tradingSymbol: 'string',
+    customSymbol: 'string',
+    securityId: 'string',
+    tradedQuantity: 'number',
+    tradedPrice: 'number',
+    createTime: 'string',
+    updateTime: 'string',
+    exchangeTime: 'string',
+  },
+  ['orderId', 'securityId', 'tradedQuantity', 'tradedPrice'],
+);
+export const FILL_LIST = listOf(FILL);
+
+export const FILL_SYNC = record('FillSync', 'A read of the trade book now', {
+  read: { type: 'integer', description: "fills in the day's book (Indian and US)" },
+  added: { type: 'integer', description: 'fills that were not stored yet and are now' },
+});
+
+export const ACCOUNT_SNAPSHOTS = {
+  title: 'AccountSnapshots',
+  type: 'object',
+  required: ['snapshotDate', 'snapshots'],
+  properties: {
+    snapshotDate: { type: 'string', description: 'IST trading day, YYYY-MM-DD' },
+    snapshots: {
+      type: 'array',
+      items: record('AccountSnapshot', 'The latest snapshot of one kind on that day', {
+        kind: { type: 'string', description: 'positions, holdings, funds, ledger, us_holdings or us_funds' },
+        takenAt: { type: 'integer', description: 'when the gateway read it, epoch ms' },
+        records: 'integer',
+      }),
+    },
+  },
+} as const;
+
+export const SNAPSHOT_TAKEN = {
+  title: 'AccountSnapshotTaken',
+  type: 'object',
+  required: ['snapshotDate', 'kinds'],
+  properties: {
+    snapshotDate: { type: 'string', description: 'IST trading day, YYYY-MM-DD' },
+    kinds: {
+      type: 'array',
+      items: record('AccountSnapshotOutcome', 'Whether one kind was read and stored', {
+        kind: 'string',
+        outcome: { type: 'string', description: 'stored or failed' },
+        records: 'integer',
+        error: 'string',
+      }),
+    },
+  },
+} as const;
+
+/** A sliced placement: the order of each slice (every one the key's), and the correlation id sent. */
+export const SLICE_ACK = {
+  title: 'SliceAck',
+  type: 'object',
+  required: ['orders'],
+  properties: {
+    orders: { type: 'array', items: ORDER_ACK, description: 'one acknowledgement per slice' },
+    correlationId: { type: 'string', description: 'the correlation id the gateway sent' },
+  },
+} as const;
+
+export const MULTI_MARGIN = record(
+  'MultiOrderMargin',
+  'The margin several orders need together (indicative)',
+  {
+    clientId: 'string',
+    totalMargin: 'number',
+    spanMargin: 'number',
+    exposure: 'number',
+    equityMargin: 'number',
+    foMargin: 'number',
+    commodity: 'number',
+    currency: 'number',
+  },
+);
+
+export const PROFILE = record('Profile', 'The account profile', {
+  svcClientId: 'string',
+  tokenValidity: { type: 'string', description: 'DD/MM/YYYY HH:MM' },
+  activeSegment: { type: 'string', description: 'comma-separated segments' },
+  ddpi: { type: 'string', description: 'Active or Deactive' },
+  mtf: { type: 'string', description: 'Active or Deactive' },
+  dataPlan: { type: 'string', description: 'Active or Deactive' },
+  dataValidity: 'string',
+});
+
+export const STATIC_IP = record('StaticIpSetting', 'The whitelisted static IPs', {
+  primaryIP: 'string',
+  secondaryIP: 'string',
+  modifyDatePrimary: { type: 'string', description: 'YYYY-MM-DD from which the primary IP may change' },
+  modifyDateSecondary: { type: 'string', description: 'YYYY-MM-DD from which the secondary IP may change' },
+});
+
+export const LEDGER = listOf(
+  record('LedgerEntry', 'One ledger entry (every field text, as the service sends it)', {
+    svcClientId: 'string',
+    narration: 'string',
+    voucherdate: 'string',
+    exchange: 'string',
+    voucherdesc: 'string',
+    vouchernumber: 'string',
+    debit: 'string',
+    credit: 'string',
+    runbal: 'string',
+  }),
+);
+
+export const TPIN = record('TpinResult', 'Whether the T-PIN was sent', {
+  svcClientId: 'string',
+  edisStatus: { type: 'string', description: 'SUCCESS or FAILURE' },
+  remarks: 'string',
+});
+
+export const EDIS_FORM = record('EdisForm', "The depository's form", {
+  svcClientId: 'string',
+  edisFormHtml: { type: 'string', description: 'escaped HTML form, to be rendered by the caller' },
+});
+
+export const EDIS_INQUIRY_LIST = listOf(
+  record('EdisStatus', 'eDIS authorisation of a holding', {
+    clientId: 'string',
+    isin: 'string',
+    totalQty: 'integer',
+    aprvdQty: { type: 'integer', description: 'quantity approved for sale' },
+    status: { type: 'string', description: 'SUCCESS or FAILURE' },
+    remarks: 'string',
+  }),
+);
+
+export const US_MARKET_STATUS = record('UsMarketStatus', 'The US market session', {
+  marketOpenTime: 'string',
+  marketCloseTime: 'string',
+  holidayFlag: 'boolean',
+  status: { type: 'string', description: 'open or closed' },
+});
+
+export const US_CHARGES = record('UsChargeEstimate', 'What one US-stock order would cost in charges', {
+  brokerage: 'number',
+  orderCharges: 'number',
+  exchangeCharges: 'number',
+  turnOverFee: 'number',
+  gstCharges: 'number',
+  otherCharges: 'number',
+});
+
+export const US_MARGIN = record('UsMargin', 'The margin one US-stock order needs', {
+  brokerage: 'number',
+  leverage: 'string',
+  insufficientBal: 'number',
+  totalMargin: 'number',
+  availableBal: 'number',
+});

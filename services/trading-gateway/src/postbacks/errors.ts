@@ -1,7 +1,9 @@
 /**
- * Errors of the postback receiver, stream and reconciliation. Kept inside this folder so the
- * plugin stands alone; `status` is what the receiver answers, messages never carry the secret.
+ * Errors of the postback receiver, stream and reconciliation; `status` is what the receiver
+ * answers, messages never carry the secret.
  */
+import { HttpError, type HttpErrorInit } from '@feedpipe/service-http';
+
 export type PostbackErrorCode =
   /** Options refused at construction (names the option). */
   | 'POSTBACK_CONFIG_INVALID'
@@ -32,21 +34,33 @@ export type PostbackErrorCode =
   /** Reconciliation could not read the order book or the table. */
   | 'RECONCILE_FAILED';
 
-export class PostbackError extends Error {
-  override readonly name = 'PostbackError';
-  readonly code: PostbackErrorCode;
-  readonly status: number;
-  readonly retryable: boolean;
+/** What each code answers unless the thrower says otherwise. */
+const STATUS: Record<PostbackErrorCode, number> = {
+  POSTBACK_CONFIG_INVALID: 500,
+  POSTBACK_UNAUTHENTICATED: 401,
+  POSTBACK_SOURCE_REFUSED: 403,
+  POSTBACK_MALFORMED: 400,
+  POSTBACK_UNSUPPORTED_MEDIA: 415,
+  POSTBACK_TOO_LARGE: 413,
+  POSTBACK_BUSY: 503,
+  POSTBACK_WAL_FAILED: 503,
+  POSTBACK_WAL_INVALID: 500,
+  POSTBACK_PERSIST_FAILED: 500,
+  STREAM_FULL: 503,
+  STREAM_KEY_FULL: 429,
+  STREAM_BAD_FILTER: 400,
+  RECONCILE_FAILED: 500,
+};
 
-  constructor(
-    code: PostbackErrorCode,
-    message: string,
-    init: { status?: number; retryable?: boolean; cause?: unknown } = {},
-  ) {
-    super(message, init.cause === undefined ? undefined : { cause: init.cause });
-    this.code = code;
-    this.status = init.status ?? 500;
-    this.retryable = init.retryable ?? false;
+/**
+ * On the shared HTTP error base (packages/service-http), like the gateway's own errors: one
+ * envelope, status, retryable and cause for every route of the gateway, postbacks included.
+ */
+export class PostbackError extends HttpError<PostbackErrorCode> {
+  override readonly name = 'PostbackError';
+
+  constructor(code: PostbackErrorCode, message: string, init: HttpErrorInit = {}) {
+    super(code, message, { ...init, status: init.status ?? STATUS[code] });
   }
 }
 

@@ -4,6 +4,7 @@ import { DEFAULT_ORDER_UPDATES_TOPIC, ORDER_UPDATES_PARTITIONS, SERVICE_TABLES }
 import type { Store } from '@feedpipe/store';
 import type { Registry } from 'prom-client';
 import { configError } from './errors.js';
+import type { OrderEvent } from './order-event.js';
 import { parseAllowlist } from './source-guard.js';
 import type { OrderVisibility } from './visibility.js';
 
@@ -77,6 +78,11 @@ export interface PostbackReceiverOptions {
    * Default: every request sees every update.
    */
   visibility?: OrderVisibility;
+  /**
+   * Told of every batch of newly stored updates, after the table has them (the gateway's fill
+   * recorder reads the trade book when one shows a fill). Default: nobody.
+   */
+  onStored?: (events: readonly OrderEvent[]) => void;
 }
 
 export interface ResolvedReceiverOptions {
@@ -107,6 +113,7 @@ export interface ResolvedReceiverOptions {
   readonly reconcileIntervalMs: number;
   readonly kafkaClientId: string;
   readonly visibility: OrderVisibility | undefined;
+  readonly onStored: ((events: readonly OrderEvent[]) => void) | undefined;
 }
 
 const DEFAULTS = {
@@ -140,6 +147,7 @@ const KEYS = [
   'broker',
   'registry',
   'visibility',
+  'onStored',
   ...Object.keys(DEFAULTS),
 ];
 const INT_KEYS = [
@@ -225,6 +233,9 @@ export function resolveReceiverOptions(options: PostbackReceiverOptions): Resolv
   if (ints.reconcileIntervalMs > 0 && options.broker === undefined) {
     throw configError('reconcileIntervalMs needs broker');
   }
+  if (options.onStored !== undefined && typeof options.onStored !== 'function') {
+    throw configError('onStored must be a function');
+  }
   const kafkaClientId = options.kafkaClientId ?? DEFAULTS.kafkaClientId;
   if (typeof kafkaClientId !== 'string' || kafkaClientId === '')
     throw configError('kafkaClientId must be a string');
@@ -242,6 +253,7 @@ export function resolveReceiverOptions(options: PostbackReceiverOptions): Resolv
     broker: options.broker,
     kafkaClientId,
     visibility: options.visibility,
+    onStored: options.onStored,
     ...ints,
   };
 }

@@ -5,8 +5,12 @@
  * path). No label carries a secret, a URL or an order id.
  */
 import { Counter, Gauge, type Registry } from 'prom-client';
+import { GATEWAY_METRIC_PREFIX } from '../metrics.js';
 import type { PipelineStats } from './pipeline.js';
 import type { RefusalCounters } from './receiver-routes.js';
+
+/** `trading_gateway_postback_*`: the gateway's prefix, like every other metric of the gateway. */
+const PREFIX = `${GATEWAY_METRIC_PREFIX}postback_`;
 
 export interface ReceiverMetricsSource {
   readonly pipeline: PipelineStats;
@@ -56,21 +60,21 @@ function counter(
 export function createReceiverMetrics(registry: Registry, read: Read = () => undefined): void {
   gauge(
     registry,
-    'query_api_postback_wal_entries',
+    `${PREFIX}wal_entries`,
     'Postbacks acknowledged (in the write-ahead log) and not yet stored',
     (s) => s.pipeline.wal.entries,
     read,
   );
   gauge(
     registry,
-    'query_api_postback_wal_bytes',
+    `${PREFIX}wal_bytes`,
     'Bytes of the write-ahead log not yet stored',
     (s) => s.pipeline.wal.bytes,
     read,
   );
   gauge(
     registry,
-    'query_api_postback_oldest_pending_seconds',
+    `${PREFIX}oldest_pending_seconds`,
     'Age of the oldest acknowledged postback not yet stored (0 when none)',
     (s) =>
       s.pipeline.oldestPendingMs === undefined
@@ -79,7 +83,7 @@ export function createReceiverMetrics(registry: Registry, read: Read = () => und
     read,
   );
   new Counter({
-    name: 'query_api_postback_requests_total',
+    name: `${PREFIX}requests_total`,
     help: 'Postbacks received, by outcome (accepted, duplicate, unauthenticated, source_refused, malformed, busy, wal_failed)',
     labelNames: ['outcome'],
     registers: [registry],
@@ -100,35 +104,35 @@ export function createReceiverMetrics(registry: Registry, read: Read = () => und
   });
   counter(
     registry,
-    'query_api_postback_stored_total',
+    `${PREFIX}stored_total`,
     'Order updates stored in ClickHouse (new rows)',
     (s) => s.pipeline.persisted,
     read,
   );
   counter(
     registry,
-    'query_api_postback_dead_letters_total',
+    `${PREFIX}dead_letters_total`,
     'Acknowledged postbacks that could not be stored and went to the dead-letter table',
     (s) => s.pipeline.deadLetters,
     read,
   );
   counter(
     registry,
-    'query_api_postback_persist_errors_total',
+    `${PREFIX}persist_errors_total`,
     'Failed attempts to write a batch to Kafka or ClickHouse (retried)',
     (s) => s.pipeline.persistErrors,
     read,
   );
   counter(
     registry,
-    'query_api_postback_wal_failures_total',
+    `${PREFIX}wal_failures_total`,
     'Write-ahead log writes or syncs that failed (their postbacks got 503)',
     (s) => s.pipeline.wal.failures,
     read,
   );
   counter(
     registry,
-    'query_api_postback_replayed_total',
+    `${PREFIX}replayed_total`,
     'Records replayed from the write-ahead log on start',
     (s) => s.pipeline.replayed,
     read,

@@ -18,8 +18,8 @@ import {
   type ResolvedReceiverOptions,
   resolveReceiverOptions,
 } from './options.js';
-import { toWire } from './order-event.js';
-import { OrderEventPipeline, type PipelineStats } from './pipeline.js';
+import { type OrderEvent, toWire } from './order-event.js';
+import { OrderEventPipeline, type PipelineStats, type PreparedEvent } from './pipeline.js';
 import { createReceiverMetrics } from './receiver-metrics.js';
 import { type RefusalCounters, registerReceiverRoutes } from './receiver-routes.js';
 import { type ReconcileResult, reconcileOrders } from './reconcile.js';
@@ -94,6 +94,20 @@ function oneRunAtATime(start: () => Promise<ReconcileResult>): {
   };
 }
 
+/** Newly stored updates go to the live streams, then to whoever asked to be told (onStored). */
+function publishStored(
+  hub: UpdateHub,
+  events: readonly PreparedEvent[],
+  onStored: ((events: readonly OrderEvent[]) => void) | undefined,
+): void {
+  const stored = events.map((p) => p.event);
+  hub.publish(
+    stored,
+    events.map((p) => p.seq),
+  );
+  onStored?.(stored);
+}
+
 export async function createPostbackReceiver(input: PostbackReceiverOptions): Promise<PostbackReceiver> {
   const options = resolveReceiverOptions(input);
   const lane = options.store.internal;
@@ -141,11 +155,7 @@ export async function createPostbackReceiver(input: PostbackReceiverOptions): Pr
       await lane.rows('SELECT 1');
       return true;
     },
-    published: (events) =>
-      hub.publish(
-        events.map((p) => p.event),
-        events.map((p) => p.seq),
-      ),
+    published: (events) => publishStored(hub, events, options.onStored),
   });
   pipeline.restore(pending);
   const refused: RefusalCounters = { secret: 0, source: 0, malformed: 0, busy: 0, walFailed: 0 };

@@ -2,6 +2,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { US_ORDER_TYPES, usCharges } from '../../accounts/global-stocks.js';
 import { round2 } from '../../accounts/types.js';
+import { formatDay, istDay } from '../../history/calendar.js';
 import { accountOf, requireStaticIp, requireTradingEnabled, type SimContext } from '../context.js';
 import { inputError, notFoundError } from '../errors.js';
 import {
@@ -160,9 +161,15 @@ function registerUsEstimateRoutes(app: FastifyInstance, ctx: SimContext): void {
 
 /** Trades, market status, holdings and fund limit of the US account. */
 function registerUsAccountRoutes(app: FastifyInstance, ctx: SimContext): void {
-  app.get('/globalstocks/trades', async (request) => accountOf(request).us.trades);
+  // "Trades of the current day": the book keeps earlier days' trades, so both reads keep today's.
+  const today = () => formatDay(istDay(ctx.now() / 1000));
+  app.get('/globalstocks/trades', async (request) =>
+    accountOf(request).us.trades.filter((t) => t.tradeDate === today()),
+  );
   app.get<{ Params: { securityId: string } }>('/globalstocks/trades/:securityId', async (request) =>
-    accountOf(request).us.trades.filter((t) => t.securityId === request.params.securityId),
+    accountOf(request).us.trades.filter(
+      (t) => t.securityId === request.params.securityId && t.tradeDate === today(),
+    ),
   );
   app.get('/globalstocks/marketstatus', async () => {
     const open = ctx.market.session() === 'OPEN';
