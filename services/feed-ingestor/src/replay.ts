@@ -47,6 +47,12 @@ export interface ReplayRunResult {
   produced: number;
   producedByKind: Record<keyof FeedTopics, number>;
   source: ReplaySourceCounts;
+  /**
+   * Sends tried again after Kafka failed one. A retried send may leave some of its records in
+   * the topic twice, under the same identity: the sink drops the copy, other readers can with the
+   * same rule (isSourceCopy of @feedpipe/contracts).
+   */
+  sendRetries: number;
   /** Receive times of the first and last record replayed, ISO 8601 (undefined when none). */
   first: string | undefined;
   last: string | undefined;
@@ -128,6 +134,7 @@ export async function runReplay(options: ReplayRunOptions): Promise<ReplayRunRes
     produced: total(producer.produced),
     producedByKind: { ...producer.produced },
     source: counts,
+    sendRetries: producer.retries,
     first: iso(first),
     last: iso(last),
     seconds: (performance.now() - started) / 1000,

@@ -46,6 +46,8 @@ export class ReplayProducer {
   #pendingUpToMicros = 0;
   /** Receive time of the last group Kafka has taken whole. */
   #sentUpToMicros: number | undefined;
+  /** Sends tried again after a failure: each may have left some records in Kafka twice (same identity). */
+  retries = 0;
   /** Records Kafka has acknowledged, per topic kind. */
   readonly produced: Record<TopicKind, number> = { trades: 0, ohlc: 0, reference: 0, status: 0 };
 
@@ -90,10 +92,12 @@ export class ReplayProducer {
       const topic = this.#topics[kind];
       await retry(() => this.#producer.send(topic, records), {
         attempts: SEND_ATTEMPTS,
-        onRetry: (error, attempt, delayMs) =>
+        onRetry: (error, attempt, delayMs) => {
+          this.retries += 1;
           this.#onRetry?.(
             `send of ${records.length} records to ${topic} failed (attempt ${attempt}), again in ${Math.round(delayMs)} ms: ${(error as Error).message}`,
-          ),
+          );
+        },
       }).catch((error: unknown) => {
         const upTo = this.#sentUpToMicros;
         throw new IngestorError(
