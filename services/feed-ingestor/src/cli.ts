@@ -42,7 +42,7 @@ async function run(): Promise<void> {
     stateFile: config.stateFile,
   });
   // This process runs the ingestor alone: its process metrics go with the ingestor's.
-  registerProcessMetrics(ingestor.registry, 'ingestor_');
+  registerProcessMetrics(ingestor.registry);
   await ingestor.start();
   tokens.onChange((token) => ingestor.updateToken(token));
   const ops = await startOpsServer({
