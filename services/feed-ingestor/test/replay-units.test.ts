@@ -124,7 +124,7 @@ const T0 = 1_764_000_000_000_000;
 async function writeCapture(frames: FeedRecord[][]): Promise<string> {
   const file = join(tempDir('replay-units'), 'feed.cap');
   const writer = await CaptureWriter.open(file);
-  frames.forEach((records, i) => writer.write(encodeFrame(records), T0 + i * 1_000_000));
+  for (const [i, records] of frames.entries()) writer.write(encodeFrame(records), T0 + i * 1_000_000);
   await writer.close();
   return file;
 }

@@ -10,9 +10,9 @@
  * --from-store. Progress on stderr; the result as one JSON line on stdout.
  */
 import { parseArgs } from 'node:util';
-import { DEFAULT_FEED_TOPICS } from '@feedpipe/contracts';
 import { type Env, type EnvSchema, loadEnv } from '@feedpipe/service-kit';
 import { createStore, type Store } from '@feedpipe/store';
+import { INGESTOR_ENV } from '../env-config.js';
 import { IngestorError } from '../errors.js';
 import { type ReplayRunResult, type ReplaySource, runReplay } from '../replay.js';
 import { parseReplayRange } from './replay-range.js';
@@ -23,16 +23,12 @@ export const REPLAY_USAGE =
 
 /** Every variable `feed-ingestor replay` reads (docs/configuration.md, `replay`). */
 export const REPLAY_ENV = {
-  KAFKA_BROKERS: {
-    type: 'list',
-    entry: { pattern: /^[\w.-]+:\d+$/, allowed: 'host:port' },
-    required: true,
-    description: 'Kafka brokers',
-  },
-  TOPIC_TRADES: { type: 'string', default: DEFAULT_FEED_TOPICS.trades, description: 'the live topics' },
-  TOPIC_OHLC: { type: 'string', default: DEFAULT_FEED_TOPICS.ohlc, description: 'the live topics' },
-  TOPIC_REFERENCE: { type: 'string', default: DEFAULT_FEED_TOPICS.reference, description: 'the live topics' },
-  TOPIC_STATUS: { type: 'string', default: DEFAULT_FEED_TOPICS.status, description: 'the live topics' },
+  // The live pipeline's own: the replay names its topics after the ingestor's.
+  KAFKA_BROKERS: INGESTOR_ENV.KAFKA_BROKERS,
+  TOPIC_TRADES: INGESTOR_ENV.TOPIC_TRADES,
+  TOPIC_OHLC: INGESTOR_ENV.TOPIC_OHLC,
+  TOPIC_REFERENCE: INGESTOR_ENV.TOPIC_REFERENCE,
+  TOPIC_STATUS: INGESTOR_ENV.TOPIC_STATUS,
   CLICKHOUSE_URL: {
     type: 'url',
     protocols: ['http', 'https'],
