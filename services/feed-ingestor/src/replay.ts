@@ -21,6 +21,9 @@ import { ReplayPacer, type ReplaySpeed } from './replay/replay-speed.js';
 import { storeGroups } from './replay/replay-store-source.js';
 import { replayTopics } from './replay/replay-target.js';
 
+/** How long a paced replay holds records to batch them before they go out. */
+const PACED_HOLD_MS = 20;
+
 export type ReplaySource = { kind: 'capture'; file: string } | { kind: 'store'; store: StoreLane };
 
 export interface ReplayRunOptions {
@@ -113,9 +116,11 @@ export async function runReplay(options: ReplayRunOptions): Promise<ReplayRunRes
   let last: number | undefined;
   try {
     for await (const group of groups) {
-      // A group due later: what is held goes out first, so records leave at their pace.
+      // A group due later: what is held goes out first once it has waited long enough, so records
+      // leave at their pace, a few milliseconds late at most, in batches rather than one send a
+      // frame (at 10x a busy feed has a frame due every millisecond or two).
       if (pacer.delayOf(group.receivedAtMicros) >= 1) {
-        await producer.flush();
+        if (producer.heldForMs() >= PACED_HOLD_MS) await producer.flush();
         await pacer.waitFor(group.receivedAtMicros);
       }
       producer.add(group);

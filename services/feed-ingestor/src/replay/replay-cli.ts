@@ -11,7 +11,7 @@
  */
 import { parseArgs } from 'node:util';
 import { type Env, type EnvSchema, loadEnv } from '@feedpipe/service-kit';
-import { createStore, type Store } from '@feedpipe/store';
+import type { Store } from '@feedpipe/store';
 import { INGESTOR_ENV } from '../env-config.js';
 import { IngestorError } from '../errors.js';
 import { type ReplayRunResult, type ReplaySource, runReplay } from '../replay.js';
@@ -76,6 +76,8 @@ export async function replayCommand(
   let source: ReplaySource;
   if (file !== undefined) source = { kind: 'capture', file };
   else {
+    // Loaded only here: a replay of a capture has no use for the store's drivers.
+    const { createStore } = await import('@feedpipe/store');
     store = createStore({ url: config.CLICKHOUSE_URL, dataDir: `${config.DATA_DIR}/chdb` });
     source = { kind: 'store', store: store.internal };
   }

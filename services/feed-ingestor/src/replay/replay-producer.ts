@@ -44,6 +44,8 @@ export class ReplayProducer {
   readonly #pending = new Map<TopicKind, JsonRecord[]>(TOPIC_KINDS.map((kind) => [kind, []]));
   #pendingCount = 0;
   #pendingUpToMicros = 0;
+  /** When the oldest record held was added (performance.now()). */
+  #pendingSinceMs = 0;
   /** Receive time of the last group Kafka has taken whole. */
   #sentUpToMicros: number | undefined;
   /** Sends tried again after a failure: each may have left some records in Kafka twice (same identity). */
@@ -65,12 +67,18 @@ export class ReplayProducer {
     return this.#pendingCount;
   }
 
+  /** How long the oldest record held has waited (0 when none is held). */
+  heldForMs(): number {
+    return this.#pendingCount === 0 ? 0 : performance.now() - this.#pendingSinceMs;
+  }
+
   get sentUpToMicros(): number | undefined {
     return this.#sentUpToMicros;
   }
 
   add(group: ReplayGroup): void {
     const receivedAt = group.receivedAtMicros;
+    if (this.#pendingCount === 0) this.#pendingSinceMs = performance.now();
     for (const { record, identity } of group.records) {
       const kind = topicKindOf(record.type);
       (this.#pending.get(kind) as JsonRecord[]).push({
