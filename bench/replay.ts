@@ -12,12 +12,12 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { CaptureWriter, encodeFrame, type FeedRecord } from '@feedpipe/codec';
 import { prefixedTopics } from '@feedpipe/contracts';
 import { replayCapture, runReplay } from '@feedpipe/feed-ingestor';
 import { startLocalKafka } from '@feedpipe/local-kafka';
 import { tempDir, uniqueName } from '@feedpipe/testkit';
 import { intFlag } from './support/flags.js';
+import { writeTradeCapture } from './support/trade-capture.js';
 
 const { values } = parseArgs({
   options: {
@@ -33,36 +33,16 @@ const perFrame = intFlag(values['per-frame'], 100, 'per-frame', 1, 1_000);
 const pacedSeconds = intFlag(values['paced-seconds'], 20, 'paced-seconds', 1, 600);
 const log = (m: string) => process.stderr.write(`bench:replay: ${m}\n`);
 
-/**
- * `count` trades in frames of `perFrame`, instruments in turn, spread evenly over `spanSeconds` of
- * receive time (an hour ago), every trade one lot more than its instrument's last.
- */
-async function writeCapture(file: string, count: number, spanSeconds: number): Promise<void> {
-  const writer = await CaptureWriter.open(file);
-  const volumes = new Uint32Array(instruments);
-  const startMicros = (Math.floor(Date.now() / 1000) - 3_600) * 1_000_000;
+/** `count` trades spread evenly over `spanSeconds` of receive time. */
+function writeCapture(file: string, count: number, spanSeconds: number): Promise<void> {
   const frames = Math.ceil(count / perFrame);
-  let written = 0;
-  for (let f = 0; f < frames; f++) {
-    const frame: FeedRecord[] = [];
-    const at = startMicros + Math.floor((f * spanSeconds * 1_000_000) / Math.max(1, frames - 1));
-    for (let i = 0; i < perFrame && written < count; i++, written++) {
-      const slot = written % instruments;
-      volumes[slot] = (volumes[slot] as number) + 1;
-      const second = Math.floor(at / 1_000_000);
-      frame.push({
-        type: 'trade',
-        segment: 1,
-        securityId: 1_000_000 + slot,
-        ltp: 100 + (written % 997) / 100,
-        volume: volumes[slot] as number,
-        ltt: second,
-        lut: second,
-      });
-    }
-    if (!writer.write(encodeFrame(frame), at)) await writer.drain();
-  }
-  await writer.close();
+  return writeTradeCapture(file, {
+    records: count,
+    instruments,
+    perFrame,
+    receivedAt: (n, start) =>
+      start + Math.floor((n / perFrame) * ((spanSeconds * 1_000_000) / Math.max(1, frames - 1))),
+  });
 }
 
 async function main(): Promise<void> {
