@@ -9,6 +9,7 @@
  * - from the store, a range comes back as the records the ingestor produced from those rows.
  */
 import { spawn } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CaptureWriter, encodeFrame, type FeedRecord, recordToJson } from '@feedpipe/codec';
 import {
@@ -204,6 +205,19 @@ describe('feed-ingestor replay into a scratch topic', () => {
     expect(identities.every((i) => i?.connection === 0xfffe)).toBe(true);
     expect(await liveRecordCount()).toBe(0);
     expect(await count(`SELECT count() AS n FROM ${FEED_TABLES.ticks.name}`)).toBe(0);
+  });
+
+  it('sends what a capture cut off inside a record gave before it, then says where it ends', async () => {
+    const cut = join(tempDir('feed-replay-cut'), 'cut.cap');
+    const bytes = readFileSync(capture);
+    writeFileSync(cut, bytes.subarray(0, bytes.byteLength - 5));
+    const prefix = `${uniqueName('cut')}.`;
+    await expect(
+      runReplay({ source: { kind: 'capture', file: cut }, brokers, liveTopics: live, topicPrefix: prefix }),
+    ).rejects.toMatchObject({ code: 'INVALID_CAPTURE', message: expect.stringContaining('truncated') });
+    // Every frame but the cut last one is in Kafka: all the trades but its 5.
+    const trades = await valuesOf(`${prefix}${live.trades}`);
+    expect(trades).toHaveLength(TRADES - 5);
   });
 
   it('refuses the live topics unless --into-live is given', async () => {

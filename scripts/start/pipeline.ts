@@ -66,6 +66,8 @@ export async function startPipeline(inputs: PipelineInputs): Promise<Pipeline> {
     connections: FEED_CONNECTIONS,
     instruments: { trade: inputs.instruments, ohlc: inputs.instruments.slice(0, 100) },
     stateFile: join(inputs.dataDir, 'feed-ingestor.state.json'),
+    // What `feed-ingestor replay` replays (docs/operations.md, "Replaying the past"); off unless asked.
+    captureFile: process.env.CAPTURE_FILE || undefined,
     log: (m) => log(`ingestor: ${m}`),
   });
   await ingestor.start();

@@ -111,6 +111,35 @@ export async function runReplay(options: ReplayRunOptions): Promise<ReplayRunRes
     options.progressPeriodMs,
   );
   const pacer = new ReplayPacer(options.speed ?? 'max');
+  let span: { first: number | undefined; last: number | undefined };
+  try {
+    span = await pump(groups, producer, pacer, progress);
+  } finally {
+    await producer.close();
+  }
+  return {
+    topics,
+    produced: total(producer.produced),
+    producedByKind: { ...producer.produced },
+    source: counts,
+    sendRetries: producer.retries,
+    first: iso(span.first),
+    last: iso(span.last),
+    seconds: (performance.now() - started) / 1000,
+  };
+}
+
+/**
+ * Moves the source's groups to Kafka at the pacer's pace. When the source fails part way (a capture
+ * cut off inside a record, a store that went away), what it gave before is sent first, so
+ * everything up to the failure is in Kafka and a replay can pick up from there.
+ */
+async function pump(
+  groups: AsyncGenerator<ReplayGroup>,
+  producer: ReplayProducer,
+  pacer: ReplayPacer,
+  progress: ReplayProgress,
+): Promise<{ first: number | undefined; last: number | undefined }> {
   const state = () => ({ produced: total(producer.produced), atMicros: producer.sentUpToMicros });
   let first: number | undefined;
   let last: number | undefined;
@@ -129,21 +158,13 @@ export async function runReplay(options: ReplayRunOptions): Promise<ReplayRunRes
       if (producer.pending >= REPLAY_BATCH_RECORDS) await producer.flush();
       progress.note(state());
     }
-    await producer.flush();
-    progress.done(state());
-  } finally {
-    await producer.close();
+  } catch (error) {
+    if (!(error instanceof IngestorError && error.code === 'REPLAY_PRODUCE_FAILED')) await producer.flush();
+    throw error;
   }
-  return {
-    topics,
-    produced: total(producer.produced),
-    producedByKind: { ...producer.produced },
-    source: counts,
-    sendRetries: producer.retries,
-    first: iso(first),
-    last: iso(last),
-    seconds: (performance.now() - started) / 1000,
-  };
+  await producer.flush();
+  progress.done(state());
+  return { first, last };
 }
 
 function total(byKind: Record<keyof FeedTopics, number>): number {

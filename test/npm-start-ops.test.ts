@@ -1,5 +1,7 @@
 /**
- * The dashboard and the alerts against a running `npm start` (issue #33 item 4): every metric a
+ * What an operator does with a running `npm start` (issue #33 items 4 and 5), on one run of it.
+ *
+ * The dashboard and the alerts (item 4): every metric a
  * panel's or an alert's query names is exported by one of the `/metrics` endpoints `npm start`
  * prints (pipeline, query API, gateway, and its local broker's JMX exporter, as in compose), read
  * from those endpoints, not from the code; and every panel has a query that `npm start` answers
@@ -8,9 +10,15 @@
  *
  * Outside `npm start` stay only the series of processes it does not run: a ClickHouse server's
  * asynchronous metrics and node-exporter's file systems (compose's volumes), named below.
+ *
+ * Replay (item 5): the feed `npm start` captured (CAPTURE_FILE) goes back into Kafka through
+ * `npx feed-ingestor replay` at 10x, into a scratch topic, and nothing is stored twice.
  */
-import { readFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import { DEFAULT_FEED_TOPICS, FEED_TABLES } from '@feedpipe/contracts';
+import { readTopic, tempDir, waitFor } from '@feedpipe/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { alertRulesOf, dashboardPanels, exposedNames, metricNamesOf } from './infra-promql.js';
 import { type RunningStart, startNpmStart } from './npm-start/running-start.js';
@@ -34,12 +42,19 @@ const COMPOSE_ONLY = new Set([
 ]);
 
 let start: RunningStart | undefined;
+const capture = join(tempDir('npm-start-capture'), 'feed.cap');
 /** Names the endpoints declare (`# TYPE`), as series: histograms with _bucket, _sum and _count. */
 const exported = new Set<string>();
 
 beforeAll(async () => {
   // The history load on (its default), so the loader's metrics are there, kept short.
-  start = await startNpmStart({ HISTORY_LOAD: 'on', HISTORY_MAX_SECONDS: '10' });
+  // 2,000 instruments: enough feed for the capture writer's first 1 MiB within seconds.
+  start = await startNpmStart({
+    HISTORY_LOAD: 'on',
+    HISTORY_MAX_SECONDS: '10',
+    CAPTURE_FILE: capture,
+    DEMO_INSTRUMENTS: '2000',
+  });
   expect(start.metricsUrls.length, start.banner).toBe(4);
   for (const url of start.metricsUrls) {
     const response = await fetch(url);
@@ -98,5 +113,83 @@ describe('the dashboard and the alerts under npm start', () => {
       'trading_gateway_http_requests_total',
     ])
       expect(exported.has(name), name).toBe(true);
+  });
+});
+
+interface CliRun {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+function run(args: string[], env: Record<string, string>): Promise<CliRun> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, args, {
+      cwd: root,
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+      timeout: 180_000,
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => {
+      stdout += d.toString('utf8');
+    });
+    child.stderr.on('data', (d: Buffer) => {
+      stderr = (stderr + d.toString('utf8')).slice(-20_000);
+    });
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+/** A SQL query through the query API with the read key: the first row. */
+async function sqlRow(sql: string): Promise<Record<string, number>> {
+  const running = start as RunningStart;
+  const response = await fetch(`${running.apiUrl}/v1/sql`, {
+    method: 'POST',
+    headers: { 'x-api-key': running.readKey, 'content-type': 'application/json' },
+    body: JSON.stringify({ sql }),
+  });
+  expect(response.status, await response.clone().text()).toBe(200);
+  const body = (await response.json()) as { data: Array<Record<string, number>> };
+  return body.data[0] ?? {};
+}
+
+describe("replaying npm start's capture", () => {
+  it('goes into a scratch topic at 10x and stores nothing twice', async () => {
+    const running = start as RunningStart;
+    // Some seconds of the live feed in the capture (written a MiB at a time).
+    await waitFor(() => (statSync(capture, { throwIfNoEntry: false })?.size ?? 0) > 0, 120_000, 'a capture');
+    const replay = await run(
+      [
+        'services/feed-ingestor/bin/feed-ingestor.mjs',
+        'replay',
+        capture,
+        '--speed',
+        '10x',
+        '--topic-prefix',
+        'scratch.',
+      ],
+      { KAFKA_BROKERS: running.brokers.join(',') },
+    );
+    expect(replay.code, replay.stderr).toBe(0);
+    expect(replay.stderr).toMatch(/replay: \d+ records in .* \(done\)/);
+    const result = JSON.parse(replay.stdout) as {
+      topics: { trades: string };
+      produced: number;
+      producedByKind: { trades: number };
+    };
+    expect(result.topics.trades).toBe(`scratch.${DEFAULT_FEED_TOPICS.trades}`);
+    expect(result.producedByKind.trades).toBeGreaterThan(0);
+    expect((await readTopic(running.brokers, result.topics.trades)).length).toBeGreaterThanOrEqual(
+      result.producedByKind.trades,
+    );
+    // The live sink reads the live topics only: every stored trade is there once.
+    const row = await sqlRow(
+      `SELECT count() AS n, uniqExact(security_id, received_at, volume, ltt) AS u FROM ${FEED_TABLES.ticks.name}`,
+    );
+    expect(Number(row.n)).toBeGreaterThan(0);
+    expect(Number(row.n)).toBe(Number(row.u));
   });
 });
