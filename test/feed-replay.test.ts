@@ -8,7 +8,6 @@
  *   carry the identities of the first, and the sink's marks drop them as copies;
  * - from the store, a range comes back as the records the ingestor produced from those rows.
  */
-import { spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CaptureWriter, encodeFrame, type FeedRecord, recordToJson } from '@feedpipe/codec';
@@ -31,6 +30,7 @@ import { readTopic, tempDir, uniqueName, waitFor } from '@feedpipe/testkit';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { newSourceCounts } from '../services/feed-ingestor/src/replay/replay-record.js';
 import { storeGroups } from '../services/feed-ingestor/src/replay/replay-store-source.js';
+import { type CommandRun, runNode } from './support/run-command.js';
 
 const brokers = inject('kafkaBrokers');
 const BIN = join(import.meta.dirname, '..', 'services', 'feed-ingestor', 'bin', 'feed-ingestor.mjs');
@@ -118,36 +118,13 @@ async function liveRecordCount(): Promise<number> {
   }
 }
 
-interface CliRun {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-function replayCli(args: string[]): Promise<CliRun> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, 'replay', ...args], {
-      env: {
-        ...process.env,
-        KAFKA_BROKERS: brokers.join(','),
-        TOPIC_TRADES: live.trades,
-        TOPIC_OHLC: live.ohlc,
-        TOPIC_REFERENCE: live.reference,
-        TOPIC_STATUS: live.status,
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
-      timeout: 120_000,
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => {
-      stdout += d.toString('utf8');
-    });
-    child.stderr.on('data', (d: Buffer) => {
-      stderr = (stderr + d.toString('utf8')).slice(-20_000);
-    });
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
+function replayCli(args: string[]): Promise<CommandRun> {
+  return runNode([BIN, 'replay', ...args], {
+    KAFKA_BROKERS: brokers.join(','),
+    TOPIC_TRADES: live.trades,
+    TOPIC_OHLC: live.ohlc,
+    TOPIC_REFERENCE: live.reference,
+    TOPIC_STATUS: live.status,
   });
 }
 

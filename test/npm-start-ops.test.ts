@@ -14,7 +14,6 @@
  * Replay (item 5): the feed `npm start` captured (CAPTURE_FILE) goes back into Kafka through
  * `npx feed-ingestor replay` at 10x, into a scratch topic, and nothing is stored twice.
  */
-import { spawn } from 'node:child_process';
 import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { DEFAULT_FEED_TOPICS, FEED_TABLES } from '@feedpipe/contracts';
@@ -22,6 +21,7 @@ import { readTopic, tempDir, waitFor } from '@feedpipe/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { alertRulesOf, dashboardPanels, exposedNames, metricNamesOf } from './infra-promql.js';
 import { type RunningStart, startNpmStart } from './npm-start/running-start.js';
+import { runNode } from './support/run-command.js';
 
 const root = join(import.meta.dirname, '..');
 const read = (path: string) => readFileSync(join(root, path), 'utf8');
@@ -116,33 +116,6 @@ describe('the dashboard and the alerts under npm start', () => {
   });
 });
 
-interface CliRun {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-function run(args: string[], env: Record<string, string>): Promise<CliRun> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, args, {
-      cwd: root,
-      env: { ...process.env, ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-      timeout: 180_000,
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => {
-      stdout += d.toString('utf8');
-    });
-    child.stderr.on('data', (d: Buffer) => {
-      stderr = (stderr + d.toString('utf8')).slice(-20_000);
-    });
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
-
 /** A SQL query through the query API with the read key: the first row. */
 async function sqlRow(sql: string): Promise<Record<string, number>> {
   const running = start as RunningStart;
@@ -161,7 +134,7 @@ describe("replaying npm start's capture", () => {
     const running = start as RunningStart;
     // Some seconds of the live feed in the capture (written a MiB at a time).
     await waitFor(() => (statSync(capture, { throwIfNoEntry: false })?.size ?? 0) > 0, 120_000, 'a capture');
-    const replay = await run(
+    const replay = await runNode(
       [
         'services/feed-ingestor/bin/feed-ingestor.mjs',
         'replay',
