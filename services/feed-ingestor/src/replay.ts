@@ -7,8 +7,7 @@
  * live topics the sink stores a record replayed twice once. Only a capture may go into the live
  * topics: rows of the store are stored already. Progress goes to `progress` (stderr).
  */
-import type { FeedTopics } from '@feedpipe/contracts';
-import { FEED_TOPIC_PARTITIONS, TOPIC_KINDS } from '@feedpipe/contracts';
+import { FEED_TOPIC_PARTITIONS, type FeedTopics, TOPIC_KINDS } from '@feedpipe/contracts';
 import { ensureTopics } from '@feedpipe/service-kit';
 import type { StoreLane } from '@feedpipe/store';
 import { IngestorError } from './errors.js';
