@@ -13,13 +13,13 @@
 import { existsSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { CaptureWriter, encodeFrame, type FeedRecord } from '@feedpipe/codec';
 import { FEED_TABLES, prefixedTopics } from '@feedpipe/contracts';
 import { replayCapture } from '@feedpipe/feed-ingestor';
 import { createSink } from '@feedpipe/feed-sink';
 import { startLocalKafka } from '@feedpipe/local-kafka';
 import { createStore, EMBEDDED_ENGINE_ALLOCATOR_ENV, runMigrations } from '@feedpipe/store';
 import { tempDir, uniqueName, waitFor } from '@feedpipe/testkit';
+import { writeTradeCapture } from './support/trade-capture.js';
 
 const { values } = parseArgs({
   options: {
@@ -41,36 +41,6 @@ const instruments = bounded('instruments', values.instruments, 100_000);
 const perFrame = bounded('per-frame', values['per-frame'], 1_000);
 const log = (m: string) => process.stderr.write(`bench:sink: ${m}\n`);
 
-/** Writes the capture: `records` trades in frames of `perFrame`, instruments in turn. */
-async function writeCapture(file: string): Promise<void> {
-  const writer = await CaptureWriter.open(file);
-  const volumes = new Uint32Array(instruments);
-  // Received an hour ago, traded then: inside every table's retention (a fixed date once fell past
-  // the raw feed's 90-day TTL, and the stored rows left before they were counted).
-  const startSecond = Math.floor(Date.now() / 1000) - 3_600;
-  const startMicros = startSecond * 1_000_000;
-  let written = 0;
-  while (written < records) {
-    const frame: FeedRecord[] = [];
-    for (let i = 0; i < perFrame && written < records; i++, written++) {
-      const slot = written % instruments;
-      volumes[slot] = (volumes[slot] as number) + 1;
-      const second = startSecond + Math.floor(written / instruments);
-      frame.push({
-        type: 'trade',
-        segment: 14,
-        securityId: 1_000_000 + slot,
-        ltp: 100 + (written % 997) / 100,
-        volume: volumes[slot] as number,
-        ltt: second,
-        lut: second,
-      });
-    }
-    if (!writer.write(encodeFrame(frame), startMicros + written)) await writer.drain();
-  }
-  await writer.close();
-}
-
 async function main(): Promise<void> {
   const missing = Object.entries(EMBEDDED_ENGINE_ALLOCATOR_ENV).filter(([k, v]) => process.env[k] !== v);
   if (missing.length > 0 && !process.env.CLICKHOUSE_URL) {
@@ -89,7 +59,8 @@ async function main(): Promise<void> {
     await runMigrations(store.internal);
     const capture = join(dir, 'trades.capture');
     log(`writing a capture of ${records} trades over ${instruments} instruments`);
-    await writeCapture(capture);
+    // A microsecond apart, as the trades were numbered.
+    await writeTradeCapture(capture, { records, instruments, perFrame, receivedAt: (n, start) => start + n });
     const topics = prefixedTopics(uniqueName('bench-sink'));
     log('replaying it into Kafka');
     const replay = await replayCapture({ file: capture, brokers: kafka.brokers, topics, workers: 2 });

@@ -112,6 +112,7 @@ async function main(): Promise<void> {
     feedUrl: upstream.feedUrl,
     brokers: kafka.brokers,
     kafkaNote: kafka.note,
+    kafkaMetricsUrl: kafka.metricsUrl,
     store: { mode: store.mode, location: store.location, sharedLogin: storeEnv.sharedLogin },
     tokenSource: tokens.status().source,
     instruments: upstream.instruments.length,

@@ -6,7 +6,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { CREDENTIALS_ENV } from '@feedpipe/credentials';
-import { INGESTOR_ENV } from '@feedpipe/feed-ingestor';
+import { INGESTOR_ENV, REPLAY_ENV } from '@feedpipe/feed-ingestor';
 import { SINK_ENV } from '@feedpipe/feed-sink';
 import { HISTORY_LOADER_ENV, PIPELINE_LOAD_ENV } from '@feedpipe/history-loader';
 import { QUERY_API_ENV } from '@feedpipe/query-api';
@@ -79,6 +79,11 @@ const SERVICES: Array<{ service: string; heading: string; schema: EnvSchema }> =
     service: 'feed-ingestor',
     heading: '### `run` (services/feed-ingestor/src/env-config.ts)',
     schema: ownPart(INGESTOR_ENV),
+  },
+  {
+    service: 'feed-ingestor replay',
+    heading: '### `replay` (services/feed-ingestor/src/replay/replay-cli.ts)',
+    schema: REPLAY_ENV,
   },
   { service: 'feed-sink', heading: '## feed-sink', schema: SINK_ENV },
   { service: 'history-loader', heading: '## history-loader', schema: ownPart(HISTORY_LOADER_ENV) },

@@ -19,7 +19,13 @@ import { createQuotePollerMetrics } from '../services/history-loader/src/quotes/
 import { createMetrics as createApiMetrics } from '../services/query-api/src/http/metrics.js';
 import { createGatewayMetrics } from '../services/trading-gateway/src/metrics.js';
 import { createReceiverMetrics } from '../services/trading-gateway/src/postbacks/receiver-metrics.js';
-import { exposedNames, metricNamesOf } from './infra-promql.js';
+import {
+  type AlertRule,
+  alertRulesOf,
+  dashboardPanels,
+  exposedNames,
+  metricNamesOf,
+} from './infra-promql.js';
 
 const root = join(import.meta.dirname, '..');
 const read = (path: string) => readFileSync(join(root, path), 'utf8');
@@ -73,22 +79,19 @@ function withFactory(fill: (registry: Registry) => unknown): Registry {
 
 async function serviceMetrics(): Promise<ServiceMetrics[]> {
   const registries: Array<[string, Registry]> = [
-    // Each CLI adds the process metrics under its prefix; `npm start` once, under feedpipe_.
-    [
-      'feed-ingestor run',
-      withFactory((r) => [createIngestorMetrics(r), registerProcessMetrics(r, 'ingestor_')]),
-    ],
-    ['feed-sink run', withFactory((r) => [createSinkMetrics(r), registerProcessMetrics(r, 'sink_')])],
+    // Each CLI adds the process metrics (named alike in every process); `npm start` once.
+    ['feed-ingestor run', withFactory((r) => [createIngestorMetrics(r), registerProcessMetrics(r)])],
+    ['feed-sink run', withFactory((r) => [createSinkMetrics(r), registerProcessMetrics(r)])],
     [
       'history-loader',
       withFactory((r) => [
         createLoaderMetrics(r),
         instrumentMasterMetrics(r),
         createQuotePollerMetrics(r),
-        registerProcessMetrics(r, 'history_loader_'),
+        registerProcessMetrics(r),
       ]),
     ],
-    ['npm start', withFactory((r) => registerProcessMetrics(r, 'feedpipe_'))],
+    ['npm start', withFactory((r) => registerProcessMetrics(r))],
     // The API keeps its own registry, with prom-client's default metrics under its prefix.
     ['query-api', createApiMetrics(true).registry],
     // The gateway likewise, under its own prefix; its postback receiver registers on that registry.
@@ -128,32 +131,13 @@ interface Expression {
 }
 
 function dashboardExpressions(): Expression[] {
-  const dashboard = JSON.parse(read('infra/grafana/dashboards/feedpipe.json')) as unknown;
-  const found: Expression[] = [];
-  const walk = (node: unknown, where: string): void => {
-    if (Array.isArray(node)) {
-      for (const item of node) walk(item, where);
-      return;
-    }
-    if (node === null || typeof node !== 'object') return;
-    const record = node as Record<string, unknown>;
-    const title = typeof record.title === 'string' ? record.title : where;
-    if (typeof record.expr === 'string') found.push({ where: `panel "${where}"`, expr: record.expr });
-    for (const value of Object.values(record)) walk(value, title);
-  };
-  walk(dashboard, 'dashboard');
-  return found;
-}
-
-interface AlertRule {
-  alert: string;
-  expr: string;
-  annotations?: Record<string, string>;
+  return dashboardPanels(read('infra/grafana/dashboards/feedpipe.json')).flatMap((panel) =>
+    panel.exprs.map((expr) => ({ where: `panel "${panel.title}"`, expr })),
+  );
 }
 
 function alertRules(): AlertRule[] {
-  const file = parse(read('infra/prometheus/alerts.yml')) as { groups: Array<{ rules: AlertRule[] }> };
-  return file.groups.flatMap((g) => g.rules);
+  return alertRulesOf(read('infra/prometheus/alerts.yml'));
 }
 
 describe('metricNamesOf', () => {

@@ -3,7 +3,10 @@
  * matchers, range and subquery brackets, grouping clauses and string literals are removed first,
  * then every identifier that is not a function, an aggregation, a keyword or part of a number is a
  * metric name. Grafana variables ($__rate_interval, $instance) only appear inside the removed parts.
+ * Also the panels of a dashboard with their queries, and the rules of an alerts file.
  */
+
+import { parse } from 'yaml';
 
 const KEYWORDS = new Set([
   'by',
@@ -49,4 +52,44 @@ export function exposedNames(metric: { name: string; type: string }): string[] {
   if (type === 'histogram') return [`${metric.name}_bucket`, `${metric.name}_sum`, `${metric.name}_count`];
   if (type === 'summary') return [metric.name, `${metric.name}_sum`, `${metric.name}_count`];
   return [metric.name];
+}
+
+/** One panel of a Grafana dashboard and the PromQL of its queries. */
+export interface DashboardPanel {
+  title: string;
+  exprs: string[];
+}
+
+/** The panels of a dashboard file (rows skipped) with their queries, nested panels included. */
+export function dashboardPanels(dashboardJson: string): DashboardPanel[] {
+  const found: DashboardPanel[] = [];
+  const walk = (node: unknown): void => {
+    if (Array.isArray(node)) {
+      for (const item of node) walk(item);
+      return;
+    }
+    if (node === null || typeof node !== 'object') return;
+    const record = node as Record<string, unknown>;
+    if (Array.isArray(record.targets)) {
+      const exprs = record.targets
+        .map((t) => (t as Record<string, unknown>).expr)
+        .filter((e): e is string => typeof e === 'string');
+      found.push({ title: String(record.title ?? '(untitled)'), exprs });
+    }
+    for (const [key, value] of Object.entries(record)) if (key !== 'targets') walk(value);
+  };
+  walk(JSON.parse(dashboardJson) as unknown);
+  return found;
+}
+
+export interface AlertRule {
+  alert: string;
+  expr: string;
+  annotations?: Record<string, string>;
+}
+
+/** The rules of a Prometheus rules file (alerts.yml). */
+export function alertRulesOf(rulesYaml: string): AlertRule[] {
+  const file = parse(rulesYaml) as { groups: Array<{ rules: AlertRule[] }> };
+  return file.groups.flatMap((g) => g.rules);
 }

@@ -3,7 +3,11 @@
  * OpenAPI document (issue #33 item 3): it types an operation by the first media type it knows, so
  * the tabular routes' JSON comes back as models, and the binary downloads (getBarsParquet, runSqlParquet,
  * declared as bytes: OpenAPI 3.1 contentMediaType, format: binary, application/octet-stream) as
- * bytes that pandas reads. Before them, the bars call with format=parquet raised UnicodeDecodeError.
+ * bytes that pandas reads (getBarsArrow through pyarrow). Before them, the bars call with format=parquet
+ * raised UnicodeDecodeError. getBars itself stays typed by its JSON table: this generator and
+ * openapi-generator both type an operation by the first media type of its 200 answer (0.29.1's
+ * parser/responses.py: the first content type it knows), so one operation cannot give models for
+ * json and bytes for parquet; the downloads are its binary twins.
  * Values are compared with the API's JSON answer. Generated into .tmp/openapi-python-client; nothing
  * generated is kept.
  */
@@ -73,6 +77,9 @@ interface DriverOutput {
   parquetClose: number[];
   parquetVolume: number[];
   parquetTimeDtype: string;
+  arrowClose: number[];
+  arrowVolume: number[];
+  arrowTimeDtype: string;
   sqlParquet: Array<{ security_id: number; n: number }>;
 }
 
@@ -102,7 +109,7 @@ function drive(): Promise<DriverOutput> {
 }
 
 describe('openapi-python-client reads the bars as models and as Parquet bytes', () => {
-  it('returns bytes for getBarsParquet that pandas reads, equal to the JSON answer', async () => {
+  it('returns bytes for getBarsParquet and getBarsArrow that pandas reads, equal to the JSON answer', async () => {
     const out = await drive();
     const response = await fetch(
       `${api.url}/v1/instruments/${LIVE_A}/bars?from=${FROM}&to=${TO}&interval=1m&format=json`,
@@ -116,6 +123,10 @@ describe('openapi-python-client reads the bars as models and as Parquet bytes', 
     expect(out.parquetClose).toEqual(json.data.map((r) => r.close));
     expect(out.parquetVolume).toEqual(json.data.map((r) => r.volume));
     expect(out.parquetTimeDtype).toMatch(/^datetime64/);
+    // getBarsArrow: the Arrow IPC file, declared binary the same way, read through pyarrow.
+    expect(out.arrowClose).toEqual(json.data.map((r) => r.close));
+    expect(out.arrowVolume).toEqual(json.data.map((r) => r.volume));
+    expect(out.arrowTimeDtype).toMatch(/^datetime64/);
     // runSqlParquet: the same result as runSql's JSON.
     const sql = await fetch(`${api.url}/v1/sql`, {
       method: 'POST',

@@ -9,7 +9,7 @@
  */
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { closeSync, existsSync, openSync, readdirSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readdirSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -17,6 +17,25 @@ import { KafkaAdmin } from '@feedpipe/kafka-client';
 
 const KAFKA_DIR = dirname(fileURLToPath(import.meta.url));
 export const KAFKA_LIB_DIR = join(KAFKA_DIR, '.cache', 'lib');
+/** The rules compose's broker exports its JMX beans by (the series the dashboard and alerts name). */
+export const JMX_EXPORTER_RULES = join(KAFKA_DIR, 'jmx-exporter', 'kafka-broker.yml');
+
+/**
+ * The Prometheus JMX exporter's Java agent at the version compose loads (its JMX_EXPORTER_VERSION
+ * default), where `npm run setup` puts it; undefined when setup has not fetched it.
+ */
+export function jmxExporterAgent(): string | undefined {
+  const compose = readFileSync(join(KAFKA_DIR, '..', 'docker-compose.yml'), 'utf8');
+  const version = /\$\{JMX_EXPORTER_VERSION:-([0-9][0-9A-Za-z.-]*)\}/.exec(compose)?.[1];
+  if (version === undefined) return undefined;
+  const jar = join(KAFKA_DIR, '.cache', 'jmx-exporter', version, 'jmx_prometheus_javaagent.jar');
+  return existsSync(jar) ? jar : undefined;
+}
+
+/** The JVM option that serves the broker's metrics as compose's broker does, bound to loopback. */
+export function jmxExporterOption(agent: string, port: number): string {
+  return `-javaagent:${agent}=127.0.0.1:${port}:${JMX_EXPORTER_RULES}`;
+}
 
 export type LocalKafkaErrorCode =
   | 'KAFKA_JARS_MISSING'
@@ -65,7 +84,12 @@ export function assertKafkaJars(): void {
   }
 }
 
-function javaArgs(heap: string, mainClass: string, args: string[]): string[] {
+function javaArgs(
+  heap: string,
+  mainClass: string,
+  args: string[],
+  options: readonly string[] = [],
+): string[] {
   return [
     // The whole heap committed and touched up front, as Kafka's own start script sizes it (-Xms =
     // -Xmx): the broker's memory is then flat from the start instead of creeping up as G1 first
@@ -78,6 +102,7 @@ function javaArgs(heap: string, mainClass: string, args: string[]): string[] {
     '-XX:G1HeapRegionSize=16m',
     '-Djava.awt.headless=true',
     `-Dlog4j2.configurationFile=${join(KAFKA_DIR, 'log4j2.properties')}`,
+    ...options,
     '-cp',
     `${KAFKA_LIB_DIR}/*`,
     mainClass,
@@ -167,13 +192,16 @@ export class KafkaJvm {
   readonly #dataDir: string;
   readonly #propsFile: string;
   readonly #heap: string;
+  readonly #options: readonly string[];
   #child: ChildProcess | undefined;
   #exited: Promise<void> = Promise.resolve();
 
-  constructor(dataDir: string, propsFile: string, heap: string) {
+  /** @param options further JVM options (the JMX exporter's agent). */
+  constructor(dataDir: string, propsFile: string, heap: string, options: readonly string[] = []) {
     this.#dataDir = dataDir;
     this.#propsFile = propsFile;
     this.#heap = heap;
+    this.#options = options;
   }
 
   get pid(): number {
@@ -208,7 +236,7 @@ export class KafkaJvm {
         'java',
         // GC pauses beside the broker's own log: the first thing to check when produce latency spikes.
         `-Xlog:gc:file=${join(this.#dataDir, 'gc.log')}:uptime`,
-        ...javaArgs(this.#heap, 'kafka.Kafka', [this.#propsFile]),
+        ...javaArgs(this.#heap, 'kafka.Kafka', [this.#propsFile], this.#options),
       ],
       { stdio: ['ignore', logFd, logFd], detached: true },
     );

@@ -12,13 +12,18 @@ import {
   assertKafkaJars,
   formatStorage,
   freePort,
+  jmxExporterAgent,
+  jmxExporterOption,
   KafkaJvm,
   kafkaClusterId,
+  LocalKafkaError,
   waitForClients,
 } from './kafka-jvm.js';
 
 export {
   freePort,
+  JMX_EXPORTER_RULES,
+  jmxExporterAgent,
   KAFKA_LIB_DIR,
   kafkaJarsPresent,
   LocalKafkaError,
@@ -48,10 +53,19 @@ export interface LocalKafkaOptions {
    * no size bound (24 h of time retention). Set it when `dataDir` is in memory (tmpfs).
    */
   retentionBytesPerPartition?: number;
+  /**
+   * Serve the broker's own metrics at http://127.0.0.1:<port>/metrics through the JMX exporter's
+   * agent and compose's rules (jmx-exporter/kafka-broker.yml), so the dashboard's Kafka panels and
+   * alerts read the same series as in compose. 0 picks a free port. Default: off. The agent must
+   * be where `npm run setup` puts it (jmxExporterAgent), else KAFKA_JARS_MISSING.
+   */
+  metricsPort?: number;
 }
 
 export interface LocalKafka {
   readonly brokers: string[];
+  /** The broker's metrics endpoint, when `metricsPort` was given. */
+  readonly metricsUrl: string | undefined;
   readonly pid: number;
   stop(): Promise<void>;
   /** Stops the broker and starts it again on the same ports and data (an outage, for tests). */
@@ -109,7 +123,21 @@ export async function startLocalKafka(options: LocalKafkaOptions): Promise<Local
 
   const brokers = [`127.0.0.1:${port}`];
   const timeoutMs = options.startTimeoutMs ?? 60_000;
-  const jvm = new KafkaJvm(dataDir, propsFile, options.heap ?? '512m');
+  let metricsUrl: string | undefined;
+  const jvmOptions: string[] = [];
+  if (options.metricsPort !== undefined) {
+    const agent = jmxExporterAgent();
+    if (agent === undefined) {
+      throw new LocalKafkaError(
+        'KAFKA_JARS_MISSING',
+        'the JMX exporter agent is missing under infra/kafka/.cache/jmx-exporter; run `npm run setup`',
+      );
+    }
+    const metricsPort = options.metricsPort === 0 ? await freePort() : options.metricsPort;
+    jvmOptions.push(jmxExporterOption(agent, metricsPort));
+    metricsUrl = `http://127.0.0.1:${metricsPort}/metrics`;
+  }
+  const jvm = new KafkaJvm(dataDir, propsFile, options.heap ?? '512m', jvmOptions);
 
   async function launch(): Promise<void> {
     jvm.spawn();
@@ -125,6 +153,7 @@ export async function startLocalKafka(options: LocalKafkaOptions): Promise<Local
   let stopping: Promise<void> | undefined;
   return {
     brokers,
+    metricsUrl,
     get pid() {
       return jvm.pid;
     },

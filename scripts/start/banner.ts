@@ -18,6 +18,8 @@ export interface BannerFacts {
   feedUrl: string;
   brokers: string[];
   kafkaNote: string;
+  /** The local broker's metrics endpoint, if it serves one. */
+  kafkaMetricsUrl: string | undefined;
   store: { mode: string; location: string; sharedLogin: boolean };
   tokenSource: string;
   instruments: number;
@@ -65,7 +67,7 @@ export function printBanner(f: BannerFacts): void {
       `    gateway admin       ${keys.gatewayAdmin}   (the gateway's keys: ${gatewayUrl}/v1/admin/keys)`,
       `  status      ${apiUrl}/status   (sign in with the read key; it is kept in the browser tab, never in the URL)`,
       `  postbacks   ${gatewayUrl}/postbacks/orders/<secret>: ${f.postbackNote}`,
-      `  metrics     pipeline ${opsUrl}/metrics   API ${apiUrl}/metrics   gateway ${gatewayUrl}/metrics   health ${opsUrl}/healthz   ready ${opsUrl}/readyz`,
+      `  metrics     pipeline ${opsUrl}/metrics   API ${apiUrl}/metrics   gateway ${gatewayUrl}/metrics${f.kafkaMetricsUrl ? `   Kafka ${f.kafkaMetricsUrl}` : ''}   health ${opsUrl}/healthz   ready ${opsUrl}/readyz`,
       `  notebook    pandas.read_parquet('${apiUrl}/v1/instruments/<id>/bars?from=<ISO time>&interval=1m&format=parquet', storage_options={'x-api-key': '<key>'})`,
       '  Ctrl-C stops everything.',
       '',

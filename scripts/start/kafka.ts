@@ -1,6 +1,6 @@
 /** Kafka for `npm start`: a cluster by URL (KAFKA_BROKERS), or the local broker under the data directory. */
 import { join } from 'node:path';
-import { startLocalKafka } from '@feedpipe/local-kafka';
+import { jmxExporterAgent, startLocalKafka } from '@feedpipe/local-kafka';
 import { log } from './log.js';
 import { onExit } from './stop-order.js';
 import { ensureContractTopics } from './topics.js';
@@ -9,6 +9,8 @@ export interface KafkaPart {
   brokers: string[];
   /** What the banner says about it. */
   note: string;
+  /** The local broker's own metrics (the JMX exporter, as in compose), when it runs one. */
+  metricsUrl: string | undefined;
 }
 
 /** Kafka with every topic of the contract in place (start/topics.ts), before any part starts. */
@@ -24,10 +26,23 @@ async function kafkaPart(dataDir: string): Promise<KafkaPart> {
     return {
       brokers: process.env.KAFKA_BROKERS.split(',').map((b) => b.trim()),
       note: 'external (KAFKA_BROKERS)',
+      metricsUrl: undefined,
     };
   }
   log('starting the local Kafka broker...');
-  const kafka = await startLocalKafka({ dataDir: join(dataDir, 'kafka') });
+  // The broker's own metrics as compose exports them, so the dashboard's Kafka panels have data
+  // here too; without the agent (setup not run) the broker runs without them.
+  const withMetrics = jmxExporterAgent() !== undefined;
+  if (!withMetrics)
+    log('no JMX exporter agent (npm run setup fetches it): the broker runs without its metrics');
+  const kafka = await startLocalKafka({
+    dataDir: join(dataDir, 'kafka'),
+    ...(withMetrics ? { metricsPort: Number(process.env.KAFKA_METRICS_PORT ?? 0) } : {}),
+  });
   onExit('kafka', () => kafka.stop());
-  return { brokers: kafka.brokers, note: `local broker (log ${join(dataDir, 'kafka', 'kafka.log')})` };
+  return {
+    brokers: kafka.brokers,
+    note: `local broker (log ${join(dataDir, 'kafka', 'kafka.log')})`,
+    metricsUrl: kafka.metricsUrl,
+  };
 }

@@ -42,7 +42,7 @@ export const FEED_CONNECTIONS = 5;
 export async function startPipeline(inputs: PipelineInputs): Promise<Pipeline> {
   const { brokers, registry, tokens } = inputs;
   // One process runs every part: its memory, heap, event-loop lag and GC are exported once, here.
-  registerProcessMetrics(registry, 'feedpipe_');
+  registerProcessMetrics(registry);
   // The sink's disk guard reads STORE_MIN_FREE_* as `feed-sink run` does (docs/configuration.md).
   const diskGuard = diskGuardSettings(
     loadEnv(
@@ -66,6 +66,8 @@ export async function startPipeline(inputs: PipelineInputs): Promise<Pipeline> {
     connections: FEED_CONNECTIONS,
     instruments: { trade: inputs.instruments, ohlc: inputs.instruments.slice(0, 100) },
     stateFile: join(inputs.dataDir, 'feed-ingestor.state.json'),
+    // What `feed-ingestor replay` replays (docs/operations.md, "Replaying the past"); off unless asked.
+    captureFile: process.env.CAPTURE_FILE || undefined,
     log: (m) => log(`ingestor: ${m}`),
   });
   await ingestor.start();

@@ -21,6 +21,8 @@ export interface RunningStart {
   readKey: string;
   /** What the banner prints after `JDBC` (issue #33), if it prints one. */
   jdbcUrl: string | undefined;
+  /** Every `/metrics` endpoint the banner's metrics line names (pipeline, API, gateway, Kafka). */
+  metricsUrls: string[];
   stop(): Promise<void>;
 }
 
@@ -89,6 +91,9 @@ export async function startNpmStart(extraEnv: Record<string, string> = {}): Prom
     apiUrl: field(banner, /\n {2}query API +(\S+)/, 'query API line'),
     readKey: field(banner, /\n {4}query API read +(\S+)/, 'read key'),
     jdbcUrl: /\n {2}JDBC +(\S+)/.exec(banner)?.[1],
+    metricsUrls: [
+      ...field(banner, /\n {2}metrics +(.*)\n/, 'metrics line').matchAll(/(http:\/\/\S+\/metrics)\b/g),
+    ].map((m) => m[1] as string),
     stop,
   };
 }

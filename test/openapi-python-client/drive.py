@@ -1,8 +1,9 @@
 """Drives the query API client openapi-python-client generated (package feedpipe_query_api_client).
 
 Reads a JSON object on stdin: {"url", "key", "securityId", "from", "to"}; the generated package is on
-PYTHONPATH. Calls getBars (typed JSON rows) and getBarsParquet (the generator's File of bytes, read into pandas), and prints
-one JSON object with what each returned, for the test to compare with the API's own JSON answer.
+PYTHONPATH. Calls getBars (typed JSON rows), getBarsParquet and getBarsArrow (the generator's File of bytes, read into
+pandas: Parquet by pandas itself, the Arrow IPC file through pyarrow), and prints one JSON object with what each returned,
+for the test to compare with the API's own JSON answer.
 """
 
 import io
@@ -10,9 +11,10 @@ import json
 import sys
 
 import pandas as pd
+import pyarrow as pa
 
 from feedpipe_query_api_client import AuthenticatedClient
-from feedpipe_query_api_client.api.instruments import get_bars, get_bars_parquet
+from feedpipe_query_api_client.api.instruments import get_bars, get_bars_arrow, get_bars_parquet
 from feedpipe_query_api_client.api.sql import run_sql_parquet
 from feedpipe_query_api_client.models import RunSqlParquetSqlDownloadRequest
 from feedpipe_query_api_client.types import File
@@ -27,6 +29,7 @@ def main():
         table = get_bars.sync(client=c, **query)
         # A binary answer is the generator's File: the bytes in a BytesIO payload.
         download = get_bars_parquet.sync(client=c, **query)
+        arrow = get_bars_arrow.sync(client=c, **query)
         sql = run_sql_parquet.sync(
             client=c,
             body=RunSqlParquetSqlDownloadRequest(sql="SELECT security_id, count() AS n FROM market.ticks GROUP BY security_id ORDER BY security_id"),
@@ -35,6 +38,8 @@ def main():
     body = download.payload.read()
     assert isinstance(body, bytes), type(body)
     frame = pd.read_parquet(io.BytesIO(body))
+    assert isinstance(arrow, File), type(arrow)
+    arrow_frame = pa.ipc.open_file(pa.BufferReader(arrow.payload.read())).read_all().to_pandas()
     print(
         json.dumps(
             {
@@ -44,6 +49,9 @@ def main():
                 "parquetClose": [float(v) for v in frame["close"]],
                 "parquetVolume": [int(v) for v in frame["volume"]],
                 "parquetTimeDtype": str(frame["time"].dtype),
+                "arrowClose": [float(v) for v in arrow_frame["close"]],
+                "arrowVolume": [int(v) for v in arrow_frame["volume"]],
+                "arrowTimeDtype": str(arrow_frame["time"].dtype),
                 "sqlParquet": pd.read_parquet(io.BytesIO(sql.payload.read())).to_dict("records"),
             }
         )

@@ -4,12 +4,13 @@ import './openapi/fields.js';
  * Prometheus metrics of an HTTP service on a registry of its own (so two services in one process,
  * as `npm start` and the tests compose them, never collide): request counts and latency histograms
  * per route template, errors by code, and optionally the process's own metrics (RSS, heap,
- * event-loop lag, GC) through prom-client's default collectors. Every name carries the service's
- * prefix (`query_api_`, `trading_gateway_`), so one Prometheus tells the services apart by name.
+ * event-loop lag, GC; service-kit's registerProcessMetrics, named alike in every process). Every
+ * other name carries the service's prefix (`query_api_`, `trading_gateway_`), so one Prometheus
+ * tells the services' own series apart by name.
  */
-import { limitedServerStats } from '@feedpipe/service-kit';
+import { limitedServerStats, registerProcessMetrics } from '@feedpipe/service-kit';
 import type { FastifyInstance } from 'fastify';
-import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { HttpError } from './http-error.js';
 
 export interface HttpMetricsOptions {
@@ -37,7 +38,7 @@ export function createHttpMetrics(options: HttpMetricsOptions): HttpMetrics {
     throw new HttpError('CONFIG_INVALID', `metrics prefix "${prefix}" must match ${PREFIX.source}`);
   }
   const registry = options.registry ?? new Registry();
-  if (options.processMetrics) collectDefaultMetrics({ register: registry, prefix });
+  if (options.processMetrics) registerProcessMetrics(registry);
   return {
     registry,
     prefix,

@@ -49,5 +49,5 @@ export {
 } from './http-server-limits.js';
 export { ensureTopics } from './kafka-topics.js';
 export { type OpsServer, type OpsServerOptions, startOpsServer } from './ops-server.js';
-export { registerProcessMetrics } from './process-metrics.js';
+export { PROCESS_METRICS_PREFIX, registerProcessMetrics } from './process-metrics.js';
 export { onStopSignals, type StopSignalOptions } from './stop-signals.js';

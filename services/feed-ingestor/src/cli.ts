@@ -2,20 +2,20 @@
  * feed-ingestor run      live feed -> Kafka (env: SVC_FEED_URL, SVC_CLIENT_ID, SVC_TOKEN_SOURCE + its variables,
  *                        SVC_AUTH_TYPE, KAFKA_BROKERS, UNIVERSE_FILE, INGESTOR_CONNECTIONS, ...)
  * feed-ingestor sink     moved: the sink is services/feed-sink (`npx feed-sink run`); says so, exits 2
- * feed-ingestor replay <capture-file> [--speed recorded|max]   capture -> Kafka (env: KAFKA_BROKERS)
+ * feed-ingestor replay <capture-file> | --from-store [--speed 1x|10x|max] [--from T] [--to T]
+ *                        [--topic-prefix P | --into-live]   the past -> Kafka (replay/replay-cli.ts)
  *
  * `run` serves /metrics, /healthz and /readyz on METRICS_PORT. SIGINT/SIGTERM stop cleanly: the
  * ingestor first delivers what it holds.
  */
-import { parseArgs } from 'node:util';
 import { startCredentials } from '@feedpipe/credentials';
 import { onStopSignals, registerProcessMetrics, startOpsServer } from '@feedpipe/service-kit';
 import { Registry } from 'prom-client';
 import { loadIngestorEnv } from './env-config.js';
 import { createFeedIngestor } from './ingestor.js';
-import { replayCapture } from './replay.js';
+import { REPLAY_USAGE, replayCommand } from './replay/replay-cli.js';
 
-const USAGE = 'usage: feed-ingestor run | replay <capture-file> [--speed recorded|max]\n';
+const USAGE = `usage: feed-ingestor run\n${REPLAY_USAGE}`;
 
 async function run(): Promise<void> {
   const config = loadIngestorEnv();
@@ -42,7 +42,7 @@ async function run(): Promise<void> {
     stateFile: config.stateFile,
   });
   // This process runs the ingestor alone: its process metrics go with the ingestor's.
-  registerProcessMetrics(ingestor.registry, 'ingestor_');
+  registerProcessMetrics(ingestor.registry);
   await ingestor.start();
   tokens.onChange((token) => ingestor.updateToken(token));
   const ops = await startOpsServer({
@@ -76,18 +76,7 @@ async function sink(): Promise<void> {
 }
 
 async function replay(args: string[]): Promise<void> {
-  const { values, positionals } = parseArgs({
-    args,
-    allowPositionals: true,
-    options: { speed: { type: 'string', default: 'max' } },
-  });
-  const file = positionals[0];
-  if (!file) throw new Error(USAGE);
-  if (values.speed !== 'max' && values.speed !== 'recorded')
-    throw new Error('--speed must be recorded or max');
-  const brokers = (process.env.KAFKA_BROKERS ?? '').split(',').filter(Boolean);
-  if (brokers.length === 0) throw new Error('KAFKA_BROKERS is required');
-  const result = await replayCapture({ file, brokers, speed: values.speed });
+  const result = await replayCommand(args);
   process.stdout.write(`${JSON.stringify(result)}\n`);
 }
 

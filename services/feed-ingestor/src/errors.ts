@@ -10,7 +10,13 @@ export type IngestorErrorCode =
   /** An event the feed connection's state cannot receive (connection-machine.ts). */
   | 'ILLEGAL_TRANSITION'
   /** A broken invariant inside the ingestor (a bug, not bad input). */
-  | 'INTERNAL';
+  | 'INTERNAL'
+  /** replay: a flag or option value it cannot use. */
+  | 'REPLAY_INVALID'
+  /** replay: the target topics are the live ones and --into-live was not given. */
+  | 'REPLAY_LIVE_TOPICS'
+  /** replay: Kafka did not take a batch within the retries; the replay stopped where it was. */
+  | 'REPLAY_PRODUCE_FAILED';
 
 /** The one error type of the ingestor; `retryable` says whether trying again can help. */
 export class IngestorError extends Error {

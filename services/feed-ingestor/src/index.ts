@@ -69,4 +69,13 @@ export {
   type MarketState,
   marketStateOf,
 } from './readiness.js';
-export { type ReplayOptions, type ReplayResult, replayCapture } from './replay.js';
+export {
+  type ReplayOptions,
+  type ReplayResult,
+  replayCapture,
+} from './replay/capture-pipeline-replay.js';
+export { REPLAY_ENV, replayCommand } from './replay/replay-cli.js';
+export { parseReplayRange, type ReplayRange } from './replay/replay-range.js';
+export { parseReplaySpeed, type ReplaySpeed } from './replay/replay-speed.js';
+export { DEFAULT_REPLAY_TOPIC_PREFIX, replayTopics } from './replay/replay-target.js';
+export { type ReplayRunOptions, type ReplayRunResult, type ReplaySource, runReplay } from './replay.js';

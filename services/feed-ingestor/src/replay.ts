@@ -1,62 +1,171 @@
 /**
- * Pushes a capture file (codec format) into Kafka through the same decode workers and producer as
- * live frames, at the recorded pace or as fast as possible. Frames keep their recorded receive
- * times, so a replay produces the same records a live run did.
+ * `feed-ingestor replay`: records of the past back into Kafka, from a capture file or from the
+ * store (a range of market.ticks, ohlc_updates, reference_updates and feed_status read back through
+ * the store port), over a time range, at a factor of the recorded pace or as fast as Kafka takes
+ * them, into topics of the replay's own unless told to write into the live ones (replay-target.ts).
+ * Every record carries a source identity derived from the source (replay-identity.ts), so on the
+ * live topics the sink stores a record replayed twice once. Only a capture may go into the live
+ * topics: rows of the store are stored already. Progress goes to `progress` (stderr).
  */
-import { readCapture } from '@feedpipe/codec';
-import { DEFAULT_FEED_TOPICS, type FeedTopics } from '@feedpipe/contracts';
-import { ProducerPipeline } from './pipeline/producer-pipeline.js';
+import { FEED_TOPIC_PARTITIONS, type FeedTopics, TOPIC_KINDS } from '@feedpipe/contracts';
+import { ensureTopics } from '@feedpipe/service-kit';
+import type { StoreLane } from '@feedpipe/store';
+import { IngestorError } from './errors.js';
+import { captureGroups } from './replay/replay-capture-source.js';
+import { REPLAY_BATCH_RECORDS, ReplayProducer } from './replay/replay-producer.js';
+import { ReplayProgress } from './replay/replay-progress.js';
+import type { ReplayRange } from './replay/replay-range.js';
+import { newSourceCounts, type ReplayGroup, type ReplaySourceCounts } from './replay/replay-record.js';
+import { ReplayPacer, type ReplaySpeed } from './replay/replay-speed.js';
+import { storeGroups } from './replay/replay-store-source.js';
+import { replayTopics } from './replay/replay-target.js';
 
-export interface ReplayOptions {
-  file: string;
+/** How long a paced replay holds records to batch them before they go out. */
+const PACED_HOLD_MS = 20;
+
+export type ReplaySource = { kind: 'capture'; file: string } | { kind: 'store'; store: StoreLane };
+
+export interface ReplayRunOptions {
+  source: ReplaySource;
   brokers: string[];
-  topics?: Partial<FeedTopics>;
-  /** `recorded` waits out the recorded gaps between frames; `max` does not wait. Default max. */
-  speed?: 'recorded' | 'max';
-  workers?: number;
+  /** The live topics (TOPIC_*): the replay's own are named after them. */
+  liveTopics: Readonly<FeedTopics>;
+  /** Prefix of the replay's own topics. Default `replay.`. */
+  topicPrefix?: string;
+  /** Write into the live topics. Default false: refused without it. */
+  intoLive?: boolean;
+  /** Default max. */
+  speed?: ReplaySpeed;
+  /** Receive-time range; a store source needs both ends. Default: the whole capture. */
+  range?: ReplayRange;
+  /** Progress lines (the CLI: stderr). Default: none. */
+  progress?: (line: string) => void;
+  progressPeriodMs?: number;
 }
 
-export interface ReplayResult {
-  frames: number;
-  packets: number;
+export interface ReplayRunResult {
+  topics: FeedTopics;
+  /** Records Kafka acknowledged, in all and per topic kind. */
   produced: number;
-  malformed: number;
-  unknown: number;
+  producedByKind: Record<keyof FeedTopics, number>;
+  source: ReplaySourceCounts;
+  /**
+   * Sends tried again after Kafka failed one. A retried send may leave some of its records in
+   * the topic twice, under the same identity: the sink drops the copy, other readers can with the
+   * same rule (isSourceCopy of @feedpipe/contracts).
+   */
+  sendRetries: number;
+  /** Receive times of the first and last record replayed, ISO 8601 (undefined when none). */
+  first: string | undefined;
+  last: string | undefined;
   seconds: number;
 }
 
-export async function replayCapture(options: ReplayOptions): Promise<ReplayResult> {
+function sourceGroups(options: ReplayRunOptions, counts: ReplaySourceCounts): AsyncGenerator<ReplayGroup> {
+  const range = options.range ?? { fromMicros: undefined, toMicros: undefined };
+  if (options.source.kind === 'capture') return captureGroups(options.source.file, range, counts);
+  if (options.intoLive === true) {
+    // Those rows are stored already, under the identities the live ingestor gave them (the store
+    // keeps their Kafka offsets, not their `fp-src`): the sink of this store would take every one
+    // of them again. Replaying them for other consumers goes to topics of the replay's own.
+    throw new IngestorError(
+      'REPLAY_LIVE_TOPICS',
+      'a replay from the store cannot go into the live topics: its rows are stored already and the sink would store them again; replay them into topics of their own (--topic-prefix)',
+    );
+  }
+  const { fromMicros, toMicros } = range;
+  if (fromMicros === undefined || toMicros === undefined) {
+    throw new IngestorError('REPLAY_INVALID', 'a replay from the store needs --from and --to');
+  }
+  return storeGroups({ store: options.source.store, range: { fromMicros, toMicros } }, counts);
+}
+
+const iso = (micros: number | undefined): string | undefined =>
+  micros === undefined ? undefined : new Date(micros / 1000).toISOString();
+
+export async function runReplay(options: ReplayRunOptions): Promise<ReplayRunResult> {
   const started = performance.now();
-  const pipeline = new ProducerPipeline({
-    brokers: options.brokers,
-    topics: { ...DEFAULT_FEED_TOPICS, ...options.topics },
-    workers: options.workers,
+  const topics = replayTopics({
+    live: options.liveTopics,
+    prefix: options.topicPrefix,
+    intoLive: options.intoLive,
   });
-  let firstRecorded: bigint | undefined;
-  let frames = 0;
+  const counts = newSourceCounts();
+  const groups = sourceGroups(options, counts);
+  // The replay's topics as the live ones are made: same partitions, so each instrument lands on
+  // the partition it has live (a consumer of either reads one instrument in order).
+  await ensureTopics(
+    options.brokers,
+    TOPIC_KINDS.map((kind) => topics[kind]),
+    FEED_TOPIC_PARTITIONS,
+  );
+  const write = options.progress;
+  const producer = new ReplayProducer({ brokers: options.brokers, topics, onRetry: write });
+  const progress = new ReplayProgress(
+    write ?? (() => undefined),
+    options.range ?? {
+      fromMicros: undefined,
+      toMicros: undefined,
+    },
+    options.progressPeriodMs,
+  );
+  const pacer = new ReplayPacer(options.speed ?? 'max');
+  let span: { first: number | undefined; last: number | undefined };
   try {
-    for await (const record of readCapture(options.file)) {
-      if (options.speed === 'recorded') {
-        firstRecorded ??= record.receivedAtMicros;
-        const dueMs = Number(record.receivedAtMicros - firstRecorded) / 1000;
-        const waitMs = dueMs - (performance.now() - started);
-        if (waitMs > 1) await new Promise((r) => setTimeout(r, waitMs));
-      }
-      // Everything is one "connection": one chunk in flight at a time keeps the recorded order.
-      // push() always takes the frame; false means "at the bound", so wait for Kafka to catch up.
-      if (!pipeline.push(0, record.payload, Number(record.receivedAtMicros))) await pipeline.drain();
-      frames += 1;
-    }
-    await pipeline.drain();
+    span = await pump(groups, producer, pacer, progress);
   } finally {
-    await pipeline.close();
+    await producer.close();
   }
   return {
-    frames,
-    packets: pipeline.totals.packets,
-    produced: pipeline.totals.produced,
-    malformed: pipeline.totals.malformed,
-    unknown: pipeline.totals.unknown,
+    topics,
+    produced: total(producer.produced),
+    producedByKind: { ...producer.produced },
+    source: counts,
+    sendRetries: producer.retries,
+    first: iso(span.first),
+    last: iso(span.last),
     seconds: (performance.now() - started) / 1000,
   };
+}
+
+/**
+ * Moves the source's groups to Kafka at the pacer's pace. When the source fails part way (a capture
+ * cut off inside a record, a store that went away), what it gave before is sent first, so
+ * everything up to the failure is in Kafka and a replay can pick up from there.
+ */
+async function pump(
+  groups: AsyncGenerator<ReplayGroup>,
+  producer: ReplayProducer,
+  pacer: ReplayPacer,
+  progress: ReplayProgress,
+): Promise<{ first: number | undefined; last: number | undefined }> {
+  const state = () => ({ produced: total(producer.produced), atMicros: producer.sentUpToMicros });
+  let first: number | undefined;
+  let last: number | undefined;
+  try {
+    for await (const group of groups) {
+      // A group due later: what is held goes out first once it has waited long enough, so records
+      // leave at their pace, a few milliseconds late at most, in batches rather than one send a
+      // frame (at 10x a busy feed has a frame due every millisecond or two).
+      if (pacer.delayOf(group.receivedAtMicros) >= 1) {
+        if (producer.heldForMs() >= PACED_HOLD_MS) await producer.flush();
+        await pacer.waitFor(group.receivedAtMicros);
+      }
+      producer.add(group);
+      first ??= group.receivedAtMicros;
+      last = group.receivedAtMicros;
+      if (producer.pending >= REPLAY_BATCH_RECORDS) await producer.flush();
+      progress.note(state());
+    }
+  } catch (error) {
+    if (!(error instanceof IngestorError && error.code === 'REPLAY_PRODUCE_FAILED')) await producer.flush();
+    throw error;
+  }
+  await producer.flush();
+  progress.done(state());
+  return { first, last };
+}
+
+function total(byKind: Record<keyof FeedTopics, number>): number {
+  return byKind.trades + byKind.ohlc + byKind.reference + byKind.status;
 }

@@ -32,7 +32,7 @@ async function run(): Promise<void> {
     diskGuard: config.diskGuard,
   });
   await sink.start();
-  registerProcessMetrics(sink.registry, 'sink_');
+  registerProcessMetrics(sink.registry);
   const ops = await startOpsServer({
     registries: [sink.registry],
     host: config.metricsHost,

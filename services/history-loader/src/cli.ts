@@ -136,7 +136,7 @@ async function main(): Promise<void> {
   }
   const guard = await startDiskGuard(store, vars, metrics, log);
   const port = positive(values['metrics-port'], 'metrics-port') ?? 0;
-  if (port > 0) registerProcessMetrics(registry, 'history_loader_');
+  if (port > 0) registerProcessMetrics(registry);
   const deps = { clickhouse: store.internal, registry, metrics, log, diskGuard: guard };
   const master =
     vars.INSTRUMENT_MASTER === 'on'

@@ -1,0 +1,103 @@
+/**
+ * The `feed-ingestor replay` command: flags and environment read and checked once, then runReplay.
+ *
+ *   feed-ingestor replay <capture-file> | --from-store
+ *       [--speed 1x|10x|<n>x|max] [--from <instant>] [--to <instant>]
+ *       [--topic-prefix <prefix> | --into-live]
+ *
+ * Environment (docs/configuration.md, `replay`): KAFKA_BROKERS, the live TOPIC_* (the replay's own
+ * topics are named after them, and --into-live writes into them), CLICKHOUSE_URL or DATA_DIR for
+ * --from-store. Progress on stderr; the result as one JSON line on stdout.
+ */
+import { parseArgs } from 'node:util';
+import { type Env, type EnvSchema, loadEnv } from '@feedpipe/service-kit';
+import type { Store } from '@feedpipe/store';
+import { INGESTOR_ENV } from '../env-config.js';
+import { IngestorError } from '../errors.js';
+import { type ReplayRunResult, type ReplaySource, runReplay } from '../replay.js';
+import { parseReplayRange } from './replay-range.js';
+import { parseReplaySpeed } from './replay-speed.js';
+
+export const REPLAY_USAGE =
+  'usage: feed-ingestor replay <capture-file> | --from-store [--speed 1x|10x|max] [--from <instant>] [--to <instant>] [--topic-prefix <prefix> | --into-live]\n';
+
+/** Every variable `feed-ingestor replay` reads (docs/configuration.md, `replay`). */
+export const REPLAY_ENV = {
+  // The live pipeline's own: the replay names its topics after the ingestor's.
+  KAFKA_BROKERS: INGESTOR_ENV.KAFKA_BROKERS,
+  TOPIC_TRADES: INGESTOR_ENV.TOPIC_TRADES,
+  TOPIC_OHLC: INGESTOR_ENV.TOPIC_OHLC,
+  TOPIC_REFERENCE: INGESTOR_ENV.TOPIC_REFERENCE,
+  TOPIC_STATUS: INGESTOR_ENV.TOPIC_STATUS,
+  CLICKHOUSE_URL: {
+    type: 'url',
+    protocols: ['http', 'https'],
+    unset: 'embedded chDB in `$DATA_DIR/chdb`',
+    secret: true,
+    description: '--from-store: the store read from',
+  },
+  DATA_DIR: { type: 'string', default: '.data', description: '--from-store: chDB in `$DATA_DIR/chdb`' },
+} as const satisfies EnvSchema;
+
+const FLAGS = {
+  speed: { type: 'string', default: 'max' },
+  from: { type: 'string' },
+  to: { type: 'string' },
+  'topic-prefix': { type: 'string' },
+  'into-live': { type: 'boolean', default: false },
+  'from-store': { type: 'boolean', default: false },
+} as const;
+
+export async function replayCommand(
+  args: string[],
+  env: Env = process.env,
+  progress: (line: string) => void = (line) => process.stderr.write(`${line}\n`),
+): Promise<ReplayRunResult> {
+  let parsed: ReturnType<typeof parseArgs<{ args: string[]; allowPositionals: true; options: typeof FLAGS }>>;
+  try {
+    parsed = parseArgs({ args, allowPositionals: true, options: FLAGS });
+  } catch (error) {
+    throw new IngestorError('REPLAY_INVALID', `${(error as Error).message}\n${REPLAY_USAGE}`);
+  }
+  const { values, positionals } = parsed;
+  const file = positionals[0];
+  if ((file === undefined) === !values['from-store'] || positionals.length > 1) {
+    throw new IngestorError('REPLAY_INVALID', `give one capture file or --from-store\n${REPLAY_USAGE}`);
+  }
+  const speed = parseReplaySpeed(values.speed);
+  const range = parseReplayRange(values.from, values.to);
+  const config = loadEnv(
+    REPLAY_ENV,
+    env,
+    (problems) =>
+      new IngestorError('CONFIG_INVALID', `invalid configuration:\n  - ${problems.join('\n  - ')}`),
+  );
+  let store: Store | undefined;
+  let source: ReplaySource;
+  if (file !== undefined) source = { kind: 'capture', file };
+  else {
+    // Loaded only here: a replay of a capture has no use for the store's drivers.
+    const { createStore } = await import('@feedpipe/store');
+    store = createStore({ url: config.CLICKHOUSE_URL, dataDir: `${config.DATA_DIR}/chdb` });
+    source = { kind: 'store', store: store.internal };
+  }
+  try {
+    return await runReplay({
+      source,
+      brokers: config.KAFKA_BROKERS,
+      liveTopics: {
+        trades: config.TOPIC_TRADES,
+        ohlc: config.TOPIC_OHLC,
+        reference: config.TOPIC_REFERENCE,
+        status: config.TOPIC_STATUS,
+      },
+      topicPrefix: values['topic-prefix'],
+      intoLive: values['into-live'],
+      speed,
+      range,
+      progress,
+    });
+  } finally {
+    await store?.close();
+  }
+}
