@@ -65,7 +65,8 @@ function positive(value: string | undefined, name: string): number | undefined {
   return n;
 }
 
-async function main(): Promise<void> {
+/** The command line and the environment, read and checked (or the process ends with the reason). */
+function cliInput() {
   const { values } = parseArgs({
     options: {
       universe: { type: 'string' },
@@ -79,12 +80,15 @@ async function main(): Promise<void> {
     },
   });
   if (values.universe === undefined && values.quotes === undefined) fail('--universe <file> is required');
-  let vars: HistoryLoaderEnv;
   try {
-    vars = historyLoaderEnv(process.env);
+    return { values, vars: historyLoaderEnv(process.env) };
   } catch (error) {
     fail((error as Error).message);
   }
+}
+
+async function main(): Promise<void> {
+  const { values, vars } = cliInput();
   // Unset, the library takes the universe file's own plan (a JSON file's `plan` object).
   const plan = values.plan === undefined ? undefined : (readJson(values.plan) as PlanOptions);
   const maxRequests = positive(values['max-requests'], 'max-requests');
@@ -159,7 +163,17 @@ async function main(): Promise<void> {
   }
   // A failed list load is logged (instrument_master_failed) and counted; the history still loads.
   await master?.load().catch(() => undefined);
-  const loader = createHistoryLoader(options, deps);
+  await runOnce(createHistoryLoader(options, deps), registry, vars, port, close);
+}
+
+/** One run of the loader to its end (or a signal), with its ops endpoint and progress line. */
+async function runOnce(
+  loader: ReturnType<typeof createHistoryLoader>,
+  registry: Registry,
+  vars: HistoryLoaderEnv,
+  port: number,
+  close: () => Promise<void>,
+): Promise<void> {
   const ops = startLoaderOps(registry, () => loader.status(), vars.METRICS_HOST, port);
   const progress = startProgress(() => loader.status(), process.stderr);
   let stopping = false;

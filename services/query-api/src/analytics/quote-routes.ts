@@ -112,9 +112,13 @@ const SEGMENT = {
 /** Most quotes one depth-history answer holds: a day of polls every 5 s is 4,500. */
 const MAX_DEPTH_ROWS = 100_000;
 
+/** 404 unless the poller has stored a quote of the instrument (in the segment, if one is named). */
+type RequireQuotes = (securityId: number, segment: string) => Promise<void>;
+
+const tags = ['quotes'];
+
 export function registerQuoteRoutes(app: FastifyInstance, ctx: ApiContext): void {
-  const tags = ['quotes'];
-  const requireQuotes = async (securityId: number, segment: string): Promise<void> => {
+  const requireQuotes: RequireQuotes = async (securityId: number, segment: string): Promise<void> => {
     const rows = await ctx.runner.rows(
       `SELECT 1 FROM ${QUOTES} WHERE security_id = {sid:UInt32} AND ({seg:String} = '' OR exchange_segment = {seg:String}) LIMIT 1`,
       { sid: securityId, seg: segment },
@@ -122,6 +126,12 @@ export function registerQuoteRoutes(app: FastifyInstance, ctx: ApiContext): void
     if (rows.length === 0) throw notFound(`no quotes polled for instrument ${securityId}`);
   };
 
+  registerLatestQuote(app, ctx, requireQuotes);
+  registerQuoteBars(app, ctx, requireQuotes);
+  registerDepthHistory(app, ctx, requireQuotes);
+}
+
+function registerLatestQuote(app: FastifyInstance, ctx: ApiContext, requireQuotes: RequireQuotes): void {
   app.get<{ Params: { securityId: number }; Querystring: { segment?: string; format?: OutputFormat } }>(
     '/v1/instruments/:securityId/quote',
     {
@@ -156,7 +166,9 @@ export function registerQuoteRoutes(app: FastifyInstance, ctx: ApiContext): void
       );
     },
   );
+}
 
+function registerQuoteBars(app: FastifyInstance, ctx: ApiContext, requireQuotes: RequireQuotes): void {
   app.get<{
     Params: { securityId: number };
     Querystring: { from: string; to?: string; interval: string; segment?: string; format?: OutputFormat };
@@ -214,7 +226,9 @@ export function registerQuoteRoutes(app: FastifyInstance, ctx: ApiContext): void
       );
     },
   );
+}
 
+function registerDepthHistory(app: FastifyInstance, ctx: ApiContext, requireQuotes: RequireQuotes): void {
   app.get<{
     Params: { securityId: number };
     Querystring: { from: string; to?: string; segment?: string; limit?: number; format?: OutputFormat };
