@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { tempDir } from '@feedpipe/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createStore, type Store } from '../src/index.js';
+import { createStore, EMBEDDED_ENGINE_ALLOCATOR_ENV, type Store } from '../src/index.js';
 
 const CANARY = `canary-${randomUUID()}`;
 
@@ -61,7 +61,11 @@ describe('the embedded engine in its jail', () => {
       .split('\0')
       .filter(Boolean)
       .map((entry) => entry.split('=')[0]);
-    expect(names).toEqual(process.env.TZ === undefined ? [] : ['TZ']);
+    const expected = [
+      ...Object.keys(EMBEDDED_ENGINE_ALLOCATOR_ENV),
+      ...(process.env.TZ === undefined ? [] : ['TZ']),
+    ];
+    expect(names.sort()).toEqual(expected.sort());
     expect(environ).not.toContain(CANARY);
   });
 
@@ -134,7 +138,7 @@ describe('the embedded engine as a plain child process (STORE_ENGINE_ISOLATION=p
       environ
         .split('\0')
         .filter(Boolean)
-        .every((entry) => entry.startsWith('TZ=')),
+        .every((entry) => /^(TZ|MALLOC_[A-Z_]+)=/.test(entry)),
     ).toBe(true);
   });
 });

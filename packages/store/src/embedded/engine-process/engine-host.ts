@@ -8,7 +8,7 @@
  * function reads any file the process may read, with no setting or grant to stop it. In the
  * pipeline's own process that is `/proc/self/environ` (the secrets) and `/proc/self/fd/1` (npm
  * start's output, with every API key). Here the engine shares nothing with the pipeline: its
- * environment holds the time zone at most, its only link to the store is a socket, and in the jail
+ * environment holds its allocator's settings and the time zone, its only link to the store is a socket, and in the jail
  * (jail.ts) it sees no process, network or file of the host beyond its data directory and the
  * programs it runs.
  *

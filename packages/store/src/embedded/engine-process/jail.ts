@@ -11,14 +11,16 @@
  *    memory limit there), four character devices and a private /tmp. No other /sys, no home, no
  *    project checkout, no other file of the host;
  *  - a PID namespace with a /proc of its own, where the engine is process 1 and sees no process of
- *    the host: `/proc/self/environ` holds TZ at most, and `/proc/self/fd/1..3` are sockets
+ *    the host: `/proc/self/environ` holds the allocator's settings and TZ, and `/proc/self/fd/1..3` are sockets
  *    (Node's pipes to a child are socket pairs), which no `open` can reach, so a query cannot read
  *    the requests or answers of others through them;
  *  - a network namespace with no interface up: no URL, remote or socket reaches anything.
- * The old root is unmounted after `pivot_root`, so no path leads back to the host.
+ * The old root is unmounted after `pivot_root`, so no path leads back to the host. The engine's
+ * environment, in the jail or not, is the allocator's settings and TZ (engineEnv), nothing more.
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import { EMBEDDED_ENGINE_ALLOCATOR_ENV } from '../../engine-allocator.js';
 
 /** How the engine process is isolated: `STORE_ENGINE_ISOLATION`. */
 export type EngineIsolation = 'namespaces' | 'process';
@@ -71,8 +73,7 @@ mkdir /proc
 mount -t proc proc /proc
 umount -l /.host
 rmdir /.host
-# The engine's environment: the time zone, if the store's process has one, and nothing else.
-if [ -n "$TZ" ]; then exec env -i "TZ=$TZ" "$@"; else exec env -i "$@"; fi
+exec "$@"
 `;
 
 let namespacesAvailable: boolean | undefined;
@@ -116,12 +117,19 @@ const SYSTEM_PATHS = [
 export interface SpawnPlan {
   command: string;
   args: string[];
-  env: NodeJS.ProcessEnv;
+  /** The environment to spawn with; undefined: the store's own (the jail's builder clears it). */
+  env: Record<string, string> | undefined;
 }
 
-/** The environment the engine gets: nothing of the pipeline's but its time zone. */
-function engineEnv(): NodeJS.ProcessEnv {
-  return process.env.TZ === undefined ? {} : { TZ: process.env.TZ };
+/**
+ * The environment the engine gets: nothing of the pipeline's but its time zone, plus the allocator
+ * settings its memory needs (engine-allocator.ts; glibc reads them at the process's start).
+ */
+function engineEnv(): Record<string, string> {
+  return {
+    ...EMBEDDED_ENGINE_ALLOCATOR_ENV,
+    ...(process.env.TZ === undefined ? {} : { TZ: process.env.TZ }),
+  };
 }
 
 /** The paths not inside another of them (a read-only bind cannot take a mount point inside it). */
@@ -148,21 +156,17 @@ export function spawnPlan(
     ...readOnly.flatMap((path) => ['ro', path]),
     ...paths.readWrite.flatMap((path) => ['rw', path]),
   ];
+  const environment = Object.entries(engineEnv()).map(([name, value]) => `${name}=${value}`);
   return {
     command: 'unshare',
+    // The jail is built by the host's programs (unshare, sh, mount: found on the PATH of the
+    // store's environment, which the spawn passes on), then `env -i` starts the engine with its
+    // own environment and nothing else.
     args: [
       ...UNSHARE_FLAGS,
-      'sh',
-      '-c',
-      JAIL_SCRIPT,
-      'jail',
-      paths.mountPoint,
-      ...pairs,
-      '--',
-      command,
-      ...args,
+      ...['sh', '-c', JAIL_SCRIPT, 'jail', paths.mountPoint, ...pairs, '--'],
+      ...['env', '-i', ...environment, command, ...args],
     ],
-    // unshare, sh and mount are found on the host's PATH; the script gives the engine TZ at most.
-    env: { PATH: process.env.PATH ?? '/usr/bin:/bin', ...engineEnv() },
+    env: undefined,
   };
 }
