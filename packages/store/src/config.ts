@@ -3,6 +3,7 @@
  * with a message that names the key and what is allowed (STORE_CONFIG_INVALID). A password is
  * never put in an error or a log line.
  */
+import { ENGINE_ISOLATION_ENV, type EngineIsolationSetting } from './embedded/engine-process/jail.js';
 import type { LaneLimits } from './embedded/exclusive-lane.js';
 import { StoreError } from './errors.js';
 
@@ -37,6 +38,14 @@ export interface StoreConfig {
    * server has its own `backups` configuration. Default unset.
    */
   backupDir?: string | undefined;
+  /**
+   * Embedded chDB only: how the engine's process is isolated from the host (embedded/engine-process/).
+   * `namespaces`: a jail of Linux namespaces (no /proc, no network, no file but its own), refused
+   * where the machine does not allow unprivileged namespaces; `process`: a plain child process with
+   * an empty environment; `auto`: namespaces where allowed, else process. Default:
+   * `STORE_ENGINE_ISOLATION` from the environment, else `auto`.
+   */
+  engineIsolation?: EngineIsolationSetting | undefined;
 }
 
 export type TtlDeletes = 'run' | 'paused';
@@ -79,6 +88,7 @@ const KNOWN_KEYS = new Set([
   'userAccount',
   'ttlDeletes',
   'backupDir',
+  'engineIsolation',
 ]);
 const LANE_KEYS = new Set(['maxQueued', 'maxWaitMs', 'sessions']);
 /** Upper bounds of the lane limits (sessions: each is an engine connection and a libuv thread). */
@@ -170,6 +180,20 @@ export function validate(config: StoreConfig): void {
   if (config.backupDir !== undefined && (typeof config.backupDir !== 'string' || config.backupDir === '')) {
     throw new StoreError('STORE_CONFIG_INVALID', 'store option "backupDir" must be a directory path');
   }
+}
+
+const ISOLATION_SETTINGS: readonly EngineIsolationSetting[] = ['auto', 'namespaces', 'process'];
+
+/** `engineIsolation` as given, else from the environment (read once, here), else `auto`. */
+export function engineIsolationOf(
+  config: StoreConfig,
+  env: Readonly<Record<string, string | undefined>>,
+): EngineIsolationSetting {
+  const value = config.engineIsolation ?? (env[ENGINE_ISOLATION_ENV]?.trim() || 'auto');
+  if ((ISOLATION_SETTINGS as readonly string[]).includes(value)) return value as EngineIsolationSetting;
+  const source =
+    config.engineIsolation === undefined ? ENGINE_ISOLATION_ENV : 'store option "engineIsolation"';
+  throw new StoreError('STORE_CONFIG_INVALID', `${source} must be one of ${ISOLATION_SETTINGS.join(', ')}`);
 }
 
 /** `ttlDeletes` as given, else from the environment (read once, here), else `run`. */

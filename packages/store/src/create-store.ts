@@ -2,6 +2,7 @@
 import {
   DEFAULT_INTERNAL_LANE,
   DEFAULT_USER_LANE,
+  engineIsolationOf,
   laneLimits,
   type StoreConfig,
   ttlDeletesOf,
@@ -22,5 +23,6 @@ export function createStore(config: StoreConfig = {}): Store {
     : createEmbeddedStore(config.dataDir, limits, {
         ttlDeletes: ttlDeletesOf(config, process.env),
         backupDir: config.backupDir,
+        isolation: engineIsolationOf(config, process.env),
       });
 }

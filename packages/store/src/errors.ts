@@ -10,6 +10,8 @@ export type StoreErrorCode =
   | 'STORE_BUSY'
   /** The store was closed; nothing more runs on it. */
   | 'STORE_CLOSED'
+  /** The embedded engine's process ended under a request (retryable: it is started again). */
+  | 'STORE_ENGINE_LOST'
   /** The free space of the store's disk could not be read (retryable: the next check may). */
   | 'STORE_DISK_UNKNOWN'
   /** A BACKUP the engine refused or failed (backup/). */

@@ -54,10 +54,11 @@ describe('embedded store: one query never receives another one’s result', () =
   });
 
   it('hands a failed query’s partial output to the next query of a bare chDB session (the hazard)', async () => {
-    // The control: what the store guards against really happens on a session without it.
+    // The control: what the store guards against really happens on a session without it. (In this
+    // process, on a directory of its own: the store's engine runs in a process of its own.)
     const chdb = createRequire(import.meta.url)('chdb/connection') as typeof ChdbConnectionModule;
     const { createClient } = await import('@clickhouse/client');
-    const bare = chdb.createChdbConnection({ path: dataDir });
+    const bare = chdb.createChdbConnection({ path: tempDir('store-isolation-bare') });
     const client = createClient({ connection: bare as never });
     try {
       await expect(bareTextOf(client, FAILING.resultLimit)).rejects.toThrow(/Limit for result exceeded/);

@@ -103,9 +103,10 @@ describe('store configuration', () => {
     await store.close();
   });
 
-  it('loads the chDB engine only when an embedded store is opened', () => {
-    // A child process: this one has chDB loaded by the tests above. It reports whether the engine's
-    // library is mapped after importing the package and a server store, then after an embedded one.
+  it('never loads the chDB engine into the process that opens an embedded store', () => {
+    // A child process: this one has chDB loaded by other tests. It reports whether the engine's
+    // library is mapped after opening a server store, then after an embedded one answered a query
+    // (the engine runs in a process of its own: embedded/engine-process/).
     const script = `
       import { readFileSync } from 'node:fs';
       import { createStore } from ${JSON.stringify(new URL('../src/index.ts', import.meta.url).href)};
@@ -113,7 +114,8 @@ describe('store configuration', () => {
       const server = createStore({ url: 'http://127.0.0.1:1' });
       const before = mapped();
       const embedded = createStore({ dataDir: ${JSON.stringify(tempDir('store-lazy'))} });
-      process.stdout.write(JSON.stringify({ before, after: mapped() }));
+      const [answer] = await embedded.internal.rows('SELECT 41 + 1 AS n');
+      process.stdout.write(JSON.stringify({ before, after: mapped(), answer }));
       await server.close();
       await embedded.close();
     `;
@@ -122,7 +124,7 @@ describe('store configuration', () => {
       timeout: 60_000,
     });
     expect(child.stderr).toBe('');
-    expect(JSON.parse(child.stdout)).toEqual({ before: false, after: true });
+    expect(JSON.parse(child.stdout)).toEqual({ before: false, after: false, answer: { n: 42 } });
   });
 
   it('splits statements and ignores comment lines', () => {

@@ -5,48 +5,33 @@
  * in the statement text (its binding serialises parameterised statements process-wide), the
  * zero-copy CSV insert off the event loop, results handed over whole, HTTP settings it ignores.
  */
-import { createRequire } from 'node:module';
 import { resolve } from 'node:path';
 import { createClient } from '@clickhouse/client';
-import type * as ChdbModule from 'chdb';
-import type * as ChdbConnectionModule from 'chdb/connection';
 import { ClientLane } from '../client-lane.js';
 import type { TtlDeletes } from '../config.js';
 import { StoreError } from '../errors.js';
 import type { Store } from '../store.js';
+import { EngineProcess } from './engine-process/engine-process.js';
+import { type EngineIsolationSetting, isolationOf } from './engine-process/jail.js';
 import { writeEngineSandbox } from './engine-sandbox.js';
 import { ExclusiveLane, type LaneLimits } from './exclusive-lane.js';
 import { SessionConnection } from './session-connection.js';
 
 /**
- * chDB loaded on first use: its engine is a 566 MB shared library that costs a process ~100 MB of
- * RSS once loaded, which a process on a ClickHouse server (or one that only reads a constant from
- * this package, like the benchmark harness) should not pay.
+ * The engine's process, started with the sandbox's configuration (engine-sandbox.ts) in the
+ * isolation asked for (engine-process/jail.ts). The host script checks that the engine took the
+ * configuration before it answers anything: an engine that ignored it is refused.
  */
-const loadChdbConnection = (): typeof ChdbConnectionModule =>
-  createRequire(import.meta.url)('chdb/connection') as typeof ChdbConnectionModule;
-const loadChdb = (): typeof ChdbModule => createRequire(import.meta.url)('chdb') as typeof ChdbModule;
-
-/**
- * The engine of this process, started on `path` with the sandbox's configuration (engine-sandbox.ts).
- * Every later session on the path shares that engine; this one stays open for the store's lifetime
- * so the engine is never restarted without it. Checked, not assumed: an engine someone else started
- * on the path first would have ignored the configuration, and the store refuses to run on it.
- */
-function openSandboxedEngine(path: string, engine: EngineOptions): ChdbModule.Session {
+function startEngineProcess(path: string, engine: EngineOptions): EngineProcess {
   const sandbox = writeEngineSandbox(path, { backupDir: engine.backupDir });
-  const anchor = new (loadChdb().Session)(path, { connectionArgs: sandbox.connectionArgs });
-  const filesPath = anchor
-    .query("SELECT value FROM system.server_settings WHERE name = 'user_files_path'", 'TSVRaw')
-    .trim();
-  if (filesPath.replace(/\/$/, '') !== sandbox.emptyDir) {
-    anchor.close();
-    throw new StoreError(
-      'STORE_CONFIG_INVALID',
-      `embedded chDB at ${path} was started without the store's sandbox configuration (its files folder is ${filesPath}); open the store before anything else opens chDB in this process`,
-    );
-  }
-  return anchor;
+  return new EngineProcess({
+    dataDir: path,
+    configFile: sandbox.configFile,
+    emptyDir: sandbox.emptyDir,
+    backupDir: engine.backupDir,
+    isolation: isolationOf(engine.isolation),
+    log: (line) => process.stderr.write(`[embedded engine] ${line}\n`),
+  });
 }
 
 /**
@@ -57,10 +42,11 @@ function openSandboxedEngine(path: string, engine: EngineOptions): ChdbModule.Se
  */
 const MODIFY_TTL = /^\s*ALTER\s+TABLE\s+([A-Za-z_]\w*\.[A-Za-z_]\w*)\s+MODIFY\s+TTL\b/i;
 
-/** What the engine is started with (StoreConfig's `ttlDeletes`, `backupDir`). */
+/** What the engine is started with (StoreConfig's `ttlDeletes`, `backupDir`, `engineIsolation`). */
 export interface EngineOptions {
   ttlDeletes: TtlDeletes;
   backupDir: string | undefined;
+  isolation: EngineIsolationSetting;
 }
 
 type ClientConnection =
@@ -80,7 +66,7 @@ let embedded: { path: string; backupDir: string | undefined; store: Store; refs:
 export function createEmbeddedStore(
   dataDir: string | undefined,
   limits: { internal: LaneLimits; user: LaneLimits },
-  engine: EngineOptions = { ttlDeletes: 'run', backupDir: undefined },
+  engine: EngineOptions = { ttlDeletes: 'run', backupDir: undefined, isolation: 'auto' },
 ): Store {
   const path = resolve(dataDir ?? '.data/chdb');
   const backupDir = engine.backupDir === undefined ? undefined : resolve(engine.backupDir);
@@ -101,10 +87,9 @@ export function createEmbeddedStore(
     embedded.refs += 1;
     return embedded.store;
   }
-  const anchor = openSandboxedEngine(path, { ...engine, backupDir });
+  const engineProcess = startEngineProcess(path, { ...engine, backupDir });
   const paused = engine.ttlDeletes === 'paused';
-  const chdbModule = loadChdbConnection();
-  const open = () => chdbModule.createChdbConnection({ path });
+  const open = () => engineProcess.openSession();
   const internalLane = new ExclusiveLane('internal', limits.internal);
   const userLane = new ExclusiveLane('user', limits.user);
   const internal = new SessionConnection(open, internalLane);
@@ -146,7 +131,7 @@ export function createEmbeddedStore(
       if (embedded.refs > 0) return;
       embedded = undefined;
       await Promise.all([client.close(), userClient.close()]);
-      anchor.close();
+      await engineProcess.close();
     },
     load: () => ({
       internal: { ...internalLane.stats, ...internal.stats },

@@ -38,12 +38,17 @@ const PINNED_SETTINGS: Readonly<Record<string, number>> = {
 };
 
 export interface EngineSandbox {
-  /** The argument that starts the engine with this configuration. */
-  connectionArgs: string[];
+  /** The configuration file the engine is started with. */
+  configFile: string;
   /** The empty directory the engine is given as its files and scripts folder. */
   emptyDir: string;
 }
 
+/**
+ * The one user of the engine. It has no `networks` list: the embedded engine listens on nothing,
+ * and in the jail it has no network at all (its loopback is down), where a list of loopback
+ * addresses refuses the engine's own sessions.
+ */
 function usersXml(): string {
   const settings = Object.entries(PINNED_SETTINGS)
     .map(([name, value]) => `<${name}>${value}</${name}>`)
@@ -55,7 +60,6 @@ function usersXml(): string {
   <users>
     <default>
       <password></password>
-      <networks><ip>::1</ip><ip>127.0.0.1</ip></networks>
       <profile>default</profile>
       <quota>default</quota>
       <grants>
@@ -128,5 +132,5 @@ export function writeEngineSandbox(
   const configPath = join(dir, 'config.xml');
   writeFileSync(usersPath, usersXml(), { mode: 0o600 });
   writeFileSync(configPath, configXml(usersPath, emptyDir, options.backupDir), { mode: 0o600 });
-  return { connectionArgs: [`--config-file=${configPath}`], emptyDir };
+  return { configFile: configPath, emptyDir };
 }

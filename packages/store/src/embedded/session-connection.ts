@@ -39,6 +39,17 @@ const MAX_DRAINS = 3;
 
 type RawInsertParams = Parameters<ChdbConnection['chdb']['rawInsert']>[0];
 
+/**
+ * What this layer needs of an engine session: chDB's connection surface. The sessions are those of
+ * the engine process (engine-process/engine-process.ts), which gives that surface across the pipe.
+ */
+export type EngineSessionSurface = Pick<
+  ChdbConnection,
+  'query' | 'exec' | 'command' | 'insert' | 'ping' | 'close'
+> & {
+  chdb: Pick<ChdbConnection['chdb'], 'rawInsert'>;
+};
+
 export interface SessionStats {
   /** Operations that failed (each followed by a clean-up). */
   failures: number;
@@ -49,14 +60,14 @@ export interface SessionStats {
 }
 
 export class SessionConnection implements Connection<Readable> {
-  readonly #open: () => ChdbConnection;
+  readonly #open: () => EngineSessionSurface;
   readonly #lane: ExclusiveLane;
   /** The session of each slot of the lane. */
-  readonly #sessions: ChdbConnection[];
+  readonly #sessions: EngineSessionSurface[];
   #closed = false;
   readonly #stats: SessionStats = { failures: 0, staleAnswers: 0, replaced: 0 };
 
-  constructor(open: () => ChdbConnection, lane: ExclusiveLane) {
+  constructor(open: () => EngineSessionSurface, lane: ExclusiveLane) {
     this.#open = open;
     this.#lane = lane;
     this.#sessions = Array.from({ length: lane.slots }, () => open());
@@ -105,12 +116,12 @@ export class SessionConnection implements Connection<Readable> {
 
   async #turn<T>(
     signal: AbortSignal | undefined,
-    op: (session: ChdbConnection, slot: number) => Promise<T>,
+    op: (session: EngineSessionSurface, slot: number) => Promise<T>,
   ): Promise<T> {
     return this.#lane.run(async (slot) => {
       if (signal?.aborted) throw new Error('the operation was aborted before it started');
       try {
-        return await op(this.#sessions[slot] as ChdbConnection, slot);
+        return await op(this.#sessions[slot] as EngineSessionSurface, slot);
       } catch (error) {
         await this.#cleanUp(slot);
         throw error;
@@ -121,7 +132,7 @@ export class SessionConnection implements Connection<Readable> {
   /** Runs inside the failed operation's turn, on its slot's session: see the file comment. */
   async #cleanUp(slot: number): Promise<void> {
     this.#stats.failures += 1;
-    const session = this.#sessions[slot] as ChdbConnection;
+    const session = this.#sessions[slot] as EngineSessionSurface;
     for (let attempt = 0; attempt < MAX_DRAINS; attempt++) {
       const token = randomUUID();
       try {
