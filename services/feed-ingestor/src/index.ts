@@ -27,7 +27,9 @@ export {
   type ConnectionAction,
   type ConnectionEvent,
   type ConnectionEventType,
+  ConnectionMachine,
   type ConnectionState,
+  type ReconnectPlan,
   type RetryCause,
   type Transition,
   transition as connectionTransition,
@@ -36,6 +38,7 @@ export {
   ConnectionPool,
   type ConnectionPoolOptions,
   type ConnectionSnapshot,
+  checkConnectionCount,
   type FeedConnectionTuning,
   MAX_CONNECTIONS_PER_CLIENT,
   type SubscriptionKind,
@@ -50,17 +53,27 @@ export {
 } from './feed/failure-class.js';
 export { FeedConnection, type FeedCredentials, type LinkState } from './feed/feed-connection.js';
 export { lastMarketStatus } from './feed/market-status-scan.js';
+export {
+  type HeldByConnection,
+  type Placement,
+  SUBSCRIPTION_KINDS,
+  SubscriptionBook,
+  type SubscriptionView,
+} from './feed/subscription-book.js';
 export { TokenRecovery, type TokenRecoveryOptions } from './feed/token-recovery.js';
 export { GapLedger, type GapLedgerOptions } from './gaps/gap-ledger.js';
 export { type GapInterval, GapTracker, type OpenGap, type PreviousRun } from './gaps/gap-tracker.js';
 export { RunState, type RunStateOptions, readPreviousRun } from './gaps/run-state.js';
 export {
   createFeedIngestor,
+  type FeedErrorEvent,
   type FeedIngestor,
   type FeedIngestorOptions,
   type IngestorStats,
 } from './ingestor.js';
+export { FrameIntake, type FrameTap } from './pipeline/frame-intake.js';
 export { LatencyRecorder } from './pipeline/latency-recorder.js';
+export type { ChunkAcknowledged, PipelineObserver } from './pipeline/pipeline-observer.js';
 export {
   assessFeedReadiness,
   type FeedReadiness,
