@@ -14,7 +14,7 @@ export {
   type OpsServer,
   startOpsServer,
 } from '@feedpipe/service-kit';
-export { INGESTOR_ENV, type IngestorEnvConfig, loadIngestorEnv, readUniverseIds } from './env-config.js';
+export { INGESTOR_ENV, type IngestorEnvConfig, loadIngestorEnv } from './env-config.js';
 export { IngestorError, type IngestorErrorCode } from './errors.js';
 export {
   AttemptBudget,
@@ -70,6 +70,7 @@ export {
   type FeedIngestor,
   type FeedIngestorOptions,
   type IngestorStats,
+  type SubscriptionsSnapshot,
 } from './ingestor.js';
 export { FrameIntake, type FrameTap } from './pipeline/frame-intake.js';
 export { LatencyRecorder } from './pipeline/latency-recorder.js';
@@ -92,3 +93,17 @@ export { parseReplayRange, type ReplayRange } from './replay/replay-range.js';
 export { parseReplaySpeed, type ReplaySpeed } from './replay/replay-speed.js';
 export { DEFAULT_REPLAY_TOPIC_PREFIX, replayTopics } from './replay/replay-target.js';
 export { type ReplayRunOptions, type ReplayRunResult, type ReplaySource, runReplay } from './replay.js';
+export {
+  type ChangeOutcome,
+  type ChangeSource,
+  LiveSubscriptions,
+} from './subscriptions/live-subscriptions.js';
+export { OverridesFile, readOverrides } from './subscriptions/overrides-file.js';
+export {
+  type KindOverrides,
+  type Overrides,
+  type SubscriptionDiff,
+  SubscriptionPlan,
+} from './subscriptions/subscription-plan.js';
+export { readUniverseIds } from './subscriptions/universe-file.js';
+export { UniverseWatch, type UniverseWatchOptions } from './subscriptions/universe-watch.js';

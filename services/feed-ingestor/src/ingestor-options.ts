@@ -52,6 +52,11 @@ export interface FeedIngestorOptions {
    * the downtime in between as `process_stopped` gaps (gaps/run-state.ts). Unset: not recorded.
    */
   stateFile?: string;
+  /**
+   * A file where subscription changes made while running (`changeSubscriptions`) are kept as
+   * overrides of `instruments`, so the next start subscribes the same. Unset: not kept.
+   */
+  subscriptionsFile?: string;
   /** Default: a registry of its own. */
   registry?: Registry;
   /** Default: stderr, prefixed `ingestor: `. */
@@ -81,6 +86,7 @@ const OPTION_KEYS: { readonly [K in keyof Required<FeedIngestorOptions>]: true }
   staleAfterMs: true,
   captureFile: true,
   stateFile: true,
+  subscriptionsFile: true,
   registry: true,
   log: true,
 };

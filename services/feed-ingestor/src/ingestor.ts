@@ -11,6 +11,7 @@
  *   producer pipeline ............. its observers: latency, trade memory, metrics
  *   frame intake .................. where frames enter: counted, shown to the taps (capture), pushed
  *   connection pool ............... sockets; frames to the intake, liveness to the ledger
+ *   live subscriptions ............ changes while running, through the pool, kept in the ledger
  *
  * and one edge added last, the pipeline's pressure pausing the pool's sockets. Frames enter at
  * `FrameIntake.receive` (add a `FrameTap` to see each one as received); Kafka's acknowledgements come
@@ -47,6 +48,13 @@ import { pipelineMetrics } from './pipeline/pipeline-metrics.js';
 import { ProducerPipeline } from './pipeline/producer-pipeline.js';
 import { TradeMemory } from './pipeline/trade-memory.js';
 import { assessFeedReadiness, type FeedReadiness, MARKET_STATUS_OPEN } from './readiness.js';
+import {
+  type ChangeOutcome,
+  type ChangeSource,
+  LiveSubscriptions,
+} from './subscriptions/live-subscriptions.js';
+import { OverridesFile, readOverrides } from './subscriptions/overrides-file.js';
+import { type Overrides, SubscriptionPlan } from './subscriptions/subscription-plan.js';
 
 export type { FeedErrorEvent } from './feed-observations.js';
 export type { FeedIngestorOptions } from './ingestor-options.js';
@@ -97,8 +105,23 @@ export interface FeedIngestor {
   start(): Promise<void>;
   /** Stops the sockets, then waits until everything received is acknowledged by Kafka. */
   stop(): Promise<void>;
+  /** Adds instruments while running (`changeSubscriptions` with nothing to remove, source 'api'). */
   subscribe(kind: SubscriptionKind, securityIds: readonly string[]): void;
   unsubscribe(kind: SubscriptionKind, securityIds: readonly string[]): void;
+  /**
+   * Adds and removes instruments while running, all or nothing: INVALID_REQUEST (not a security id,
+   * one both added and removed) or SUBSCRIPTION_LIMIT (more than the connections hold) change nothing.
+   * Kept in `subscriptionsFile` when set.
+   */
+  changeSubscriptions(
+    kind: SubscriptionKind,
+    change: { add?: readonly string[]; remove?: readonly string[] },
+    source?: ChangeSource,
+  ): ChangeOutcome;
+  /** The universe of `kind` is now `securityIds` (a watched universe file changed). */
+  setUniverse(kind: SubscriptionKind, securityIds: readonly string[]): ChangeOutcome;
+  /** What is subscribed: counts by kind and connection, and the changes kept as overrides. */
+  subscriptions(): SubscriptionsSnapshot;
   /** A renewed access token: connections reconnect with it and re-subscribe. */
   updateToken(token: string): void;
   stats(): IngestorStats;
@@ -126,6 +149,16 @@ interface IngestorGraph {
   readonly intake: FrameIntake;
   readonly capture: CaptureTap | undefined;
   readonly pool: ConnectionPool;
+  readonly live: LiveSubscriptions;
+}
+
+export interface SubscriptionsSnapshot {
+  held: Record<SubscriptionKind, number>;
+  /** Subscriptions all connections can hold (connections x per-connection limit). */
+  capacity: number;
+  connections: Array<{ index: number; trade: number; ohlc: number }>;
+  /** Changes made while running, relative to the universe (kept across restarts with a file). */
+  overrides: Overrides;
 }
 
 /** The ledger of gaps and, with a state file, the previous run's downtime recovered into it. */
@@ -140,6 +173,7 @@ function createLedger(
     brokers: options.brokers,
     topic: checked.topics.status,
     instrumentsOf: (connection) => book.instrumentsOf(connection),
+    subscribedAt: (kind, securityId) => book.subscribedAt(kind, securityId),
     metrics,
     log,
   });
@@ -162,6 +196,7 @@ function staleWatcherOf(
     staleAfterMs,
     lastTradeAt: (securityId) => trades.lastTradeAt(securityId),
     instrumentsOf: (connection) => book.instrumentsOf(connection).trade,
+    subscribedAt: (securityId) => book.subscribedAt('trade', securityId),
     record: (interval) => ledger.record(interval),
   });
 }
@@ -234,8 +269,24 @@ function buildGraph(options: FeedIngestorOptions, checked: CheckedOptions): Inge
   });
   // Backpressure closes the loop: the pipeline's bound pauses reading the sockets that feed it.
   pipeline.observe({ pressure: (full) => pool.setPaused(full) });
+  const live = liveSubscriptionsOf(options, { book, pool, ledger, trades, metrics, log });
   const parts = { registry, metrics, seen, book, trades, ledger, runState, stale, latency };
-  return { ...parts, pipeline, intake, capture, pool };
+  return { ...parts, pipeline, intake, capture, pool, live };
+}
+
+/** The instruments at start (with the changes an earlier run kept) and the changes while running. */
+function liveSubscriptionsOf(
+  options: FeedIngestorOptions,
+  parts: Omit<ConstructorParameters<typeof LiveSubscriptions>[0], 'plan' | 'file'>,
+): LiveSubscriptions {
+  const path = options.subscriptionsFile;
+  const universe = { trade: options.instruments?.trade ?? [], ohlc: options.instruments?.ohlc ?? [] };
+  const plan = new SubscriptionPlan(universe, path ? readOverrides(path, parts.log) : undefined);
+  return new LiveSubscriptions({
+    ...parts,
+    plan,
+    file: path ? new OverridesFile(path, parts.log) : undefined,
+  });
 }
 
 function ingestorStats(graph: IngestorGraph): IngestorStats {
@@ -264,10 +315,6 @@ function ingestorStats(graph: IngestorGraph): IngestorStats {
   };
 }
 
-function refreshSubscriptionGauge(book: SubscriptionBook, metrics: IngestorMetrics): void {
-  for (const kind of ['trade', 'ohlc'] as const) metrics.subscriptions.set({ kind }, book.count(kind));
-}
-
 async function startGraph(graph: IngestorGraph, options: FeedIngestorOptions, checked: CheckedOptions) {
   await ensureTopics(
     options.brokers,
@@ -275,9 +322,7 @@ async function startGraph(graph: IngestorGraph, options: FeedIngestorOptions, ch
     options.partitions ?? 12,
   );
   await graph.capture?.open();
-  if (options.instruments?.trade?.length) graph.pool.subscribe('trade', options.instruments.trade);
-  if (options.instruments?.ohlc?.length) graph.pool.subscribe('ohlc', options.instruments.ohlc);
-  refreshSubscriptionGauge(graph.book, graph.metrics);
+  graph.live.subscribePlanned();
   graph.runState?.start();
   graph.stale?.start();
   graph.pool.start();
@@ -298,26 +343,29 @@ async function stopGraph(graph: IngestorGraph): Promise<void> {
 export function createFeedIngestor(options: FeedIngestorOptions): FeedIngestor {
   const checked = checkIngestorOptions(options);
   const graph = buildGraph(options, checked);
-  const { pool, book, metrics, seen } = graph;
+  const { pool, book, seen, live } = graph;
   let startedAt = Date.now();
   let credentials = options.credentials;
   return {
     registry: graph.registry,
-    metrics,
+    metrics: graph.metrics,
     latency: graph.latency,
     async start() {
       await startGraph(graph, options, checked);
       startedAt = Date.now();
     },
     stop: () => stopGraph(graph),
-    subscribe(kind, ids) {
-      pool.subscribe(kind, ids);
-      refreshSubscriptionGauge(book, metrics);
-    },
-    unsubscribe(kind, ids) {
-      pool.unsubscribe(kind, ids);
-      refreshSubscriptionGauge(book, metrics);
-    },
+    subscribe: (kind, ids) => void live.change(kind, ids, [], 'api'),
+    unsubscribe: (kind, ids) => void live.change(kind, [], ids, 'api'),
+    changeSubscriptions: (kind, change, source = 'api') =>
+      live.change(kind, change.add ?? [], change.remove ?? [], source),
+    setUniverse: (kind, ids) => live.setUniverse(kind, ids),
+    subscriptions: () => ({
+      held: { trade: book.count('trade'), ohlc: book.count('ohlc') },
+      capacity: book.capacity,
+      connections: pool.snapshot().map((c) => ({ index: c.index, trade: c.trade, ohlc: c.ohlc })),
+      overrides: live.overrides(),
+    }),
     updateToken(token) {
       // A TokenSource already hands the renewed token to the next connect; a fixed token is replaced.
       if (typeof credentials.token === 'string') credentials = { ...credentials, token };

@@ -20,10 +20,12 @@ export interface HeldByConnection {
   readonly ohlc: ReadonlySet<string>;
 }
 
-/** What the book's readers need: the instruments of a connection, and all of them. */
+/** What the book's readers need: the instruments of a connection, all of them, and since when. */
 export interface SubscriptionView {
   instrumentsOf(connection: number): HeldByConnection;
   held(): { trade: string[]; ohlc: string[] };
+  /** When the instrument was subscribed (epoch ms), undefined when it is not held. */
+  subscribedAt(kind: SubscriptionKind, securityId: string): number | undefined;
 }
 
 /** Security ids per connection index: what to send where. */
@@ -40,6 +42,7 @@ export class SubscriptionBook implements SubscriptionView {
   readonly maxPerConnection: number;
   readonly #entries: Entry[] = [];
   readonly #owner = { trade: new Map<string, number>(), ohlc: new Map<string, number>() };
+  readonly #since = { trade: new Map<string, number>(), ohlc: new Map<string, number>() };
 
   constructor(connections: number, maxPerConnection: number = MAX_SUBSCRIPTIONS_PER_CONNECTION) {
     if (
@@ -82,8 +85,9 @@ export class SubscriptionBook implements SubscriptionView {
   /**
    * Places the instruments not held yet, each on the connection with the most room; throws
    * SUBSCRIPTION_LIMIT (and places nothing) when they do not all fit. Returns what was placed where.
+   * `atMs`: when they are subscribed (the ledger of gaps counts their gaps from then on).
    */
-  add(kind: SubscriptionKind, securityIds: readonly string[]): Placement {
+  add(kind: SubscriptionKind, securityIds: readonly string[], atMs: number = Date.now()): Placement {
     const owners = this.#owner[kind];
     const fresh = [...new Set(securityIds)].filter((id) => !owners.has(id));
     const room = this.capacity - this.#entries.reduce((sum, _e, i) => sum + this.loadOf(i), 0);
@@ -97,6 +101,7 @@ export class SubscriptionBook implements SubscriptionView {
     for (const id of fresh) {
       const connection = this.#roomiest();
       owners.set(id, connection);
+      this.#since[kind].set(id, atMs);
       (this.#entries[connection] as Entry)[kind].add(id);
       const list = placement.get(connection) ?? [];
       list.push(id);
@@ -113,6 +118,7 @@ export class SubscriptionBook implements SubscriptionView {
       const connection = owners.get(id);
       if (connection === undefined) continue;
       owners.delete(id);
+      this.#since[kind].delete(id);
       (this.#entries[connection] as Entry)[kind].delete(id);
       const list = placement.get(connection) ?? [];
       list.push(id);
@@ -123,6 +129,15 @@ export class SubscriptionBook implements SubscriptionView {
 
   instrumentsOf(connection: number): HeldByConnection {
     return this.#entries[connection] ?? NOTHING;
+  }
+
+  subscribedAt(kind: SubscriptionKind, securityId: string): number | undefined {
+    return this.#since[kind].get(securityId);
+  }
+
+  /** The connection holding the instrument, undefined when it is not held. */
+  connectionOf(kind: SubscriptionKind, securityId: string): number | undefined {
+    return this.#owner[kind].get(securityId);
   }
 
   held(): { trade: string[]; ohlc: string[] } {
