@@ -72,6 +72,12 @@ export {
   type IngestorStats,
   type SubscriptionsSnapshot,
 } from './ingestor.js';
+export {
+  type OpsRouteServer,
+  type OpsRouteServerOptions,
+  startOpsRouteServer,
+} from './ops/ops-route-server.js';
+export { MAX_IDS_PER_REQUEST, SUBSCRIPTIONS_PATH } from './ops/subscription-route.js';
 export { FrameIntake, type FrameTap } from './pipeline/frame-intake.js';
 export { LatencyRecorder } from './pipeline/latency-recorder.js';
 export type { ChunkAcknowledged, PipelineObserver } from './pipeline/pipeline-observer.js';
