@@ -34,7 +34,7 @@ export interface IngestorEnvConfig {
   stateFile: string | undefined;
   /** Where subscription changes made while running are kept (default: beside the state file). */
   subscriptionsFile: string | undefined;
-  /** UNIVERSE_FILE, OHLC_UNIVERSE_FILE: watched for edits while running (every `universeWatchMs`; 0: not). */
+  /** UNIVERSE_FILE, OHLC_UNIVERSE_FILE: watched for edits while running (UNIVERSE_WATCH_MS; 0: not). */
   universeFiles: { trade?: string; ohlc?: string };
   universeWatchMs: number;
   /** The ops key (INGESTOR_OPS_KEY or the content of INGESTOR_OPS_KEY_FILE); unset: no ops route. */
@@ -108,14 +108,14 @@ export const INGESTOR_ENV = {
     description:
       'file the ingestor rewrites every 5 s (alive, stopped, instruments held); the next start records the downtime in between as process_stopped gaps',
   },
-  INGESTOR_SUBSCRIPTIONS_FILE: {
+  UNIVERSE_CHANGES_FILE: {
     type: 'string',
     unset:
-      'beside INGESTOR_STATE_FILE (its path + `.subscriptions.json`); without either, changes last until the stop',
+      'beside INGESTOR_STATE_FILE (its path + `.universe-changes.json`); without either, changes last until the stop',
     description:
       'subscription changes made while running (ops route), kept so the next start subscribes the same',
   },
-  INGESTOR_UNIVERSE_WATCH_MS: {
+  UNIVERSE_WATCH_MS: {
     type: 'integer',
     min: 0,
     max: 3_600_000,
@@ -204,10 +204,10 @@ export function loadIngestorEnv(env: Env = process.env): IngestorEnvConfig {
     staleAfterMs: v.INGESTOR_STALE_AFTER_MS,
     stateFile: v.INGESTOR_STATE_FILE,
     subscriptionsFile:
-      v.INGESTOR_SUBSCRIPTIONS_FILE ??
-      (v.INGESTOR_STATE_FILE ? `${v.INGESTOR_STATE_FILE}.subscriptions.json` : undefined),
+      v.UNIVERSE_CHANGES_FILE ??
+      (v.INGESTOR_STATE_FILE ? `${v.INGESTOR_STATE_FILE}.universe-changes.json` : undefined),
     universeFiles: { trade: v.UNIVERSE_FILE, ohlc: v.OHLC_UNIVERSE_FILE },
-    universeWatchMs: v.INGESTOR_UNIVERSE_WATCH_MS,
+    universeWatchMs: v.UNIVERSE_WATCH_MS,
     opsKey,
     opsHost: v.INGESTOR_OPS_HOST,
     opsPort: v.INGESTOR_OPS_PORT,

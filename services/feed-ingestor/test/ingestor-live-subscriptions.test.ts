@@ -22,8 +22,11 @@ import { inxIds, SIM_CLIENT, topicsFor } from './fixtures/feed-fixtures.js';
 
 const brokers = inject('kafkaBrokers');
 const KEY = 'live-subscriptions-test-key-0123';
-/** "Within seconds": the acceptance bound for an added instrument to reach Kafka. */
-const WITHIN_MS = 10_000;
+/**
+ * "Within seconds": how long an added instrument may take from the request to a trade acknowledged
+ * by Kafka (a bound for a loaded test machine, not a speed goal).
+ */
+const WITHIN_MS = 15_000;
 
 let server: FeedServer | undefined;
 let ingestor: FeedIngestor | undefined;
@@ -41,14 +44,32 @@ afterEach(async () => {
   server = undefined;
 });
 
-/** Epoch ms when a trade of each of `ids` is in the topic, polled until `deadline`. */
-async function tradesArrive(topic: string, ids: readonly string[], deadline: number): Promise<Set<string>> {
+/**
+ * Waits (within WITHIN_MS of `askedAt`) until the feed has sent a trade of each of `ids` and the
+ * ingestor has it acknowledged by Kafka; then the instruments with a trade in the topic. Leaves the
+ * feed paused.
+ */
+async function tradesInKafka(
+  feed: FeedServer,
+  running: FeedIngestor,
+  topic: string,
+  ids: readonly string[],
+  askedAt: number,
+): Promise<Set<string>> {
+  const left = (): number => Math.max(1, askedAt + WITHIN_MS - Date.now());
+  await waitFor(() => ids.every((id) => feed.sentFor(Number(id)).trade > 0), left(), 'a trade of each sent');
+  // A feed that keeps streaming never leaves the pipeline idle: pause it, then drain what it sent.
+  feed.pause();
+  await waitFor(() => running.stats().frames >= feed.stats().messages, left(), 'every message received');
+  await Promise.race([
+    running.drain(),
+    new Promise((_, reject) =>
+      setTimeout(() => reject(new Error(`not acknowledged within ${WITHIN_MS} ms`)), left()),
+    ),
+  ]);
   const seen = new Set<string>();
-  while (Date.now() < deadline && seen.size < ids.length) {
-    for (const r of await readTopic(brokers, topic, 5_000))
-      if (r.value.type === 'trade' && ids.includes(r.key)) seen.add(r.key);
-    if (seen.size < ids.length) await new Promise((r) => setTimeout(r, 250));
-  }
+  for (const r of await readTopic(brokers, topic))
+    if (r.value.type === 'trade' && ids.includes(r.key)) seen.add(r.key);
   return seen;
 }
 
@@ -98,8 +119,8 @@ describe('subscriptions while running, against the simulator', () => {
     const answer = await change({ add: added });
     expect(answer.status).toBe(200);
     expect(answer.json).toMatchObject({ kind: 'trade', added, removed: [], held: { trade: 50, ohlc: 0 } });
-    const arrived = await tradesArrive(topics.trades, added, askedAt + WITHIN_MS);
-    expect([...arrived].sort(), `in Kafka within ${WITHIN_MS} ms`).toEqual([...added].sort());
+    const arrived = await tradesInKafka(feed, ingestor, topics.trades, added, askedAt);
+    expect([...arrived].sort()).toEqual([...added].sort());
     // Placed within the per-connection limit, spread over both connections.
     const loads = feed.listConnections().map((c) => c.tradeSubscriptions);
     expect(loads.reduce((a, b) => a + b, 0)).toBe(50);
@@ -177,7 +198,7 @@ describe('subscriptions while running, against the simulator', () => {
 
     const editedAt = Date.now();
     writeFileSync(file, JSON.stringify(ids.slice(5, 30)));
-    const arrived = await tradesArrive(topics.trades, ids.slice(20, 30), editedAt + WITHIN_MS);
+    const arrived = await tradesInKafka(feed, running, topics.trades, ids.slice(20, 30), editedAt);
     expect(arrived.size).toBe(10);
     await waitFor(() => subscribedOnFeed(feed) === 25, 10_000, 'the dropped instruments unsubscribed');
     const changes = await ingestor.registry.getSingleMetric('ingestor_subscription_changes_total')?.get();

@@ -233,7 +233,7 @@ describe('the ops key from a file', () => {
       INGESTOR_STATE_FILE: join(dir, 'state.json'),
     });
     expect(config.opsKey).toBe('file-held-ops-key-0123456789');
-    expect(config.subscriptionsFile).toBe(join(dir, 'state.json.subscriptions.json'));
+    expect(config.subscriptionsFile).toBe(join(dir, 'state.json.universe-changes.json'));
     expect(readFileSync(keyFile, 'utf8')).toContain('file-held');
   });
 });
