@@ -18,7 +18,7 @@ import {
   UniverseWatch,
 } from '../src/index.js';
 import { type OpsRouteServer, startOpsRouteServer } from '../src/ops/ops-route-server.js';
-import { inxIds, SIM_CLIENT, topicsFor } from './fixtures/feed-fixtures.js';
+import { inxIds, simIngestorOptions, topicsFor } from './fixtures/feed-fixtures.js';
 
 const brokers = inject('kafkaBrokers');
 const KEY = 'live-subscriptions-test-key-0123';
@@ -95,19 +95,11 @@ describe('subscriptions while running, against the simulator', () => {
     const dir = mkdtempSync(join(tmpdir(), 'feedpipe-live-subs-'));
     const topics = topicsFor(uniqueName('livesubs'));
     const options: FeedIngestorOptions = {
-      feedUrl: feed.url,
-      credentials: SIM_CLIENT,
-      brokers,
-      topics,
-      partitions: 2,
-      connections: 2,
+      ...simIngestorOptions(feed, brokers, topics, universe),
       // 60 slots in all: room for the universe and 20 more.
       maxSubscriptionsPerConnection: 30,
-      instruments: { trade: universe },
-      workers: 1,
       stateFile: join(dir, 'state.json'),
       subscriptionsFile: join(dir, 'subscriptions.json'),
-      log: () => undefined,
     };
     ingestor = createFeedIngestor(options);
     await ingestor.start();
@@ -174,17 +166,7 @@ describe('subscriptions while running, against the simulator', () => {
     const file = join(dir, 'universe.json');
     writeFileSync(file, JSON.stringify(ids.slice(0, 20)));
     const topics = topicsFor(uniqueName('universe'));
-    ingestor = createFeedIngestor({
-      feedUrl: feed.url,
-      credentials: SIM_CLIENT,
-      brokers,
-      topics,
-      partitions: 2,
-      connections: 2,
-      instruments: { trade: ids.slice(0, 20) },
-      workers: 1,
-      log: () => undefined,
-    });
+    ingestor = createFeedIngestor(simIngestorOptions(feed, brokers, topics, ids.slice(0, 20)));
     await ingestor.start();
     const running = ingestor;
     watch = new UniverseWatch({
@@ -214,17 +196,9 @@ describe('subscriptions while running, against the simulator', () => {
     const ids = inxIds(model, 21);
     const topics = topicsFor(uniqueName('livegaps'));
     ingestor = createFeedIngestor({
-      feedUrl: feed.url,
-      credentials: SIM_CLIENT,
-      brokers,
-      topics,
-      partitions: 2,
-      connections: 2,
-      instruments: { trade: ids.slice(0, 20) },
-      workers: 1,
+      ...simIngestorOptions(feed, brokers, topics, ids.slice(0, 20)),
       // The evicted connection stays down long enough to change its subscriptions meanwhile.
       connection: { evictionBackoffMs: 1_500, evictionJitterMs: 0 },
-      log: () => undefined,
     });
     await ingestor.start();
     const running = ingestor;
