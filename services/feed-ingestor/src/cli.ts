@@ -7,6 +7,10 @@
  *
  * `run` serves /metrics, /healthz and /readyz on METRICS_PORT. SIGINT/SIGTERM stop cleanly: the
  * ingestor first delivers what it holds.
+ *
+ * Subscriptions change while `run` runs: edits of the universe files (UNIVERSE_WATCH_MS), and the
+ * ops route /v1/subscriptions on INGESTOR_OPS_PORT when INGESTOR_OPS_KEY(_FILE) is set
+ * (docs/operations.md, "Subscriptions while running").
  */
 import { startCredentials } from '@feedpipe/credentials';
 import { onStopSignals, registerProcessMetrics, startOpsServer } from '@feedpipe/service-kit';
