@@ -5,11 +5,10 @@
  * and are in the ledger of gaps (the downtime of an instrument added live is a process_stopped gap);
  * an edit of the watched universe file is applied like a route change.
  */
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { type FeedServer, MarketModel, startFeedServer } from '@feedpipe/broker-sim';
-import { readTopic, uniqueName, waitFor } from '@feedpipe/testkit';
+import { readTopic, tempDir, uniqueName, waitFor } from '@feedpipe/testkit';
 import { afterEach, describe, expect, inject, it } from 'vitest';
 import {
   createFeedIngestor,
@@ -92,7 +91,7 @@ describe('subscriptions while running, against the simulator', () => {
     const feed = server;
     const ids = inxIds(model, 80);
     const universe = ids.slice(0, 40);
-    const dir = mkdtempSync(join(tmpdir(), 'feedpipe-live-subs-'));
+    const dir = tempDir('live-subs');
     const topics = topicsFor(uniqueName('livesubs'));
     const options: FeedIngestorOptions = {
       ...simIngestorOptions(feed, brokers, topics, universe),
@@ -162,7 +161,7 @@ describe('subscriptions while running, against the simulator', () => {
     server = await startFeedServer({ model, port: 0, tradesPerSecond: 200, tickIntervalMs: 20 });
     const feed = server;
     const ids = inxIds(model, 30);
-    const dir = mkdtempSync(join(tmpdir(), 'feedpipe-universe-'));
+    const dir = tempDir('universe');
     const file = join(dir, 'universe.json');
     writeFileSync(file, JSON.stringify(ids.slice(0, 20)));
     const topics = topicsFor(uniqueName('universe'));

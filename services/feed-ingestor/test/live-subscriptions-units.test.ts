@@ -3,9 +3,9 @@
  * route's overrides), the overrides file, the universe-file watch, the ops key, and the ops route
  * over HTTP on loopback (its answers to good, bad and unauthenticated requests).
  */
-import { mkdtempSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { tempDir } from '@feedpipe/testkit';
 import { Registry } from 'prom-client';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
@@ -19,8 +19,6 @@ import {
 import { createIngestorMetrics } from '../src/ingestor-metrics.js';
 import { OpsKey } from '../src/ops/ops-key.js';
 import { type OpsRouteServer, startOpsRouteServer } from '../src/ops/ops-route-server.js';
-
-const tempDir = (): string => mkdtempSync(join(tmpdir(), 'feedpipe-subs-'));
 
 describe('SubscriptionPlan', () => {
   it('keeps route changes as overrides of the universe and reports what changes in effect', () => {
@@ -59,7 +57,7 @@ describe('SubscriptionPlan', () => {
 
 describe('the overrides file', () => {
   it('round-trips the overrides and starts from the universe alone on a missing or unreadable file', async () => {
-    const dir = tempDir();
+    const dir = tempDir('subs');
     const path = join(dir, 'subs.json');
     const said: string[] = [];
     expect(readOverrides(path, (m) => said.push(m)).trade).toEqual({ added: [], removed: [] });
@@ -75,7 +73,7 @@ describe('the overrides file', () => {
 
 describe('UniverseWatch', () => {
   it('applies an edited universe file, also one replaced by a rename, and keeps going after a bad one', () => {
-    const dir = tempDir();
+    const dir = tempDir('subs');
     const path = join(dir, 'universe.json');
     writeFileSync(path, JSON.stringify([1, 2]));
     const applied: Array<[string, string[]]> = [];
@@ -221,7 +219,7 @@ describe('the ops route', () => {
 describe('the ops key from a file', () => {
   it('is read from INGESTOR_OPS_KEY_FILE', async () => {
     const { loadIngestorEnv } = await import('../src/index.js');
-    const dir = tempDir();
+    const dir = tempDir('subs');
     const keyFile = join(dir, 'ops-key');
     writeFileSync(keyFile, 'file-held-ops-key-0123456789\n');
     const config = loadIngestorEnv({
