@@ -27,9 +27,7 @@ export {
   type ConnectionAction,
   type ConnectionEvent,
   type ConnectionEventType,
-  ConnectionMachine,
   type ConnectionState,
-  type ReconnectPlan,
   type RetryCause,
   type Transition,
   transition as connectionTransition,
@@ -38,7 +36,6 @@ export {
   ConnectionPool,
   type ConnectionPoolOptions,
   type ConnectionSnapshot,
-  checkConnectionCount,
   type FeedConnectionTuning,
   MAX_CONNECTIONS_PER_CLIENT,
   type SubscriptionKind,
@@ -53,13 +50,6 @@ export {
 } from './feed/failure-class.js';
 export { FeedConnection, type FeedCredentials, type LinkState } from './feed/feed-connection.js';
 export { lastMarketStatus } from './feed/market-status-scan.js';
-export {
-  type HeldByConnection,
-  type Placement,
-  SUBSCRIPTION_KINDS,
-  SubscriptionBook,
-  type SubscriptionView,
-} from './feed/subscription-book.js';
 export { TokenRecovery, type TokenRecoveryOptions } from './feed/token-recovery.js';
 export { GapLedger, type GapLedgerOptions } from './gaps/gap-ledger.js';
 export { type GapInterval, GapTracker, type OpenGap, type PreviousRun } from './gaps/gap-tracker.js';
@@ -78,9 +68,7 @@ export {
   startOpsRouteServer,
 } from './ops/ops-route-server.js';
 export { MAX_IDS_PER_REQUEST, SUBSCRIPTIONS_PATH } from './ops/subscription-route.js';
-export { FrameIntake, type FrameTap } from './pipeline/frame-intake.js';
 export { LatencyRecorder } from './pipeline/latency-recorder.js';
-export type { ChunkAcknowledged, PipelineObserver } from './pipeline/pipeline-observer.js';
 export {
   assessFeedReadiness,
   type FeedReadiness,
@@ -99,17 +87,6 @@ export { parseReplayRange, type ReplayRange } from './replay/replay-range.js';
 export { parseReplaySpeed, type ReplaySpeed } from './replay/replay-speed.js';
 export { DEFAULT_REPLAY_TOPIC_PREFIX, replayTopics } from './replay/replay-target.js';
 export { type ReplayRunOptions, type ReplayRunResult, type ReplaySource, runReplay } from './replay.js';
-export {
-  type ChangeOutcome,
-  type ChangeSource,
-  LiveSubscriptions,
-} from './subscriptions/live-subscriptions.js';
-export { OverridesFile, readOverrides } from './subscriptions/overrides-file.js';
-export {
-  type KindOverrides,
-  type Overrides,
-  type SubscriptionDiff,
-  SubscriptionPlan,
-} from './subscriptions/subscription-plan.js';
+export type { ChangeOutcome, ChangeSource } from './subscriptions/live-subscriptions.js';
 export { readUniverseIds } from './subscriptions/universe-file.js';
 export { UniverseWatch, type UniverseWatchOptions } from './subscriptions/universe-watch.js';

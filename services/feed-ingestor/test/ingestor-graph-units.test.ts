@@ -4,15 +4,10 @@
  * frame intake and its taps, and the refusal of unknown ingestor options.
  */
 import { describe, expect, it } from 'vitest';
-import {
-  ConnectionMachine,
-  createFeedIngestor,
-  type FeedIngestorOptions,
-  FrameIntake,
-  IngestorError,
-  type LinkState,
-  SubscriptionBook,
-} from '../src/index.js';
+import { ConnectionMachine } from '../src/feed/connection-machine.js';
+import { SubscriptionBook } from '../src/feed/subscription-book.js';
+import { createFeedIngestor, type FeedIngestorOptions, IngestorError, type LinkState } from '../src/index.js';
+import { FrameIntake } from '../src/pipeline/frame-intake.js';
 
 const ids = (from: number, count: number): string[] =>
   Array.from({ length: count }, (_, i) => String(from + i));

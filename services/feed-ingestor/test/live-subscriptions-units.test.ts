@@ -8,17 +8,12 @@ import { join } from 'node:path';
 import { tempDir } from '@feedpipe/testkit';
 import { Registry } from 'prom-client';
 import { afterEach, describe, expect, it } from 'vitest';
-import {
-  type ChangeOutcome,
-  IngestorError,
-  OverridesFile,
-  readOverrides,
-  SubscriptionPlan,
-  UniverseWatch,
-} from '../src/index.js';
+import { type ChangeOutcome, IngestorError, UniverseWatch } from '../src/index.js';
 import { createIngestorMetrics } from '../src/ingestor-metrics.js';
 import { OpsKey } from '../src/ops/ops-key.js';
 import { type OpsRouteServer, startOpsRouteServer } from '../src/ops/ops-route-server.js';
+import { OverridesFile, readOverrides } from '../src/subscriptions/overrides-file.js';
+import { SubscriptionPlan } from '../src/subscriptions/subscription-plan.js';
 
 describe('SubscriptionPlan', () => {
   it('keeps route changes as overrides of the universe and reports what changes in effect', () => {
