@@ -3,8 +3,10 @@
  * liveness and market status to the continuity of the data (the ledger of gaps, the stale watch,
  * the repeat guard), and everything else counted, logged and kept for stats() and readiness().
  */
+
+import type { ConnectionState, LinkState } from './feed/connection-machine.js';
 import type { ConnectionPoolOptions } from './feed/connection-pool.js';
-import type { ConnectionState, FeedConnectionEvents, LinkState } from './feed/feed-connection.js';
+import type { FeedConnectionEvents } from './feed/feed-connection.js';
 import type { IngestorMetrics } from './ingestor-metrics.js';
 import type { FrameIntake } from './pipeline/frame-intake.js';
 

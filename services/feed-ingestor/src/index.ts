@@ -28,6 +28,7 @@ export {
   type ConnectionEvent,
   type ConnectionEventType,
   type ConnectionState,
+  type LinkState,
   type RetryCause,
   type Transition,
   transition as connectionTransition,
@@ -38,7 +39,6 @@ export {
   type ConnectionSnapshot,
   type FeedConnectionTuning,
   MAX_CONNECTIONS_PER_CLIENT,
-  type SubscriptionKind,
 } from './feed/connection-pool.js';
 export {
   type ClassifyOptions,
@@ -48,20 +48,21 @@ export {
   type FeedFailure,
   TOKEN_ERROR_CODES,
 } from './feed/failure-class.js';
-export { FeedConnection, type FeedCredentials, type LinkState } from './feed/feed-connection.js';
+export { FeedConnection, type FeedCredentials } from './feed/feed-connection.js';
 export { lastMarketStatus } from './feed/market-status-scan.js';
+export type { SubscriptionKind } from './feed/subscription-book.js';
 export { TokenRecovery, type TokenRecoveryOptions } from './feed/token-recovery.js';
+export type { FeedErrorEvent } from './feed-observations.js';
 export { GapLedger, type GapLedgerOptions } from './gaps/gap-ledger.js';
 export { type GapInterval, GapTracker, type OpenGap, type PreviousRun } from './gaps/gap-tracker.js';
 export { RunState, type RunStateOptions, readPreviousRun } from './gaps/run-state.js';
 export {
   createFeedIngestor,
-  type FeedErrorEvent,
   type FeedIngestor,
-  type FeedIngestorOptions,
   type IngestorStats,
   type SubscriptionsSnapshot,
 } from './ingestor.js';
+export type { FeedIngestorOptions } from './ingestor-options.js';
 export {
   type OpsRouteServer,
   type OpsRouteServerOptions,

@@ -20,14 +20,9 @@
 import { TOPIC_KINDS } from '@feedpipe/contracts';
 import { ensureTopics } from '@feedpipe/service-kit';
 import { Registry } from 'prom-client';
-import {
-  ConnectionPool,
-  type ConnectionSnapshot,
-  checkConnectionCount,
-  type SubscriptionKind,
-} from './feed/connection-pool.js';
-import type { LinkState } from './feed/feed-connection.js';
-import { SubscriptionBook, type SubscriptionView } from './feed/subscription-book.js';
+import type { LinkState } from './feed/connection-machine.js';
+import { ConnectionPool, type ConnectionSnapshot, checkConnectionCount } from './feed/connection-pool.js';
+import { SubscriptionBook, type SubscriptionKind, type SubscriptionView } from './feed/subscription-book.js';
 import {
   type Continuity,
   connectionEvents,
@@ -55,9 +50,6 @@ import {
 } from './subscriptions/live-subscriptions.js';
 import { OverridesFile, readOverrides } from './subscriptions/overrides-file.js';
 import { type Overrides, SubscriptionPlan } from './subscriptions/subscription-plan.js';
-
-export type { FeedErrorEvent } from './feed-observations.js';
-export type { FeedIngestorOptions } from './ingestor-options.js';
 
 export interface IngestorStats {
   frames: number;

@@ -19,8 +19,6 @@ import { TokenRecovery } from './token-recovery.js';
 
 export const MAX_CONNECTIONS_PER_CLIENT = 5;
 
-export type { SubscriptionKind } from './subscription-book.js';
-
 export interface ConnectionPoolOptions {
   url: string;
   credentials: FeedCredentials;

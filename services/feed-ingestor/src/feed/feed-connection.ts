@@ -54,7 +54,7 @@ import type { FeedFailure } from './failure-class.js';
 import { lastMarketStatus } from './market-status-scan.js';
 import type { HeldByConnection, SubscriptionKind } from './subscription-book.js';
 
-export type { ConnectionState, LinkState } from './connection-machine.js';
+export type { ConnectionState } from './connection-machine.js';
 
 export interface FeedCredentials {
   clientId: string;
