@@ -1,9 +1,9 @@
 /**
  * Where received frames enter the ingestor: every binary message a connection delivers passes here
  * once, is counted, shown to the taps (the capture file; anything else that must see every frame as
- * received, in order per connection) and handed to the producer pipeline. Taps run on the socket's
- * thread before the frame is queued, so they must be quick and must not keep the buffer: the frame's
- * memory is the pipeline's once `receive` returns.
+ * received, in order per connection) and handed to the producer pipeline. Taps run on the main
+ * thread before the frame is queued, between a socket's messages, so they must be quick (batch their
+ * own I/O) and must not change the frame: the pipeline packs the same bytes after them.
  */
 import type { Counter } from 'prom-client';
 
