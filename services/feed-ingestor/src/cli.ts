@@ -7,13 +7,19 @@
  *
  * `run` serves /metrics, /healthz and /readyz on METRICS_PORT. SIGINT/SIGTERM stop cleanly: the
  * ingestor first delivers what it holds.
+ *
+ * Subscriptions change while `run` runs: edits of the universe files (UNIVERSE_WATCH_MS), and the
+ * ops route /v1/subscriptions on INGESTOR_OPS_PORT when INGESTOR_OPS_KEY(_FILE) is set
+ * (docs/operations.md, "Subscriptions while running").
  */
 import { startCredentials } from '@feedpipe/credentials';
 import { onStopSignals, registerProcessMetrics, startOpsServer } from '@feedpipe/service-kit';
 import { Registry } from 'prom-client';
 import { loadIngestorEnv } from './env-config.js';
 import { createFeedIngestor } from './ingestor.js';
+import { startOpsRouteServer } from './ops/ops-route-server.js';
 import { REPLAY_USAGE, replayCommand } from './replay/replay-cli.js';
+import { UniverseWatch } from './subscriptions/universe-watch.js';
 
 const USAGE = `usage: feed-ingestor run\n${REPLAY_USAGE}`;
 
@@ -40,6 +46,7 @@ async function run(): Promise<void> {
     silentAfterMs: config.silentAfterMs,
     staleAfterMs: config.staleAfterMs,
     stateFile: config.stateFile,
+    subscriptionsFile: config.subscriptionsFile,
   });
   // This process runs the ingestor alone: its process metrics go with the ingestor's.
   registerProcessMetrics(ingestor.registry);
@@ -54,10 +61,31 @@ async function run(): Promise<void> {
       return { ready: verdict.ready, detail: { ...verdict, connections: ingestor.stats().connections } };
     },
   });
+  const log = (m: string): void => void process.stderr.write(`feed-ingestor: ${m}\n`);
+  // Changes while running: the ops route (with a key) and edits of the universe files.
+  const route = config.opsKey
+    ? await startOpsRouteServer({
+        ingestor,
+        key: config.opsKey,
+        host: config.opsHost,
+        port: config.opsPort,
+        log,
+      })
+    : undefined;
+  const watch = new UniverseWatch({
+    files: config.universeFiles,
+    intervalMs: config.universeWatchMs,
+    apply: (kind, ids) => ingestor.setUniverse(kind, ids),
+    log,
+  });
+  if (config.universeWatchMs > 0) watch.start();
+  const held = ingestor.subscriptions().held;
   process.stdout.write(
-    `feed-ingestor: ${config.tradeInstruments.length} trade / ${config.ohlcInstruments.length} OHLC instruments over ${config.connections} connections; metrics ${ops.url}/metrics\n`,
+    `feed-ingestor: ${held.trade} trade / ${held.ohlc} OHLC instruments over ${config.connections} connections; metrics ${ops.url}/metrics; ${route ? `subscriptions ${route.url}/v1/subscriptions` : 'no ops route (INGESTOR_OPS_KEY unset)'}\n`,
   );
   onStopSignals(async () => {
+    watch.stop();
+    await route?.close();
     await tokens.stop();
     await ingestor.stop();
     await ops.close();

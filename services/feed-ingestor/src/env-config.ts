@@ -8,6 +8,7 @@ import { CREDENTIALS_ENV, type CredentialsConfig, credentialsConfigFromEnv } fro
 import { type Env, type EnvSchema, readEnv } from '@feedpipe/service-kit';
 import { IngestorError } from './errors.js';
 import type { FeedCredentials } from './feed/feed-connection.js';
+import { readUniverseIds } from './subscriptions/universe-file.js';
 
 export interface IngestorEnvConfig {
   feedUrl: string;
@@ -31,6 +32,15 @@ export interface IngestorEnvConfig {
   staleAfterMs: number;
   /** INGESTOR_STATE_FILE: where the run notes it is alive, so the next start records the downtime. */
   stateFile: string | undefined;
+  /** Where subscription changes made while running are kept (default: beside the state file). */
+  subscriptionsFile: string | undefined;
+  /** UNIVERSE_FILE, OHLC_UNIVERSE_FILE: watched for edits while running (UNIVERSE_WATCH_MS; 0: not). */
+  universeFiles: { trade?: string; ohlc?: string };
+  universeWatchMs: number;
+  /** The ops key (INGESTOR_OPS_KEY or the content of INGESTOR_OPS_KEY_FILE); unset: no ops route. */
+  opsKey: string | undefined;
+  opsHost: string;
+  opsPort: number;
 }
 
 const HOST_PORT = { pattern: /^[\w.-]+:\d+$/, allowed: 'host:port' };
@@ -98,45 +108,54 @@ export const INGESTOR_ENV = {
     description:
       'file the ingestor rewrites every 5 s (alive, stopped, instruments held); the next start records the downtime in between as process_stopped gaps',
   },
+  UNIVERSE_CHANGES_FILE: {
+    type: 'string',
+    unset:
+      'beside INGESTOR_STATE_FILE (its path + `.universe-changes.json`); without either, changes last until the stop',
+    description:
+      'subscription changes made while running (ops route), kept so the next start subscribes the same',
+  },
+  UNIVERSE_WATCH_MS: {
+    type: 'integer',
+    min: 0,
+    max: 3_600_000,
+    default: 2_000,
+    description:
+      'how often UNIVERSE_FILE and OHLC_UNIVERSE_FILE are looked at for edits, applied while running; 0: not watched',
+  },
+  INGESTOR_OPS_KEY: {
+    type: 'string',
+    secret: true,
+    unset: 'no ops route unless INGESTOR_OPS_KEY_FILE',
+    description: 'the key of the ops route (POST /v1/subscriptions), at least 24 characters; never logged',
+  },
+  INGESTOR_OPS_KEY_FILE: {
+    type: 'string',
+    unset: 'see INGESTOR_OPS_KEY',
+    description: 'a file holding the ops key (a compose secret)',
+  },
+  INGESTOR_OPS_HOST: { type: 'string', default: '127.0.0.1', description: 'address of the ops route' },
+  INGESTOR_OPS_PORT: {
+    type: 'integer',
+    min: 0,
+    max: 65_535,
+    default: 9465,
+    description: 'port of the ops route (beside METRICS_PORT)',
+  },
 } as const satisfies EnvSchema;
 
-/**
- * Reads a universe of security ids: a JSON array of ids or of objects with `securityId`, or CSV with a
- * `securityId` (or `security_id`) column. Only INX_EQ rows are kept when a segment column is present.
- */
-export function readUniverseIds(path: string): string[] {
-  const text = readFileSync(path, 'utf8');
-  const ids: string[] = [];
-  if (path.endsWith('.json')) {
-    const parsed = JSON.parse(text) as unknown;
-    const rows = Array.isArray(parsed) ? parsed : ((parsed as { instruments?: unknown[] }).instruments ?? []);
-    for (const row of rows) {
-      if (typeof row === 'number' || typeof row === 'string') ids.push(String(row));
-      else if (row && typeof row === 'object') {
-        const r = row as Record<string, unknown>;
-        const segment = r.exchangeSegment ?? r.segment;
-        if (segment !== undefined && segment !== 'INX_EQ') continue;
-        if (r.securityId !== undefined) ids.push(String(r.securityId));
-      }
-    }
-  } else {
-    const [header, ...lines] = text.split(/\r?\n/).filter((l) => l.trim() !== '');
-    const columns = (header ?? '').split(',').map((c) => c.trim());
-    const idColumn = columns.findIndex((c) => c === 'securityId' || c === 'security_id');
-    const segmentColumn = columns.findIndex((c) => c === 'exchangeSegment' || c === 'segment');
-    if (idColumn < 0) throw new IngestorError('CONFIG_INVALID', `${path}: CSV needs a securityId column`);
-    for (const line of lines) {
-      const cells = line.split(',').map((c) => c.trim());
-      if (segmentColumn >= 0 && cells[segmentColumn] !== 'INX_EQ') continue;
-      const id = cells[idColumn];
-      if (id) ids.push(id);
-    }
+/** The ops key from the variable or its file; a file that cannot be read is a problem of the configuration. */
+function opsKeyOf(v: { INGESTOR_OPS_KEY?: string; INGESTOR_OPS_KEY_FILE?: string }, problems: string[]) {
+  if (v.INGESTOR_OPS_KEY) return v.INGESTOR_OPS_KEY;
+  if (!v.INGESTOR_OPS_KEY_FILE) return undefined;
+  try {
+    return readFileSync(v.INGESTOR_OPS_KEY_FILE, 'utf8').trim();
+  } catch (error) {
+    problems.push(
+      `INGESTOR_OPS_KEY_FILE cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'})`,
+    );
+    return undefined;
   }
-  for (const id of ids) {
-    if (!/^\d{1,10}$/.test(id))
-      throw new IngestorError('CONFIG_INVALID', `${path}: "${id}" is not a security id`);
-  }
-  return [...new Set(ids)];
 }
 
 export function loadIngestorEnv(env: Env = process.env): IngestorEnvConfig {
@@ -149,6 +168,7 @@ export function loadIngestorEnv(env: Env = process.env): IngestorEnvConfig {
   } catch (error) {
     problems.push((error as Error).message);
   }
+  const opsKey = opsKeyOf(v, problems);
   let tokens: CredentialsConfig | undefined;
   try {
     tokens = credentialsConfigFromEnv(env, v.SVC_CLIENT_ID ?? '');
@@ -183,5 +203,13 @@ export function loadIngestorEnv(env: Env = process.env): IngestorEnvConfig {
     silentAfterMs: v.INGESTOR_SILENT_AFTER_MS,
     staleAfterMs: v.INGESTOR_STALE_AFTER_MS,
     stateFile: v.INGESTOR_STATE_FILE,
+    subscriptionsFile:
+      v.UNIVERSE_CHANGES_FILE ??
+      (v.INGESTOR_STATE_FILE ? `${v.INGESTOR_STATE_FILE}.universe-changes.json` : undefined),
+    universeFiles: { trade: v.UNIVERSE_FILE, ohlc: v.OHLC_UNIVERSE_FILE },
+    universeWatchMs: v.UNIVERSE_WATCH_MS,
+    opsKey,
+    opsHost: v.INGESTOR_OPS_HOST,
+    opsPort: v.INGESTOR_OPS_PORT,
   };
 }

@@ -4,6 +4,8 @@ export type IngestorErrorCode =
   | 'FEED_UPGRADE_REJECTED'
   | 'FEED_CONNECTION_LIMIT'
   | 'SUBSCRIPTION_LIMIT'
+  /** A subscription change that names no valid instrument, or one twice (bad input, not retryable). */
+  | 'INVALID_REQUEST'
   | 'BUFFER_FULL'
   | 'KAFKA_PRODUCE_FAILED'
   | 'STOPPED'

@@ -14,7 +14,7 @@ export {
   type OpsServer,
   startOpsServer,
 } from '@feedpipe/service-kit';
-export { INGESTOR_ENV, type IngestorEnvConfig, loadIngestorEnv, readUniverseIds } from './env-config.js';
+export { INGESTOR_ENV, type IngestorEnvConfig, loadIngestorEnv } from './env-config.js';
 export { IngestorError, type IngestorErrorCode } from './errors.js';
 export {
   AttemptBudget,
@@ -28,6 +28,7 @@ export {
   type ConnectionEvent,
   type ConnectionEventType,
   type ConnectionState,
+  type LinkState,
   type RetryCause,
   type Transition,
   transition as connectionTransition,
@@ -38,7 +39,6 @@ export {
   type ConnectionSnapshot,
   type FeedConnectionTuning,
   MAX_CONNECTIONS_PER_CLIENT,
-  type SubscriptionKind,
 } from './feed/connection-pool.js';
 export {
   type ClassifyOptions,
@@ -48,18 +48,27 @@ export {
   type FeedFailure,
   TOKEN_ERROR_CODES,
 } from './feed/failure-class.js';
-export { FeedConnection, type FeedCredentials, type LinkState } from './feed/feed-connection.js';
+export { FeedConnection, type FeedCredentials } from './feed/feed-connection.js';
 export { lastMarketStatus } from './feed/market-status-scan.js';
+export type { SubscriptionKind } from './feed/subscription-book.js';
 export { TokenRecovery, type TokenRecoveryOptions } from './feed/token-recovery.js';
+export type { FeedErrorEvent } from './feed-observations.js';
 export { GapLedger, type GapLedgerOptions } from './gaps/gap-ledger.js';
 export { type GapInterval, GapTracker, type OpenGap, type PreviousRun } from './gaps/gap-tracker.js';
 export { RunState, type RunStateOptions, readPreviousRun } from './gaps/run-state.js';
 export {
   createFeedIngestor,
   type FeedIngestor,
-  type FeedIngestorOptions,
   type IngestorStats,
+  type SubscriptionsSnapshot,
 } from './ingestor.js';
+export type { FeedIngestorOptions } from './ingestor-options.js';
+export {
+  type OpsRouteServer,
+  type OpsRouteServerOptions,
+  startOpsRouteServer,
+} from './ops/ops-route-server.js';
+export { MAX_IDS_PER_REQUEST, SUBSCRIPTIONS_PATH } from './ops/subscription-route.js';
 export { LatencyRecorder } from './pipeline/latency-recorder.js';
 export {
   assessFeedReadiness,
@@ -79,3 +88,6 @@ export { parseReplayRange, type ReplayRange } from './replay/replay-range.js';
 export { parseReplaySpeed, type ReplaySpeed } from './replay/replay-speed.js';
 export { DEFAULT_REPLAY_TOPIC_PREFIX, replayTopics } from './replay/replay-target.js';
 export { type ReplayRunOptions, type ReplayRunResult, type ReplaySource, runReplay } from './replay.js';
+export type { ChangeOutcome, ChangeSource } from './subscriptions/live-subscriptions.js';
+export { readUniverseIds } from './subscriptions/universe-file.js';
+export { UniverseWatch, type UniverseWatchOptions } from './subscriptions/universe-watch.js';

@@ -23,6 +23,8 @@ export interface IngestorMetrics {
   connections: Gauge<'state'>;
   reconnects: Counter;
   subscriptions: Gauge<'kind'>;
+  subscriptionChanges: Counter<'kind' | 'action' | 'source'>;
+  subscriptionChangesRefused: Counter<'reason'>;
   feedErrors: Counter<'code'>;
   textFrames: Counter;
   retries: Counter<'cause'>;
@@ -204,6 +206,18 @@ function connectionMetrics(registers: Registers) {
       name: 'ingestor_subscriptions',
       help: 'Instruments subscribed, by kind',
       labelNames: ['kind'],
+      registers,
+    }),
+    subscriptionChanges: new Counter({
+      name: 'ingestor_subscription_changes_total',
+      help: 'Instruments subscribed or unsubscribed while running, by kind, action (add, remove) and source (ops_route, universe_file, api)',
+      labelNames: ['kind', 'action', 'source'],
+      registers,
+    }),
+    subscriptionChangesRefused: new Counter({
+      name: 'ingestor_subscription_changes_refused_total',
+      help: 'Subscription changes refused, by reason (invalid, limit, unauthenticated)',
+      labelNames: ['reason'],
       registers,
     }),
     feedErrors: new Counter({

@@ -2,82 +2,54 @@
  * The feed ingestor: connection pool -> chunked frames -> decode workers -> Kafka. The main thread
  * only moves bytes between sockets and workers (plus pings and subscription requests), so it stays
  * responsive at hundreds of thousands of packets per second.
+ *
+ * Built as an object graph in dependency order, each part from the parts before it (`buildGraph`):
+ *
+ *   metrics, observations
+ *   subscription book ............. which instrument is on which connection (feed/subscription-book.ts)
+ *   trade memory, gap ledger (+ run state), stale watch ... read the book
+ *   producer pipeline ............. its observers: latency, trade memory, metrics
+ *   frame intake .................. where frames enter: counted, shown to the taps (capture), pushed
+ *   connection pool ............... sockets; frames to the intake, liveness to the ledger
+ *   live subscriptions ............ changes while running, through the pool, kept in the ledger
+ *
+ * and one edge added last, the pipeline's pressure pausing the pool's sockets. Frames enter at
+ * `FrameIntake.receive` (add a `FrameTap` to see each one as received); Kafka's acknowledgements come
+ * back to the pipeline's observers (add a `PipelineObserver` to see each acknowledged chunk).
  */
-import { CaptureWriter } from '@feedpipe/codec';
-import { DEFAULT_FEED_TOPICS, type FeedTopics, TOPIC_KINDS } from '@feedpipe/contracts';
+import { TOPIC_KINDS } from '@feedpipe/contracts';
 import { ensureTopics } from '@feedpipe/service-kit';
 import { Registry } from 'prom-client';
-import { IngestorError } from './errors.js';
-import type { AttemptBudget } from './feed/attempt-budget.js';
+import type { LinkState } from './feed/connection-machine.js';
+import { ConnectionPool, type ConnectionSnapshot, checkConnectionCount } from './feed/connection-pool.js';
+import { SubscriptionBook, type SubscriptionKind, type SubscriptionView } from './feed/subscription-book.js';
 import {
-  ConnectionPool,
-  type ConnectionPoolOptions,
-  type ConnectionSnapshot,
-  type FeedConnectionTuning,
-  type SubscriptionKind,
-} from './feed/connection-pool.js';
-import type {
-  ConnectionState,
-  FeedConnectionEvents,
-  FeedCredentials,
-  LinkState,
-} from './feed/feed-connection.js';
+  type Continuity,
+  connectionEvents,
+  type FeedErrorEvent,
+  FeedObservations,
+  tokenCallbacks,
+} from './feed-observations.js';
 import { GapLedger } from './gaps/gap-ledger.js';
 import type { GapInterval, OpenGap } from './gaps/gap-tracker.js';
 import { RunState, readPreviousRun } from './gaps/run-state.js';
 import { StaleWatcher } from './gaps/stale-watcher.js';
-import {
-  createIngestorMetrics,
-  type IngestorMetrics,
-  noDataYetOf,
-  packetTypeLabel,
-} from './ingestor-metrics.js';
-import type { LatencyRecorder } from './pipeline/latency-recorder.js';
+import { createIngestorMetrics, type IngestorMetrics } from './ingestor-metrics.js';
+import { type CheckedOptions, checkIngestorOptions, type FeedIngestorOptions } from './ingestor-options.js';
+import { CaptureTap } from './pipeline/capture-tap.js';
+import { FrameIntake } from './pipeline/frame-intake.js';
+import { LatencyRecorder } from './pipeline/latency-recorder.js';
+import { pipelineMetrics } from './pipeline/pipeline-metrics.js';
 import { ProducerPipeline } from './pipeline/producer-pipeline.js';
 import { TradeMemory } from './pipeline/trade-memory.js';
-import type { ChunkResult } from './pipeline/worker-protocol.js';
 import { assessFeedReadiness, type FeedReadiness, MARKET_STATUS_OPEN } from './readiness.js';
-
-export interface FeedIngestorOptions {
-  /** Feed URL without query parameters, e.g. ws://127.0.0.1:7075/ */
-  feedUrl: string;
-  credentials: FeedCredentials;
-  brokers: string[];
-  topics?: Partial<FeedTopics>;
-  /** Partitions of topics the ingestor creates. Default 12. */
-  partitions?: number;
-  /** Feed connections, 1..5. Default 5. */
-  connections?: number;
-  maxSubscriptionsPerConnection?: number;
-  /** Subscribed at start. */
-  instruments?: { trade?: readonly string[]; ohlc?: readonly string[] };
-  workers?: number;
-  chunkBytes?: number;
-  flushIntervalMs?: number;
-  maxBufferedBytes?: number;
-  connection?: FeedConnectionTuning;
-  /** Connection attempts of the client id. Default: the process-wide budget of the client id. */
-  attemptBudget?: AttemptBudget;
-  /**
-   * Readiness: a connection with subscriptions and no market data for this long while the market is
-   * open (or its state unknown) makes `readiness()` not ready. Default 60 000 ms; 0 turns it off.
-   */
-  silentAfterMs?: number;
-  /**
-   * A live subscription with no trade for this long while the market is open is a `stale` gap of
-   * its instrument in the ledger (gaps/stale-watcher.ts). Default 600 000 ms; 0 turns it off.
-   */
-  staleAfterMs?: number;
-  /** Also write every received frame to this capture file (codec format). */
-  captureFile?: string;
-  /**
-   * A file where the ingestor notes that it is alive and what it holds, so the next start records
-   * the downtime in between as `process_stopped` gaps (gaps/run-state.ts). Unset: not recorded.
-   */
-  stateFile?: string;
-  registry?: Registry;
-  log?: (message: string) => void;
-}
+import {
+  type ChangeOutcome,
+  type ChangeSource,
+  LiveSubscriptions,
+} from './subscriptions/live-subscriptions.js';
+import { OverridesFile, readOverrides } from './subscriptions/overrides-file.js';
+import { type Overrides, SubscriptionPlan } from './subscriptions/subscription-plan.js';
 
 export interface IngestorStats {
   frames: number;
@@ -121,22 +93,27 @@ export interface IngestorStats {
   fatal: string | undefined;
 }
 
-export interface FeedErrorEvent {
-  /** Epoch milliseconds. */
-  at: number;
-  connection: number;
-  /** 805-809 from an Error packet, or the HTTP status of a refused upgrade. */
-  code: number;
-}
-
-const RECENT_FEED_ERRORS = 50;
-
 export interface FeedIngestor {
   start(): Promise<void>;
   /** Stops the sockets, then waits until everything received is acknowledged by Kafka. */
   stop(): Promise<void>;
+  /** Adds instruments while running (`changeSubscriptions` with nothing to remove, source 'api'). */
   subscribe(kind: SubscriptionKind, securityIds: readonly string[]): void;
   unsubscribe(kind: SubscriptionKind, securityIds: readonly string[]): void;
+  /**
+   * Adds and removes instruments while running, all or nothing: INVALID_REQUEST (not a security id,
+   * one both added and removed) or SUBSCRIPTION_LIMIT (more than the connections hold) change nothing.
+   * Kept in `subscriptionsFile` when set.
+   */
+  changeSubscriptions(
+    kind: SubscriptionKind,
+    change: { add?: readonly string[]; remove?: readonly string[] },
+    source?: ChangeSource,
+  ): ChangeOutcome;
+  /** The universe of `kind` is now `securityIds` (a watched universe file changed). */
+  setUniverse(kind: SubscriptionKind, securityIds: readonly string[]): ChangeOutcome;
+  /** What is subscribed: counts by kind and connection, and the changes kept as overrides. */
+  subscriptions(): SubscriptionsSnapshot;
   /** A renewed access token: connections reconnect with it and re-subscribe. */
   updateToken(token: string): void;
   stats(): IngestorStats;
@@ -149,134 +126,78 @@ export interface FeedIngestor {
   readonly metrics: IngestorMetrics;
 }
 
-type Log = (message: string) => void;
-
-/** What the connections reported, for stats() and readiness(). */
-interface FeedObservations {
-  counts: { frames: number; bytes: number; textFrames: number };
-  feedErrors: Record<string, number>;
-  recentFeedErrors: FeedErrorEvent[];
-  marketStatus: number | undefined;
-  marketStatusChanges: Array<{ at: number; status: number }>;
-  tokenRenewals: number;
+/** The parts of one ingestor, in the order they are built. */
+interface IngestorGraph {
+  readonly registry: Registry;
+  readonly metrics: IngestorMetrics;
+  readonly seen: FeedObservations;
+  readonly book: SubscriptionBook;
+  readonly trades: TradeMemory;
+  readonly ledger: GapLedger;
+  readonly runState: RunState | undefined;
+  readonly stale: StaleWatcher | undefined;
+  readonly latency: LatencyRecorder;
+  readonly pipeline: ProducerPipeline;
+  readonly intake: FrameIntake;
+  readonly capture: CaptureTap | undefined;
+  readonly pool: ConnectionPool;
+  readonly live: LiveSubscriptions;
 }
 
-function checkOptions(options: FeedIngestorOptions): {
-  topics: FeedTopics;
-  silentAfterMs: number;
-  staleAfterMs: number;
-} {
-  if (!options.feedUrl || !/^wss?:\/\//.test(options.feedUrl)) {
-    throw new IngestorError('CONFIG_INVALID', 'feedUrl must be a ws:// or wss:// URL');
-  }
-  if (options.brokers.length === 0)
-    throw new IngestorError('CONFIG_INVALID', 'brokers must list at least one host:port');
-  const silentAfterMs = options.silentAfterMs ?? 60_000;
-  if (!Number.isInteger(silentAfterMs) || silentAfterMs < 0) {
-    throw new IngestorError('CONFIG_INVALID', `silentAfterMs must be an integer >= 0, got ${silentAfterMs}`);
-  }
-  const staleAfterMs = options.staleAfterMs ?? 600_000;
-  if (!Number.isInteger(staleAfterMs) || staleAfterMs < 0) {
-    throw new IngestorError('CONFIG_INVALID', `staleAfterMs must be an integer >= 0, got ${staleAfterMs}`);
-  }
-  return { topics: { ...DEFAULT_FEED_TOPICS, ...options.topics }, silentAfterMs, staleAfterMs };
+export interface SubscriptionsSnapshot {
+  held: Record<SubscriptionKind, number>;
+  /** Subscriptions all connections can hold (connections x per-connection limit). */
+  capacity: number;
+  connections: Array<{ index: number; trade: number; ohlc: number }>;
+  /** Changes made while running, relative to the universe (kept across restarts with a file). */
+  overrides: Overrides;
 }
 
-/**
- * Recording is best effort beside production: a disk that cannot keep up loses capture frames
- * (counted and reported), never Kafka data.
- */
-function captureRecorder(
-  log: Log,
-): (writer: CaptureWriter, frame: Uint8Array, receivedAtMicros: number) => void {
-  let captureFailures = 0;
-  return (writer, frame, receivedAtMicros) => {
-    try {
-      writer.write(frame, receivedAtMicros);
-    } catch (error) {
-      if (captureFailures++ === 0)
-        log(`capture file write failed (${(error as Error).message}); frames are still produced`);
-    }
-  };
-}
-
-/** The frames -> workers -> Kafka pipeline, its results counted in `metrics`. */
-function createPipeline(
+/** The ledger of gaps and, with a state file, the previous run's downtime recovered into it. */
+function createLedger(
   options: FeedIngestorOptions,
-  topics: FeedTopics,
+  checked: CheckedOptions,
   metrics: IngestorMetrics,
-  log: Log,
-  setPaused: (paused: boolean) => void,
-  trades: TradeMemory,
-): ProducerPipeline {
-  const onResult = (result: ChunkResult): void => {
-    trades.record(result.connection, result.traded);
-    if (result.repeats > 0) metrics.repeatedTrades.inc(result.repeats);
-    for (const [code, count] of result.byCode) metrics.packets.inc({ type: packetTypeLabel(code) }, count);
-    if (result.malformed > 0) {
-      metrics.malformed.inc(result.malformed);
-      // Each malformed packet stopped its frame: the frame is only partly decoded.
-      metrics.framesUndecoded.inc({ reason: 'malformed' }, result.malformed);
-    }
-    if (result.unknown > 0) metrics.unknown.inc(result.unknown);
-    const noDataYet = noDataYetOf(result.byCode, result.produced);
-    if (noDataYet > 0) metrics.noDataYet.inc(noDataYet);
-    TOPIC_KINDS.forEach((kind, i) => {
-      const n = result.produced[i] ?? 0;
-      if (n > 0) metrics.produced.inc({ topic: topics[kind] }, n);
-    });
-    metrics.decodeSeconds.observe(result.decodeMicros / 1e6);
-    metrics.produceSeconds.observe(result.produceMicros / 1e6);
-    if (result.produceRetries > 0) metrics.kafkaErrors.inc(result.produceRetries);
-    if (result.producerResets > 0) metrics.producerResets.inc(result.producerResets);
-    metrics.bufferedBytes.set(pipeline.buffered);
-  };
-  const pipeline = new ProducerPipeline({
+  book: SubscriptionView,
+): { ledger: GapLedger; runState: RunState | undefined } {
+  const { log } = checked;
+  const ledger = new GapLedger({
     brokers: options.brokers,
-    topics,
-    workers: options.workers,
-    chunkBytes: options.chunkBytes,
-    flushIntervalMs: options.flushIntervalMs,
-    maxBufferedBytes: options.maxBufferedBytes,
-    onResult,
-    onUndecoded: (reason, frames) => metrics.framesUndecoded.inc({ reason }, frames),
-    guardOf: (connection) => trades.guardFor(connection),
-    onPressure: (full, buffered) => {
-      if (full) {
-        metrics.bufferFull.inc();
-        log(
-          `BUFFER FULL: ${buffered} bytes not yet acknowledged by Kafka; pausing the feed sockets until it drains`,
-        );
-      } else {
-        log(`buffer drained to ${buffered} bytes; resuming the feed sockets`);
-      }
-      setPaused(full);
-    },
+    topic: checked.topics.status,
+    instrumentsOf: (connection) => book.instrumentsOf(connection),
+    subscribedAt: (kind, securityId) => book.subscribedAt(kind, securityId),
+    metrics,
+    log,
   });
-  // Latency is observed into the histogram per chunk from the recorder's own samples.
-  const recordLatency = pipeline.latency.recordFrames.bind(pipeline.latency);
-  pipeline.latency.recordFrames = (receivedAt, ackedAt) => {
-    recordLatency(receivedAt, ackedAt);
-    for (let i = 0; i < receivedAt.length; i += 16)
-      metrics.ackLatencySeconds.observe((ackedAt - (receivedAt[i] as number)) / 1e6);
-  };
-  return pipeline;
+  if (!options.stateFile) return { ledger, runState: undefined };
+  const previous = readPreviousRun(options.stateFile, log);
+  if (previous) ledger.tracker.recover(previous);
+  const runState = new RunState({ path: options.stateFile, held: () => book.held(), log });
+  return { ledger, runState };
 }
 
-/** What the connections' liveness feeds: the ledger of gaps, the stale watch, the repeat guard. */
-interface Continuity {
-  /** A socket opened (its snapshots may repeat trades produced already). */
-  opened(connection: number): void;
-  link(connection: number, link: LinkState, atMs: number): void;
-  /** A new MarketStatus value. */
-  marketStatus(status: number, atMs: number): void;
+/** The stale watch of the ledger of gaps, unless turned off (0). */
+function staleWatcherOf(
+  staleAfterMs: number,
+  trades: TradeMemory,
+  ledger: GapLedger,
+  book: SubscriptionView,
+): StaleWatcher | undefined {
+  if (staleAfterMs === 0) return undefined;
+  return new StaleWatcher({
+    staleAfterMs,
+    lastTradeAt: (securityId) => trades.lastTradeAt(securityId),
+    instrumentsOf: (connection) => book.instrumentsOf(connection).trade,
+    subscribedAt: (securityId) => book.subscribedAt('trade', securityId),
+    record: (interval) => ledger.record(interval),
+  });
 }
 
 /** The ledger's tracker, the stale watcher (when on) and the trade memory, behind one interface. */
 function continuityOf(ledger: GapLedger, stale: StaleWatcher | undefined, trades: TradeMemory): Continuity {
   return {
     opened: (connection) => trades.opened(connection),
-    link(connection, link, atMs) {
+    link(connection: number, link: LinkState, atMs: number) {
       ledger.tracker.link(connection, link, atMs);
       stale?.link(connection, link.live, atMs);
     },
@@ -284,89 +205,86 @@ function continuityOf(ledger: GapLedger, stale: StaleWatcher | undefined, trades
   };
 }
 
-/**
- * The pool's callbacks: frames go to `deliver`, liveness to the ledger of gaps (`continuity`);
- * everything else is counted, logged and kept in `seen`.
- */
-function connectionEvents(
-  seen: FeedObservations,
+/** The frames -> workers -> Kafka pipeline, told to record latency, remember trades and count. */
+function createPipeline(
+  options: FeedIngestorOptions,
+  checked: CheckedOptions,
   metrics: IngestorMetrics,
-  log: Log,
-  continuity: Continuity,
-  deliver: (connection: number, frame: Buffer, receivedAtMicros: number) => void,
-): FeedConnectionEvents {
-  const stateByConnection = new Map<number, ConnectionState>();
-  const refreshConnectionGauge = (): void => {
-    metrics.connections.reset();
-    for (const state of stateByConnection.values()) metrics.connections.inc({ state });
-  };
-  return {
-    onFrame(connection, frame, receivedAtMicros) {
-      seen.counts.frames += 1;
-      seen.counts.bytes += frame.byteLength;
-      metrics.frames.inc();
-      metrics.bytes.inc(frame.byteLength);
-      deliver(connection, frame, receivedAtMicros);
-    },
-    onState(connection, state, reason) {
-      if (state === 'open' && stateByConnection.get(connection) !== 'open') continuity.opened(connection);
-      stateByConnection.set(connection, state);
-      refreshConnectionGauge();
-      if (state === 'connecting' && reason === 'reconnecting') metrics.reconnects.inc();
-      if (state === 'fatal' || state === 'evicted') log(`connection ${connection}: ${state}: ${reason}`);
-    },
-    onFeedError(connection, code) {
-      seen.feedErrors[String(code)] = (seen.feedErrors[String(code)] ?? 0) + 1;
-      seen.recentFeedErrors.push({ at: Date.now(), connection, code });
-      if (seen.recentFeedErrors.length > RECENT_FEED_ERRORS) seen.recentFeedErrors.shift();
-      metrics.feedErrors.inc({ code: String(code) });
-      log(`connection ${connection}: feed error ${code}`);
-    },
-    onRetry(connection, delayMs, cause) {
-      metrics.retries.inc({ cause });
-      if (cause !== 'budget' || delayMs >= 1_000)
-        log(`connection ${connection}: next attempt in ${delayMs} ms (${cause})`);
-    },
-    onTextFrame(connection, bytes) {
-      seen.counts.textFrames += 1;
-      metrics.textFrames.inc();
-      metrics.framesUndecoded.inc({ reason: 'text' });
-      // The first one says what happened; the metric carries the rest (no log flood).
-      if (seen.counts.textFrames === 1)
-        log(
-          `connection ${connection}: unexpected text message (${bytes} bytes) skipped; counted in ingestor_text_frames_total`,
-        );
-    },
-    onMarketStatus(_connection, status) {
-      if (status !== seen.marketStatus) {
-        // Every connection carries the broadcast: the first one to bring a new value records it.
-        log(`market status ${status}`);
-        seen.marketStatusChanges.push({ at: Date.now(), status });
-        if (seen.marketStatusChanges.length > RECENT_FEED_ERRORS) seen.marketStatusChanges.shift();
-        metrics.marketStatus.set(status);
-        continuity.marketStatus(status, Date.now());
-      }
-      seen.marketStatus = status;
-    },
-    onLink(connection, link, atMs) {
-      continuity.link(connection, link, atMs);
-    },
-    onUndelivered(_connection, reason) {
-      metrics.framesUndecoded.inc({ reason });
-    },
-  };
+  trades: TradeMemory,
+  latency: LatencyRecorder,
+): ProducerPipeline {
+  return new ProducerPipeline({
+    brokers: options.brokers,
+    topics: checked.topics,
+    workers: options.workers,
+    chunkBytes: options.chunkBytes,
+    flushIntervalMs: options.flushIntervalMs,
+    maxBufferedBytes: options.maxBufferedBytes,
+    guardOf: (connection) => trades.guardFor(connection),
+    observers: [
+      { acknowledged: (chunk) => latency.recordFrames(chunk.receivedAtMicros, chunk.result.ackedAtMicros) },
+      { acknowledged: (chunk) => trades.record(chunk.result.connection, chunk.result.traded) },
+      pipelineMetrics(metrics, checked.topics, checked.log),
+    ],
+  });
 }
 
-function ingestorStats(
-  seen: FeedObservations,
-  pipeline: ProducerPipeline,
-  pool: ConnectionPool,
-  ledger: GapLedger,
-  stale: StaleWatcher | undefined,
-): IngestorStats {
+/** Every part, each from the parts before it; the pipeline's pressure on the pool is wired last. */
+function buildGraph(options: FeedIngestorOptions, checked: CheckedOptions): IngestorGraph {
+  const { log } = checked;
+  const registry = options.registry ?? new Registry();
+  const metrics = createIngestorMetrics(registry);
+  const seen = new FeedObservations();
+  const book = new SubscriptionBook(
+    checkConnectionCount(options.connections),
+    options.maxSubscriptionsPerConnection,
+  );
+  const trades = new TradeMemory({ instrumentsOf: (connection) => book.instrumentsOf(connection).trade });
+  const { ledger, runState } = createLedger(options, checked, metrics, book);
+  const stale = staleWatcherOf(checked.staleAfterMs, trades, ledger, book);
+  const latency = new LatencyRecorder();
+  const pipeline = createPipeline(options, checked, metrics, trades, latency);
+  const intake = new FrameIntake(pipeline, metrics);
+  const capture = options.captureFile ? new CaptureTap(options.captureFile, log) : undefined;
+  if (capture) intake.tap(capture);
+  const clientId = options.credentials.clientId;
+  const pool = new ConnectionPool({
+    url: options.feedUrl,
+    credentials: options.credentials,
+    connections: book.connections,
+    book,
+    connection: options.connection,
+    attemptBudget: options.attemptBudget,
+    events: connectionEvents(seen, metrics, log, continuityOf(ledger, stale, trades), intake),
+    onFatal: (reason) => log(`FATAL for client ${clientId}: ${reason}; no more connection attempts`),
+    ...tokenCallbacks(seen, metrics, log),
+  });
+  // Backpressure closes the loop: the pipeline's bound pauses reading the sockets that feed it.
+  pipeline.observe({ pressure: (full) => pool.setPaused(full) });
+  const live = liveSubscriptionsOf(options, { book, pool, ledger, trades, metrics, log });
+  const parts = { registry, metrics, seen, book, trades, ledger, runState, stale, latency };
+  return { ...parts, pipeline, intake, capture, pool, live };
+}
+
+/** The instruments at start (with the changes an earlier run kept) and the changes while running. */
+function liveSubscriptionsOf(
+  options: FeedIngestorOptions,
+  parts: Omit<ConstructorParameters<typeof LiveSubscriptions>[0], 'plan' | 'file'>,
+): LiveSubscriptions {
+  const path = options.subscriptionsFile;
+  const universe = { trade: options.instruments?.trade ?? [], ohlc: options.instruments?.ohlc ?? [] };
+  const plan = new SubscriptionPlan(universe, path ? readOverrides(path, parts.log) : undefined);
+  return new LiveSubscriptions({
+    ...parts,
+    plan,
+    file: path ? new OverridesFile(path, parts.log) : undefined,
+  });
+}
+
+function ingestorStats(graph: IngestorGraph): IngestorStats {
+  const { seen, pipeline, pool, ledger, stale, intake } = graph;
   return {
-    frames: seen.counts.frames,
-    bytes: seen.counts.bytes,
+    ...intake.counts,
     packets: pipeline.totals.packets,
     malformed: pipeline.totals.malformed,
     unknown: pipeline.totals.unknown,
@@ -378,7 +296,7 @@ function ingestorStats(
     producerResets: pipeline.totals.producerResets,
     repeatedTrades: pipeline.totals.repeats,
     feedErrors: { ...seen.feedErrors },
-    textFrames: seen.counts.textFrames,
+    textFrames: seen.textFrames,
     marketStatus: seen.marketStatus,
     marketStatusChanges: [...seen.marketStatusChanges],
     gaps: { ...ledger.stats(), stale: stale?.openGaps().length ?? 0 },
@@ -389,173 +307,63 @@ function ingestorStats(
   };
 }
 
-/** The ledger of gaps and, with a state file, the previous run's downtime recovered into it. */
-function createLedger(
-  options: FeedIngestorOptions,
-  topics: FeedTopics,
-  metrics: IngestorMetrics,
-  log: Log,
-  pool: () => ConnectionPool,
-): { ledger: GapLedger; runState: RunState | undefined } {
-  const ledger = new GapLedger({
-    brokers: options.brokers,
-    topic: topics.status,
-    instrumentsOf: (connection) => pool().instrumentsOf(connection),
-    metrics,
-    log,
-  });
-  if (!options.stateFile) return { ledger, runState: undefined };
-  const previous = readPreviousRun(options.stateFile, log);
-  if (previous) ledger.tracker.recover(previous);
-  const runState = new RunState({
-    path: options.stateFile,
-    held: () => {
-      const held = pool().held();
-      return { trade: [...held.trade], ohlc: [...held.ohlc] };
-    },
-    log,
-  });
-  return { ledger, runState };
-}
-
-/** The stale watch of the ledger of gaps, unless turned off (0). */
-function staleWatcherOf(
-  staleAfterMs: number,
-  trades: TradeMemory,
-  ledger: GapLedger,
-  pool: () => ConnectionPool,
-): StaleWatcher | undefined {
-  if (staleAfterMs === 0) return undefined;
-  return new StaleWatcher({
-    staleAfterMs,
-    lastTradeAt: (securityId) => trades.lastTradeAt(securityId),
-    instrumentsOf: (connection) => pool().instrumentsOf(connection).trade,
-    record: (interval) => ledger.record(interval),
-  });
-}
-
-/** A refused token: renewed (counted), or not renewable (counted, fatal, said loudly with what to do). */
-function tokenCallbacks(
-  seen: FeedObservations,
-  metrics: IngestorMetrics,
-  log: Log,
-): Pick<ConnectionPoolOptions, 'onTokenRenewed' | 'onTokenUnrenewable'> {
-  return {
-    onTokenRenewed: (here) => {
-      seen.tokenRenewals += 1;
-      metrics.tokenRenewals.inc({ outcome: here ? 'renewed' : 'adopted' });
-      log(
-        `feed token ${here ? 'renewed' : 'replaced by one renewed elsewhere'}; reconnecting the connections on the refused one`,
-      );
-    },
-    onTokenUnrenewable: (reason) => {
-      metrics.tokenRenewals.inc({ outcome: 'failed' });
-      metrics.tokenUnrenewable.set(1);
-      log(`TOKEN REFUSED, NO RENEWAL: ${reason}`);
-    },
-  };
-}
-
-function refreshSubscriptionGauge(pool: ConnectionPool, metrics: IngestorMetrics): void {
-  const snapshot = pool.snapshot();
-  metrics.subscriptions.set(
-    { kind: 'trade' },
-    snapshot.reduce((s, c) => s + c.trade, 0),
+async function startGraph(graph: IngestorGraph, options: FeedIngestorOptions, checked: CheckedOptions) {
+  await ensureTopics(
+    options.brokers,
+    TOPIC_KINDS.map((kind) => checked.topics[kind]),
+    options.partitions ?? 12,
   );
-  metrics.subscriptions.set(
-    { kind: 'ohlc' },
-    snapshot.reduce((s, c) => s + c.ohlc, 0),
-  );
+  await graph.capture?.open();
+  graph.live.subscribePlanned();
+  graph.runState?.start();
+  graph.stale?.start();
+  graph.pool.start();
+}
+
+async function stopGraph(graph: IngestorGraph): Promise<void> {
+  // Open gaps end now; the sockets closing below are the stop, recorded by the next start.
+  const stoppedAt = Date.now();
+  graph.stale?.stop(stoppedAt);
+  graph.ledger.tracker.closeAll(stoppedAt);
+  graph.pool.stop();
+  await graph.pipeline.close();
+  await graph.ledger.close(stoppedAt);
+  await graph.runState?.stop(stoppedAt);
+  await graph.capture?.close();
 }
 
 export function createFeedIngestor(options: FeedIngestorOptions): FeedIngestor {
-  const { topics, silentAfterMs, staleAfterMs } = checkOptions(options);
-  const log = options.log ?? ((m: string) => process.stderr.write(`ingestor: ${m}\n`));
-  const registry = options.registry ?? new Registry();
-  const metrics = createIngestorMetrics(registry);
-  const seen: FeedObservations = {
-    counts: { frames: 0, bytes: 0, textFrames: 0 },
-    feedErrors: {},
-    recentFeedErrors: [],
-    marketStatus: undefined,
-    marketStatusChanges: [],
-    tokenRenewals: 0,
-  };
+  const checked = checkIngestorOptions(options);
+  const graph = buildGraph(options, checked);
+  const { pool, book, seen, live } = graph;
   let startedAt = Date.now();
   let credentials = options.credentials;
-  let capture: CaptureWriter | undefined;
-  const recordFrame = captureRecorder(log);
-  const trades = new TradeMemory({ instrumentsOf: (connection) => pool.instrumentsOf(connection).trade });
-  const pipeline = createPipeline(options, topics, metrics, log, (full) => pool.setPaused(full), trades);
-  const { ledger, runState } = createLedger(options, topics, metrics, log, () => pool);
-  const stale = staleWatcherOf(staleAfterMs, trades, ledger, () => pool);
-  const pool: ConnectionPool = new ConnectionPool({
-    url: options.feedUrl,
-    credentials,
-    connections: options.connections,
-    maxSubscriptionsPerConnection: options.maxSubscriptionsPerConnection,
-    connection: options.connection,
-    attemptBudget: options.attemptBudget,
-    events: connectionEvents(
-      seen,
-      metrics,
-      log,
-      continuityOf(ledger, stale, trades),
-      (connection, frame, receivedAtMicros) => {
-        if (capture) recordFrame(capture, frame, receivedAtMicros);
-        pipeline.push(connection, frame, receivedAtMicros);
-      },
-    ),
-    onFatal: (reason) =>
-      log(`FATAL for client ${credentials.clientId}: ${reason}; no more connection attempts`),
-    ...tokenCallbacks(seen, metrics, log),
-  });
-
   return {
-    registry,
-    metrics,
-    latency: pipeline.latency,
+    registry: graph.registry,
+    metrics: graph.metrics,
+    latency: graph.latency,
     async start() {
-      await ensureTopics(
-        options.brokers,
-        TOPIC_KINDS.map((kind) => topics[kind]),
-        options.partitions ?? 12,
-      );
-      if (options.captureFile) capture = await CaptureWriter.open(options.captureFile);
-      if (options.instruments?.trade?.length) pool.subscribe('trade', options.instruments.trade);
-      if (options.instruments?.ohlc?.length) pool.subscribe('ohlc', options.instruments.ohlc);
-      refreshSubscriptionGauge(pool, metrics);
+      await startGraph(graph, options, checked);
       startedAt = Date.now();
-      runState?.start();
-      stale?.start();
-      pool.start();
     },
-    async stop() {
-      // Open gaps end now; the sockets closing below are the stop, recorded by the next start.
-      const stoppedAt = Date.now();
-      stale?.stop(stoppedAt);
-      ledger.tracker.closeAll(stoppedAt);
-      pool.stop();
-      await pipeline.close();
-      await ledger.close(stoppedAt);
-      await runState?.stop(stoppedAt);
-      await capture?.close();
-      capture = undefined;
-    },
-    subscribe(kind, ids) {
-      pool.subscribe(kind, ids);
-      refreshSubscriptionGauge(pool, metrics);
-    },
-    unsubscribe(kind, ids) {
-      pool.unsubscribe(kind, ids);
-      refreshSubscriptionGauge(pool, metrics);
-    },
+    stop: () => stopGraph(graph),
+    subscribe: (kind, ids) => void live.change(kind, ids, [], 'api'),
+    unsubscribe: (kind, ids) => void live.change(kind, [], ids, 'api'),
+    changeSubscriptions: (kind, change, source = 'api') =>
+      live.change(kind, change.add ?? [], change.remove ?? [], source),
+    setUniverse: (kind, ids) => live.setUniverse(kind, ids),
+    subscriptions: () => ({
+      held: { trade: book.count('trade'), ohlc: book.count('ohlc') },
+      capacity: book.capacity,
+      connections: pool.snapshot().map((c) => ({ index: c.index, trade: c.trade, ohlc: c.ohlc })),
+      overrides: live.overrides(),
+    }),
     updateToken(token) {
       // A TokenSource already hands the renewed token to the next connect; a fixed token is replaced.
       if (typeof credentials.token === 'string') credentials = { ...credentials, token };
       pool.updateCredentials(credentials);
     },
-    drain: () => pipeline.drain(),
+    drain: () => graph.pipeline.drain(),
     readiness: () =>
       assessFeedReadiness({
         fatal: pool.fatal,
@@ -563,8 +371,8 @@ export function createFeedIngestor(options: FeedIngestorOptions): FeedIngestor {
         marketStatus: seen.marketStatus,
         startedAt,
         now: Date.now(),
-        silentAfterMs,
+        silentAfterMs: checked.silentAfterMs,
       }),
-    stats: () => ingestorStats(seen, pipeline, pool, ledger, stale),
+    stats: () => ingestorStats(graph),
   };
 }

@@ -33,6 +33,7 @@
  * message after a fatal Error packet and before the server's close) are accepted and do nothing
  * that would revive the connection.
  */
+import type { GapCause } from '@feedpipe/contracts';
 import { IngestorError } from '../errors.js';
 import { classifyFeedFailure, type FeedFailure } from './failure-class.js';
 
@@ -341,5 +342,159 @@ export function transition(state: ConnectionState, event: ConnectionEvent): Tran
     case 'closed':
       if (!WITH_SOCKET.includes(state)) return illegal(state, event);
       return onClosed(state, event);
+  }
+}
+
+/** Whether a connection's subscriptions are live, and why not when they are not. */
+export type LinkState = { live: true } | { live: false; cause: GapCause };
+
+/** What a reconnect asked for by the application does with the running socket. */
+export type ReconnectPlan =
+  /** Drain the open socket (Disconnect, read on until the server closes); the close reconnects. */
+  | 'drain'
+  /** A drain for a reconnect is already under way: nothing more to do. */
+  | 'draining'
+  /** No open socket to drain: feed 'reconnect-now' (drop whatever socket there is, start over). */
+  | 'reconnect';
+
+/**
+ * All the state of one connection that is not a socket handle or a timer: the machine's state and
+ * the reason shown for it, and the facts liveness is judged from (the running socket has opened,
+ * reading is paused for backpressure, a drain for a reconnect is under way, why the application took
+ * the subscriptions down). `transition` decides the moves; this object keeps what they lead to and
+ * answers whether the subscriptions are live, and with which gap cause when not, for the ledger.
+ */
+export class ConnectionMachine {
+  #state: ConnectionState = 'idle';
+  #reason = '';
+  #since = Date.now();
+  /** The running socket has opened and has not been released, dropped or closed since. */
+  #socketOpen = false;
+  #everOpened = false;
+  #paused = false;
+  #draining = false;
+  /** Why the application took the subscriptions down (a reconnect), until they are live again. */
+  #dropCause: GapCause | undefined;
+  #link: LinkState = { live: false, cause: 'reconnect_pending' };
+
+  get state(): ConnectionState {
+    return this.#state;
+  }
+
+  get reason(): string {
+    return this.#reason;
+  }
+
+  /** Epoch ms since the connection is in its state. */
+  get stateSince(): number {
+    return this.#since;
+  }
+
+  /** Whether a socket of this connection has ever opened (its next attempt is a reconnect). */
+  get everOpened(): boolean {
+    return this.#everOpened;
+  }
+
+  get paused(): boolean {
+    return this.#paused;
+  }
+
+  /** A drain for a reconnect is under way on the running socket. */
+  get draining(): boolean {
+    return this.#draining;
+  }
+
+  /**
+   * Moves on `event`: the next state and the actions to carry out. Throws
+   * `IngestorError('ILLEGAL_TRANSITION')` (and changes nothing) for an event the state cannot receive.
+   */
+  fire(event: ConnectionEvent): Transition {
+    const step = transition(this.#state, event);
+    if (step.reason !== undefined) this.#enter(step.next, step.reason);
+    if (event.type === 'opened') {
+      this.#socketOpen = true;
+      this.#everOpened = true;
+    }
+    for (const action of step.actions) {
+      if (
+        action.type === 'drop-socket' ||
+        action.type === 'close-socket' ||
+        action.type === 'release-socket'
+      ) {
+        this.#socketOpen = false;
+        this.#draining = false;
+      }
+    }
+    return step;
+  }
+
+  /** A broken invariant stopped the connection (see FeedConnection's dispatch). */
+  failed(reason: string): void {
+    this.#enter('fatal', reason);
+  }
+
+  setPaused(paused: boolean): void {
+    this.#paused = paused;
+  }
+
+  /**
+   * The application asks for a reconnect (`cause`: what the gap until the subscriptions are live
+   * again is recorded as); `writable`: the running socket can still send Disconnect.
+   */
+  planReconnect(cause: GapCause, writable: boolean): ReconnectPlan {
+    if (this.#state === 'open' && this.#socketOpen && writable) {
+      // The gap begins when the drained socket closes; it is this reconnect's, whatever came before.
+      this.#dropCause = cause;
+      if (this.#draining) return 'draining';
+      this.#draining = true;
+      return 'drain';
+    }
+    if (this.#link.live) this.#dropCause = cause;
+    return 'reconnect';
+  }
+
+  /**
+   * The liveness now, when it differs from the last one reported (else undefined). The cause of a
+   * gap is decided when it starts (why the socket went) and kept until the subscriptions are live
+   * again, except that a pause for backpressure ends when the socket itself goes.
+   */
+  relink(): LinkState | undefined {
+    const reading = this.#state === 'open' && this.#socketOpen;
+    let next: LinkState;
+    if (reading && !this.#paused) {
+      next = { live: true };
+      // A socket draining for a reconnect is still live; the cause of the gap to come is kept.
+      if (!this.#draining) this.#dropCause = undefined;
+    } else if (reading) {
+      next = { live: false, cause: 'backpressure' };
+    } else if (!this.#link.live && this.#link.cause !== 'backpressure') {
+      return undefined;
+    } else {
+      next = { live: false, cause: this.#dropCause ?? causeOfState(this.#state) };
+    }
+    const same = next.live ? this.#link.live : !this.#link.live && this.#link.cause === next.cause;
+    if (same) return undefined;
+    this.#link = next;
+    return next;
+  }
+
+  #enter(state: ConnectionState, reason: string): void {
+    if (state !== this.#state) this.#since = Date.now();
+    this.#state = state;
+    this.#reason = reason;
+  }
+}
+
+/** The gap cause of a state the subscriptions are down in, when no other cause was given. */
+function causeOfState(state: ConnectionState): GapCause {
+  switch (state) {
+    case 'evicted':
+      return 'eviction';
+    case 'renewing':
+      return 'token_renewal';
+    case 'stopped':
+      return 'process_stopped';
+    default:
+      return 'connection_down';
   }
 }

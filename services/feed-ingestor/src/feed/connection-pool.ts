@@ -1,12 +1,10 @@
 /**
- * Up to 5 connections per client id, up to 5000 subscriptions each (spec limits): instruments are
- * sharded onto the connection with the most room, so 25,000 instruments spread evenly over 5
- * connections. Each instrument lives on exactly one connection per kind, which is what keeps its
- * order intact from socket to Kafka partition. A fatal error on one connection is fatal for the
- * credential, so the pool stops all of them and reports why. A refused token is the pool's to
- * renew, for all its connections at once (token-recovery.ts).
+ * Up to 5 connections per client id (spec limit), each holding what the subscription book placed on
+ * it (subscription-book.ts: up to 5,000 each, on the connection with the most room). The pool carries
+ * out the book's placements as subscribe and unsubscribe requests on the right connection. A fatal
+ * error on one connection is fatal for the credential, so the pool stops all of them and reports
+ * why. A refused token is the pool's to renew, for all its connections at once (token-recovery.ts).
  */
-import { MAX_SUBSCRIPTIONS_PER_CONNECTION } from '@feedpipe/codec';
 import { IngestorError } from '../errors.js';
 import { type AttemptBudget, sharedAttemptBudget } from './attempt-budget.js';
 import {
@@ -16,18 +14,21 @@ import {
   type FeedConnectionOptions,
   type FeedCredentials,
 } from './feed-connection.js';
+import { type Placement, SubscriptionBook, type SubscriptionKind } from './subscription-book.js';
 import { TokenRecovery } from './token-recovery.js';
 
 export const MAX_CONNECTIONS_PER_CLIENT = 5;
-
-export type SubscriptionKind = 'trade' | 'ohlc';
 
 export interface ConnectionPoolOptions {
   url: string;
   credentials: FeedCredentials;
   /** Connections to open. Default 5 (the per-client maximum). */
   connections?: number;
-  /** Subscriptions per connection. Default 5000 (the per-connection maximum). */
+  /**
+   * Which instrument is on which connection; its connection count must be `connections`. Default: a
+   * book of its own with `maxSubscriptionsPerConnection` (default 5000, the per-connection maximum).
+   */
+  book?: SubscriptionBook;
   maxSubscriptionsPerConnection?: number;
   events: FeedConnectionEvents;
   /** Called once when the credential was refused for good. */
@@ -63,29 +64,30 @@ export interface ConnectionSnapshot {
   stateSince: number;
 }
 
+/** The number of connections to open, 1..5 (default 5); anything else is CONFIG_INVALID. */
+export function checkConnectionCount(connections: number = MAX_CONNECTIONS_PER_CLIENT): number {
+  if (!Number.isInteger(connections) || connections < 1 || connections > MAX_CONNECTIONS_PER_CLIENT) {
+    throw new IngestorError(
+      'CONFIG_INVALID',
+      `connections must be 1..${MAX_CONNECTIONS_PER_CLIENT}, got ${connections}`,
+    );
+  }
+  return connections;
+}
+
 export class ConnectionPool {
+  readonly book: SubscriptionBook;
   private readonly connections: FeedConnection[] = [];
-  private readonly owner = {
-    trade: new Map<string, FeedConnection>(),
-    ohlc: new Map<string, FeedConnection>(),
-  };
   private credentials: FeedCredentials;
-  private readonly maxPerConnection: number;
   private fatalReason: string | undefined;
 
   constructor(options: ConnectionPoolOptions) {
-    const count = options.connections ?? MAX_CONNECTIONS_PER_CLIENT;
-    if (!Number.isInteger(count) || count < 1 || count > MAX_CONNECTIONS_PER_CLIENT) {
+    const count = checkConnectionCount(options.connections);
+    this.book = options.book ?? new SubscriptionBook(count, options.maxSubscriptionsPerConnection);
+    if (this.book.connections !== count) {
       throw new IngestorError(
-        'CONFIG_INVALID',
-        `connections must be 1..${MAX_CONNECTIONS_PER_CLIENT}, got ${count}`,
-      );
-    }
-    this.maxPerConnection = options.maxSubscriptionsPerConnection ?? MAX_SUBSCRIPTIONS_PER_CONNECTION;
-    if (this.maxPerConnection < 1 || this.maxPerConnection > MAX_SUBSCRIPTIONS_PER_CONNECTION) {
-      throw new IngestorError(
-        'CONFIG_INVALID',
-        `maxSubscriptionsPerConnection must be 1..${MAX_SUBSCRIPTIONS_PER_CONNECTION}`,
+        'INTERNAL',
+        `the subscription book has ${this.book.connections} connections, the pool ${count}`,
       );
     }
     this.credentials = options.credentials;
@@ -122,13 +124,14 @@ export class ConnectionPool {
           credentials: () => this.credentials,
           events,
           budget,
+          subscriptions: this.book.instrumentsOf(index),
         }),
       );
     }
   }
 
   get capacity(): number {
-    return this.connections.length * this.maxPerConnection;
+    return this.book.capacity;
   }
 
   get fatal(): string | undefined {
@@ -144,47 +147,17 @@ export class ConnectionPool {
   }
 
   /** Adds instruments; throws SUBSCRIPTION_LIMIT (and subscribes nothing) if they do not all fit. */
-  subscribe(kind: SubscriptionKind, securityIds: readonly string[]): void {
-    const owners = this.owner[kind];
-    const fresh = [...new Set(securityIds)].filter((id) => !owners.has(id));
-    const room = this.connections.reduce((sum, c) => sum + (this.maxPerConnection - c.subscriptionCount), 0);
-    if (fresh.length > room) {
-      throw new IngestorError(
-        'SUBSCRIPTION_LIMIT',
-        `cannot subscribe ${fresh.length} more ${kind} instruments: ${room} slots left of ${this.capacity}`,
-      );
-    }
-    const batches = new Map<FeedConnection, string[]>();
-    for (const id of fresh) {
-      let best = this.connections[0] as FeedConnection;
-      let bestLoad = Number.POSITIVE_INFINITY;
-      for (const c of this.connections) {
-        const load = c.subscriptionCount + (batches.get(c)?.length ?? 0);
-        if (load < bestLoad) {
-          best = c;
-          bestLoad = load;
-        }
-      }
-      owners.set(id, best);
-      const list = batches.get(best) ?? [];
-      list.push(id);
-      batches.set(best, list);
-    }
-    for (const [connection, ids] of batches) connection.subscribe(kind, ids);
+  subscribe(kind: SubscriptionKind, securityIds: readonly string[]): Placement {
+    const placed = this.book.add(kind, securityIds);
+    for (const [index, ids] of placed) this.connections[index]?.sendSubscribe(kind, ids);
+    return placed;
   }
 
-  unsubscribe(kind: SubscriptionKind, securityIds: readonly string[]): void {
-    const owners = this.owner[kind];
-    const batches = new Map<FeedConnection, string[]>();
-    for (const id of securityIds) {
-      const connection = owners.get(id);
-      if (!connection) continue;
-      owners.delete(id);
-      const list = batches.get(connection) ?? [];
-      list.push(id);
-      batches.set(connection, list);
-    }
-    for (const [connection, ids] of batches) connection.unsubscribe(kind, ids);
+  /** Removes instruments (those not held are skipped). */
+  unsubscribe(kind: SubscriptionKind, securityIds: readonly string[]): Placement {
+    const removed = this.book.remove(kind, securityIds);
+    for (const [index, ids] of removed) this.connections[index]?.sendUnsubscribe(kind, ids);
+    return removed;
   }
 
   /** New credentials (e.g. a renewed token): every connection reconnects cleanly with them. */
@@ -197,26 +170,13 @@ export class ConnectionPool {
     for (const connection of this.connections) connection.setPaused(paused);
   }
 
-  /** Every instrument held, by kind. */
-  held(): { trade: Iterable<string>; ohlc: Iterable<string> } {
-    return { trade: this.owner.trade.keys(), ohlc: this.owner.ohlc.keys() };
-  }
-
-  /** The instruments a connection holds, by kind (for the ledger of gaps). */
-  instrumentsOf(index: number): { trade: ReadonlySet<string>; ohlc: ReadonlySet<string> } {
-    const connection = this.connections[index];
-    return connection
-      ? { trade: connection.trade, ohlc: connection.ohlc }
-      : { trade: new Set(), ohlc: new Set() };
-  }
-
   snapshot(): ConnectionSnapshot[] {
     return this.connections.map((c) => ({
       index: c.index,
       state: c.state,
       reason: c.reason,
-      trade: c.trade.size,
-      ohlc: c.ohlc.size,
+      trade: this.book.instrumentsOf(c.index).trade.size,
+      ohlc: this.book.instrumentsOf(c.index).ohlc.size,
       reconnects: c.reconnects,
       lastDataAt: c.lastDataAt,
       stateSince: c.stateSince,

@@ -18,10 +18,16 @@
  * answers with. The socket and the attempt's facts (its first failure, whether it opened) live in an
  * `Attempt` per socket, so a late event of an old socket never mixes with the running one.
  *
+ * The connection's state (the machine's state, its reason, whether the subscriptions are live and
+ * the gap cause when they are not) lives in one `ConnectionMachine`; this class holds the handles
+ * (socket, timers, budget ticket) and reports what the machine says through the events.
+ *
  * The token is asked of the credentials' `TokenSource` before every attempt (a renewed one is used
  * from the next (re)connect on); a refused token is reported through `onTokenRefused`, whose owner
  * (the pool) renews it and reconnects. Whether the subscriptions are live (socket open, reading not
  * paused) is reported through `onLink` with the cause when they are not, for the ledger of gaps.
+ * Which instruments the connection holds is the subscription book's (subscription-book.ts): the
+ * connection sends the requests and re-sends its holdings after every reconnect.
  */
 import type { TokenSource } from '@feedpipe/broker-api';
 import {
@@ -38,13 +44,15 @@ import { AttemptBudget, type AttemptTicket } from './attempt-budget.js';
 import {
   type ConnectionAction,
   type ConnectionEvent,
+  ConnectionMachine,
   type ConnectionState,
+  type LinkState,
   type RetryCause,
   type Transition,
-  transition,
 } from './connection-machine.js';
 import type { FeedFailure } from './failure-class.js';
 import { lastMarketStatus } from './market-status-scan.js';
+import type { HeldByConnection, SubscriptionKind } from './subscription-book.js';
 
 export type { ConnectionState } from './connection-machine.js';
 
@@ -54,9 +62,6 @@ export interface FeedCredentials {
   token: string | TokenSource;
   authType: 1 | 2 | 3;
 }
-
-/** Whether a connection's subscriptions are live, and why not when they are not. */
-export type LinkState = { live: true } | { live: false; cause: GapCause };
 
 export interface FeedConnectionEvents {
   /** One binary WebSocket message, as received. */
@@ -91,6 +96,8 @@ export interface FeedConnectionOptions {
   url: string;
   credentials: () => FeedCredentials;
   events: FeedConnectionEvents;
+  /** The instruments this connection holds (the subscription book's entry), re-sent on every open. */
+  subscriptions?: HeldByConnection;
   /** No ping or message for this long means the connection is dead. Default 45 s (4 pings at ~10 s). */
   staleTimeoutMs?: number;
   /** Least wait after an 805 eviction before trying again. Default 60 s. */
@@ -132,8 +139,7 @@ interface Attempt {
   /** What went wrong first, judged when the socket closes. */
   failure: FeedFailure | undefined;
   graceTimer: NodeJS.Timeout | undefined;
-  /** Disconnect sent for a reconnect: read on until the server closes (bounded by `drainTimer`). */
-  draining: boolean;
+  /** Bounds a drain for a reconnect (Disconnect sent, reading on until the server closes). */
   drainTimer: NodeJS.Timeout | undefined;
 }
 
@@ -142,18 +148,16 @@ interface Inbound {
   data?: Buffer;
 }
 
+const NONE_HELD: HeldByConnection = { trade: new Set(), ohlc: new Set() };
+
 export class FeedConnection {
   readonly index: number;
-  readonly trade = new Set<string>();
-  readonly ohlc = new Set<string>();
   private attempt: Attempt | undefined;
-  private stateValue: ConnectionState = 'idle';
-  private reasonValue = '';
+  private readonly machine = new ConnectionMachine();
   private readonly backoff: Backoff;
   private retryTimer: NodeJS.Timeout | undefined;
   private staleTimer: NodeJS.Timeout | undefined;
   private lastActivity = 0;
-  private pausedByPressure = false;
   private readonly budget: AttemptBudget;
   /** The ticket granted by 'begin-attempt', taken by the 'open-socket' that follows it. */
   private pendingTicket: AttemptTicket | undefined;
@@ -161,17 +165,11 @@ export class FeedConnection {
   private pendingToken = '';
   /** Counts 'begin-attempt's: a token that arrives for an older one is not used. */
   private beginSeq = 0;
-  /** Why the application dropped the socket (reconnectNow), until the subscriptions are live again. */
-  private dropCause: GapCause | undefined;
-  private link: LinkState = { live: false, cause: 'reconnect_pending' };
   private lastTokenValue = '';
   /** Epoch ms of the last market-data message (not pings, not errors); 0 before the first. */
   lastDataAt = 0;
-  /** Epoch ms of the last state change. */
-  stateSince = Date.now();
   /** Reconnects after the first successful open. */
   reconnects = 0;
-  private everOpened = false;
   private readonly options: FeedConnectionOptions;
 
   constructor(options: FeedConnectionOptions) {
@@ -182,15 +180,16 @@ export class FeedConnection {
   }
 
   get state(): ConnectionState {
-    return this.stateValue;
+    return this.machine.state;
   }
 
   get reason(): string {
-    return this.reasonValue;
+    return this.machine.reason;
   }
 
-  get subscriptionCount(): number {
-    return this.trade.size + this.ohlc.size;
+  /** Epoch ms of the last state change. */
+  get stateSince(): number {
+    return this.machine.stateSince;
   }
 
   start(): void {
@@ -207,14 +206,10 @@ export class FeedConnection {
    */
   reconnectNow(reason: string, cause: GapCause = 'reconnect_pending'): void {
     const attempt = this.attempt;
-    if (this.stateValue === 'open' && attempt?.opened && attempt.socket.readyState === WebSocket.OPEN) {
-      // The gap begins when the drained socket closes; it is this reconnect's, whatever came before.
-      this.dropCause = cause;
-      if (!attempt.draining) this.drain(attempt, reason);
-      return;
-    }
-    if (this.link.live) this.dropCause = cause;
-    this.dispatch({ type: 'reconnect-now', reason });
+    const writable = attempt?.socket.readyState === WebSocket.OPEN;
+    const plan = this.machine.planReconnect(cause, writable);
+    if (plan === 'drain' && attempt) this.drain(attempt, reason);
+    else if (plan === 'reconnect') this.dispatch({ type: 'reconnect-now', reason });
   }
 
   /**
@@ -223,7 +218,6 @@ export class FeedConnection {
    * server that has not closed within DRAIN_TIMEOUT_MS is cut off (the reconnect goes on).
    */
   private drain(attempt: Attempt, reason: string): void {
-    attempt.draining = true;
     try {
       attempt.socket.send(buildDisconnectRequest());
     } catch {
@@ -233,7 +227,7 @@ export class FeedConnection {
     const check = (): void => {
       if (this.attempt !== attempt) return;
       // Reading paused for backpressure: the server's close waits behind what is unread.
-      if (this.pausedByPressure && Date.now() - startedAt < DRAIN_PAUSED_LIMIT_MS) {
+      if (this.machine.paused && Date.now() - startedAt < DRAIN_PAUSED_LIMIT_MS) {
         attempt.drainTimer = setTimeout(check, DRAIN_TIMEOUT_MS);
         attempt.drainTimer.unref();
         return;
@@ -254,28 +248,28 @@ export class FeedConnection {
     return this.lastTokenValue;
   }
 
-  subscribe(kind: 'trade' | 'ohlc', securityIds: readonly string[]): void {
-    const set = kind === 'trade' ? this.trade : this.ohlc;
-    const added = securityIds.filter((id) => !set.has(id));
-    for (const id of added) set.add(id);
-    this.sendRequests(kind === 'trade' ? RequestCode.SubscribeTrade : RequestCode.SubscribeOhlc, added);
+  /** Sends the subscribe requests of instruments just added to this connection (when a socket is open). */
+  sendSubscribe(kind: SubscriptionKind, securityIds: readonly string[]): void {
+    this.sendRequests(kind === 'trade' ? RequestCode.SubscribeTrade : RequestCode.SubscribeOhlc, securityIds);
   }
 
-  unsubscribe(kind: 'trade' | 'ohlc', securityIds: readonly string[]): void {
-    const set = kind === 'trade' ? this.trade : this.ohlc;
-    const removed = securityIds.filter((id) => set.delete(id));
-    this.sendRequests(kind === 'trade' ? RequestCode.UnsubscribeTrade : RequestCode.UnsubscribeOhlc, removed);
+  /** Sends the unsubscribe requests of instruments just taken off this connection. */
+  sendUnsubscribe(kind: SubscriptionKind, securityIds: readonly string[]): void {
+    this.sendRequests(
+      kind === 'trade' ? RequestCode.UnsubscribeTrade : RequestCode.UnsubscribeOhlc,
+      securityIds,
+    );
   }
 
   /** Stops reading the socket (TCP backpressure) while the pipeline is full. */
   setPaused(paused: boolean): void {
-    this.pausedByPressure = paused;
+    this.machine.setPaused(paused);
     const socket = this.attempt?.socket;
     if (socket) {
       if (paused) socket.pause();
       else socket.resume();
     }
-    this.refreshLink();
+    this.reportLink();
   }
 
   /**
@@ -285,57 +279,26 @@ export class FeedConnection {
   private dispatch(event: ConnectionEvent, from?: Attempt, inbound: Inbound = {}): void {
     let step: Transition;
     try {
-      step = transition(this.stateValue, event);
+      step = this.machine.fire(event);
     } catch (error) {
       // A broken invariant, raised inside a socket listener where a throw would take the process
       // down: this connection stops and says why, the others go on.
       if (!(error instanceof IngestorError)) throw error;
       clearTimeout(this.retryTimer);
       from?.socket.terminate();
-      this.setState('fatal', `${error.code}: ${error.message}`);
+      this.machine.failed(`${error.code}: ${error.message}`);
+      this.options.events.onState?.(this.index, this.machine.state, this.machine.reason);
       return;
     }
-    if (step.reason !== undefined) this.setState(step.next, step.reason);
+    if (step.reason !== undefined) this.options.events.onState?.(this.index, step.next, step.reason);
     for (const action of step.actions) this.run(action, from ?? this.attempt, inbound);
-    this.refreshLink();
+    this.reportLink();
   }
 
-  /**
-   * Reports a change of liveness. The cause of a gap is decided when it starts (why the socket
-   * went) and kept until the subscriptions are live again, except that a pause for backpressure
-   * ends when the socket itself goes.
-   */
-  private refreshLink(): void {
-    const live = this.stateValue === 'open' && this.attempt?.opened === true && !this.pausedByPressure;
-    let next: LinkState;
-    if (live) {
-      next = { live: true };
-      // A socket draining for a reconnect is still live; the cause of the gap to come is kept.
-      if (!this.attempt?.draining) this.dropCause = undefined;
-    } else if (this.stateValue === 'open' && this.attempt?.opened === true) {
-      next = { live: false, cause: 'backpressure' };
-    } else if (!this.link.live && this.link.cause !== 'backpressure') {
-      return;
-    } else {
-      next = { live: false, cause: this.dropCause ?? this.causeOfState() };
-    }
-    const same = next.live ? this.link.live : !this.link.live && this.link.cause === next.cause;
-    if (same) return;
-    this.link = next;
-    this.options.events.onLink?.(this.index, next, Date.now());
-  }
-
-  private causeOfState(): GapCause {
-    switch (this.stateValue) {
-      case 'evicted':
-        return 'eviction';
-      case 'renewing':
-        return 'token_renewal';
-      case 'stopped':
-        return 'process_stopped';
-      default:
-        return 'connection_down';
-    }
+  /** Passes on a change of liveness (the machine judges it). */
+  private reportLink(): void {
+    const link: LinkState | undefined = this.machine.relink();
+    if (link) this.options.events.onLink?.(this.index, link, Date.now());
   }
 
   private run(action: ConnectionAction, attempt: Attempt | undefined, inbound: Inbound): void {
@@ -421,13 +384,6 @@ export class FeedConnection {
     }
   }
 
-  private setState(state: ConnectionState, reason: string): void {
-    if (state !== this.stateValue) this.stateSince = Date.now();
-    this.stateValue = state;
-    this.reasonValue = reason;
-    this.options.events.onState?.(this.index, state, reason);
-  }
-
   /**
    * The token first (a source may renew or re-read it), then the attempt budget. What arrives for
    * an attempt that is no longer wanted (stopped, given up, superseded) is dropped.
@@ -436,14 +392,14 @@ export class FeedConnection {
     const seq = ++this.beginSeq;
     const source = this.options.credentials().token;
     const wanted = (): boolean =>
-      seq === this.beginSeq && this.stateValue !== 'stopped' && this.stateValue !== 'fatal';
+      seq === this.beginSeq && this.machine.state !== 'stopped' && this.machine.state !== 'fatal';
     const proceed = (token: string): void => {
       if (!wanted()) return;
       const ticket = this.budget.tryBegin();
       if (ticket) {
         this.pendingTicket = ticket;
         this.pendingToken = token;
-        this.dispatch({ type: 'ticket-granted', reconnect: this.everOpened });
+        this.dispatch({ type: 'ticket-granted', reconnect: this.machine.everOpened });
       } else this.dispatch({ type: 'ticket-denied' });
     };
     if (typeof source === 'string') {
@@ -480,7 +436,6 @@ export class FeedConnection {
       opened: false,
       failure: undefined,
       graceTimer: undefined,
-      draining: false,
       drainTimer: undefined,
     };
     this.attempt = attempt;
@@ -523,7 +478,7 @@ export class FeedConnection {
           failure,
           opened: attempt.opened,
           renewable: this.renewable,
-          drained: attempt.draining,
+          drained: this.attempt === attempt && this.machine.draining,
         },
         attempt,
       );
@@ -531,13 +486,13 @@ export class FeedConnection {
   }
 
   private onOpen(attempt: Attempt): void {
-    this.everOpened = true;
     attempt.graceTimer = setTimeout(() => {
       if (attempt.failure === undefined) this.prove(attempt);
     }, AUTH_GRACE_MS);
-    if (this.pausedByPressure) attempt.socket.pause();
-    this.sendRequests(RequestCode.SubscribeTrade, [...this.trade]);
-    this.sendRequests(RequestCode.SubscribeOhlc, [...this.ohlc]);
+    if (this.machine.paused) attempt.socket.pause();
+    const held = this.options.subscriptions ?? NONE_HELD;
+    this.sendRequests(RequestCode.SubscribeTrade, [...held.trade]);
+    this.sendRequests(RequestCode.SubscribeOhlc, [...held.ohlc]);
     this.watchStaleness(attempt);
   }
 
@@ -625,7 +580,7 @@ export class FeedConnection {
     clearInterval(this.staleTimer);
     this.staleTimer = setInterval(
       () => {
-        if (this.attempt === attempt && Date.now() - this.lastActivity > timeout && !this.pausedByPressure)
+        if (this.attempt === attempt && Date.now() - this.lastActivity > timeout && !this.machine.paused)
           this.dispatch({ type: 'stale', timeoutMs: timeout }, attempt);
       },
       Math.min(1_000, Math.max(50, Math.floor(timeout / 4))),

@@ -21,6 +21,11 @@ export interface GapLedgerOptions {
   topic: string;
   /** The instruments a connection holds now. */
   instrumentsOf: (connection: number) => { trade: ReadonlySet<string>; ohlc: ReadonlySet<string> };
+  /**
+   * When an instrument was subscribed (epoch ms): one subscribed while its connection's gap was
+   * open misses only the part from then on. Unset: every instrument held for the whole gap.
+   */
+  subscribedAt?: (subscription: 'trade' | 'ohlc', securityId: string) => number | undefined;
   metrics: { gaps: Counter<'cause'>; gapRecordsPending: Gauge; gapRecordsDropped: Counter };
   log: (message: string) => void;
   /** Records waiting for Kafka at most. Default 1 000 000. */
@@ -94,13 +99,18 @@ export class GapLedger {
       const ids = only ?? held[subscription];
       for (const id of ids) {
         if (only && !held[subscription].has(id)) continue;
+        // Intervals of chosen instruments (`only`) carry their own start; a connection's gap starts
+        // for each instrument no earlier than its subscription.
+        const since = only ? undefined : this.#o.subscribedAt?.(subscription, id);
+        const startedAtMs = Math.max(interval.startedAtMs, since ?? 0);
+        if (startedAtMs > interval.startedAtMs && startedAtMs >= interval.endedAtMs) continue;
         const record: GapRecord = {
           type: 'gap',
           segment: SEGMENT_INX_EQ,
           securityId: Number(id),
           subscription,
           cause: interval.cause,
-          startedAt: interval.startedAtMs * 1000,
+          startedAt: startedAtMs * 1000,
           endedAt: interval.endedAtMs * 1000,
           connection: interval.connection,
         };

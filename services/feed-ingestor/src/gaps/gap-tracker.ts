@@ -11,7 +11,7 @@
  *   start's to record.
  */
 import type { GapCause } from '@feedpipe/contracts';
-import type { LinkState } from '../feed/feed-connection.js';
+import type { LinkState } from '../feed/connection-machine.js';
 
 export interface GapInterval {
   connection: number;

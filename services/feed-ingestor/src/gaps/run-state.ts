@@ -6,10 +6,10 @@
  * is known to within `intervalMs`.
  *
  * Written to a temporary file and renamed over the old one, so a crash mid-write leaves the
- * previous state, never half of one. One write at a time; a failed write is reported, not fatal.
+ * previous state, never half of one. One write at a time; a failed write is reported, not fatal
+ * (json-file.ts).
  */
-import { readFileSync } from 'node:fs';
-import { rename, writeFile } from 'node:fs/promises';
+import { isIdList, JsonFileWriter, readJsonFile } from '../json-file.js';
 import type { PreviousRun } from './gap-tracker.js';
 
 interface StateFile {
@@ -29,36 +29,26 @@ export interface RunStateOptions {
   log: (message: string) => void;
 }
 
-const isIdList = (v: unknown): v is string[] => Array.isArray(v) && v.every((x) => typeof x === 'string');
-
 /** The previous run's downtime start and instruments, or undefined when there is no usable file. */
 export function readPreviousRun(path: string, log: (message: string) => void): PreviousRun | undefined {
-  let text: string;
-  try {
-    text = readFileSync(path, 'utf8');
-  } catch {
-    return undefined;
-  }
-  try {
-    const state = JSON.parse(text) as Partial<StateFile>;
-    const stopped = typeof state.stoppedAtMs === 'number' ? state.stoppedAtMs : state.aliveAtMs;
-    if (typeof stopped !== 'number' || !isIdList(state.trade) || !isIdList(state.ohlc))
-      throw new Error('fields');
+  const read = readJsonFile(path);
+  if (read === 'missing') return undefined;
+  const state = (read === 'unreadable' ? {} : read.value) as Partial<StateFile>;
+  const stopped = typeof state.stoppedAtMs === 'number' ? state.stoppedAtMs : state.aliveAtMs;
+  if (typeof stopped === 'number' && isIdList(state.trade) && isIdList(state.ohlc))
     return { stoppedAtMs: stopped, trade: new Set(state.trade), ohlc: new Set(state.ohlc) };
-  } catch {
-    log(`run state ${path} is unreadable; the downtime before this start is not in the ledger of gaps`);
-    return undefined;
-  }
+  log(`run state ${path} is unreadable; the downtime before this start is not in the ledger of gaps`);
+  return undefined;
 }
 
 export class RunState {
   readonly #o: RunStateOptions;
+  readonly #writer: JsonFileWriter;
   #timer: NodeJS.Timeout | undefined;
-  #writing: Promise<void> = Promise.resolve();
-  #failures = 0;
 
   constructor(options: RunStateOptions) {
     this.#o = options;
+    this.#writer = new JsonFileWriter(options.path, 'run state', options.log);
   }
 
   start(): void {
@@ -75,25 +65,15 @@ export class RunState {
   }
 
   #write(stoppedAtMs: number | null): Promise<void> {
-    this.#writing = this.#writing.then(async () => {
+    return this.#writer.write((): StateFile => {
       const held = this.#o.held();
-      const state: StateFile = {
+      return {
         version: 1,
         aliveAtMs: stoppedAtMs ?? Date.now(),
         stoppedAtMs,
         trade: [...held.trade],
         ohlc: [...held.ohlc],
       };
-      const temporary = `${this.#o.path}.${process.pid}.tmp`;
-      try {
-        await writeFile(temporary, JSON.stringify(state));
-        await rename(temporary, this.#o.path);
-      } catch (error) {
-        // The first failure says why; the ledger then misses at most this run's downtime.
-        if (this.#failures++ === 0)
-          this.#o.log(`run state ${this.#o.path} cannot be written (${(error as Error).message})`);
-      }
     });
-    return this.#writing;
   }
 }

@@ -20,6 +20,8 @@ export interface StaleWatcherOptions {
   lastTradeAt: (securityId: number) => number | undefined;
   /** The trade instruments a connection holds now. */
   instrumentsOf: (connection: number) => ReadonlySet<string>;
+  /** When a trade instrument was subscribed (epoch ms): it cannot have been quiet for longer. */
+  subscribedAt?: (securityId: string) => number | undefined;
   /** A closed stale interval, for the ledger (one instrument, `only`). */
   record: (interval: GapInterval) => void;
   now?: () => number;
@@ -99,7 +101,7 @@ export class StaleWatcher {
           if (last !== undefined && last > open.startedAtMs) this.#end(securityId, open, last);
           continue;
         }
-        const quietFrom = Math.max(last ?? 0, liveSince, openSince);
+        const quietFrom = Math.max(last ?? 0, liveSince, openSince, this.#o.subscribedAt?.(id) ?? 0);
         if (now - quietFrom > this.#o.staleAfterMs)
           this.#stale.set(securityId, { connection, startedAtMs: quietFrom });
       }

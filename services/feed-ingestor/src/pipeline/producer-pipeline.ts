@@ -7,6 +7,9 @@
  * Bounded: the bytes held (filling, queued and in flight) never exceed `maxBufferedBytes`. At that
  * bound the pipeline reports `full` (the pool pauses reading its sockets, so TCP pushes back on the
  * server) and says so loudly; below half of it, reading resumes. Nothing is dropped silently.
+ *
+ * Frames enter through `push`; what comes back (Kafka's acknowledgement of a chunk, frames given up,
+ * the buffer's pressure) goes to its `PipelineObserver`s (pipeline-observer.ts).
  */
 import { randomInt } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
@@ -14,7 +17,7 @@ import type { FeedTopics } from '@feedpipe/contracts';
 import { Piscina } from 'piscina';
 import { IngestorError } from '../errors.js';
 import { FrameChunk } from './frame-chunk.js';
-import { LatencyRecorder } from './latency-recorder.js';
+import type { PipelineObserver } from './pipeline-observer.js';
 import type { ChunkResult, DecodeWorkerData } from './worker-protocol.js';
 
 export interface ProducerPipelineOptions {
@@ -30,13 +33,12 @@ export interface ProducerPipelineOptions {
   maxBufferedBytes?: number;
   /** Kafka request timeout. Default 10 s. */
   requestTimeoutMs?: number;
-  onResult?: (result: ChunkResult) => void;
-  onPressure?: (full: boolean, bufferedBytes: number) => void;
   /**
-   * Frames that will never be decoded: `worker_failed`, a chunk whose decoding failed every attempt
-   * (said on stderr too). Counted as ingestor_frames_undecoded_total; 0 in a healthy ingestor.
+   * Told of every acknowledged chunk, of the buffer's pressure and of frames that will never be
+   * decoded (`worker_failed`, a chunk whose decoding failed every attempt; said on stderr too).
+   * More can be added with `observe`.
    */
-  onUndecoded?: (reason: 'worker_failed', frames: number) => void;
+  observers?: readonly PipelineObserver[];
   /**
    * The repeat guard for the next chunk of a connection (trade-memory.ts), asked when the chunk is
    * sent: every earlier chunk of that connection has been reported by then.
@@ -64,7 +66,6 @@ const WORKER_FILE = fileURLToPath(new URL('./decode-worker.ts', import.meta.url)
 const PACK_OVERHEAD_PER_FRAME = 12;
 
 export class ProducerPipeline {
-  readonly latency = new LatencyRecorder();
   private readonly pool: Piscina;
   private readonly queues = new Map<number, ConnectionQueue>();
   private readonly chunkBytes: number;
@@ -76,6 +77,7 @@ export class ProducerPipeline {
   private closed = false;
   private draining = 0;
   private readonly idleWaiters: Array<() => void> = [];
+  private readonly observers: PipelineObserver[];
   private readonly options: ProducerPipelineOptions;
   /** Totals since start. */
   readonly totals = {
@@ -96,6 +98,7 @@ export class ProducerPipeline {
 
   constructor(options: ProducerPipelineOptions) {
     this.options = options;
+    this.observers = [...(options.observers ?? [])];
     this.chunkBytes = options.chunkBytes ?? 1 << 20;
     this.flushIntervalMs = options.flushIntervalMs ?? 20;
     this.maxBufferedBytes = options.maxBufferedBytes ?? 256 * 1024 * 1024;
@@ -125,6 +128,11 @@ export class ProducerPipeline {
     this.timer = setInterval(() => this.flushAged(), Math.max(1, Math.floor(this.flushIntervalMs / 2)));
   }
 
+  /** Adds an observer, told after those before it. */
+  observe(observer: PipelineObserver): void {
+    this.observers.push(observer);
+  }
+
   get buffered(): number {
     return this.bufferedBytes;
   }
@@ -150,7 +158,7 @@ export class ProducerPipeline {
     if (!this.full && this.bufferedBytes >= this.maxBufferedBytes) {
       this.full = true;
       this.totals.bufferFullEvents += 1;
-      this.options.onPressure?.(true, this.bufferedBytes);
+      for (const o of this.observers) o.pressure?.(true, this.bufferedBytes);
     }
     return !this.full;
   }
@@ -244,9 +252,9 @@ export class ProducerPipeline {
       .run(message, { transferList })
       .then(
         (result: ChunkResult) => {
-          this.latency.recordFrames(receivedAt, result.ackedAtMicros);
           this.account(result);
-          this.options.onResult?.(result);
+          const acknowledged = { result, receivedAtMicros: receivedAt, bufferedBytes: this.bufferedBytes };
+          for (const o of this.observers) o.acknowledged?.(acknowledged);
           this.settle(connection, queue, chunk);
         },
         (error: unknown) => {
@@ -256,7 +264,7 @@ export class ProducerPipeline {
           }
           // Given up (or the pipeline is closing): every frame of the chunk is counted, never silent.
           this.totals.undecoded += chunk.frameCount;
-          this.options.onUndecoded?.('worker_failed', chunk.frameCount);
+          for (const o of this.observers) o.undecoded?.(connection, 'worker_failed', chunk.frameCount);
           process.stderr.write(
             `ingestor: ${chunk.frameCount} frames of connection ${connection} not decoded: decode worker failed ${attempt} times: ${(error as Error).message}\n`,
           );
@@ -264,7 +272,7 @@ export class ProducerPipeline {
         },
       )
       .catch((error: unknown) => {
-        // A throw of onResult (a bug of the caller): the chunk is in Kafka; go on with the next.
+        // A throw of an observer (a bug of the caller): the chunk is in Kafka; go on with the next.
         process.stderr.write(`ingestor: chunk result handler failed: ${(error as Error).message}\n`);
         this.settle(connection, queue, chunk);
       });
@@ -277,7 +285,7 @@ export class ProducerPipeline {
     this.bufferedBytes -= chunk.byteLength;
     if (this.full && this.bufferedBytes <= this.maxBufferedBytes / 2) {
       this.full = false;
-      this.options.onPressure?.(false, this.bufferedBytes);
+      for (const o of this.observers) o.pressure?.(false, this.bufferedBytes);
     }
     if (this.draining > 0) this.flushAged();
     else this.dispatch(connection, queue);

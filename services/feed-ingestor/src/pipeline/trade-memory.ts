@@ -85,6 +85,29 @@ export class TradeMemory {
     });
   }
 
+  /**
+   * Instruments just subscribed on `connection` while its socket is open: the feed answers each with
+   * a snapshot, whose trade repeats the last one produced when the instrument was held before (and
+   * removed, or held on another connection) and has not traded since. They join the connection's
+   * guard as if the socket had just opened for them.
+   */
+  subscribed(connection: number, securityIds: readonly string[]): void {
+    const now = (this.#o.now ?? Date.now)();
+    const known = securityIds.map(Number).filter((id) => this.#last.has(id));
+    if (known.length === 0) return;
+    const guard = this.#guards.get(connection);
+    if (guard && now <= guard.untilMs) {
+      for (const id of known) guard.pending.add(id);
+      guard.untilMs = now + (this.#o.guardMs ?? 30_000);
+      return;
+    }
+    this.#guards.set(connection, {
+      pending: new Set(known),
+      sinceMicros: (performance.timeOrigin + performance.now()) * 1000,
+      untilMs: now + (this.#o.guardMs ?? 30_000),
+    });
+  }
+
   /** The guard for the next chunk of `connection` ([securityId, volume, ltt]...), if one is due. */
   guardFor(connection: number): Float64Array | undefined {
     const guard = this.#guards.get(connection);
