@@ -52,7 +52,7 @@ async function main(): Promise<void> {
 
   const registry = new Registry();
   const { tokens, credentials } = await startTokens(upstream, registry);
-  const { ingestor, sink, ops } = await startPipeline({
+  const { ingestor, sink, ops, subscriptions } = await startPipeline({
     brokers: kafka.brokers,
     store,
     registry,
@@ -120,6 +120,7 @@ async function main(): Promise<void> {
     clickhouseUrl: query.clickhouseUrl,
     gatewayUrl: trading.url,
     opsUrl: ops.url,
+    subscriptions: { url: `${subscriptions.route.url}/v1/subscriptions`, key: subscriptions.key },
     keys,
     postbackNote,
   });

@@ -13,6 +13,10 @@
  *
  * Replay (item 5): the feed `npm start` captured (CAPTURE_FILE) goes back into Kafka through
  * `npx feed-ingestor replay` at 10x, into a scratch topic, and nothing is stored twice.
+ *
+ * Subscriptions while running (item 6): an instrument of the simulator that `npm start` did not
+ * subscribe is added through the ingestor's ops route with the key the banner prints, and its
+ * trades are stored within seconds.
  */
 import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
@@ -164,5 +168,42 @@ describe("replaying npm start's capture", () => {
     );
     expect(Number(row.n)).toBeGreaterThan(0);
     expect(Number(row.n)).toBe(Number(row.u));
+  });
+});
+
+describe("npm start's subscriptions while running", () => {
+  it('add an instrument through the ops route, and its trades are stored within seconds', async () => {
+    const running = start as RunningStart;
+    const { url, key } = running.subscriptions;
+    // The simulator's last INX_EQ instrument: npm start subscribes its first DEMO_INSTRUMENTS.
+    const { id } = await sqlRow(
+      "SELECT max(security_id) AS id FROM market.instruments WHERE exchange_segment = 'INX_EQ' AND valid_to IS NULL",
+    );
+    expect(Number(id)).toBeGreaterThan(0);
+    const before = await sqlRow(
+      `SELECT count() AS n FROM ${FEED_TABLES.ticks.name} WHERE security_id = ${Number(id)}`,
+    );
+    expect(Number(before.n)).toBe(0);
+    const refused = await fetch(url, { method: 'POST', body: JSON.stringify({ add: [Number(id)] }) });
+    expect(refused.status).toBe(401);
+    const response = await fetch(url, {
+      method: 'POST',
+      headers: { 'x-api-key': key, 'content-type': 'application/json' },
+      body: JSON.stringify({ kind: 'trade', add: [Number(id)] }),
+    });
+    expect(response.status, await response.clone().text()).toBe(200);
+    expect(((await response.json()) as { added: string[] }).added).toEqual([String(id)]);
+    await waitFor(
+      async () =>
+        Number(
+          (
+            await sqlRow(
+              `SELECT count() AS n FROM ${FEED_TABLES.ticks.name} WHERE security_id = ${Number(id)}`,
+            )
+          ).n,
+        ) > 0,
+      30_000,
+      'a stored trade of the instrument added while running',
+    );
   });
 });

@@ -28,6 +28,8 @@ export interface BannerFacts {
   clickhouseUrl: string | undefined;
   gatewayUrl: string;
   opsUrl: string;
+  /** The ingestor's subscription route and its ops key (of this start). */
+  subscriptions: { url: string; key: string };
   keys: StartKeys;
   postbackNote: string;
 }
@@ -65,6 +67,7 @@ export function printBanner(f: BannerFacts): void {
       `    query API admin     ${keys.admin}   (create, list, revoke keys: ${apiUrl}/v1/admin/keys)`,
       `    gateway trade       ${keys.trade}   (orders and account at ${gatewayUrl})`,
       `    gateway admin       ${keys.gatewayAdmin}   (the gateway's keys: ${gatewayUrl}/v1/admin/keys)`,
+      `    ingestor ops        ${f.subscriptions.key}   (add or remove instruments while running: ${f.subscriptions.url})`,
       `  status      ${apiUrl}/status   (sign in with the read key; it is kept in the browser tab, never in the URL)`,
       `  postbacks   ${gatewayUrl}/postbacks/orders/<secret>: ${f.postbackNote}`,
       `  metrics     pipeline ${opsUrl}/metrics   API ${apiUrl}/metrics   gateway ${gatewayUrl}/metrics${f.kafkaMetricsUrl ? `   Kafka ${f.kafkaMetricsUrl}` : ''}   health ${opsUrl}/healthz   ready ${opsUrl}/readyz`,

@@ -2,9 +2,17 @@
  * The pipeline proper for `npm start`: the feed ingestor (socket -> Kafka), the sink (Kafka ->
  * ClickHouse) and the ops server with the pipeline's metrics, health and readiness.
  */
+
+import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import type { Credentials } from '@feedpipe/credentials';
-import { createFeedIngestor, type FeedCredentials, type FeedIngestor } from '@feedpipe/feed-ingestor';
+import {
+  createFeedIngestor,
+  type FeedCredentials,
+  type FeedIngestor,
+  type OpsRouteServer,
+  startOpsRouteServer,
+} from '@feedpipe/feed-ingestor';
 import { createSink, type Sink } from '@feedpipe/feed-sink';
 import {
   DISK_GUARD_ENV,
@@ -34,6 +42,8 @@ export interface Pipeline {
   ingestor: FeedIngestor;
   sink: Sink;
   ops: OpsServer;
+  /** The ingestor's subscription route (docs/operations.md, "Subscriptions while running"). */
+  subscriptions: { route: OpsRouteServer; key: string };
 }
 
 /** Feed connections of the ingestor. */
@@ -66,6 +76,8 @@ export async function startPipeline(inputs: PipelineInputs): Promise<Pipeline> {
     connections: FEED_CONNECTIONS,
     instruments: { trade: inputs.instruments, ohlc: inputs.instruments.slice(0, 100) },
     stateFile: join(inputs.dataDir, 'feed-ingestor.state.json'),
+    // Instruments added or removed while running, kept across restarts of npm start.
+    subscriptionsFile: join(inputs.dataDir, 'feed-ingestor.universe-changes.json'),
     // What `feed-ingestor replay` replays (docs/operations.md, "Replaying the past"); off unless asked.
     captureFile: process.env.CAPTURE_FILE || undefined,
     log: (m) => log(`ingestor: ${m}`),
@@ -82,7 +94,16 @@ export async function startPipeline(inputs: PipelineInputs): Promise<Pipeline> {
     ready: () => readiness(ingestor, sink),
   });
   onExit('ops', () => ops.close());
-  return { ingestor, sink, ops };
+  // The ingestor's ops route, with a key of this start (printed in the banner, like the API keys).
+  const opsKey = randomBytes(24).toString('base64url');
+  const route = await startOpsRouteServer({
+    ingestor,
+    key: opsKey,
+    port: Number(process.env.INGESTOR_OPS_PORT ?? 0),
+    log: (m) => log(`ingestor: ${m}`),
+  });
+  onExit('subscriptions', () => route.close());
+  return { ingestor, sink, ops, subscriptions: { route, key: opsKey } };
 }
 
 /** Ready = market data flowing into Kafka and the sink in its group (not merely sockets open). */

@@ -23,6 +23,8 @@ export interface RunningStart {
   jdbcUrl: string | undefined;
   /** Every `/metrics` endpoint the banner's metrics line names (pipeline, API, gateway, Kafka). */
   metricsUrls: string[];
+  /** The ingestor's subscription route and the ops key of this start (issue #33 item 6). */
+  subscriptions: { url: string; key: string };
   stop(): Promise<void>;
 }
 
@@ -94,6 +96,14 @@ export async function startNpmStart(extraEnv: Record<string, string> = {}): Prom
     metricsUrls: [
       ...field(banner, /\n {2}metrics +(.*)\n/, 'metrics line').matchAll(/(http:\/\/\S+\/metrics)\b/g),
     ].map((m) => m[1] as string),
+    subscriptions: {
+      url: field(
+        banner,
+        /\n {4}ingestor ops .*\(add or remove instruments while running: (\S+)\)/,
+        'subscription route',
+      ),
+      key: field(banner, /\n {4}ingestor ops +(\S+)/, 'ops key'),
+    },
     stop,
   };
 }
