@@ -9,8 +9,13 @@
  * CLICKHOUSE_URL), from the sink's start to the last row stored. Stored rows and unique
  * (instrument, volume) pairs are checked at the end. Progress on stderr; the last stdout line is
  * the JSON result: {"bench":"sink","records":N,"replay_per_s":...,"drain_per_s":...}.
+ *
+ * Beside the rate, the CPU the drain cost: microseconds per row of this process (the sink's
+ * JavaScript and the embedded engine's threads; the replay's workers are idle by then) and of the
+ * broker's JVM. On a machine shared with other work the rate follows the share of the cores the
+ * drain got; the CPU per row does much less, so it is the figure to compare across runs.
  */
-import { existsSync, rmSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { FEED_TABLES, prefixedTopics } from '@feedpipe/contracts';
@@ -40,6 +45,26 @@ const records = bounded('records', values.records, 50_000_000);
 const instruments = bounded('instruments', values.instruments, 100_000);
 const perFrame = bounded('per-frame', values['per-frame'], 1_000);
 const log = (m: string) => process.stderr.write(`bench:sink: ${m}\n`);
+
+/** Clock ticks per second of /proc's CPU times (USER_HZ: 100 on Linux everywhere in practice). */
+const USER_HZ = 100;
+
+/** CPU seconds (user and system) the process `pid` has used so far, from /proc; 0 where there is none. */
+function processCpuSeconds(pid: number): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // Fields after the command name (which may hold spaces, so split after its closing parenthesis).
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / USER_HZ;
+  } catch {
+    return 0;
+  }
+}
+
+const ownCpuSeconds = (): number => {
+  const { user, system } = process.cpuUsage();
+  return (user + system) / 1e6;
+};
 
 async function main(): Promise<void> {
   const missing = Object.entries(EMBEDDED_ENGINE_ALLOCATOR_ENV).filter(([k, v]) => process.env[k] !== v);
@@ -76,6 +101,8 @@ async function main(): Promise<void> {
       log: (m) => log(`sink: ${m}`),
     });
     const started = performance.now();
+    const cpuAtStart = ownCpuSeconds();
+    const brokerCpuAtStart = processCpuSeconds(kafka.pid);
     await sink.start();
     const inserted = () => sink.stats().inserted[FEED_TABLES.ticks.name] ?? 0;
     let lastLog = started;
@@ -93,6 +120,8 @@ async function main(): Promise<void> {
       50,
     );
     const drainSeconds = (performance.now() - started) / 1000;
+    const sinkCpu = ownCpuSeconds() - cpuAtStart;
+    const brokerCpu = processCpuSeconds(kafka.pid) - brokerCpuAtStart;
     await sink.stop();
     const [row] = await store.internal.rows<{ n: string | number; u: string | number }>(
       `SELECT count() AS n, uniqExact(security_id, volume) AS u FROM ${FEED_TABLES.ticks.name}`,
@@ -105,6 +134,8 @@ async function main(): Promise<void> {
         replay_per_s: replayPerS,
         drain_per_s: Math.round(records / drainSeconds),
         drain_seconds: Math.round(drainSeconds * 100) / 100,
+        sink_cpu_us_per_row: Math.round((sinkCpu / records) * 1e8) / 100,
+        broker_cpu_us_per_row: Math.round((brokerCpu / records) * 1e8) / 100,
         stored: Number(row?.n),
         duplicates: Number(row?.n) - Number(row?.u),
         lost: records - Number(row?.u),
