@@ -1,5 +1,6 @@
 /**
  * npm run bench:sink -- [--records 5000000] [--instruments 25000] [--per-frame 100]
+ *                         [--batch-rows N] [--buffered-rows N]
  *
  * The Kafka -> ClickHouse sink alone. A capture of --records trades is generated (frames of
  * --per-frame trades over --instruments instruments, every trade one lot more than its instrument's
@@ -14,6 +15,8 @@
  * JavaScript and the embedded engine's threads; the replay's workers are idle by then) and of the
  * broker's JVM. On a machine shared with other work the rate follows the share of the cores the
  * drain got; the CPU per row does much less, so it is the figure to compare across runs.
+ * --batch-rows and --buffered-rows set the sink's maxBatchRows and maxBufferedRows (default: the
+ * sink's own defaults), to measure the block size's trade-off of CPU against memory.
  */
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
@@ -31,6 +34,8 @@ const { values } = parseArgs({
     records: { type: 'string', default: '5000000' },
     instruments: { type: 'string', default: '25000' },
     'per-frame': { type: 'string', default: '100' },
+    'batch-rows': { type: 'string' },
+    'buffered-rows': { type: 'string' },
   },
 });
 
@@ -44,6 +49,13 @@ function bounded(name: string, raw: string | undefined, max: number): number {
 const records = bounded('records', values.records, 50_000_000);
 const instruments = bounded('instruments', values.instruments, 100_000);
 const perFrame = bounded('per-frame', values['per-frame'], 1_000);
+/** Sink options the flags override; left out (the sink's defaults) when not given. */
+const blockSizes = {
+  ...(values['batch-rows'] ? { maxBatchRows: bounded('batch-rows', values['batch-rows'], 1_000_000) } : {}),
+  ...(values['buffered-rows']
+    ? { maxBufferedRows: bounded('buffered-rows', values['buffered-rows'], 10_000_000) }
+    : {}),
+};
 const log = (m: string) => process.stderr.write(`bench:sink: ${m}\n`);
 
 /** Clock ticks per second of /proc's CPU times (USER_HZ: 100 on Linux everywhere in practice). */
@@ -98,6 +110,7 @@ async function main(): Promise<void> {
       groupId: uniqueName('bench-sink'),
       topics,
       maxBatchAgeMs: 1_000,
+      ...blockSizes,
       log: (m) => log(`sink: ${m}`),
     });
     const started = performance.now();
@@ -133,6 +146,7 @@ async function main(): Promise<void> {
         instruments,
         replay_per_s: replayPerS,
         drain_per_s: Math.round(records / drainSeconds),
+        ...(values['batch-rows'] ? { batch_rows: blockSizes.maxBatchRows } : {}),
         drain_seconds: Math.round(drainSeconds * 100) / 100,
         sink_cpu_us_per_row: Math.round((sinkCpu / records) * 1e8) / 100,
         broker_cpu_us_per_row: Math.round((brokerCpu / records) * 1e8) / 100,
