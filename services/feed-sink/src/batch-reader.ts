@@ -7,7 +7,7 @@
  */
 import { SOURCE_HEADER, type TopicKind } from '@feedpipe/contracts';
 import type { PartitionBatch } from '@feedpipe/kafka-client';
-import { appendCanonical, CsvBlock, rowLine } from './csv-lines.js';
+import { appendCanonical, type CanonicalLayout, CsvBlock, rowLine } from './csv-lines.js';
 import type { SinkMetrics } from './sink-metrics.js';
 import { type FeedValue, ROUTED_TABLES, SINK_TABLES, type SinkTable } from './sink-tables.js';
 import type { SourceMarks } from './source-marks.js';
@@ -66,7 +66,6 @@ export class BatchReader {
     const block = buffer.lines;
     block.source(partition, this.#clusterField);
     if (block.rows === 0) buffer.oldestAt = Date.now();
-    const bytes = batch.bytes;
     const count = batch.count;
     let taken = 0;
     for (let i = 0; i < count; i++) {
@@ -82,13 +81,7 @@ export class BatchReader {
         metrics.copiesDropped.inc({ table });
         continue;
       }
-      const start = batch.valueStart(i);
-      const outcome =
-        start < 0
-          ? 'invalid'
-          : canonical && appendCanonical(block, canonical, bytes, offset, start, batch.valueEnd(i))
-            ? 'appended'
-            : this.#appendSlow(routed, sinkTable, buffer, batch.value(i) as Buffer, partition, offset);
+      const outcome = this.#append(batch, i, buffer, canonical, routed, sinkTable);
       if (outcome === 'appended') taken += 1;
       else if (outcome === 'invalid') {
         stats.invalid += 1;
@@ -102,18 +95,27 @@ export class BatchReader {
     metrics.bufferedRows.set(stats.buffered);
   }
 
-  /** A value off the fast path: parsed and validated, for its own table or a routed one. */
-  #appendSlow(
+  /**
+   * Record i's row: straight from the bytes when the value is in the table's canonical text, else
+   * parsed and validated (for the topic's own table, or a routed one).
+   */
+  #append(
+    batch: PartitionBatch,
+    i: number,
+    buffer: TableBuffer,
+    canonical: CanonicalLayout | undefined,
     routed: ReadonlyMap<string, SinkTable>,
     own: SinkTable,
-    buffer: TableBuffer,
-    value: Buffer,
-    partition: number,
-    offset: number,
   ): 'appended' | 'stored' | 'invalid' {
+    const start = batch.valueStart(i);
+    if (start < 0) return 'invalid';
+    const offset = batch.offset(i);
+    if (canonical && appendCanonical(buffer.lines, canonical, batch.bytes, offset, start, batch.valueEnd(i)))
+      return 'appended';
+    const value = batch.value(i) as Buffer;
     return routed.size === 0
-      ? this.#appendParsed(own, buffer.lines, value, partition, offset)
-      : this.#appendRouted(routed, own, buffer, value, partition, offset);
+      ? this.#appendParsed(own, buffer.lines, value, batch.partition, offset)
+      : this.#appendRouted(routed, own, buffer, value, batch.partition, offset);
   }
 
   #replayed(table: string): void {
