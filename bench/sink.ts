@@ -11,14 +11,14 @@
  * (instrument, volume) pairs are checked at the end. Progress on stderr; the last stdout line is
  * the JSON result: {"bench":"sink","records":N,"replay_per_s":...,"drain_per_s":...}.
  *
- * Beside the rate, the CPU the drain cost: microseconds per row of this process (the sink's
- * JavaScript and the embedded engine's threads; the replay's workers are idle by then) and of the
- * broker's JVM. On a machine shared with other work the rate follows the share of the cores the
+ * Beside the rate, the CPU the drain cost: microseconds per row of the sink (this process and its
+ * children but the broker: the embedded engine runs in a child process; the replay's workers are
+ * idle by then) and of the broker's JVM. On a machine shared with other work the rate follows the share of the cores the
  * drain got; the CPU per row does much less, so it is the figure to compare across runs.
  * --batch-rows and --buffered-rows set the sink's maxBatchRows and maxBufferedRows (default: the
  * sink's own defaults), to measure the block size's trade-off of CPU against memory.
  */
-import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { FEED_TABLES, prefixedTopics } from '@feedpipe/contracts';
@@ -61,22 +61,39 @@ const log = (m: string) => process.stderr.write(`bench:sink: ${m}\n`);
 /** Clock ticks per second of /proc's CPU times (USER_HZ: 100 on Linux everywhere in practice). */
 const USER_HZ = 100;
 
-/** CPU seconds (user and system) the process `pid` has used so far, from /proc; 0 where there is none. */
-function processCpuSeconds(pid: number): number {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    // Fields after the command name (which may hold spaces, so split after its closing parenthesis).
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(fields[11]) + Number(fields[12])) / USER_HZ;
-  } catch {
-    return 0;
+/** Parent pid and CPU seconds (user and system) so far of every process /proc shows. */
+function processTable(): Map<number, { parent: number; cpu: number }> {
+  const table = new Map<number, { parent: number; cpu: number }>();
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      // Fields after the command name (which may hold spaces, so split after its closing parenthesis).
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      table.set(Number(entry), {
+        parent: Number(fields[1]),
+        cpu: (Number(fields[11]) + Number(fields[12])) / USER_HZ,
+      });
+    } catch {
+      // Gone between the listing and the read.
+    }
   }
+  return table;
 }
 
-const ownCpuSeconds = (): number => {
-  const { user, system } = process.cpuUsage();
-  return (user + system) / 1e6;
-};
+/** CPU seconds so far of `root` and its descendants, leaving out the subtrees of `except`. */
+function treeCpuSeconds(root: number, except: readonly number[]): number {
+  const table = processTable();
+  let total = 0;
+  const pending = [root];
+  for (let pid = pending.pop(); pid !== undefined; pid = pending.pop()) {
+    total += table.get(pid)?.cpu ?? 0;
+    for (const [child, { parent }] of table) {
+      if (parent === pid && !except.includes(child)) pending.push(child);
+    }
+  }
+  return total;
+}
 
 async function main(): Promise<void> {
   const missing = Object.entries(EMBEDDED_ENGINE_ALLOCATOR_ENV).filter(([k, v]) => process.env[k] !== v);
@@ -114,8 +131,9 @@ async function main(): Promise<void> {
       log: (m) => log(`sink: ${m}`),
     });
     const started = performance.now();
-    const cpuAtStart = ownCpuSeconds();
-    const brokerCpuAtStart = processCpuSeconds(kafka.pid);
+    const sinkCpuSeconds = () => treeCpuSeconds(process.pid, [kafka.pid]);
+    const cpuAtStart = sinkCpuSeconds();
+    const brokerCpuAtStart = treeCpuSeconds(kafka.pid, []);
     await sink.start();
     const inserted = () => sink.stats().inserted[FEED_TABLES.ticks.name] ?? 0;
     let lastLog = started;
@@ -133,8 +151,8 @@ async function main(): Promise<void> {
       50,
     );
     const drainSeconds = (performance.now() - started) / 1000;
-    const sinkCpu = ownCpuSeconds() - cpuAtStart;
-    const brokerCpu = processCpuSeconds(kafka.pid) - brokerCpuAtStart;
+    const sinkCpu = sinkCpuSeconds() - cpuAtStart;
+    const brokerCpu = treeCpuSeconds(kafka.pid, []) - brokerCpuAtStart;
     await sink.stop();
     const [row] = await store.internal.rows<{ n: string | number; u: string | number }>(
       `SELECT count() AS n, uniqExact(security_id, volume) AS u FROM ${FEED_TABLES.ticks.name}`,
