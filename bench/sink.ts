@@ -1,5 +1,6 @@
 /**
  * npm run bench:sink -- [--records 5000000] [--instruments 25000] [--per-frame 100]
+ *                         [--batch-rows N] [--buffered-rows N]
  *
  * The Kafka -> ClickHouse sink alone. A capture of --records trades is generated (frames of
  * --per-frame trades over --instruments instruments, every trade one lot more than its instrument's
@@ -9,8 +10,15 @@
  * CLICKHOUSE_URL), from the sink's start to the last row stored. Stored rows and unique
  * (instrument, volume) pairs are checked at the end. Progress on stderr; the last stdout line is
  * the JSON result: {"bench":"sink","records":N,"replay_per_s":...,"drain_per_s":...}.
+ *
+ * Beside the rate, the CPU the drain cost: microseconds per row of the sink (this process and its
+ * children but the broker: the embedded engine runs in a child process; the replay's workers are
+ * idle by then) and of the broker's JVM. On a machine shared with other work the rate follows the share of the cores the
+ * drain got; the CPU per row does much less, so it is the figure to compare across runs.
+ * --batch-rows and --buffered-rows set the sink's maxBatchRows and maxBufferedRows (default: the
+ * sink's own defaults), to measure the block size's trade-off of CPU against memory.
  */
-import { existsSync, rmSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { FEED_TABLES, prefixedTopics } from '@feedpipe/contracts';
@@ -26,6 +34,8 @@ const { values } = parseArgs({
     records: { type: 'string', default: '5000000' },
     instruments: { type: 'string', default: '25000' },
     'per-frame': { type: 'string', default: '100' },
+    'batch-rows': { type: 'string' },
+    'buffered-rows': { type: 'string' },
   },
 });
 
@@ -39,7 +49,51 @@ function bounded(name: string, raw: string | undefined, max: number): number {
 const records = bounded('records', values.records, 50_000_000);
 const instruments = bounded('instruments', values.instruments, 100_000);
 const perFrame = bounded('per-frame', values['per-frame'], 1_000);
+/** Sink options the flags override; left out (the sink's defaults) when not given. */
+const blockSizes = {
+  ...(values['batch-rows'] ? { maxBatchRows: bounded('batch-rows', values['batch-rows'], 1_000_000) } : {}),
+  ...(values['buffered-rows']
+    ? { maxBufferedRows: bounded('buffered-rows', values['buffered-rows'], 10_000_000) }
+    : {}),
+};
 const log = (m: string) => process.stderr.write(`bench:sink: ${m}\n`);
+
+/** Clock ticks per second of /proc's CPU times (USER_HZ: 100 on Linux everywhere in practice). */
+const USER_HZ = 100;
+
+/** Parent pid and CPU seconds (user and system) so far of every process /proc shows. */
+function processTable(): Map<number, { parent: number; cpu: number }> {
+  const table = new Map<number, { parent: number; cpu: number }>();
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      // Fields after the command name (which may hold spaces, so split after its closing parenthesis).
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      table.set(Number(entry), {
+        parent: Number(fields[1]),
+        cpu: (Number(fields[11]) + Number(fields[12])) / USER_HZ,
+      });
+    } catch {
+      // Gone between the listing and the read.
+    }
+  }
+  return table;
+}
+
+/** CPU seconds so far of `root` and its descendants, leaving out the subtrees of `except`. */
+function treeCpuSeconds(root: number, except: readonly number[]): number {
+  const table = processTable();
+  let total = 0;
+  const pending = [root];
+  for (let pid = pending.pop(); pid !== undefined; pid = pending.pop()) {
+    total += table.get(pid)?.cpu ?? 0;
+    for (const [child, { parent }] of table) {
+      if (parent === pid && !except.includes(child)) pending.push(child);
+    }
+  }
+  return total;
+}
 
 async function main(): Promise<void> {
   const missing = Object.entries(EMBEDDED_ENGINE_ALLOCATOR_ENV).filter(([k, v]) => process.env[k] !== v);
@@ -73,9 +127,13 @@ async function main(): Promise<void> {
       groupId: uniqueName('bench-sink'),
       topics,
       maxBatchAgeMs: 1_000,
+      ...blockSizes,
       log: (m) => log(`sink: ${m}`),
     });
     const started = performance.now();
+    const sinkCpuSeconds = () => treeCpuSeconds(process.pid, [kafka.pid]);
+    const cpuAtStart = sinkCpuSeconds();
+    const brokerCpuAtStart = treeCpuSeconds(kafka.pid, []);
     await sink.start();
     const inserted = () => sink.stats().inserted[FEED_TABLES.ticks.name] ?? 0;
     let lastLog = started;
@@ -93,6 +151,8 @@ async function main(): Promise<void> {
       50,
     );
     const drainSeconds = (performance.now() - started) / 1000;
+    const sinkCpu = sinkCpuSeconds() - cpuAtStart;
+    const brokerCpu = treeCpuSeconds(kafka.pid, []) - brokerCpuAtStart;
     await sink.stop();
     const [row] = await store.internal.rows<{ n: string | number; u: string | number }>(
       `SELECT count() AS n, uniqExact(security_id, volume) AS u FROM ${FEED_TABLES.ticks.name}`,
@@ -104,7 +164,10 @@ async function main(): Promise<void> {
         instruments,
         replay_per_s: replayPerS,
         drain_per_s: Math.round(records / drainSeconds),
+        ...(values['batch-rows'] ? { batch_rows: blockSizes.maxBatchRows } : {}),
         drain_seconds: Math.round(drainSeconds * 100) / 100,
+        sink_cpu_us_per_row: Math.round((sinkCpu / records) * 1e8) / 100,
+        broker_cpu_us_per_row: Math.round((brokerCpu / records) * 1e8) / 100,
         stored: Number(row?.n),
         duplicates: Number(row?.n) - Number(row?.u),
         lost: records - Number(row?.u),

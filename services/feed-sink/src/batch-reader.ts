@@ -7,7 +7,7 @@
  */
 import { SOURCE_HEADER, type TopicKind } from '@feedpipe/contracts';
 import type { PartitionBatch } from '@feedpipe/kafka-client';
-import { appendCanonical, CsvBlock, rowLine } from './csv-lines.js';
+import { appendCanonical, type CanonicalLayout, CsvBlock, rowLine } from './csv-lines.js';
 import type { SinkMetrics } from './sink-metrics.js';
 import { type FeedValue, ROUTED_TABLES, SINK_TABLES, type SinkTable } from './sink-tables.js';
 import type { SourceMarks } from './source-marks.js';
@@ -44,9 +44,14 @@ export class BatchReader {
     this.#clusterField = field;
   }
 
-  /** Reads every record of `batch` (a partition of `kind`'s topic) into `buffer`. */
+  /**
+   * Reads every record of `batch` (a partition of `kind`'s topic) into `buffer`. What can be known
+   * per batch is decided once (the stored mark, the partition and cluster text of its lines); per
+   * record there is the copy check of its source header and, for values in the ingestor's exact
+   * text, one pass over the bytes in place (no view, string or object per record).
+   */
   read(kind: TopicKind, batch: PartitionBatch, buffer: TableBuffer): void {
-    const { stats, metrics, stored } = this.#d;
+    const { stats, metrics } = this.#d;
     const sinkTable = SINK_TABLES[kind];
     const table = sinkTable.table;
     const routed = ROUTED_TABLES[kind];
@@ -55,14 +60,19 @@ export class BatchReader {
     const checkFirst = routed.size === 0;
     const partition = batch.partition;
     this.#forgetRecreated(table, partition, Number(batch.highWatermark));
+    const storedUpTo = checkFirst ? (this.#d.stored.entries(table).get(partition) ?? -1) : -1;
+    const canonical = checkFirst ? sinkTable.canonical : undefined;
     const marks = this.#d.sourceMarks.partition(batch.topic, partition);
+    const block = buffer.lines;
+    block.source(partition, this.#clusterField);
+    if (block.rows === 0) buffer.oldestAt = Date.now();
     const count = batch.count;
+    let taken = 0;
     for (let i = 0; i < count; i++) {
       const offset = batch.offset(i);
-      buffer.lastOffsets.set(partition, offset);
       // Marked before the stored-offset check, so a replay after a restart rebuilds the marks too.
       const copy = this.#d.sourceMarks.isCopy(marks, batch.header(i, SOURCE_HEADER));
-      if (checkFirst && stored.isStored(table, partition, offset)) {
+      if (offset <= storedUpTo) {
         this.#replayed(table);
         continue;
       }
@@ -71,24 +81,41 @@ export class BatchReader {
         metrics.copiesDropped.inc({ table });
         continue;
       }
-      if (buffer.lines.rows === 0) buffer.oldestAt = Date.now();
-      const value = batch.value(i);
-      const outcome = !value
-        ? 'invalid'
-        : checkFirst
-          ? this.#appendLine(sinkTable, buffer.lines, value, partition, String(offset))
-          : this.#appendRouted(routed, sinkTable, buffer, value, partition, offset);
-      if (outcome === 'stored') continue;
-      if (outcome === 'invalid') {
+      const outcome = this.#append(batch, i, buffer, canonical, routed, sinkTable);
+      if (outcome === 'appended') taken += 1;
+      else if (outcome === 'invalid') {
         stats.invalid += 1;
         metrics.invalid.inc({ topic: batch.topic });
-        continue;
       }
-      stats.buffered += 1;
     }
+    if (count > 0) buffer.lastOffsets.set(partition, batch.lastOffset);
+    stats.buffered += taken;
     stats.consumed += count;
     metrics.consumed.inc({ topic: batch.topic }, count);
     metrics.bufferedRows.set(stats.buffered);
+  }
+
+  /**
+   * Record i's row: straight from the bytes when the value is in the table's canonical text, else
+   * parsed and validated (for the topic's own table, or a routed one).
+   */
+  #append(
+    batch: PartitionBatch,
+    i: number,
+    buffer: TableBuffer,
+    canonical: CanonicalLayout | undefined,
+    routed: ReadonlyMap<string, SinkTable>,
+    own: SinkTable,
+  ): 'appended' | 'stored' | 'invalid' {
+    const start = batch.valueStart(i);
+    if (start < 0) return 'invalid';
+    const offset = batch.offset(i);
+    if (canonical && appendCanonical(buffer.lines, canonical, batch.bytes, offset, start, batch.valueEnd(i)))
+      return 'appended';
+    const value = batch.value(i) as Buffer;
+    return routed.size === 0
+      ? this.#appendParsed(own, buffer.lines, value, batch.partition, offset)
+      : this.#appendRouted(routed, own, buffer, value, batch.partition, offset);
   }
 
   #replayed(table: string): void {
@@ -136,25 +163,16 @@ export class BatchReader {
     this.#d.stored.forget(table, partition);
   }
 
-  /**
-   * Appends the CSV line of one message to `block`: straight from the bytes when the value is in the
-   * table's canonical text, else parsed and validated. False when the value is invalid.
-   */
-  #appendLine(
+  /** The CSV line of a value in another spelling: parsed and validated against its table. */
+  #appendParsed(
     table: SinkTable,
     block: CsvBlock,
     value: Buffer,
     partition: number,
-    offset: string,
+    offset: number,
   ): 'appended' | 'invalid' {
-    if (
-      table.canonical &&
-      appendCanonical(block, table.canonical, value, partition, offset, this.#clusterField)
-    ) {
-      return 'appended';
-    }
     try {
-      const row = table.toRow(JSON.parse(value.toString('utf8')) as FeedValue, partition, offset);
+      const row = table.toRow(JSON.parse(value.toString('utf8')) as FeedValue, partition, String(offset));
       if (!row) return 'invalid';
       block.append(rowLine(row, this.#clusterField));
       return 'appended';

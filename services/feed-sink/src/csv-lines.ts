@@ -168,39 +168,41 @@ function fieldEnd(src: Uint8Array, at: number, field: Field): number {
 /** Field spans of the last match: start and end of field i at [2i] and [2i + 1]. */
 const spans = new Int32Array(32);
 
-/** True when `src` is exactly `layout`'s text; the field spans are then in `spans`. */
-function matches(src: Uint8Array, layout: CanonicalLayout): boolean {
+/** True when `src[start, end)` is exactly `layout`'s text; the field spans are then in `spans`. */
+function matches(src: Uint8Array, start: number, end: number, layout: CanonicalLayout): boolean {
   const { literals, fields } = layout;
-  let p = 0;
+  let p = start;
   for (let i = 0; i <= fields.length; i++) {
     const literal = literals[i] as Uint8Array;
-    if (p + literal.length > src.length) return false;
+    if (p + literal.length > end) return false;
     for (let j = 0; j < literal.length; j++) if (src[p + j] !== literal[j]) return false;
     p += literal.length;
     if (i === fields.length) break;
-    const end = fieldEnd(src, p, fields[i] as Field);
-    if (end < 0) return false;
+    const fieldStop = fieldEnd(src, p, fields[i] as Field);
+    if (fieldStop < 0 || fieldStop > end) return false;
     spans[2 * i] = p;
-    spans[2 * i + 1] = end;
-    p = end;
+    spans[2 * i + 1] = fieldStop;
+    p = fieldStop;
   }
-  return p === src.length;
+  return p === end;
 }
 
 /**
- * Appends the CSV line of `value` to `block` when the value is exactly `layout`'s text; returns
- * false (and appends nothing) otherwise. `cluster` is the cluster id already as a CSV field.
+ * Appends the CSV line of the value in `src[start, end)` (by default all of `src`) to `block` when
+ * it is exactly `layout`'s text, with the block's current source (`CsvBlock.source`) and `offset`;
+ * returns false (and appends nothing) otherwise. The value is read in place: a caller holding a
+ * whole fetch response passes it with the record's bounds, no view per record.
  */
 export function appendCanonical(
   block: CsvBlock,
   layout: CanonicalLayout,
-  value: Uint8Array,
-  partition: number,
-  offset: string,
-  cluster: string,
+  src: Uint8Array,
+  offset: number,
+  start = 0,
+  end = src.length,
 ): boolean {
-  if (!matches(value, layout)) return false;
-  block.appendFields(value, spans, layout.order, partition, offset, cluster);
+  if (!matches(src, start, end, layout)) return false;
+  block.appendFields(src, spans, layout.order, offset);
   return true;
 }
 
@@ -224,11 +226,53 @@ export function rowLine(row: readonly unknown[], cluster: string): string {
 }
 
 const COMMA = 44;
-const NEWLINE = 10;
+const ZERO_CHAR = 48;
 
-function writeAscii(out: Uint8Array, at: number, text: string): number {
-  for (let i = 0; i < text.length; i++) out[at + i] = text.charCodeAt(i);
-  return at + text.length;
+const asciiBytes = (text: string): Uint8Array => Uint8Array.from(text, (c) => c.charCodeAt(0));
+
+function copyInto(out: Uint8Array, at: number, bytes: Uint8Array): number {
+  for (let i = 0; i < bytes.length; i++) out[at + i] = bytes[i] as number;
+  return at + bytes.length;
+}
+
+/** Digits of the largest offset (below 2^53). */
+const MAX_OFFSET_DIGITS = 16;
+
+/**
+ * The decimal text of the offsets of consecutive records, kept as digits and counted up in place:
+ * a batch's offsets follow one another, so the next one's text is one increment away (usually its
+ * last digit) instead of a string made per record. Any other offset is written afresh.
+ */
+class OffsetText {
+  /** Digits, right-aligned. */
+  readonly #digits = new Uint8Array(MAX_OFFSET_DIGITS + 1);
+  #from = MAX_OFFSET_DIGITS + 1;
+  #offset = -2;
+
+  /** Writes the text of `offset` into `out` at `at`; returns where it ends. */
+  write(out: Uint8Array, at: number, offset: number): number {
+    if (offset === this.#offset + 1) this.#increment();
+    else this.#reset(offset);
+    this.#offset = offset;
+    const digits = this.#digits;
+    let p = at;
+    for (let i = this.#from; i < digits.length; i++) out[p++] = digits[i] as number;
+    return p;
+  }
+
+  #increment(): void {
+    const digits = this.#digits;
+    let i = digits.length - 1;
+    while (i >= this.#from && digits[i] === ZERO_CHAR + 9) digits[i--] = ZERO_CHAR;
+    if (i >= this.#from) digits[i] = (digits[i] as number) + 1;
+    else digits[--this.#from] = ZERO_CHAR + 1;
+  }
+
+  #reset(offset: number): void {
+    const text = String(offset);
+    this.#from = this.#digits.length - text.length;
+    for (let i = 0; i < text.length; i++) this.#digits[this.#from + i] = text.charCodeAt(i);
+  }
 }
 
 /** Block buffers, reused once their insert is done (a few: blocks are inserted one at a time). */
@@ -244,39 +288,45 @@ export class CsvBlock {
   #bytes: Buffer;
   #length = 0;
   rows = 0;
+  /** `,partition,` and `,cluster\n` of the current source (`source`). */
+  #middle: Uint8Array = asciiBytes(',0,');
+  #tail: Uint8Array = asciiBytes(',""\n');
+  readonly #offsetText = new OffsetText();
 
   constructor(initialBytes = 1 << 20) {
     this.#bytes = blockPool.acquire(initialBytes);
   }
 
   /**
-   * One line from byte spans of `src` (column j = span order[j]), then partition, offset and the
-   * cluster field. Everything written here is ASCII, checked by the caller.
+   * Sets the partition and cluster of the rows appended next by `appendFields`: their text is
+   * written once here and copied into each line (a batch is one partition of one cluster).
    */
-  appendFields(
-    src: Uint8Array,
-    fieldSpans: Int32Array,
-    order: readonly number[],
-    partition: number,
-    offset: string,
-    cluster: string,
-  ): void {
-    this.#reserve(src.length + order.length + offset.length + cluster.length + 16);
+  source(partition: number, cluster: string): void {
+    this.#middle = asciiBytes(`,${partition},`);
+    this.#tail = asciiBytes(`,${cluster}\n`);
+  }
+
+  /**
+   * One line from byte spans of `src` (column j = span order[j]), then the source's partition,
+   * `offset` and cluster. Everything written here is ASCII, checked by the caller.
+   */
+  appendFields(src: Uint8Array, fieldSpans: Int32Array, order: readonly number[], offset: number): void {
+    const middle = this.#middle;
+    const tail = this.#tail;
+    const fieldBytes = (fieldSpans[2 * order.length - 1] as number) - (fieldSpans[0] as number);
+    this.#reserve(fieldBytes + order.length + middle.length + MAX_OFFSET_DIGITS + tail.length);
     const out = this.#bytes;
     let p = this.#length;
     for (let j = 0; j < order.length; j++) {
       const field = order[j] as number;
       const from = fieldSpans[2 * field] as number;
       const to = fieldSpans[2 * field + 1] as number;
+      if (j > 0) out[p++] = COMMA;
       for (let i = from; i < to; i++) out[p++] = src[i] as number;
-      out[p++] = COMMA;
     }
-    p = writeAscii(out, p, String(partition));
-    out[p++] = COMMA;
-    p = writeAscii(out, p, offset);
-    out[p++] = COMMA;
-    p = writeAscii(out, p, cluster);
-    out[p++] = NEWLINE;
+    p = copyInto(out, p, middle);
+    p = this.#offsetText.write(out, p, offset);
+    p = copyInto(out, p, tail);
     this.#length = p;
     this.rows += 1;
   }

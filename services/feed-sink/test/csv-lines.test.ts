@@ -18,8 +18,11 @@ const cluster = csvString('abc"def');
 function fastLine(layout: CanonicalLayout, text: string, partition: number, offset: string): string | null {
   const block = new CsvBlock(16);
   block.append('previous line\n');
+  block.source(partition, cluster);
   const before = block.bytes().length;
-  const taken = appendCanonical(block, layout, Buffer.from(text, 'utf8'), partition, offset, cluster);
+  // The value read in place, between other bytes (as in a fetch response): nothing past its end counts.
+  const value = Buffer.from(`9${text}9`, 'utf8');
+  const taken = appendCanonical(block, layout, value, Number(offset), 1, value.length - 1);
   const line = block.bytes().subarray(before).toString('latin1');
   expect(block.rows).toBe(taken ? 2 : 1);
   if (!taken) expect(line).toBe('');
@@ -79,10 +82,10 @@ describe('sink CSV lines', () => {
         fc.oneof(trade, ohlc),
         fc.integer({ min: 0, max: 2 ** 53 - 1 }),
         fc.integer({ min: 0, max: 999 }),
-        fc.bigInt({ min: 0n, max: 2n ** 62n }),
-        (record, receivedAt, partition, offsetBig) => {
+        fc.integer({ min: 0, max: Number.MAX_SAFE_INTEGER }),
+        (record, receivedAt, partition, offsetNumber) => {
           const text = recordToJson(record as FeedRecord, { receivedAt });
-          const offset = offsetBig.toString();
+          const offset = String(offsetNumber);
           const kind = record.type === 'trade' ? 'trades' : 'ohlc';
           const fast = (kind === 'trades' ? tradeLine : ohlcLine)(text, partition, offset);
           expect(fast).not.toBeNull();
@@ -131,5 +134,21 @@ describe('sink CSV lines', () => {
     }
     expect(tradeLine(JSON.stringify({ ...base, segment: 300 }), 0, '1')).toBeNull();
     expect(tradeLine(`${JSON.stringify(base)}\n${JSON.stringify(base)}`, 0, '1')).toBeNull();
+  });
+
+  it('writes the offset of each line, counted up across carries and written afresh after a gap', () => {
+    const text = recordToJson(
+      { type: 'trade', segment: 1, securityId: 7, ltp: 1.5, volume: 2, ltt: 3, lut: 4 } as FeedRecord,
+      { receivedAt: 5 },
+    );
+    const value = Buffer.from(text, 'utf8');
+    const offsets = [8, 9, 10, 11, 99, 100, 101, 9_999, 10_000, 5, 2 ** 53 - 2, 2 ** 53 - 1];
+    const block = new CsvBlock(16);
+    block.source(4, cluster);
+    for (const offset of offsets) expect(appendCanonical(block, TRADE_LAYOUT, value, offset)).toBe(true);
+    const lines = block.bytes().toString('latin1').split('\n').slice(0, -1);
+    block.recycle();
+    expect(lines.map((line) => fields(`${line}\n`).at(-2))).toEqual(offsets.map(String));
+    expect(lines.every((line) => fields(`${line}\n`).at(-3) === '4')).toBe(true);
   });
 });
