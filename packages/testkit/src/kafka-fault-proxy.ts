@@ -370,9 +370,12 @@ export async function startKafkaFaultProxy(broker: string, plan: FaultPlan): Pro
       fromClient.push(chunk, (frame) => {
         const pending: Pending = { apiKey: frame.readInt16BE(0), apiVersion: frame.readInt16BE(2) };
         const correlationId = frame.readInt32BE(4);
-        const out = pending.apiKey === PRODUCE ? onProduce(frame, pending) : frame;
-        const acks =
-          pending.apiKey === PRODUCE ? parseProduceRequest(frame.subarray(requestBodyAt(frame))).acks : 1;
+        // Faults go into the produce versions the proxy reads (v3-8, the feed's BatchProducer); a
+        // flexible request (v9+: @platformatic/kafka's JsonProducer, the ingestor's ledger of gaps
+        // among them) passes through as it is.
+        const faultable = pending.apiKey === PRODUCE && pending.apiVersion >= 3 && pending.apiVersion <= 8;
+        const out = faultable ? onProduce(frame, pending) : frame;
+        const acks = faultable ? parseProduceRequest(frame.subarray(requestBodyAt(frame))).acks : 1;
         if (pending.dropped && out.length > 0 && acks !== 0) {
           // Everything of the request was dropped: nothing to forward; answer from the proxy alone.
           const remaining = parseProduceRequest(out.subarray(requestBodyAt(out)));
