@@ -1,15 +1,18 @@
 /**
  * npm run bench:pipeline -- --rate R --seconds S --instruments N [--connections 5] [--workers 2] [--no-sink]
- *                            [--warmup W] [--kafka-on-disk]
+ *                            [--warmup W] [--kafka-on-disk] [--wal none|interval]
  *
  * The simulator in load mode (own process) -> feed ingestor (this process, decode workers) -> real
  * local Kafka -> sink -> embedded ClickHouse. Reports sent, produced, stored, lost, duplicated,
  * sustained ticks/s and receive-to-Kafka-ack latency. The load runs --warmup seconds (default 5)
  * before the measured --seconds, so JIT compilation in the JVM and the workers is not counted as
  * steady-state latency; lost and duplicated ticks are counted over everything sent, warm-up
- * included. Progress goes to stderr; the last stdout line is the JSON result.
+ * included. --wal turns the ingestor's write-ahead log on (in the run's temporary directory) with
+ * that fsync policy, to measure its cost. Progress goes to stderr; the last stdout line is the JSON
+ * result.
  */
 import { parseArgs } from 'node:util';
+import { WAL_FSYNC_POLICIES, type WalFsyncPolicy } from '@feedpipe/feed-ingestor';
 import { startPipeline } from './support/pipeline-harness.js';
 
 const { values } = parseArgs({
@@ -23,6 +26,7 @@ const { values } = parseArgs({
     'store-wait': { type: 'string', default: '10' },
     warmup: { type: 'string', default: '5' },
     'kafka-on-disk': { type: 'boolean', default: false },
+    wal: { type: 'string' },
   },
 });
 
@@ -39,6 +43,9 @@ const connections = bounded('connections', values.connections, 5);
 const workers = bounded('workers', values.workers, 8);
 const storeWaitSeconds = bounded('store-wait', values['store-wait'], 600);
 const warmupSeconds = values.warmup === '0' ? 0 : bounded('warmup', values.warmup, 600);
+const wal = values.wal;
+if (wal !== undefined && !WAL_FSYNC_POLICIES.includes(wal as WalFsyncPolicy))
+  throw new Error(`--wal must be one of ${WAL_FSYNC_POLICIES.join(', ')}`);
 const log = (m: string) => process.stderr.write(`bench:pipeline: ${m}\n`);
 
 async function main(): Promise<void> {
@@ -49,6 +56,7 @@ async function main(): Promise<void> {
     workers,
     sink: !values['no-sink'],
     kafkaOnDisk: values['kafka-on-disk'],
+    walFsync: wal as WalFsyncPolicy | undefined,
     log,
   });
   const { ingestor } = pipeline;
@@ -117,6 +125,9 @@ async function main(): Promise<void> {
     sim_skipped: end.stats.skipped,
     buffer_full_events: stats.bufferFullEvents,
     kafka_log: pipeline.kafkaLog,
+    wal: wal ?? 'off',
+    wal_unlogged_frames: Object.values(stats.wal?.unloggedFrames ?? {}).reduce((n, v) => n + v, 0),
+    wal_fsyncs: stats.wal?.fsyncs ?? 0,
   };
   await pipeline.close();
   process.stdout.write(`${JSON.stringify(result)}\n`);

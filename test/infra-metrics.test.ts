@@ -12,6 +12,7 @@ import { parse } from 'yaml';
 import { createTokenMetrics } from '../packages/credentials/src/token-metrics.js';
 import { registerProcessMetrics } from '../packages/service-kit/src/index.js';
 import { createIngestorMetrics } from '../services/feed-ingestor/src/ingestor-metrics.js';
+import { createWalMetrics } from '../services/feed-ingestor/src/wal/wal-metrics.js';
 import { createSinkMetrics } from '../services/feed-sink/src/sink-metrics.js';
 import { instrumentMasterMetrics } from '../services/history-loader/src/instruments/instrument-metrics.js';
 import { createLoaderMetrics } from '../services/history-loader/src/metrics.js';
@@ -80,7 +81,10 @@ function withFactory(fill: (registry: Registry) => unknown): Registry {
 async function serviceMetrics(): Promise<ServiceMetrics[]> {
   const registries: Array<[string, Registry]> = [
     // Each CLI adds the process metrics (named alike in every process); `npm start` once.
-    ['feed-ingestor run', withFactory((r) => [createIngestorMetrics(r), registerProcessMetrics(r)])],
+    [
+      'feed-ingestor run',
+      withFactory((r) => [createIngestorMetrics(r), createWalMetrics(r), registerProcessMetrics(r)]),
+    ],
     ['feed-sink run', withFactory((r) => [createSinkMetrics(r), registerProcessMetrics(r)])],
     [
       'history-loader',

@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { SIM_TEST_ACCOUNTS } from '@feedpipe/broker-sim';
 import { prefixedTopics } from '@feedpipe/contracts';
 import { type Credentials, startCredentials } from '@feedpipe/credentials';
-import { createFeedIngestor, type FeedIngestor } from '@feedpipe/feed-ingestor';
+import { createFeedIngestor, type FeedIngestor, type WalFsyncPolicy } from '@feedpipe/feed-ingestor';
 import { type LocalKafka, startLocalKafka } from '@feedpipe/local-kafka';
 import { EMBEDDED_ENGINE_ALLOCATOR_ENV } from '@feedpipe/store';
 import { tempDir, uniqueName } from '@feedpipe/testkit';
@@ -40,6 +40,8 @@ export interface HarnessOptions {
   kafkaOnDisk?: boolean;
   /** The simulator's token lifetime in seconds; the TOTP source renews. Unset: one fixed token. */
   tokenLifetimeS?: number;
+  /** The ingestor's write-ahead log on (under the run's work directory), with this fsync policy. */
+  walFsync?: WalFsyncPolicy;
   log: (message: string) => void;
 }
 
@@ -245,6 +247,7 @@ export async function startPipeline(options: HarnessOptions): Promise<PipelineHa
     connections: options.connections,
     instruments: { trade: ids },
     workers: options.workers,
+    wal: options.walFsync ? { dir: join(workDir, 'wal'), fsync: options.walFsync } : undefined,
     log: options.log,
   });
   await ingestor.start();

@@ -1,8 +1,9 @@
 /**
  * The simulator's live feed in a process of its own, for benchmarks: it gets its own event loop, so
  * its cost is not charged to the process under test. Controlled over the IPC channel of fork():
- * { cmd: 'resume' | 'pause' | 'stats' | 'close' }; answers { type: 'ready', url, ids, rest } and
- * { type: 'stats', stats, trades, distinctTrades, memory } (sums of the per-instrument counts).
+ * { cmd: 'resume' | 'pause' | 'stats' | 'sent' | 'close' }; answers { type: 'ready', url, ids, rest },
+ * { type: 'stats', stats, trades, distinctTrades, memory } (sums of the per-instrument counts) and
+ * { type: 'sent', sent: [securityId, distinct trades][] } (per instrument).
  *
  * Arguments: instruments, packets per second, and optionally a token lifetime in seconds. With a
  * lifetime the REST server runs beside the feed over the same model, one token per account, as the
@@ -47,6 +48,17 @@ function sentTrades(): { trades: number; distinctTrades: number } {
   return { trades, distinctTrades };
 }
 
+/** [securityId, distinct trades sent] of every INX_EQ instrument that was sent a trade. */
+function sentPerInstrument(): Array<[number, number]> {
+  const out: Array<[number, number]> = [];
+  for (const instrument of model.universe) {
+    if (instrument.exchangeSegment !== 'INX_EQ') continue;
+    const sent = server.sentFor(instrument.securityId);
+    if (sent.distinctTrade > 0) out.push([instrument.securityId, sent.distinctTrade]);
+  }
+  return out;
+}
+
 process.on('message', (message: { cmd: string }) => {
   switch (message.cmd) {
     case 'resume':
@@ -62,6 +74,9 @@ process.on('message', (message: { cmd: string }) => {
         ...sentTrades(),
         memory: process.memoryUsage(),
       });
+      break;
+    case 'sent':
+      process.send?.({ type: 'sent', sent: sentPerInstrument() });
       break;
     case 'close':
       void sim.close().then(() => process.exit(0));

@@ -47,6 +47,7 @@ async function run(): Promise<void> {
     staleAfterMs: config.staleAfterMs,
     stateFile: config.stateFile,
     subscriptionsFile: config.subscriptionsFile,
+    wal: config.wal,
   });
   // This process runs the ingestor alone: its process metrics go with the ingestor's.
   registerProcessMetrics(ingestor.registry);

@@ -9,6 +9,7 @@ import { type Env, type EnvSchema, readEnv } from '@feedpipe/service-kit';
 import { IngestorError } from './errors.js';
 import type { FeedCredentials } from './feed/feed-connection.js';
 import { readUniverseIds } from './subscriptions/universe-file.js';
+import { type FeedWalOptions, WAL_FSYNC_POLICIES, type WalFsyncPolicy } from './wal/wal-options.js';
 
 export interface IngestorEnvConfig {
   feedUrl: string;
@@ -41,6 +42,8 @@ export interface IngestorEnvConfig {
   opsKey: string | undefined;
   opsHost: string;
   opsPort: number;
+  /** INGESTOR_WAL_*: the feed write-ahead log; undefined (off) without INGESTOR_WAL_DIR. */
+  wal: FeedWalOptions | undefined;
 }
 
 const HOST_PORT = { pattern: /^[\w.-]+:\d+$/, allowed: 'host:port' };
@@ -142,6 +145,41 @@ export const INGESTOR_ENV = {
     default: 9465,
     description: 'port of the ops route (beside METRICS_PORT)',
   },
+  INGESTOR_WAL_DIR: {
+    type: 'string',
+    unset: 'no write-ahead log: frames received and not yet acknowledged by Kafka are lost with the process',
+    description:
+      'directory of the feed write-ahead log: every frame is logged before decoding, and the next start produces what Kafka had not acknowledged (one process per directory)',
+  },
+  INGESTOR_WAL_MAX_BYTES: {
+    type: 'integer',
+    min: 4_096,
+    max: 2 ** 40,
+    default: 1024 * 1024 * 1024,
+    description:
+      'bound on the bytes the write-ahead log holds; beyond it frames are produced but not logged (counted)',
+  },
+  INGESTOR_WAL_SEGMENT_BYTES: {
+    type: 'integer',
+    min: 4_096,
+    max: 2 ** 31,
+    default: 64 * 1024 * 1024,
+    description: 'size at which a write-ahead log segment is closed (at the next chunk boundary)',
+  },
+  INGESTOR_WAL_FSYNC: {
+    type: 'enum',
+    values: WAL_FSYNC_POLICIES,
+    default: 'none',
+    description:
+      'none: the kernel writes the log back (survives a process crash, not a host crash); interval: fdatasync every INGESTOR_WAL_FSYNC_INTERVAL_MS',
+  },
+  INGESTOR_WAL_FSYNC_INTERVAL_MS: {
+    type: 'integer',
+    min: 1,
+    max: 3_600_000,
+    default: 1_000,
+    description: 'time between fdatasync rounds of the write-ahead log with INGESTOR_WAL_FSYNC=interval',
+  },
 } as const satisfies EnvSchema;
 
 /** The ops key from the variable or its file; a file that cannot be read is a problem of the configuration. */
@@ -211,5 +249,14 @@ export function loadIngestorEnv(env: Env = process.env): IngestorEnvConfig {
     opsKey,
     opsHost: v.INGESTOR_OPS_HOST,
     opsPort: v.INGESTOR_OPS_PORT,
+    wal: v.INGESTOR_WAL_DIR
+      ? {
+          dir: v.INGESTOR_WAL_DIR,
+          maxBytes: v.INGESTOR_WAL_MAX_BYTES,
+          segmentBytes: v.INGESTOR_WAL_SEGMENT_BYTES,
+          fsync: v.INGESTOR_WAL_FSYNC as WalFsyncPolicy,
+          fsyncIntervalMs: v.INGESTOR_WAL_FSYNC_INTERVAL_MS,
+        }
+      : undefined,
   };
 }

@@ -9,6 +9,10 @@ export type IngestorErrorCode =
   | 'BUFFER_FULL'
   | 'KAFKA_PRODUCE_FAILED'
   | 'STOPPED'
+  /** The feed log's disk is full (ENOSPC, EDQUOT): frames still go to Kafka, the gap is counted. */
+  | 'WAL_DISK_FULL'
+  /** The feed log could not write, sync or read a segment (an I/O error other than a full disk). */
+  | 'WAL_IO_FAILED'
   /** An event the feed connection's state cannot receive (connection-machine.ts). */
   | 'ILLEGAL_TRANSITION'
   /** A broken invariant inside the ingestor (a bug, not bad input). */

@@ -91,3 +91,13 @@ export { type ReplayRunOptions, type ReplayRunResult, type ReplaySource, runRepl
 export type { ChangeOutcome, ChangeSource } from './subscriptions/live-subscriptions.js';
 export { readUniverseIds } from './subscriptions/universe-file.js';
 export { UniverseWatch, type UniverseWatchOptions } from './subscriptions/universe-watch.js';
+export { FeedWal, type FeedWalStats } from './wal/feed-wal.js';
+export type { IngestorWalStats } from './wal/ingestor-wal.js';
+export { createWalMetrics, type WalMetrics } from './wal/wal-metrics.js';
+export {
+  type FeedWalOptions,
+  resolveWalOptions,
+  WAL_FSYNC_POLICIES,
+  type WalFsyncPolicy,
+} from './wal/wal-options.js';
+export { readWalStreams, type WalChunk, type WalStream } from './wal/wal-reader.js';

@@ -9,6 +9,7 @@ import { IngestorError } from './errors.js';
 import type { AttemptBudget } from './feed/attempt-budget.js';
 import type { FeedConnectionTuning } from './feed/connection-pool.js';
 import type { FeedCredentials } from './feed/feed-connection.js';
+import type { FeedWalOptions } from './wal/wal-options.js';
 
 export interface FeedIngestorOptions {
   /** Feed URL without query parameters, e.g. ws://127.0.0.1:7075/ */
@@ -57,6 +58,11 @@ export interface FeedIngestorOptions {
    * overrides of `instruments`, so the next start subscribes the same. Unset: not kept.
    */
   subscriptionsFile?: string;
+  /**
+   * The feed write-ahead log (wal/feed-wal.ts): every frame is logged before decoding, and what
+   * Kafka had not acknowledged when a run ended is produced again by the next start. Unset: off.
+   */
+  wal?: FeedWalOptions;
   /** Default: a registry of its own. */
   registry?: Registry;
   /** Default: stderr, prefixed `ingestor: `. */
@@ -87,6 +93,7 @@ const OPTION_KEYS: { readonly [K in keyof Required<FeedIngestorOptions>]: true }
   captureFile: true,
   stateFile: true,
   subscriptionsFile: true,
+  wal: true,
   registry: true,
   log: true,
 };

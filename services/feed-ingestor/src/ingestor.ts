@@ -8,8 +8,10 @@
  *   metrics, observations
  *   subscription book ............. which instrument is on which connection (feed/subscription-book.ts)
  *   trade memory, gap ledger (+ run state), stale watch ... read the book
- *   producer pipeline ............. its observers: latency, trade memory, metrics
- *   frame intake .................. where frames enter: counted, shown to the taps (capture), pushed
+ *   write-ahead log (when on) ..... a tap of the intake and an observer of the pipeline (wal/)
+ *   producer pipeline ............. its observers: latency, trade memory, metrics, the log
+ *   frame intake .................. where frames enter: counted, shown to the taps (capture, the
+ *                                   log), pushed
  *   connection pool ............... sockets; frames to the intake, liveness to the ledger
  *   live subscriptions ............ changes while running, through the pool, kept in the ledger
  *
@@ -50,6 +52,7 @@ import {
 } from './subscriptions/live-subscriptions.js';
 import { OverridesFile, readOverrides } from './subscriptions/overrides-file.js';
 import { type Overrides, SubscriptionPlan } from './subscriptions/subscription-plan.js';
+import { IngestorWal, type IngestorWalStats } from './wal/ingestor-wal.js';
 
 export interface IngestorStats {
   frames: number;
@@ -91,6 +94,8 @@ export interface IngestorStats {
   recentFeedErrors: FeedErrorEvent[];
   connections: ConnectionSnapshot[];
   fatal: string | undefined;
+  /** The write-ahead log, when on. */
+  wal?: IngestorWalStats;
 }
 
 export interface FeedIngestor {
@@ -140,6 +145,7 @@ interface IngestorGraph {
   readonly pipeline: ProducerPipeline;
   readonly intake: FrameIntake;
   readonly capture: CaptureTap | undefined;
+  readonly wal: IngestorWal | undefined;
   readonly pool: ConnectionPool;
   readonly live: LiveSubscriptions;
 }
@@ -212,8 +218,10 @@ function createPipeline(
   metrics: IngestorMetrics,
   trades: TradeMemory,
   latency: LatencyRecorder,
+  sourceRun: number | undefined,
 ): ProducerPipeline {
   return new ProducerPipeline({
+    sourceRun,
     brokers: options.brokers,
     topics: checked.topics,
     workers: options.workers,
@@ -243,10 +251,12 @@ function buildGraph(options: FeedIngestorOptions, checked: CheckedOptions): Inge
   const { ledger, runState } = createLedger(options, checked, metrics, book);
   const stale = staleWatcherOf(checked.staleAfterMs, trades, ledger, book);
   const latency = new LatencyRecorder();
-  const pipeline = createPipeline(options, checked, metrics, trades, latency);
+  const wal = options.wal && new IngestorWal(options.wal, registry, log);
+  const pipeline = createPipeline(options, checked, metrics, trades, latency, wal?.run);
   const intake = new FrameIntake(pipeline, metrics);
   const capture = options.captureFile ? new CaptureTap(options.captureFile, log) : undefined;
-  if (capture) intake.tap(capture);
+  for (const tap of [capture, wal]) if (tap) intake.tap(tap);
+  if (wal) pipeline.observe(wal);
   const clientId = options.credentials.clientId;
   const pool = new ConnectionPool({
     url: options.feedUrl,
@@ -263,7 +273,7 @@ function buildGraph(options: FeedIngestorOptions, checked: CheckedOptions): Inge
   pipeline.observe({ pressure: (full) => pool.setPaused(full) });
   const live = liveSubscriptionsOf(options, { book, pool, ledger, trades, metrics, log });
   const parts = { registry, metrics, seen, book, trades, ledger, runState, stale, latency };
-  return { ...parts, pipeline, intake, capture, pool, live };
+  return { ...parts, pipeline, intake, capture, wal, pool, live };
 }
 
 /** The instruments at start (with the changes an earlier run kept) and the changes while running. */
@@ -304,6 +314,7 @@ function ingestorStats(graph: IngestorGraph): IngestorStats {
     recentFeedErrors: [...seen.recentFeedErrors],
     connections: pool.snapshot(),
     fatal: pool.fatal,
+    ...(graph.wal ? { wal: graph.wal.stats() } : {}),
   };
 }
 
@@ -314,10 +325,12 @@ async function startGraph(graph: IngestorGraph, options: FeedIngestorOptions, ch
     options.partitions ?? 12,
   );
   await graph.capture?.open();
+  const replayed = graph.wal?.replayAhead(graph.pipeline, graph.trades, options.brokers, checked.topics);
   graph.live.subscribePlanned();
   graph.runState?.start();
   graph.stale?.start();
   graph.pool.start();
+  await replayed;
 }
 
 async function stopGraph(graph: IngestorGraph): Promise<void> {
@@ -327,6 +340,7 @@ async function stopGraph(graph: IngestorGraph): Promise<void> {
   graph.ledger.tracker.closeAll(stoppedAt);
   graph.pool.stop();
   await graph.pipeline.close();
+  await graph.wal?.close(true);
   await graph.ledger.close(stoppedAt);
   await graph.runState?.stop(stoppedAt);
   await graph.capture?.close();

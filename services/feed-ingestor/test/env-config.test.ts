@@ -2,7 +2,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { tempDir } from '@feedpipe/testkit';
 import { describe, expect, it } from 'vitest';
-import { IngestorError, loadIngestorEnv, readUniverseIds } from '../src/index.js';
+import { IngestorError, loadIngestorEnv, readUniverseIds, resolveWalOptions } from '../src/index.js';
 
 const BASE = {
   SVC_FEED_URL: 'ws://127.0.0.1:7075/',
@@ -60,5 +60,38 @@ describe('ingestor configuration from the environment', () => {
     expect(readUniverseIds(csv)).toEqual(['1000003']);
     writeFileSync(csv, 'securityId\nabc\n');
     expect(() => readUniverseIds(csv)).toThrowError(/not a security id/);
+  });
+});
+
+/** The write-ahead log's settings: off unless a directory is given, every value checked once. */
+describe('write-ahead log settings', () => {
+  it('is off without INGESTOR_WAL_DIR and takes the documented defaults with it', () => {
+    expect(loadIngestorEnv(BASE).wal).toBeUndefined();
+    const wal = loadIngestorEnv({ ...BASE, INGESTOR_WAL_DIR: '/var/lib/feedpipe/wal' }).wal;
+    expect(wal).toEqual({
+      dir: '/var/lib/feedpipe/wal',
+      maxBytes: 1024 ** 3,
+      segmentBytes: 64 * 1024 ** 2,
+      fsync: 'none',
+      fsyncIntervalMs: 1_000,
+    });
+    expect(resolveWalOptions(wal as NonNullable<typeof wal>).retryAfterMs).toBe(5_000);
+  });
+
+  it('names a bad policy and a bound below one segment', () => {
+    expect(() => loadIngestorEnv({ ...BASE, INGESTOR_WAL_DIR: '/w', INGESTOR_WAL_FSYNC: 'always' })).toThrow(
+      /INGESTOR_WAL_FSYNC/,
+    );
+    expect(() => resolveWalOptions({ dir: '/w', maxBytes: 8_192, segmentBytes: 16_384 })).toThrow(
+      'wal.maxBytes must be an integer in 16384..1099511627776, got 8192',
+    );
+    try {
+      resolveWalOptions({ dir: '/w', fsyncEvery: 5 } as never);
+      expect.unreachable();
+    } catch (error) {
+      expect(error).toBeInstanceOf(IngestorError);
+      expect((error as IngestorError).code).toBe('CONFIG_INVALID');
+      expect((error as Error).message).toBe('unknown wal option "fsyncEvery"');
+    }
   });
 });

@@ -58,6 +58,12 @@ export class ChunkSender {
     return turn;
   }
 
+  /** Waits for the delivery in progress, then closes the producer's connections. */
+  async close(): Promise<void> {
+    await this.#queue;
+    await this.#producer.close();
+  }
+
   async #deliverNow(set: ProduceSet): Promise<Delivery> {
     const producer = this.#producer;
     const retriesBefore = producer.stats.retries;

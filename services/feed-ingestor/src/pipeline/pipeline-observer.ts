@@ -1,7 +1,7 @@
 /**
  * What the producer pipeline tells the rest of the ingestor, through one interface: a chunk of a
  * connection's frames was acknowledged by Kafka (every record of it is durable there), frames were
- * given up undecoded, the buffer filled or drained. The pipeline knows nothing of metrics, the
+ * given up undecoded, the buffer filled or drained; and, before any of that, that a chunk was sealed. The pipeline knows nothing of metrics, the
  * latency histogram, the trade memory or a write-ahead log: each is an observer of its own, added
  * where the ingestor is built (`ProducerPipeline.observe`), told in the order added.
  */
@@ -21,6 +21,11 @@ export interface ChunkAcknowledged {
 }
 
 export interface PipelineObserver {
+  /**
+   * A connection's next chunk was sealed with `frames` frames, before it is sent: chunks of a
+   * connection are sent, and numbered, in the order they are sealed (the write-ahead log's ledger).
+   */
+  sealed?(connection: number, frames: number): void;
   /** Kafka acknowledged a chunk. Called in chunk order per connection. */
   acknowledged?(chunk: ChunkAcknowledged): void;
   /** Frames that will never be decoded (their chunk failed every attempt). */

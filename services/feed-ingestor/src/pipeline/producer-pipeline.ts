@@ -44,6 +44,8 @@ export interface ProducerPipelineOptions {
    * sent: every earlier chunk of that connection has been reported by then.
    */
   guardOf?: (connection: number) => Float64Array | undefined;
+  /** This run's number in every record's source identity. Default: a random u32. */
+  sourceRun?: number;
 }
 
 interface ConnectionQueue {
@@ -75,6 +77,8 @@ export class ProducerPipeline {
   private bufferedBytes = 0;
   private full = false;
   private closed = false;
+  /** Chunks are taken and sealed but none is sent (the write-ahead log's replay goes first). */
+  private held = false;
   private draining = 0;
   private readonly idleWaiters: Array<() => void> = [];
   private readonly observers: PipelineObserver[];
@@ -110,7 +114,7 @@ export class ProducerPipeline {
       topics: options.topics,
       clientId: 'feedpipe-ingestor',
       // A new number per run: chunk sequences restart at 0 with every process.
-      sourceRun: randomInt(0, 2 ** 32),
+      sourceRun: options.sourceRun ?? randomInt(0, 2 ** 32),
       requestTimeoutMs: options.requestTimeoutMs ?? 10_000,
     };
     const threads = options.workers ?? 2;
@@ -137,6 +141,20 @@ export class ProducerPipeline {
     return this.bufferedBytes;
   }
 
+  /**
+   * Until `release`, nothing is sent: frames are taken and sealed into chunks as usual, within the
+   * same bound (the sockets pause at it). Lets records produced before this run's go first.
+   */
+  hold(): void {
+    this.held = true;
+  }
+
+  release(): void {
+    if (!this.held) return;
+    this.held = false;
+    for (const [connection, queue] of this.queues) this.dispatch(connection, queue);
+  }
+
   get isFull(): boolean {
     return this.full;
   }
@@ -148,7 +166,7 @@ export class ProducerPipeline {
     const now = Date.now();
     if (!queue.filling) queue.filling = this.newChunk(frame.byteLength);
     if (!queue.filling.tryAppend(frame, receivedAtMicros, now)) {
-      queue.sealed.push(queue.filling);
+      this.seal(connection, queue, queue.filling);
       queue.filling = this.newChunk(frame.byteLength);
       queue.filling.tryAppend(frame, receivedAtMicros, now);
       this.dispatch(connection, queue);
@@ -176,6 +194,8 @@ export class ProducerPipeline {
   }
 
   async close(): Promise<void> {
+    // A stop while held (the replay still running) must not wait forever for chunks never sent.
+    this.release();
     await this.drain();
     this.closed = true;
     clearInterval(this.timer);
@@ -217,15 +237,20 @@ export class ProducerPipeline {
         filling.frameCount > 0 &&
         (this.draining > 0 || now - filling.firstAtMs >= this.flushIntervalMs)
       ) {
-        queue.sealed.push(filling);
+        this.seal(connection, queue, filling);
         queue.filling = undefined;
       }
       this.dispatch(connection, queue);
     }
   }
 
+  private seal(connection: number, queue: ConnectionQueue, chunk: FrameChunk): void {
+    queue.sealed.push(chunk);
+    for (const o of this.observers) o.sealed?.(connection, chunk.frameCount);
+  }
+
   private dispatch(connection: number, queue: ConnectionQueue): void {
-    if (queue.inFlight || this.closed) return;
+    if (queue.inFlight || this.closed || this.held) return;
     const chunk = queue.sealed.shift();
     if (!chunk) return;
     queue.inFlight = true;

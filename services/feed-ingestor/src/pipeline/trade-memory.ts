@@ -6,9 +6,10 @@
  * The repeat guard: a connection that (re)opens subscribes again and the feed answers each
  * subscription with a snapshot, the instrument's last trade, which was produced already unless it
  * traded in between. From the socket's open until each of its instruments has had its first trade
- * on the new socket (or `guardMs` passed), every chunk of the connection carries the previous trade
- * of the instruments still waiting; the worker drops a trade identical to it. One chunk of a
- * connection is in flight at a time, so the memory is complete for it when the next one is sent.
+ * on the new socket (or `guardMs` passed since the first chunk after the open went out), every
+ * chunk of the connection carries the previous trade of the instruments still waiting; the worker
+ * drops a trade identical to it. One chunk of a connection is in flight at a time, so the memory is
+ * complete for it when the next one is sent.
  */
 import { GUARD_STRIDE, TRADED_STRIDE } from './chunk-encoder.js';
 
@@ -24,13 +25,14 @@ interface Guard {
   pending: Set<number>;
   /** The socket's open time, epoch µs: a trade received from then on is the new socket's. */
   sinceMicros: number;
-  untilMs: number;
+  /** Set by the first chunk that carries the guard (see guardFor). */
+  untilMs: number | undefined;
 }
 
 export interface TradeMemoryOptions {
   /** The trade instruments a connection holds now. */
   instrumentsOf: (connection: number) => ReadonlySet<string>;
-  /** How long after an open the guard is kept at most. Default 30 000 ms. */
+  /** How long after the first chunk that carries it the guard is kept at most. Default 30 000 ms. */
   guardMs?: number;
   now?: () => number;
 }
@@ -78,11 +80,7 @@ export class TradeMemory {
       this.#guards.delete(connection);
       return;
     }
-    this.#guards.set(connection, {
-      pending,
-      sinceMicros: atMs * 1000,
-      untilMs: (this.#o.now ?? Date.now)() + (this.#o.guardMs ?? 30_000),
-    });
+    this.#guards.set(connection, { pending, sinceMicros: atMs * 1000, untilMs: undefined });
   }
 
   /**
@@ -96,15 +94,16 @@ export class TradeMemory {
     const known = securityIds.map(Number).filter((id) => this.#last.has(id));
     if (known.length === 0) return;
     const guard = this.#guards.get(connection);
-    if (guard && now <= guard.untilMs) {
+    // The clock (re)starts with the next chunk sent (guardFor), which carries their snapshots.
+    if (guard && (guard.untilMs === undefined || now <= guard.untilMs)) {
       for (const id of known) guard.pending.add(id);
-      guard.untilMs = now + (this.#o.guardMs ?? 30_000);
+      guard.untilMs = undefined;
       return;
     }
     this.#guards.set(connection, {
       pending: new Set(known),
       sinceMicros: (performance.timeOrigin + performance.now()) * 1000,
-      untilMs: now + (this.#o.guardMs ?? 30_000),
+      untilMs: undefined,
     });
   }
 
@@ -112,7 +111,12 @@ export class TradeMemory {
   guardFor(connection: number): Float64Array | undefined {
     const guard = this.#guards.get(connection);
     if (!guard) return undefined;
-    if (guard.pending.size === 0 || (this.#o.now ?? Date.now)() > guard.untilMs) {
+    // The clock starts with the first chunk sent after the open, not the open: the chunks may be
+    // held back meanwhile (Kafka slow, the write-ahead log's replay first), and the snapshots are in
+    // the first of them whenever it goes.
+    const now = (this.#o.now ?? Date.now)();
+    guard.untilMs ??= now + (this.#o.guardMs ?? 30_000);
+    if (guard.pending.size === 0 || now > guard.untilMs) {
       this.#guards.delete(connection);
       return undefined;
     }

@@ -1,0 +1,43 @@
+/**
+ * One feed ingestor in a process of its own, for bench:failover: the process the benchmark
+ * SIGKILLs and starts again. Argument: a JSON file of { feedUrl, brokers, prefix, ids, connections,
+ * workers, walDir?, stateFile? } (no walDir: the log off). Prints `READY` once started; over IPC,
+ * { cmd: 'stats' } answers { type: 'stats', stats } and { cmd: 'stop' } stops cleanly and exits 0.
+ */
+import { readFileSync } from 'node:fs';
+import { SIM_TEST_ACCOUNTS } from '@feedpipe/broker-sim';
+import { prefixedTopics } from '@feedpipe/contracts';
+import { createFeedIngestor } from '@feedpipe/feed-ingestor';
+
+interface IngestorProcessArgs {
+  feedUrl: string;
+  brokers: string[];
+  prefix: string;
+  ids: string[];
+  connections: number;
+  workers: number;
+  walDir?: string;
+  stateFile?: string;
+}
+
+const account = SIM_TEST_ACCOUNTS[0] as (typeof SIM_TEST_ACCOUNTS)[number];
+const args = JSON.parse(readFileSync(process.argv[2] as string, 'utf8')) as IngestorProcessArgs;
+const ingestor = createFeedIngestor({
+  feedUrl: args.feedUrl,
+  credentials: { clientId: account.clientId, token: `sim-token-${account.clientId}`, authType: 2 },
+  brokers: args.brokers,
+  topics: prefixedTopics(args.prefix),
+  partitions: 12,
+  connections: args.connections,
+  workers: args.workers,
+  instruments: { trade: args.ids },
+  stateFile: args.stateFile,
+  wal: args.walDir ? { dir: args.walDir } : undefined,
+  log: (m) => process.stderr.write(`ingestor[${process.pid}]: ${m}\n`),
+});
+await ingestor.start();
+process.stdout.write('READY\n');
+process.on('message', (message: { cmd: string }) => {
+  if (message.cmd === 'stats') process.send?.({ type: 'stats', stats: ingestor.stats() });
+  if (message.cmd === 'stop') void ingestor.stop().then(() => process.exit(0));
+});
