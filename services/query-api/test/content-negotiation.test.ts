@@ -17,6 +17,7 @@ import {
   startHarness,
   UNDERLYING,
 } from './helpers.js';
+import { seedInstruments, seedQuotes } from './reference-fixtures.js';
 
 let h: Harness;
 beforeAll(async () => {
@@ -25,6 +26,9 @@ beforeAll(async () => {
   await h.store.internal.command(`INSERT INTO ${FEED_TABLES.feedGaps.name}
       (security_id, segment, subscription, cause, started_at, ended_at, connection, kafka_partition, kafka_offset, kafka_cluster)
       VALUES (${LIVE_A}, 14, 'trade', 'eviction', '${DAY} 09:05:00', '${DAY} 09:06:00', 1, 0, 1, 'test')`);
+  // The instrument master's versions and polled quotes, for the listing and quote routes.
+  await seedInstruments(h.store);
+  await seedQuotes(h.store);
 }, 120_000);
 afterAll(async () => h?.close());
 
@@ -118,6 +122,10 @@ describe('documented rows', () => {
     '/v1/option-chains/{underlyingId}/history': `/v1/option-chains/${UNDERLYING}/history?from=${DAY}`,
     '/v1/expired-options/{underlyingId}': `/v1/expired-options/${UNDERLYING}?from=2024-02-01`,
     '/v1/data-quality/gaps': `/v1/data-quality/gaps?from=${DAY}`,
+    '/v1/instruments/{securityId}/listing': `/v1/instruments/${LIVE_A}/listing`,
+    '/v1/instruments/{securityId}/quote': `/v1/instruments/${HIST}/quote`,
+    '/v1/instruments/{securityId}/quote-bars': `/v1/instruments/${HIST}/quote-bars?from=${DAY}T04:00:00Z&to=${DAY}T04:01:00Z&interval=10s`,
+    '/v1/instruments/{securityId}/depth': `/v1/instruments/${HIST}/depth?from=${DAY}T04:00:00Z&to=${DAY}T04:00:10Z`,
   };
 
   it('equal what ClickHouse reports for a real answer, column by column', async () => {

@@ -7,59 +7,13 @@
 import { REFERENCE_TABLES } from '@feedpipe/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DAY, type Harness, HIST, LIVE_A, LIVE_B, startHarness } from './helpers.js';
+import { seedInstruments } from './reference-fixtures.js';
 
 let h: Harness;
 
-/** Versions as the loader writes them: ACME renamed from ACMEOLD on the fixture's day. */
-async function seedInstruments(): Promise<void> {
-  const columns = REFERENCE_TABLES.instruments.columns;
-  const row = (segment: string, id: number, from: string, to: string | null, symbol: string, extra = {}) => {
-    const values: Record<string, unknown> = {
-      exchange_segment: segment,
-      security_id: id,
-      valid_from: from,
-      valid_to: to,
-      exchange: segment === 'INX_EQ' ? 'US' : 'NSE',
-      instrument_type: 'EQUITY',
-      trading_symbol: symbol,
-      custom_symbol: symbol,
-      symbol_name: symbol,
-      series: '',
-      lot_size: 1,
-      tick_size: 0.01,
-      expiry_code: 0,
-      expiry_date: null,
-      strike_price: null,
-      option_type: 'XX',
-      expiry_flag: '',
-      underlying_security_id: null,
-      underlying_symbol: '',
-      loaded_at: '2024-03-04 02:00:00.000',
-      ...extra,
-    };
-    return columns.map((c) => values[c]);
-  };
-  await h.store.internal.insertRows(REFERENCE_TABLES.instruments.name, columns, [
-    row('INX_EQ', LIVE_A, '2024-01-02', DAY, 'ACMEOLD'),
-    row('INX_EQ', LIVE_A, DAY, null, 'ACME'),
-    row('INX_EQ', LIVE_B, '2024-01-02', null, 'BOLT'),
-    row('NSE_EQ', HIST, '2024-01-02', null, 'RELIANCE'),
-    row('NSE_FNO', 40_000_123, '2024-01-02', null, 'NIFTY-Mar2024-22000-CE', {
-      instrument_type: 'OPTIDX',
-      expiry_date: '2024-03-07 15:30:00',
-      strike_price: 22_000,
-      option_type: 'CE',
-      expiry_flag: 'W',
-      lot_size: 75,
-      underlying_security_id: 13,
-      underlying_symbol: 'NIFTY',
-    }),
-  ]);
-}
-
 beforeAll(async () => {
   h = await startHarness({}, { instruments: [{ securityId: LIVE_B, symbol: 'BOLTX' }] });
-  await seedInstruments();
+  await seedInstruments(h.store);
 });
 afterAll(async () => {
   await h?.close();

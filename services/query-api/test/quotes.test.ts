@@ -6,50 +6,13 @@
 import { REFERENCE_TABLES } from '@feedpipe/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Harness, HIST, startHarness } from './helpers.js';
+import { seedQuotes } from './reference-fixtures.js';
 
 let h: Harness;
 
-/** Three polls of HIST (RELIANCE, NSE_EQ) five seconds apart, as the poller stores them. */
-async function seedQuotes(): Promise<void> {
-  const columns = REFERENCE_TABLES.quotes.columns;
-  const rows = [0, 1, 2].map((k) => {
-    const ltp = 2500 + k;
-    const values: Record<string, unknown> = {
-      security_id: HIST,
-      exchange_segment: 'NSE_EQ',
-      polled_at: `2024-03-04 04:00:${String(k * 5).padStart(2, '0')}.000`,
-      last_price: ltp,
-      last_quantity: 5,
-      last_trade_time: 1709524790 + k * 5,
-      average_price: 2499.5,
-      volume: 1000 * (k + 1),
-      buy_quantity: 500,
-      sell_quantity: 400,
-      open: 2490,
-      high: 2510,
-      low: 2480,
-      close: 2475,
-      net_change: ltp - 2475,
-      upper_circuit_limit: 2722.5,
-      lower_circuit_limit: 2227.5,
-      oi: 0,
-      oi_day_high: 0,
-      oi_day_low: 0,
-      bid_price: [1, 2, 3, 4, 5].map((l) => ltp - l * 0.05),
-      bid_quantity: [10, 20, 30, 40, 50],
-      bid_orders: [1, 2, 3, 4, 5],
-      ask_price: [1, 2, 3, 4, 5].map((l) => ltp + l * 0.05),
-      ask_quantity: [11, 21, 31, 41, 51],
-      ask_orders: [1, 1, 1, 1, 1],
-    };
-    return columns.map((c) => values[c]);
-  });
-  await h.store.internal.insertRows(REFERENCE_TABLES.quotes.name, columns, rows);
-}
-
 beforeAll(async () => {
   h = await startHarness({ cache: { finalAfterMs: 0 } });
-  await seedQuotes();
+  await seedQuotes(h.store);
 });
 afterAll(async () => {
   await h?.close();

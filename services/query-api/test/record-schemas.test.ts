@@ -5,7 +5,12 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { FEED_SCHEMA_IDS, ORDER_UPDATE_SCHEMA_ID, RECORD_SCHEMAS_DIR } from '@feedpipe/contracts';
+import {
+  FEED_SCHEMA_IDS,
+  ORDER_UPDATE_SCHEMA_ID,
+  QUOTE_SCHEMA_ID,
+  RECORD_SCHEMAS_DIR,
+} from '@feedpipe/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Harness, startHarness } from './helpers.js';
 
@@ -34,7 +39,11 @@ describe('record schemas on the API', () => {
     const res = await get('/v1/schemas');
     expect(res.statusCode).toBe(200);
     const { schemas } = res.json() as { schemas: ListEntry[] };
-    expect(schemas.map((s) => s.id)).toEqual([...Object.values(FEED_SCHEMA_IDS), ORDER_UPDATE_SCHEMA_ID]);
+    expect(schemas.map((s) => s.id)).toEqual([
+      ...Object.values(FEED_SCHEMA_IDS),
+      ORDER_UPDATE_SCHEMA_ID,
+      QUOTE_SCHEMA_ID,
+    ]);
     expect(schemas.find((s) => s.id === 'feed.status@1')).toEqual({
       id: 'feed.status@1',
       name: 'feed.status',

@@ -47,6 +47,8 @@ const UNSHARE_FLAGS = [
  * point, then `ro`/`rw` path pairs until `--`, then the command. Run by `sh` inside the namespaces.
  */
 const JAIL_SCRIPT = String.raw`set -e
+# pivot_root lives in sbin, which a service's PATH may leave out.
+PATH="$PATH:/usr/sbin:/sbin:/usr/bin:/bin"
 root=$1; shift
 mount -t tmpfs -o mode=0755 tmpfs "$root"
 # /tmp first: a directory bound below it (a test's data directory) must not be hidden by it.
