@@ -146,21 +146,18 @@ export class EngineProcess {
   #nextId = 1;
   #closed = false;
   #restartTimer: ReturnType<typeof setTimeout> | undefined;
-  readonly #mountPoint: string;
+  /** The empty directory the jail's root is mounted on (in its namespace only); none without a jail. */
+  readonly #mountPoint: string | undefined;
 
   constructor(options: EngineProcessOptions) {
     this.#options = options;
-    this.#mountPoint = mkdtempSync(join(tmpdir(), 'feedpipe-engine-'));
+    this.#mountPoint =
+      options.isolation === 'namespaces' ? mkdtempSync(join(tmpdir(), 'feedpipe-engine-')) : undefined;
     this.#generation = this.#start();
   }
 
   get isolation(): EngineIsolation {
     return this.#options.isolation;
-  }
-
-  /** The engine process's id (the unshare process's in the jail): for tests that kill it. */
-  get pid(): number | undefined {
-    return this.#generation.child.pid;
   }
 
   #start(): Generation {
@@ -174,7 +171,7 @@ export class EngineProcess {
         // The host script's folder, its package's manifest (ESM), and the installed packages.
         readOnly: [hostDir, join(hostDir, '../../../package.json'), modules, dirname(process.execPath)],
         readWrite: [this.#options.dataDir, ...(this.#options.backupDir ? [this.#options.backupDir] : [])],
-        mountPoint: this.#mountPoint,
+        mountPoint: this.#mountPoint ?? '',
       },
       process.execPath,
       [
@@ -258,7 +255,7 @@ export class EngineProcess {
     const grace = setTimeout(() => generation.child.kill('SIGKILL'), CLOSE_GRACE_MS);
     if (generation.child.exitCode === null && generation.child.signalCode === null) await generation.exited;
     clearTimeout(grace);
-    rmdirSync(this.#mountPoint);
+    if (this.#mountPoint !== undefined) rmdirSync(this.#mountPoint);
   }
 }
 
