@@ -8,7 +8,8 @@
  * proxy in front of the broker (partitions answered "not leader" while the rest of the request was
  * appended, and answers lost although the broker appended), and one connection aborted mid-run.
  * Every record is read back: per record its source identity must be unique (no copy in Kafka), per
- * instrument the trades in Kafka must be exactly what the simulator sent, in order; then the sink
+ * instrument the trades in Kafka must be exactly the distinct trades the simulator sent, each once
+ * and in order (see checkKafka for why a repeated snapshot is not one of them); then the sink
  * stores the topic into embedded ClickHouse and the same is checked there. Each run is bounded by
  * --seconds of feed plus bounded waits; the local broker and the store are shared by all runs.
  * Progress on stderr; the last stdout line is the JSON result.
@@ -54,24 +55,47 @@ const log = (m: string) => process.stderr.write(`bench:produce-stress: ${m}\n`);
 const SIM_CLIENT = { clientId: '1000000001', token: 'sim-token-1000000001', authType: 2 as const };
 
 interface RunResult {
+  /** Trade packets the simulator queued, snapshots that repeat a trade included. */
   sent: number;
+  /** Distinct trades among them: what Kafka and the store must hold once each. */
+  sentDistinct: number;
   inKafka: number;
   kafkaCopies: number;
+  /** A trade produced again from another packet (a repeated snapshot the repeat guard let through). */
+  kafkaRepeats: number;
   kafkaMissing: number;
   outOfOrder: number;
   stored: number;
   storedDuplicates: number;
+  storedRepeats: number;
   storedMissing: number;
   faultsInjected: number;
   producerResets: number;
   reconnects: number;
 }
 
-/** Kafka: copies by source identity, missing and out-of-order trades per instrument. */
+/**
+ * Kafka: copies by source identity, repeated, missing and out-of-order trades per instrument.
+ *
+ * A trade is its instrument's (cumulative volume, trade time): the volume grows with every trade, so
+ * two packets with the same pair carry the same trade. The feed answers every (re)subscription with
+ * a snapshot, the instrument's last trade; after the aborted connection resubscribes, that snapshot
+ * repeats a trade the old socket delivered and the ingestor produced, and the repeat guard
+ * (services/feed-ingestor/src/pipeline/trade-memory.ts) rightly drops it. Counted against every
+ * packet queued (`sentFor().trade`), each run showed exactly the aborted connection's 1,000
+ * instruments "missing": each the resubscription snapshot, equal to the trade queued just before
+ * it on the old socket and present in Kafka. So the expected count is the simulator's distinct
+ * trades (`sentFor().distinctTrade`, which skips a packet repeating the one queued before it for
+ * the instrument), and Kafka's side is counted in distinct trades too: a fresh trade dropped still
+ * shows as missing, and a repeat produced (a record under a new source identity carrying a trade
+ * already in the topic) is counted as a repeat instead of filling the place of a lost trade.
+ */
 function checkKafka(server: FeedServer, ids: readonly number[], trades: ReadRecord[]) {
   const identities = new Set<string>();
   let copies = 0;
+  let repeats = 0;
   const volumes = new Map<number, number[]>();
+  const seen = new Map<number, Set<string>>();
   for (const r of trades) {
     const source = r.headers.get(SOURCE_HEADER)?.toString('hex') ?? `offset:${r.partition}:${r.offset}`;
     if (identities.has(source)) {
@@ -79,7 +103,22 @@ function checkKafka(server: FeedServer, ids: readonly number[], trades: ReadReco
       continue;
     }
     identities.add(source);
-    const value = JSON.parse(r.value?.toString('utf8') ?? 'null') as { securityId: number; volume: number };
+    const value = JSON.parse(r.value?.toString('utf8') ?? 'null') as {
+      securityId: number;
+      volume: number;
+      ltt: number;
+    };
+    let known = seen.get(value.securityId);
+    if (!known) {
+      known = new Set();
+      seen.set(value.securityId, known);
+    }
+    const trade = `${value.volume}:${value.ltt}`;
+    if (known.has(trade)) {
+      repeats += 1;
+      continue;
+    }
+    known.add(trade);
     let list = volumes.get(value.securityId);
     if (!list) {
       list = [];
@@ -91,10 +130,10 @@ function checkKafka(server: FeedServer, ids: readonly number[], trades: ReadReco
   let outOfOrder = 0;
   for (const id of ids) {
     const list = volumes.get(id) ?? [];
-    missing += Math.max(0, server.sentFor(id).trade - list.length);
+    missing += Math.max(0, server.sentFor(id).distinctTrade - list.length);
     for (let i = 1; i < list.length; i++) if ((list[i] as number) < (list[i - 1] as number)) outOfOrder += 1;
   }
-  return { copies, missing, outOfOrder };
+  return { copies, repeats, missing, outOfOrder };
 }
 
 async function count(store: Store, query: string): Promise<number> {
@@ -146,14 +185,18 @@ async function oneRun(
     const trades = await readTopic({ brokers }, topics.trades, 120_000);
     const kafka = checkKafka(server, ids, trades);
     const sent = ids.reduce((s, id) => s + server.sentFor(id).trade, 0);
+    const sentDistinct = ids.reduce((s, id) => s + server.sentFor(id).distinctTrade, 0);
     const result: RunResult = {
       sent,
+      sentDistinct,
       inKafka: trades.length,
       kafkaCopies: kafka.copies,
+      kafkaRepeats: kafka.repeats,
       kafkaMissing: kafka.missing,
       outOfOrder: kafka.outOfOrder,
       stored: 0,
       storedDuplicates: 0,
+      storedRepeats: 0,
       storedMissing: 0,
       faultsInjected: Object.values(proxy.injected).reduce((n, k) => n + k, 0),
       producerResets: stats.producerResets,
@@ -174,12 +217,19 @@ async function oneRun(
       await sink.flush();
       await sink.stop();
       result.stored = await count(store, `SELECT count() AS n FROM ${FEED_TABLES.ticks.name}`);
-      const unique = await count(
+      // A copy is the same decoded packet twice (same receive time); a repeat is the same trade
+      // from two packets; missing is against the distinct trades sent, as in checkKafka.
+      const packets = await count(
         store,
         `SELECT uniqExact(security_id, volume, received_at) AS n FROM ${FEED_TABLES.ticks.name}`,
       );
-      result.storedDuplicates = result.stored - unique;
-      result.storedMissing = Math.max(0, sent - unique);
+      const distinct = await count(
+        store,
+        `SELECT uniqExact(security_id, volume, ltt) AS n FROM ${FEED_TABLES.ticks.name}`,
+      );
+      result.storedDuplicates = result.stored - packets;
+      result.storedRepeats = packets - distinct;
+      result.storedMissing = Math.max(0, sentDistinct - distinct);
     }
     return result;
   } finally {
@@ -199,24 +249,44 @@ async function main(): Promise<void> {
     .filter((i) => i.exchangeSegment === 'INX_EQ')
     .slice(0, instrumentCount)
     .map((i) => i.securityId);
-  const totals = { runs: 0, failed_runs: 0, sent: 0, kafka_copies: 0, kafka_missing: 0, out_of_order: 0 };
-  const sinkTotals = { stored: 0, stored_duplicates: 0, stored_missing: 0 };
+  const totals = {
+    runs: 0,
+    failed_runs: 0,
+    sent: 0,
+    sent_distinct: 0,
+    kafka_copies: 0,
+    kafka_repeats: 0,
+    kafka_missing: 0,
+    out_of_order: 0,
+  };
+  const sinkTotals = { stored: 0, stored_duplicates: 0, stored_repeats: 0, stored_missing: 0 };
   const extra = { faults_injected: 0, producer_resets: 0, reconnects: 0 };
   try {
     for (let run = 0; run < runs; run++) {
       const r = await oneRun(run, kafka.brokers, model, ids, store);
       totals.runs += 1;
       totals.sent += r.sent;
+      totals.sent_distinct += r.sentDistinct;
       totals.kafka_copies += r.kafkaCopies;
+      totals.kafka_repeats += r.kafkaRepeats;
       totals.kafka_missing += r.kafkaMissing;
       totals.out_of_order += r.outOfOrder;
       sinkTotals.stored += r.stored;
       sinkTotals.stored_duplicates += r.storedDuplicates;
+      sinkTotals.stored_repeats += r.storedRepeats;
       sinkTotals.stored_missing += r.storedMissing;
       extra.faults_injected += r.faultsInjected;
       extra.producer_resets += r.producerResets;
       extra.reconnects += r.reconnects;
-      const bad = r.kafkaCopies + r.kafkaMissing + r.outOfOrder + r.storedDuplicates + r.storedMissing > 0;
+      const bad =
+        r.kafkaCopies +
+          r.kafkaRepeats +
+          r.kafkaMissing +
+          r.outOfOrder +
+          r.storedDuplicates +
+          r.storedRepeats +
+          r.storedMissing >
+        0;
       if (bad) totals.failed_runs += 1;
       log(`run ${run + 1}/${runs}: ${JSON.stringify(r)}`);
     }
