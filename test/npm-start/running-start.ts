@@ -25,6 +25,12 @@ export interface RunningStart {
   metricsUrls: string[];
   /** The ingestor's subscription route and the ops key of this start (issue #33 item 6). */
   subscriptions: { url: string; key: string };
+  gatewayUrl: string;
+  tradeKey: string;
+  /** The pipeline's ops endpoint (`/metrics`, `/healthz`, `/readyz`). */
+  opsUrl: string;
+  /** The process id of `npm start` (its descriptors, its CPU). */
+  pid: number;
   stop(): Promise<void>;
 }
 
@@ -104,6 +110,10 @@ export async function startNpmStart(extraEnv: Record<string, string> = {}): Prom
       ),
       key: field(banner, /\n {4}ingestor ops +(\S+)/, 'ops key'),
     },
+    gatewayUrl: field(banner, /\n {2}gateway +(\S+)/, 'gateway line'),
+    tradeKey: field(banner, /\n {4}gateway trade +(\S+)/, 'trade key'),
+    opsUrl: field(banner, /\n {2}metrics +pipeline (\S+)\/metrics/, 'pipeline metrics'),
+    pid: child.pid as number,
     stop,
   };
 }

@@ -1,0 +1,140 @@
+/**
+ * What a legitimate user of a running `npm start` sees while bench:flood floods it, sampled every
+ * window from 127.0.0.1 (the flood comes from other loopback addresses): the ticks stored so far
+ * (market.ticks through the query API with the read key, and the sink's own count from the
+ * pipeline's /metrics), each service's readiness (query API and pipeline /readyz, the gateway's
+ * /healthz: it has no /readyz), one real order placed through the gateway with the trade key (its
+ * latency and answer), and the descriptors the `npm start` process holds.
+ */
+import { readdirSync } from 'node:fs';
+import { FEED_TABLES } from '@feedpipe/contracts';
+
+/** A probe is given up after this; it then counts as failed with its time so far. */
+const PROBE_TIMEOUT_MS = 30_000;
+
+export interface ProbeTargets {
+  apiUrl: string;
+  gatewayUrl: string;
+  opsUrl: string;
+  readKey: string;
+  tradeKey: string;
+  pid: number;
+}
+
+export interface ProbeSample {
+  /** Seconds since the flood started. */
+  at_s: number;
+  /** count() of market.ticks through the query API; null when the query failed. */
+  stored_ticks: number | null;
+  /** The sink's sink_rows_inserted_total for market.ticks; null when /metrics failed. */
+  sink_inserted: number | null;
+  order: { status: string; ms: number };
+  /** Status of each readiness endpoint, or the error that replaced it. */
+  ready: { query_api: string; pipeline: string; gateway: string };
+  /** Descriptors open in the npm start process; null where /proc cannot be read. */
+  fds: number | null;
+}
+
+interface Answer {
+  status: string;
+  ms: number;
+  body: string;
+}
+
+async function call(url: string, init: RequestInit = {}): Promise<Answer> {
+  const started = performance.now();
+  try {
+    const response = await fetch(url, { ...init, signal: AbortSignal.timeout(PROBE_TIMEOUT_MS) });
+    const body = await response.text();
+    return { status: String(response.status), ms: Math.round(performance.now() - started), body };
+  } catch (error) {
+    const e = error as Error & { cause?: { code?: string } };
+    const status = e.name === 'TimeoutError' ? 'TIMEOUT' : (e.cause?.code ?? e.name);
+    return { status, ms: Math.round(performance.now() - started), body: '' };
+  }
+}
+
+async function storedTicks(t: ProbeTargets): Promise<number | null> {
+  const answer = await call(`${t.apiUrl}/v1/sql`, {
+    method: 'POST',
+    headers: { 'x-api-key': t.readKey, 'content-type': 'application/json' },
+    body: JSON.stringify({ sql: `SELECT count() AS n FROM ${FEED_TABLES.ticks.name}` }),
+  });
+  if (answer.status !== '200') return null;
+  const n = (JSON.parse(answer.body) as { data: { n: string | number }[] }).data[0]?.n;
+  return n === undefined ? null : Number(n);
+}
+
+async function sinkInserted(t: ProbeTargets): Promise<number | null> {
+  const answer = await call(`${t.opsUrl}/metrics`);
+  if (answer.status !== '200') return null;
+  const table = FEED_TABLES.ticks.name.replace(/\./g, '\\.');
+  const match = new RegExp(`^sink_rows_inserted_total\\{table="${table}"\\} (\\S+)$`, 'm').exec(answer.body);
+  return match ? Number(match[1]) : 0;
+}
+
+let orders = 0;
+
+/** A small limit order far below the market, so it rests and changes nothing else. */
+async function placeOrder(t: ProbeTargets): Promise<{ status: string; ms: number }> {
+  orders += 1;
+  const { status, ms } = await call(`${t.gatewayUrl}/v1/orders`, {
+    method: 'POST',
+    headers: { 'x-api-key': t.tradeKey, 'content-type': 'application/json' },
+    body: JSON.stringify({
+      transactionType: 'BUY',
+      exchangeSegment: 'NSE_EQ',
+      productType: 'INTRADAY',
+      orderType: 'LIMIT',
+      validity: 'DAY',
+      securityId: '11536',
+      quantity: 1,
+      price: 3000,
+      correlationId: `flood-probe-${process.pid}-${orders}`,
+    }),
+  });
+  return { status, ms };
+}
+
+function openDescriptors(pid: number): number | null {
+  try {
+    return readdirSync(`/proc/${pid}/fd`).length;
+  } catch {
+    return null;
+  }
+}
+
+/** One sample: every probe at once, so a slow one does not delay the others. */
+export async function sample(t: ProbeTargets, atS: number): Promise<ProbeSample> {
+  const [stored, inserted, order, queryApi, pipeline, gateway] = await Promise.all([
+    storedTicks(t),
+    sinkInserted(t),
+    placeOrder(t),
+    call(`${t.apiUrl}/readyz`),
+    call(`${t.opsUrl}/readyz`),
+    call(`${t.gatewayUrl}/healthz`),
+  ]);
+  return {
+    at_s: atS,
+    stored_ticks: stored,
+    sink_inserted: inserted,
+    order,
+    ready: { query_api: queryApi.status, pipeline: pipeline.status, gateway: gateway.status },
+    fds: openDescriptors(t.pid),
+  };
+}
+
+/** The connection counters a service's /metrics reports (prefix `query_api_` or `trading_gateway_`). */
+export async function connectionCounters(
+  metricsUrl: string,
+  prefix: string,
+): Promise<Record<string, number> | null> {
+  const answer = await call(metricsUrl);
+  if (answer.status !== '200') return null;
+  const out: Record<string, number> = {};
+  for (const name of ['refused_total', 'evicted_total', 'idle_closed_total', 'open']) {
+    const match = new RegExp(`^${prefix}http_connections_${name} (\\S+)$`, 'm').exec(answer.body);
+    if (match) out[name] = Number(match[1]);
+  }
+  return out;
+}
