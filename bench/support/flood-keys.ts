@@ -143,8 +143,9 @@ export class KeyFlood {
   }
 
   #count(label: string, outcome: string): void {
-    const byStatus = (this.#report.status[label] ??= {});
+    const byStatus = this.#report.status[label] ?? {};
     byStatus[outcome] = (byStatus[outcome] ?? 0) + 1;
+    this.#report.status[label] = byStatus;
   }
 
   #fire(): void {
