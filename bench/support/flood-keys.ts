@@ -123,17 +123,19 @@ export class KeyFlood {
     );
   }
 
-  /** Sends in 10 ms ticks, each its share of the rate, until stop(). */
+  /**
+   * Sends every 10 ms what the rate owes since the start: paced on the clock, not on the ticks, so a
+   * late timer on a loaded machine sends its backlog (at most a second's worth) instead of less.
+   */
   start(): void {
-    const tickMs = 10;
-    let owed = 0;
+    const began = performance.now();
+    let fired = 0;
     this.#timer = setInterval(() => {
-      owed += (this.#options.ratePerSecond * tickMs) / 1000;
-      while (owed >= 1) {
-        owed -= 1;
-        this.#fire();
-      }
-    }, tickMs);
+      const owed = Math.floor(((performance.now() - began) / 1000) * this.#options.ratePerSecond);
+      const now = Math.min(owed - fired, this.#options.ratePerSecond);
+      for (let i = 0; i < now; i += 1) this.#fire();
+      fired = owed;
+    }, 10);
   }
 
   stop(): KeyFloodReport {

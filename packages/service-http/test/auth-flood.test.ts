@@ -158,6 +158,27 @@ describe('wrong secrets for a known key id', () => {
     s.clock.now += 60_001;
     expect((await get(s.app, victim.key)).statusCode).toBe(200);
   });
+
+  it("block that id for the guessing address only: the key's holder elsewhere keeps working", async () => {
+    const s = await setup({ addressLimit: { failureBurst: 1_000 } });
+    const victim = await s.keys.create('desk', ['read']);
+    const guesser = '127.0.0.9';
+    const answers: number[] = [];
+    for (let i = 0; i < 20; i += 1)
+      answers.push((await get(s.app, wrongSecretOf(victim.key), guesser)).statusCode);
+    expect(answers.slice(10)).toEqual(Array(10).fill(429));
+    // The guesser's address is refused even the right secret; the holder's address is not held.
+    expect((await get(s.app, victim.key, guesser)).statusCode).toBe(429);
+    expect((await get(s.app, victim.key, '127.0.0.1')).statusCode).toBe(200);
+    // Guesses spread over addresses are still throttled at each one.
+    for (const address of ['127.0.0.10', '127.0.0.11']) {
+      const spread: number[] = [];
+      for (let i = 0; i < 11; i += 1)
+        spread.push((await get(s.app, wrongSecretOf(victim.key), address)).statusCode);
+      expect(spread.at(-1)).toBe(429);
+    }
+    expect((await get(s.app, victim.key, '127.0.0.1')).statusCode).toBe(200);
+  });
 });
 
 describe('revocation with the key table in memory', () => {

@@ -1,13 +1,13 @@
 /**
  * Authentication, scopes and rate limiting as one onRequest hook, in this order, cheapest refusal
  * first: the client address's rate limit (before the key is even parsed), the key's shape, the
- * throttle on wrong secrets of its key id, the key itself (from the key table held in memory: no
- * store query per request, see key-table.ts), its scope, then the key's own rate limit. Every
- * refused key is counted against its address; every wrong secret against its key id. Routes declare
- * `config: { scope: 'open' | <a scope of the service> }`; a route without one (including unknown
- * paths, which any valid key may ask about) needs the service's default scope (`read` in the query
- * API, `trade` in the trading gateway), so nothing is reachable without a key by accident. No scope
- * implies another: `admin` manages keys only. The key is taken from headers only, never from the
+ * throttle on wrong secrets of its key id from this address, the key itself (from the key table
+ * held in memory: no store query per request, see key-table.ts), its scope, then the key's own rate
+ * limit. Every refused key is counted against its address; every wrong secret against its key id
+ * and address. Routes declare `config: { scope: 'open' | <a scope of the service> }`; a route
+ * without one (including unknown paths, which any valid key may ask about) needs the service's
+ * default scope (`read` in the query API, `trade` in the trading gateway), so nothing is reachable
+ * without a key by accident. No scope implies another: `admin` manages keys only. The key is taken from headers only, never from the
  * URL, so it cannot end up in a logged path.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
@@ -61,7 +61,7 @@ export interface AuthLimits {
   perKey: KeyRateLimiter;
   /** Requests and refused keys per client address, before any lookup. */
   perAddress: AddressGate;
-  /** Wrong secrets per key id. */
+  /** Wrong secrets per key id and address. */
   secrets: SecretThrottle;
 }
 
@@ -113,15 +113,18 @@ export function installAuth<S extends string>(
       );
     }
     const keyId = parseKey(presented)?.keyId;
-    const blocked = keyId === undefined ? 0 : limits.secrets.blockedFor(keyId);
+    const blocked = keyId === undefined ? 0 : limits.secrets.blockedFor(keyId, address);
     if (blocked > 0) {
       limits.perAddress.failed(address);
-      throw rateLimited(`too many wrong secrets for this key id; retry in ${blocked} s`, blocked);
+      throw rateLimited(
+        `too many wrong secrets for this key id from this address; retry in ${blocked} s`,
+        blocked,
+      );
     }
     const checked = await checkKey(keys, presented);
     if (checked.outcome !== 'valid') {
       limits.perAddress.failed(address);
-      if (checked.outcome === 'wrong-secret') limits.secrets.failed(checked.keyId);
+      if (checked.outcome === 'wrong-secret') limits.secrets.failed(checked.keyId, address);
       throw new HttpError('UNAUTHENTICATED', 'the API key is unknown or revoked');
     }
     const key: ApiKeyInfo = checked.key;

@@ -1,23 +1,29 @@
 /**
- * A throttle on wrong secrets per key id: after `maxFailures` wrong secrets for one key id within
- * `windowMs`, that key id is refused (429) for `blockMs`, whatever secret comes with it, before
- * the secret is compared. The correct secret is refused too while the id is blocked: answering it
- * differently would tell a guesser when a guess was right, which is what the throttle exists to
- * stop. Secrets are 256 random bits, so guessing cannot succeed anyway; the throttle makes a
- * guessing run visible and cheap to refuse. Its cost: whoever knows a key id (it is the public
- * part of a key) can keep that key refused from wherever they are; the block is short, and the key
- * holder can be given a new key.
+ * A throttle on wrong secrets per key id and client address: after `maxFailures` wrong secrets for
+ * one key id from one address within `windowMs`, that key id is refused (429) to that address for
+ * `blockMs`, whatever secret comes with it, before the secret is compared. The correct secret is
+ * refused too from that address while it is blocked: answering it differently would tell a guesser
+ * when a guess was right, which is what the throttle exists to stop. Secrets are 256 random bits,
+ * so guessing cannot succeed anyway; the throttle makes a guessing run visible and cheap to refuse.
  *
- * Only key ids of the table are tracked (a wrong secret needs an existing id), so the map is
- * bounded by the table; `maxTracked` bounds it anyway.
+ * Why per address and not per key id alone: a key id is the public part of a key (it is in logs
+ * and on the holder's screens). Blocked per id, anyone who knew one could keep that key refused to
+ * its holder from wherever they were: bench:flood's share of wrong secrets for the read and trade
+ * keys' ids did exactly that, and every order of the trade key's holder got 429 for the whole run.
+ * Per address, the guesser's address is the one refused; its other refusals are bounded anyway by
+ * the address gate (address-gate.ts), which also limits how fast a new address can start guessing.
+ *
+ * The map is bounded by `maxTracked` (key id and address pairs); when full, pairs that are neither
+ * blocked nor inside a window are dropped, and if it is still full it is emptied (the address gate
+ * still bounds each address).
  */
 export interface SecretThrottleOptions {
-  /** Wrong secrets for one key id within `windowMs` that block it. */
+  /** Wrong secrets for one key id from one address within `windowMs` that block it there. */
   maxFailures: number;
   windowMs: number;
   /** How long a blocked key id stays refused. */
   blockMs: number;
-  /** Key ids tracked at once. Default 100,000. */
+  /** Key id and address pairs tracked at once. Default 100,000. */
   maxTracked?: number;
   now?: () => number;
 }
@@ -38,22 +44,23 @@ export class SecretThrottle {
     this.#options = { maxTracked: 100_000, now: Date.now, ...options };
   }
 
-  /** Seconds the key id stays refused, or 0 when it is not blocked. */
-  blockedFor(keyId: string): number {
-    const entry = this.#failures.get(keyId);
+  /** Seconds the key id stays refused to `address`, or 0 when it is not blocked there. */
+  blockedFor(keyId: string, address: string): number {
+    const entry = this.#failures.get(pairOf(keyId, address));
     if (!entry) return 0;
     const left = entry.blockedUntil - this.#options.now();
     return left > 0 ? Math.ceil(left / 1000) : 0;
   }
 
-  /** Counts a wrong secret for the key id; true when that blocks it. */
-  failed(keyId: string): boolean {
+  /** Counts a wrong secret for the key id from `address`; true when that blocks it there. */
+  failed(keyId: string, address: string): boolean {
     const now = this.#options.now();
-    let entry = this.#failures.get(keyId);
+    const pair = pairOf(keyId, address);
+    let entry = this.#failures.get(pair);
     if (!entry || now - entry.since > this.#options.windowMs) {
       if (!entry && this.#failures.size >= this.#options.maxTracked) this.#evict(now);
       entry = { count: 0, since: now, blockedUntil: entry?.blockedUntil ?? 0 };
-      this.#failures.set(keyId, entry);
+      this.#failures.set(pair, entry);
     }
     entry.count += 1;
     if (entry.count >= this.#options.maxFailures) {
@@ -66,10 +73,15 @@ export class SecretThrottle {
   }
 
   #evict(now: number): void {
-    for (const [keyId, entry] of this.#failures) {
+    for (const [pair, entry] of this.#failures) {
       if (entry.blockedUntil <= now && now - entry.since > this.#options.windowMs)
-        this.#failures.delete(keyId);
+        this.#failures.delete(pair);
     }
     if (this.#failures.size >= this.#options.maxTracked) this.#failures.clear();
   }
+}
+
+/** A key id is 16 hex digits, so a space cannot occur in it: the pair's key is unambiguous. */
+function pairOf(keyId: string, address: string): string {
+  return `${keyId} ${address}`;
 }
