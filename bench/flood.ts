@@ -85,7 +85,7 @@ function floodJobs(start: RunningStart): FloodJob[] {
       kind: 'idle',
       endpoints: [apiEndpoint, gatewayEndpoint],
       connections,
-      options: { maxOpens: connections * 20, maxPendingConnects: 500, addresses },
+      options: { maxOpens: connections * 20, maxPendingConnects: 500, opensPerSecond: 2_000, addresses },
       slowBodies: {
         perRoute: 10,
         everyMs: 5_000,

@@ -6,8 +6,8 @@
  * What the client side can see is counted: connections opened, failed (by error code), and closed
  * by the server, with how long each lived (the servers' own counters of refused, evicted and
  * idle-closed connections are read by the benchmark from their /metrics). Bounded: at most
- * `maxPendingConnects` connects at once, at most `maxOpens` connections over the run, each connect
- * given up after CONNECT_TIMEOUT_MS.
+ * `maxPendingConnects` connects at once and `opensPerSecond` a second, at most `maxOpens`
+ * connections over the run, each connect given up after CONNECT_TIMEOUT_MS.
  */
 import { connect, type Socket } from 'node:net';
 import { floodAddress } from './flood-addresses.js';
@@ -25,6 +25,8 @@ export interface IdleFloodOptions {
   /** Connections opened over the whole run, at most. */
   maxOpens: number;
   maxPendingConnects: number;
+  /** Connects started per second, at most (the initial fill and the replacements alike). */
+  opensPerSecond: number;
   /** Loopback source addresses the connections are spread over. */
   addresses: number;
 }
@@ -66,6 +68,8 @@ export class IdleFlood {
   #pending = 0;
   #peak = 0;
   #stopped = false;
+  #began = 0;
+  #refill: NodeJS.Timeout | undefined;
 
   constructor(endpoints: readonly Endpoint[], options: IdleFloodOptions) {
     this.#endpoints = endpoints;
@@ -74,11 +78,13 @@ export class IdleFlood {
 
   /** Opens up to `target` and keeps it there until stop(). */
   start(): void {
+    this.#began = performance.now();
     this.#fill();
   }
 
   stop(): IdleFloodReport {
     this.#stopped = true;
+    if (this.#refill) clearTimeout(this.#refill);
     const openAtEnd = this.#open.size;
     for (const socket of this.#open) socket.destroy();
     const lifetimes = this.#lifetimes;
@@ -99,13 +105,21 @@ export class IdleFlood {
 
   #fill(): void {
     const o = this.#options;
+    const allowed = Math.min(o.maxOpens, ((performance.now() - this.#began) / 1000 + 0.1) * o.opensPerSecond);
     while (
       !this.#stopped &&
       this.#open.size + this.#pending < o.target &&
       this.#pending < o.maxPendingConnects &&
-      this.#attempted < o.maxOpens
+      this.#attempted < allowed
     ) {
       this.#openOne();
+    }
+    // Held back by the rate: come back when more is allowed (one timer at a time).
+    if (!this.#stopped && !this.#refill && this.#attempted >= allowed && this.#attempted < o.maxOpens) {
+      this.#refill = setTimeout(() => {
+        this.#refill = undefined;
+        this.#fill();
+      }, 50);
     }
   }
 
