@@ -3,7 +3,8 @@
  * loopback the way the issue's hostile user did, while a legitimate user keeps checking that the
  * sink stores and that orders are answered.
  *
- *   npm run bench:flood -- --scenario keys|idle|both [--seconds 60] [--rate 300] [--connections 19600]
+ *   npm run bench:flood -- --scenario keys|idle|both [--seconds 60] [--baseline-seconds 30]
+ *                          [--rate 300] [--connections 19600] [--addresses 256] [--instruments 5000]
  *
  * - keys: ~`rate` requests/s with made-up API keys (and a share of wrong secrets for the read and
  *   trade keys' ids) against /v1/sql, /clickhouse, /v1/orders and the postback route, from many
@@ -14,8 +15,10 @@
  * - both: the two at once, each flood in a process of its own.
  *
  * Every 10 s (bench/support/flood-probes.ts): the stored ticks, each service's readiness and one
- * order placed with the trade key. One JSON line last; `ok` is true when the stored ticks rose in
- * every window and every order was placed (2xx) within 1 s.
+ * order placed with the trade key, first for `baseline-seconds` without a flood (the baseline of
+ * the same run), then for `seconds` under it. One JSON line last: the flood's figures at the top
+ * level, the baseline's under `baseline`; `ok` is true when the stored ticks rose in every window
+ * and every order was placed (2xx) within 1 s.
  */
 import { type ChildProcess, fork } from 'node:child_process';
 import { parseArgs } from 'node:util';
@@ -34,6 +37,7 @@ const { values } = parseArgs({
   options: {
     scenario: { type: 'string', default: 'keys' },
     seconds: { type: 'string' },
+    'baseline-seconds': { type: 'string' },
     rate: { type: 'string' },
     connections: { type: 'string' },
     addresses: { type: 'string' },
@@ -45,6 +49,8 @@ if (!SCENARIOS.includes(values.scenario as Scenario)) {
 }
 const scenario = values.scenario as Scenario;
 const seconds = intFlag(values.seconds, 60, 'seconds', 10, 600);
+/** Probed before the flood starts, for the baseline (0: none). */
+const baselineWindows = Math.floor(intFlag(values['baseline-seconds'], 30, 'baseline-seconds', 0, 600) / 10);
 const rate = intFlag(values.rate, 300, 'rate', 1, 5_000);
 /** The issue's 19,600 connections (the flood process's open-file limit may hold it lower). */
 const connections = intFlag(values.connections, 19_600, 'connections', 1, 60_000);
@@ -147,19 +153,27 @@ async function startFlood(job: FloodJob): Promise<RunningFlood> {
 const percentile = (sorted: number[], p: number) =>
   sorted.length === 0 ? 0 : (sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))] as number);
 
-function summary(samples: ProbeSample[]) {
+/** Mean seconds of the sink's inserts between two samples (null when unknown or none). */
+function insertMeanMs(first: ProbeSample | undefined, last: ProbeSample | undefined): number | null {
+  const a = first?.sink_inserts;
+  const b = last?.sink_inserts;
+  if (!a || !b || b.count === a.count) return null;
+  return Math.round(((b.seconds - a.seconds) / (b.count - a.count)) * 1000);
+}
+
+/** A phase's figures: `samples[0]` is the sample its first window starts from. */
+function phase(samples: ProbeSample[]) {
   const stored = samples.map((s) => s.stored_ticks);
   const rose = stored.slice(1).map((n, i) => n !== null && stored[i] !== null && n > (stored[i] as number));
-  const floodOrders = samples.slice(1).map((s) => s.order);
-  const latencies = floodOrders.map((o) => o.ms).sort((a, b) => a - b);
+  const orders = samples.slice(1).map((s) => s.order);
+  const latencies = orders.map((o) => o.ms).sort((a, b) => a - b);
   const codes: Record<string, number> = {};
-  for (const o of floodOrders) codes[o.status] = (codes[o.status] ?? 0) + 1;
+  for (const o of orders) codes[o.status] = (codes[o.status] ?? 0) + 1;
   const readyzFailures = samples.slice(1).flatMap((s) =>
     Object.entries(s.ready)
       .filter(([, status]) => status !== '200')
       .map(([name]) => name),
   );
-  const ordersOk = floodOrders.every((o) => o.status.startsWith('2') && o.ms < ORDER_DEADLINE_MS);
   return {
     stored_ticks: stored,
     sink_inserted: samples.map((s) => s.sink_inserted),
@@ -168,9 +182,31 @@ function summary(samples: ProbeSample[]) {
     order_codes: codes,
     readyz_failures: readyzFailures.length,
     readyz_failed: [...new Set(readyzFailures)],
+    sink_insert_mean_ms: insertMeanMs(samples[0], samples.at(-1)),
     npm_start_fds: samples.map((s) => s.fds),
-    ok: rose.length > 0 && rose.every(Boolean) && floodOrders.length > 0 && ordersOk,
+    ok:
+      rose.length > 0 &&
+      rose.every(Boolean) &&
+      orders.length > 0 &&
+      orders.every((o) => o.status.startsWith('2') && o.ms < ORDER_DEADLINE_MS),
   };
+}
+
+/** Samples every WINDOW_MS from `began` for `windows` windows, appended to `samples`. */
+async function sampleWindows(
+  targets: ProbeTargets,
+  samples: ProbeSample[],
+  began: number,
+  windows: number,
+  label: string,
+): Promise<void> {
+  for (let w = 1; w <= windows; w += 1) {
+    const wait = began + w * WINDOW_MS - performance.now();
+    if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+    const s = await sample(targets, Math.round((performance.now() - began) / 1000));
+    samples.push(s);
+    log(`${label} window ${w}: ${JSON.stringify(s)}`);
+  }
 }
 
 async function main(): Promise<void> {
@@ -186,17 +222,13 @@ async function main(): Promise<void> {
       query_api: await connectionCounters(apiMetrics, 'query_api_'),
       trading_gateway: await connectionCounters(gatewayMetrics, 'trading_gateway_'),
     };
-    const samples: ProbeSample[] = [await sample(targets, 0)];
-    log(`before the flood: ${JSON.stringify(samples[0])}`);
+    // The same probes without a flood first: the baseline of this run, on this machine as loaded now.
+    const baseline: ProbeSample[] = [await sample(targets, 0)];
+    await sampleWindows(targets, baseline, performance.now(), baselineWindows, 'baseline');
+    const flooded: ProbeSample[] = [baseline.at(-1) as ProbeSample];
     const began = performance.now();
     for (const job of jobs) floods.push(await startFlood(job));
-    for (let w = 1; w <= Math.floor((seconds * 1000) / WINDOW_MS); w += 1) {
-      const wait = began + w * WINDOW_MS - performance.now();
-      if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
-      const s = await sample(targets, Math.round((performance.now() - began) / 1000));
-      samples.push(s);
-      log(`window ${w}: ${JSON.stringify(s)}`);
-    }
+    await sampleWindows(targets, flooded, began, Math.floor((seconds * 1000) / WINDOW_MS), 'flood');
     const reports = await Promise.all(floods.map((f) => f.report()));
     const after = {
       query_api: await connectionCounters(apiMetrics, 'query_api_'),
@@ -212,7 +244,8 @@ async function main(): Promise<void> {
         addresses,
         flood,
         server_connections: { before, after },
-        ...summary(samples),
+        ...phase(flooded),
+        baseline: phase(baseline),
         machine: 'shared 2-core machine',
       })}\n`,
     );

@@ -26,8 +26,12 @@ export interface ProbeSample {
   at_s: number;
   /** count() of market.ticks through the query API; null when the query failed. */
   stored_ticks: number | null;
+  /** The answer's status of that query (or the error that replaced it). */
+  stored_status: string;
   /** The sink's sink_rows_inserted_total for market.ticks; null when /metrics failed. */
   sink_inserted: number | null;
+  /** The sink's inserts so far (every table): how many, and their seconds in all (sink_insert_seconds). */
+  sink_inserts: { count: number; seconds: number } | null;
   order: { status: string; ms: number };
   /** Status of each readiness endpoint, or the error that replaced it. */
   ready: { query_api: string; pipeline: string; gateway: string };
@@ -54,23 +58,38 @@ async function call(url: string, init: RequestInit = {}): Promise<Answer> {
   }
 }
 
-async function storedTicks(t: ProbeTargets): Promise<number | null> {
+async function storedTicks(t: ProbeTargets): Promise<Pick<ProbeSample, 'stored_ticks' | 'stored_status'>> {
   const answer = await call(`${t.apiUrl}/v1/sql`, {
     method: 'POST',
     headers: { 'x-api-key': t.readKey, 'content-type': 'application/json' },
     body: JSON.stringify({ sql: `SELECT count() AS n FROM ${FEED_TABLES.ticks.name}` }),
   });
-  if (answer.status !== '200') return null;
-  const n = (JSON.parse(answer.body) as { data: { n: string | number }[] }).data[0]?.n;
-  return n === undefined ? null : Number(n);
+  const n =
+    answer.status === '200'
+      ? (JSON.parse(answer.body) as { data: { n: string | number }[] }).data[0]?.n
+      : undefined;
+  return { stored_ticks: n === undefined ? null : Number(n), stored_status: answer.status };
 }
 
-async function sinkInserted(t: ProbeTargets): Promise<number | null> {
+/** Sum of every series of `name` (all label values) in a Prometheus text page. */
+function summed(page: string, name: string): number {
+  let total = 0;
+  for (const m of page.matchAll(new RegExp(`^${name}(?:\\{[^}]*\\})? (\\S+)$`, 'gm'))) total += Number(m[1]);
+  return total;
+}
+
+async function sinkProgress(t: ProbeTargets): Promise<Pick<ProbeSample, 'sink_inserted' | 'sink_inserts'>> {
   const answer = await call(`${t.opsUrl}/metrics`);
-  if (answer.status !== '200') return null;
+  if (answer.status !== '200') return { sink_inserted: null, sink_inserts: null };
   const table = FEED_TABLES.ticks.name.replace(/\./g, '\\.');
   const match = new RegExp(`^sink_rows_inserted_total\\{table="${table}"\\} (\\S+)$`, 'm').exec(answer.body);
-  return match ? Number(match[1]) : 0;
+  return {
+    sink_inserted: match ? Number(match[1]) : 0,
+    sink_inserts: {
+      count: summed(answer.body, 'sink_insert_seconds_count'),
+      seconds: summed(answer.body, 'sink_insert_seconds_sum'),
+    },
+  };
 }
 
 let orders = 0;
@@ -106,9 +125,9 @@ function openDescriptors(pid: number): number | null {
 
 /** One sample: every probe at once, so a slow one does not delay the others. */
 export async function sample(t: ProbeTargets, atS: number): Promise<ProbeSample> {
-  const [stored, inserted, order, queryApi, pipeline, gateway] = await Promise.all([
+  const [stored, sink, order, queryApi, pipeline, gateway] = await Promise.all([
     storedTicks(t),
-    sinkInserted(t),
+    sinkProgress(t),
     placeOrder(t),
     call(`${t.apiUrl}/readyz`),
     call(`${t.opsUrl}/readyz`),
@@ -116,8 +135,8 @@ export async function sample(t: ProbeTargets, atS: number): Promise<ProbeSample>
   ]);
   return {
     at_s: atS,
-    stored_ticks: stored,
-    sink_inserted: inserted,
+    ...stored,
+    ...sink,
     order,
     ready: { query_api: queryApi.status, pipeline: pipeline.status, gateway: gateway.status },
     fds: openDescriptors(t.pid),

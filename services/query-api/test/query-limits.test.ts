@@ -9,6 +9,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import { ExclusiveLane } from '@feedpipe/store';
+import { openRawConnection } from '@feedpipe/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { QueryRunner } from '../src/query/query-runner.js';
 import { ResultBudget } from '../src/query/result-budget.js';
@@ -137,6 +138,35 @@ describe('health checks and per-key limits with a slow query running', () => {
     } finally {
       await hold.release();
       await slow;
+    }
+  });
+});
+
+describe('per-key limits and bodies still arriving', () => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await startHarness({ query: { maxConcurrentPerKey: 1 } }, {}, false);
+  });
+  afterAll(async () => {
+    await h?.close();
+  });
+
+  it('a request whose body is still arriving does not hold one of its key’s queries in flight', async () => {
+    const port = Number(new URL(await h.api.start()).port);
+    const headSeen = new Promise((resolve) => h.api.app.server.once('request', resolve));
+    const slow = await openRawConnection(port);
+    try {
+      slow.socket.write(
+        `POST /v1/sql HTTP/1.1\r\nHost: 127.0.0.1\r\nx-api-key: ${h.read['x-api-key']}\r\n` +
+          'Content-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"sql":',
+      );
+      await headSeen;
+      // The head went through the auth hook: past this point a slot taken at the head would be held.
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      const status = await h.api.app.inject({ method: 'GET', url: '/v1/status', headers: h.read });
+      expect(status.statusCode).toBe(200);
+    } finally {
+      slow.socket.destroy();
     }
   });
 });

@@ -4,6 +4,11 @@
  * does not touch the store. A key may have `maxConcurrentPerKey` of them in flight; one more is
  * refused at once with 429 RATE_LIMITED and Retry-After, before it reaches the store. The slot is
  * held until the response is closed, so results still being read by a slow client count.
+ *
+ * The slot is taken once the request is in (preHandler: body read and validated), not when its
+ * head arrives: a body that trickles in a byte every few seconds is not a query yet, and taken at
+ * the head it held one of its key's slots until the request deadline (bench:flood's slow bodies
+ * left the read key's own /v1/sql answering 429 for 30 s). The request deadline bounds the upload.
  */
 
 import type { KeyConcurrency } from '@feedpipe/service-http';
@@ -28,7 +33,7 @@ export function installQueryAdmission(app: FastifyInstance, slots: KeyConcurrenc
     const storeQuery = scope === 'read' && route.url.startsWith('/v1/') && !NOT_STORE_QUERIES.has(route.url);
     route.config = { ...config, storeQuery } as typeof route.config;
   });
-  app.addHook('onRequest', async (request, reply) => {
+  app.addHook('preHandler', async (request, reply) => {
     if (!request.routeOptions.config?.storeQuery || request.apiKey === undefined) return;
     const release = slots.tryAcquire(request.apiKey.keyId);
     if (release === undefined) {
