@@ -153,12 +153,19 @@ async function startFlood(job: FloodJob): Promise<RunningFlood> {
 const percentile = (sorted: number[], p: number) =>
   sorted.length === 0 ? 0 : (sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))] as number);
 
-/** Mean seconds of the sink's inserts between two samples (null when unknown or none). */
-function insertMeanMs(first: ProbeSample | undefined, last: ProbeSample | undefined): number | null {
+/**
+ * The sink's inserts between two samples: their mean time, and the share of the time the store's
+ * one pipeline session (the lane the gateway's audit rows also take) was inserting.
+ */
+function sinkInserts(first: ProbeSample | undefined, last: ProbeSample | undefined, windows: number) {
   const a = first?.sink_inserts;
   const b = last?.sink_inserts;
-  if (!a || !b || b.count === a.count) return null;
-  return Math.round(((b.seconds - a.seconds) / (b.count - a.count)) * 1000);
+  if (!a || !b || b.count === a.count || windows === 0) return { mean_ms: null, lane_busy_share: null };
+  const seconds = b.seconds - a.seconds;
+  return {
+    mean_ms: Math.round((seconds / (b.count - a.count)) * 1000),
+    lane_busy_share: Math.round((seconds / (windows * (WINDOW_MS / 1000))) * 100) / 100,
+  };
 }
 
 /** A phase's figures: `samples[0]` is the sample its first window starts from. */
@@ -178,11 +185,13 @@ function phase(samples: ProbeSample[]) {
     stored_ticks: stored,
     sink_inserted: samples.map((s) => s.sink_inserted),
     windows_rose: rose,
-    order_ms: { p50: percentile(latencies, 0.5), max: latencies.at(-1) ?? 0 },
+    order_ms: { p50: percentile(latencies, 0.5), max: latencies.at(-1) ?? 0, each: orders.map((o) => o.ms) },
     order_codes: codes,
+    gateway_healthz_ms: samples.slice(1).map((s) => s.gateway_healthz_ms),
+    event_loop_lag_max_ms: samples.slice(1).map((s) => s.event_loop_lag_max_ms),
     readyz_failures: readyzFailures.length,
     readyz_failed: [...new Set(readyzFailures)],
-    sink_insert_mean_ms: insertMeanMs(samples[0], samples.at(-1)),
+    sink_inserts: sinkInserts(samples[0], samples.at(-1), samples.length - 1),
     npm_start_fds: samples.map((s) => s.fds),
     ok:
       rose.length > 0 &&

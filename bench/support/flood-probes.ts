@@ -35,6 +35,10 @@ export interface ProbeSample {
   order: { status: string; ms: number };
   /** Status of each readiness endpoint, or the error that replaced it. */
   ready: { query_api: string; pipeline: string; gateway: string };
+  /** How long the gateway's /healthz took (no store, no upstream): the process's responsiveness. */
+  gateway_healthz_ms: number;
+  /** The npm start process's longest event-loop delay since the previous scrape; null if unread. */
+  event_loop_lag_max_ms: number | null;
   /** Descriptors open in the npm start process; null where /proc cannot be read. */
   fds: number | null;
 }
@@ -78,12 +82,17 @@ function summed(page: string, name: string): number {
   return total;
 }
 
-async function sinkProgress(t: ProbeTargets): Promise<Pick<ProbeSample, 'sink_inserted' | 'sink_inserts'>> {
+async function sinkProgress(
+  t: ProbeTargets,
+): Promise<Pick<ProbeSample, 'sink_inserted' | 'sink_inserts' | 'event_loop_lag_max_ms'>> {
   const answer = await call(`${t.opsUrl}/metrics`);
-  if (answer.status !== '200') return { sink_inserted: null, sink_inserts: null };
+  if (answer.status !== '200')
+    return { sink_inserted: null, sink_inserts: null, event_loop_lag_max_ms: null };
+  const lag = /^feedpipe_nodejs_eventloop_lag_max_seconds (\S+)$/m.exec(answer.body)?.[1];
   const table = FEED_TABLES.ticks.name.replace(/\./g, '\\.');
   const match = new RegExp(`^sink_rows_inserted_total\\{table="${table}"\\} (\\S+)$`, 'm').exec(answer.body);
   return {
+    event_loop_lag_max_ms: lag === undefined ? null : Math.round(Number(lag) * 1000),
     sink_inserted: match ? Number(match[1]) : 0,
     sink_inserts: {
       count: summed(answer.body, 'sink_insert_seconds_count'),
@@ -139,6 +148,7 @@ export async function sample(t: ProbeTargets, atS: number): Promise<ProbeSample>
     ...sink,
     order,
     ready: { query_api: queryApi.status, pipeline: pipeline.status, gateway: gateway.status },
+    gateway_healthz_ms: gateway.ms,
     fds: openDescriptors(t.pid),
   };
 }
