@@ -5,6 +5,7 @@
  *
  *   npm run bench:flood -- --scenario keys|idle|both [--seconds 60] [--baseline-seconds 30]
  *                          [--rate 300] [--connections 19600] [--addresses 256] [--instruments 5000]
+ *                          [--cpu-prof DIR]
  *
  * - keys: ~`rate` requests/s with made-up API keys (and a share of wrong secrets for the read and
  *   trade keys' ids) against /v1/sql, /clickhouse, /v1/orders and the postback route, from many
@@ -42,6 +43,7 @@ const { values } = parseArgs({
     connections: { type: 'string' },
     addresses: { type: 'string' },
     instruments: { type: 'string' },
+    'cpu-prof': { type: 'string' },
   },
 });
 if (!SCENARIOS.includes(values.scenario as Scenario)) {
@@ -57,6 +59,8 @@ const connections = intFlag(values.connections, 19_600, 'connections', 1, 60_000
 const addresses = intFlag(values.addresses, 256, 'addresses', 1, 60_000);
 /** npm start's own default universe. */
 const instruments = intFlag(values.instruments, 5_000, 'instruments', 1, 25_000);
+/** A directory for V8 CPU profiles of the npm start process (and its engine's), written as they exit. */
+const cpuProfDir = values['cpu-prof'];
 
 const log = (message: string) => process.stderr.write(`bench:flood: ${message}\n`);
 
@@ -154,15 +158,17 @@ const percentile = (sorted: number[], p: number) =>
   sorted.length === 0 ? 0 : (sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))] as number);
 
 /**
- * The sink's inserts between two samples: their mean time, and the share of the time the store's
- * one pipeline session (the lane the gateway's audit rows also take) was inserting.
+ * The sink's inserts between two samples: their mean time, the share of the time the store's one
+ * pipeline session (the lane the gateway's audit rows also take) was inserting, and the failures.
  */
 function sinkInserts(first: ProbeSample | undefined, last: ProbeSample | undefined, windows: number) {
   const a = first?.sink_inserts;
   const b = last?.sink_inserts;
-  if (!a || !b || b.count === a.count || windows === 0) return { mean_ms: null, lane_busy_share: null };
+  if (!a || !b || b.count === a.count || windows === 0)
+    return { mean_ms: null, lane_busy_share: null, failed: null };
   const seconds = b.seconds - a.seconds;
   return {
+    failed: b.failed - a.failed,
     mean_ms: Math.round((seconds / (b.count - a.count)) * 1000),
     lane_busy_share: Math.round((seconds / (windows * (WINDOW_MS / 1000))) * 100) / 100,
   };
@@ -220,7 +226,11 @@ async function sampleWindows(
 
 async function main(): Promise<void> {
   log(`starting npm start (${instruments} instruments, the history load on, as npm start runs it)...`);
-  const start = await startNpmStart({ DEMO_INSTRUMENTS: String(instruments), HISTORY_LOAD: 'on' });
+  const start = await startNpmStart({
+    DEMO_INSTRUMENTS: String(instruments),
+    HISTORY_LOAD: 'on',
+    ...(cpuProfDir ? { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${cpuProfDir}` } : {}),
+  });
   const targets: ProbeTargets = start;
   const jobs = floodJobs(start);
   const floods: RunningFlood[] = [];

@@ -30,8 +30,8 @@ export interface ProbeSample {
   stored_status: string;
   /** The sink's sink_rows_inserted_total for market.ticks; null when /metrics failed. */
   sink_inserted: number | null;
-  /** The sink's inserts so far (every table): how many, and their seconds in all (sink_insert_seconds). */
-  sink_inserts: { count: number; seconds: number } | null;
+  /** The sink's inserts so far (every table): how many, their seconds in all, and how many failed. */
+  sink_inserts: { count: number; seconds: number; failed: number } | null;
   order: { status: string; ms: number };
   /** Status of each readiness endpoint, or the error that replaced it. */
   ready: { query_api: string; pipeline: string; gateway: string };
@@ -97,6 +97,7 @@ async function sinkProgress(
     sink_inserts: {
       count: summed(answer.body, 'sink_insert_seconds_count'),
       seconds: summed(answer.body, 'sink_insert_seconds_sum'),
+      failed: summed(answer.body, 'sink_insert_failures_total'),
     },
   };
 }
