@@ -11,6 +11,7 @@
 import { randomBytes } from 'node:crypto';
 import { Agent, request } from 'node:http';
 import { floodAddress } from './flood-addresses.js';
+import { RESTING_ORDER } from './flood-order.js';
 
 export interface KeyFloodTargets {
   apiUrl: string;
@@ -45,16 +46,7 @@ function madeUpKey(keyId = randomBytes(8).toString('hex')): string {
   return `fpk_${keyId}_${randomBytes(32).toString('base64url')}`;
 }
 
-const ORDER_BODY = JSON.stringify({
-  transactionType: 'BUY',
-  exchangeSegment: 'NSE_EQ',
-  productType: 'INTRADAY',
-  orderType: 'LIMIT',
-  validity: 'DAY',
-  securityId: '11536',
-  quantity: 1,
-  price: 3000,
-});
+const ORDER_BODY = JSON.stringify(RESTING_ORDER);
 
 interface Shot {
   url: URL;

@@ -8,6 +8,7 @@
  */
 import { readdirSync } from 'node:fs';
 import { FEED_TABLES } from '@feedpipe/contracts';
+import { RESTING_ORDER } from './flood-order.js';
 
 /** A probe is given up after this; it then counts as failed with its time so far. */
 const PROBE_TIMEOUT_MS = 30_000;
@@ -104,23 +105,13 @@ async function sinkProgress(
 
 let orders = 0;
 
-/** A small limit order far below the market, so it rests and changes nothing else. */
+/** One real order with the trade key, a correlation id of its own each time. */
 async function placeOrder(t: ProbeTargets): Promise<{ status: string; ms: number }> {
   orders += 1;
   const { status, ms } = await call(`${t.gatewayUrl}/v1/orders`, {
     method: 'POST',
     headers: { 'x-api-key': t.tradeKey, 'content-type': 'application/json' },
-    body: JSON.stringify({
-      transactionType: 'BUY',
-      exchangeSegment: 'NSE_EQ',
-      productType: 'INTRADAY',
-      orderType: 'LIMIT',
-      validity: 'DAY',
-      securityId: '11536',
-      quantity: 1,
-      price: 3000,
-      correlationId: `flood-probe-${process.pid}-${orders}`,
-    }),
+    body: JSON.stringify({ ...RESTING_ORDER, correlationId: `flood-probe-${process.pid}-${orders}` }),
   });
   return { status, ms };
 }
