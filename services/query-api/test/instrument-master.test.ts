@@ -1,10 +1,3 @@
-/**
- * The instrument master in the query API: market.instruments (as the history loader writes it)
- * gives the search its symbols and segments, a configured file overrides what it names, the
- * listing route answers every version of a row, and read-only SQL joins ticks and 1-minute bars to
- * symbols (the table is on the allow-list), the current version or the one valid at a tick's time.
- */
-import { REFERENCE_TABLES } from '@feedpipe/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DAY, type Harness, HIST, LIVE_A, LIVE_B, startHarness } from './helpers.js';
 import { seedInstruments } from './reference-fixtures.js';

@@ -1,9 +1,3 @@
-/**
- * Quotes polled into market.quotes, through the API: the latest quote of an instrument with its
- * five levels a side, the depth history over a range in JSON and CSV, 404 for an instrument never
- * polled, and read-only SQL over the table (on the allow-list).
- */
-import { REFERENCE_TABLES } from '@feedpipe/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Harness, HIST, startHarness } from './helpers.js';
 import { seedQuotes } from './reference-fixtures.js';

@@ -46,7 +46,7 @@ const UNSHARE_FLAGS = [
  * Builds the jail's root and starts the command in it. Positional arguments: the new root's mount
  * point, then `ro`/`rw` path pairs until `--`, then the command. Run by `sh` inside the namespaces.
  */
-const JAIL_SCRIPT = String.raw`set -e
+const JAIL_SCRIPT = `set -e
 # pivot_root lives in sbin, which a service's PATH may leave out.
 PATH="$PATH:/usr/sbin:/sbin:/usr/bin:/bin"
 root=$1; shift
