@@ -86,7 +86,24 @@ class Generation {
     this.link = child.stdio[3] as Socket;
     const reader = new MessageReader();
     this.link.on('data', (chunk: Buffer) => {
-      for (const message of reader.push(chunk)) this.#receive(message);
+      let messages: EngineMessage[];
+      try {
+        messages = reader.push(chunk);
+      } catch (error) {
+        // A peer that breaks the framing cannot be resynchronised: it is ended and started again.
+        this.fail(
+          new StoreError(
+            'STORE_ENGINE_LOST',
+            `the embedded engine sent a malformed answer: ${(error as Error).message}`,
+            {
+              retryable: true,
+            },
+          ),
+        );
+        child.kill('SIGKILL');
+        return;
+      }
+      for (const message of messages) this.#receive(message);
     });
     this.exited = new Promise((resolve) => {
       child.on('exit', (code, signal) => {
@@ -154,10 +171,6 @@ export class EngineProcess {
     this.#mountPoint =
       options.isolation === 'namespaces' ? mkdtempSync(join(tmpdir(), 'feedpipe-engine-')) : undefined;
     this.#generation = this.#start();
-  }
-
-  get isolation(): EngineIsolation {
-    return this.#options.isolation;
   }
 
   #start(): Generation {
