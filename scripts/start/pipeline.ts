@@ -78,6 +78,9 @@ export async function startPipeline(inputs: PipelineInputs): Promise<Pipeline> {
     stateFile: join(inputs.dataDir, 'feed-ingestor.state.json'),
     // Instruments added or removed while running, kept across restarts of npm start.
     subscriptionsFile: join(inputs.dataDir, 'feed-ingestor.universe-changes.json'),
+    // The feed write-ahead log, as compose keeps it: a start after a crash produces what Kafka
+    // had not acknowledged (docs/operations.md, "The feed write-ahead log").
+    wal: { dir: join(inputs.dataDir, 'feed-wal') },
     // What `feed-ingestor replay` replays (docs/operations.md, "Replaying the past"); off unless asked.
     captureFile: process.env.CAPTURE_FILE || undefined,
     log: (m) => log(`ingestor: ${m}`),
