@@ -11,9 +11,9 @@
  *    memory limit there), four character devices and a private /tmp. No other /sys, no home, no
  *    project checkout, no other file of the host;
  *  - a PID namespace with a /proc of its own, where the engine is process 1 and sees no process of
- *    the host: `/proc/self/environ` holds the allocator's settings and TZ, and `/proc/self/fd/1..3` are sockets
- *    (Node's pipes to a child are socket pairs), which no `open` can reach, so a query cannot read
- *    the requests or answers of others through them;
+ *    the host: `/proc/self/environ` holds the allocator's settings and TZ, and `/proc/self/fd/1..3`
+ *    are sockets (Node's pipes to a child are socket pairs), which no `open` can reach, so a query
+ *    cannot read the requests or answers of others through them;
  *  - a network namespace with no interface up: no URL, remote or socket reaches anything.
  * The old root is unmounted after `pivot_root`, so no path leads back to the host. The engine's
  * environment, in the jail or not, is the allocator's settings and TZ (engineEnv), nothing more.
