@@ -21,7 +21,7 @@ import { Socket } from 'node:net';
 import { Readable } from 'node:stream';
 import type * as ChdbModule from 'chdb';
 import type * as ChdbConnectionModule from 'chdb/connection';
-import { encodeMessage, type Head, MessageReader } from './wire.js';
+import { encodeMessage, type Head, MessageReader, wireError } from './wire.js';
 
 type Session = ChdbConnectionModule.ChdbConnection;
 
@@ -33,24 +33,6 @@ const link = new Socket({ fd: 3, readable: true, writable: true });
 
 function send(head: Head, body?: Buffer): void {
   for (const chunk of encodeMessage(head, body)) link.write(chunk);
-}
-
-interface WireError {
-  message: string;
-  name?: string;
-  code?: string;
-  type?: string;
-}
-
-function wireError(error: unknown): WireError {
-  if (!(error instanceof Error)) return { message: String(error) };
-  const { code, type } = error as { code?: unknown; type?: unknown };
-  return {
-    message: error.message,
-    name: error.name,
-    ...(typeof code === 'string' ? { code } : {}),
-    ...(typeof type === 'string' ? { type } : {}),
-  };
 }
 
 async function bytesOf(stream: AsyncIterable<unknown>): Promise<Buffer> {

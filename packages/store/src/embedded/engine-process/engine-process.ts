@@ -33,7 +33,7 @@ import type {
 import { StoreError } from '../../errors.js';
 import type { EngineSessionSurface } from '../session-connection.js';
 import { type EngineIsolation, spawnPlan } from './jail.js';
-import { type EngineMessage, encodeMessage, type Head, MessageReader } from './wire.js';
+import { type EngineMessage, encodeMessage, type Head, MessageReader, type WireError } from './wire.js';
 
 const RESTART_SPACING_MS = 2_000;
 const CLOSE_GRACE_MS = 10_000;
@@ -47,13 +47,6 @@ export interface EngineProcessOptions {
   isolation: EngineIsolation;
   /** Where the engine's stderr lines go (chDB's own warnings). */
   log?: (line: string) => void;
-}
-
-interface WireError {
-  message: string;
-  name?: string;
-  code?: string;
-  type?: string;
 }
 
 /** The engine's error as the caller would have seen it in-process: a ClickHouseError when it was one. */
@@ -110,7 +103,7 @@ class Generation {
         this.fail(
           new StoreError(
             'STORE_ENGINE_LOST',
-            `the embedded engine process ended (${signal ?? `exit code ${code}`})${this.failure ? `: ${this.failure.message}` : ''}`,
+            `the embedded engine process ended (${signal ?? `exit code ${code}`})`,
             { retryable: true },
           ),
         );

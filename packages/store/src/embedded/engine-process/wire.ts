@@ -66,3 +66,22 @@ export class MessageReader {
     return first.subarray(0, bytes);
   }
 }
+
+/** An error as it crosses the link: the fields the store's side rebuilds it from (engine-process.ts). */
+export interface WireError {
+  message: string;
+  name?: string;
+  code?: string;
+  type?: string;
+}
+
+export function wireError(error: unknown): WireError {
+  if (!(error instanceof Error)) return { message: String(error) };
+  const { code, type } = error as { code?: unknown; type?: unknown };
+  return {
+    message: error.message,
+    name: error.name,
+    ...(typeof code === 'string' ? { code } : {}),
+    ...(typeof type === 'string' ? { type } : {}),
+  };
+}
