@@ -122,6 +122,8 @@ function nodeProperties(
     `share.coordinator.state.topic.replication.factor=${rf}`,
     `share.coordinator.state.topic.min.isr=${minIsr}`,
     'group.initial.rebalance.delay.ms=0',
+    // The ingestor's leadership group runs a 3 s session (services/feed-ingestor/src/leader/).
+    'group.min.session.timeout.ms=1000',
     // A crashed or hung broker is fenced (its leaderships and ISR places given up) after 6 s
     // without a heartbeat (Kafka's default is 9 s); a follower that stops fetching leaves the ISR
     // after 10 s (default 30 s), so acks=all waits that long at most for a hung follower.

@@ -97,6 +97,9 @@ function serverProperties(
     'share.coordinator.state.topic.replication.factor=1',
     'share.coordinator.state.topic.min.isr=1',
     'group.initial.rebalance.delay.ms=0',
+    // The ingestor's leadership group runs a 3 s session so a standby takes over within 5 s
+    // (services/feed-ingestor/src/leader/); the broker's default floor is 6 s.
+    'group.min.session.timeout.ms=1000',
     // A single node: fsync policy stays the OS default.
     `log.segment.bytes=${options.segmentBytes ?? 1024 * 1024 * 1024}`,
     'log.retention.hours=24',

@@ -20,6 +20,12 @@ export {
   type PartitionOffsets,
   type PartitionState,
 } from './clients/kafka-admin.js';
+export {
+  chooseLeader,
+  KafkaLeadership,
+  type KafkaLeadershipOptions,
+  type LeadershipRole,
+} from './clients/kafka-leadership.js';
 export { ProduceSet, type TopicRecords } from './clients/produce-set.js';
 export { type ReadRecord, readTopic } from './clients/read-topic.js';
 export { RecordAges, type RecordAgeTarget, type RecordAt } from './clients/record-ages.js';

@@ -14,20 +14,30 @@ export interface TopicPartitions {
   partitions: number[];
 }
 
-export function encodeSubscription(topics: readonly string[]): Buffer {
+/** `userData`: what the group's own assignor needs to know of the member (none for round robin). */
+export function encodeSubscription(topics: readonly string[], userData?: Buffer): Buffer {
   const w = Writer.create().appendInt16(0).appendInt32(topics.length);
   for (const topic of topics) w.appendString(topic, false);
-  return w.appendInt32(-1).buffer;
+  if (!userData) return w.appendInt32(-1).buffer;
+  return Buffer.concat([w.appendInt32(userData.length).buffer, userData]);
 }
 
 /** The topics of a member's subscription; empty for metadata that is not a consumer subscription. */
 export function decodeSubscription(metadata: Buffer): string[] {
-  if (metadata.length < 6) return [];
+  return decodeSubscriptionData(metadata).topics;
+}
+
+/** The topics and the user data (undefined when absent) of a member's subscription. */
+export function decodeSubscriptionData(metadata: Buffer): { topics: string[]; userData: Buffer | undefined } {
+  if (metadata.length < 6) return { topics: [], userData: undefined };
   const r = Reader.from(metadata);
   r.readInt16();
   const topics: string[] = [];
   for (let n = r.readInt32(); n > 0; n--) topics.push(r.readString(false));
-  return topics;
+  if (r.remaining < 4) return { topics, userData: undefined };
+  const length = r.readInt32();
+  if (length < 0 || r.remaining < length) return { topics, userData: undefined };
+  return { topics, userData: Buffer.from(metadata.subarray(r.position, r.position + length)) };
 }
 
 export function encodeAssignment(assigned: readonly TopicPartitions[]): Buffer {

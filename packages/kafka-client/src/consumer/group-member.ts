@@ -40,7 +40,7 @@ import {
 } from '../protocol/broker-errors.js';
 import {
   decodeAssignment,
-  decodeSubscription,
+  decodeSubscriptionData,
   encodeAssignment,
   encodeSubscription,
   type TopicPartitions,
@@ -81,6 +81,29 @@ export interface GroupMemberOptions {
   bootstrap: readonly Broker[];
   /** A transient failure worth telling (the member keeps trying). */
   onError: (error: KafkaClientError) => void;
+  /** The group's own assignment rule; round robin (Java's `roundrobin`) when not given. */
+  assignor?: GroupAssignor;
+}
+
+/** A member's subscription as the group leader's assignor sees it. */
+export interface MemberMetadata {
+  memberId: string;
+  topics: readonly string[];
+  userData: Buffer | undefined;
+}
+
+/**
+ * An assignment rule of the group's own (every member must offer the same protocol name): the
+ * user data each member sends with its JoinGroup, read fresh for every join, and the rule the
+ * member that happens to lead the group applies to all of them.
+ */
+export interface GroupAssignor {
+  readonly protocol: string;
+  userData(): Buffer;
+  assign(
+    members: readonly MemberMetadata[],
+    partitionCounts: ReadonlyMap<string, number>,
+  ): Map<string, TopicPartitions[]>;
 }
 
 export interface JoinResult {
@@ -99,6 +122,8 @@ export class GroupMember {
   #findFrom = 0;
   #heartbeat: { timer: NodeJS.Timeout | undefined; running: Promise<void> | undefined } | undefined;
   #lastHeartbeatAt = 0;
+  /** performance.now() when the last request the coordinator answered as a live member was sent. */
+  #confirmedSentAt = Number.NEGATIVE_INFINITY;
 
   constructor(options: GroupMemberOptions) {
     this.#o = options;
@@ -110,6 +135,15 @@ export class GroupMember {
 
   get generationId(): number {
     return this.#generationId;
+  }
+
+  /**
+   * When (performance.now(), ms) the last SyncGroup or heartbeat that the coordinator accepted was
+   * sent. The coordinator received it later, so its session for this member runs at least until
+   * this moment plus the session timeout: a lease that ends before that is safe on this clock.
+   */
+  get confirmedSentAt(): number {
+    return this.#confirmedSentAt;
   }
 
   /** When the last heartbeat was acknowledged (ms since the epoch; 0 before the first). */
@@ -128,12 +162,11 @@ export class GroupMember {
       maxMs: this.#o.retryBackoffMs[1],
       floor: 0.5,
     });
-    const subscription = encodeSubscription(this.#o.topics);
     this.#generationId = -1;
     let failures = 0;
     while (!stopped()) {
       try {
-        return await this.#joinRound(subscription);
+        return await this.#joinRound();
       } catch (error) {
         failures += 1;
         // A rebalance that began between our JoinGroup and SyncGroup, or a member id to drop:
@@ -162,8 +195,11 @@ export class GroupMember {
   }
 
   /** One JoinGroup (twice for a new member, KIP-394) and SyncGroup; the leader assigns in between. */
-  async #joinRound(subscription: Buffer): Promise<JoinResult> {
+  async #joinRound(): Promise<JoinResult> {
     const coordinator = await this.#coordinatorConnection(this.#o.joinPool);
+    const { assignor } = this.#o;
+    const subscription = encodeSubscription(this.#o.topics, assignor?.userData());
+    const protocols = assignor ? [assignor.protocol] : ASSIGNOR_PROTOCOLS;
     const request = () =>
       joinGroupV9.api.async(
         coordinator,
@@ -173,7 +209,7 @@ export class GroupMember {
         this.#memberId,
         null,
         PROTOCOL_TYPE,
-        ASSIGNOR_PROTOCOLS.map((name) => ({ name, metadata: subscription })),
+        protocols.map((name) => ({ name, metadata: subscription })),
         null,
       );
     let joined: joinGroupV9.JoinGroupResponse;
@@ -189,6 +225,7 @@ export class GroupMember {
     this.#memberId = joined.memberId;
     const leader = joined.leader === joined.memberId;
     const assignments = leader ? await this.#assign(joined.members) : [];
+    const syncSentAt = performance.now();
     const synced = await syncGroupV5.api.async(
       coordinator,
       this.#o.groupId,
@@ -200,6 +237,7 @@ export class GroupMember {
       assignments,
     );
     this.#generationId = joined.generationId;
+    this.#confirmedSentAt = syncSentAt;
     return {
       memberId: joined.memberId,
       generationId: joined.generationId,
@@ -350,8 +388,10 @@ export class GroupMember {
   async #beat(): Promise<'ok' | 'retry' | 'rebalance' | 'lost'> {
     try {
       const coordinator = await this.#coordinatorConnection(this.#o.coordinatorPool);
+      const sentAt = performance.now();
       await heartbeatV4.api.async(coordinator, this.#o.groupId, this.#generationId, this.#memberId, null);
       this.#lastHeartbeatAt = Date.now();
+      this.#confirmedSentAt = sentAt;
       return 'ok';
     } catch (error) {
       const codes = brokerErrorCodes(error);
@@ -435,18 +475,20 @@ export class GroupMember {
     throw lastError;
   }
 
-  /** The leader's SyncGroup assignments: round robin over the partitions every member subscribed to. */
+  /** The leader's SyncGroup assignments: by the group's assignor, else round robin. */
   async #assign(
     members: joinGroupV9.JoinGroupResponseMember[],
   ): Promise<syncGroupV5.SyncGroupRequestAssignment[]> {
     const subscriptions = members.map((m) => ({
       memberId: m.memberId,
-      topics: decodeSubscription(m.metadata),
+      ...decodeSubscriptionData(m.metadata),
     }));
     const topics = [...new Set(subscriptions.flatMap((s) => s.topics))];
     const metadata = await this.#o.client.metadata({ topics, forceUpdate: true });
     const counts = new Map(topics.map((t) => [t, metadata.topics.get(t)?.partitionsCount ?? 0]));
-    const assigned = assignRoundRobin(subscriptions, counts);
+    const assigned = this.#o.assignor
+      ? this.#o.assignor.assign(subscriptions, counts)
+      : assignRoundRobin(subscriptions, counts);
     return [...assigned].map(([memberId, partitions]) => ({
       memberId,
       assignment: encodeAssignment(partitions),
