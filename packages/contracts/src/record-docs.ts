@@ -121,7 +121,7 @@ export const GAP_DOC: {
     securityId: SECURITY_ID,
     subscription: "Which subscription of the instrument was not live: 'trade' (trade packets) or 'ohlc'.",
     cause:
-      'Why: connection_down (closed by the server or the network, or silent), reconnect_pending (closed by the ingestor to reconnect), eviction (Error 805), token_renewal (the token was renewed: refused by the service, or renewed ahead of expiry, and the connection reconnected with the new one), backpressure (reading paused while Kafka lagged), process_stopped (the ingestor was not running), stale (no trade for the configured time while the market was open).',
+      'Why: connection_down (closed by the server or the network, or silent), reconnect_pending (closed by the ingestor to reconnect), eviction (Error 805), token_renewal (the token was renewed: refused by the service, or renewed ahead of expiry, and the connection reconnected with the new one), backpressure (reading paused while Kafka lagged), process_stopped (the ingestor was not running), stale (no trade for the configured time while the market was open), handover (a planned handover to the standby ingestor moved the connection), failover (the leading ingestor died or froze and the standby took over).',
     startedAt: 'Start of the interval: UTC Unix epoch microseconds (the ingestor clock).',
     endedAt: 'End of the interval (exclusive): UTC Unix epoch microseconds (the ingestor clock).',
     connection: 'Index (0-based) of the ingestor connection that holds the subscription.',

@@ -73,7 +73,10 @@ export type FeedRecordType = FeedRecord['type'];
  *   renewed ahead of expiry) and the connection reconnected with the new one;
  * - backpressure: reading was paused because Kafka did not take the records fast enough;
  * - process_stopped: the ingestor was not running;
- * - stale: no trade for the configured time while the instrument's market was open.
+ * - stale: no trade for the configured time while the instrument's market was open;
+ * - handover: a planned handover from one ingestor process to its standby moved the connection
+ *   (added in the same schema version: readers that list causes must accept new ones);
+ * - failover: the leading ingestor died or froze and a standby took over.
  */
 export const GAP_CAUSES = [
   'connection_down',
@@ -83,6 +86,8 @@ export const GAP_CAUSES = [
   'backpressure',
   'process_stopped',
   'stale',
+  'handover',
+  'failover',
 ] as const;
 
 export type GapCause = (typeof GAP_CAUSES)[number];

@@ -36,6 +36,14 @@ describe('chooseLeader', () => {
     expect(chooseLeader(members)).toBe('b');
   });
 
+  it('with no holder, prefers a designated successor over a longer-running member', () => {
+    const members = [
+      claim('a', { holding: false, designated: false, since: -1, startedAt: 1 }),
+      claim('b', { holding: false, designated: true, since: -1, startedAt: 5 }),
+    ];
+    expect(chooseLeader(members)).toBe('b');
+  });
+
   it('with no holder, gives it to the longest-running member, and reads foreign user data as no claim', () => {
     const members = [
       claim('c', undefined),

@@ -21,6 +21,9 @@ import { startOpsRouteServer } from './ops/ops-route-server.js';
 import { REPLAY_USAGE, replayCommand } from './replay/replay-cli.js';
 import { UniverseWatch } from './subscriptions/universe-watch.js';
 
+/** The exit status of a process that lost leadership (EX_TEMPFAIL: start it again, as a standby). */
+const EXIT_FENCED = 75;
+
 const USAGE = `usage: feed-ingestor run\n${REPLAY_USAGE}`;
 
 async function run(): Promise<void> {
@@ -48,7 +51,22 @@ async function run(): Promise<void> {
     stateFile: config.stateFile,
     subscriptionsFile: config.subscriptionsFile,
     wal: config.wal,
+    ...(config.leadership
+      ? {
+          leadership: {
+            ...config.leadership,
+            // Losing leadership is final for a process: it stops without sending and exits, and its
+            // supervisor starts it again as a standby (leader/ingestor-leadership.ts says why).
+            onFenced: (why: string) => void fencedExit(why),
+          },
+        }
+      : {}),
   });
+  const fencedExit = async (why: string) => {
+    process.stderr.write(`feed-ingestor: fenced (${why}); stopping without sending, exit ${EXIT_FENCED}\n`);
+    await ingestor.stop().catch(() => undefined);
+    process.exit(EXIT_FENCED);
+  };
   // This process runs the ingestor alone: its process metrics go with the ingestor's.
   registerProcessMetrics(ingestor.registry);
   await ingestor.start();

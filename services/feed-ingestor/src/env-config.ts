@@ -8,6 +8,7 @@ import { CREDENTIALS_ENV, type CredentialsConfig, credentialsConfigFromEnv } fro
 import { type Env, type EnvSchema, readEnv } from '@feedpipe/service-kit';
 import { IngestorError } from './errors.js';
 import type { FeedCredentials } from './feed/feed-connection.js';
+import type { LeadershipOptions } from './leader/ingestor-leadership.js';
 import { readUniverseIds } from './subscriptions/universe-file.js';
 import { type FeedWalOptions, WAL_FSYNC_POLICIES, type WalFsyncPolicy } from './wal/wal-options.js';
 
@@ -44,6 +45,8 @@ export interface IngestorEnvConfig {
   opsPort: number;
   /** INGESTOR_WAL_*: the feed write-ahead log; undefined (off) without INGESTOR_WAL_DIR. */
   wal: FeedWalOptions | undefined;
+  /** INGESTOR_LEADERSHIP=kafka and its INGESTOR_LEADER_*, INGESTOR_HANDOVER_*, INGESTOR_WAL_PEERS. */
+  leadership: LeadershipOptions | undefined;
 }
 
 const HOST_PORT = { pattern: /^[\w.-]+:\d+$/, allowed: 'host:port' };
@@ -180,6 +183,45 @@ export const INGESTOR_ENV = {
     default: 1_000,
     description: 'time between fdatasync rounds of the write-ahead log with INGESTOR_WAL_FSYNC=interval',
   },
+  INGESTOR_LEADERSHIP: {
+    type: 'enum',
+    values: ['off', 'kafka'],
+    default: 'off',
+    description:
+      'kafka: one of several ingestor processes of the client id, one leading and the others standing by, decided by Kafka group membership (docs/operations.md, "Upgrading without a hole"); off: this process always leads',
+  },
+  INGESTOR_LEADER_GROUP: {
+    type: 'string',
+    default: 'feedpipe-ingestor-leader',
+    description: 'the consumer group that decides the leader (the same in every process of the client id)',
+  },
+  INGESTOR_CONTROL_TOPIC: {
+    type: 'string',
+    default: 'feed.ingestor-control',
+    description: 'the one-partition topic of that group, also carrying the handover messages',
+  },
+  INGESTOR_LEADER_SESSION_MS: {
+    type: 'integer',
+    min: 1_000,
+    max: 60_000,
+    default: 3_000,
+    description:
+      "the group session: a dead or frozen leader's lease runs out within it and a standby takes over after it (the broker's group.min.session.timeout.ms must allow it)",
+  },
+  INGESTOR_HANDOVER_CLAIM_MS: {
+    type: 'integer',
+    min: 0,
+    max: 60_000,
+    default: 3_000,
+    description:
+      'how long a stopping leader waits for a standby to take its connections over; 0: no handover (the standby takes over after the leader left)',
+  },
+  INGESTOR_WAL_PEERS: {
+    type: 'list',
+    unset: 'no other log is replayed',
+    description:
+      'write-ahead log directories of the other ingestor processes on this host: a new leader replays what a fallen one logged and Kafka had not acknowledged',
+  },
 } as const satisfies EnvSchema;
 
 /** The ops key from the variable or its file; a file that cannot be read is a problem of the configuration. */
@@ -258,5 +300,15 @@ export function loadIngestorEnv(env: Env = process.env): IngestorEnvConfig {
           fsyncIntervalMs: v.INGESTOR_WAL_FSYNC_INTERVAL_MS,
         }
       : undefined,
+    leadership:
+      v.INGESTOR_LEADERSHIP === 'kafka'
+        ? {
+            groupId: v.INGESTOR_LEADER_GROUP,
+            topic: v.INGESTOR_CONTROL_TOPIC,
+            sessionTimeoutMs: v.INGESTOR_LEADER_SESSION_MS,
+            handoverClaimMs: v.INGESTOR_HANDOVER_CLAIM_MS,
+            peerWalDirs: v.INGESTOR_WAL_PEERS ?? [],
+          }
+        : undefined,
   };
 }

@@ -63,6 +63,8 @@ export {
   type SubscriptionsSnapshot,
 } from './ingestor.js';
 export type { FeedIngestorOptions } from './ingestor-options.js';
+export type { ControlMessage } from './leader/control-messages.js';
+export type { IngestorRole, LeadershipOptions } from './leader/ingestor-leadership.js';
 export {
   type OpsRouteServer,
   type OpsRouteServerOptions,

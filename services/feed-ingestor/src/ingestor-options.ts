@@ -9,6 +9,7 @@ import { IngestorError } from './errors.js';
 import type { AttemptBudget } from './feed/attempt-budget.js';
 import type { FeedConnectionTuning } from './feed/connection-pool.js';
 import type { FeedCredentials } from './feed/feed-connection.js';
+import type { LeadershipOptions } from './leader/ingestor-leadership.js';
 import type { FeedWalOptions } from './wal/wal-options.js';
 
 export interface FeedIngestorOptions {
@@ -63,6 +64,11 @@ export interface FeedIngestorOptions {
    * Kafka had not acknowledged when a run ended is produced again by the next start. Unset: off.
    */
   wal?: FeedWalOptions;
+  /**
+   * Run as one of several processes of the same client id, one leading (holding the feed) and the
+   * others standing by (leader/ingestor-leadership.ts). Unset: this process always leads.
+   */
+  leadership?: LeadershipOptions;
   /** Default: a registry of its own. */
   registry?: Registry;
   /** Default: stderr, prefixed `ingestor: `. */
@@ -94,6 +100,7 @@ const OPTION_KEYS: { readonly [K in keyof Required<FeedIngestorOptions>]: true }
   stateFile: true,
   subscriptionsFile: true,
   wal: true,
+  leadership: true,
   registry: true,
   log: true,
 };

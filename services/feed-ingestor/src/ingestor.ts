@@ -19,6 +19,7 @@
  * `FrameIntake.receive` (add a `FrameTap` to see each one as received); Kafka's acknowledgements come
  * back to the pipeline's observers (add a `PipelineObserver` to see each acknowledged chunk).
  */
+import { randomInt } from 'node:crypto';
 import { TOPIC_KINDS } from '@feedpipe/contracts';
 import { ensureTopics } from '@feedpipe/service-kit';
 import { Registry } from 'prom-client';
@@ -38,6 +39,8 @@ import { RunState, readPreviousRun } from './gaps/run-state.js';
 import { StaleWatcher } from './gaps/stale-watcher.js';
 import { createIngestorMetrics, type IngestorMetrics } from './ingestor-metrics.js';
 import { type CheckedOptions, checkIngestorOptions, type FeedIngestorOptions } from './ingestor-options.js';
+import { IngestorLeadership, type IngestorRole } from './leader/ingestor-leadership.js';
+import type { LeaseFence } from './leader/lease-fence.js';
 import { CaptureTap } from './pipeline/capture-tap.js';
 import { FrameIntake } from './pipeline/frame-intake.js';
 import { LatencyRecorder } from './pipeline/latency-recorder.js';
@@ -96,6 +99,12 @@ export interface IngestorStats {
   fatal: string | undefined;
   /** The write-ahead log, when on. */
   wal?: IngestorWalStats;
+  /** With leadership configured: this process's part (a standby holds no connection). */
+  role?: IngestorRole;
+  /** Frames read from a socket after the lease ran out, and so not taken. */
+  fencedFrames: number;
+  /** This run's number, the first field of its records' source identity. */
+  sourceRun: number;
 }
 
 export interface FeedIngestor {
@@ -148,6 +157,8 @@ interface IngestorGraph {
   readonly wal: IngestorWal | undefined;
   readonly pool: ConnectionPool;
   readonly live: LiveSubscriptions;
+  readonly leadership: IngestorLeadership | undefined;
+  readonly run: number;
 }
 
 export interface SubscriptionsSnapshot {
@@ -218,10 +229,12 @@ function createPipeline(
   metrics: IngestorMetrics,
   trades: TradeMemory,
   latency: LatencyRecorder,
-  sourceRun: number | undefined,
+  sourceRun: number,
+  fence: LeaseFence | undefined,
 ): ProducerPipeline {
   return new ProducerPipeline({
     sourceRun,
+    ...(fence ? { fence: fence.buffer } : {}),
     brokers: options.brokers,
     topics: checked.topics,
     workers: options.workers,
@@ -252,8 +265,12 @@ function buildGraph(options: FeedIngestorOptions, checked: CheckedOptions): Inge
   const stale = staleWatcherOf(checked.staleAfterMs, trades, ledger, book);
   const latency = new LatencyRecorder();
   const wal = options.wal && new IngestorWal(options.wal, registry, log);
-  const pipeline = createPipeline(options, checked, metrics, trades, latency, wal?.run);
+  const run = wal?.run ?? randomInt(0, 2 ** 32);
+  const leadership = leadershipOf(options, run, registry, log, () => void lead());
+  const pipeline = createPipeline(options, checked, metrics, trades, latency, run, leadership?.fence);
   const intake = new FrameIntake(pipeline, metrics);
+  // Only a leader with a running lease takes frames (a woken frozen leader reads, but keeps nothing).
+  if (leadership) intake.gate(() => leadership.fence.open());
   const capture = options.captureFile ? new CaptureTap(options.captureFile, log) : undefined;
   for (const tap of [capture, wal]) if (tap) intake.tap(tap);
   if (wal) pipeline.observe(wal);
@@ -273,7 +290,32 @@ function buildGraph(options: FeedIngestorOptions, checked: CheckedOptions): Inge
   pipeline.observe({ pressure: (full) => pool.setPaused(full) });
   const live = liveSubscriptionsOf(options, { book, pool, ledger, trades, metrics, log });
   const parts = { registry, metrics, seen, book, trades, ledger, runState, stale, latency };
-  return { ...parts, pipeline, intake, capture, wal, pool, live };
+  const graph: IngestorGraph = { ...parts, pipeline, intake, capture, wal, pool, live, leadership, run };
+  const lead = () => leadFeed(graph, options, checked).catch((error: unknown) => fail(error));
+  const fail = (error: unknown) => {
+    log(`leading failed: ${(error as Error).message}`);
+    leadership?.options.onFenced?.(`leading failed: ${(error as Error).message}`);
+  };
+  return graph;
+}
+
+/** With leadership configured, the part that decides when this process holds the feed. */
+function leadershipOf(
+  options: FeedIngestorOptions,
+  run: number,
+  registry: Registry,
+  log: (message: string) => void,
+  onLead: () => void,
+): IngestorLeadership | undefined {
+  if (!options.leadership) return undefined;
+  return new IngestorLeadership({
+    brokers: options.brokers,
+    options: options.leadership,
+    run,
+    registry,
+    log,
+    onLead,
+  });
 }
 
 /** The instruments at start (with the changes an earlier run kept) and the changes while running. */
@@ -289,6 +331,13 @@ function liveSubscriptionsOf(
     plan,
     file: path ? new OverridesFile(path, parts.log) : undefined,
   });
+}
+
+/** A standby is ready (it stands by); a fenced or stopped process is not. */
+function standbyReadiness(role: IngestorRole): FeedReadiness {
+  return role === 'standby' || role === 'joining'
+    ? { ready: true, reasons: [], market: 'unknown' }
+    : { ready: false, reasons: [`this process is ${role}: it no longer leads`], market: 'unknown' };
 }
 
 function ingestorStats(graph: IngestorGraph): IngestorStats {
@@ -315,6 +364,9 @@ function ingestorStats(graph: IngestorGraph): IngestorStats {
     connections: pool.snapshot(),
     fatal: pool.fatal,
     ...(graph.wal ? { wal: graph.wal.stats() } : {}),
+    ...(graph.leadership ? { role: graph.leadership.role } : {}),
+    fencedFrames: intake.refused,
+    sourceRun: graph.run,
   };
 }
 
@@ -325,8 +377,39 @@ async function startGraph(graph: IngestorGraph, options: FeedIngestorOptions, ch
     options.partitions ?? 12,
   );
   await graph.capture?.open();
-  const replayed = graph.wal?.replayAhead(graph.pipeline, graph.trades, options.brokers, checked.topics);
+  // A standby holds nothing until the group makes it the leader (leadFeed).
+  if (graph.leadership) await graph.leadership.start();
+  else await leadFeed(graph, options, checked);
+}
+
+/**
+ * The feed held by this process: what earlier runs (and, after a failover, the fallen leader on
+ * this host) logged and Kafka never acknowledged goes first, then the connections open.
+ */
+async function leadFeed(graph: IngestorGraph, options: FeedIngestorOptions, checked: CheckedOptions) {
+  const { leadership } = graph;
+  const fellow = leadership
+    ? { peerDirs: leadership.options.peerWalDirs ?? [], fence: leadership.fence.buffer }
+    : {};
+  const replayed = graph.wal?.replayAhead(
+    graph.pipeline,
+    graph.trades,
+    options.brokers,
+    checked.topics,
+    fellow,
+  );
   graph.live.subscribePlanned();
+  // Another process led until it fell: the ledger's gap runs from the last moment it was alive.
+  const fellAt = leadership?.predecessorLastAliveMs();
+  if (fellAt !== undefined) {
+    const held = graph.book.held();
+    graph.ledger.tracker.recover({
+      stoppedAtMs: fellAt,
+      cause: 'failover',
+      trade: new Set(held.trade),
+      ohlc: new Set(held.ohlc),
+    });
+  }
   graph.runState?.start();
   graph.stale?.start();
   graph.pool.start();
@@ -339,8 +422,11 @@ async function stopGraph(graph: IngestorGraph): Promise<void> {
   graph.stale?.stop(stoppedAt);
   graph.ledger.tracker.closeAll(stoppedAt);
   graph.pool.stop();
-  await graph.pipeline.close();
-  await graph.wal?.close(true);
+  const fenced = graph.leadership?.role === 'fenced';
+  // A fenced process may send nothing more: what it holds stays in its log for the leader.
+  await (fenced ? graph.pipeline.abandon() : graph.pipeline.close());
+  await graph.leadership?.stop();
+  await graph.wal?.close(!fenced);
   await graph.ledger.close(stoppedAt);
   await graph.runState?.stop(stoppedAt);
   await graph.capture?.close();
@@ -379,14 +465,16 @@ export function createFeedIngestor(options: FeedIngestorOptions): FeedIngestor {
     },
     drain: () => graph.pipeline.drain(),
     readiness: () =>
-      assessFeedReadiness({
-        fatal: pool.fatal,
-        connections: pool.snapshot(),
-        marketStatus: seen.marketStatus,
-        startedAt,
-        now: Date.now(),
-        silentAfterMs: checked.silentAfterMs,
-      }),
+      graph.leadership && graph.leadership.role !== 'leader'
+        ? standbyReadiness(graph.leadership.role)
+        : assessFeedReadiness({
+            fatal: pool.fatal,
+            connections: pool.snapshot(),
+            marketStatus: seen.marketStatus,
+            startedAt,
+            now: Date.now(),
+            silentAfterMs: checked.silentAfterMs,
+          }),
     stats: () => ingestorStats(graph),
   };
 }

@@ -45,6 +45,8 @@ export interface KafkaLeadershipOptions {
    */
   onChange: (leading: boolean, why: string) => void;
   onError?: (error: KafkaClientError) => void;
+  /** A generation began with another member leading (this one stands by). */
+  onStandby?: () => void;
   now?: () => number;
 }
 
@@ -54,6 +56,8 @@ export type LeadershipRole = 'joining' | 'leader' | 'standby' | 'stopped';
 interface Claim {
   /** Holds partition 0 now (with a running lease). */
   holding: boolean;
+  /** Named the successor by the holder (it took the holder's work over in a planned handover). */
+  designated: boolean;
   /** The generation in which it became the holder (a later holder is the current one). */
   since: number;
   /** When the member started: with nobody holding, the longest-running member leads. */
@@ -67,21 +71,26 @@ function claimOf(member: MemberMetadata): Claim {
     const value = JSON.parse(member.userData?.toString('utf8') ?? 'null') as Partial<Claim> | null;
     return {
       holding: value?.holding === true,
+      designated: value?.designated === true,
       since: typeof value?.since === 'number' ? value.since : -1,
       startedAt: typeof value?.startedAt === 'number' ? value.startedAt : Number.POSITIVE_INFINITY,
     };
   } catch {
-    return { holding: false, since: -1, startedAt: Number.POSITIVE_INFINITY };
+    return { holding: false, designated: false, since: -1, startedAt: Number.POSITIVE_INFINITY };
   }
 }
 
-/** The member that leads next: the current holder, else the longest-running member (then by id). */
+/**
+ * The member that leads next: the current holder, else a designated successor, else the
+ * longest-running member (then by id).
+ */
 export function chooseLeader(members: readonly MemberMetadata[]): string | undefined {
   const ranked = members
     .map((member) => ({ id: member.memberId, claim: claimOf(member) }))
     .sort((a, b) => {
       if (a.claim.holding !== b.claim.holding) return a.claim.holding ? -1 : 1;
       if (a.claim.holding && a.claim.since !== b.claim.since) return b.claim.since - a.claim.since;
+      if (a.claim.designated !== b.claim.designated) return a.claim.designated ? -1 : 1;
       if (a.claim.startedAt !== b.claim.startedAt) return a.claim.startedAt - b.claim.startedAt;
       return a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
     });
@@ -89,8 +98,8 @@ export function chooseLeader(members: readonly MemberMetadata[]): string | undef
 }
 
 export class KafkaLeadership {
-  readonly #o: Required<Omit<KafkaLeadershipOptions, 'clientId' | 'onError' | 'now'>> &
-    Pick<KafkaLeadershipOptions, 'onError'>;
+  readonly #o: Required<Omit<KafkaLeadershipOptions, 'clientId' | 'onError' | 'onStandby' | 'now'>> &
+    Pick<KafkaLeadershipOptions, 'onError' | 'onStandby'>;
   readonly #now: () => number;
   readonly #startedAt = Date.now();
   readonly #client: Base;
@@ -101,6 +110,7 @@ export class KafkaLeadership {
   #holding = false;
   #since = -1;
   #stopped = false;
+  #designated = false;
   #running: Promise<void> | undefined;
   #watch: NodeJS.Timeout | undefined;
   #wakeRound: (() => void) | undefined;
@@ -116,6 +126,7 @@ export class KafkaLeadership {
       marginMs: options.marginMs ?? Math.floor(session / 6),
       onChange: options.onChange,
       onError: options.onError,
+      onStandby: options.onStandby,
     };
     if (this.#o.heartbeatIntervalMs + this.#o.marginMs >= session) {
       throw new KafkaClientError(
@@ -186,6 +197,7 @@ export class KafkaLeadership {
     return false;
   }
 
+  /** Creates the control topic when missing and starts joining (in the background). */
   async start(): Promise<void> {
     const admin = new KafkaAdmin({ brokers: [...this.#o.brokers], clientId: 'feedpipe-leadership-admin' });
     try {
@@ -194,6 +206,14 @@ export class KafkaLeadership {
       await admin.close();
     }
     this.#running = this.#run();
+  }
+
+  /**
+   * Asks to lead next: at the group's next assignment with no live holder, this member is preferred
+   * over longer-running ones (a planned handover's successor).
+   */
+  designate(): void {
+    this.#designated = true;
   }
 
   /** Leaves the group (a standby is assigned the partition at once, not after the session). */
@@ -214,6 +234,7 @@ export class KafkaLeadership {
         Buffer.from(
           JSON.stringify({
             holding: this.#holding && this.leaseRemainingMs() > 0,
+            designated: this.#designated,
             since: this.#since,
             startedAt: this.#startedAt,
           } satisfies Claim),
@@ -243,6 +264,7 @@ export class KafkaLeadership {
       if (holds) this.#gain(joined.generationId);
       else if (this.#role === 'leader') this.#lose('the group gave the partition to another member');
       else this.#role = 'standby';
+      if (!holds) this.#o.onStandby?.();
       // Until the generation ends (a member joined or left, or this one was removed).
       const lost = await new Promise<boolean>((resolve) => {
         this.#wakeRound = () => resolve(false);

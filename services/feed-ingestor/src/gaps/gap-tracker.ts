@@ -31,6 +31,8 @@ export interface OpenGap {
 /** What the previous run left: when it stopped and what it held. */
 export interface PreviousRun {
   stoppedAtMs: number;
+  /** Why nothing was live meanwhile: this process was down (default), or another one led and fell. */
+  cause?: Extract<GapCause, 'process_stopped' | 'failover' | 'handover'>;
   trade: ReadonlySet<string>;
   ohlc: ReadonlySet<string>;
 }
@@ -66,7 +68,7 @@ export class GapTracker {
         if (previous && previous.stoppedAtMs < atMs) {
           this.#emit({
             connection,
-            cause: 'process_stopped',
+            cause: previous.cause ?? 'process_stopped',
             startedAtMs: previous.stoppedAtMs,
             endedAtMs: atMs,
             only: { trade: previous.trade, ohlc: previous.ohlc },

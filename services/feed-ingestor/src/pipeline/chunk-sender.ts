@@ -19,6 +19,7 @@
  */
 import { BatchProducer, isKafkaClientError, type ProduceSet } from '@feedpipe/kafka-client';
 import { retry } from '@feedpipe/service-kit';
+import { LeaseFence } from '../leader/lease-fence.js';
 import type { DecodeWorkerData } from './worker-protocol.js';
 
 export interface Delivery {
@@ -33,9 +34,12 @@ const DELIVERY_TIMEOUT_MS = 30_000;
 
 export class ChunkSender {
   readonly #producer: BatchProducer;
+  readonly #fence: LeaseFence | undefined;
   #queue: Promise<unknown> = Promise.resolve();
 
-  constructor(config: Pick<DecodeWorkerData, 'brokers' | 'clientId' | 'requestTimeoutMs'>) {
+  constructor(config: Pick<DecodeWorkerData, 'brokers' | 'clientId' | 'requestTimeoutMs' | 'fence'>) {
+    // A standby's process (or one whose lease ran out) holds its chunks: only the leader sends.
+    this.#fence = config.fence ? new LeaseFence(config.fence) : undefined;
     this.#producer = new BatchProducer({
       brokers: config.brokers,
       clientId: config.clientId,
@@ -72,6 +76,9 @@ export class ChunkSender {
     let refusalsLogged = 0;
     await retry(
       async () => {
+        // Checked right before every attempt, retries included: a process frozen mid-retry wakes
+        // to a closed fence and holds the chunk.
+        if (this.#fence && !this.#fence.open()) await this.#fence.whenOpen();
         sends += 1;
         await producer.send(set);
       },

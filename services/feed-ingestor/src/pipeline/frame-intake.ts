@@ -20,6 +20,8 @@ export class FrameIntake {
   readonly #target: FrameTarget;
   readonly #metrics: { frames: Counter; bytes: Counter };
   readonly #taps: FrameTap[] = [];
+  #admit: (() => boolean) | undefined;
+  #refused = 0;
   #frames = 0;
   #bytes = 0;
 
@@ -33,7 +35,19 @@ export class FrameIntake {
     this.#taps.push(tap);
   }
 
+  /**
+   * Frames are taken only while `admit()` says so (the leader's lease). A refused frame is not
+   * counted as received, logged or queued: to the process it is as if it had stayed in the socket.
+   */
+  gate(admit: () => boolean): void {
+    this.#admit = admit;
+  }
+
   receive(connection: number, frame: Buffer, receivedAtMicros: number): void {
+    if (this.#admit && !this.#admit()) {
+      this.#refused += 1;
+      return;
+    }
     this.#frames += 1;
     this.#bytes += frame.byteLength;
     this.#metrics.frames.inc();
@@ -45,5 +59,10 @@ export class FrameIntake {
   /** Frames and bytes received since start. */
   get counts(): { frames: number; bytes: number } {
     return { frames: this.#frames, bytes: this.#bytes };
+  }
+
+  /** Frames the gate refused (read from a socket after the lease ran out). */
+  get refused(): number {
+    return this.#refused;
   }
 }

@@ -46,6 +46,8 @@ export interface ProducerPipelineOptions {
   guardOf?: (connection: number) => Float64Array | undefined;
   /** This run's number in every record's source identity. Default: a random u32. */
   sourceRun?: number;
+  /** The leader's lease (leader/lease-fence.ts), shared with the workers; absent: sending is not gated. */
+  fence?: SharedArrayBuffer;
 }
 
 interface ConnectionQueue {
@@ -77,6 +79,7 @@ export class ProducerPipeline {
   private bufferedBytes = 0;
   private full = false;
   private closed = false;
+  private abandoned = false;
   /** Chunks are taken and sealed but none is sent (the write-ahead log's replay goes first). */
   private held = false;
   private draining = 0;
@@ -116,6 +119,7 @@ export class ProducerPipeline {
       // A new number per run: chunk sequences restart at 0 with every process.
       sourceRun: options.sourceRun ?? randomInt(0, 2 ** 32),
       requestTimeoutMs: options.requestTimeoutMs ?? 10_000,
+      ...(options.fence ? { fence: options.fence } : {}),
     };
     const threads = options.workers ?? 2;
     this.pool = new Piscina({
@@ -202,6 +206,17 @@ export class ProducerPipeline {
     await this.pool.destroy();
   }
 
+  /**
+   * Stops without delivering: the workers are ended with their chunks unsent. Only for a process
+   * that may send nothing more (its lease ran out): what it held is in its write-ahead log.
+   */
+  async abandon(): Promise<void> {
+    this.abandoned = true;
+    this.closed = true;
+    clearInterval(this.timer);
+    await this.pool.destroy();
+  }
+
   private isIdle(): boolean {
     for (const queue of this.queues.values()) {
       if (queue.inFlight || queue.sealed.length > 0 || (queue.filling?.frameCount ?? 0) > 0) return false;
@@ -283,6 +298,8 @@ export class ProducerPipeline {
           this.settle(connection, queue, chunk);
         },
         (error: unknown) => {
+          // Abandoned (the lease ran out): the chunk stays in the write-ahead log, not counted as lost.
+          if (this.abandoned) return;
           if (!this.closed && attempt < CHUNK_ATTEMPTS) {
             this.run(connection, queue, chunk, sequence, attempt + 1);
             return;

@@ -9,6 +9,8 @@ export interface DecodeWorkerData {
   sourceRun: number;
   /** Kafka request timeout per produce call. */
   requestTimeoutMs: number;
+  /** The leader's lease (leader/lease-fence.ts): nothing is sent while it is closed. Absent: no gate. */
+  fence?: SharedArrayBuffer;
 }
 
 /** What a worker reports for one chunk after Kafka acknowledged all of its records. */

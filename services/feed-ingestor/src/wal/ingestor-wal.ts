@@ -45,11 +45,13 @@ export class IngestorWal implements FrameTap, PipelineObserver {
     trades: { record(connection: number, traded: Float64Array): void },
     brokers: string[],
     topics: FeedTopics,
+    fellow: { peerDirs?: readonly string[]; fence?: SharedArrayBuffer } = {},
   ): Promise<void> {
     pipeline.hold();
     try {
       this.#replayed = await replayWal({
         dir: this.#dir,
+        ...fellow,
         brokers,
         topics,
         onTraded: (connection, traded) => trades.record(connection, traded),

@@ -29,6 +29,13 @@ import { readWalStreams, removeStream, type WalChunk } from './wal-reader.js';
 
 export interface WalReplayOptions {
   dir: string;
+  /**
+   * Logs of other ingestor processes of the same client id on this host (a standby replays its
+   * fallen leader's): replayed after this one's, each record under its own run's identity.
+   */
+  peerDirs?: readonly string[];
+  /** The leader's lease (leader/lease-fence.ts): nothing is sent while it is closed. */
+  fence?: SharedArrayBuffer;
   brokers: string[];
   topics: FeedTopics;
   requestTimeoutMs?: number;
@@ -101,7 +108,7 @@ export async function replayWal(options: WalReplayOptions): Promise<WalReplayRes
   const result: WalReplayResult = { streams: 0, chunks: 0, frames: 0, records: 0, trades: 0 };
   // Read before anything is awaited: the new run's segments, which appear once its connections
   // open, are not among them.
-  const streams = readWalStreams(options.dir);
+  const streams = [options.dir, ...(options.peerDirs ?? [])].flatMap((dir) => readWalStreams(dir));
   if (streams.length === 0) return result;
   // Decoding starts on a later turn, so the caller's connections open first.
   await new Promise((resolve) => setImmediate(resolve));
@@ -109,6 +116,7 @@ export async function replayWal(options: WalReplayOptions): Promise<WalReplayRes
     brokers: options.brokers,
     clientId: 'feedpipe-ingestor-wal-replay',
     requestTimeoutMs: options.requestTimeoutMs ?? 10_000,
+    ...(options.fence ? { fence: options.fence } : {}),
   });
   try {
     for (const stream of streams) {

@@ -1,0 +1,66 @@
+/**
+ * What the ingestor processes of one client id tell each other on their control topic (the same
+ * one-partition topic whose group membership decides the leader, leader/ingestor-leadership.ts).
+ * One partition gives every reader the same order, so "the first claim wins" needs no arbiter.
+ *
+ * - alive: the leader, every second; a standby that takes over dates the failover gap from it.
+ * - handover-offer: the leader is stopping and offers its connections, oldest first, with what
+ *   each holds (a standby subscribes exactly that); `spare` when the client id has a free
+ *   connection slot, so each new connection opens before the old one closes.
+ * - handover-claim: a standby takes the offer; the first claim in the log is the one.
+ * - handover-ready: (spare mode) the successor's connection is live; the leader may close its own.
+ * - handover-cut: the leader closed the connection (or lost it to the successor's with 805) and
+ *   Kafka acknowledged everything it read there; `last` is each instrument's last trade produced,
+ *   so the successor produces only what comes after it.
+ * - handover-done / handover-abort: the end of the handover.
+ */
+export interface HandoverConnection {
+  index: number;
+  trade: string[];
+  ohlc: string[];
+}
+
+export type ControlMessage =
+  | { type: 'alive'; member: string; run: number; atMs: number }
+  | {
+      type: 'handover-offer';
+      id: string;
+      from: string;
+      spare: boolean;
+      connections: HandoverConnection[];
+    }
+  | { type: 'handover-claim'; id: string; by: string }
+  | { type: 'handover-ready'; id: string; connection: number; liveAtMs: number }
+  | {
+      type: 'handover-cut';
+      id: string;
+      connection: number;
+      closedAtMs: number;
+      /** [securityId, cumulative volume, last trade time] of each instrument that traded. */
+      last: Array<[number, number, number]>;
+    }
+  | { type: 'handover-done'; id: string }
+  | { type: 'handover-abort'; id: string; why: string };
+
+const TYPES = new Set<ControlMessage['type']>([
+  'alive',
+  'handover-offer',
+  'handover-claim',
+  'handover-ready',
+  'handover-cut',
+  'handover-done',
+  'handover-abort',
+]);
+
+/** The message, or undefined for anything else on the topic (another version, or not ours). */
+export function parseControlMessage(value: Buffer | null | undefined): ControlMessage | undefined {
+  if (!value) return undefined;
+  try {
+    const message = JSON.parse(value.toString('utf8')) as { type?: unknown };
+    return typeof message?.type === 'string' && TYPES.has(message.type as ControlMessage['type'])
+      ? (message as ControlMessage)
+      : undefined;
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,207 @@
+/**
+ * Which of the ingestor processes of one client id holds the feed: Kafka's group membership
+ * decides (@feedpipe/kafka-client KafkaLeadership: sticky, fenced by a lease), and this part wires
+ * it to the ingestor.
+ *
+ * - The lease is copied into the `LeaseFence` every producing thread checks, so a process whose
+ *   lease ran out (frozen, cut off from Kafka) sends nothing more, whichever thread wakes first.
+ * - Gaining leadership starts the feed (`onLead`); losing it is final for this process
+ *   (`onFenced`): the process stops reading and sending at once and exits, and its supervisor starts
+ *   it again as a standby. A process that keeps running after losing the lease would have to prove
+ *   that nothing it holds was produced meanwhile by the new leader; restarting proves it for free.
+ * - The leader says it is alive on the control topic every second, so a standby that takes over
+ *   dates the failover gap from the last moment the old leader was known to be alive.
+ */
+import { KafkaLeadership } from '@feedpipe/kafka-client';
+import { Counter, Gauge, type Registry } from 'prom-client';
+import { ControlChannel } from './control-channel.js';
+import type { ControlMessage } from './control-messages.js';
+import { LeaseFence } from './lease-fence.js';
+
+export interface LeadershipOptions {
+  /** The consumer group that decides the leader. Default `feedpipe-ingestor-leader`. */
+  groupId?: string;
+  /** Its one-partition control topic. Default `feed.ingestor-control`. */
+  topic?: string;
+  /** The coordinator's session: a dead or frozen leader is replaced after it. Default 3 000 ms. */
+  sessionTimeoutMs?: number;
+  /**
+   * Write-ahead logs of the other ingestor processes on this host: the new leader replays what a
+   * fallen one logged and Kafka never acknowledged (without doubles, by source identity).
+   */
+  peerWalDirs?: readonly string[];
+  /** How long a stopping leader waits for a standby to claim its connections. Default 3 000 ms; 0: no handover. */
+  handoverClaimMs?: number;
+  /** Leadership ended for this process (it must stop). Default: logged. */
+  onFenced?: (why: string) => void;
+}
+
+export type IngestorRole = 'joining' | 'standby' | 'leader' | 'fenced' | 'stopped';
+
+const ALIVE_EVERY_MS = 1_000;
+const FENCE_REFRESH_MS = 50;
+
+export interface IngestorLeadershipDeps {
+  brokers: string[];
+  options: LeadershipOptions;
+  /** This process's run number (its records' source identity). */
+  run: number;
+  registry: Registry;
+  log: (message: string) => void;
+  /** This process now leads: start the feed. */
+  onLead: () => void;
+  /** Every control message, in the topic's order (the handover reads them). */
+  onMessage?: (message: ControlMessage) => void;
+}
+
+export class IngestorLeadership {
+  readonly fence = new LeaseFence();
+  readonly options: Required<
+    Pick<LeadershipOptions, 'groupId' | 'topic' | 'sessionTimeoutMs' | 'handoverClaimMs'>
+  > &
+    LeadershipOptions;
+  readonly channel: ControlChannel;
+  readonly #d: IngestorLeadershipDeps;
+  readonly #kafka: KafkaLeadership;
+  readonly #leader: Gauge;
+  readonly #changes: Counter<'to'>;
+  #role: IngestorRole = 'joining';
+  #lastAliveAtMs: number | undefined;
+  #fenceTimer: NodeJS.Timeout | undefined;
+  #aliveTimer: NodeJS.Timeout | undefined;
+  #fencedWhy: string | undefined;
+  /** The group named another member leader while this one was a member. */
+  #stoodBy = false;
+
+  constructor(deps: IngestorLeadershipDeps) {
+    this.#d = deps;
+    this.options = {
+      groupId: 'feedpipe-ingestor-leader',
+      topic: 'feed.ingestor-control',
+      sessionTimeoutMs: 3_000,
+      handoverClaimMs: 3_000,
+      ...deps.options,
+    };
+    this.channel = new ControlChannel({
+      brokers: deps.brokers,
+      topic: this.options.topic,
+      log: deps.log,
+      onMessage: (message, earlier) => {
+        if (message.type === 'alive' && message.member !== this.memberId) this.#lastAliveAtMs = message.atMs;
+        if (!earlier) deps.onMessage?.(message);
+      },
+    });
+    this.#kafka = new KafkaLeadership({
+      brokers: deps.brokers,
+      clientId: 'feedpipe-ingestor-leadership',
+      groupId: this.options.groupId,
+      topic: this.options.topic,
+      sessionTimeoutMs: this.options.sessionTimeoutMs,
+      onChange: (leading, why) => (leading ? this.#gain(why) : this.#lose(why)),
+      onStandby: () => {
+        this.#stoodBy = true;
+        if (this.#role === 'joining') this.#role = 'standby';
+      },
+      onError: (error) => deps.log(`leadership: ${error.message}`),
+    });
+    this.#leader = new Gauge({
+      name: 'ingestor_leader',
+      help: 'Whether this ingestor process holds the feed (1) or stands by (0)',
+      registers: [deps.registry],
+    });
+    this.#changes = new Counter({
+      name: 'ingestor_leadership_changes_total',
+      help: 'Leadership gained (to="leader") and lost (to="fenced") by this process',
+      labelNames: ['to'],
+      registers: [deps.registry],
+    });
+  }
+
+  get role(): IngestorRole {
+    return this.#role;
+  }
+
+  get memberId(): string {
+    return this.#kafka.memberId;
+  }
+
+  /** Why this process lost leadership, once it has. */
+  get fencedWhy(): string | undefined {
+    return this.#fencedWhy;
+  }
+
+  /**
+   * When the leader this process replaces was last known alive (epoch ms): its last `alive`
+   * message (the channel reads back a few from before this process started), else, when the group
+   * had named another leader meanwhile, the takeover minus the session (the latest its session can
+   * have been renewed). Undefined when no other leader is known (the first start of a deployment).
+   */
+  predecessorLastAliveMs(): number | undefined {
+    if (this.#lastAliveAtMs !== undefined) return this.#lastAliveAtMs;
+    return this.#stoodBy ? Date.now() - this.options.sessionTimeoutMs : undefined;
+  }
+
+  /** Leads now, with its lease running: ask before every act of a leader. */
+  leading(): boolean {
+    return this.#kafka.leading();
+  }
+
+  /** Starts joining the group ('joining' until the group names this process leader or standby) and reads the control topic. */
+  async start(): Promise<void> {
+    await this.#kafka.start();
+    await this.channel.start();
+  }
+
+  /** A successor that took the connections over is preferred when the group next assigns leadership. */
+  designateSelf(): void {
+    this.#kafka.designate();
+  }
+
+  /** Leaves the group (a standby leads at once) and stops reading the control topic. */
+  async stop(): Promise<void> {
+    if (this.#role !== 'fenced') this.#role = 'stopped';
+    this.#stopTimers();
+    this.fence.close();
+    await this.#kafka.stop();
+    await this.channel.close();
+  }
+
+  #gain(why: string): void {
+    if (this.#role === 'fenced' || this.#role === 'stopped') return;
+    this.#d.log(`leadership: this process leads now (${why})`);
+    this.#role = 'leader';
+    this.#leader.set(1);
+    this.#changes.inc({ to: 'leader' });
+    const refresh = () => this.fence.extend(this.#kafka.leaseRemainingMs());
+    refresh();
+    this.#fenceTimer = setInterval(refresh, FENCE_REFRESH_MS);
+    const alive = () => {
+      if (!this.#kafka.leading()) return;
+      void this.channel
+        .send({ type: 'alive', member: this.memberId, run: this.#d.run, atMs: Date.now() })
+        .catch(() => undefined);
+    };
+    alive();
+    this.#aliveTimer = setInterval(alive, ALIVE_EVERY_MS);
+    this.#d.onLead();
+  }
+
+  #lose(why: string): void {
+    this.fence.close();
+    this.#stopTimers();
+    this.#leader.set(0);
+    if (this.#role !== 'leader') return;
+    this.#role = 'fenced';
+    this.#fencedWhy = why;
+    this.#changes.inc({ to: 'fenced' });
+    this.#d.log(`leadership: this process no longer leads (${why}); it stops reading and sending`);
+    (this.options.onFenced ?? (() => undefined))(why);
+  }
+
+  #stopTimers(): void {
+    clearInterval(this.#fenceTimer);
+    clearInterval(this.#aliveTimer);
+    this.#fenceTimer = undefined;
+    this.#aliveTimer = undefined;
+  }
+}
