@@ -39,6 +39,8 @@ import { RunState, readPreviousRun } from './gaps/run-state.js';
 import { StaleWatcher } from './gaps/stale-watcher.js';
 import { createIngestorMetrics, type IngestorMetrics } from './ingestor-metrics.js';
 import { type CheckedOptions, checkIngestorOptions, type FeedIngestorOptions } from './ingestor-options.js';
+import { handOverConnections } from './leader/handover-leader.js';
+import { HandoverSuccessor } from './leader/handover-successor.js';
 import { IngestorLeadership, type IngestorRole } from './leader/ingestor-leadership.js';
 import type { LeaseFence } from './leader/lease-fence.js';
 import { CaptureTap } from './pipeline/capture-tap.js';
@@ -158,7 +160,10 @@ interface IngestorGraph {
   readonly pool: ConnectionPool;
   readonly live: LiveSubscriptions;
   readonly leadership: IngestorLeadership | undefined;
+  /** With leadership: this process's part in a handover as the successor. */
+  readonly successor: HandoverSuccessor | undefined;
   readonly run: number;
+  readonly log: (message: string) => void;
 }
 
 export interface SubscriptionsSnapshot {
@@ -269,8 +274,11 @@ function buildGraph(options: FeedIngestorOptions, checked: CheckedOptions): Inge
   const leadership = leadershipOf(options, run, registry, log, () => void lead());
   const pipeline = createPipeline(options, checked, metrics, trades, latency, run, leadership?.fence);
   const intake = new FrameIntake(pipeline, metrics);
-  // Only a leader with a running lease takes frames (a woken frozen leader reads, but keeps nothing).
-  if (leadership) intake.gate(() => leadership.fence.open());
+  let successor: HandoverSuccessor | undefined;
+  // Only a leader with a running lease takes frames (a woken frozen leader reads, but keeps
+  // nothing), and a successor those of the connections a handover gave it.
+  if (leadership)
+    intake.gate((connection) => successor?.takes(connection) === true || leadership.fence.open());
   const capture = options.captureFile ? new CaptureTap(options.captureFile, log) : undefined;
   for (const tap of [capture, wal]) if (tap) intake.tap(tap);
   if (wal) pipeline.observe(wal);
@@ -289,14 +297,51 @@ function buildGraph(options: FeedIngestorOptions, checked: CheckedOptions): Inge
   // Backpressure closes the loop: the pipeline's bound pauses reading the sockets that feed it.
   pipeline.observe({ pressure: (full) => pool.setPaused(full) });
   const live = liveSubscriptionsOf(options, { book, pool, ledger, trades, metrics, log });
+  if (leadership) {
+    successor = successorOf(leadership, { book, pool, pipeline, trades, ledger, log });
+    leadership.listen((message) => successor?.onMessage(message));
+  }
   const parts = { registry, metrics, seen, book, trades, ledger, runState, stale, latency };
-  const graph: IngestorGraph = { ...parts, pipeline, intake, capture, wal, pool, live, leadership, run };
+  const graph: IngestorGraph = {
+    ...parts,
+    ...{ pipeline, intake, capture, wal, pool, live, leadership, successor, run, log },
+  };
   const lead = () => leadFeed(graph, options, checked).catch((error: unknown) => fail(error));
   const fail = (error: unknown) => {
     log(`leading failed: ${(error as Error).message}`);
     leadership?.options.onFenced?.(`leading failed: ${(error as Error).message}`);
   };
   return graph;
+}
+
+/** A standby's part in a planned handover, wired to the graph's parts. */
+function successorOf(
+  leadership: IngestorLeadership,
+  parts: {
+    book: SubscriptionBook;
+    pool: ConnectionPool;
+    pipeline: ProducerPipeline;
+    trades: TradeMemory;
+    ledger: GapLedger;
+    log: (message: string) => void;
+  },
+): HandoverSuccessor {
+  const { sessionTimeoutMs } = leadership.options;
+  return new HandoverSuccessor({
+    member: () => leadership.memberId,
+    standingBy: () => leadership.role === 'standby',
+    send: (message) => leadership.channel.send(message),
+    designate: () => leadership.designateSelf(),
+    fence: leadership.fence,
+    // As long as a leader's lease: the session less the margin (kafka-leadership.ts).
+    authorityMs: sessionTimeoutMs - Math.floor(sessionTimeoutMs / 6),
+    book: parts.book,
+    pool: parts.pool,
+    pipeline: parts.pipeline,
+    adopt: (connection, last) => parts.trades.adopt(connection, last),
+    recordGap: (interval) => parts.ledger.record(interval),
+    log: parts.log,
+  });
 }
 
 /** With leadership configured, the part that decides when this process holds the feed. */
@@ -387,9 +432,14 @@ async function startGraph(graph: IngestorGraph, options: FeedIngestorOptions, ch
  * this host) logged and Kafka never acknowledged goes first, then the connections open.
  */
 async function leadFeed(graph: IngestorGraph, options: FeedIngestorOptions, checked: CheckedOptions) {
-  const { leadership } = graph;
+  const { leadership, successor } = graph;
   const fellow = leadership
-    ? { peerDirs: leadership.options.peerWalDirs ?? [], fence: leadership.fence.buffer }
+    ? {
+        peerDirs: leadership.options.peerWalDirs ?? [],
+        fence: leadership.fence.buffer,
+        // A handover's successor already writes this run's log: only the peers' are replayed.
+        ownLog: !successor?.succeeded,
+      }
     : {};
   const replayed = graph.wal?.replayAhead(
     graph.pipeline,
@@ -414,9 +464,35 @@ async function leadFeed(graph: IngestorGraph, options: FeedIngestorOptions, chec
   graph.stale?.start();
   graph.pool.start();
   await replayed;
+  // Connections a handover opened whose cut never came (the old leader fell): the replay of its
+  // log told the repeat guard what it produced; they go now.
+  successor?.releaseHeld();
+}
+
+/** A leader that stops offers its connections to a standby first (leader/handover-leader.ts). */
+async function handOver(graph: IngestorGraph): Promise<void> {
+  const { leadership } = graph;
+  if (leadership?.role !== 'leader' || leadership.options.handoverClaimMs === 0) return;
+  const outcome = await handOverConnections({
+    member: leadership.memberId,
+    send: (message) => leadership.channel.send(message),
+    inbox: leadership.inbox,
+    pool: graph.pool,
+    book: graph.book,
+    drainConnection: (connection) => graph.pipeline.drainConnection(connection),
+    lastTradesOf: (ids) => graph.trades.lastTradesOf(ids),
+    release: (connection) => graph.ledger.tracker.release(connection),
+    claimMs: leadership.options.handoverClaimMs,
+    log: graph.log,
+  }).catch((error: unknown) => {
+    graph.log(`handover failed: ${(error as Error).message}`);
+    return 'aborted' as const;
+  });
+  leadership.countHandover(outcome);
 }
 
 async function stopGraph(graph: IngestorGraph): Promise<void> {
+  await handOver(graph);
   // Open gaps end now; the sockets closing below are the stop, recorded by the next start.
   const stoppedAt = Date.now();
   graph.stale?.stop(stoppedAt);

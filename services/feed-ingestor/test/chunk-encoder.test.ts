@@ -192,6 +192,30 @@ describe('repeat guard', () => {
     ]);
   });
 
+  it("drops every trade a handover's overlap delivered to both processes, and keeps a new day's first trades", () => {
+    // The old leader produced 1's trades up to volume 530 and 2's up to 900 (yesterday's last).
+    const guard = Float64Array.from([1, 530, 1_700_000_030, 2, 900, 1_700_000_090]);
+    const frames = [
+      // The successor's connection opened during the overlap: 1's snapshot and its trades 510-530,
+      // already produced by the old leader, then 531 and 545, new.
+      [trade(1, 520, 1_700_000_020), trade(1, 510, 1_700_000_010), trade(1, 530, 1_700_000_030)],
+      [trade(1, 531, 1_700_000_031), trade(1, 545, 1_700_000_040)],
+      // 2 trades on a new day: its cumulative volume started again, its trade time is later.
+      [trade(2, 15, 1_700_086_400)],
+    ];
+    const encoder = new ChunkEncoder(packOf(frames, 1), { run: 6, connection: 0, chunk: 0 }, guard);
+    expect(encoder.count().repeats).toBe(3);
+    const kept = decode(encoder, TOPIC_KINDS.indexOf('trades'), 1).map((r) => [
+      r.value.securityId,
+      r.value.volume,
+    ]);
+    expect(kept).toEqual([
+      [1, 531],
+      [1, 545],
+      [2, 15],
+    ]);
+  });
+
   it('without a guard drops only a repeat within the chunk: every distinct trade is produced', () => {
     const frames = [
       [trade(1, 500, 1_700_000_010), trade(2, 500, 1_700_000_010)],

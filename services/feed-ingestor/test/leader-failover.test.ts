@@ -128,12 +128,12 @@ function readTrades(records: readonly TopicRecord[]): TopicTrades {
   return { kept, outOfOrder, runAfterOthers };
 }
 
-async function failoverGaps(prefix: string): Promise<number> {
+async function ledgerGaps(prefix: string, cause: string): Promise<number> {
   const records = await readTopic(brokers, prefixedTopics(prefix).status);
-  return records.filter((r) => r.value.type === 'gap' && r.value.cause === 'failover').length;
+  return records.filter((r) => r.value.type === 'gap' && r.value.cause === cause).length;
 }
 
-async function leaderAndStandby(seed: number) {
+async function leaderAndStandby(seed: number, connections = 2) {
   const model = new MarketModel({ seed, instruments: 600 });
   server = await startFeedServer({ model, port: 0, load: { packetsPerSecond: 3_000, tickIntervalMs: 5 } });
   const ids = inxIds(model, 200);
@@ -142,7 +142,7 @@ async function leaderAndStandby(seed: number) {
   const walA = join(dir, 'wal-a');
   const walB = join(dir, 'wal-b');
   const leadership = { groupId: uniqueName('leader'), topic: uniqueName('control'), sessionTimeoutMs: 3_000 };
-  const common = { feedUrl: server.url, brokers, prefix, ids };
+  const common = { feedUrl: server.url, brokers, prefix, ids, connections };
   const a = await startChild({ ...common, walDir: walA, leadership: { ...leadership, peerWalDirs: [walB] } });
   await waitFor(async () => (await statsOf(a)).role === 'leader', 30_000, 'a to lead');
   const b = await startChild({ ...common, walDir: walB, leadership: { ...leadership, peerWalDirs: [walA] } });
@@ -151,7 +151,7 @@ async function leaderAndStandby(seed: number) {
   await waitFor(async () => (await statsOf(b)).role === 'standby', 30_000, 'b to join as standby');
   expect((await statsOf(b)).frames).toBe(0);
   expect((await statsOf(a)).role).toBe('leader');
-  return { a, b, walA, prefix, ids };
+  return { a, b, walA, prefix, ids, model };
 }
 
 /** Stops the feed, lets `child` deliver what it read, stops it cleanly. */
@@ -190,7 +190,7 @@ describe('a standby ingestor', () => {
     expect([...readByA].filter((t) => !kept.has(t))).toEqual([]);
     expect(trades.kept.length - kept.size).toBe(0);
     expect(trades.outOfOrder).toBe(0);
-    expect(await failoverGaps(prefix)).toBeGreaterThan(0);
+    expect(await ledgerGaps(prefix, 'failover')).toBeGreaterThan(0);
   }, 150_000);
 
   it('takes over from a frozen leader, which wakes fenced: it sends nothing more and exits 75', async () => {
@@ -213,6 +213,39 @@ describe('a standby ingestor', () => {
     const kept = new Set(trades.kept);
     expect(trades.kept.length - kept.size).toBe(0);
     expect(trades.outOfOrder).toBe(0);
-    expect(await failoverGaps(prefix)).toBeGreaterThan(0);
+    expect(await ledgerGaps(prefix, 'failover')).toBeGreaterThan(0);
   }, 150_000);
+
+  for (const [mode, connections] of [
+    ['a spare connection slot (make-before-break)', 2],
+    ['no spare slot (break-before-make)', 5],
+  ] as const) {
+    it(`takes the connections over one by one when the leader stops, with ${mode}: every trade once`, async () => {
+      const { a, b, prefix, ids } = await leaderAndStandby(43 + connections, connections);
+      a.process.send({ cmd: 'stop' });
+      const [code] = (await once(a.process, 'exit')) as [number | null];
+      expect(code).toBe(0);
+      await waitFor(async () => (await statsOf(b)).role === 'leader', 30_000, 'b to lead');
+      const handedOver = await statsOf(b);
+      // The successor opened every connection before it led: nothing was left to replay or reopen.
+      expect(handedOver.connections.filter((c) => c.state === 'open')).toHaveLength(connections);
+      expect(handedOver.wal?.replayed.chunks).toBe(0);
+      await waitFor(
+        async () => (await statsOf(b)).producedTrades > handedOver.producedTrades + 500,
+        30_000,
+        'b to produce',
+      );
+      await settleAndStop(b);
+
+      const trades = readTrades(await readTopic(brokers, prefixedTopics(prefix).trades));
+      const kept = new Set(trades.kept);
+      expect(trades.kept.length - kept.size).toBe(0);
+      expect(trades.outOfOrder).toBe(0);
+      // Every trade the simulator sent to either process is in Kafka once.
+      const sent = ids.reduce((n, id) => n + (server?.sentFor(Number(id)).distinctTrade ?? 0), 0);
+      expect(kept.size).toBe(sent);
+      expect(await ledgerGaps(prefix, 'handover')).toBe(ids.length);
+      expect(await ledgerGaps(prefix, 'failover')).toBe(0);
+    }, 150_000);
+  }
 });

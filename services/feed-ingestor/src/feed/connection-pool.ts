@@ -80,6 +80,9 @@ export class ConnectionPool {
   private readonly connections: FeedConnection[] = [];
   private credentials: FeedCredentials;
   private fatalReason: string | undefined;
+  /** Connections started and not stopped since (a handover starts and stops them one at a time). */
+  private readonly running = new Set<number>();
+  private readonly stateWatchers = new Set<(index: number, state: ConnectionState) => void>();
 
   constructor(options: ConnectionPoolOptions) {
     const count = checkConnectionCount(options.connections);
@@ -106,6 +109,7 @@ export class ConnectionPool {
       },
       onState: (index, state, reason) => {
         options.events.onState?.(index, state, reason);
+        for (const watcher of this.stateWatchers) watcher(index, state);
         const connection = this.connections[index];
         if (state === 'renewing' && connection) recovery.renewing(connection);
         if (state === 'fatal' && this.fatalReason === undefined) {
@@ -138,12 +142,36 @@ export class ConnectionPool {
     return this.fatalReason;
   }
 
+  /** Starts every connection not running yet. */
   start(): void {
-    for (const connection of this.connections) connection.start();
+    for (const connection of this.connections) this.startConnection(connection.index);
   }
 
   stop(): void {
-    for (const connection of this.connections) connection.stop();
+    for (const connection of this.connections) this.stopConnection(connection.index);
+  }
+
+  startConnection(index: number): void {
+    const connection = this.connections[index];
+    if (!connection || this.running.has(index)) return;
+    this.running.add(index);
+    connection.start();
+  }
+
+  /** Closes one connection for good (a handover moved it to another process). */
+  stopConnection(index: number): void {
+    this.running.delete(index);
+    this.connections[index]?.stop();
+  }
+
+  isRunning(index: number): boolean {
+    return this.running.has(index);
+  }
+
+  /** Told every state change of every connection; returns the way to stop being told. */
+  watchStates(watcher: (index: number, state: ConnectionState) => void): () => void {
+    this.stateWatchers.add(watcher);
+    return () => this.stateWatchers.delete(watcher);
   }
 
   /** Adds instruments; throws SUBSCRIPTION_LIMIT (and subscribes nothing) if they do not all fit. */

@@ -110,6 +110,35 @@ export class SubscriptionBook implements SubscriptionView {
     return placement;
   }
 
+  /**
+   * Places instruments on one given connection (a handover's successor holds exactly what the old
+   * leader's connection held). Those held already, anywhere, are skipped; SUBSCRIPTION_LIMIT (and
+   * nothing placed) when the connection cannot take the rest.
+   */
+  place(
+    connection: number,
+    kind: SubscriptionKind,
+    securityIds: readonly string[],
+    atMs = Date.now(),
+  ): string[] {
+    const entry = this.#entries[connection];
+    if (!entry) throw new IngestorError('INVALID_REQUEST', `no connection ${connection} in the book`);
+    const owners = this.#owner[kind];
+    const fresh = [...new Set(securityIds)].filter((id) => !owners.has(id));
+    if (this.loadOf(connection) + fresh.length > this.maxPerConnection) {
+      throw new IngestorError(
+        'SUBSCRIPTION_LIMIT',
+        `connection ${connection} cannot take ${fresh.length} more ${kind} instruments`,
+      );
+    }
+    for (const id of fresh) {
+      owners.set(id, connection);
+      this.#since[kind].set(id, atMs);
+      entry[kind].add(id);
+    }
+    return fresh;
+  }
+
   /** Forgets the instruments held; returns which connection held each (the ones not held are skipped). */
   remove(kind: SubscriptionKind, securityIds: readonly string[]): Placement {
     const owners = this.#owner[kind];

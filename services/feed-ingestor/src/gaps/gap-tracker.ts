@@ -40,6 +40,8 @@ export interface PreviousRun {
 export class GapTracker {
   readonly #open = new Map<number, OpenGap>();
   readonly #firstLiveSeen = new Set<number>();
+  /** Connections handed over to another process: their changes are no gap of this one's. */
+  readonly #released = new Set<number>();
   readonly #closed: (interval: GapInterval) => void;
   #previous: PreviousRun | undefined;
   #shutDown = false;
@@ -55,7 +57,7 @@ export class GapTracker {
 
   /** A connection's liveness changed at `atMs`. */
   link(connection: number, link: LinkState, atMs: number): void {
-    if (this.#shutDown) return;
+    if (this.#shutDown || this.#released.has(connection)) return;
     const open = this.#open.get(connection);
     if (link.live) {
       if (open) {
@@ -85,6 +87,15 @@ export class GapTracker {
       this.#emit({ ...open, endedAtMs: atMs });
     }
     this.#open.set(connection, { connection, cause: link.cause, startedAtMs: atMs });
+  }
+
+  /**
+   * The connection is handed over to another process, which records the handover's gap: this
+   * process forgets its open gap and ignores what its socket does from now on.
+   */
+  release(connection: number): void {
+    this.#released.add(connection);
+    this.#open.delete(connection);
   }
 
   /** Shutdown: every open gap ends now; later link changes (the sockets closing) are not gaps. */

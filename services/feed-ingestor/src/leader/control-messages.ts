@@ -5,13 +5,14 @@
  *
  * - alive: the leader, every second; a standby that takes over dates the failover gap from it.
  * - handover-offer: the leader is stopping and offers its connections, oldest first, with what
- *   each holds (a standby subscribes exactly that); `spare` when the client id has a free
- *   connection slot, so each new connection opens before the old one closes.
+ *   each holds (the successor subscribes exactly that on the same connection number); `spare` when
+ *   the client id has a free connection slot, so each new connection opens before the old closes.
  * - handover-claim: a standby takes the offer; the first claim in the log is the one.
- * - handover-ready: (spare mode) the successor's connection is live; the leader may close its own.
- * - handover-cut: the leader closed the connection (or lost it to the successor's with 805) and
- *   Kafka acknowledged everything it read there; `last` is each instrument's last trade produced,
- *   so the successor produces only what comes after it.
+ * - handover-ready: the successor's connection is live (its first frame came).
+ * - handover-closed: the leader closed its connection (spare: after the successor's was ready;
+ *   otherwise first, and the successor opens its own on this message).
+ * - handover-cut: Kafka acknowledged everything the leader read on the connection; `last` is each
+ *   instrument's last trade produced, so the successor produces only what comes after it.
  * - handover-done / handover-abort: the end of the handover.
  */
 export interface HandoverConnection {
@@ -31,11 +32,11 @@ export type ControlMessage =
     }
   | { type: 'handover-claim'; id: string; by: string }
   | { type: 'handover-ready'; id: string; connection: number; liveAtMs: number }
+  | { type: 'handover-closed'; id: string; connection: number; closedAtMs: number }
   | {
       type: 'handover-cut';
       id: string;
       connection: number;
-      closedAtMs: number;
       /** [securityId, cumulative volume, last trade time] of each instrument that traded. */
       last: Array<[number, number, number]>;
     }
@@ -47,6 +48,7 @@ const TYPES = new Set<ControlMessage['type']>([
   'handover-offer',
   'handover-claim',
   'handover-ready',
+  'handover-closed',
   'handover-cut',
   'handover-done',
   'handover-abort',

@@ -15,6 +15,7 @@
 import { KafkaLeadership } from '@feedpipe/kafka-client';
 import { Counter, Gauge, type Registry } from 'prom-client';
 import { ControlChannel } from './control-channel.js';
+import { ControlInbox } from './control-inbox.js';
 import type { ControlMessage } from './control-messages.js';
 import { LeaseFence } from './lease-fence.js';
 
@@ -50,8 +51,6 @@ export interface IngestorLeadershipDeps {
   log: (message: string) => void;
   /** This process now leads: start the feed. */
   onLead: () => void;
-  /** Every control message, in the topic's order (the handover reads them). */
-  onMessage?: (message: ControlMessage) => void;
 }
 
 export class IngestorLeadership {
@@ -61,10 +60,14 @@ export class IngestorLeadership {
   > &
     LeadershipOptions;
   readonly channel: ControlChannel;
+  /** The control messages since this process started, for a handover's steps to wait on. */
+  readonly inbox = new ControlInbox();
   readonly #d: IngestorLeadershipDeps;
+  #listener: ((message: ControlMessage) => void) | undefined;
   readonly #kafka: KafkaLeadership;
   readonly #leader: Gauge;
   readonly #changes: Counter<'to'>;
+  readonly #handovers: Counter<'outcome'>;
   #role: IngestorRole = 'joining';
   #lastAliveAtMs: number | undefined;
   #fenceTimer: NodeJS.Timeout | undefined;
@@ -88,7 +91,9 @@ export class IngestorLeadership {
       log: deps.log,
       onMessage: (message, earlier) => {
         if (message.type === 'alive' && message.member !== this.memberId) this.#lastAliveAtMs = message.atMs;
-        if (!earlier) deps.onMessage?.(message);
+        if (earlier) return;
+        this.inbox.deliver(message);
+        this.#listener?.(message);
       },
     });
     this.#kafka = new KafkaLeadership({
@@ -115,6 +120,17 @@ export class IngestorLeadership {
       labelNames: ['to'],
       registers: [deps.registry],
     });
+    this.#handovers = new Counter({
+      name: 'ingestor_handovers_total',
+      help: 'Planned handovers this process made as the stopping leader, by outcome (done, unclaimed, aborted)',
+      labelNames: ['outcome'],
+      registers: [deps.registry],
+    });
+  }
+
+  /** A stopping leader's handover ended: done, unclaimed (no standby) or aborted. */
+  countHandover(outcome: 'done' | 'unclaimed' | 'aborted'): void {
+    this.#handovers.inc({ outcome });
   }
 
   get role(): IngestorRole {
@@ -150,6 +166,11 @@ export class IngestorLeadership {
   async start(): Promise<void> {
     await this.#kafka.start();
     await this.channel.start();
+  }
+
+  /** Every fresh control message from now on goes to `listener` too (the handover's successor). */
+  listen(listener: (message: ControlMessage) => void): void {
+    this.#listener = listener;
   }
 
   /** A successor that took the connections over is preferred when the group next assigns leadership. */

@@ -12,11 +12,13 @@
  * millions of rows a second; writing the JSON and the record framing is what costs.
  *
  * Counting also notes the last trade of every instrument in the chunk (`traded`, for the repeat
- * guard and the stale watch of the main thread) and drops repeats: a trade row with the same
- * cumulative volume and trade time as the instrument's previous trade (earlier in the chunk, or in
- * the `guard`: the last trade known of instruments whose resubscription snapshot is due) is the
- * same trade sent again and is not produced. A day's cumulative volume grows with every trade, so
- * no genuine trade is ever taken for a repeat.
+ * guard and the stale watch of the main thread) and drops repeats: a trade row that is not newer
+ * than the instrument's previous trade (earlier in the chunk, or in the `guard`: the last trade
+ * produced of instruments whose resubscription snapshot is due, or, after a handover, the last one
+ * the old leader produced), neither a higher cumulative volume nor a later trade time, was
+ * produced already and is not produced again. A day's cumulative volume grows with every trade and
+ * a new day's trades are later, so no genuine trade is ever taken for a repeat; "not newer" rather
+ * than "equal" also drops the trades a handover's overlap delivered to both processes.
  */
 import {
   ColumnarBatch,
@@ -195,7 +197,7 @@ export class ChunkEncoder {
     return this.#count;
   }
 
-  /** Notes a trade row as its instrument's last; true when it repeats the previous trade (dropped). */
+  /** Notes a trade row as its instrument's last; true when it is not newer than the previous one (dropped). */
   #tradeRow(row: number, chunkRow: number, last: Map<number, number>, lastTrades: number[]): boolean {
     const id = batch.securityIdAt(row);
     const volume = batch.intAt(row, 1);
@@ -205,8 +207,8 @@ export class ChunkEncoder {
     const previous = at !== undefined ? undefined : this.#guard?.get(id);
     const repeat =
       at !== undefined
-        ? lastTrades[at + 1] === volume && lastTrades[at + 2] === ltt
-        : previous !== undefined && previous[0] === volume && previous[1] === ltt;
+        ? volume <= (lastTrades[at + 1] as number) && ltt <= (lastTrades[at + 2] as number)
+        : previous !== undefined && volume <= previous[0] && ltt <= previous[1];
     if (repeat) {
       this.#repeatRows.add(chunkRow);
       return true;

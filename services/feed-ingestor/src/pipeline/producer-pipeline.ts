@@ -82,6 +82,8 @@ export class ProducerPipeline {
   private abandoned = false;
   /** Chunks are taken and sealed but none is sent (the write-ahead log's replay goes first). */
   private held = false;
+  /** Connections whose chunks wait for `releaseConnection` (a handover's successor, until its cut). */
+  private readonly heldConnections = new Set<number>();
   private draining = 0;
   private readonly idleWaiters: Array<() => void> = [];
   private readonly observers: PipelineObserver[];
@@ -159,6 +161,35 @@ export class ProducerPipeline {
     for (const [connection, queue] of this.queues) this.dispatch(connection, queue);
   }
 
+  /** As `hold`, for one connection's chunks only. */
+  holdConnection(connection: number): void {
+    this.heldConnections.add(connection);
+  }
+
+  releaseConnection(connection: number): void {
+    if (!this.heldConnections.delete(connection)) return;
+    const queue = this.queues.get(connection);
+    if (queue) this.dispatch(connection, queue);
+  }
+
+  /**
+   * Resolves once everything `connection` delivered so far is acknowledged by Kafka (its other
+   * connections keep flowing): the moment a handover may tell the successor what was produced.
+   */
+  async drainConnection(connection: number, pollMs = 5): Promise<void> {
+    for (;;) {
+      const queue = this.queues.get(connection);
+      if (!queue || (!queue.inFlight && queue.sealed.length === 0 && (queue.filling?.frameCount ?? 0) === 0))
+        return;
+      if (!queue.inFlight && queue.filling && queue.filling.frameCount > 0) {
+        this.seal(connection, queue, queue.filling);
+        queue.filling = undefined;
+      }
+      this.dispatch(connection, queue);
+      await new Promise((resolve) => setTimeout(resolve, pollMs));
+    }
+  }
+
   get isFull(): boolean {
     return this.full;
   }
@@ -200,6 +231,7 @@ export class ProducerPipeline {
   async close(): Promise<void> {
     // A stop while held (the replay still running) must not wait forever for chunks never sent.
     this.release();
+    for (const connection of [...this.heldConnections]) this.releaseConnection(connection);
     await this.drain();
     this.closed = true;
     clearInterval(this.timer);
@@ -265,7 +297,7 @@ export class ProducerPipeline {
   }
 
   private dispatch(connection: number, queue: ConnectionQueue): void {
-    if (queue.inFlight || this.closed || this.held) return;
+    if (queue.inFlight || this.closed || this.held || this.heldConnections.has(connection)) return;
     const chunk = queue.sealed.shift();
     if (!chunk) return;
     queue.inFlight = true;

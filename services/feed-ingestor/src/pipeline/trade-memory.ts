@@ -133,6 +133,34 @@ export class TradeMemory {
     return at === 0 ? undefined : values.subarray(0, at);
   }
 
+  /** [securityId, volume, ltt] of the last trade produced of each of `securityIds` that traded. */
+  lastTradesOf(securityIds: Iterable<string>): Array<[number, number, number]> {
+    const out: Array<[number, number, number]> = [];
+    for (const id of securityIds) {
+      const last = this.#last.get(Number(id));
+      if (last) out.push([Number(id), last.volume, last.ltt]);
+    }
+    return out;
+  }
+
+  /**
+   * A handover's successor takes `connection` over from the old leader, whose last trades produced
+   * are `last`: they become this memory's, and every instrument of the connection is guarded as
+   * after a reconnect, so nothing the old leader produced (the snapshots, the overlap both
+   * processes read) is produced again.
+   */
+  adopt(connection: number, last: ReadonlyArray<readonly [number, number, number]>): void {
+    const atMs = Date.now();
+    for (const [id, volume, ltt] of last) {
+      const known = this.#last.get(id);
+      // A later trade of this process's own (it produced since) stays the one to compare with.
+      if (!known || known.volume < volume) this.#last.set(id, { volume, ltt, atMs });
+    }
+    const pending = new Set<number>();
+    for (const id of this.#o.instrumentsOf(connection)) pending.add(Number(id));
+    this.#guards.set(connection, { pending, sinceMicros: 0, untilMs: undefined });
+  }
+
   /** When the instrument's last trade was received (epoch ms), undefined before its first. */
   lastTradeAt(securityId: number): number | undefined {
     return this.#last.get(securityId)?.atMs;

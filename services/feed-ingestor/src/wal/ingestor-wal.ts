@@ -45,7 +45,7 @@ export class IngestorWal implements FrameTap, PipelineObserver {
     trades: { record(connection: number, traded: Float64Array): void },
     brokers: string[],
     topics: FeedTopics,
-    fellow: { peerDirs?: readonly string[]; fence?: SharedArrayBuffer } = {},
+    fellow: { peerDirs?: readonly string[]; fence?: SharedArrayBuffer; ownLog?: boolean } = {},
   ): Promise<void> {
     pipeline.hold();
     try {

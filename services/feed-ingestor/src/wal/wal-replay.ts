@@ -36,6 +36,11 @@ export interface WalReplayOptions {
   peerDirs?: readonly string[];
   /** The leader's lease (leader/lease-fence.ts): nothing is sent while it is closed. */
   fence?: SharedArrayBuffer;
+  /**
+   * Replay `dir` too (default). Not when this run already writes there: a handover's successor
+   * leads with its connections open, and its own log is this run's.
+   */
+  ownLog?: boolean;
   brokers: string[];
   topics: FeedTopics;
   requestTimeoutMs?: number;
@@ -108,7 +113,8 @@ export async function replayWal(options: WalReplayOptions): Promise<WalReplayRes
   const result: WalReplayResult = { streams: 0, chunks: 0, frames: 0, records: 0, trades: 0 };
   // Read before anything is awaited: the new run's segments, which appear once its connections
   // open, are not among them.
-  const streams = [options.dir, ...(options.peerDirs ?? [])].flatMap((dir) => readWalStreams(dir));
+  const dirs = [...(options.ownLog === false ? [] : [options.dir]), ...(options.peerDirs ?? [])];
+  const streams = dirs.flatMap((dir) => readWalStreams(dir));
   if (streams.length === 0) return result;
   // Decoding starts on a later turn, so the caller's connections open first.
   await new Promise((resolve) => setImmediate(resolve));

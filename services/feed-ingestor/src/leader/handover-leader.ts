@@ -1,0 +1,114 @@
+/**
+ * The stopping leader's half of a planned handover (the successor's: handover-successor.ts). The
+ * leader offers its connections; the first standby to claim takes them one at a time, oldest first:
+ *
+ * - **spare** (the client id has a free connection slot: this process uses fewer than 5): the
+ *   successor opens its connection first, and the leader closes its own once the successor's is
+ *   live. Make-before-break: every trade reaches one process or both; none is missed.
+ * - **no spare** (all 5 in use): the leader closes its connection first and the successor opens its
+ *   own at once, break-before-make. The feed's limit would also allow a 6th connection that evicts
+ *   the client's oldest with 805; that is as short a gap (the successor's subscription round trip),
+ *   but which connection the service evicts is its choice, not ours, so the handover does not build
+ *   on it. The gap is the successor's connect and subscribe time, recorded in the ledger.
+ *
+ * After closing a connection the leader waits until Kafka acknowledged everything it read there and
+ * sends the cut: each instrument's last trade produced. The successor produces only what is newer,
+ * so what both processes read during the overlap goes to Kafka once. The leader records no gap of
+ * its own for a connection handed over (the successor records the handover's).
+ */
+import { randomUUID } from 'node:crypto';
+import { MAX_CONNECTIONS_PER_CLIENT } from '../feed/connection-pool.js';
+import type { ControlInbox } from './control-inbox.js';
+import type { ControlMessage, HandoverConnection } from './control-messages.js';
+
+export type HandoverOutcome = 'done' | 'unclaimed' | 'aborted';
+
+export interface HandoverLeaderDeps {
+  member: string;
+  send: (message: ControlMessage) => Promise<void>;
+  inbox: ControlInbox;
+  pool: {
+    snapshot(): Array<{ index: number; state: string; stateSince: number }>;
+    isRunning(index: number): boolean;
+    stopConnection(index: number): void;
+  };
+  book: {
+    connections: number;
+    instrumentsOf(connection: number): { trade: ReadonlySet<string>; ohlc: ReadonlySet<string> };
+  };
+  drainConnection: (connection: number) => Promise<void>;
+  lastTradesOf: (securityIds: Iterable<string>) => Array<[number, number, number]>;
+  /** The connection is the successor's from now on: no gap of this process's. */
+  release: (connection: number) => void;
+  /** How long to wait for a claim. */
+  claimMs: number;
+  /** How long to wait for the successor's connection to be live, each. Default 15 000 ms. */
+  stepMs?: number;
+  log: (message: string) => void;
+}
+
+/** The running connections, oldest first (the order the service would evict them in). */
+function offeredConnections(deps: HandoverLeaderDeps): HandoverConnection[] {
+  return deps.pool
+    .snapshot()
+    .filter((c) => deps.pool.isRunning(c.index))
+    .sort(
+      (a, b) => (a.state === 'open' ? 0 : 1) - (b.state === 'open' ? 0 : 1) || a.stateSince - b.stateSince,
+    )
+    .map((c) => {
+      const held = deps.book.instrumentsOf(c.index);
+      return { index: c.index, trade: [...held.trade], ohlc: [...held.ohlc] };
+    });
+}
+
+/** Offers the connections and hands them over one by one; resolves when the leader holds none. */
+export async function handOverConnections(deps: HandoverLeaderDeps): Promise<HandoverOutcome> {
+  const id = randomUUID();
+  const connections = offeredConnections(deps);
+  if (connections.length === 0) return 'unclaimed';
+  const spare = deps.book.connections < MAX_CONNECTIONS_PER_CLIENT;
+  const stepMs = deps.stepMs ?? 15_000;
+  const ofThis =
+    <T extends ControlMessage['type']>(type: T, connection?: number) =>
+    (m: ControlMessage): boolean =>
+      m.type === type &&
+      'id' in m &&
+      m.id === id &&
+      (connection === undefined || ('connection' in m && m.connection === connection));
+
+  // Every answer of this handover is looked for from the offer on: a successor may answer for the
+  // next connection before this loop reaches it (it opens that one as soon as a slot is free).
+  const from = deps.inbox.mark();
+  await deps.send({ type: 'handover-offer', id, from: deps.member, spare, connections });
+  const claim = await deps.inbox.next(ofThis('handover-claim'), deps.claimMs, from);
+  if (claim?.type !== 'handover-claim') {
+    deps.log(`handover: no standby claimed the connections within ${deps.claimMs} ms; stopping without one`);
+    return 'unclaimed';
+  }
+  deps.log(
+    `handover: ${claim.by} takes over ${connections.length} connections (${spare ? 'spare slot, make-before-break' : 'no spare slot, break-before-make'})`,
+  );
+  const live = (index: number) => deps.inbox.next(ofThis('handover-ready', index), stepMs, from);
+  for (const { index } of connections) {
+    if (spare && !(await live(index))) {
+      return abort(deps, id, `the successor's connection ${index} was not live within ${stepMs} ms`);
+    }
+    deps.release(index);
+    deps.pool.stopConnection(index);
+    await deps.send({ type: 'handover-closed', id, connection: index, closedAtMs: Date.now() });
+    await deps.drainConnection(index);
+    const held = deps.book.instrumentsOf(index);
+    await deps.send({ type: 'handover-cut', id, connection: index, last: deps.lastTradesOf(held.trade) });
+    if (!spare && !(await live(index))) {
+      return abort(deps, id, `the successor's connection ${index} was not live within ${stepMs} ms`);
+    }
+  }
+  await deps.send({ type: 'handover-done', id });
+  return 'done';
+}
+
+async function abort(deps: HandoverLeaderDeps, id: string, why: string): Promise<HandoverOutcome> {
+  deps.log(`handover aborted: ${why}; the successor takes the rest over once this process left`);
+  await deps.send({ type: 'handover-abort', id, why }).catch(() => undefined);
+  return 'aborted';
+}
