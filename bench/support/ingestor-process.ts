@@ -1,13 +1,15 @@
 /**
  * One feed ingestor in a process of its own, for bench:failover: the process the benchmark
- * SIGKILLs and starts again. Argument: a JSON file of { feedUrl, brokers, prefix, ids, connections,
- * workers, walDir?, stateFile? } (no walDir: the log off). Prints `READY` once started; over IPC,
- * { cmd: 'stats' } answers { type: 'stats', stats } and { cmd: 'stop' } stops cleanly and exits 0.
+ * SIGKILLs, freezes or stops. Argument: a JSON file of { feedUrl, brokers, prefix, ids, connections,
+ * workers, walDir?, stateFile?, leadership? } (no walDir: the log off). Prints `READY` once started;
+ * over IPC, { cmd: 'stats' } answers { type: 'stats', stats } and { cmd: 'stop' } stops as SIGTERM
+ * does (a leader hands its connections over to a standby first) and exits 0. With leadership, a
+ * process that loses it exits 75, as the CLI does.
  */
 import { readFileSync } from 'node:fs';
 import { SIM_TEST_ACCOUNTS } from '@feedpipe/broker-sim';
 import { prefixedTopics } from '@feedpipe/contracts';
-import { createFeedIngestor } from '@feedpipe/feed-ingestor';
+import { createFeedIngestor, type LeadershipOptions } from '@feedpipe/feed-ingestor';
 
 interface IngestorProcessArgs {
   feedUrl: string;
@@ -18,6 +20,7 @@ interface IngestorProcessArgs {
   workers: number;
   walDir?: string;
   stateFile?: string;
+  leadership?: LeadershipOptions;
 }
 
 const account = SIM_TEST_ACCOUNTS[0] as (typeof SIM_TEST_ACCOUNTS)[number];
@@ -33,6 +36,14 @@ const ingestor = createFeedIngestor({
   instruments: { trade: args.ids },
   stateFile: args.stateFile,
   wal: args.walDir ? { dir: args.walDir } : undefined,
+  ...(args.leadership
+    ? {
+        leadership: {
+          ...args.leadership,
+          onFenced: () => void ingestor.stop().finally(() => process.exit(75)),
+        },
+      }
+    : {}),
   log: (m) => process.stderr.write(`ingestor[${process.pid}]: ${m}\n`),
 });
 await ingestor.start();

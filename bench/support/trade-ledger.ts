@@ -29,7 +29,7 @@ export interface TradeLedger {
   runs: Map<number, { trades: number; firstReceivedAt: number }>;
 }
 
-function note(ledger: TradeLedger, value: Buffer, run: number | undefined): void {
+function note(ledger: TradeLedger, value: Buffer, run: number | undefined, gapsFromUs: number): void {
   const record = JSON.parse(value.toString('utf8')) as {
     securityId: number;
     volume: number;
@@ -43,7 +43,7 @@ function note(ledger: TradeLedger, value: Buffer, run: number | undefined): void
   if (trades.volumes.has(record.volume)) ledger.duplicates += 1;
   else trades.volumes.add(record.volume);
   if (record.volume <= trades.lastVolume) ledger.outOfOrder += 1;
-  if (trades.lastReceivedAt > 0)
+  if (trades.lastReceivedAt >= gapsFromUs && trades.lastReceivedAt > 0)
     trades.maxGapUs = Math.max(trades.maxGapUs, record.receivedAt - trades.lastReceivedAt);
   trades.lastVolume = record.volume;
   trades.lastReceivedAt = record.receivedAt;
@@ -54,10 +54,15 @@ function note(ledger: TradeLedger, value: Buffer, run: number | undefined): void
   ledger.runs.set(run, seen);
 }
 
+/**
+ * `gapsFromUs`: gaps between consecutive trades count only from this receive time on (epoch µs):
+ * a snapshot received while the load was paused is not followed by a gap of the load's.
+ */
 export async function readTradeLedger(
   brokers: string[],
   topic: string,
   timeoutMs: number,
+  gapsFromUs = 0,
 ): Promise<TradeLedger> {
   const admin = new KafkaAdmin({ brokers, clientId: 'bench-failover-offsets' });
   const offsets = await admin.topicOffsets(topic).finally(() => admin.close());
@@ -97,7 +102,7 @@ export async function readTradeLedger(
           continue;
         }
         const value = batch.value(i);
-        if (value) note(ledger, value, source ? readSourceIdentity(source)?.run : undefined);
+        if (value) note(ledger, value, source ? readSourceIdentity(source)?.run : undefined, gapsFromUs);
       }
       if (remaining <= 0) done();
     },
