@@ -290,10 +290,12 @@ describe('infra/docker-compose.yml', () => {
       );
     };
     const jobs = new Map(prometheus.scrape_configs.map((c) => [c.job_name, c]));
+    // The feed ingestor runs twice (leader and standby): one job scrapes both.
+    const replicas: Record<string, string[]> = { 'feed-ingestor': ['feed-ingestor', 'feed-ingestor-2'] };
     for (const name of ['feed-ingestor', 'sink', 'history-loader', 'query-api', 'trading-gateway']) {
       const sd = jobs.get(name)?.dns_sd_configs?.[0];
-      expect(sd?.names, name).toEqual([name]);
-      expect(sd?.port, name).toBe(metricsPort(name));
+      expect(sd?.names, name).toEqual(replicas[name] ?? [name]);
+      for (const replica of replicas[name] ?? [name]) expect(sd?.port, replica).toBe(metricsPort(replica));
       // Bound to loopback, the endpoint would be unreachable from the Prometheus container.
       const env = services[name]?.environment ?? {};
       const host = env.METRICS_HOST ?? env.QUERY_API_HOST ?? env.TRADING_GATEWAY_HOST;

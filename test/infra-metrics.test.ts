@@ -12,6 +12,7 @@ import { parse } from 'yaml';
 import { createTokenMetrics } from '../packages/credentials/src/token-metrics.js';
 import { registerProcessMetrics } from '../packages/service-kit/src/index.js';
 import { createIngestorMetrics } from '../services/feed-ingestor/src/ingestor-metrics.js';
+import { createLeadershipMetrics } from '../services/feed-ingestor/src/leader/leadership-metrics.js';
 import { createWalMetrics } from '../services/feed-ingestor/src/wal/wal-metrics.js';
 import { createSinkMetrics } from '../services/feed-sink/src/sink-metrics.js';
 import { instrumentMasterMetrics } from '../services/history-loader/src/instruments/instrument-metrics.js';
@@ -83,7 +84,12 @@ async function serviceMetrics(): Promise<ServiceMetrics[]> {
     // Each CLI adds the process metrics (named alike in every process); `npm start` once.
     [
       'feed-ingestor run',
-      withFactory((r) => [createIngestorMetrics(r), createWalMetrics(r), registerProcessMetrics(r)]),
+      withFactory((r) => [
+        createIngestorMetrics(r),
+        createWalMetrics(r),
+        createLeadershipMetrics(r),
+        registerProcessMetrics(r),
+      ]),
     ],
     ['feed-sink run', withFactory((r) => [createSinkMetrics(r), registerProcessMetrics(r)])],
     [

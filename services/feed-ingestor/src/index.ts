@@ -65,6 +65,7 @@ export {
 export type { FeedIngestorOptions } from './ingestor-options.js';
 export type { ControlMessage } from './leader/control-messages.js';
 export type { IngestorRole, LeadershipOptions } from './leader/ingestor-leadership.js';
+export { createLeadershipMetrics, type LeadershipMetrics } from './leader/leadership-metrics.js';
 export {
   type OpsRouteServer,
   type OpsRouteServerOptions,

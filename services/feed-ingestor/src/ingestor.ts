@@ -42,6 +42,7 @@ import { type CheckedOptions, checkIngestorOptions, type FeedIngestorOptions } f
 import { handOverConnections } from './leader/handover-leader.js';
 import { HandoverSuccessor } from './leader/handover-successor.js';
 import { IngestorLeadership, type IngestorRole } from './leader/ingestor-leadership.js';
+import { createLeadershipMetrics, type LeadershipMetrics } from './leader/leadership-metrics.js';
 import type { LeaseFence } from './leader/lease-fence.js';
 import { CaptureTap } from './pipeline/capture-tap.js';
 import { FrameIntake } from './pipeline/frame-intake.js';
@@ -271,7 +272,10 @@ function buildGraph(options: FeedIngestorOptions, checked: CheckedOptions): Inge
   const latency = new LatencyRecorder();
   const wal = options.wal && new IngestorWal(options.wal, registry, log);
   const run = wal?.run ?? randomInt(0, 2 ** 32);
-  const leadership = leadershipOf(options, run, registry, log, () => void lead());
+  const leadershipMetrics = createLeadershipMetrics(registry);
+  const leadership = leadershipOf(options, run, leadershipMetrics, log, () => void lead());
+  // Without leadership configured this process always leads.
+  if (!leadership) leadershipMetrics.leader.set(1);
   const pipeline = createPipeline(options, checked, metrics, trades, latency, run, leadership?.fence);
   const intake = new FrameIntake(pipeline, metrics);
   let successor: HandoverSuccessor | undefined;
@@ -348,7 +352,7 @@ function successorOf(
 function leadershipOf(
   options: FeedIngestorOptions,
   run: number,
-  registry: Registry,
+  metrics: LeadershipMetrics,
   log: (message: string) => void,
   onLead: () => void,
 ): IngestorLeadership | undefined {
@@ -357,7 +361,7 @@ function leadershipOf(
     brokers: options.brokers,
     options: options.leadership,
     run,
-    registry,
+    metrics,
     log,
     onLead,
   });

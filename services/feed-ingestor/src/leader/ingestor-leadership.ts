@@ -13,10 +13,10 @@
  *   dates the failover gap from the last moment the old leader was known to be alive.
  */
 import { KafkaLeadership } from '@feedpipe/kafka-client';
-import { Counter, Gauge, type Registry } from 'prom-client';
 import { ControlChannel } from './control-channel.js';
 import { ControlInbox } from './control-inbox.js';
 import type { ControlMessage } from './control-messages.js';
+import type { LeadershipMetrics } from './leadership-metrics.js';
 import { LeaseFence } from './lease-fence.js';
 
 export interface LeadershipOptions {
@@ -47,7 +47,7 @@ export interface IngestorLeadershipDeps {
   options: LeadershipOptions;
   /** This process's run number (its records' source identity). */
   run: number;
-  registry: Registry;
+  metrics: LeadershipMetrics;
   log: (message: string) => void;
   /** This process now leads: start the feed. */
   onLead: () => void;
@@ -65,9 +65,7 @@ export class IngestorLeadership {
   readonly #d: IngestorLeadershipDeps;
   #listener: ((message: ControlMessage) => void) | undefined;
   readonly #kafka: KafkaLeadership;
-  readonly #leader: Gauge;
-  readonly #changes: Counter<'to'>;
-  readonly #handovers: Counter<'outcome'>;
+  readonly #metrics: LeadershipMetrics;
   #role: IngestorRole = 'joining';
   #lastAliveAtMs: number | undefined;
   #fenceTimer: NodeJS.Timeout | undefined;
@@ -109,28 +107,12 @@ export class IngestorLeadership {
       },
       onError: (error) => deps.log(`leadership: ${error.message}`),
     });
-    this.#leader = new Gauge({
-      name: 'ingestor_leader',
-      help: 'Whether this ingestor process holds the feed (1) or stands by (0)',
-      registers: [deps.registry],
-    });
-    this.#changes = new Counter({
-      name: 'ingestor_leadership_changes_total',
-      help: 'Leadership gained (to="leader") and lost (to="fenced") by this process',
-      labelNames: ['to'],
-      registers: [deps.registry],
-    });
-    this.#handovers = new Counter({
-      name: 'ingestor_handovers_total',
-      help: 'Planned handovers this process made as the stopping leader, by outcome (done, unclaimed, aborted)',
-      labelNames: ['outcome'],
-      registers: [deps.registry],
-    });
+    this.#metrics = deps.metrics;
   }
 
   /** A stopping leader's handover ended: done, unclaimed (no standby) or aborted. */
   countHandover(outcome: 'done' | 'unclaimed' | 'aborted'): void {
-    this.#handovers.inc({ outcome });
+    this.#metrics.handovers.inc({ outcome });
   }
 
   get role(): IngestorRole {
@@ -191,8 +173,8 @@ export class IngestorLeadership {
     if (this.#role === 'fenced' || this.#role === 'stopped') return;
     this.#d.log(`leadership: this process leads now (${why})`);
     this.#role = 'leader';
-    this.#leader.set(1);
-    this.#changes.inc({ to: 'leader' });
+    this.#metrics.leader.set(1);
+    this.#metrics.changes.inc({ to: 'leader' });
     const refresh = () => this.fence.extend(this.#kafka.leaseRemainingMs());
     refresh();
     this.#fenceTimer = setInterval(refresh, FENCE_REFRESH_MS);
@@ -210,11 +192,11 @@ export class IngestorLeadership {
   #lose(why: string): void {
     this.fence.close();
     this.#stopTimers();
-    this.#leader.set(0);
+    this.#metrics.leader.set(0);
     if (this.#role !== 'leader') return;
     this.#role = 'fenced';
     this.#fencedWhy = why;
-    this.#changes.inc({ to: 'fenced' });
+    this.#metrics.changes.inc({ to: 'fenced' });
     this.#d.log(`leadership: this process no longer leads (${why}); it stops reading and sending`);
     (this.options.onFenced ?? (() => undefined))(why);
   }
