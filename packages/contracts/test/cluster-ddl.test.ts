@@ -144,7 +144,9 @@ ALTER TABLE market.a ADD INDEX IF NOT EXISTS a_v v TYPE minmax GRANULARITY 1;`,
     expect(out.filter((s) => s.startsWith(`ALTER TABLE market.ticks ${ON_CLUSTER} COMMENT`))).toEqual([]);
     const drop = out.indexOf(`DROP VIEW IF EXISTS market.bars_1m_mv ${ON_CLUSTER};`);
     const create = out.findIndex((s) =>
-      s.startsWith(`CREATE MATERIALIZED VIEW IF NOT EXISTS market.bars_1m_mv ${ON_CLUSTER} TO market.bars_1m_local`),
+      s.startsWith(
+        `CREATE MATERIALIZED VIEW IF NOT EXISTS market.bars_1m_mv ${ON_CLUSTER} TO market.bars_1m_local`,
+      ),
     );
     expect(drop).toBeGreaterThan(-1);
     expect(create).toBeGreaterThan(drop);

@@ -34,6 +34,7 @@ import { ALL_SINK_TABLES, tablesOfTopic } from './sink-tables.js';
 import { SourceMarks } from './source-marks.js';
 import { StoredOffsets } from './stored-offsets.js';
 import { TableWriter } from './table-writer.js';
+import { TradeQuantities } from './trade-quantities.js';
 
 export type { SinkOptions } from './sink-options.js';
 
@@ -78,6 +79,7 @@ async function refreshMarks(
   ctx: {
     lane: StoreLane;
     stored: StoredOffsets;
+    quantities: TradeQuantities;
     kindByTopic: ReadonlyMap<string, TopicKind>;
     clusterId: () => string;
     running: () => boolean;
@@ -94,6 +96,9 @@ async function refreshMarks(
         for (const { table } of tablesOfTopic(kind)) {
           await ctx.stored.refresh(ctx.lane, table, numbers, ctx.clusterId());
         }
+        // The trades' predecessors as stored: another member may have stored trades of these
+        // partitions since this one last held them (what this member read is flushed on revoke).
+        if (kind === 'trades') await ctx.quantities.load(ctx.lane, Date.now() / 1000);
         break;
       } catch (error) {
         if (!ctx.running()) return;
@@ -298,6 +303,7 @@ export function createSink(options: SinkOptions): Sink {
   // The pipeline's own lane: the sink never queues behind a caller's query (packages/store).
   const lane = options.store.internal;
   const stored = new StoredOffsets();
+  const quantities = new TradeQuantities();
   const stats = emptyStats();
   let running = false;
   let clusterId = '';
@@ -322,6 +328,7 @@ export function createSink(options: SinkOptions): Sink {
     stats,
     stored,
     sourceMarks: new SourceMarks(),
+    quantities,
     log: settings.log,
   });
 
@@ -348,9 +355,11 @@ export function createSink(options: SinkOptions): Sink {
         clusterId,
       );
       running = true;
+      await quantities.load(lane, Date.now() / 1000);
       const marks = {
         lane,
         stored,
+        quantities,
         kindByTopic,
         clusterId: () => clusterId,
         running: () => running,

@@ -106,7 +106,9 @@ const ALTER_TABLE = /^ALTER TABLE (\w+)\.(\w+)(\s[\s\S]*)$/;
 /** An ALTER whose every clause adds a column (nothing else: indexes and TTLs stay local). */
 const onlyAddsColumns = (clauses: string): boolean =>
   /^\s*ADD COLUMN\b/.test(clauses) &&
-  !/\b(MODIFY|DROP|COMMENT|RENAME|CLEAR|MATERIALIZE|ADD (INDEX|PROJECTION|CONSTRAINT|STATISTICS))\b/.test(clauses);
+  !/\b(MODIFY|DROP|COMMENT|RENAME|CLEAR|MATERIALIZE|ADD (INDEX|PROJECTION|CONSTRAINT|STATISTICS))\b/.test(
+    clauses,
+  );
 const CODEC_CLAUSE = /\s+CODEC\((?:[^()]|\([^()]*\))*\)/g;
 const DROP_VIEW = /^DROP VIEW IF EXISTS (\w+)\.(\w+)$/;
 
