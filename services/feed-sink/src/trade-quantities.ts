@@ -16,42 +16,46 @@
  * - repeats the decode workers drop never reach Kafka; one that does (a snapshot repeating a trade
  *   across an ingestor restart) has the volume of the trade before it and counts 0, as the window did.
  *
- * State: the last cumulative volume per (instrument, UTC day of the trade time), bounded: loaded
- * for the days from the one before the load's day on, and pruned to the two newest days seen when
- * it outgrows its bound. A trade of an older day whose day is not held counts as the day's first
- * (a trade two days late: the one case where the stored quantity can differ from the window's).
+ * State: the last cumulative volume per (instrument, UTC day of the trade time), loaded for the
+ * days from the one before the load's day on; an instrument keeps its newest day and the one
+ * before. A trade of an older day that is not held counts as the day's first (a trade two days
+ * late: the one case where the stored quantity can differ from the window's). Bounded by
+ * MAX_INSTRUMENTS.
  */
 import { FEED_TABLES } from '@feedpipe/contracts';
 import type { StoreLane } from '@feedpipe/store';
 
 const DAY_SECONDS = 86_400;
-/** Keys are day * 2^32 + security id: below 2^53 for every day a DateTime holds. */
-const ID_SPAN = 0x1_0000_0000;
-/** Entries held before pruning: a few days of the 25,000 instruments one ingestor serves, with room. */
-const MAX_ENTRIES = 1_000_000;
+/** Instruments held before pruning: 40 times the 25,000 instruments one ingestor serves. */
+const MAX_INSTRUMENTS = 1_000_000;
 
-/** The last stored trade of each (instrument, day), as the window function ordered them. */
+/** The cumulative volume of the last stored trade of each (instrument, day), in the window function's order. */
 const LAST_VOLUMES_SQL = `SELECT security_id AS sid, toUInt32(toDate(ltt)) AS day,
     argMax(volume, (received_at, kafka_offset)) AS volume
 FROM ${FEED_TABLES.ticks.name}
 WHERE ltt >= toDateTime({since:UInt32}, 'UTC')
 GROUP BY sid, day`;
 
+/**
+ * One instrument's last volumes: its newest day's in two plain fields (nearly every trade is of
+ * that day: one Map lookup by a small-integer id, no key built per trade), older days' in a small
+ * map, kept from the day before the newest on (late trades).
+ */
+interface InstrumentVolumes {
+  day: number;
+  volume: number;
+  older: Map<number, number> | undefined;
+}
+
 export class TradeQuantities {
-  readonly #last = new Map<number, number>();
-  #newestDay = 0;
+  readonly #byInstrument = new Map<number, InstrumentVolumes>();
 
   /**
    * The quantity of the next trade of `securityId` (unsigned) at trade time `ltt` (epoch seconds,
    * not negative) with cumulative day volume `volume`; it becomes the predecessor of the next one.
    */
   next(securityId: number, ltt: number, volume: number): number {
-    const day = Math.floor(ltt / DAY_SECONDS);
-    const key = day * ID_SPAN + securityId;
-    const previous = this.#last.get(key);
-    if (previous === undefined && this.#last.size >= MAX_ENTRIES) this.#prune();
-    this.#last.set(key, volume);
-    if (day > this.#newestDay) this.#newestDay = day;
+    const previous = this.#swap(securityId, Math.floor(ltt / DAY_SECONDS), volume);
     return Math.max(volume - (previous ?? 0), 0);
   }
 
@@ -66,25 +70,44 @@ export class TradeQuantities {
       LAST_VOLUMES_SQL,
       { since },
     );
-    this.#last.clear();
-    this.#newestDay = 0;
-    for (const row of rows) {
-      const day = Number(row.day);
-      this.#last.set(day * ID_SPAN + Number(row.sid), Number(row.volume));
-      if (day > this.#newestDay) this.#newestDay = day;
-    }
+    this.#byInstrument.clear();
+    for (const row of rows) this.#swap(Number(row.sid), Number(row.day), Number(row.volume));
     return rows.length;
   }
 
-  /** Instrument-days held. */
+  /** Instruments held. */
   get size(): number {
-    return this.#last.size;
+    return this.#byInstrument.size;
   }
 
-  /** Keeps the two newest days; all of it goes when they alone fill the bound (ids of no instrument). */
-  #prune(): void {
-    const keepFrom = (this.#newestDay - 1) * ID_SPAN;
-    for (const key of this.#last.keys()) if (key < keepFrom) this.#last.delete(key);
-    if (this.#last.size >= MAX_ENTRIES) this.#last.clear();
+  /** Sets the last volume of (securityId, day); returns the one it replaces, if any. */
+  #swap(securityId: number, day: number, volume: number): number | undefined {
+    const held = this.#byInstrument.get(securityId);
+    if (held === undefined) {
+      // Ids of no instrument could grow the map without end: all of it goes at the bound.
+      if (this.#byInstrument.size >= MAX_INSTRUMENTS) this.#byInstrument.clear();
+      this.#byInstrument.set(securityId, { day, volume, older: undefined });
+      return undefined;
+    }
+    if (day === held.day) {
+      const previous = held.volume;
+      held.volume = volume;
+      return previous;
+    }
+    if (day > held.day) {
+      // A new day: the newest one so far moves to the older days, of which the day before is kept.
+      const older = held.older ?? new Map<number, number>();
+      older.set(held.day, held.volume);
+      for (const kept of older.keys()) if (kept < day - 1) older.delete(kept);
+      held.older = older.size > 0 ? older : undefined;
+      held.day = day;
+      held.volume = volume;
+      return undefined;
+    }
+    const older = held.older ?? new Map<number, number>();
+    held.older = older;
+    const previous = older.get(day);
+    older.set(day, volume);
+    return previous;
   }
 }
