@@ -172,6 +172,21 @@ function buildConsumer(
   });
 }
 
+/** What the sink reads from the store before it consumes: the stored offsets and the trades' last volumes. */
+async function loadStoredState(
+  lane: StoreLane,
+  stored: StoredOffsets,
+  quantities: TradeQuantities,
+  clusterId: string,
+): Promise<void> {
+  await stored.load(
+    lane,
+    ALL_SINK_TABLES.map((t) => t.table),
+    clusterId,
+  );
+  await quantities.load(lane, Date.now() / 1000);
+}
+
 /** The lag probe: per topic, what Kafka holds beyond the group's commits. */
 async function probeLag(
   consumer: BatchConsumer,
@@ -349,13 +364,8 @@ export function createSink(options: SinkOptions): Sink {
       const topicNames = TOPIC_KINDS.map((kind) => settings.topics[kind]);
       clusterId = await prepareKafka(options.brokers, topicNames);
       reader.clusterField = csvString(clusterId);
-      await stored.load(
-        lane,
-        ALL_SINK_TABLES.map((t) => t.table),
-        clusterId,
-      );
+      await loadStoredState(lane, stored, quantities, clusterId);
       running = true;
-      await quantities.load(lane, Date.now() / 1000);
       const marks = {
         lane,
         stored,
