@@ -98,7 +98,7 @@ async function refreshMarks(
         }
         // The trades' predecessors as stored: another member may have stored trades of these
         // partitions since this one last held them (what this member read is flushed on revoke).
-        if (kind === 'trades') await ctx.quantities.load(ctx.lane, Date.now() / 1000);
+        if (kind === 'trades') await ctx.quantities.load(ctx.lane, ctx.clusterId());
         break;
       } catch (error) {
         if (!ctx.running()) return;
@@ -184,7 +184,7 @@ async function loadStoredState(
     ALL_SINK_TABLES.map((t) => t.table),
     clusterId,
   );
-  await quantities.load(lane, Date.now() / 1000);
+  await quantities.load(lane, clusterId);
 }
 
 /** The lag probe: per topic, what Kafka holds beyond the group's commits. */

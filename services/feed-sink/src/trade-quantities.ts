@@ -16,10 +16,11 @@
  * - repeats the decode workers drop never reach Kafka; one that does (a snapshot repeating a trade
  *   across an ingestor restart) has the volume of the trade before it and counts 0, as the window did.
  *
- * State: the last cumulative volume per (instrument, UTC day of the trade time), loaded for the
- * days from the one before the load's day on; an instrument keeps its newest day and the one
- * before. A trade of an older day that is not held counts as the day's first (a trade two days
- * late: the one case where the stored quantity can differ from the window's). Bounded by
+ * State: the last cumulative volume per (instrument, UTC day of the trade time), loaded from the
+ * store's recent trades (`load`); an instrument keeps its newest day and the one before. A trade
+ * whose predecessor is older than that counts as its day's first (a trade two days late, or one
+ * whose predecessor was received two days before the store's newest trade of the partition
+ * furthest behind: where the stored quantity can differ from the window's). Bounded by
  * MAX_INSTRUMENTS.
  */
 import { FEED_TABLES } from '@feedpipe/contracts';
@@ -29,12 +30,29 @@ const DAY_SECONDS = 86_400;
 /** Instruments held before pruning: 40 times the 25,000 instruments one ingestor serves. */
 const MAX_INSTRUMENTS = 1_000_000;
 
-/** The cumulative volume of the last stored trade of each (instrument, day), in the window function's order. */
+/** Newest receive time stored per partition of this Kafka cluster (epoch seconds). */
+const NEWEST_SQL = `SELECT kafka_partition AS p, toUInt32(max(received_at)) AS t FROM ${FEED_TABLES.ticks.name}
+WHERE kafka_cluster = {cluster:String} GROUP BY kafka_partition`;
+
+/** Newest receive time stored at all (epoch seconds; 0 when the table is empty). */
+const NEWEST_ANY_SQL = `SELECT toUInt32(max(received_at)) AS t FROM ${FEED_TABLES.ticks.name}`;
+
+/**
+ * The cumulative volume of the last stored trade of each (instrument, day) among the trades
+ * received since `since`, in the window function's order. Receive time leads the sorting key after
+ * the instrument, so the engine reads only the recent granules.
+ */
 const LAST_VOLUMES_SQL = `SELECT security_id AS sid, toUInt32(toDate(ltt)) AS day,
     argMax(volume, (received_at, kafka_offset)) AS volume
 FROM ${FEED_TABLES.ticks.name}
-WHERE ltt >= toDateTime({since:UInt32}, 'UTC')
+WHERE received_at >= toDateTime64({since:UInt32}, 6, 'UTC')
 GROUP BY sid, day`;
+
+/**
+ * How far back before the store's newest trade a trade still to come can find its predecessor: a
+ * trading day lasts less than a day, and a late trade arrives within hours of its day.
+ */
+const LOOKBACK_SECONDS = 2 * DAY_SECONDS;
 
 /**
  * One instrument's last volumes: its newest day's in two plain fields (nearly every trade is of
@@ -60,17 +78,25 @@ export class TradeQuantities {
   }
 
   /**
-   * Replaces the state with the store's: the last stored trade of every instrument on each day
-   * from the one before `nowSec`'s on. Call it with nothing buffered that the store does not hold
-   * (at a start, or after a flush when partitions were assigned).
+   * Replaces the state with the store's: the last stored trade of every instrument on each day,
+   * among the trades received from LOOKBACK_SECONDS before the newest stored trade of the partition
+   * that is furthest behind (this Kafka cluster's; of any, when it has none). Relative to the data,
+   * not the clock, so a sink that resumes after days away, or replays a restored store's tail,
+   * finds the predecessors of what it reads next. Call it with nothing buffered that the store
+   * does not hold (at a start, or after a flush when partitions were assigned).
    */
-  async load(lane: StoreLane, nowSec: number): Promise<number> {
-    const since = (Math.floor(nowSec / DAY_SECONDS) - 1) * DAY_SECONDS;
+  async load(lane: StoreLane, clusterId: string): Promise<number> {
+    const newest = await lane.rows<{ p: number; t: number | string }>(NEWEST_SQL, { cluster: clusterId });
+    const behind =
+      newest.length > 0
+        ? Math.min(...newest.map((r) => Number(r.t)))
+        : Number((await lane.rows<{ t: number | string }>(NEWEST_ANY_SQL))[0]?.t ?? 0);
+    this.#byInstrument.clear();
+    if (behind === 0) return 0;
     const rows = await lane.rows<{ sid: number | string; day: number | string; volume: number | string }>(
       LAST_VOLUMES_SQL,
-      { since },
+      { since: Math.max(0, behind - LOOKBACK_SECONDS) },
     );
-    this.#byInstrument.clear();
     for (const row of rows) this.#swap(Number(row.sid), Number(row.day), Number(row.volume));
     return rows.length;
   }

@@ -58,6 +58,8 @@ interface GenTrade {
   sid: number;
   ltt: number;
   volume: number;
+  /** Receive time, epoch seconds: after the trade time, never decreasing. */
+  received: number;
 }
 
 /**
@@ -83,7 +85,7 @@ const trades = fc
       const ltt = Math.max(MONDAY, clock + s.jitter);
       const v = Math.max(0, (volume.get(s.sid) ?? 0) + s.step);
       volume.set(s.sid, v);
-      out.push({ sid: s.sid, ltt, volume: v });
+      out.push({ sid: s.sid, ltt, volume: v, received: clock + 60 });
     }
     return out;
   });
@@ -110,7 +112,7 @@ describe('trade quantities against the window function over the stored ticks', (
     const values = rows
       .map(
         (t, i) =>
-          `(${t.sid}, 14, 100, ${t.volume}, ${qty[i]}, ${t.ltt}, ${t.ltt}, ${(MONDAY + firstOffset + i) * 1_000_000}, 0, ${firstOffset + i}, '${cluster}')`,
+          `(${t.sid}, 14, 100, ${t.volume}, ${qty[i]}, ${t.ltt}, ${t.ltt}, ${t.received * 1_000_000 + firstOffset + i}, 0, ${firstOffset + i}, '${cluster}')`,
       )
       .join(',');
     await store.internal.command(
@@ -151,9 +153,9 @@ describe('trade quantities against the window function over the stored ticks', (
           first,
           first.map((t) => before.next(t.sid, t.ltt, t.volume)),
         );
-        // Restarted when the next trade comes in (its time is about the clock's then).
+        // Restarted, days later by the clock: the state follows the stored data, not the clock.
         const after = new TradeQuantities();
-        await after.load(store.internal, own[at]?.ltt ?? MONDAY);
+        await after.load(store.internal, cluster);
         const rest = own.slice(at);
         await insert(
           cluster,
