@@ -2,7 +2,8 @@
  * The data set of `bench:api`, generated inside ClickHouse (INSERT ... SELECT FROM numbers(), no
  * rows cross into JS): `ticks` ticks for `instruments` instruments over `days` consecutive trading
  * days (03:45 to 10:00 UTC each, every instrument's ticks spread evenly, volume cumulative per
- * day), which fills market.bars_1m through its materialized view; and for the mixed workload a
+ * day in steps of 10, so each tick's stored quantity is 10), which fills market.bars_1m through its
+ * materialized view; and for the mixed workload a
  * year of daily candles and the days' 5-minute candles of every instrument.
  *
  * On a ClickHouse server (`--clickhouse-url`) the bench writes into the market tables of that
@@ -42,6 +43,7 @@ export async function insertTicks(lane: StoreLane, spec: DatasetSpec): Promise<v
       SELECT ${spec.firstId} + number % ${spec.instruments} AS sid, 14,
              toFloat32(100 + (cityHash64(number) % 1000) / 100),
              toInt32((intDiv(number, ${spec.instruments}) % ${perDay} + 1) * 10),
+             toUInt32(10),
              toDateTime('${spec.firstDay} ${SESSION_START}', 'UTC')
                + intDiv(intDiv(number, ${spec.instruments}), ${perDay}) * 86400
                + intDiv((intDiv(number, ${spec.instruments}) % ${perDay}) * ${SESSION_SEC}, ${perDay}) AS t,

@@ -130,6 +130,29 @@ ALTER TABLE market.a ADD INDEX IF NOT EXISTS a_v v TYPE minmax GRANULARITY 1;`,
     );
   });
 
+  it('adds a column to the local and the Distributed table, and replaces a view on every node', () => {
+    const quantity = generated.find((f) => f.name === 'trade_quantity');
+    const out = (quantity?.statements ?? []).map(squash);
+    expect(out).toContain(
+      `ALTER TABLE market.ticks_local ${ON_CLUSTER} ADD COLUMN IF NOT EXISTS quantity UInt32 CODEC(T64, ZSTD(1)) AFTER volume;`,
+    );
+    // The Distributed table stores nothing: the column without its codec.
+    expect(out).toContain(
+      `ALTER TABLE market.ticks ${ON_CLUSTER} ADD COLUMN IF NOT EXISTS quantity UInt32 AFTER volume;`,
+    );
+    // A comment is the local table's only.
+    expect(out.filter((s) => s.startsWith(`ALTER TABLE market.ticks ${ON_CLUSTER} COMMENT`))).toEqual([]);
+    const drop = out.indexOf(`DROP VIEW IF EXISTS market.bars_1m_mv ${ON_CLUSTER};`);
+    const create = out.findIndex((s) =>
+      s.startsWith(
+        `CREATE MATERIALIZED VIEW IF NOT EXISTS market.bars_1m_mv ${ON_CLUSTER} TO market.bars_1m_local`,
+      ),
+    );
+    expect(drop).toBeGreaterThan(-1);
+    expect(create).toBeGreaterThan(drop);
+    expect(out[create]).toContain('FROM market.ticks_local');
+  });
+
   it('puts the retention TTLs and settings of migration 009 on the local tables, metadata only', () => {
     const retention = generated.find((f) => f.name === 'retention');
     const out = (retention?.statements ?? []).map(squash);

@@ -13,14 +13,26 @@ import {
   TOPIC_KINDS,
 } from '../src/index.js';
 
+const statements = readMigrationSources().flatMap((m) => splitStatements(m.sql));
 const created = new Map<string, string[]>(
-  readMigrationSources()
-    .flatMap((m) => splitStatements(m.sql))
-    .flatMap((s) => {
-      const t = parseCreateTable(s);
-      return t ? [[`${t.database}.${t.table}`, t.columns] as const] : [];
-    }),
+  statements.flatMap((s) => {
+    const t = parseCreateTable(s);
+    return t ? [[`${t.database}.${t.table}`, t.columns] as const] : [];
+  }),
 );
+// Columns later migrations add (ALTER TABLE ... ADD COLUMN IF NOT EXISTS c T [AFTER b]), in place.
+for (const statement of statements) {
+  const alter = /^ALTER TABLE (\w+\.\w+)\s/.exec(statement);
+  const columns = alter ? created.get(alter[1] as string) : undefined;
+  if (!columns) continue;
+  // One clause a line: `ADD COLUMN IF NOT EXISTS c T [AFTER b],`
+  for (const clause of statement.split(/,\s*\n/)) {
+    const add = /ADD COLUMN IF NOT EXISTS (\w+)\s[^\n]*?(?:\sAFTER (\w+))?$/.exec(clause.trim());
+    if (!add) continue;
+    const after = add[2] === undefined ? columns.length - 1 : columns.indexOf(add[2]);
+    columns.splice(after + 1, 0, add[1] as string);
+  }
+}
 
 describe('table contracts', () => {
   it.each([

@@ -21,7 +21,9 @@ export type StoreErrorCode =
   /** A RESTORE the engine refused or failed. */
   | 'RESTORE_FAILED'
   /** The store to restore into already holds the market database (restore with `replace`). */
-  | 'RESTORE_TARGET_NOT_EMPTY';
+  | 'RESTORE_TARGET_NOT_EMPTY'
+  /** Filling the ticks' traded quantities (fill/) met a partition it cannot name. */
+  | 'FILL_FAILED';
 
 /** The one error type of this package; `retryable` says whether trying again can help. */
 export class StoreError extends Error {

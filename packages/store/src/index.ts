@@ -15,6 +15,7 @@ export { type DiskSpace, directorySpace, engineDiskSpace, storeDiskSpace } from 
 export { ExclusiveLane, type LaneLimits, type LaneStats } from './embedded/exclusive-lane.js';
 export { EMBEDDED_ENGINE_ALLOCATOR_ENV } from './engine-allocator.js';
 export { StoreError, type StoreErrorCode } from './errors.js';
+export { fillTradeQuantities } from './fill/fill-trade-quantities.js';
 export {
   DEFAULT_MIGRATIONS_DIR,
   loadMigrations,

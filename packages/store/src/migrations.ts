@@ -10,6 +10,7 @@ import { fileURLToPath } from 'node:url';
 // One splitter for the runner and the cluster DDL generator, so both read a migration alike.
 import { splitStatements } from '@feedpipe/contracts';
 import { StoreError } from './errors.js';
+import { fillTradeQuantities } from './fill/fill-trade-quantities.js';
 import type { StoreLane } from './port.js';
 
 export { splitStatements };
@@ -48,6 +49,15 @@ export function loadMigrations(dir: string = DEFAULT_MIGRATIONS_DIR): Migration[
   return migrations;
 }
 
+/**
+ * Data a migration's statements cannot rewrite, rewritten once right after it is applied (before
+ * it is recorded, so a run stopped in between does it again): migration 013's quantity column is
+ * filled for the ticks stored before it, with the 1-minute bars rebuilt from them.
+ */
+const AFTER_APPLY: ReadonlyMap<number, (lane: StoreLane) => Promise<unknown>> = new Map([
+  [13, fillTradeQuantities],
+]);
+
 export interface MigrationResult {
   applied: number[];
   skipped: number[];
@@ -84,6 +94,15 @@ export async function runMigrations(
           { cause: error },
         );
       }
+    }
+    try {
+      await AFTER_APPLY.get(migration.version)?.(lane);
+    } catch (error) {
+      throw new StoreError(
+        'MIGRATION_FAILED',
+        `migration ${migration.version}_${migration.name} failed rewriting its data: ${(error as Error).message}`,
+        { cause: error },
+      );
     }
     await lane.insertRows(
       'market.schema_migrations',

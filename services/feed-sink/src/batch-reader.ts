@@ -13,6 +13,7 @@ import { type FeedValue, ROUTED_TABLES, SINK_TABLES, type SinkTable } from './si
 import type { SourceMarks } from './source-marks.js';
 import type { StoredOffsets } from './stored-offsets.js';
 import type { TableBuffer } from './table-writer.js';
+import type { TradeQuantities } from './trade-quantities.js';
 
 /** Counters the reader shares with the writer (SinkStats). */
 export interface ReadStats {
@@ -28,6 +29,8 @@ export interface BatchReaderDeps {
   stats: ReadStats;
   stored: StoredOffsets;
   sourceMarks: SourceMarks;
+  /** Each stored trade's quantity, in the order the trades are stored. */
+  quantities: TradeQuantities;
   log: (message: string) => void;
 }
 
@@ -110,7 +113,11 @@ export class BatchReader {
     const start = batch.valueStart(i);
     if (start < 0) return 'invalid';
     const offset = batch.offset(i);
-    if (canonical && appendCanonical(buffer.lines, canonical, batch.bytes, offset, start, batch.valueEnd(i)))
+    const quantities = this.#d.quantities;
+    if (
+      canonical &&
+      appendCanonical(buffer.lines, canonical, batch.bytes, offset, start, batch.valueEnd(i), quantities)
+    )
       return 'appended';
     const value = batch.value(i) as Buffer;
     return routed.size === 0
@@ -146,7 +153,7 @@ export class BatchReader {
       this.#replayed(target.table);
       return 'stored';
     }
-    const row = target.toRow(parsed, partition, String(offset));
+    const row = target.toRow(parsed, partition, String(offset), this.#d.quantities);
     if (!row) return 'invalid';
     const block = target === own ? buffer.lines : routedBlock(buffer, target.table);
     block.append(rowLine(row, this.#clusterField));
@@ -172,7 +179,12 @@ export class BatchReader {
     offset: number,
   ): 'appended' | 'invalid' {
     try {
-      const row = table.toRow(JSON.parse(value.toString('utf8')) as FeedValue, partition, String(offset));
+      const row = table.toRow(
+        JSON.parse(value.toString('utf8')) as FeedValue,
+        partition,
+        String(offset),
+        this.#d.quantities,
+      );
       if (!row) return 'invalid';
       block.append(rowLine(row, this.#clusterField));
       return 'appended';

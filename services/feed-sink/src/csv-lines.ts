@@ -23,6 +23,7 @@ import {
 } from '@feedpipe/contracts';
 import { BufferPool } from '@feedpipe/service-kit';
 import { SinkError } from './errors.js';
+import type { TradeQuantities } from './trade-quantities.js';
 
 /** How a field's text must look (and what its column can hold). */
 enum Field {
@@ -45,9 +46,24 @@ export interface CanonicalLayout {
   /** literals[i] precedes field i; the last literal closes the object. */
   readonly literals: readonly Uint8Array[];
   readonly fields: readonly Field[];
-  /** CSV column j takes field order[j]. */
+  /** CSV column j takes field order[j]; -1 for the column the sink derives (DERIVED_COLUMN). */
   readonly order: readonly number[];
+  /** For a trade: the fields its traded quantity is derived from (trade-quantities.ts). */
+  readonly quantityFrom?: QuantityFields;
 }
+
+/** Field indexes of a trade's security id, cumulative volume and trade time. */
+export interface QuantityFields {
+  readonly securityId: number;
+  readonly volume: number;
+  readonly ltt: number;
+}
+
+/**
+ * The one column no record field fills: a trade's traded quantity, which the sink derives from the
+ * record and the instrument's previous stored trade (trade-quantities.ts).
+ */
+export const DERIVED_COLUMN = 'quantity';
 
 const bytesOf = (text: string): Uint8Array => Uint8Array.from(text, (c) => c.charCodeAt(0));
 
@@ -82,8 +98,14 @@ export function canonicalLayout(type: FeedRecordType): CanonicalLayout | undefin
   const columns = FEED_TABLE_OF_TOPIC[TOPIC_KIND_OF_RECORD[type]].columns;
   const dataColumns = columns.slice(0, columns.length - KAFKA_SOURCE_COLUMNS.length);
   const order = dataColumns.map((column) => valueFields.findIndex((f) => f.column === column));
-  if (order.length !== valueFields.length || order.includes(-1)) return undefined;
-  return { literals: jsonLiterals(type, valueFields).map(bytesOf), fields, order };
+  const derived = type === 'trade' ? dataColumns.indexOf(DERIVED_COLUMN) : -1;
+  const stored = order.filter((_, j) => j !== derived);
+  if (stored.length !== valueFields.length || stored.includes(-1)) return undefined;
+  const literals = jsonLiterals(type, valueFields).map(bytesOf);
+  if (derived < 0) return { literals, fields, order };
+  const fieldOf = (name: string): number => valueFields.findIndex((f) => f.name === name);
+  const quantityFrom = { securityId: fieldOf('securityId'), volume: fieldOf('volume'), ltt: fieldOf('ltt') };
+  return { literals, fields, order, quantityFrom };
 }
 
 function requiredLayout(type: FeedRecordType): CanonicalLayout {
@@ -200,10 +222,28 @@ export function appendCanonical(
   offset: number,
   start = 0,
   end = src.length,
+  quantities?: TradeQuantities,
 ): boolean {
   if (!matches(src, start, end, layout)) return false;
-  block.appendFields(src, spans, layout.order, offset);
+  const from = layout.quantityFrom;
+  let derived = 0;
+  if (from) {
+    if (!quantities) throw new SinkError('INTERNAL', 'a trade line needs the trade quantities');
+    derived = quantities.next(
+      spanInteger(src, from.securityId),
+      spanInteger(src, from.ltt),
+      spanInteger(src, from.volume),
+    );
+  }
+  block.appendFields(src, spans, layout.order, offset, derived);
   return true;
+}
+
+/** The integer of field i of the last match (its text already checked by `fieldEnd`). */
+function spanInteger(src: Uint8Array, i: number): number {
+  const from = spans[2 * i] as number;
+  const to = spans[2 * i + 1] as number;
+  return src[from] === MINUS ? -digitsValue(src, from + 1, to) : digitsValue(src, from, to);
 }
 
 /** A text field, quoted the CSV way (quotes doubled). */
@@ -275,6 +315,22 @@ class OffsetText {
   }
 }
 
+/** The decimal digits of a non-negative integer below 2^53 into `out` at `at`; returns the end. */
+function writeDigits(out: Uint8Array, at: number, value: number): number {
+  if (value === 0) {
+    out[at] = ZERO_CHAR;
+    return at + 1;
+  }
+  let digits = 0;
+  for (let v = value; v >= 1; v = Math.floor(v / 10)) digits++;
+  let v = value;
+  for (let i = at + digits - 1; i >= at; i--) {
+    out[i] = ZERO_CHAR + (v % 10);
+    v = Math.floor(v / 10);
+  }
+  return at + digits;
+}
+
 /** Block buffers, reused once their insert is done (a few: blocks are inserted one at a time). */
 const blockPool = new BufferPool(4, Number.POSITIVE_INFINITY);
 
@@ -307,21 +363,35 @@ export class CsvBlock {
   }
 
   /**
-   * One line from byte spans of `src` (column j = span order[j]), then the source's partition,
-   * `offset` and cluster. Everything written here is ASCII, checked by the caller.
+   * One line from byte spans of `src` (column j = span order[j], or `derived` where order[j] is
+   * -1), then the source's partition, `offset` and cluster. Everything written here is ASCII,
+   * checked by the caller.
    */
-  appendFields(src: Uint8Array, fieldSpans: Int32Array, order: readonly number[], offset: number): void {
+  appendFields(
+    src: Uint8Array,
+    fieldSpans: Int32Array,
+    order: readonly number[],
+    offset: number,
+    derived = 0,
+  ): void {
     const middle = this.#middle;
     const tail = this.#tail;
-    const fieldBytes = (fieldSpans[2 * order.length - 1] as number) - (fieldSpans[0] as number);
-    this.#reserve(fieldBytes + order.length + middle.length + MAX_OFFSET_DIGITS + tail.length);
+    const fields = order.length - (order.includes(-1) ? 1 : 0);
+    const fieldBytes = (fieldSpans[2 * fields - 1] as number) - (fieldSpans[0] as number);
+    this.#reserve(
+      fieldBytes + order.length + MAX_OFFSET_DIGITS + middle.length + MAX_OFFSET_DIGITS + tail.length,
+    );
     const out = this.#bytes;
     let p = this.#length;
     for (let j = 0; j < order.length; j++) {
       const field = order[j] as number;
+      if (j > 0) out[p++] = COMMA;
+      if (field < 0) {
+        p = writeDigits(out, p, derived);
+        continue;
+      }
       const from = fieldSpans[2 * field] as number;
       const to = fieldSpans[2 * field + 1] as number;
-      if (j > 0) out[p++] = COMMA;
       for (let i = from; i < to; i++) out[p++] = src[i] as number;
     }
     p = copyInto(out, p, middle);

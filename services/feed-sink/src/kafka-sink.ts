@@ -34,6 +34,7 @@ import { ALL_SINK_TABLES, tablesOfTopic } from './sink-tables.js';
 import { SourceMarks } from './source-marks.js';
 import { StoredOffsets } from './stored-offsets.js';
 import { TableWriter } from './table-writer.js';
+import { TradeQuantities } from './trade-quantities.js';
 
 export type { SinkOptions } from './sink-options.js';
 
@@ -78,6 +79,7 @@ async function refreshMarks(
   ctx: {
     lane: StoreLane;
     stored: StoredOffsets;
+    quantities: TradeQuantities;
     kindByTopic: ReadonlyMap<string, TopicKind>;
     clusterId: () => string;
     running: () => boolean;
@@ -94,6 +96,9 @@ async function refreshMarks(
         for (const { table } of tablesOfTopic(kind)) {
           await ctx.stored.refresh(ctx.lane, table, numbers, ctx.clusterId());
         }
+        // The trades' predecessors as stored: another member may have stored trades of these
+        // partitions since this one last held them (what this member read is flushed on revoke).
+        if (kind === 'trades') await ctx.quantities.load(ctx.lane, ctx.clusterId());
         break;
       } catch (error) {
         if (!ctx.running()) return;
@@ -165,6 +170,21 @@ function buildConsumer(
     },
     onError: (error) => health.failed(error),
   });
+}
+
+/** What the sink reads from the store before it consumes: the stored offsets and the trades' last volumes. */
+async function loadStoredState(
+  lane: StoreLane,
+  stored: StoredOffsets,
+  quantities: TradeQuantities,
+  clusterId: string,
+): Promise<void> {
+  await stored.load(
+    lane,
+    ALL_SINK_TABLES.map((t) => t.table),
+    clusterId,
+  );
+  await quantities.load(lane, clusterId);
 }
 
 /** The lag probe: per topic, what Kafka holds beyond the group's commits. */
@@ -298,6 +318,7 @@ export function createSink(options: SinkOptions): Sink {
   // The pipeline's own lane: the sink never queues behind a caller's query (packages/store).
   const lane = options.store.internal;
   const stored = new StoredOffsets();
+  const quantities = new TradeQuantities();
   const stats = emptyStats();
   let running = false;
   let clusterId = '';
@@ -322,6 +343,7 @@ export function createSink(options: SinkOptions): Sink {
     stats,
     stored,
     sourceMarks: new SourceMarks(),
+    quantities,
     log: settings.log,
   });
 
@@ -342,15 +364,12 @@ export function createSink(options: SinkOptions): Sink {
       const topicNames = TOPIC_KINDS.map((kind) => settings.topics[kind]);
       clusterId = await prepareKafka(options.brokers, topicNames);
       reader.clusterField = csvString(clusterId);
-      await stored.load(
-        lane,
-        ALL_SINK_TABLES.map((t) => t.table),
-        clusterId,
-      );
+      await loadStoredState(lane, stored, quantities, clusterId);
       running = true;
       const marks = {
         lane,
         stored,
+        quantities,
         kindByTopic,
         clusterId: () => clusterId,
         running: () => running,

@@ -28,15 +28,19 @@ import {
   TOPIC_KINDS,
   type TopicKind,
 } from '@feedpipe/contracts';
-import { type CanonicalLayout, canonicalLayout } from './csv-lines.js';
+import { type CanonicalLayout, canonicalLayout, DERIVED_COLUMN } from './csv-lines.js';
 import { SinkError } from './errors.js';
+import type { TradeQuantities } from './trade-quantities.js';
 
 export interface SinkTable {
   readonly table: string;
   /** Columns in row order; the last one, kafka_cluster, is appended by the sink to every row. */
   readonly columns: readonly string[];
-  /** Null when the value is not a record of this table's kinds (counted as invalid, skipped). */
-  toRow(value: FeedValue, partition: number, offset: string): unknown[] | null;
+  /**
+   * Null when the value is not a record of this table's kinds (counted as invalid, skipped). A
+   * trade's quantity column takes the next quantity of `quantities` (trade-quantities.ts).
+   */
+  toRow(value: FeedValue, partition: number, offset: string, quantities?: TradeQuantities): unknown[] | null;
   /** The ingestor's exact text of this table's records, copied to CSV without a parse. */
   readonly canonical?: CanonicalLayout;
 }
@@ -93,9 +97,10 @@ const COLUMN_DEFAULTS: Readonly<Record<string, unknown>> = {
   error_code: 0,
 };
 
-/** One column of a row: the record type, a converted field, or a constant. */
+/** One column of a row: the record type, a converted field, a constant, or the trade's quantity. */
 type ColumnSource =
   | { readonly from: 'type' }
+  | { readonly from: 'quantity' }
   | { readonly from: 'field'; readonly name: string; readonly convert: (value: unknown) => unknown }
   | { readonly from: 'constant'; readonly value: unknown };
 
@@ -103,6 +108,7 @@ function rowPlan(type: string, fields: readonly RecordField[], columns: readonly
   const unstored = fields.filter((f) => f.column === undefined);
   const sourceOf = (column: string): ColumnSource => {
     if (TYPE_COLUMNS.has(column)) return { from: 'type' };
+    if (type === 'trade' && column === DERIVED_COLUMN) return { from: 'quantity' };
     const direct: RecordField | undefined =
       fields.find((f) => f.column === column) ?? unstored[VALUE_COLUMNS.indexOf(column)];
     if (direct) return { from: 'field', name: direct.name, convert: CONVERT[direct.kind] };
@@ -123,23 +129,40 @@ function tableOf(
     table: name,
     columns,
     ...(canonical ? { canonical } : {}),
-    toRow(value, partition, offset) {
+    toRow(value, partition, offset, quantities) {
       const plan = typeof value.type === 'string' ? plans.get(value.type) : undefined;
       if (!plan) return null;
       const row: unknown[] = [];
+      let quantityAt = -1;
       for (const source of plan) {
         if (source.from === 'type') row.push(value.type);
         else if (source.from === 'constant') row.push(source.value);
-        else {
+        else if (source.from === 'quantity') {
+          quantityAt = row.length;
+          row.push(0);
+        } else {
           const converted = source.convert(value[source.name]);
           if (converted === null) return null;
           row.push(converted);
         }
       }
+      // Derived once the row is valid: a trade that is not stored is no one's predecessor.
+      if (quantityAt >= 0) row[quantityAt] = tradeQuantity(row, columns, quantities);
       row.push(partition, offset);
       return row;
     },
   };
+}
+
+/** The quantity of the trade in `row` (columns of market.ticks), from `quantities`. */
+function tradeQuantity(
+  row: readonly unknown[],
+  columns: readonly string[],
+  quantities?: TradeQuantities,
+): number {
+  if (!quantities) throw new SinkError('INTERNAL', 'a trade row needs the trade quantities');
+  const at = (column: string): number => row[columns.indexOf(column)] as number;
+  return quantities.next(at('security_id'), at('ltt'), at('volume'));
 }
 
 const dataColumnsOf = (columns: readonly string[]): readonly string[] =>

@@ -11,6 +11,7 @@ import {
   TRADE_LAYOUT,
 } from '../src/csv-lines.js';
 import { type FeedValue, SINK_TABLES } from '../src/sink-tables.js';
+import { TradeQuantities } from '../src/trade-quantities.js';
 
 const cluster = csvString('abc"def');
 
@@ -22,7 +23,9 @@ function fastLine(layout: CanonicalLayout, text: string, partition: number, offs
   const before = block.bytes().length;
   // The value read in place, between other bytes (as in a fetch response): nothing past its end counts.
   const value = Buffer.from(`9${text}9`, 'utf8');
-  const taken = appendCanonical(block, layout, value, Number(offset), 1, value.length - 1);
+  // A trade counts from its instrument's state: each path starts from none (the day's first trade).
+  const quantities = new TradeQuantities();
+  const taken = appendCanonical(block, layout, value, Number(offset), 1, value.length - 1, quantities);
   const line = block.bytes().subarray(before).toString('latin1');
   expect(block.rows).toBe(taken ? 2 : 1);
   if (!taken) expect(line).toBe('');
@@ -71,7 +74,12 @@ const ohlc = fc.record({
 });
 
 function slowLine(kind: 'trades' | 'ohlc', text: string, partition: number, offset: string): string | null {
-  const row = SINK_TABLES[kind].toRow(JSON.parse(text) as FeedValue, partition, offset);
+  const row = SINK_TABLES[kind].toRow(
+    JSON.parse(text) as FeedValue,
+    partition,
+    offset,
+    new TradeQuantities(),
+  );
   return row ? rowLine(row, cluster) : null;
 }
 
@@ -145,7 +153,9 @@ describe('sink CSV lines', () => {
     const offsets = [8, 9, 10, 11, 99, 100, 101, 9_999, 10_000, 5, 2 ** 53 - 2, 2 ** 53 - 1];
     const block = new CsvBlock(16);
     block.source(4, cluster);
-    for (const offset of offsets) expect(appendCanonical(block, TRADE_LAYOUT, value, offset)).toBe(true);
+    const quantities = new TradeQuantities();
+    for (const offset of offsets)
+      expect(appendCanonical(block, TRADE_LAYOUT, value, offset, 0, value.length, quantities)).toBe(true);
     const lines = block.bytes().toString('latin1').split('\n').slice(0, -1);
     block.recycle();
     expect(lines.map((line) => fields(`${line}\n`).at(-2))).toEqual(offsets.map(String));

@@ -22,6 +22,7 @@ import {
 import { describe, expect, it } from 'vitest';
 import { appendCanonical, CsvBlock, csvString, rowLine } from '../src/csv-lines.js';
 import { SINK_TABLES } from '../src/sink-tables.js';
+import { TradeQuantities } from '../src/trade-quantities.js';
 
 /** One record of each type, with values whose JSON spelling is plain (so JSON.stringify gives it). */
 const SAMPLES: Record<FeedRecordType, FeedRecord> = {
@@ -69,7 +70,7 @@ describe('record contract: codec writer and sink', () => {
     expect(bytes.toString('latin1')).toBe(contractText(SAMPLES[type]));
 
     const table = SINK_TABLES[TOPIC_KIND_OF_RECORD[type]];
-    const row = table.toRow(JSON.parse(bytes.toString('utf8')), 3, '42');
+    const row = table.toRow(JSON.parse(bytes.toString('utf8')), 3, '42', new TradeQuantities());
     expect(row).not.toBeNull();
     // Every column but kafka_cluster (appended by the sink to every row).
     expect(row).toHaveLength(table.columns.length - 1);
@@ -77,7 +78,9 @@ describe('record contract: codec writer and sink', () => {
     if (table.canonical) {
       const block = new CsvBlock(64);
       block.source(3, cluster);
-      expect(appendCanonical(block, table.canonical, bytes, 42)).toBe(true);
+      expect(appendCanonical(block, table.canonical, bytes, 42, 0, bytes.length, new TradeQuantities())).toBe(
+        true,
+      );
       // The fast line carries the same fields as the slow one (which quotes its text fields).
       const unquoted = (line: string) => line.replaceAll('"', '');
       expect(unquoted(block.bytes().toString('latin1'))).toBe(unquoted(rowLine(row as unknown[], cluster)));

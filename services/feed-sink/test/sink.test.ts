@@ -129,7 +129,14 @@ describe('sink into embedded ClickHouse', () => {
       ),
     ).toBe(1);
     expect(sink.stats().invalid).toBe(1);
-    // 1-minute bars: every trade is counted in exactly one bar of its instrument.
+    // Each instrument's volume steps by 1 from 1: every trade's quantity is 1 (the first one's whole volume).
+    expect(
+      await count(`SELECT countIf(quantity != 1) AS n FROM ${FEED_TABLES.ticks.name} WHERE ${ours}`),
+    ).toBe(0);
+    // 1-minute bars: every trade is counted in exactly one bar of its instrument, its quantity too.
+    expect(
+      await count(`SELECT sum(quantity) AS n FROM ${FEED_TABLES.bars1m.name} WHERE security_id != 999999`),
+    ).toBe(trades.length);
     expect(
       await count(`SELECT sum(trades) AS n FROM ${FEED_TABLES.bars1m.name} WHERE security_id != 999999`),
     ).toBe(trades.length);
@@ -233,10 +240,14 @@ describe('sink crash between insert and commit', () => {
     const report = JSON.parse(result.trim().split('\n').pop() ?? '{}') as {
       rows: number;
       unique: number;
+      quantity: number;
       stats: { replayedSkipped: number };
     };
     expect(report.rows).toBe(trades.length);
     expect(report.unique).toBe(trades.length);
+    // Every trade steps its instrument's volume by 1: the restarted sink took each instrument's
+    // predecessor from the store, so no trade after the crash counts the whole day's volume.
+    expect(report.quantity).toBe(trades.length);
     expect(report.stats.replayedSkipped, JSON.stringify(report)).toBeGreaterThanOrEqual(insertedBeforeCrash);
   });
 });

@@ -142,6 +142,18 @@ describe('instruments', () => {
     expect([...seen].sort()).toEqual(seen);
   });
 
+  it('gives each tick its stored quantity as a last column, the columns before it as they were', async () => {
+    const r = await get(`/v1/instruments/${LIVE_A}/ticks?from=${DAY}&to=2024-03-05&limit=3&format=csv`);
+    expect(r.statusCode).toBe(200);
+    const [header, ...lines] = r.body.trim().split('\n');
+    // A reader of the columns by position before quantity existed reads the same ones.
+    expect(header).toBe('"received_at","ltt","lut","ltp","volume","segment","quantity"');
+    const rows = lines.map((line) => line.split(','));
+    // The fixture's cumulative volume steps by 10 a tick from 10: every quantity is 10.
+    expect(rows.map((row) => Number(row[4]))).toEqual([10, 20, 30]);
+    expect(rows.map((row) => Number(row[6]))).toEqual([10, 10, 10]);
+  });
+
   it('ticks: 400 naming the field for a bad time, range, cursor or limit; 404 for an unknown instrument', async () => {
     const cases: [string, string][] = [
       [`/v1/instruments/${LIVE_A}/ticks?from=yesterday`, 'from'],

@@ -5,7 +5,7 @@
  * fails its batch and nothing else; a short line waits at most the linger time.
  */
 import { FEED_TABLES } from '@feedpipe/contracts';
-import { createStore, runMigrations, type Store } from '@feedpipe/store';
+import { createStore, fillTradeQuantities, runMigrations, type Store } from '@feedpipe/store';
 import { tempDir } from '@feedpipe/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -33,7 +33,7 @@ const PER_DAY = 2_000;
  */
 async function seed(store: Store): Promise<void> {
   const ticks = FEED_TABLES.ticks;
-  await store.internal.command(`INSERT INTO ${ticks.name} (${ticks.columns.join(', ')})
+  await store.internal.command(`INSERT INTO ${ticks.name} (${ticks.columns.filter((c) => c !== 'quantity').join(', ')})
     SELECT ${FIRST_ID} + number % ${INSTRUMENTS} AS sid, 14,
            toFloat32(100 + (cityHash64(number) % 500) / 100),
            toInt32(intDiv(intDiv(number, ${INSTRUMENTS}) % ${PER_DAY}, 3) * 7 + 5),
@@ -44,6 +44,8 @@ async function seed(store: Store): Promise<void> {
              + intDiv((intDiv(number, ${INSTRUMENTS}) % ${PER_DAY}) * 86400, ${PER_DAY})) + toIntervalMicrosecond(number % 1000),
            0, number, 'test'
     FROM numbers(${INSTRUMENTS * PER_DAY * DAYS})`);
+  // Each tick's quantity as the sink stores it.
+  await fillTradeQuantities(store.internal);
 }
 
 /** A seeded stream of requests: every step the route allows a sample of, ranges whole or cut. */

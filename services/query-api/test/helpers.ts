@@ -29,9 +29,10 @@ export interface Harness {
 export async function seedFixture(store: Store): Promise<void> {
   const c = store.internal;
   // Volume is cumulative per day: instrument A trades 10 per tick, B 20 per tick.
-  await c.command(`INSERT INTO ${FEED_TABLES.ticks.name} (security_id, segment, ltp, volume, ltt, lut, received_at, kafka_partition, kafka_offset, kafka_cluster)
+  // Each tick's quantity as the sink stores it: one step of its instrument's cumulative volume.
+  await c.command(`INSERT INTO ${FEED_TABLES.ticks.name} (security_id, segment, ltp, volume, quantity, ltt, lut, received_at, kafka_partition, kafka_offset, kafka_cluster)
       SELECT ${LIVE_A} + (number % 2), 14, toFloat32(100 + intDiv(number, 2) % 10),
-             toInt32((intDiv(number, 2) + 1) * (10 + 10 * (number % 2))),
+             toInt32((intDiv(number, 2) + 1) * (10 + 10 * (number % 2))), toUInt32(10 + 10 * (number % 2)),
              toDateTime('${DAY} 09:00:00', 'UTC') + intDiv(number, 2), toDateTime('${DAY} 09:00:00', 'UTC') + intDiv(number, 2),
              toDateTime64('${DAY} 09:00:00', 6, 'UTC') + toIntervalMillisecond(intDiv(number, 2) * 1000 + 100 + number % 2),
              0, number, 'test'

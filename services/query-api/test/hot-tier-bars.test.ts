@@ -8,7 +8,7 @@
  * offsets), the rest arrive after as the feed would hand them over (also inserted for ClickHouse).
  */
 import { FEED_TABLES } from '@feedpipe/contracts';
-import { createStore, runMigrations, type Store } from '@feedpipe/store';
+import { createStore, fillTradeQuantities, runMigrations, type Store } from '@feedpipe/store';
 import { tempDir } from '@feedpipe/testkit';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -118,7 +118,10 @@ async function insert(rows: readonly Row[]): Promise<void> {
         `(${r.sid}, 14, ${r.ltp}, ${r.volume}, ${r.ltt}, ${r.ltt}, fromUnixTimestamp64Micro(${r.receivedAt}, 'UTC'), 0, ${r.offset}, '${CLUSTER}')`,
     )
     .join(',');
-  await store.internal.command(`INSERT INTO ${ticks.name} (${ticks.columns.join(', ')}) VALUES ${values}`);
+  const columns = ticks.columns.filter((c) => c !== 'quantity');
+  await store.internal.command(`INSERT INTO ${ticks.name} (${columns.join(', ')}) VALUES ${values}`);
+  // Each tick's quantity as the sink stores it (by receive order: what the tier computes too).
+  await fillTradeQuantities(store.internal);
 }
 
 async function fromClickHouse(sid: number, r: Request, format: OutputFormat): Promise<Buffer> {

@@ -9,6 +9,7 @@
  */
 import { FEED_TABLES, SOURCE_BYTES, SOURCE_HEADER } from '@feedpipe/contracts';
 import { JsonProducer, KafkaAdmin, readTopic } from '@feedpipe/kafka-client';
+import { fillTradeQuantities } from '@feedpipe/store';
 import { uniqueName } from '@feedpipe/testkit';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { BARS_SQL } from '../src/analytics/bars-sql.js';
@@ -116,9 +117,12 @@ async function sink(
   }
   if (values.length === 0) return;
   const ticks = FEED_TABLES.ticks;
+  const columns = ticks.columns.filter((c) => c !== 'quantity');
   await h.store.internal.command(
-    `INSERT INTO ${ticks.name} (${ticks.columns.join(', ')}) VALUES ${values.join(',')}`,
+    `INSERT INTO ${ticks.name} (${columns.join(', ')}) VALUES ${values.join(',')}`,
   );
+  // Each tick's quantity as the sink stores it.
+  await fillTradeQuantities(h.store.internal);
 }
 
 async function until(what: string, check: () => boolean | Promise<boolean>, ms = 60_000): Promise<void> {

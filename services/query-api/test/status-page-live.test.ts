@@ -37,7 +37,7 @@ beforeAll(async () => {
   await runMigrations(store.internal);
   const rows: unknown[][] = [];
   for (let t = NOW - 20 * 60, i = 0; t < NOW - 120; t += 10, i++) {
-    rows.push([ACME, 14, 100 + (i % 7) * 0.25, (i + 1) * 5, t, t, String(t * 1e6), 0, i, 'test']);
+    rows.push([ACME, 14, 100 + (i % 7) * 0.25, (i + 1) * 5, 5, t, t, String(t * 1e6), 0, i, 'test']);
   }
   await store.internal.insertRows(FEED_TABLES.ticks.name, FEED_TABLES.ticks.columns, rows);
   api = await createQueryApi(

@@ -80,7 +80,8 @@ function status(): PipelineStatus {
 
 function ticks(): unknown[][] {
   const rows: unknown[][] = [];
-  // Prices walk up and down so candles of both colours exist; volume is cumulative for the day.
+  // Prices walk up and down so candles of both colours exist; volume is cumulative for the day
+  // (each tick's quantity, stored beside it, is the step).
   for (let t = NOW - 40 * 60, i = 0; t < NOW; t += 10, i++) {
     if (t >= ACME_GAP.start && t < ACME_GAP.end) continue;
     rows.push([
@@ -88,6 +89,7 @@ function ticks(): unknown[][] {
       14,
       100 + Math.sin(i / 5) * 2 + (i % 3) * 0.1,
       (i + 1) * 7,
+      7,
       t,
       t,
       String(t * 1e6),
@@ -97,7 +99,7 @@ function ticks(): unknown[][] {
     ]);
   }
   for (let t = NOW - 30 * 60, i = 0; t < NOW; t += 5, i++) {
-    rows.push([BOLT, 14, 250 + Math.cos(i / 7) * 4, (i + 1) * 3, t, t, String(t * 1e6), 1, i, 'test']);
+    rows.push([BOLT, 14, 250 + Math.cos(i / 7) * 4, (i + 1) * 3, 3, t, t, String(t * 1e6), 1, i, 'test']);
   }
   return rows;
 }

@@ -11,7 +11,8 @@
  *                                            of ddl/sharding-keys.ts, under the single-node name
  *   CREATE MATERIALIZED VIEW v TO market.t   the same view reading and writing the LOCAL tables
  *   ALTER TABLE market.t ...                 the same on market.t_local (a Distributed table has no
- *                                            indexes of its own)
+ *                                            indexes of its own); ADD COLUMN on market.t too
+ *   DROP VIEW IF EXISTS market.v             the same (a view keeps its name on the cluster)
  *   end of each migration                    INSERT INTO market.schema_migrations its version
  *
  * The runner (packages/store runMigrations) pointed at any node then finds every version recorded
@@ -102,6 +103,14 @@ function distributedTable(t: CreateTable, key: string): string {
 const CREATE_DATABASE = /^CREATE DATABASE IF NOT EXISTS (\w+)$/;
 const CREATE_VIEW = /^CREATE MATERIALIZED VIEW IF NOT EXISTS (\w+)\.(\w+) TO (\w+)\.(\w+) AS(\s[\s\S]*)$/;
 const ALTER_TABLE = /^ALTER TABLE (\w+)\.(\w+)(\s[\s\S]*)$/;
+/** An ALTER whose every clause adds a column (nothing else: indexes and TTLs stay local). */
+const onlyAddsColumns = (clauses: string): boolean =>
+  /^\s*ADD COLUMN\b/.test(clauses) &&
+  !/\b(MODIFY|DROP|COMMENT|RENAME|CLEAR|MATERIALIZE|ADD (INDEX|PROJECTION|CONSTRAINT|STATISTICS))\b/.test(
+    clauses,
+  );
+const CODEC_CLAUSE = /\s+CODEC\((?:[^()]|\([^()]*\))*\)/g;
+const DROP_VIEW = /^DROP VIEW IF EXISTS (\w+)\.(\w+)$/;
 
 /** Generates the cluster counterpart of each migration, in version order. */
 export function generateClusterDdl(
@@ -158,10 +167,21 @@ export function generateClusterDdl(
         );
         continue;
       }
+      // A view is replaced by dropping it and creating it anew: on a cluster it has one name on
+      // every node (views are not made local), so the drop is the same statement ON CLUSTER.
+      const dropView = DROP_VIEW.exec(statement);
+      if (dropView) {
+        out.push(`DROP VIEW IF EXISTS ${dropView[1]}.${dropView[2]} ${ON_CLUSTER}`);
+        continue;
+      }
       const alter = ALTER_TABLE.exec(statement);
       if (alter) {
         const [, db, name, rest] = alter as unknown as [string, string, string, string];
         out.push(`ALTER TABLE ${toLocal(db, name, where)} ${ON_CLUSTER}${rest}`);
+        // A Distributed table lists columns of its own: a column added to the rows is added to it
+        // too (without a codec: it stores nothing to compress).
+        if (onlyAddsColumns(rest))
+          out.push(`ALTER TABLE ${db}.${name} ${ON_CLUSTER}${rest.replace(CODEC_CLAUSE, '')}`);
         continue;
       }
       throw new ContractError(

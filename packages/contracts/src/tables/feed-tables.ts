@@ -16,6 +16,7 @@ export const FEED_TABLES = Object.freeze({
     'segment',
     'ltp',
     'volume',
+    'quantity',
     'ltt',
     'lut',
     'received_at',
@@ -73,6 +74,8 @@ export const FEED_TABLES = Object.freeze({
     'vol_min',
     'vol_max',
     'trades',
+    'quantity',
+    'turnover',
   ]),
 });
 

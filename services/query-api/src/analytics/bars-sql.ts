@@ -20,13 +20,11 @@ export const BAR_RESULT_COLUMNS: readonly ResultColumn[] = Object.entries(BAR_CO
 /**
  * Bars resampled from ticks at any interval from 1 s to 1 day, bucketed by trade time (ltt).
  *
- * Volume on the wire is cumulative per day, so a tick's traded quantity is its volume minus the
- * previous tick's volume on the same UTC day (the first tick of a day counts its whole cumulative
- * volume: everything traded since the open). The previous tick is the one received before it on
- * that day, whatever the range asked for: the scan covers whole days (midnight of `from`'s day to
- * the end of the day `to` falls in) and rows outside [from, to) are dropped after the window
- * function, so a bar's volume is the same in every answer that holds it, and a request folded into
- * a shared statement (FOLDED_BARS_SQL) reads the same ticks as it would alone.
+ * A bar's volume is the sum of its trades' quantities, stored with each tick by the sink
+ * (market.ticks.quantity, services/feed-sink/src/trade-quantities.ts): a trade's cumulative day
+ * volume minus that of the instrument's previous trade stored on the same UTC day, the day's first
+ * counting its whole volume. So a bar's volume is the same in every answer that holds it, and only
+ * the range's own ticks are read (no whole days for a window function to see each predecessor).
  * VWAP = sum(price x quantity) / sum(quantity), null for a bar without traded quantity.
  * Ticks are ordered by (security_id, received_at); the min-max index on ltt (migration 004) skips
  * other days' granules of the instrument. Times are DateTime64 so Arrow and Parquet carry them as
@@ -39,21 +37,12 @@ SELECT
     max(ltp) AS high,
     min(ltp) AS low,
     argMax(ltp, (received_at, kafka_offset)) AS close,
-    toInt64(sum(qty)) AS volume,
-    if(sum(qty) > 0, sum(toFloat64(ltp) * qty) / sum(qty), NULL) AS vwap,
+    toInt64(sum(quantity)) AS volume,
+    if(sum(quantity) > 0, sum(toFloat64(ltp) * quantity) / sum(quantity), NULL) AS vwap,
     count() AS trades
-FROM
-(
-    SELECT ltt, ltp, received_at, kafka_offset,
-        greatest(toInt64(volume) - lagInFrame(toInt64(volume), 1, 0) OVER w, 0) AS qty
-    FROM ${FEED_TABLES.ticks.name}
-    WHERE security_id = {sid:UInt32}
-      AND ltt >= toStartOfDay(toDateTime({fromSec:UInt32}, 'UTC'))
-      AND ltt < toStartOfDay(toDateTime({toSec:UInt32} - 1, 'UTC')) + toIntervalDay(1)
-    WINDOW w AS (PARTITION BY toDate(ltt) ORDER BY received_at, kafka_offset
-                 ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)
-)
-WHERE ltt >= toDateTime({fromSec:UInt32}, 'UTC') AND ltt < toDateTime({toSec:UInt32}, 'UTC')
+FROM ${FEED_TABLES.ticks.name}
+WHERE security_id = {sid:UInt32}
+  AND ltt >= toDateTime({fromSec:UInt32}, 'UTC') AND ltt < toDateTime({toSec:UInt32}, 'UTC')
 GROUP BY time
 ORDER BY time`;
 
@@ -64,17 +53,16 @@ ORDER BY time`;
  * the text is exactly what BARS_SQL gives in that format (bars-folding.ts adds the envelope).
  *
  * Why one statement: a bars statement costs chDB ~13-17 ms of CPU for a day or two of one
- * instrument, most of it the statement's own (planning, building the read, window and aggregation
+ * instrument, most of it the statement's own (planning, building the read and aggregation
  * pipelines, reading whole granules of 8,192 rows for ~2,000 ticks a day); in one statement for 25
- * requests that is ~3-4 ms each, for 50 ~2.5-3 ms (measured through the store, one thread).
- * The scan is the same as BARS_SQL's: whole UTC days of each instrument, the window partitioned by
- * (instrument, day) so each tick's traded quantity comes from its own predecessor; the
- * (instrument, day) pairs are an IN set (one hash lookup a row, where an OR of 25 ranges cost
- * ~1 ms a request to evaluate), and a join on the requests gives each tick to every request
- * whose range holds it. Buckets are `intDiv(ltt, step) * step`, which is what
- * toStartOfInterval(ltt, step seconds) computes in UTC. Ties in receive time are broken by offset
- * as in BARS_SQL, through one UInt128 key (receive time in microseconds, then the offset) instead
- * of a tuple: the same order, and argMin/argMax over it made the statement 20-30% cheaper.
+ * requests that is ~3-4 ms each, for 50 ~2.5-3 ms (measured through the store, one thread, when a
+ * window function still derived each tick's quantity).
+ * Each tick's quantity is stored (BARS_SQL), so the scan is the requests' ranges themselves: the
+ * instruments are a PREWHERE set and a join on the requests gives each tick to every request whose
+ * range holds it. Buckets are `intDiv(ltt, step) * step`, which is what toStartOfInterval(ltt,
+ * step seconds) computes in UTC. Ties in receive time are broken by offset as in BARS_SQL, through
+ * one UInt128 key (receive time in microseconds, then the offset) instead of a tuple: the same
+ * order, and argMin/argMax over it made the statement 20-30% cheaper.
  */
 export const FOLDED_BARS_SQL = `
 SELECT r, formatRowNoNewline({rowFormat:String}, time, open, high, low, close, volume, vwap, trades) AS line
@@ -87,23 +75,17 @@ FROM
         max(tick.ltp) AS high,
         min(tick.ltp) AS low,
         argMax(tick.ltp, tick.order_key) AS close,
-        toInt64(sum(tick.qty)) AS volume,
-        if(sum(tick.qty) > 0, sum(toFloat64(tick.ltp) * tick.qty) / sum(tick.qty), NULL) AS vwap,
+        toInt64(sum(tick.quantity)) AS volume,
+        if(sum(tick.quantity) > 0, sum(toFloat64(tick.ltp) * tick.quantity) / sum(tick.quantity), NULL) AS vwap,
         count() AS trades
     FROM
     (
-        SELECT security_id, ltt, ltp,
-            bitShiftLeft(toUInt128(toUnixTimestamp64Micro(received_at)), 64) + kafka_offset AS order_key,
-            greatest(toInt64(volume) - lagInFrame(toInt64(volume), 1, 0) OVER w, 0) AS qty
+        SELECT security_id, ltt, ltp, quantity,
+            bitShiftLeft(toUInt128(toUnixTimestamp64Micro(received_at)), 64) + kafka_offset AS order_key
         FROM ${FEED_TABLES.ticks.name}
         PREWHERE security_id IN (SELECT arrayJoin({sids:Array(UInt32)}))
-        WHERE (security_id, toUInt16(toDate(ltt))) IN (
-            SELECT pair.1, toUInt16(pair.2)
-            FROM (SELECT arrayJoin(arrayJoin(arrayMap(
-                (s, f, t) -> arrayMap(d -> (s, d), range(intDiv(f, 86400), intDiv(t + 86399, 86400))),
-                {sids:Array(UInt32)}, {froms:Array(UInt32)}, {tos:Array(UInt32)}))) AS pair))
-        WINDOW w AS (PARTITION BY security_id, toDate(ltt) ORDER BY received_at, kafka_offset
-                     ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)
+        WHERE ltt >= toDateTime(arrayMin({froms:Array(UInt32)}), 'UTC')
+          AND ltt < toDateTime(arrayMax({tos:Array(UInt32)}), 'UTC')
     ) AS tick
     INNER JOIN
     (

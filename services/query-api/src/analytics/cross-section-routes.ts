@@ -7,8 +7,8 @@
  *
  * Bounds: at most MAX_IDS instruments named, `query.maxBars` bars per instrument, the answer at most
  * `sql.maxResultBytes` (the result memory budget reserves that much while it is held on embedded
- * chDB; a server streams it through a small reservation), the window's sort spilling to disk
- * beyond SORT_SPILL_BYTES.
+ * chDB; a server streams it through a small reservation), the aggregation and the final sort
+ * spilling to disk beyond SPILL_BYTES.
  */
 import { routeDoc } from '@feedpipe/service-http';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
@@ -24,8 +24,8 @@ import { streamedTabular } from './tabular-reply.js';
 
 /** Instruments one request may name (a day of 1-minute bars of each is ~375 rows). */
 export const MAX_IDS = 10_000;
-/** The window function's sort goes to disk beyond this, so a whole market's day stays bounded. */
-const SORT_SPILL_BYTES = 256 * 1024 ** 2;
+/** The aggregation and the sort go to disk beyond this, so a whole market's day stays bounded. */
+const SPILL_BYTES = 256 * 1024 ** 2;
 const IDS_TEXT = /^[0-9]{1,10}(,[0-9]{1,10}){0,9999}$/;
 
 interface CrossSectionInput {
@@ -150,7 +150,8 @@ async function answer(
       settings: {
         max_result_bytes: ctx.config.sql.maxResultBytes,
         result_overflow_mode: 'throw',
-        max_bytes_before_external_sort: SORT_SPILL_BYTES,
+        max_bytes_before_external_sort: SPILL_BYTES,
+        max_bytes_before_external_group_by: SPILL_BYTES,
         max_memory_usage: ctx.config.sql.maxMemoryBytes,
       },
     },

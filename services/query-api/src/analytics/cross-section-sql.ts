@@ -8,16 +8,13 @@ export const CROSS_SECTION_COLUMNS = { security_id: 'UInt32', ...BAR_COLUMNS } a
  * BARS_SQL over many instruments at once: the bars of every instrument in `ids` (or, with
  * `all` = 1, of every instrument with trades in the range) at one interval over one range,
  * ordered by instrument then time. Each instrument's bars are exactly its BARS_SQL answer: the
- * window is partitioned by (instrument, UTC day), so a trade's quantity comes from the trade
- * received before it on that day, whole days are scanned, and rows outside [from, to) are dropped
- * after the window function.
+ * same stored quantities summed over the same ticks of the range.
  *
  * Open and close are ordered by one UInt128 key (receive time in µs, then the offset), the same
  * order as BARS_SQL's tuple and cheaper for argMin/argMax (FOLDED_BARS_SQL measured 20-30%).
  *
  * The engine writes the answer in the asked format itself (Parquet, Arrow, CSV, ...), and its
- * memory is bounded by the statement's settings (cross-section-routes.ts): the window's sort
- * spills to disk beyond a bound rather than growing.
+ * memory is bounded by the statement's settings (cross-section-routes.ts).
  */
 export const CROSS_SECTION_SQL = `
 SELECT
@@ -27,21 +24,16 @@ SELECT
     max(ltp) AS high,
     min(ltp) AS low,
     argMax(ltp, order_key) AS close,
-    toInt64(sum(qty)) AS volume,
-    if(sum(qty) > 0, sum(toFloat64(ltp) * qty) / sum(qty), NULL) AS vwap,
+    toInt64(sum(quantity)) AS volume,
+    if(sum(quantity) > 0, sum(toFloat64(ltp) * quantity) / sum(quantity), NULL) AS vwap,
     count() AS trades
 FROM
 (
-    SELECT security_id, ltt, ltp,
-        bitShiftLeft(toUInt128(toUnixTimestamp64Micro(received_at)), 64) + kafka_offset AS order_key,
-        greatest(toInt64(volume) - lagInFrame(toInt64(volume), 1, 0) OVER w, 0) AS qty
+    SELECT security_id, ltt, ltp, quantity,
+        bitShiftLeft(toUInt128(toUnixTimestamp64Micro(received_at)), 64) + kafka_offset AS order_key
     FROM ${FEED_TABLES.ticks.name}
     WHERE ({all:UInt8} = 1 OR security_id IN {ids:Array(UInt32)})
-      AND ltt >= toStartOfDay(toDateTime({fromSec:UInt32}, 'UTC'))
-      AND ltt < toStartOfDay(toDateTime({toSec:UInt32} - 1, 'UTC')) + toIntervalDay(1)
-    WINDOW w AS (PARTITION BY security_id, toDate(ltt) ORDER BY received_at, kafka_offset
-                 ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)
+      AND ltt >= toDateTime({fromSec:UInt32}, 'UTC') AND ltt < toDateTime({toSec:UInt32}, 'UTC')
 )
-WHERE ltt >= toDateTime({fromSec:UInt32}, 'UTC') AND ltt < toDateTime({toSec:UInt32}, 'UTC')
 GROUP BY security_id, time
 ORDER BY security_id, time`;

@@ -105,6 +105,7 @@ const TICK_COLUMNS = {
   ltp: 'Float32',
   volume: 'Int32',
   segment: 'UInt8',
+  quantity: 'UInt32',
 } as const;
 
 /** The ticks answer: the table, and the cursor of the next page in headers. */
@@ -315,7 +316,8 @@ function registerTickRoutes(app: FastifyInstance, ctx: ApiContext): void {
         ctx,
         reply,
         {
-          sql: `SELECT received_at, toDateTime64(ltt, 0, 'UTC') AS ltt, toDateTime64(lut, 0, 'UTC') AS lut, ltp, volume, segment FROM ${FEED_TABLES.ticks.name} WHERE ${TICKS_WHERE}
+          // quantity last: a reader of the columns before it (by position too) reads them as before.
+          sql: `SELECT received_at, toDateTime64(ltt, 0, 'UTC') AS ltt, toDateTime64(lut, 0, 'UTC') AS lut, ltp, volume, segment, quantity FROM ${FEED_TABLES.ticks.name} WHERE ${TICKS_WHERE}
                 ORDER BY received_at, kafka_partition, kafka_offset LIMIT {limit:UInt32}`,
           params,
           format,

@@ -1,12 +1,16 @@
 /**
  * BARS_SQL computed over the trades held in memory, value for value:
  * - a trade's quantity is max(volume - volume of the trade received before it on the same UTC
- *   day, 0), the day's first trade counting its whole volume (lagInFrame's default 0);
+ *   day, 0), the day's first trade counting its whole volume: the value the sink stores in
+ *   market.ticks.quantity, computed again here because the trades topic's records carry only the
+ *   cumulative volume (the tier holds whole days, so every trade's predecessor is at hand);
  * - a bar is toStartOfInterval(ltt, step s) = floor(ltt / step) * step (UTC, epoch-aligned);
  * - open / close are the first / last trade by (received_at, kafka_offset), high / low max / min;
  * - volume = sum(qty); vwap = sum(float64(ltp) * qty) / sum(qty), null without quantity; summed
- *   in the order ClickHouse adds the rows: days ascending, each in receive order (the window's
- *   sort), so the Float64 sums round the same way;
+ *   in receive order, where ClickHouse sums in the order it reads the parts: the same sum, since a
+ *   float32 price times a quantity below 2^29 is exact in a Float64, and so is a sum of such
+ *   products while it stays within 2^53 units of the smallest price step in it (about $69 billion
+ *   a bar at a price near $100);
  * - only trades with ltt in [fromSec, toSec), every trade of the day still counted for the lag.
  */
 import type { BarSet } from './bar-set.js';

@@ -1,0 +1,75 @@
+/**
+ * Fills market.ticks.quantity of ticks stored without it (before migration 013, or written straight
+ * into the table rather than through the sink) and rebuilds the 1-minute bars from them.
+ *
+ * Each tick's quantity is what the sink stores (services/feed-sink/src/trade-quantities.ts) and
+ * what bars used to compute per request: its cumulative day volume minus that of the instrument's
+ * previous tick of the same UTC day by (received_at, kafka_offset), at least 0, the day's first
+ * counting its whole volume. The table is rewritten whole (a window function partitioned by
+ * instrument and day needs every tick of the day, and a day's ticks can span two monthly
+ * partitions) into a scratch table, which then replaces the table's partitions one by one (each
+ * swap atomic). The bars are rebuilt the same way, by the view's own query read from the engine
+ * (system.tables), so the rebuild cannot drift from what the view computes.
+ *
+ * Run it while nothing writes the ticks (migrations run before the services start): a partition
+ * swapped in drops whatever was inserted into it after the scratch copy was read.
+ */
+import { FEED_TABLES } from '@feedpipe/contracts';
+import { StoreError } from '../errors.js';
+import type { StoreLane } from '../port.js';
+
+const TICKS = FEED_TABLES.ticks.name;
+const BARS = FEED_TABLES.bars1m.name;
+const TICKS_SCRATCH = `${TICKS}_quantity_fill`;
+const BARS_SCRATCH = `${BARS}_quantity_fill`;
+const BARS_VIEW = `${BARS}_mv`;
+
+const QUANTITY =
+  'toUInt32(greatest(toInt64(volume) - lagInFrame(toInt64(volume), 1, 0) OVER w, 0)) AS quantity';
+
+const FILLED_TICKS_SQL = `INSERT INTO ${TICKS_SCRATCH}
+SELECT ${FEED_TABLES.ticks.columns.map((c) => (c === 'quantity' ? QUANTITY : c)).join(', ')}
+FROM ${TICKS}
+WINDOW w AS (PARTITION BY security_id, toDate(ltt) ORDER BY received_at, kafka_offset
+             ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)`;
+
+/** Rewrites every tick's quantity and the bars; returns the ticks rewritten. */
+export async function fillTradeQuantities(lane: StoreLane): Promise<number> {
+  const [view] = await lane.rows<{ q: string }>(
+    'SELECT as_select AS q FROM system.tables WHERE database = {db:String} AND name = {name:String}',
+    { db: BARS_VIEW.split('.')[0] as string, name: BARS_VIEW.split('.')[1] as string },
+  );
+  try {
+    await scratch(lane, TICKS_SCRATCH, TICKS);
+    await lane.command(FILLED_TICKS_SQL);
+    const ticks = await swapPartitions(lane, TICKS_SCRATCH, TICKS);
+    if (view) {
+      await scratch(lane, BARS_SCRATCH, BARS);
+      await lane.command(`INSERT INTO ${BARS_SCRATCH} ${view.q}`);
+      await swapPartitions(lane, BARS_SCRATCH, BARS);
+    }
+    return ticks;
+  } finally {
+    await lane.command(`DROP TABLE IF EXISTS ${TICKS_SCRATCH}`);
+    await lane.command(`DROP TABLE IF EXISTS ${BARS_SCRATCH}`);
+  }
+}
+
+async function scratch(lane: StoreLane, name: string, like: string): Promise<void> {
+  await lane.command(`DROP TABLE IF EXISTS ${name}`);
+  await lane.command(`CREATE TABLE ${name} AS ${like}`);
+}
+
+/** Every partition of `from` replaces its namesake in `to`; returns the rows swapped in. */
+async function swapPartitions(lane: StoreLane, from: string, to: string): Promise<number> {
+  const parts = await lane.rows<{ p: string; n: number | string }>(
+    `SELECT _partition_id AS p, count() AS n FROM ${from} GROUP BY p ORDER BY p`,
+  );
+  for (const { p } of parts) {
+    // A partition id is the engine's own text (digits for a month); anything else is refused.
+    if (!/^\w+$/.test(p))
+      throw new StoreError('FILL_FAILED', `unexpected partition id ${JSON.stringify(p)} of ${from}`);
+    await lane.command(`ALTER TABLE ${to} REPLACE PARTITION ID '${p}' FROM ${from}`);
+  }
+  return parts.reduce((sum, r) => sum + Number(r.n), 0);
+}
