@@ -42,9 +42,8 @@ import { once } from 'node:events';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { decodeFrameToRecords } from '@feedpipe/codec';
 import { prefixedTopics } from '@feedpipe/contracts';
-import { type IngestorStats, readWalStreams } from '@feedpipe/feed-ingestor';
+import { type IngestorStats, tradesInWal } from '@feedpipe/feed-ingestor';
 import { readTopic } from '@feedpipe/kafka-client';
 import { startLocalKafka } from '@feedpipe/local-kafka';
 import { tempDir, uniqueName } from '@feedpipe/testkit';
@@ -111,23 +110,6 @@ async function startIngestor(argsFile: string): Promise<ChildProcess> {
 
 const statsOf = async (child: ChildProcess) =>
   (await request<{ stats: IngestorStats }>(child, 'stats', 'stats')).stats;
-
-/** `securityId:volume` of every trade the killed process's log holds (written on receipt). */
-function tradesInLog(walDir: string): Set<string> {
-  const out = new Set<string>();
-  for (const stream of readWalStreams(walDir)) {
-    for (const chunk of stream.chunks) {
-      const view = new DataView(chunk.pack.buffer, chunk.pack.byteOffset, chunk.pack.byteLength);
-      for (let at = 0; at < chunk.pack.byteLength; ) {
-        const length = view.getUint32(at, true);
-        for (const record of decodeFrameToRecords(chunk.pack.subarray(at + 12, at + 12 + length)))
-          if (record.type === 'trade') out.add(`${record.securityId}:${record.volume}`);
-        at += 12 + length;
-      }
-    }
-  }
-  return out;
-}
 
 /** The ledger's gap records of `cause` (status topic): their span and each one's length, ms. */
 async function ledgerGaps(
@@ -219,7 +201,7 @@ async function crashRestart(setup: Setup): Promise<Outcome> {
   const eventAt = Date.now();
   await once(first, 'exit');
   const walDir = setup.walOf('a');
-  const readByFallen = walDir ? tradesInLog(walDir) : new Set<string>();
+  const readByFallen = walDir ? tradesInWal(walDir) : new Set<string>();
   log(`killed; the log holds ${readByFallen.size} trades; restarting`);
   const holder = await startIngestor(argsFile);
   return { holder, eventAt, readByFallen };
@@ -251,7 +233,7 @@ async function withStandby(setup: Setup): Promise<Outcome> {
   }
   a.kill(scenario === 'leader-kill' ? 'SIGKILL' : 'SIGSTOP');
   // Read before the standby replays (and removes) it: the fallen leader cannot write any more.
-  const readByFallen = tradesInLog(walA);
+  const readByFallen = tradesInWal(walA);
   log(`${scenario === 'leader-kill' ? 'killed' : 'frozen'}; its log holds ${readByFallen.size} trades`);
   await waitRole(b, 'leader');
   if (scenario === 'leader-stop') {
@@ -259,7 +241,7 @@ async function withStandby(setup: Setup): Promise<Outcome> {
     a.kill('SIGCONT');
     const [code] = (await once(a, 'exit')) as [number | null];
     log(`the frozen leader woke and exited with ${code} (75: fenced)`);
-  } else {
+  } else if (a.exitCode === null && a.signalCode === null) {
     await once(a, 'exit');
   }
   return { holder: b, eventAt, readByFallen };

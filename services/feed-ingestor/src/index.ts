@@ -104,3 +104,4 @@ export {
   type WalFsyncPolicy,
 } from './wal/wal-options.js';
 export { readWalStreams, type WalChunk, type WalStream } from './wal/wal-reader.js';
+export { addPackTrades, tradesInWal } from './wal/wal-trades.js';

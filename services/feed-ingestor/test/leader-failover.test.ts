@@ -9,7 +9,6 @@ import { type ChildProcess, fork } from 'node:child_process';
 import { once } from 'node:events';
 import { join } from 'node:path';
 import { type FeedServer, MarketModel, startFeedServer } from '@feedpipe/broker-sim';
-import { decodeFrameToRecords } from '@feedpipe/codec';
 import {
   isSourceCopy,
   prefixedTopics,
@@ -19,7 +18,7 @@ import {
 } from '@feedpipe/contracts';
 import { readTopic, type TopicRecord, tempDir, uniqueName, waitFor } from '@feedpipe/testkit';
 import { afterEach, describe, expect, inject, it } from 'vitest';
-import { type IngestorStats, readWalStreams } from '../src/index.js';
+import { type IngestorStats, tradesInWal } from '../src/index.js';
 import { inxIds } from './fixtures/feed-fixtures.js';
 
 const brokers = inject('kafkaBrokers');
@@ -68,23 +67,6 @@ function statsOf(child: Child): Promise<IngestorStats> {
     child.process.on('message', onMessage);
     child.process.send({ cmd: 'stats' });
   });
-}
-
-/** `securityId:volume` of every trade a write-ahead log holds (what its process read). */
-function tradesInLog(walDir: string): Set<string> {
-  const out = new Set<string>();
-  for (const stream of readWalStreams(walDir)) {
-    for (const chunk of stream.chunks) {
-      const view = new DataView(chunk.pack.buffer, chunk.pack.byteOffset, chunk.pack.byteLength);
-      for (let at = 0; at < chunk.pack.byteLength; ) {
-        const length = view.getUint32(at, true);
-        for (const record of decodeFrameToRecords(chunk.pack.subarray(at + 12, at + 12 + length)))
-          if (record.type === 'trade') out.add(`${record.securityId}:${record.volume}`);
-        at += 12 + length;
-      }
-    }
-  }
-  return out;
 }
 
 interface TopicTrades {
@@ -178,7 +160,7 @@ describe('a standby ingestor', () => {
     const { a, b, walA, prefix } = await leaderAndStandby(41);
     a.process.kill('SIGKILL');
     await once(a.process, 'exit');
-    const readByA = tradesInLog(walA);
+    const readByA = tradesInWal(walA);
     expect(readByA.size).toBeGreaterThan(0);
     await waitFor(async () => (await statsOf(b)).role === 'leader', 30_000, 'b to lead');
     await waitFor(async () => (await statsOf(b)).producedTrades > 1_000, 30_000, 'b to produce');

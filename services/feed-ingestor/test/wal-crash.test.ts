@@ -8,11 +8,16 @@ import { once } from 'node:events';
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { type FeedServer, MarketModel, startFeedServer } from '@feedpipe/broker-sim';
-import { decodeFrameToRecords } from '@feedpipe/codec';
 import { isSourceCopy, prefixedTopics, SOURCE_HEADER, type SourceMark } from '@feedpipe/contracts';
 import { readTopic, type TopicRecord, tempDir, uniqueName, waitFor } from '@feedpipe/testkit';
 import { afterEach, describe, expect, inject, it } from 'vitest';
-import { createFeedIngestor, type FeedIngestor, type IngestorStats, readWalStreams } from '../src/index.js';
+import {
+  addPackTrades,
+  createFeedIngestor,
+  type FeedIngestor,
+  type IngestorStats,
+  readWalStreams,
+} from '../src/index.js';
 import { inxIds, SIM_CLIENT, settle } from './fixtures/feed-fixtures.js';
 
 const brokers = inject('kafkaBrokers');
@@ -54,18 +59,6 @@ function statsOf(child: ChildProcess): Promise<IngestorStats> {
     child.on('message', onMessage);
     child.send({ cmd: 'stats' });
   });
-}
-
-/** `securityId:volume` of every trade in the frames of a decode pack (capture records). */
-function tradesInPack(pack: Uint8Array, out: Set<string>): void {
-  const view = new DataView(pack.buffer, pack.byteOffset, pack.byteLength);
-  for (let at = 0; at < pack.byteLength; ) {
-    const length = view.getUint32(at, true);
-    const payload = pack.subarray(at + 12, at + 12 + length);
-    for (const record of decodeFrameToRecords(payload))
-      if (record.type === 'trade') out.add(`${record.securityId}:${record.volume}`);
-    at += 12 + length;
-  }
 }
 
 interface TopicTrades {
@@ -122,7 +115,7 @@ describe('feed write-ahead log', () => {
     const left = readWalStreams(walDir);
     const unacknowledged = left.flatMap((s) => s.chunks.filter((c) => c.sequence > s.ackedThrough));
     const readBeforeKill = new Set<string>();
-    for (const stream of left) for (const chunk of stream.chunks) tradesInPack(chunk.pack, readBeforeKill);
+    for (const stream of left) for (const chunk of stream.chunks) addPackTrades(chunk.pack, readBeforeKill);
     expect(readBeforeKill.size).toBeGreaterThan(0);
 
     const second = await startChild(args);
