@@ -53,6 +53,8 @@ async function main(): Promise<void> {
       store: remoteStore(channel, init.store),
       kafkaBrokers: init.brokers,
       logSecrets: init.logSecrets,
+      // A process of its own, as compose runs it: its event loop, memory and CPU on its /metrics.
+      processMetrics: true,
       postbacks: { secret: init.postbackSecret, walDir: init.postbackWalDir },
       ...(broker ? { broker } : {}),
     },

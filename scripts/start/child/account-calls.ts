@@ -12,7 +12,6 @@ import {
   type Release,
   type TokenSource,
 } from '@feedpipe/broker-api';
-import type { Credentials } from '@feedpipe/credentials';
 import type { CallChannel } from './calls.js';
 
 type Category = Parameters<RateLimiter['acquire']>[0];
@@ -27,7 +26,7 @@ const MAX_HELD_SLOTS = 1_000;
  */
 export function offerAccount(
   channel: CallChannel,
-  tokens: Credentials,
+  tokens: Required<TokenSource>,
   limiter: RateLimiter | undefined,
 ): { releaseAll(): void } {
   channel.handle('token.get', () => tokens.getToken());

@@ -1,0 +1,119 @@
+/**
+ * Issue #37, under `npm start`: the trading gateway runs in a supervised process of its own, so a
+ * connection flood at the query API's port is handled on another event loop than orders. The
+ * mechanisms, on one run of npm start (no timing is asserted; every wait has a deadline):
+ * - the banner's gateway URL and trade key are served by a child process of npm start, not by
+ *   npm start itself, and its /metrics carries the gateway's and its own process's series;
+ * - killed (SIGKILL), the gateway is started again at the same URL, with the same keys working;
+ * - on SIGINT npm start stops the gateway before the parts it borrows (store, token, Kafka), and
+ *   leaves no gateway process behind.
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import { waitFor } from '@feedpipe/testkit';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type RunningStart, startNpmStart } from './npm-start/running-start.js';
+
+const RESTART_DEADLINE_MS = 120_000;
+
+let start: RunningStart | undefined;
+
+beforeAll(async () => {
+  start = await startNpmStart();
+}, 600_000);
+
+afterAll(async () => {
+  await start?.stop();
+}, 90_000);
+
+/** The child processes of `pid` whose command line names `entry` (from /proc). */
+function childrenRunning(pid: number, entry: string): number[] {
+  const found: number[] = [];
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      // The parent pid is the 2nd field after the command name, which is in parentheses.
+      const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
+      const parent = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      if (parent !== pid) continue;
+      if (readFileSync(`/proc/${name}/cmdline`, 'utf8').includes(entry)) found.push(Number(name));
+    } catch {
+      // The process ended while it was read.
+    }
+  }
+  return found;
+}
+
+const gatewayPids = (s: RunningStart) => childrenRunning(s.pid, 'gateway-child');
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function ordersStatus(s: RunningStart): Promise<number> {
+  try {
+    const response = await fetch(`${s.gatewayUrl}/v1/orders`, {
+      headers: { 'x-api-key': s.tradeKey },
+      signal: AbortSignal.timeout(10_000),
+    });
+    await response.arrayBuffer();
+    return response.status;
+  } catch {
+    return 0;
+  }
+}
+
+describe('npm start runs the trading gateway in a supervised process of its own', () => {
+  it("serves the banner's gateway URL and trade key from a child process, with that process's metrics", async () => {
+    const running = start as RunningStart;
+    const pids = gatewayPids(running);
+    expect(pids, running.log()).toHaveLength(1);
+    expect(pids[0]).not.toBe(running.pid);
+    expect(await ordersStatus(running)).toBe(200);
+    const metrics = await (await fetch(`${running.gatewayUrl}/metrics`)).text();
+    expect(metrics).toMatch(/^# TYPE trading_gateway_http_requests_total counter$/m);
+    expect(metrics).toMatch(/^# TYPE trading_gateway_http_connections_address_refused_total counter$/m);
+    // The gateway's own event loop, apart from npm start's (the pipeline's /metrics has that one).
+    expect(metrics).toMatch(/^feedpipe_nodejs_eventloop_lag_max_seconds /m);
+  });
+
+  it(
+    'starts the gateway again at the same URL after it is killed, its keys still valid',
+    async () => {
+      const running = start as RunningStart;
+      const [killed] = gatewayPids(running);
+      expect(killed).toBeDefined();
+      process.kill(killed as number, 'SIGKILL');
+      await waitFor(
+        async () => {
+          const now = gatewayPids(running);
+          return now.length === 1 && now[0] !== killed && (await ordersStatus(running)) === 200;
+        },
+        RESTART_DEADLINE_MS,
+        () => `a new gateway process answering orders; log:\n${running.log()}`,
+        500,
+      );
+      expect(running.log()).toMatch(/trading-gateway exited \(SIGKILL\); starting it again/);
+    },
+    RESTART_DEADLINE_MS + 10_000,
+  );
+
+  it('is stopped before the store, the token and Kafka on SIGINT, and leaves no process behind', async () => {
+    const running = start as RunningStart;
+    const [gateway] = gatewayPids(running);
+    expect(gateway).toBeDefined();
+    await running.stop();
+    start = undefined;
+    const log = running.log();
+    const stoppedAt = (part: string) => log.indexOf(`stopped ${part} in `);
+    expect(stoppedAt('trading-gateway'), log).toBeGreaterThanOrEqual(0);
+    for (const later of ['store', 'credentials', 'kafka']) {
+      expect(stoppedAt(later), `${later}\n${log}`).toBeGreaterThan(stoppedAt('trading-gateway'));
+    }
+    expect(alive(gateway as number)).toBe(false);
+  }, 90_000);
+});
