@@ -8,7 +8,12 @@ import { deserialize, serialize } from 'node:v8';
 import { BrokerApiError, RateLimiter } from '@feedpipe/broker-api';
 import { StoreError } from '@feedpipe/store';
 import { describe, expect, it } from 'vitest';
-import { offerAccount, ParentPacedLimiter, parentTokens } from '../scripts/start/child/account-calls.js';
+import {
+  offerAccount,
+  ParentPacedLimiter,
+  parentTokens,
+  SHARED_CATEGORIES,
+} from '../scripts/start/child/account-calls.js';
 import { CallChannel, type MessageEnd } from '../scripts/start/child/calls.js';
 
 interface End extends MessageEnd {
@@ -103,28 +108,65 @@ describe('calls between npm start and a child process', () => {
   });
 });
 
-describe("the account's one rate limiter across processes", () => {
-  it("gives the child the parent's token and slots, and takes back the slots a dead child held", async () => {
+describe("the account's one token and rate limiter across processes", () => {
+  it("gives the child the parent's token, and each renewed one as the parent announces it", async () => {
+    const [parentEnd, childEnd] = channelPair();
+    const listeners = new Set<(token: string) => void>();
+    let token = 'first';
+    const tokens = {
+      getToken: async () => token,
+      tokenRejected: async () => {
+        token = 'renewed-on-refusal';
+        return token;
+      },
+      onChange: (listener: (t: string) => void) => {
+        listeners.add(listener);
+        return () => listeners.delete(listener);
+      },
+    };
+    offerAccount(new CallChannel(parentEnd), tokens, undefined);
+    const child = parentTokens(new CallChannel(childEnd));
+    expect(await child.getToken()).toBe('first');
+    // Renewed in the parent (ahead of expiry): the child holds the new one without asking.
+    token = 'renewed';
+    for (const listener of listeners) listener(token);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    // Asking the parent now would give this instead: the child answers from what it was told.
+    token = 'asked';
+    expect(await child.getToken()).toBe('renewed');
+    // A refusal renews in the parent, and the child takes the renewed token.
+    expect(await child.tokenRejected?.('renewed')).toBe('renewed-on-refusal');
+    expect(await child.getToken()).toBe('renewed-on-refusal');
+    childEnd.disconnect();
+  });
+
+  it('takes shared slots from the parent, keeps the others local, and takes back what a dead child held', async () => {
     const [parentEnd, childEnd] = channelPair();
     const shared = new RateLimiter();
-    const tokens = { getToken: async () => 'current', tokenRejected: async () => 'renewed' };
+    const tokens = {
+      getToken: async () => 't',
+      tokenRejected: async () => 't',
+      onChange: () => () => undefined,
+    };
     const lent = offerAccount(new CallChannel(parentEnd), tokens, shared);
-    const childCalls = new CallChannel(childEnd);
-    const childLimiter = new ParentPacedLimiter(childCalls);
-    // The token is the parent's: a renewal happens there, once for the account.
-    expect(await parentTokens(childCalls).getToken()).toBe('current');
-    expect(await parentTokens(childCalls).tokenRejected?.('current')).toBe('renewed');
-    // An order call in flight in the child is in flight in the parent's limiter.
-    const release = await childLimiter.acquire('order', 'POST /orders');
-    expect(shared.stats().order.inFlight).toBe(1);
+    const childLimiter = new ParentPacedLimiter(new CallChannel(childEnd));
+    expect(SHARED_CATEGORIES).toContain('quote');
+    // A quote call in flight in the child is in flight in the parent's limiter (the poller's too).
+    const release = await childLimiter.acquire('quote', 'POST /marketfeed/quote');
+    expect(shared.stats().quote.inFlight).toBe(1);
     release();
     await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(shared.stats().quote.inFlight).toBe(0);
+    // An order is the child's alone: paced by its own windows, never a crossing.
+    const order = await childLimiter.acquire('order', 'POST /orders');
+    expect(childLimiter.stats().order.inFlight).toBe(1);
     expect(shared.stats().order.inFlight).toBe(0);
-    // The child dies holding a slot: it is given back when the parent learns of the death.
-    await childLimiter.acquire('order', 'POST /orders');
-    expect(shared.stats().order.inFlight).toBe(1);
+    order();
+    // The child dies holding a shared slot: it is given back when the parent learns of the death.
+    await childLimiter.acquire('quote', 'POST /marketfeed/quote');
+    expect(shared.stats().quote.inFlight).toBe(1);
     childEnd.disconnect();
     lent.releaseAll();
-    expect(shared.stats().order.inFlight).toBe(0);
+    expect(shared.stats().quote.inFlight).toBe(0);
   });
 });
