@@ -4,7 +4,7 @@
  * process's cap while the answers in progress go on (and make room by closing idle ones first). Short limits set through the options;
  * every wait has a deadline, nothing asserts how fast.
  */
-import { connect, type Socket } from 'node:net';
+import type { Socket } from 'node:net';
 import { DEFAULT_HTTP_SERVER_LIMITS, type HttpServerLimits, limitedServerStats } from '@feedpipe/service-kit';
 import { openRawConnection, RAW_DEADLINE_MS, type RawConnection, trickleBody } from '@feedpipe/testkit';
 import Fastify, { type FastifyInstance } from 'fastify';
@@ -68,33 +68,11 @@ const open = async (port: number): Promise<RawConnection> => {
   return c;
 };
 
-/**
- * A connection to the server on 127.0.0.1 from `localAddress` (Linux routes all of 127/8 to
- * loopback). A server that refuses at accept resets the socket, which the client may see before or
- * after its connect completes: either way this resolves, with the connection closed.
- */
+/** A connection from `localAddress`, returned closed when the server resets it at accept. */
 async function openFrom(localAddress: string, port: number): Promise<RawConnection> {
-  const socket = connect({ host: '127.0.0.1', port, localAddress });
-  sockets.push(socket);
-  let data = '';
-  let closed = false;
-  socket.on('data', (chunk: Buffer) => {
-    data += chunk.toString('latin1');
-  });
-  socket.on('error', () => undefined);
-  socket.on('close', () => {
-    closed = true;
-  });
-  await new Promise<void>((resolve) => {
-    socket.once('connect', resolve);
-    socket.once('close', resolve);
-  });
-  return {
-    socket,
-    received: () => data,
-    closed: (deadlineMs = DEADLINE_MS) => until(() => closed, deadlineMs),
-    receivedText: (text, deadlineMs = DEADLINE_MS) => until(() => data.includes(text), deadlineMs),
-  };
+  const c = await openRawConnection(port, '127.0.0.1', { localAddress, resetIsClosed: true });
+  sockets.push(c.socket);
+  return c;
 }
 
 const GET = (path: string) => `GET ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: keep-alive\r\n\r\n`;
