@@ -115,6 +115,8 @@ class Supervisor<Init, Ready> implements SupervisedChild<Ready> {
       stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
       serialization: 'advanced',
     });
+    // A failed spawn or a lost channel: the exit that follows (or the ready timer) starts it again.
+    child.on('error', (error) => this.#options.log(`${name}: ${error.message}`));
     for (const stream of [child.stdout, child.stderr]) {
       if (stream)
         createInterface({ input: stream }).on('line', (line) => this.#options.log(`[${name}] ${line}`));
