@@ -5,6 +5,7 @@
  * - the banner's gateway URL and trade key are served by a child process of npm start, not by
  *   npm start itself, and its /metrics carries the gateway's and its own process's series;
  * - killed (SIGKILL), the gateway is started again at the same URL, with the same keys working;
+ * - frozen (SIGSTOP), it fails its health checks, is killed and started again;
  * - on SIGINT npm start stops the gateway before the parts it borrows (store, token, Kafka), and
  *   leaves no gateway process behind.
  */
@@ -102,6 +103,31 @@ describe('npm start runs the trading gateway in a supervised process of its own'
     RESTART_DEADLINE_MS + 10_000,
   );
 
+  it(
+    'kills a gateway that stops answering its health checks (frozen: SIGSTOP) and starts it again',
+    async () => {
+      const running = start as RunningStart;
+      const [frozen] = gatewayPids(running);
+      expect(frozen).toBeDefined();
+      process.kill(frozen as number, 'SIGSTOP');
+      try {
+        await waitFor(
+          async () => {
+            const now = gatewayPids(running);
+            return now.length === 1 && now[0] !== frozen && (await ordersStatus(running)) === 200;
+          },
+          RESTART_DEADLINE_MS,
+          () => `a new gateway process after the frozen one; log:\n${running.log()}`,
+          500,
+        );
+      } finally {
+        if (alive(frozen as number)) process.kill(frozen as number, 'SIGKILL');
+      }
+      expect(running.log()).toMatch(/trading-gateway failed \d+ health checks in a row; killing it/);
+    },
+    RESTART_DEADLINE_MS + 10_000,
+  );
+
   it('is stopped before the store, the token and Kafka on SIGINT, and leaves no process behind', async () => {
     const running = start as RunningStart;
     const [gateway] = gatewayPids(running);
@@ -109,7 +135,10 @@ describe('npm start runs the trading gateway in a supervised process of its own'
     await running.stop();
     start = undefined;
     const log = running.log();
-    const stoppedAt = (part: string) => log.indexOf(`stopped ${part} in `);
+    // Where npm start's stop reached `part`: stopped, or given up on after its time (a loaded
+    // machine's Kafka can take longer than its 2.5 s); either way, after the parts before it.
+    const stoppedAt = (part: string) =>
+      log.search(new RegExp(`\\n {2}(stopped ${part} in |${part} did not stop within|stop ${part}: )`));
     expect(stoppedAt('trading-gateway'), log).toBeGreaterThanOrEqual(0);
     for (const later of ['store', 'credentials', 'kafka']) {
       expect(stoppedAt(later), `${later}\n${log}`).toBeGreaterThan(stoppedAt('trading-gateway'));
