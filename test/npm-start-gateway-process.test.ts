@@ -68,6 +68,27 @@ async function ordersStatus(s: RunningStart): Promise<number> {
   }
 }
 
+/** Sends `signal` to the one gateway process running; its pid. */
+function signalGateway(s: RunningStart, signal: NodeJS.Signals): number {
+  const [pid] = gatewayPids(s);
+  if (pid === undefined) throw new Error(`no gateway process; log:\n${s.log()}`);
+  process.kill(pid, signal);
+  return pid;
+}
+
+/** Until one gateway process other than `previous` runs and answers the trade key's orders. */
+async function untilReplaced(s: RunningStart, previous: number): Promise<void> {
+  await waitFor(
+    async () => {
+      const now = gatewayPids(s);
+      return now.length === 1 && now[0] !== previous && (await ordersStatus(s)) === 200;
+    },
+    RESTART_DEADLINE_MS,
+    () => `a gateway process other than ${previous} answering orders; log:\n${s.log()}`,
+    500,
+  );
+}
+
 describe('npm start runs the trading gateway in a supervised process of its own', () => {
   it("serves the banner's gateway URL and trade key from a child process, with that process's metrics", async () => {
     const running = start as RunningStart;
@@ -86,18 +107,7 @@ describe('npm start runs the trading gateway in a supervised process of its own'
     'starts the gateway again at the same URL after it is killed, its keys still valid',
     async () => {
       const running = start as RunningStart;
-      const [killed] = gatewayPids(running);
-      expect(killed).toBeDefined();
-      process.kill(killed as number, 'SIGKILL');
-      await waitFor(
-        async () => {
-          const now = gatewayPids(running);
-          return now.length === 1 && now[0] !== killed && (await ordersStatus(running)) === 200;
-        },
-        RESTART_DEADLINE_MS,
-        () => `a new gateway process answering orders; log:\n${running.log()}`,
-        500,
-      );
+      await untilReplaced(running, signalGateway(running, 'SIGKILL'));
       expect(running.log()).toMatch(/trading-gateway exited \(SIGKILL\); starting it again/);
     },
     RESTART_DEADLINE_MS + 10_000,
@@ -107,21 +117,11 @@ describe('npm start runs the trading gateway in a supervised process of its own'
     'kills a gateway that stops answering its health checks (frozen: SIGSTOP) and starts it again',
     async () => {
       const running = start as RunningStart;
-      const [frozen] = gatewayPids(running);
-      expect(frozen).toBeDefined();
-      process.kill(frozen as number, 'SIGSTOP');
+      const frozen = signalGateway(running, 'SIGSTOP');
       try {
-        await waitFor(
-          async () => {
-            const now = gatewayPids(running);
-            return now.length === 1 && now[0] !== frozen && (await ordersStatus(running)) === 200;
-          },
-          RESTART_DEADLINE_MS,
-          () => `a new gateway process after the frozen one; log:\n${running.log()}`,
-          500,
-        );
+        await untilReplaced(running, frozen);
       } finally {
-        if (alive(frozen as number)) process.kill(frozen as number, 'SIGKILL');
+        if (alive(frozen)) process.kill(frozen, 'SIGKILL');
       }
       expect(running.log()).toMatch(/trading-gateway failed \d+ health checks in a row; killing it/);
     },
