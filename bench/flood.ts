@@ -195,6 +195,7 @@ function phase(samples: ProbeSample[]) {
     order_codes: codes,
     gateway_healthz_ms: samples.slice(1).map((s) => s.gateway_healthz_ms),
     event_loop_lag_max_ms: samples.slice(1).map((s) => s.event_loop_lag_max_ms),
+    gateway_event_loop_lag_max_ms: samples.slice(1).map((s) => s.gateway_event_loop_lag_max_ms),
     readyz_failures: readyzFailures.length,
     readyz_failed: [...new Set(readyzFailures)],
     sink_inserts: sinkInserts(samples[0], samples.at(-1), samples.length - 1),

@@ -16,13 +16,9 @@ import { fileURLToPath } from 'node:url';
 import { Registry } from 'prom-client';
 import { pipelineStatusSource } from './pipeline-status.js';
 import { printBanner, startFlowLog } from './start/banner.js';
+import { startTradingGatewayProcess } from './start/gateway-process.js';
 import { startHistoryLoad } from './start/history.js';
-import {
-  createStartKeys,
-  registerPostbackUrl,
-  startQueryApi,
-  startTradingGateway,
-} from './start/http-services.js';
+import { createStartKeys, registerPostbackUrl, startKeyName, startQueryApi } from './start/http-services.js';
 import { startInstrumentMaster } from './start/instruments.js';
 import { startKafka } from './start/kafka.js';
 import { redact } from './start/log.js';
@@ -93,7 +89,8 @@ async function main(): Promise<void> {
     status: status.source,
     storeSecrets: storeEnv.secrets,
   });
-  const trading = await startTradingGateway({
+  const keyName = startKeyName();
+  const trading = await startTradingGatewayProcess({
     store,
     brokers: kafka.brokers,
     baseUrl: upstream.baseUrl,
@@ -103,8 +100,9 @@ async function main(): Promise<void> {
     storeSecrets: storeEnv.secrets,
     dataDir,
     rateLimiter: accountLimiter,
+    keyName,
   });
-  const keys = await createStartKeys(query.api, trading.gateway);
+  const keys = await createStartKeys(query.api, keyName, trading.keys);
   const postbackNote = await registerPostbackUrl(upstream.sim, tokens, trading.url, trading.postbackSecret);
 
   printBanner({

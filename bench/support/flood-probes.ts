@@ -40,6 +40,11 @@ export interface ProbeSample {
   gateway_healthz_ms: number;
   /** The npm start process's longest event-loop delay since the previous scrape; null if unread. */
   event_loop_lag_max_ms: number | null;
+  /**
+   * The same for the gateway's process (npm start runs it apart, scripts/start/gateway-process.ts),
+   * from its /metrics; null if unread.
+   */
+  gateway_event_loop_lag_max_ms: number | null;
   /** Descriptors open in the npm start process; null where /proc cannot be read. */
   fds: number | null;
 }
@@ -89,11 +94,11 @@ async function sinkProgress(
   const answer = await call(`${t.opsUrl}/metrics`);
   if (answer.status !== '200')
     return { sink_inserted: null, sink_inserts: null, event_loop_lag_max_ms: null };
-  const lag = /^feedpipe_nodejs_eventloop_lag_max_seconds (\S+)$/m.exec(answer.body)?.[1];
+  const lag = eventLoopLagMs(answer.body);
   const table = FEED_TABLES.ticks.name.replace(/\./g, '\\.');
   const match = new RegExp(`^sink_rows_inserted_total\\{table="${table}"\\} (\\S+)$`, 'm').exec(answer.body);
   return {
-    event_loop_lag_max_ms: lag === undefined ? null : Math.round(Number(lag) * 1000),
+    event_loop_lag_max_ms: lag,
     sink_inserted: match ? Number(match[1]) : 0,
     sink_inserts: {
       count: summed(answer.body, 'sink_insert_seconds_count'),
@@ -101,6 +106,17 @@ async function sinkProgress(
       failed: summed(answer.body, 'sink_insert_failures_total'),
     },
   };
+}
+
+/** A process's longest event-loop delay since its previous scrape, from its /metrics page (ms). */
+function eventLoopLagMs(page: string): number | null {
+  const lag = /^feedpipe_nodejs_eventloop_lag_max_seconds (\S+)$/m.exec(page)?.[1];
+  return lag === undefined ? null : Math.round(Number(lag) * 1000);
+}
+
+async function gatewayLag(t: ProbeTargets): Promise<number | null> {
+  const answer = await call(`${t.gatewayUrl}/metrics`);
+  return answer.status === '200' ? eventLoopLagMs(answer.body) : null;
 }
 
 let orders = 0;
@@ -126,13 +142,14 @@ function openDescriptors(pid: number): number | null {
 
 /** One sample: every probe at once, so a slow one does not delay the others. */
 export async function sample(t: ProbeTargets, atS: number): Promise<ProbeSample> {
-  const [stored, sink, order, queryApi, pipeline, gateway] = await Promise.all([
+  const [stored, sink, order, queryApi, pipeline, gateway, gatewayLagMs] = await Promise.all([
     storedTicks(t),
     sinkProgress(t),
     placeOrder(t),
     call(`${t.apiUrl}/readyz`),
     call(`${t.opsUrl}/readyz`),
     call(`${t.gatewayUrl}/healthz`),
+    gatewayLag(t),
   ]);
   return {
     at_s: atS,
@@ -141,6 +158,7 @@ export async function sample(t: ProbeTargets, atS: number): Promise<ProbeSample>
     order,
     ready: { query_api: queryApi.status, pipeline: pipeline.status, gateway: gateway.status },
     gateway_healthz_ms: gateway.ms,
+    gateway_event_loop_lag_max_ms: gatewayLagMs,
     fds: openDescriptors(t.pid),
   };
 }
@@ -153,7 +171,13 @@ export async function connectionCounters(
   const answer = await call(metricsUrl);
   if (answer.status !== '200') return null;
   const out: Record<string, number> = {};
-  for (const name of ['refused_total', 'evicted_total', 'idle_closed_total', 'open']) {
+  for (const name of [
+    'refused_total',
+    'address_refused_total',
+    'evicted_total',
+    'idle_closed_total',
+    'open',
+  ]) {
     const match = new RegExp(`^${prefix}http_connections_${name} (\\S+)$`, 'm').exec(answer.body);
     if (match) out[name] = Number(match[1]);
   }

@@ -1,11 +1,8 @@
 /**
  * The HTTP services of `npm start`: the query API (read-only: analytics, SQL, live stream, status
- * page) and the trading gateway (orders, postbacks, order updates: the only part given the
- * service's credentials), each with keys of its own.
+ * page) here, and the trading gateway (orders, postbacks, order updates: the only part given the
+ * service's credentials) in a process of its own (gateway-process.ts), each with keys of its own.
  */
-import { randomBytes } from 'node:crypto';
-import { join } from 'node:path';
-import { BrokerClient, type RateLimiter } from '@feedpipe/broker-api';
 import type { Simulator } from '@feedpipe/broker-sim';
 import type { Credentials } from '@feedpipe/credentials';
 import {
@@ -15,8 +12,6 @@ import {
   readInstrumentList,
 } from '@feedpipe/query-api';
 import type { Store } from '@feedpipe/store';
-import { createTradingGateway, type TradingGateway } from '@feedpipe/trading-gateway';
-import { keepSecrets } from './log.js';
 import { onExit } from './stop-order.js';
 
 /**
@@ -55,55 +50,6 @@ export async function startQueryApi(inputs: {
   return { api, url, clickhouseUrl: api.clickhouseUrl };
 }
 
-export interface GatewayInputs {
-  store: Store;
-  brokers: string[];
-  /** The service's REST URLs; without a base URL the gateway has no broker to send orders to. */
-  baseUrl: string | undefined;
-  authUrl: string | undefined;
-  clientId: string;
-  tokens: Credentials;
-  storeSecrets: string[];
-  dataDir: string;
-  /** The account's one limiter (shared with the quote poller); undefined: the client's own. */
-  rateLimiter: RateLimiter | undefined;
-}
-
-export async function startTradingGateway(
-  inputs: GatewayInputs,
-): Promise<{ gateway: TradingGateway; url: string; postbackSecret: string }> {
-  const { baseUrl, authUrl, tokens } = inputs;
-  // Orders go through the typed client.
-  const broker = baseUrl
-    ? new BrokerClient({
-        baseUrl,
-        clientId: inputs.clientId,
-        accessToken: tokens,
-        ...(authUrl ? { authUrl } : {}),
-        ...(inputs.rateLimiter ? { rateLimiter: inputs.rateLimiter } : {}),
-      })
-    : undefined;
-  const postbackSecret = process.env.POSTBACK_SECRET ?? randomBytes(24).toString('base64url');
-  keepSecrets(postbackSecret);
-  const gateway = await createTradingGateway(
-    {
-      host: process.env.TRADING_GATEWAY_HOST ?? '127.0.0.1',
-      port: Number(process.env.TRADING_GATEWAY_PORT ?? 8090),
-      logLevel: false,
-    },
-    {
-      store: inputs.store,
-      kafkaBrokers: inputs.brokers,
-      logSecrets: [...tokens.secrets(), ...inputs.storeSecrets],
-      postbacks: { secret: postbackSecret, walDir: join(inputs.dataDir, 'postback-wal') },
-      ...(broker ? { broker } : {}),
-    },
-  );
-  const url = await gateway.start();
-  onExit('trading-gateway', () => gateway.stop());
-  return { gateway, url, postbackSecret };
-}
-
 export interface StartKeys {
   read: string;
   admin: string;
@@ -111,17 +57,22 @@ export interface StartKeys {
   gatewayAdmin: string;
 }
 
+/** The prefix of this start's key names (the gateway's process names its own with it). */
+export const startKeyName = (): string => `npm-start-${new Date().toISOString()}`;
+
 /**
  * Separate keys, so a notebook or the status page never holds the power to trade or manage keys;
  * each service has its own: a query API key is nothing to the gateway, and the other way round.
+ * The gateway's are made in its process (gateway-child.ts), this start's query API keys here.
  */
-export async function createStartKeys(api: QueryApi, gateway: TradingGateway): Promise<StartKeys> {
-  const keyName = `npm-start-${new Date().toISOString()}`;
+export async function createStartKeys(
+  api: QueryApi,
+  keyName: string,
+  gatewayKeys: { trade: string; admin: string },
+): Promise<StartKeys> {
   const read = await api.keys.create(`${keyName}-read`, ['read']);
   const admin = await api.keys.create(`${keyName}-admin`, ['admin']);
-  const trade = await gateway.keys.create(`${keyName}-trade`, ['trade']);
-  const gatewayAdmin = await gateway.keys.create(`${keyName}-gateway-admin`, ['admin']);
-  return { read: read.key, admin: admin.key, trade: trade.key, gatewayAdmin: gatewayAdmin.key };
+  return { read: read.key, admin: admin.key, trade: gatewayKeys.trade, gatewayAdmin: gatewayKeys.admin };
 }
 
 /** Where order updates come from, as the banner says it. */

@@ -31,6 +31,8 @@ export interface RunningStart {
   opsUrl: string;
   /** The process id of `npm start` (its descriptors, its CPU). */
   pid: number;
+  /** The last 20,000 characters of its log (stderr) so far. */
+  log(): string;
   stop(): Promise<void>;
 }
 
@@ -114,6 +116,7 @@ export async function startNpmStart(extraEnv: Record<string, string> = {}): Prom
     tradeKey: field(banner, /\n {4}gateway trade +(\S+)/, 'trade key'),
     opsUrl: field(banner, /\n {2}metrics +pipeline (\S+)\/metrics/, 'pipeline metrics'),
     pid: child.pid as number,
+    log: () => stderr,
     stop,
   };
 }

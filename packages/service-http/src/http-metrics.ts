@@ -116,6 +116,11 @@ function registerConnectionMetrics(app: FastifyInstance, metrics: HttpMetrics): 
     () => stats.budget.evicted,
   );
   counted(
+    'http_connections_address_refused_total',
+    'Connections reset as accepted because their client address held its share already (process cap per address)',
+    () => stats.addressCap.refused,
+  );
+  counted(
     'http_connections_idle_closed_total',
     "Connections of this service's servers closed after the idle timeout",
     () => servers.reduce((sum, server) => sum + server.idleClosed, 0),

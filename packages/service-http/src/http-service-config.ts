@@ -86,6 +86,11 @@ export interface HttpServiceConfig {
      * Default, and at most: half the process's open-file limit (4,096 where it cannot be read).
      */
     maxConnections?: number;
+    /**
+     * Of those, connections at once from one client address: beyond it a connection is reset as
+     * it is accepted, before any HTTP parsing. Default 256.
+     */
+    maxConnectionsPerAddress?: number;
     /** Request bodies above this are refused (413). Default 1 MiB; a service may raise it for its routes. */
     bodyLimitBytes?: number;
   };
@@ -123,6 +128,7 @@ const SERVER_KEYS = [
   'keepAliveTimeoutMs',
   'checkIntervalMs',
   'maxConnections',
+  'maxConnectionsPerAddress',
   'bodyLimitBytes',
 ];
 
@@ -137,6 +143,14 @@ function resolveServerLimits(value: unknown, where: string, ceiling: number): Ht
     keepAliveTimeoutMs: int(o, 'keepAliveTimeoutMs', where, d.keepAliveTimeoutMs, 1, 600_000),
     checkIntervalMs: int(o, 'checkIntervalMs', where, d.checkIntervalMs, 1, 60_000),
     maxConnections: Math.min(ceiling, int(o, 'maxConnections', where, ceiling, 1, 10_000_000)),
+    maxConnectionsPerAddress: int(
+      o,
+      'maxConnectionsPerAddress',
+      where,
+      d.maxConnectionsPerAddress,
+      1,
+      10_000_000,
+    ),
     bodyLimitBytes: int(o, 'bodyLimitBytes', where, d.bodyLimitBytes, 1, 1_073_741_824),
   };
   // Node refuses a head deadline beyond the whole request's.

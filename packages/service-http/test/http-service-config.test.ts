@@ -31,6 +31,7 @@ describe('resolveHttpServiceConfig', () => {
         keepAliveTimeoutMs: 5_000,
         checkIntervalMs: 1_000,
         maxConnections: 10_000,
+        maxConnectionsPerAddress: 256,
         bodyLimitBytes: 1_048_576,
       },
     });
@@ -48,6 +49,8 @@ describe('resolveHttpServiceConfig', () => {
   it('keeps the connection cap below the open-file limit, whatever is configured', () => {
     expect(resolve({ server: { maxConnections: 500 } }).server.maxConnections).toBe(500);
     expect(resolve({ server: { maxConnections: 1_000_000 } }).server.maxConnections).toBe(10_000);
+    expect(resolve({ server: { maxConnectionsPerAddress: 8 } }).server.maxConnectionsPerAddress).toBe(8);
+    expect(() => resolve({ server: { maxConnectionsPerAddress: 0 } })).toThrow(/maxConnectionsPerAddress/);
     const limits =
       'Limit                     Soft Limit           Hard Limit           Units\nMax open files            1024                 1048576              files\n';
     expect(openFileLimit(limits)).toBe(1024);

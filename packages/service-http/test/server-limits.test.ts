@@ -5,7 +5,7 @@
  * every wait has a deadline, nothing asserts how fast.
  */
 import type { Socket } from 'node:net';
-import { DEFAULT_HTTP_SERVER_LIMITS, type HttpServerLimits } from '@feedpipe/service-kit';
+import { DEFAULT_HTTP_SERVER_LIMITS, type HttpServerLimits, limitedServerStats } from '@feedpipe/service-kit';
 import { openRawConnection, RAW_DEADLINE_MS, type RawConnection, trickleBody } from '@feedpipe/testkit';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -31,6 +31,10 @@ afterEach(async () => {
 });
 
 async function serve(limits: Partial<HttpServerLimits>): Promise<number> {
+  return (await serveApp(limits)).port;
+}
+
+async function serveApp(limits: Partial<HttpServerLimits>): Promise<{ app: FastifyInstance; port: number }> {
   const app = Fastify(
     httpServerOptions({
       ...DEFAULT_HTTP_SERVER_LIMITS,
@@ -55,7 +59,7 @@ async function serve(limits: Partial<HttpServerLimits>): Promise<number> {
   await app.listen({ host: '127.0.0.1', port: 0 });
   const address = app.server.address();
   if (address === null || typeof address === 'string') throw new Error('no port');
-  return address.port;
+  return { app, port: address.port };
 }
 
 const open = async (port: number): Promise<RawConnection> => {
@@ -63,6 +67,13 @@ const open = async (port: number): Promise<RawConnection> => {
   sockets.push(c.socket);
   return c;
 };
+
+/** A connection from `localAddress`, returned closed when the server resets it at accept. */
+async function openFrom(localAddress: string, port: number): Promise<RawConnection> {
+  const c = await openRawConnection(port, '127.0.0.1', { localAddress, resetIsClosed: true });
+  sockets.push(c.socket);
+  return c;
+}
 
 const GET = (path: string) => `GET ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: keep-alive\r\n\r\n`;
 
@@ -149,7 +160,7 @@ describe('the connection cap', () => {
     }
     expect(await until(() => held.size === 3)).toBe(true);
     const refused: RawConnection[] = [];
-    for (let i = 0; i < 5; i += 1) refused.push(await open(port));
+    for (let i = 0; i < 5; i += 1) refused.push(await openFrom('127.0.0.1', port));
     for (const r of refused) {
       // Asked for an answer: one that had been accepted would get it.
       r.socket.write(GET('/ok'));
@@ -161,5 +172,56 @@ describe('the connection cap', () => {
       expect(await c.receivedText('"released"')).toBe(true);
       expect(c.received()).toMatch(/^HTTP\/1\.1 200/);
     }
+  });
+});
+
+describe('the cap per client address', () => {
+  it('resets the N+1th connection of an address at accept, before HTTP reads its request', async () => {
+    // A per-address cap of its own value: caps of the same value are shared in a process.
+    const { app, port } = await serveApp({
+      idleTimeoutMs: 60_000,
+      keepAliveTimeoutMs: 60_000,
+      maxConnectionsPerAddress: 2,
+    });
+    const first = await open(port);
+    const second = await open(port);
+    const third = await openFrom('127.0.0.1', port);
+    third.socket.write(GET('/ok'));
+    expect(await third.closed()).toBe(true);
+    // A complete request, never answered: the socket never reached the HTTP server.
+    expect(third.received()).toBe('');
+    expect(limitedServerStats(app.server)?.addressCap.refused).toBe(1);
+    // The two within the cap are served, and were not pushed out to make room.
+    for (const c of [first, second]) {
+      c.socket.write(GET('/ok'));
+      expect(await c.receivedText('{"ok":true}')).toBe(true);
+    }
+  });
+
+  it('another address has a share of its own, and a closed connection frees its slot', async () => {
+    const port = await serve({
+      idleTimeoutMs: 60_000,
+      keepAliveTimeoutMs: 60_000,
+      maxConnectionsPerAddress: 1,
+    });
+    const held = await openFrom('127.0.0.2', port);
+    const over = await openFrom('127.0.0.2', port);
+    expect(await over.closed()).toBe(true);
+    const other = await openFrom('127.0.0.3', port);
+    other.socket.write(GET('/ok'));
+    expect(await other.receivedText('{"ok":true}')).toBe(true);
+    held.socket.destroy();
+    // Once the server has seen the close, the address has its slot again.
+    let again: RawConnection | undefined;
+    const end = Date.now() + DEADLINE_MS;
+    while (Date.now() < end) {
+      const attempt = await openFrom('127.0.0.2', port);
+      attempt.socket.write(GET('/ok'));
+      if (await attempt.receivedText('{"ok":true}', 1_000)) {
+        again = attempt;
+        break;
+      }
+    }
+    expect(again?.received()).toMatch(/^HTTP\/1\.1 200/);
   });
 });

@@ -22,10 +22,15 @@
  *   the descriptors stay the pipeline's (Kafka, ClickHouse, the engine's files). At the cap a new
  *   connection takes the place of the oldest idle one (ConnectionBudget); when every connection
  *   is being answered it is closed as soon as it is accepted, and the answers go on.
+ * - per address: at most `maxConnectionsPerAddress` of those from one client address
+ *   (address-cap.ts). Both checks run on the accepted socket before Node's HTTP server sees it
+ *   (gateBeforeHttp), and a refused socket is reset rather than closed: no parser, no timer, no
+ *   FIN handshake and no TIME_WAIT entry is spent on a client that is over its share.
  */
 import { readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type RequestListener, type Server } from 'node:http';
 import type { Socket } from 'node:net';
+import { AddressCap } from './address-cap.js';
 import type { EnvSchema, EnvValues } from './env-schema.js';
 
 export interface HttpServerLimits {
@@ -41,6 +46,8 @@ export interface HttpServerLimits {
   checkIntervalMs: number;
   /** Connections at once for the servers sharing this cap in the process. */
   maxConnections: number;
+  /** Of those, connections at once from one client address. */
+  maxConnectionsPerAddress: number;
   /** Request bodies larger than this are refused with 413 (fastify's bodyLimit). */
   bodyLimitBytes: number;
 }
@@ -55,6 +62,9 @@ export const DEFAULT_HTTP_SERVER_LIMITS: Readonly<Omit<HttpServerLimits, 'maxCon
   keepAliveTimeoutMs: 5_000,
   checkIntervalMs: 1_000,
   bodyLimitBytes: 1_048_576,
+  // Far above what one honest client opens (a browser keeps 6 per host, a JDBC pool tens, an
+  // office behind one NAT address a few hundred at most), far below the thousands of a flood.
+  maxConnectionsPerAddress: 256,
 };
 
 /**
@@ -67,6 +77,8 @@ export const OPS_SERVER_LIMITS: Readonly<HttpServerLimits> = {
   headersTimeoutMs: 5_000,
   requestTimeoutMs: 10_000,
   maxConnections: 64,
+  // The cap itself: the scraper and the probes often share one address (npm start: loopback).
+  maxConnectionsPerAddress: 64,
   bodyLimitBytes: 0,
 };
 
@@ -168,6 +180,16 @@ export class ConnectionBudget {
 const MAX_SCAN = 256;
 
 const processBudgets = new Map<number, ConnectionBudget>();
+const processAddressCaps = new Map<number, AddressCap>();
+
+function perProcess<T>(made: Map<number, T>, key: number, make: () => T): T {
+  let value = made.get(key);
+  if (value === undefined) {
+    value = make();
+    made.set(key, value);
+  }
+  return value;
+}
 
 /**
  * The budget of this process for a cap: servers resolved with the same cap (the query API and the
@@ -175,18 +197,20 @@ const processBudgets = new Map<number, ConnectionBudget>();
  * for the process, not per server.
  */
 export function processConnectionBudget(capacity: number): ConnectionBudget {
-  let budget = processBudgets.get(capacity);
-  if (!budget) {
-    budget = new ConnectionBudget(capacity);
-    processBudgets.set(capacity, budget);
-  }
-  return budget;
+  return perProcess(processBudgets, capacity, () => new ConnectionBudget(capacity));
+}
+
+/** The per-address cap of this process, shared the same way (one client, one share, whatever the port). */
+export function processAddressCap(perAddress: number): AddressCap {
+  return perProcess(processAddressCaps, perAddress, () => new AddressCap(perAddress));
 }
 
 /** What a limited server has done, for its service's metrics. */
 export interface LimitedServerStats {
   /** The budget it counts in (shared with the other servers of the process with the same cap). */
   readonly budget: ConnectionBudget;
+  /** The per-address cap it counts in (shared the same way). */
+  readonly addressCap: AddressCap;
   /** Connections it closed for silence. */
   readonly idleClosed: number;
 }
@@ -201,6 +225,8 @@ export function limitedServerStats(server: Server): LimitedServerStats | undefin
 export interface LimitedServerOptions {
   /** Default: the process's budget for `limits.maxConnections`. */
   budget?: ConnectionBudget;
+  /** Default: the process's cap for `limits.maxConnectionsPerAddress`. */
+  addressCap?: AddressCap;
   /** Told of each connection closed for silence (for a metric). */
   onIdleClose?: () => void;
 }
@@ -222,9 +248,10 @@ export function createLimitedServer(
   server.on('request', (_request, response) => response.setHeader('x-content-type-options', 'nosniff'));
   if (handler) server.on('request', handler);
   const budget = options.budget ?? processConnectionBudget(limits.maxConnections);
-  const stats = { budget, idleClosed: 0 };
+  const addressCap = options.addressCap ?? processAddressCap(limits.maxConnectionsPerAddress);
+  const stats = { budget, addressCap, idleClosed: 0 };
   serverStats.set(server, stats);
-  limitConnections(server, limits.idleTimeoutMs, budget, () => {
+  limitConnections(server, limits.idleTimeoutMs, stats, () => {
     stats.idleClosed += 1;
     options.onIdleClose?.();
   });
@@ -239,15 +266,17 @@ export function createLimitedServer(
 function limitConnections(
   server: Server,
   idleTimeoutMs: number,
-  budget: ConnectionBudget,
+  caps: { budget: ConnectionBudget; addressCap: AddressCap },
   onIdleClose: (() => void) | undefined,
 ): void {
   const serving = new WeakMap<Socket, IncomingMessage>();
   /** Being answered: its request is in (the answer is computed or streamed by the route). */
   const answering = (socket: Socket): boolean => serving.get(socket)?.complete === true;
-  server.on('connection', (socket: Socket) => {
-    if (!budget.admit(socket, () => !answering(socket))) socket.destroy();
-  });
+  // The address first: a client over its share must not push anyone's idle connection out.
+  gateBeforeHttp(
+    server,
+    (socket) => caps.addressCap.admit(socket) && caps.budget.admit(socket, () => !answering(socket)),
+  );
   server.on('request', (request: IncomingMessage, response) => {
     const socket = request.socket;
     serving.set(socket, request);
@@ -261,6 +290,24 @@ function limitConnections(
     if (answering(socket) && socket.writableLength === 0) return;
     onIdleClose?.();
     socket.destroy();
+  });
+}
+
+/**
+ * Puts `admit` in front of the HTTP server's own 'connection' listener (the one http.Server
+ * registers when it is made, which sets up the parser and the socket's timers): a refused socket
+ * is reset there and never reaches HTTP. Node documents that 'connection' may be emitted by hand to
+ * hand a socket to an HTTP server, which is all this does for the admitted ones.
+ */
+function gateBeforeHttp(server: Server, admit: (socket: Socket) => boolean): void {
+  const httpListeners = server.listeners('connection') as Array<(socket: Socket) => void>;
+  server.removeAllListeners('connection');
+  server.on('connection', (socket: Socket) => {
+    if (!admit(socket)) {
+      socket.resetAndDestroy();
+      return;
+    }
+    for (const listener of httpListeners) listener.call(server, socket);
   });
 }
 
@@ -302,6 +349,14 @@ export const HTTP_SERVER_ENV = {
     description:
       'connections at once for all the API servers of the process; never more than half the open-file limit',
   },
+  HTTP_MAX_CONNECTIONS_PER_ADDRESS: {
+    type: 'integer',
+    min: 1,
+    max: 10_000_000,
+    default: DEFAULT_HTTP_SERVER_LIMITS.maxConnectionsPerAddress,
+    description:
+      'of those, connections at once from one client address; beyond it a connection is reset as it is accepted, before any HTTP parsing',
+  },
 } as const satisfies EnvSchema;
 
 /** The limits the environment sets, as a service's `server` configuration section. */
@@ -311,12 +366,14 @@ export function httpServerConfigFromEnv(values: EnvValues<typeof HTTP_SERVER_ENV
   requestTimeoutMs: number;
   keepAliveTimeoutMs: number;
   maxConnections?: number;
+  maxConnectionsPerAddress: number;
 } {
   return {
     idleTimeoutMs: values.HTTP_IDLE_TIMEOUT_MS,
     headersTimeoutMs: values.HTTP_HEADERS_TIMEOUT_MS,
     requestTimeoutMs: values.HTTP_REQUEST_TIMEOUT_MS,
     keepAliveTimeoutMs: values.HTTP_KEEP_ALIVE_TIMEOUT_MS,
+    maxConnectionsPerAddress: values.HTTP_MAX_CONNECTIONS_PER_ADDRESS,
     ...(values.HTTP_MAX_CONNECTIONS === undefined ? {} : { maxConnections: values.HTTP_MAX_CONNECTIONS }),
   };
 }

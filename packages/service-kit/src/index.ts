@@ -4,6 +4,7 @@
 // The retry pacing lives in @feedpipe/retry (the Kafka client builds on it too); re-exported here
 // so a service takes all its process plumbing from one place.
 export { Backoff, type BackoffOptions, type RetryOptions, retry, sleep } from '@feedpipe/retry';
+export { AddressCap } from './address-cap.js';
 export { BufferPool } from './buffer-pool.js';
 export {
   DiskGuard,
@@ -45,6 +46,7 @@ export {
   limitedServerStats,
   OPS_SERVER_LIMITS,
   openFileLimit,
+  processAddressCap,
   processConnectionBudget,
 } from './http-server-limits.js';
 export { ensureTopics } from './kafka-topics.js';

@@ -12,5 +12,6 @@ export {
   openRawConnection,
   RAW_DEADLINE_MS,
   type RawConnection,
+  type RawConnectionOptions,
   trickleBody,
 } from './raw-connection.js';

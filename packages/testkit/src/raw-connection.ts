@@ -18,8 +18,26 @@ export interface RawConnection {
 /** Long enough for anything these tests wait for on a loaded machine. */
 export const RAW_DEADLINE_MS = 20_000;
 
-export async function openRawConnection(port: number, host = '127.0.0.1'): Promise<RawConnection> {
-  const socket = connect(port, host);
+export interface RawConnectionOptions {
+  /** The loopback address to connect from (Linux routes all of 127/8 to loopback). */
+  localAddress?: string;
+  /**
+   * A server that refuses at accept resets the socket, which the client may see before or after its
+   * connect completes: with this, such a connection is returned closed instead of failing the open.
+   */
+  resetIsClosed?: boolean;
+}
+
+export async function openRawConnection(
+  port: number,
+  host = '127.0.0.1',
+  options: RawConnectionOptions = {},
+): Promise<RawConnection> {
+  const socket = connect({
+    port,
+    host,
+    ...(options.localAddress ? { localAddress: options.localAddress } : {}),
+  });
   let data = '';
   let isClosed = false;
   socket.on('data', (chunk: Buffer) => {
@@ -32,7 +50,8 @@ export async function openRawConnection(port: number, host = '127.0.0.1'): Promi
   });
   await new Promise<void>((resolve, reject) => {
     socket.once('connect', resolve);
-    socket.once('error', reject);
+    if (options.resetIsClosed) socket.once('close', () => resolve());
+    else socket.once('error', reject);
   });
   const until = async (done: () => boolean, deadlineMs: number): Promise<boolean> => {
     const end = Date.now() + deadlineMs;
