@@ -16,16 +16,15 @@
  */
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { DEFAULT_QUOTE_MARGIN_MS, sharedQuoteLimiter } from '@feedpipe/broker-api';
 import { INSTRUMENT_MASTER_PATHS, SIM_TEST_ACCOUNTS } from '@feedpipe/broker-sim';
 import { contractTopics, DEFAULT_QUOTES_TOPIC } from '@feedpipe/contracts';
 import {
   createQuotePollerMetrics,
-  DEFAULT_QUOTE_MARGIN_MS,
   QuotePoller,
   type QuotePublisher,
   quoteClient,
   quoteRequest,
-  sharedQuoteLimiter,
 } from '@feedpipe/history-loader';
 import { JsonProducer } from '@feedpipe/kafka-client';
 import { type LocalKafka, startLocalKafka } from '@feedpipe/local-kafka';

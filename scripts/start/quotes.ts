@@ -6,14 +6,13 @@
  * returns it for the gateway's client).
  */
 import { isAbsolute, resolve } from 'node:path';
-import type { RateLimiter } from '@feedpipe/broker-api';
+import { type RateLimiter, sharedQuoteLimiter } from '@feedpipe/broker-api';
 import type { Credentials } from '@feedpipe/credentials';
 import {
   createQuotePollerMetrics,
   QuotePoller,
   quoteClient,
   readQuoteInstruments,
-  sharedQuoteLimiter,
 } from '@feedpipe/history-loader';
 import { JsonProducer } from '@feedpipe/kafka-client';
 import type { Store } from '@feedpipe/store';

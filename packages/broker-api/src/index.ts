@@ -44,6 +44,8 @@ export {
 } from './rate/categories.js';
 export { type CategoryStats, RateLimiter, type RateLimiterOptions, type Release } from './rate/limiter.js';
 export { ModificationCounter } from './rate/modification-counter.js';
+export { DEFAULT_QUOTE_MARGIN_MS, sharedQuoteLimiter } from './rate/quote-limiter.js';
+export type { SharedSlots, SlotClaim, SlotTicket } from './rate/shared-slots.js';
 export type * from './types/account.js';
 export type * from './types/auth.js';
 export type * from './types/edis.js';

@@ -80,7 +80,7 @@ export const CREDENTIALS_ENV = {
     type: 'string',
     unset: 'this process renews alone',
     description:
-      'directory shared by every process of the account (`web`, `totp`): one holds the renewal lease and publishes the token there (mode 0600), the others read it',
+      'directory shared by every process of the account: one holds the renewal lease and publishes the token there (mode 0600), the others read it (`web`, `totp`); the quote poller and the trading gateway share the quote slots there (`slots-<client id>-quote/`)',
   },
   SVC_TOKEN_LEASE_S: {
     type: 'integer',

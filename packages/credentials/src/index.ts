@@ -14,6 +14,7 @@ export { CredentialsError, type CredentialsErrorCode, isCredentialsError } from 
 export { nextWarningAt, renewAt, retryDelay } from './renewal-plan.js';
 export { type Env, readSecret, readSecretFile } from './secret-value.js';
 export { Lease } from './share/lease.js';
+export { FileRateSlots } from './share/rate-slots.js';
 export { type LeaseRecord, type PublishedToken, SharedFiles, tokenHash } from './share/shared-files.js';
 export { SharedRenewal } from './share/shared-renewal.js';
 export { FileIssuer } from './sources/file-issuer.js';

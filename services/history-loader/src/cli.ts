@@ -24,7 +24,13 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { type Credentials, credentialsConfigFromEnv, startCredentials } from '@feedpipe/credentials';
+import { sharedQuoteLimiter } from '@feedpipe/broker-api';
+import {
+  type Credentials,
+  credentialsConfigFromEnv,
+  FileRateSlots,
+  startCredentials,
+} from '@feedpipe/credentials';
 import { JsonProducer } from '@feedpipe/kafka-client';
 import { DiskGuard, diskGuardSettings, registerProcessMetrics } from '@feedpipe/service-kit';
 import { createStore, runMigrations, type Store, storeDiskSpace } from '@feedpipe/store';
@@ -41,7 +47,7 @@ import type { PlanOptions } from './plan-options.js';
 import { startProgress } from './progress.js';
 import { readQuoteInstruments } from './quotes/quote-instruments.js';
 import { createQuotePollerMetrics } from './quotes/quote-metrics.js';
-import { QuotePoller, quoteClient, sharedQuoteLimiter } from './quotes/quote-poller.js';
+import { QuotePoller, quoteClient } from './quotes/quote-poller.js';
 import { ScheduledLoader } from './scheduled-loader.js';
 import { readCalendarFile, TradingCalendar } from './trading-calendar.js';
 
@@ -248,9 +254,9 @@ async function runScheduled(
 }
 
 /**
- * `--quotes <file>`: the quote poller until a signal or --max-seconds. Its limiter is this process's
- * own: run it where no other process of the account asks for quotes, or in the process that does
- * (npm start hands the gateway and the poller one limiter; docs/configuration.md).
+ * `--quotes <file>`: the quote poller until a signal or --max-seconds. With SVC_TOKEN_SHARE_DIR its
+ * quote slots are shared with the account's other processes there (the trading gateway's quote
+ * calls), beside the token lease; without it the budget is this process's alone.
  */
 async function runQuotes(
   file: string,
@@ -267,7 +273,12 @@ async function runQuotes(
   let poller: QuotePoller | undefined;
   const client = quoteClient(
     { baseUrl: vars.SVC_BASE_URL, clientId: vars.SVC_CLIENT_ID, accessToken: tokens },
-    sharedQuoteLimiter(vars.QUOTE_MARGIN_MS),
+    sharedQuoteLimiter(
+      vars.QUOTE_MARGIN_MS,
+      vars.SVC_TOKEN_SHARE_DIR
+        ? new FileRateSlots(vars.SVC_TOKEN_SHARE_DIR, vars.SVC_CLIENT_ID, ['quote'])
+        : undefined,
+    ),
     metrics,
     () => poller?.noteThrottled(),
   );

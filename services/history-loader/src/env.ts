@@ -2,11 +2,11 @@
  * Every variable the `history-loader` CLI reads, typed with its default (docs/configuration.md,
  * history-loader); what to load comes from its flags and the universe file.
  */
+import { DEFAULT_QUOTE_MARGIN_MS } from '@feedpipe/broker-api';
 import { DEFAULT_QUOTES_TOPIC } from '@feedpipe/contracts';
 import { CREDENTIALS_ENV } from '@feedpipe/credentials';
 import { DISK_GUARD_ENV, type Env, type EnvSchema, type EnvValues, readEnv } from '@feedpipe/service-kit';
 import { configError } from './errors.js';
-import { DEFAULT_QUOTE_MARGIN_MS } from './quotes/quote-poller.js';
 
 export const HISTORY_LOADER_ENV = {
   ...CREDENTIALS_ENV,

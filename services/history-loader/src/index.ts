@@ -62,14 +62,12 @@ export {
 } from './quotes/quote-instruments.js';
 export { createQuotePollerMetrics, type QuotePollerMetrics } from './quotes/quote-metrics.js';
 export {
-  DEFAULT_QUOTE_MARGIN_MS,
   QuotePoller,
   type QuotePollerDeps,
   type QuotePollerOptions,
   type QuotePollerStats,
   type QuotePublisher,
   quoteClient,
-  sharedQuoteLimiter,
 } from './quotes/quote-poller.js';
 export { quoteRecord, quoteRow, tradeTimeOf } from './quotes/quote-records.js';
 export type { LoaderState, LoaderStatus } from './run-state.js';

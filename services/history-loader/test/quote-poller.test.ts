@@ -4,6 +4,7 @@
  * market.quotes with five depth levels a side, and a second client of the same account (the
  * gateway's quote calls) sharing the one limiter without a single throttled answer.
  */
+import { sharedQuoteLimiter } from '@feedpipe/broker-api';
 import {
   createRestServer,
   INSTRUMENT_MASTER_PATHS,
@@ -23,7 +24,6 @@ import {
   type QuotePublisher,
   quoteClient,
   quoteRequest,
-  sharedQuoteLimiter,
   tradeTimeOf,
 } from '../src/index.js';
 

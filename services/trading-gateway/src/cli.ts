@@ -7,8 +7,8 @@
  *                                              with an admin key in TRADING_GATEWAY_ADMIN_KEY
  * Keys of the gateway are not keys of the query API (each has its own table), and the other way round.
  */
-import { BrokerClient } from '@feedpipe/broker-api';
-import { startCredentials } from '@feedpipe/credentials';
+import { BrokerClient, RateLimiter } from '@feedpipe/broker-api';
+import { type CredentialsConfig, FileRateSlots, startCredentials } from '@feedpipe/credentials';
 import { ApiKeyStore, KEY_COMMANDS, redactLogText, runKeyCommand } from '@feedpipe/service-http';
 import { createStore, runMigrations, type Store } from '@feedpipe/store';
 import { createTradingGateway } from './app.js';
@@ -66,6 +66,21 @@ async function keyCommand(command: string, args: string[], config: GatewayEnv): 
   process.exit(code);
 }
 
+/**
+ * With SVC_TOKEN_SHARE_DIR the quote category's slots are shared with the account's other processes
+ * there (the quote poller, `history-loader --quotes`), so together they keep to its 1 request a
+ * second. The gateway keeps the default margin: its quote calls are rare, and a wider margin only
+ * spaces its own.
+ */
+function sharedQuoteSlots(
+  clientId: string,
+  credentials: CredentialsConfig | undefined,
+): { rateLimiter?: RateLimiter } {
+  if (credentials?.shareDir === undefined) return {};
+  const sharedSlots = new FileRateSlots(credentials.shareDir, clientId, ['quote']);
+  return { rateLimiter: new RateLimiter({ countFromSend: ['quote'], sharedSlots }) };
+}
+
 async function run(config: GatewayEnv, store: Store): Promise<void> {
   // The trading account's token, renewed ahead of expiry by its source; a refused one is renewed
   // once and the call retried by the client.
@@ -76,7 +91,11 @@ async function run(config: GatewayEnv, store: Store): Promise<void> {
         })
       : undefined;
   const broker = config.broker
-    ? new BrokerClient({ ...config.broker, ...(tokens ? { accessToken: tokens } : {}) })
+    ? new BrokerClient({
+        ...config.broker,
+        ...(tokens ? { accessToken: tokens } : {}),
+        ...sharedQuoteSlots(config.broker.clientId, config.credentials),
+      })
     : undefined;
   if (!broker) {
     process.stderr.write(

@@ -12,6 +12,7 @@ import {
   type WindowLimit,
 } from './categories.js';
 import { ModificationCounter } from './modification-counter.js';
+import type { SharedSlots, SlotTicket } from './shared-slots.js';
 import { WindowLog } from './window-log.js';
 
 export interface RateLimiterOptions {
@@ -48,6 +49,12 @@ export interface RateLimiterOptions {
    * the one before it (a few ms on a local link, more across the internet).
    */
   countFromSend?: readonly RateCategory[];
+  /**
+   * Grants shared with the other processes of the account (see SharedSlots), for categories of
+   * `countFromSend`: a slot is taken only when this process's lane and every process's grants
+   * leave one. Default: none (the limiter paces its own process only).
+   */
+  sharedSlots?: SharedSlots;
 }
 
 const OPTION_KEYS = [
@@ -61,6 +68,7 @@ const OPTION_KEYS = [
   'maxModificationsPerOrder',
   'clock',
   'countFromSend',
+  'sharedSlots',
 ];
 
 /** Ends a request's hold on its slot; call once the request has ended. Idempotent. */
@@ -108,6 +116,10 @@ interface Lane {
   readonly fromSend: boolean;
   /** When the lane's latest request was granted (epoch ms of the clock). */
   lastGrant: number | undefined;
+  /** Where the lane's grants are shared with other processes, if they are. */
+  readonly shared: SharedSlots | undefined;
+  /** The shared slot of the lane's latest grant, moved when its request leaves. */
+  lastTicket: SlotTicket | undefined;
 }
 
 /**
@@ -173,6 +185,7 @@ export class RateLimiter {
     this.#categories = validateCategories(options.categories);
     const limits = validateLimits(options.limits);
     const fromSend = validateCountFromSend(options.countFromSend);
+    const shared = validateSharedSlots(options.sharedSlots, fromSend);
     for (const category of RATE_CATEGORIES) {
       const windows = limits[category] ?? DEFAULT_LIMITS[category];
       this.#lanes.set(category, {
@@ -182,6 +195,8 @@ export class RateLimiter {
         queue: new PQueue({ concurrency: 1 }),
         fromSend: fromSend.includes(category),
         lastGrant: undefined,
+        shared: shared?.categories.includes(category) ? shared : undefined,
+        lastTicket: undefined,
       });
     }
   }
@@ -218,12 +233,24 @@ export class RateLimiter {
       throw budgetExhausted(category, route, longSlot);
     }
     let cold = false;
+    let ticket: SlotTicket | undefined;
     await lane.queue.add(
       async () => {
         // Bounded: each round grants the slot, fails, or waits for a time or for a request to end.
         for (let round = 0; round < 100_000; round++) {
           const t = this.clock.now();
           const at = lane.log.nextSlot(t, this.#marginMs);
+          if (at <= t && lane.shared !== undefined) {
+            // Another process of the account may hold the slot this one sees free.
+            const claim = lane.shared.claim(category, lane.limits, t, this.#marginMs);
+            if (!claim.granted) {
+              if (claim.retryAt - t > this.#maxWaitMs) throw budgetExhausted(category, route, claim.retryAt);
+              await this.clock.sleep(Math.max(1, claim.retryAt - t), signal);
+              continue;
+            }
+            ticket = claim.ticket;
+            lane.lastTicket = ticket;
+          }
           if (at <= t) {
             // From the send: the slot is recorded as ended now, so it never counts as in flight.
             if (lane.fromSend) lane.log.end(t);
@@ -248,7 +275,11 @@ export class RateLimiter {
       if (released) return;
       released = true;
       if (!lane.fromSend) lane.log.end(this.clock.now());
-      else if (cold) lane.log.delayLatest(this.clock.now());
+      else if (cold) {
+        const now = this.clock.now();
+        lane.log.delayLatest(now);
+        if (ticket !== undefined) lane.shared?.moveLater(ticket, now);
+      }
       lane.ended.notify();
     };
   }
@@ -260,7 +291,9 @@ export class RateLimiter {
    */
   markSent(category: RateCategory, time: number): void {
     const lane = this.#lanes.get(category);
-    if (lane?.fromSend) lane.log.delayLatest(time);
+    if (!lane?.fromSend) return;
+    lane.log.delayLatest(time);
+    if (lane.lastTicket !== undefined) lane.shared?.moveLater(lane.lastTicket, time);
   }
 
   /**
@@ -363,6 +396,27 @@ function validateCountFromSend(value: unknown): readonly RateCategory[] {
     );
   }
   return [...(value as RateCategory[])];
+}
+
+function validateSharedSlots(value: unknown, fromSend: readonly RateCategory[]): SharedSlots | undefined {
+  if (value === undefined) return undefined;
+  const s = value as Partial<SharedSlots>;
+  if (
+    typeof s !== 'object' ||
+    s === null ||
+    typeof s.claim !== 'function' ||
+    typeof s.moveLater !== 'function' ||
+    !Array.isArray(s.categories)
+  ) {
+    throw invalidArgument('RateLimiter options: "sharedSlots" must have categories, claim() and moveLater()');
+  }
+  const notFromSend = s.categories.filter((c) => !fromSend.includes(c));
+  if (notFromSend.length > 0) {
+    throw invalidArgument(
+      `RateLimiter options: "sharedSlots" shares ${notFromSend.join(', ')}, which "countFromSend" must list (a shared grant is one point in time)`,
+    );
+  }
+  return value as SharedSlots;
 }
 
 function validateCategories(value: unknown): Record<string, RateCategory> {

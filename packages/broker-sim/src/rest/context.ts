@@ -24,6 +24,8 @@ declare module 'fastify' {
   interface FastifyRequest {
     simAccount: Account | null;
     simClaims: TokenClaims | null;
+    /** When the request's head arrived (the simulator's clock): what the rate limits count. */
+    simArrivedAt: number;
   }
 }
 

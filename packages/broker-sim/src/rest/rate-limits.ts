@@ -1,6 +1,10 @@
 /**
  * Rate limits per client id and category, as sliding windows: a request is allowed when fewer than
- * N requests were allowed in the last window length, for every window of its category. Refused
+ * N requests were allowed in the last window length, for every window of its category. A request
+ * counts from when it arrived (its head was read), as a service's edge counts it, not from when
+ * this process got round to its handler after parsing its body and checking its token: under load
+ * that delay varies by more than a client's margin, and a client would be refused for the
+ * simulator's own slowness. Refused
  * requests are not counted, so a client that keeps itself within the same sliding windows is never
  * refused. One timestamp log per (client, category) holds at most the largest limit of the
  * category (7000 or 100,000 entries), which bounds memory and answers every window by binary search.
@@ -94,12 +98,20 @@ class SlidingLog {
       this.size -= 1;
     }
   }
-  push(t: number): void {
-    if (this.size === this.times.length) {
-      this.start = (this.start + 1) % this.times.length;
+  /** Adds `t` in time order: requests reach their handlers in a different order than they arrived. */
+  insert(t: number): void {
+    const cap = this.times.length;
+    if (this.size === cap) {
+      this.start = (this.start + 1) % cap;
       this.size -= 1;
     }
-    this.times[(this.start + this.size) % this.times.length] = t;
+    let i = this.size;
+    // Bounded by the log's size; a request overtaken by later ones moves back a few places.
+    while (i > 0 && this.at(i - 1) > t) {
+      this.times[(this.start + i) % cap] = this.at(i - 1);
+      i -= 1;
+    }
+    this.times[(this.start + i) % cap] = t;
     this.size += 1;
   }
 }
@@ -116,8 +128,8 @@ export class RateLimiter {
   private readonly chainSeen = new Map<string, number>();
   constructor(private readonly now: () => number) {}
 
-  /** Counts the request if every window of the category has room. */
-  take(clientId: string, category: RateCategory): RateDecision {
+  /** Counts the request that arrived at `t` (default now) if every window of the category has room. */
+  take(clientId: string, category: RateCategory, t: number = this.now()): RateDecision {
     const windows = RATE_LIMITS[category];
     const key = `${category}|${clientId}`;
     let log = this.logs.get(key);
@@ -131,7 +143,6 @@ export class RateLimiter {
       this.logs.delete(key);
     }
     this.logs.set(key, log);
-    const t = this.now();
     log.dropUpTo(t - Math.max(...windows.map((w) => w.windowMs)));
     for (const w of windows) {
       if (log.countAfter(t - w.windowMs) >= w.limit) {
@@ -140,7 +151,7 @@ export class RateLimiter {
         return { allowed: false, window: w, retryAfterMs };
       }
     }
-    log.push(t);
+    log.insert(t);
     return { allowed: true };
   }
 

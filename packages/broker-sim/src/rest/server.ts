@@ -119,7 +119,7 @@ function rateLimit(ctx: SimContext, request: FastifyRequest): void {
     if (!chain.allowed)
       throw rateError(`Too many requests: one identical option chain request per 3 seconds`);
   }
-  const d = ctx.limiter.take(clientId, category);
+  const d = ctx.limiter.take(clientId, category, request.simArrivedAt);
   if (!d.allowed) {
     throw rateError(`Too many requests: ${d.window.limit} per ${d.window.label} for ${category} APIs`);
   }
@@ -184,7 +184,10 @@ async function registerRoutes(
   registerInstrumentMasterRoutes(app, ctx);
   await app.register(
     async (v2) => {
-      v2.addHook('onRequest', async (request) => authenticate(ctx, request));
+      v2.addHook('onRequest', async (request) => {
+        request.simArrivedAt = ctx.now();
+        authenticate(ctx, request);
+      });
       v2.addHook('preHandler', async (request) => {
         rateLimit(ctx, request);
         // Matching runs before each call, so a read always sees the book as of the clock's now.
@@ -237,6 +240,7 @@ export async function createRestServer(options: RestServerOptions): Promise<Rest
   installParsers(app);
   app.decorateRequest('simAccount', null);
   app.decorateRequest('simClaims', null);
+  app.decorateRequest('simArrivedAt', 0);
   installErrorHandlers(app);
 
   const postbackUrls = new PostbackRegistry();

@@ -14,7 +14,7 @@ import {
   BrokerClient,
   type FullQuote,
   isBrokerApiError,
-  RateLimiter,
+  type RateLimiter,
   type SnapshotRequest,
 } from '@feedpipe/broker-api';
 import {
@@ -100,21 +100,6 @@ export function quoteClient(
       },
     ),
   });
-}
-
-/**
- * Margin of the quote window (ms): what one request may reach the service later after its send than
- * the one before it. bench:quotes on the shared 2-core machine saw 429s at 5 ms and none at 8 ms
- * after the first request (a cold path, now counted from its answer).
- */
-export const DEFAULT_QUOTE_MARGIN_MS = 8;
-
-/**
- * The account's one limiter when the quote category is shared: its quote windows count from each
- * send with a small margin (RateLimiterOptions.countFromSend), so the category's rate is used whole.
- */
-export function sharedQuoteLimiter(marginMs = DEFAULT_QUOTE_MARGIN_MS): RateLimiter {
-  return new RateLimiter({ countFromSend: ['quote'], windowMarginMs: marginMs });
 }
 
 export class QuotePoller {
