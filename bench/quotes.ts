@@ -3,14 +3,16 @@
  * 5,000 Indian instruments without a single 429, while the gateway's own quote calls share the
  * account's budget through the same limiter? The REST simulator runs with its limits on in a child
  * process (its own event loop, as the service is another machine); here the poller publishes every
- * quote to a local Kafka broker (feed.quotes) and stores it in embedded chDB, and a second client of
- * the same account, built as the gateway builds its own, asks for a quote every few seconds through
- * the same limiter (npm start hands both the one limiter, docs/quotes.md).
+ * quote to a local Kafka broker (feed.quotes) and stores it in embedded chDB, and the gateway's
+ * quote calls, a process of their own as in compose, ask for a quote every few seconds. The two
+ * processes share the account's quote slots through files in one share directory (FileRateSlots,
+ * as SVC_TOKEN_SHARE_DIR does for the loader's and the gateway's CLIs).
  *
  * Flags: --seconds <n> (default 60, 10..3600), --instruments <n> (default 5000), --gateway-every <s>
  * (seconds between the gateway's quote calls, default 10), --margin <ms> (the shared limiter's
  * margin, default 8), --kafka off (store only). Progress on stderr; the last stdout line is
- * {"bench":"quotes","seconds":...,"requests":...,"rate":...,"limit":1,"utilisation":...,"throttled":0,...}.
+ * {"bench":"quotes","seconds":...,"requests":...,"rate":...,"limit":1,"utilisation":...,"throttled":0,...}
+ * (`throttled`: 429 answers to either process).
  * `utilisation` is every quote request (poller and gateway) per second of the run over the
  * category's 1/s; `pollerShare` the poller's part of them.
  */
@@ -19,6 +21,7 @@ import { parseArgs } from 'node:util';
 import { DEFAULT_QUOTE_MARGIN_MS, sharedQuoteLimiter } from '@feedpipe/broker-api';
 import { INSTRUMENT_MASTER_PATHS, SIM_TEST_ACCOUNTS } from '@feedpipe/broker-sim';
 import { contractTopics, DEFAULT_QUOTES_TOPIC } from '@feedpipe/contracts';
+import { FileRateSlots } from '@feedpipe/credentials';
 import {
   createQuotePollerMetrics,
   QuotePoller,
@@ -33,6 +36,7 @@ import { createStore, runMigrations } from '@feedpipe/store';
 import { tempDir } from '@feedpipe/testkit';
 import { Registry } from 'prom-client';
 import { intFlag } from './support/flags.js';
+import { serveQuoteGateway, startQuoteGateway } from './support/quote-gateway-child.js';
 import { serveRestSim, startRestSim } from './support/rest-sim-child.js';
 
 const SEED = 7;
@@ -68,6 +72,7 @@ async function main(): Promise<void> {
     },
   });
   if (values.role === 'sim') return serveRestSim(SEED);
+  if (values.role === 'gateway') return serveQuoteGateway();
   const seconds = intFlag(values.seconds, 60, 'seconds', 10, 3600);
   const count = intFlag(values.instruments, 5_000, 'instruments', 1, 6_000);
   const gatewayEvery = intFlag(values['gateway-every'], 10, 'gateway-every', 2, 600);
@@ -93,8 +98,9 @@ async function main(): Promise<void> {
     const instruments = await nseInstruments(baseUrl, count);
     const broker = { baseUrl, clientId: account.clientId, accessToken: token };
 
-    // The account's one limiter, handed to the poller's client and to the "gateway's".
-    const limiter = sharedQuoteLimiter(margin);
+    // The account's quote slots, shared by this process (the poller) and the gateway's.
+    const shareDir = tempDir('bench-quotes-share');
+    const limiter = sharedQuoteLimiter(margin, new FileRateSlots(shareDir, account.clientId, ['quote']));
     const sends: number[] = [];
     let throttled = 0;
     const registry = new Registry();
@@ -111,47 +117,35 @@ async function main(): Promise<void> {
         metrics,
       },
     );
-    const gatewayMetrics = createQuotePollerMetrics(new Registry());
-    const gateway = quoteClient(broker, limiter, gatewayMetrics, () => {
-      throttled += 1;
-    });
-    // Every send of either client, from the limiter's grants: what the service sees per second.
+    // Every send of the poller, from its limiter's grants (the gateway reports its own).
     const timed = limiter.acquire.bind(limiter);
     limiter.acquire = async (...args: Parameters<typeof limiter.acquire>) => {
       const release = await timed(...args);
       if (args[0] === 'quote') sends.push(Date.now());
       return release;
     };
-    let gatewayCalls = 0;
-    let gatewayFailures = 0;
     const started = Date.now();
-    const stopGateway = new AbortController();
-    const gatewayLoop = (async () => {
-      // Bounded by the run's length: one call per gatewayEvery seconds.
-      while (!stopGateway.signal.aborted && Date.now() - started < seconds * 1000) {
-        await new Promise((r) => setTimeout(r, gatewayEvery * 1000));
-        if (stopGateway.signal.aborted || Date.now() - started >= seconds * 1000) break;
-        try {
-          await gateway.marketData.quote({ NSE_EQ: [2885, 11536] }, stopGateway.signal);
-          gatewayCalls += 1;
-        } catch {
-          gatewayFailures += 1;
-        }
-      }
-    })();
+    const gateway = startQuoteGateway(fileURLToPath(import.meta.url), {
+      baseUrl,
+      clientId: account.clientId,
+      token,
+      shareDir,
+      seconds,
+      everySeconds: gatewayEvery,
+      marginMs: margin,
+    });
     process.stderr.write(
       `bench:quotes: ${count} instruments (${poller.requestsPerRound} requests a round), ${seconds} s, gateway every ${gatewayEvery} s, margin ${margin} ms, kafka ${withKafka ? 'on' : 'off'}\n`,
     );
     const progress = setInterval(() => {
       const s = poller.stats();
-      process.stderr.write(
-        `  ${s.requests} poller requests, ${gatewayCalls} gateway, 429: ${throttled}, quotes ${s.quotes}\n`,
-      );
+      process.stderr.write(`  ${s.requests} poller requests, 429: ${throttled}, quotes ${s.quotes}\n`);
     }, 10_000);
     const stats = await poller.run();
-    stopGateway.abort();
-    await gatewayLoop;
+    const gatewayReport = await gateway.report;
     clearInterval(progress);
+    sends.push(...gatewayReport.sends);
+    sends.sort((a, b) => a - b);
     const [stored] = await store.internal.rows<{ n: number | string }>(
       'SELECT count() AS n FROM market.quotes',
     );
@@ -160,25 +154,33 @@ async function main(): Promise<void> {
     const requests = sends.length;
     // Rate between the first and the last send: n - 1 intervals.
     const rate = last > first ? (requests - 1) / ((last - first) / 1000) : 0;
+    // Time between consecutive grants as this side saw them: the service counted each one later
+    // by the link's and its own delays, which the margin covers.
+    const gaps = sends
+      .slice(1)
+      .map((t, i) => t - (sends[i] ?? t))
+      .sort((a, b) => a - b);
+    const gapAt = (q: number): number => gaps[Math.min(gaps.length - 1, Math.floor(q * gaps.length))] ?? 0;
     const result = {
       bench: 'quotes',
       seconds,
       instruments: count,
       requests,
       pollerRequests: stats.requests,
-      gatewayRequests: gatewayCalls,
-      gatewayFailures,
+      gatewayRequests: gatewayReport.calls,
+      gatewayFailures: gatewayReport.failures,
       rate: Number(rate.toFixed(4)),
       limit: 1,
       utilisation: Number(rate.toFixed(4)),
       pollerShare: requests > 0 ? Number((stats.requests / requests).toFixed(4)) : 0,
-      throttled,
+      throttled: throttled + gatewayReport.throttled,
       failedRequests: stats.failedRequests,
       quotes: stats.quotes,
       rounds: stats.rounds,
       stored: Number(stored?.n ?? 0),
       kafka: withKafka,
       marginMs: margin,
+      gapMs: { min: gapAt(0), p50: gapAt(0.5), p90: gapAt(0.9), max: gapAt(1) },
     };
     process.stdout.write(`${JSON.stringify(result)}\n`);
   } finally {

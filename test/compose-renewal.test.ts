@@ -46,6 +46,8 @@ const RENEWALS = 3;
  */
 const WINDOW_MS = 200_000;
 const ACCOUNT = SIM_TEST_ACCOUNTS[0] as (typeof SIM_TEST_ACCOUNTS)[number];
+/** The ingestor's ops key an operator sets in infra/.env (a compose secret in the container). */
+const OPS_KEY = createHash('sha256').update(`ops-${process.pid}-${Date.now()}`).digest('hex').slice(0, 40);
 
 const scratch = tempDir('compose-renewal');
 const shareDir = join(scratch, 'token-share');
@@ -69,6 +71,7 @@ function operatorEnv(): Map<string, string> {
   env.set('SVC_FEED_URL', sim.feed.url);
   env.set('SVC_BASE_URL', sim.rest?.baseUrl ?? '');
   env.set('SVC_AUTH_URL', sim.rest?.authUrl ?? '');
+  env.set('INGESTOR_OPS_KEY', OPS_KEY);
   return env;
 }
 
@@ -199,6 +202,7 @@ describe('compose environment with 60 s tokens', () => {
     }
 
     const ingestorMetricsPort = await freePort();
+    const ingestorOpsPort = await freePort();
     const ingestor = start(
       'feed-ingestor',
       commandOf('feed-ingestor'),
@@ -206,6 +210,8 @@ describe('compose environment with 60 s tokens', () => {
         KAFKA_BROKERS: brokers.join(','),
         METRICS_HOST: '127.0.0.1',
         METRICS_PORT: String(ingestorMetricsPort),
+        INGESTOR_OPS_HOST: '127.0.0.1',
+        INGESTOR_OPS_PORT: String(ingestorOpsPort),
         DATA_DIR: join(scratch, 'ingestor'),
       }),
     );
@@ -288,6 +294,12 @@ describe('compose environment with 60 s tokens', () => {
       () => `the ingestor's 5 connections\n${why()}`,
       250,
     );
+    // The ops route is served with the key compose passes as a secret file, and only with it.
+    const subscriptions = `http://127.0.0.1:${ingestorOpsPort}/v1/subscriptions`;
+    const held = await fetch(subscriptions, { headers: { 'x-api-key': OPS_KEY } });
+    expect(held.status, why()).toBe(200);
+    expect(((await held.json()) as { held: { trade: number } }).held.trade).toBeGreaterThan(0);
+    expect((await fetch(subscriptions)).status).toBe(401);
     await waitFor(
       () => /shown once: \S+/.test(gateway.output()),
       60_000,
@@ -364,7 +376,7 @@ describe('compose environment with 60 s tokens', () => {
     expect(gauge(metrics, 'ingestor_token_unrenewable')).toBe(0);
     // No secret and no token in anything the processes printed.
     const printed = [ingestor.output(), gateway.output(), ...loaders.map((l) => l.child.output())].join('\n');
-    for (const secret of [ACCOUNT.totpSecret, ...tokens]) {
+    for (const secret of [ACCOUNT.totpSecret, OPS_KEY, ...tokens]) {
       const fingerprint = createHash('sha256').update(secret).digest('hex').slice(0, 12);
       expect(printed.includes(secret), `a secret (sha256 ${fingerprint}...) was printed`).toBe(false);
     }

@@ -28,11 +28,13 @@ interface ComposeService {
   depends_on?: Record<string, { condition: string; required?: boolean }>;
   profiles?: string[];
   healthcheck?: { test: string[] };
+  secrets?: string[];
 }
 
 interface ComposeFile {
   services: Record<string, ComposeService>;
   volumes?: Record<string, unknown>;
+  secrets?: Record<string, { environment?: string }>;
 }
 
 const compose = parse(readFileSync(composeFile, 'utf8'), { merge: true }) as ComposeFile;
@@ -163,6 +165,26 @@ describe('infra/docker-compose.yml', () => {
     const held = Object.keys(api?.environment ?? {}).filter((name) => /^(SVC_|POSTBACK_)/.test(name));
     expect(held).toEqual([]);
     expect(commandOf(api ?? {})).not.toContain('infra/docker/demo-token.sh');
+  });
+
+  it('passes the ingestor its ops key as a compose secret, and serves its ops route on BIND_ADDRESS', () => {
+    const ingestor = services['feed-ingestor'] ?? {};
+    const env = ingestor.environment ?? {};
+    // The key is a file under /run/secrets made from INGESTOR_OPS_KEY in infra/.env, which the
+    // container's environment never holds.
+    expect(env.INGESTOR_OPS_KEY).toBeUndefined();
+    expect(env.INGESTOR_OPS_KEY_FILE).toBe('/run/secrets/ingestor_ops_key');
+    expect(ingestor.secrets).toContain('ingestor_ops_key');
+    expect(compose.secrets?.ingestor_ops_key?.environment).toBe('INGESTOR_OPS_KEY');
+    // Empty in the example: no ops route until an operator sets a key.
+    expect(exampleValues.get('INGESTOR_OPS_KEY')).toBe('');
+    expect(ingestor.ports).toContain(
+      `\${BIND_ADDRESS:-127.0.0.1}:\${INGESTOR_OPS_PUBLISHED_PORT:-9467}:${env.INGESTOR_OPS_PORT}`,
+    );
+    expect(env.INGESTOR_OPS_HOST).toBe('0.0.0.0');
+    for (const [name, service] of Object.entries(services)) {
+      if (name !== 'feed-ingestor') expect(service.secrets ?? [], name).not.toContain('ingestor_ops_key');
+    }
   });
 
   it('references only files that exist, declared volumes and defined services', () => {

@@ -41,6 +41,24 @@ describe('FileRateSlots: the claim rules', () => {
     expect(a.claim('quote', QUOTE, 11_500, 8)).toEqual({ granted: false, retryAt: 12_046 });
   });
 
+  it('serves the process that began waiting first when a slot frees, not the quickest to ask', () => {
+    const dir = tempDir('rate-slots-order');
+    const poller = new FileRateSlots(dir, 'acct', ['quote']);
+    const gateway = new FileRateSlots(dir, 'acct', ['quote']);
+    expect(poller.claim('quote', QUOTE, 0, 8).granted).toBe(true);
+    // The gateway asks at 100 and waits; the poller asks again at 500.
+    expect(gateway.claim('quote', QUOTE, 100, 8)).toEqual({ granted: false, retryAt: 1008 });
+    expect(poller.claim('quote', QUOTE, 500, 8)).toEqual({ granted: false, retryAt: 1008 });
+    // The poller wakes first for the free slot and steps back for the earlier waiter.
+    expect(poller.claim('quote', QUOTE, 1008, 8)).toEqual({ granted: false, retryAt: 1010 });
+    expect(gateway.claim('quote', QUOTE, 1009, 8).granted).toBe(true);
+    // Then the poller, waiting since 500, has the next slot before the gateway's next call.
+    expect(gateway.claim('quote', QUOTE, 1100, 8).granted).toBe(false);
+    expect(poller.claim('quote', QUOTE, 2017, 8).granted).toBe(true);
+    // A waiter not heard from for 3 s (it died, or gave up) no longer holds anyone back.
+    expect(poller.claim('quote', QUOTE, 9_000, 8).granted).toBe(true);
+  });
+
   it('counts every window of a category and keeps the directory bounded', () => {
     const dir = tempDir('rate-slots-windows');
     const slots = new FileRateSlots(dir, 'acct', ['nonTrading']);

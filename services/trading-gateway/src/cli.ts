@@ -7,7 +7,7 @@
  *                                              with an admin key in TRADING_GATEWAY_ADMIN_KEY
  * Keys of the gateway are not keys of the query API (each has its own table), and the other way round.
  */
-import { BrokerClient, RateLimiter } from '@feedpipe/broker-api';
+import { BrokerClient, type RateLimiter, sharedQuoteLimiter } from '@feedpipe/broker-api';
 import { type CredentialsConfig, FileRateSlots, startCredentials } from '@feedpipe/credentials';
 import { ApiKeyStore, KEY_COMMANDS, redactLogText, runKeyCommand } from '@feedpipe/service-http';
 import { createStore, runMigrations, type Store } from '@feedpipe/store';
@@ -69,8 +69,9 @@ async function keyCommand(command: string, args: string[], config: GatewayEnv): 
 /**
  * With SVC_TOKEN_SHARE_DIR the quote category's slots are shared with the account's other processes
  * there (the quote poller, `history-loader --quotes`), so together they keep to its 1 request a
- * second. The gateway keeps the default margin: its quote calls are rare, and a wider margin only
- * spaces its own.
+ * second. The same quote margin as the poller's (QUOTE_MARGIN_MS's default), and the margin of the
+ * gateway's other categories too: they count from each answer, where it only covers the service's
+ * clock granularity.
  */
 function sharedQuoteSlots(
   clientId: string,
@@ -78,7 +79,7 @@ function sharedQuoteSlots(
 ): { rateLimiter?: RateLimiter } {
   if (credentials?.shareDir === undefined) return {};
   const sharedSlots = new FileRateSlots(credentials.shareDir, clientId, ['quote']);
-  return { rateLimiter: new RateLimiter({ countFromSend: ['quote'], sharedSlots }) };
+  return { rateLimiter: sharedQuoteLimiter(undefined, sharedSlots) };
 }
 
 async function run(config: GatewayEnv, store: Store): Promise<void> {

@@ -16,6 +16,15 @@
  * the owner rewrites a grant, and only later, so the next slot can only move later.
  * The directory keeps the latest `KEPT_BEYOND_LIMIT` grants beyond the largest window count: each
  * claim removes the one that fell out.
+ *
+ *   slots-<clientId>-<category>/wait-<pid>-<id>    {"since": .., "at": ..}: this process waits for a slot
+ *
+ * Waiters are served in the order they began to wait, across processes as the limiter's queue does
+ * within one: processes that wake for the same free slot would otherwise race for it, and the busier
+ * one (the poller, always asking) would starve the other (the gateway's rare calls). A process finding
+ * a slot free while another has waited longer steps back `YIELD_MS` for it. A waiter refreshes its
+ * note at each refusal (about once a window); one not refreshed for `WAIT_FRESH_MS` (a process that
+ * died or gave up) is ignored, so it can hold others back by no more than that.
  */
 import {
   linkSync,
@@ -37,16 +46,24 @@ const KEPT_BEYOND_LIMIT = 16;
 const MAX_SHARED_COUNT = 64;
 /** Claims lost to faster processes in a row before the caller is told to try again in 1 ms. */
 const MAX_CLAIM_ROUNDS = 16;
+/** How long a process that finds an earlier waiter steps back for it. */
+const YIELD_MS = 2;
+/** A waiter's note older than this is ignored (the waiter refreshes it about once a window). */
+const WAIT_FRESH_MS = 3_000;
 
 interface Lane {
   readonly dir: string;
   /** The latest grant number seen; verified (and moved forward) at each claim. */
   latest: number;
+  /** When this process began to wait for the lane's next slot; undefined while it does not wait. */
+  waitingSince: number | undefined;
 }
 
 export class FileRateSlots implements SharedSlots {
   readonly categories: readonly RateCategory[];
   readonly #lanes = new Map<RateCategory, Lane>();
+  /** Names this instance's wait note: the process, and the instance within it. */
+  readonly #waitName = `wait-${process.pid}-${Math.random().toString(36).slice(2, 10)}`;
 
   constructor(shareDir: string, clientId: string, categories: readonly RateCategory[]) {
     if (!/^[\w-]{1,64}$/.test(clientId)) {
@@ -65,7 +82,7 @@ export class FileRateSlots implements SharedSlots {
           cause: error,
         });
       }
-      this.#lanes.set(category, { dir, latest: 0 });
+      this.#lanes.set(category, { dir, latest: 0, waitingSince: undefined });
     }
   }
 
@@ -82,9 +99,17 @@ export class FileRateSlots implements SharedSlots {
       const latest = this.#findLatest(lane);
       const times = this.#recentTimes(lane, latest, count);
       const free = nextFree(times, limits, marginMs);
-      if (free > now) return { granted: false, retryAt: free };
+      if (free > now) {
+        this.#noteWaiting(lane, now);
+        return { granted: false, retryAt: free };
+      }
+      if (this.#earlierWaiter(lane, now)) {
+        this.#noteWaiting(lane, now);
+        return { granted: false, retryAt: now + YIELD_MS };
+      }
       if (this.#create(lane, latest + 1, now)) {
         lane.latest = latest + 1;
+        this.#stopWaiting(lane);
         this.#remove(lane, latest + 1 - count - KEPT_BEYOND_LIMIT);
         return { granted: true, ticket: { category, grantedAt: now, id: latest + 1 } };
       }
@@ -106,6 +131,45 @@ export class FileRateSlots implements SharedSlots {
       unlinkQuietly(temp);
       throw shareFailed(lane, error);
     }
+  }
+
+  /** Notes (or refreshes) that this process waits for the lane's slot, since its first refusal. */
+  #noteWaiting(lane: Lane, now: number): void {
+    lane.waitingSince ??= now;
+    const temp = join(lane.dir, `.wait-${process.pid}-${Math.random().toString(36).slice(2)}`);
+    try {
+      writeFileSync(temp, JSON.stringify({ since: lane.waitingSince, at: now }), { flag: 'wx', mode: 0o600 });
+      renameSync(temp, join(lane.dir, this.#waitName));
+    } catch (error) {
+      unlinkQuietly(temp);
+      throw shareFailed(lane, error);
+    }
+  }
+
+  #stopWaiting(lane: Lane): void {
+    if (lane.waitingSince === undefined) return;
+    lane.waitingSince = undefined;
+    unlinkQuietly(join(lane.dir, this.#waitName));
+  }
+
+  /** Whether another process, heard from lately, began waiting before this one did (or at all). */
+  #earlierWaiter(lane: Lane, now: number): boolean {
+    const mine = lane.waitingSince ?? now;
+    let names: string[];
+    try {
+      names = readdirSync(lane.dir);
+    } catch (error) {
+      throw shareFailed(lane, error);
+    }
+    for (const name of names) {
+      if (!name.startsWith('wait-') || name === this.#waitName) continue;
+      const note = readJson(join(lane.dir, name)) as { since?: unknown; at?: unknown } | undefined;
+      if (typeof note?.since !== 'number' || typeof note.at !== 'number') continue;
+      if (now - note.at <= WAIT_FRESH_MS && note.since < mine) return true;
+      // A note long unrefreshed is a process that died waiting: nobody else removes it.
+      if (now - note.at > 10 * WAIT_FRESH_MS) unlinkQuietly(join(lane.dir, name));
+    }
+    return false;
   }
 
   #lane(category: RateCategory): Lane {
@@ -193,6 +257,14 @@ function nextFree(newestFirst: readonly number[], limits: readonly WindowLimit[]
     if (kth !== undefined) at = Math.max(at, kth + limit.windowMs + marginMs);
   }
   return at;
+}
+
+function readJson(path: string): unknown {
+  try {
+    return JSON.parse(readFileSync(path, 'utf8'));
+  } catch {
+    return undefined;
+  }
 }
 
 /**
