@@ -37,9 +37,15 @@ import { tempDir } from '@feedpipe/testkit';
 import { Registry } from 'prom-client';
 import { intFlag } from './support/flags.js';
 import { serveQuoteGateway, startQuoteGateway } from './support/quote-gateway-child.js';
-import { serveRestSim, startRestSim } from './support/rest-sim-child.js';
+import { recordQuoteSends } from './support/quote-sends.js';
+import { quoteArrivals, serveRestSim, startRestSim } from './support/rest-sim-child.js';
 
 const SEED = 7;
+
+const sorted = (values: number[]): number[] => values.sort((a, b) => a - b);
+/** The q-quantile of sorted values (0: the least, 1: the greatest); 0 for none. */
+const quantile = (values: readonly number[], q: number): number =>
+  Number((values[Math.min(values.length - 1, Math.floor(q * values.length))] ?? 0).toFixed(2));
 
 /** The first `count` NSE instruments of the simulator's published list: stocks, then options. */
 async function nseInstruments(
@@ -117,13 +123,8 @@ async function main(): Promise<void> {
         metrics,
       },
     );
-    // Every send of the poller, from its limiter's grants (the gateway reports its own).
-    const timed = limiter.acquire.bind(limiter);
-    limiter.acquire = async (...args: Parameters<typeof limiter.acquire>) => {
-      const release = await timed(...args);
-      if (args[0] === 'quote') sends.push(Date.now());
-      return release;
-    };
+    // Every send of the poller (the gateway reports its own).
+    recordQuoteSends(limiter, sends);
     const started = Date.now();
     const gateway = startQuoteGateway(fileURLToPath(import.meta.url), {
       baseUrl,
@@ -156,11 +157,13 @@ async function main(): Promise<void> {
     const rate = last > first ? (requests - 1) / ((last - first) / 1000) : 0;
     // Time between consecutive grants as this side saw them: the service counted each one later
     // by the link's and its own delays, which the margin covers.
-    const gaps = sends
-      .slice(1)
-      .map((t, i) => t - (sends[i] ?? t))
-      .sort((a, b) => a - b);
-    const gapAt = (q: number): number => gaps[Math.min(gaps.length - 1, Math.floor(q * gaps.length))] ?? 0;
+    const gaps = sorted(sends.slice(1).map((t, i) => t - (sends[i] ?? t)));
+    // How much later after its send each request reached the service than the one before it did:
+    // a negative creep (the earlier request the later one) shortens the gap the service sees, and
+    // the margin has to cover it. Sends and arrivals pair up in order (one request at a time).
+    const arrivals = await quoteArrivals(child);
+    const lateness = arrivals.map((a, i) => a.at - (sends[i] ?? a.at));
+    const creep = sorted(lateness.slice(1).map((l, i) => l - (lateness[i] ?? l)));
     const result = {
       bench: 'quotes',
       seconds,
@@ -180,7 +183,21 @@ async function main(): Promise<void> {
       stored: Number(stored?.n ?? 0),
       kafka: withKafka,
       marginMs: margin,
-      gapMs: { min: gapAt(0), p50: gapAt(0.5), p90: gapAt(0.9), max: gapAt(1) },
+      gapMs: {
+        min: quantile(gaps, 0),
+        p50: quantile(gaps, 0.5),
+        p90: quantile(gaps, 0.9),
+        max: quantile(gaps, 1),
+      },
+      // Arrival gap minus send gap, per pair: below -margin the service refuses.
+      arrivalCreepMs: {
+        min: quantile(creep, 0),
+        p01: quantile(creep, 0.01),
+        p50: quantile(creep, 0.5),
+        max: quantile(creep, 1),
+      },
+      arrivals: arrivals.length,
+      refusedArrivals: arrivals.filter((a) => !a.allowed).length,
     };
     process.stdout.write(`${JSON.stringify(result)}\n`);
   } finally {

@@ -10,6 +10,7 @@ import { sharedQuoteLimiter } from '@feedpipe/broker-api';
 import { FileRateSlots } from '@feedpipe/credentials';
 import { createQuotePollerMetrics, quoteClient } from '@feedpipe/history-loader';
 import { Registry } from 'prom-client';
+import { recordQuoteSends } from './quote-sends.js';
 
 export interface GatewayRun {
   baseUrl: string;
@@ -25,7 +26,7 @@ export interface GatewayReport {
   calls: number;
   failures: number;
   throttled: number;
-  /** When each quote request was granted (epoch ms), for the run's combined rate. */
+  /** When each quote request left (epoch ms), for the run's combined rate. */
   sends: number[];
 }
 
@@ -34,12 +35,7 @@ export async function serveQuoteGateway(): Promise<void> {
   const run = await new Promise<GatewayRun>((resolve) => process.once('message', resolve));
   const limiter = sharedQuoteLimiter(run.marginMs, new FileRateSlots(run.shareDir, run.clientId, ['quote']));
   const report: GatewayReport = { calls: 0, failures: 0, throttled: 0, sends: [] };
-  const granted = limiter.acquire.bind(limiter);
-  limiter.acquire = async (...args: Parameters<typeof limiter.acquire>) => {
-    const release = await granted(...args);
-    if (args[0] === 'quote') report.sends.push(Date.now());
-    return release;
-  };
+  recordQuoteSends(limiter, report.sends);
   const client = quoteClient(
     { baseUrl: run.baseUrl, clientId: run.clientId, accessToken: run.token },
     limiter,

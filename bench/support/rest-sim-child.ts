@@ -2,16 +2,39 @@
  * The REST simulator (limits on) in a child process of a benchmark, so its event loop and its core
  * are not the measured process's: the benchmark forks its own script with `--role sim`, which calls
  * `serveRestSim`; `startRestSim` forks it and waits for its URL and the test account's web token
- * (web tokens are minted per process, so the child hands over its own).
+ * (web tokens are minted per process, so the child hands over its own). `quoteArrivals` asks the
+ * child when each quote request arrived, as its rate limits counted it.
  */
 import { type ChildProcess, fork } from 'node:child_process';
 import { createRestServer, MarketModel, SIM_TEST_ACCOUNTS } from '@feedpipe/broker-sim';
 
 type SimMessage = { kind: 'ready'; baseUrl: string; token: string };
 
+/** A quote request as the simulator's rate limits counted it. */
+export interface QuoteArrival {
+  at: number;
+  allowed: boolean;
+}
+
+type ArrivalsMessage = { kind: 'arrivals'; arrivals: QuoteArrival[] };
+
+/** Quote arrivals kept by the child: an hour at the category's 1 a second, with room. */
+const MAX_ARRIVALS = 10_000;
+
 /** In the child: serves until the parent disconnects. */
 export async function serveRestSim(seed: number): Promise<void> {
-  const server = await createRestServer({ model: new MarketModel({ seed, instruments: 10 }) });
+  const arrivals: QuoteArrival[] = [];
+  const server = await createRestServer({
+    model: new MarketModel({ seed, instruments: 10 }),
+    onRateDecision: (d) => {
+      if (d.category === 'quote' && arrivals.length < MAX_ARRIVALS) {
+        arrivals.push({ at: d.arrivedAt, allowed: d.allowed });
+      }
+    },
+  });
+  process.on('message', (m: { kind?: string }) => {
+    if (m.kind === 'arrivals') process.send?.({ kind: 'arrivals', arrivals } satisfies ArrivalsMessage);
+  });
   process.send?.({
     kind: 'ready',
     baseUrl: server.baseUrl,
@@ -32,4 +55,17 @@ export async function startRestSim(
     child.once('exit', (code) => reject(new Error(`simulator exited with ${code}`)));
   });
   return { child, baseUrl, token };
+}
+
+/** In the benchmark: when each quote request reached the child's rate limits, in arrival order. */
+export function quoteArrivals(child: ChildProcess): Promise<QuoteArrival[]> {
+  return new Promise((resolve) => {
+    const onMessage = (m: ArrivalsMessage | SimMessage): void => {
+      if (m.kind !== 'arrivals') return;
+      child.off('message', onMessage);
+      resolve(m.arrivals);
+    };
+    child.on('message', onMessage);
+    child.send({ kind: 'arrivals' });
+  });
 }

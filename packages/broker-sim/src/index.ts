@@ -65,6 +65,7 @@ export {
   createRestServer,
   type OrderEvents,
   type OrderRecord,
+  type RateDecisionEvent,
   type RestServer,
   type RestServerOptions,
   ScriptedMarket,

@@ -6,6 +6,7 @@ import type { HistoryService } from '../history/service.js';
 import type { ConsentStore } from './consents.js';
 import { authError, orderError } from './errors.js';
 import type { MarketSource } from './market-source.js';
+import type { RateDecisionEvent } from './options.js';
 import type { RateLimiter } from './rate-limits.js';
 import type { TokenClaims, TokenStore } from './tokens.js';
 
@@ -16,6 +17,7 @@ export interface SimContext {
   readonly consents: ConsentStore;
   /** Undefined when rate limits are switched off. */
   readonly limiter: RateLimiter | undefined;
+  readonly onRateDecision: ((decision: RateDecisionEvent) => void) | undefined;
   readonly history: HistoryService;
   readonly now: () => number;
 }

@@ -12,7 +12,7 @@ export type {
 } from '../accounts/types.js';
 export { type DataCode, type DhCode, type ErrorBody, SimRestError } from './errors.js';
 export type { MarketSource, SimInstrument, SimQuote, SimSegment } from './market-source.js';
-export type { RestServerOptions } from './options.js';
+export type { RateDecisionEvent, RestServerOptions } from './options.js';
 export {
   categoryOf,
   OPTION_CHAIN_REPEAT_MS,

@@ -7,6 +7,7 @@ import {
   resolvePostbackOptions,
 } from '../postbacks/options.js';
 import type { MarketSource } from './market-source.js';
+import type { RateCategory } from './rate-limits.js';
 import { TOKEN_VALIDITY_MS, type TokenPolicy } from './tokens.js';
 
 export interface RestServerOptions {
@@ -35,6 +36,19 @@ export interface RestServerOptions {
    * once, as the service keeps one token per account. Default false, so tests may hold several.
    */
   oneTokenPerAccount?: boolean;
+  /**
+   * Told of every request the rate limits judged: when it arrived and whether it was allowed (what
+   * the service counted, for a benchmark that measures how late requests arrive). Default none.
+   */
+  onRateDecision?: (decision: RateDecisionEvent) => void;
+}
+
+export interface RateDecisionEvent {
+  readonly clientId: string;
+  readonly category: RateCategory;
+  /** When the request's head arrived, on the simulator's clock. */
+  readonly arrivedAt: number;
+  readonly allowed: boolean;
 }
 
 export interface ResolvedOptions {
@@ -48,6 +62,7 @@ export interface ResolvedOptions {
   readonly matchIntervalMs: number;
   readonly postbacks: ResolvedPostbackOptions;
   readonly tokenPolicy: TokenPolicy;
+  readonly onRateDecision: ((decision: RateDecisionEvent) => void) | undefined;
 }
 
 const KEYS = [
@@ -62,6 +77,7 @@ const KEYS = [
   'postbacks',
   'tokenLifetimeMs',
   'oneTokenPerAccount',
+  'onRateDecision',
 ];
 const MATCHING_KEYS = ['tickMs', 'liquidityPerTick', 'freezeQuantity'];
 
@@ -101,6 +117,8 @@ export function resolveOptions(options: RestServerOptions): ResolvedOptions {
   }
   if (options.oneTokenPerAccount !== undefined && typeof options.oneTokenPerAccount !== 'boolean')
     fail('oneTokenPerAccount must be a boolean');
+  if (options.onRateDecision !== undefined && typeof options.onRateDecision !== 'function')
+    fail('onRateDecision must be a function');
   const lifetimeMs = positiveInt('tokenLifetimeMs', options.tokenLifetimeMs, TOKEN_VALIDITY_MS, 1000);
   if (lifetimeMs > TOKEN_VALIDITY_MS) fail(`tokenLifetimeMs must be at most ${TOKEN_VALIDITY_MS} (24 h)`);
   const mo = options.matching ?? {};
@@ -128,5 +146,6 @@ export function resolveOptions(options: RestServerOptions): ResolvedOptions {
     matchIntervalMs: positiveInt('matchIntervalMs', options.matchIntervalMs, 200, 0),
     postbacks: resolvePostbackOptions(options.postbacks),
     tokenPolicy: { lifetimeMs, oneTokenPerAccount: options.oneTokenPerAccount ?? false },
+    onRateDecision: options.onRateDecision,
   };
 }

@@ -119,7 +119,9 @@ function rateLimit(ctx: SimContext, request: FastifyRequest): void {
     if (!chain.allowed)
       throw rateError(`Too many requests: one identical option chain request per 3 seconds`);
   }
-  const d = ctx.limiter.take(clientId, category, request.simArrivedAt);
+  const arrivedAt = request.simArrivedAt;
+  const d = ctx.limiter.take(clientId, category, arrivedAt);
+  ctx.onRateDecision?.({ clientId, category, arrivedAt, allowed: d.allowed });
   if (!d.allowed) {
     throw rateError(`Too many requests: ${d.window.limit} per ${d.window.label} for ${category} APIs`);
   }
@@ -143,6 +145,7 @@ function createContext(opts: ResolvedOptions): SimContext {
     tokens,
     consents: new ConsentStore(opts.now),
     limiter: opts.rateLimits ? new RateLimiter(opts.now) : undefined,
+    onRateDecision: opts.onRateDecision,
     history: new HistoryService(opts.model, opts.now),
     now: opts.now,
   };

@@ -8,7 +8,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest, RouteGenericInterfa
 import type { ApiContext } from '../context.js';
 import { badRequest, notFound } from '../errors.js';
 import { hotBars, tierFor } from '../hot-tier/hot-bars.js';
-import { registerDownloads } from '../http/binary-downloads.js';
+import { bytesFirstResponse, registerDownloads } from '../http/binary-downloads.js';
 import { FORMAT_PROPERTY, SECURITY_ID_PARAMS } from '../http/schemas.js';
 import { rowSchema, tabularResponse } from '../http/tabular-doc.js';
 import type { OutputFormat } from '../query/formats.js';
@@ -363,10 +363,10 @@ function registerBarRoutes(app: FastifyInstance, ctx: ApiContext): void {
         tags,
         summary,
         description:
-          "Bars by trade time. volume is the traded quantity in the bar (from the cumulative day volume: a trade's quantity is its volume minus that of the instrument's trade received before it on the same UTC day, in the range or not), vwap is null for a bar without traded quantity. json, ndjson and csv answers of requests that arrive together may come from one statement: json's statistics then hold that statement's elapsed time only. As bytes for client generators: getBarsParquet, getBarsArrow.",
+          "Bars by trade time. volume is the traded quantity in the bar (from the cumulative day volume: a trade's quantity is its volume minus that of the instrument's trade received before it on the same UTC day, in the range or not), vwap is null for a bar without traded quantity. json, ndjson and csv answers of requests that arrive together may come from one statement: json's statistics then hold that statement's elapsed time only. Declared bytes first, so generated clients return the answer's bytes in every format (pandas reads format=parquet; json.loads reads json); getBarsParquet and getBarsArrow answer one binary format each.",
         params: SECURITY_ID_PARAMS,
         querystring: BARS_QUERYSTRING,
-        responses: { 200: tabularResponse('Bar', BAR_COLUMNS) },
+        responses: { 200: bytesFirstResponse(tabularResponse('Bar', BAR_COLUMNS)) },
         errors: [406],
       }),
     },

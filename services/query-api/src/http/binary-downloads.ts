@@ -11,6 +11,7 @@
 import { routeDoc } from '@feedpipe/service-http';
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteGenericInterface } from 'fastify';
 import { mediaTypeOf, type OutputFormat } from '../query/formats.js';
+import type { ResponseDoc } from './tabular-doc.js';
 
 /** The formats that get a download operation: Parquet and the Arrow IPC file. */
 export const DOWNLOAD_FORMATS = ['parquet', 'arrow'] as const satisfies readonly OutputFormat[];
@@ -29,6 +30,29 @@ export function binaryResponse(format: OutputFormat): Record<string, unknown> {
     description: `the rows as ${format} (${media})`,
     content: { [media]: { schema }, 'application/octet-stream': { schema } },
   };
+}
+
+/**
+ * A tabular route's 200 answer declared bytes first, for a route whose binary answers matter more to
+ * generated clients than its JSON rows as models (the bars, read into pandas from Parquet). A
+ * generator types the operation by the first media type it knows (openapi-python-client 0.29:
+ * application/json, application/octet-stream, text/*, and nothing else), so the binary formats'
+ * own types come first, then application/octet-stream for them, then the rest as they were. Such a
+ * client returns every answer of the operation as bytes (JSON too, for json.loads), where a
+ * JSON-first declaration decoded a Parquet answer as JSON and raised UnicodeDecodeError.
+ */
+export function bytesFirstResponse(tabular: ResponseDoc): ResponseDoc {
+  const binary = Object.entries(tabular.content).filter(([, media]) => isBinary(media));
+  const rest = Object.entries(tabular.content).filter(([, media]) => !isBinary(media));
+  const octets = { schema: { type: 'string', format: 'binary' } };
+  return {
+    description: `${tabular.description}. Declared bytes first: application/octet-stream stands for the binary formats (format=arrow|arrowstream|parquet), whose own media type the answer carries`,
+    content: Object.fromEntries([...binary, ['application/octet-stream', octets], ...rest]),
+  };
+}
+
+function isBinary(media: unknown): boolean {
+  return (media as { schema?: { format?: string } }).schema?.format === 'binary';
 }
 
 export interface DownloadRoute {

@@ -103,8 +103,11 @@ export function jsonTableSchema(name: string, row: JsonSchema): JsonSchema {
 const BINARY_FORMATS: readonly OutputFormat[] = ['arrow', 'arrowstream', 'parquet'];
 const TEXT_FORMATS: readonly OutputFormat[] = ['csv', 'ndjson'];
 
+/** An answer's OpenAPI object: its media types and their schemas. */
+export type ResponseDoc = { description: string; content: Record<string, unknown> };
+
 /** The 200 answer of a tabular route whose rows are `row`, in every output format. */
-export function tabularResponseOf(name: string, row: JsonSchema): Record<string, unknown> {
+export function tabularResponseOf(name: string, row: JsonSchema): ResponseDoc {
   const content: Record<string, unknown> = {
     [mediaTypeOf('json')]: { schema: jsonTableSchema(name, row) },
   };
@@ -122,6 +125,6 @@ export function tabularResponseOf(name: string, row: JsonSchema): Record<string,
 }
 
 /** The 200 answer of a tabular route with these columns. */
-export function tabularResponse(name: string, columns: Columns): Record<string, unknown> {
+export function tabularResponse(name: string, columns: Columns): ResponseDoc {
   return tabularResponseOf(name, rowSchema(name, columns));
 }
