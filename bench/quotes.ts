@@ -155,7 +155,7 @@ async function main(): Promise<void> {
     const requests = sends.length;
     // Rate between the first and the last send: n - 1 intervals.
     const rate = last > first ? (requests - 1) / ((last - first) / 1000) : 0;
-    // Time between consecutive grants as this side saw them: the service counted each one later
+    // Time between consecutive sends as this side saw them: the service counted each one later
     // by the link's and its own delays, which the margin covers.
     const gaps = sorted(sends.slice(1).map((t, i) => t - (sends[i] ?? t)));
     // How much later after its send each request reached the service than the one before it did:

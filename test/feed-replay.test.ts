@@ -6,10 +6,14 @@
  * - it refuses the live topics unless --into-live is given;
  * - into the live topics twice, the sink stores every record once: the second replay's records
  *   carry the identities of the first, and the sink's marks drop them as copies;
- * - from the store, a range comes back as the records the ingestor produced from those rows.
+ * - from the store, a range comes back as the records the ingestor produced from those rows;
+ * - from a copy of a live ingestor's write-ahead log, into the live topics, nothing is stored twice
+ *   even the first time: the segments keep the live run's source identities (the same segments
+ *   replayed as a plain capture are stored again, which shows the check can fail).
  */
-import { readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { MarketModel, startFeedServer } from '@feedpipe/broker-sim';
 import { CaptureWriter, encodeFrame, type FeedRecord, recordToJson } from '@feedpipe/codec';
 import {
   FEED_TABLES,
@@ -21,7 +25,7 @@ import {
   type SourceMark,
   TOPIC_KINDS,
 } from '@feedpipe/contracts';
-import { type ReplayRunResult, runReplay } from '@feedpipe/feed-ingestor';
+import { createFeedIngestor, type ReplayRunResult, runReplay } from '@feedpipe/feed-ingestor';
 import { createSink, type Sink } from '@feedpipe/feed-sink';
 import { KafkaAdmin } from '@feedpipe/kafka-client';
 import { ensureTopics } from '@feedpipe/service-kit';
@@ -30,6 +34,7 @@ import { readTopic, tempDir, uniqueName, waitFor } from '@feedpipe/testkit';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { newSourceCounts } from '../services/feed-ingestor/src/replay/replay-record.js';
 import { storeGroups } from '../services/feed-ingestor/src/replay/replay-store-source.js';
+import { inxIds, SIM_CLIENT } from '../services/feed-ingestor/test/fixtures/feed-fixtures.js';
 import { type CommandRun, runNode } from './support/run-command.js';
 
 const brokers = inject('kafkaBrokers');
@@ -106,17 +111,21 @@ async function count(sql: string): Promise<number> {
   return Number(row?.n);
 }
 
-async function liveRecordCount(): Promise<number> {
+/** Records in `topics` (every kind by default). */
+async function recordCount(
+  topics: readonly string[] = TOPIC_KINDS.map((kind) => live[kind]),
+): Promise<number> {
   const admin = new KafkaAdmin({ brokers, clientId: 'replay-test' });
   try {
     let n = 0;
-    for (const kind of TOPIC_KINDS)
-      for (const p of await admin.topicOffsets(live[kind])) n += Number(p.high - p.low);
+    for (const topic of topics) for (const p of await admin.topicOffsets(topic)) n += Number(p.high - p.low);
     return n;
   } finally {
     await admin.close();
   }
 }
+
+const liveRecordCount = (): Promise<number> => recordCount();
 
 function replayCli(args: string[]): Promise<CommandRun> {
   return runNode([BIN, 'replay', ...args], {
@@ -320,4 +329,93 @@ describe('feed-ingestor replay from the store', () => {
       code: 'REPLAY_INVALID',
     });
   });
+});
+
+describe('feed-ingestor replay from write-ahead log segments', () => {
+  it('into the live topics stores nothing twice, even the first time: the segments keep the live identities', async () => {
+    const model = new MarketModel({ seed: 33, instruments: 300 });
+    const feed = await startFeedServer({
+      model,
+      port: 0,
+      load: { packetsPerSecond: 2_000, tickIntervalMs: 5 },
+    });
+    const topics = prefixedTopics(uniqueName('replay-wal'));
+    await ensureTopics(brokers, Object.values(topics), 3);
+    // A sink of its own into the same store (one embedded engine per process); its instruments'
+    // ticks are counted, so the other cases' counts stay theirs.
+    const ids = inxIds(model, 100);
+    const walSink = createSink({
+      brokers,
+      store,
+      groupId: uniqueName('replay-wal-sink'),
+      topics,
+      maxBatchAgeMs: 100,
+    });
+    await walSink.start();
+    const walDir = join(tempDir('feed-replay-wal'), 'wal');
+    const archive = tempDir('feed-replay-wal-archive');
+    const ingestor = createFeedIngestor({
+      feedUrl: feed.url,
+      credentials: SIM_CLIENT,
+      brokers,
+      topics,
+      partitions: 3,
+      connections: 2,
+      workers: 1,
+      instruments: { trade: ids },
+      wal: { dir: walDir },
+      log: () => undefined,
+    });
+    const ticks = (): Promise<number> =>
+      count(`SELECT count() AS n FROM ${FEED_TABLES.ticks.name} WHERE security_id IN (${ids.join(',')})`);
+    try {
+      await ingestor.start();
+      await waitFor(() => ingestor.stats().producedTrades > 2_000, 60_000, 'live trades produced');
+      // The log as it stands, copied aside as an operator archives it: a clean stop deletes it.
+      for (const file of readdirSync(walDir)) copyFileSync(join(walDir, file), join(archive, file));
+      await ingestor.stop();
+      await feed.close();
+      const inKafka = await recordCount([topics.trades]);
+      await waitFor(async () => (await ticks()) === inKafka, 60_000, 'the live trades stored');
+
+      const copiesBefore = walSink.stats().copiesDropped;
+      const replay = await runReplay({
+        source: { kind: 'wal', dir: archive },
+        brokers,
+        liveTopics: topics,
+        intoLive: true,
+      });
+      expect(replay.producedByKind.trades).toBeGreaterThan(0);
+      await waitFor(
+        async () => walSink.stats().copiesDropped - copiesBefore === replay.produced,
+        60_000,
+        'every replayed record dropped as a copy of the live one',
+      );
+      expect(await ticks()).toBe(inKafka);
+      // The live run's identities: its own run and connections, not a replay's (0xfffe, 0xffff).
+      const identities = (await readTopic(brokers, topics.trades)).map((r) =>
+        readSourceIdentity(r.headers[SOURCE_HEADER] ?? Buffer.alloc(0)),
+      );
+      expect(identities.every((i) => i !== undefined && i.connection < 2)).toBe(true);
+
+      // The same segments as plain captures lose those identities: stored a second time.
+      const segment = readdirSync(archive).find((f) => f.endsWith('.cap')) ?? '';
+      const asCapture = await runReplay({
+        source: { kind: 'capture', file: join(archive, segment) },
+        brokers,
+        liveTopics: topics,
+        intoLive: true,
+      });
+      expect(asCapture.producedByKind.trades).toBeGreaterThan(0);
+      await waitFor(
+        async () => (await ticks()) === inKafka + asCapture.producedByKind.trades,
+        60_000,
+        'a capture replay stored again',
+      );
+    } finally {
+      await ingestor.stop().catch(() => undefined);
+      await feed.close().catch(() => undefined);
+      await walSink.stop();
+    }
+  }, 180_000);
 });

@@ -1,11 +1,14 @@
 /**
- * `feed-ingestor replay`: records of the past back into Kafka, from a capture file or from the
- * store (a range of market.ticks, ohlc_updates, reference_updates and feed_status read back through
- * the store port), over a time range, at a factor of the recorded pace or as fast as Kafka takes
- * them, into topics of the replay's own unless told to write into the live ones (replay-target.ts).
- * Every record carries a source identity derived from the source (replay-identity.ts), so on the
- * live topics the sink stores a record replayed twice once. Only a capture may go into the live
- * topics: rows of the store are stored already. Progress goes to `progress` (stderr).
+ * `feed-ingestor replay`: records of the past back into Kafka, from a capture file, from segments
+ * of the feed write-ahead log, or from the store (a range of market.ticks, ohlc_updates,
+ * reference_updates and feed_status read back through the store port), over a time range, at a
+ * factor of the recorded pace or as fast as Kafka takes them, into topics of the replay's own
+ * unless told to write into the live ones (replay-target.ts). Every record carries a source
+ * identity: derived from a capture (replay-identity.ts), so on the live topics the sink stores a
+ * capture replayed twice once; the live run's own from log segments (replay-wal-source.ts), so
+ * replaying what the live run already produced stores nothing twice, even the first time. Rows of
+ * the store may not go into the live topics: they are stored already, and the store does not keep
+ * their identities. Progress goes to `progress` (stderr).
  */
 import { FEED_TOPIC_PARTITIONS, type FeedTopics, TOPIC_KINDS } from '@feedpipe/contracts';
 import { ensureTopics } from '@feedpipe/service-kit';
@@ -19,11 +22,16 @@ import { newSourceCounts, type ReplayGroup, type ReplaySourceCounts } from './re
 import { ReplayPacer, type ReplaySpeed } from './replay/replay-speed.js';
 import { storeGroups } from './replay/replay-store-source.js';
 import { replayTopics } from './replay/replay-target.js';
+import { walGroups } from './replay/replay-wal-source.js';
 
 /** How long a paced replay holds records to batch them before they go out. */
 const PACED_HOLD_MS = 20;
 
-export type ReplaySource = { kind: 'capture'; file: string } | { kind: 'store'; store: StoreLane };
+export type ReplaySource =
+  | { kind: 'capture'; file: string }
+  /** A directory of write-ahead log segments (`.cap` with their `.idx` ledgers). */
+  | { kind: 'wal'; dir: string }
+  | { kind: 'store'; store: StoreLane };
 
 export interface ReplayRunOptions {
   source: ReplaySource;
@@ -64,6 +72,7 @@ export interface ReplayRunResult {
 function sourceGroups(options: ReplayRunOptions, counts: ReplaySourceCounts): AsyncGenerator<ReplayGroup> {
   const range = options.range ?? { fromMicros: undefined, toMicros: undefined };
   if (options.source.kind === 'capture') return captureGroups(options.source.file, range, counts);
+  if (options.source.kind === 'wal') return walGroups(options.source.dir, range, counts);
   if (options.intoLive === true) {
     // Those rows are stored already, under the identities the live ingestor gave them (the store
     // keeps their Kafka offsets, not their `fp-src`): the sink of this store would take every one

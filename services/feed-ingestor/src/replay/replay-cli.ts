@@ -1,9 +1,12 @@
 /**
  * The `feed-ingestor replay` command: flags and environment read and checked once, then runReplay.
  *
- *   feed-ingestor replay <capture-file> | --from-store
+ *   feed-ingestor replay <capture-file> | --from-wal <dir> | --from-store
  *       [--speed 1x|10x|<n>x|max] [--from <instant>] [--to <instant>]
  *       [--topic-prefix <prefix> | --into-live]
+ *
+ * --from-wal reads segments of the feed write-ahead log (a copy of INGESTOR_WAL_DIR): their records
+ * keep the live run's source identities, so into the live topics nothing is stored twice.
  *
  * Environment (docs/configuration.md, `replay`): KAFKA_BROKERS, the live TOPIC_* (the replay's own
  * topics are named after them, and --into-live writes into them), CLICKHOUSE_URL or DATA_DIR for
@@ -19,7 +22,7 @@ import { parseReplayRange } from './replay-range.js';
 import { parseReplaySpeed } from './replay-speed.js';
 
 export const REPLAY_USAGE =
-  'usage: feed-ingestor replay <capture-file> | --from-store [--speed 1x|10x|max] [--from <instant>] [--to <instant>] [--topic-prefix <prefix> | --into-live]\n';
+  'usage: feed-ingestor replay <capture-file> | --from-wal <dir> | --from-store [--speed 1x|10x|max] [--from <instant>] [--to <instant>] [--topic-prefix <prefix> | --into-live]\n';
 
 /** Every variable `feed-ingestor replay` reads (docs/configuration.md, `replay`). */
 export const REPLAY_ENV = {
@@ -46,6 +49,7 @@ const FLAGS = {
   'topic-prefix': { type: 'string' },
   'into-live': { type: 'boolean', default: false },
   'from-store': { type: 'boolean', default: false },
+  'from-wal': { type: 'string' },
 } as const;
 
 export async function replayCommand(
@@ -61,8 +65,13 @@ export async function replayCommand(
   }
   const { values, positionals } = parsed;
   const file = positionals[0];
-  if ((file === undefined) === !values['from-store'] || positionals.length > 1) {
-    throw new IngestorError('REPLAY_INVALID', `give one capture file or --from-store\n${REPLAY_USAGE}`);
+  const walDir = values['from-wal'];
+  const sources = [file, walDir].filter((s) => s !== undefined).length + (values['from-store'] ? 1 : 0);
+  if (sources !== 1 || positionals.length > 1) {
+    throw new IngestorError(
+      'REPLAY_INVALID',
+      `give one capture file, --from-wal <dir> or --from-store\n${REPLAY_USAGE}`,
+    );
   }
   const speed = parseReplaySpeed(values.speed);
   const range = parseReplayRange(values.from, values.to);
@@ -75,6 +84,7 @@ export async function replayCommand(
   let store: Store | undefined;
   let source: ReplaySource;
   if (file !== undefined) source = { kind: 'capture', file };
+  else if (walDir !== undefined) source = { kind: 'wal', dir: walDir };
   else {
     // Loaded only here: a replay of a capture has no use for the store's drivers.
     const { createStore } = await import('@feedpipe/store');
