@@ -24,6 +24,25 @@ describe('sliding-window rate limiter', () => {
     expect(limiter.take('other', 'order').allowed).toBe(true);
   });
 
+  it('counts a request from when it arrived, not from when its handler ran', () => {
+    let t = 0;
+    const limiter = new RateLimiter(() => t);
+    expect(limiter.take('c', 'quote', 1_000).allowed).toBe(true);
+    // Arrived 1 s after the first, handled 40 ms later (a busy simulator): within the limit.
+    t = 2_040;
+    expect(limiter.take('c', 'quote', 2_000).allowed).toBe(true);
+    // Arrived 999 ms after that one: refused, whenever handled.
+    t = 2_999;
+    expect(limiter.take('c', 'quote', 2_999).allowed).toBe(false);
+    // Handlers finishing out of arrival order keep the log in time order: two orders that arrived
+    // within one second, the later handled first, leave room for eight more in that second only.
+    expect(limiter.take('c', 'order', 5_500).allowed).toBe(true);
+    expect(limiter.take('c', 'order', 5_400).allowed).toBe(true);
+    for (let i = 0; i < 8; i++) expect(limiter.take('c', 'order', 5_600).allowed).toBe(true);
+    expect(limiter.take('c', 'order', 5_700).allowed).toBe(false);
+    expect(limiter.take('c', 'order', 6_400).allowed).toBe(true);
+  });
+
   it('maps routes to the spec categories', () => {
     expect(categoryOf('POST', '/v2/orders')).toBe('order');
     expect(categoryOf('DELETE', '/v2/super/orders/:orderId/:leg')).toBe('order');

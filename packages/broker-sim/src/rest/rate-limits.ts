@@ -128,7 +128,11 @@ export class RateLimiter {
   private readonly chainSeen = new Map<string, number>();
   constructor(private readonly now: () => number) {}
 
-  /** Counts the request that arrived at `t` (default now) if every window of the category has room. */
+  /**
+   * Counts the request that arrived at `t` (default now) if every window of the category has room.
+   * Exact for requests judged in arrival order; one judged after a later arrival also counts that
+   * later one in its window (strict by at most the few requests in flight together).
+   */
   take(clientId: string, category: RateCategory, t: number = this.now()): RateDecision {
     const windows = RATE_LIMITS[category];
     const key = `${category}|${clientId}`;
