@@ -2,8 +2,8 @@
  * The OpenAPI documents as outside tools read them (issue #16 item 1): the documents both services
  * serve at /docs/json pass openapi-spec-validator (PyPI, in the project's venv), and Python clients
  * generated from them by openapi-generator (Maven Central; test/openapi-clients/generator.ts)
- * call the running services: a JSON route (typed BarTable of BarRow), the same route in Parquet
- * chosen by Accept, POST /v1/sql with a typed body, a refusal as the typed ErrorBody, and the
+ * call the running services: the bars route as JSON (its answer is declared bytes first, so the
+ * generated call returns bytes; json.loads reads them), the same route in Parquet chosen by Accept, POST /v1/sql with a typed body, a refusal as the typed ErrorBody, and the
  * gateway's order book over the broker simulator. Every value is compared with the services' own
  * JSON answers. The generation runs here, into .tmp/openapi-clients; nothing generated is kept.
  *
@@ -197,7 +197,7 @@ describe('the OpenAPI documents read by third-party tools', () => {
     }
   });
 
-  it('give a generated client typed bars equal to the JSON answer', async () => {
+  it('give a generated client the bars as JSON bytes equal to the JSON answer', async () => {
     const url = `${api.url}/v1/instruments/${LIVE_A}/bars?from=${FROM}&to=${TO}&interval=1m`;
     const answer = await json<{ data: Array<Record<string, unknown>> }>(url, {
       headers: { 'x-api-key': readKey },
@@ -205,7 +205,7 @@ describe('the OpenAPI documents read by third-party tools', () => {
     expect(answer.data.length).toBe(10);
     const types = driven.barsJson.types;
     expect(types).toMatchObject({ time: ['str'], volume: ['int'], trades: ['int'] });
-    // A JSON number: pydantic keeps 109 an int and 104.5 a float.
+    // A JSON number: json.loads keeps 109 an int and 104.5 a float.
     expect(types.close?.every((t) => t === 'int' || t === 'float')).toBe(true);
     expect(driven.barsJson.rows).toEqual(answer.data);
   });

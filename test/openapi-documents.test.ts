@@ -146,8 +146,10 @@ describe.each([
 });
 
 /** A binary download of a tabular route (issue #33): its 200 is bytes only, application/octet-stream among its types. */
+/** A download: an operation answering bytes only (the bars operation also answers JSON and text). */
 function isDownload(op: Operation): boolean {
-  return 'application/octet-stream' in (op.responses?.['200']?.content ?? {});
+  const content = op.responses?.['200']?.content ?? {};
+  return 'application/octet-stream' in content && !('application/json' in content);
 }
 
 describe('binary downloads of the query API', () => {
@@ -177,6 +179,21 @@ describe('binary downloads of the query API', () => {
       }
       expect(op.parameters?.some((p) => p.name === 'format') ?? false, `${method} ${path}`).toBe(false);
     }
+  });
+
+  it('declare the bars operation bytes first: its binary types, application/octet-stream, then JSON and text', async () => {
+    const doc = await documentOf(api.app);
+    const bars = doc.paths['/v1/instruments/{securityId}/bars']?.get;
+    expect(bars?.operationId).toBe('getBars');
+    const content = bars?.responses?.['200']?.content ?? {};
+    const types = Object.keys(content);
+    // A generator types the operation by the first media type it knows: here bytes, whatever the format.
+    const octets = types.indexOf('application/octet-stream');
+    expect(octets).toBeGreaterThan(0);
+    for (const type of types.slice(0, octets)) {
+      expect((content[type]?.schema as { format?: string } | undefined)?.format, type).toBe('binary');
+    }
+    expect(types.slice(octets + 1)).toEqual(['application/json', 'text/csv', 'application/x-ndjson']);
   });
 
   it('answer the bytes of the route with format= set', async () => {
