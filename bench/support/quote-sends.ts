@@ -1,3 +1,4 @@
+import { subscribe } from 'node:diagnostics_channel';
 import type { RateLimiter } from '@feedpipe/broker-api';
 
 /**
@@ -10,4 +11,16 @@ export function recordQuoteSends(limiter: RateLimiter, sends: number[]): void {
     if (category === 'quote') sends.push(time);
     markSent(category, time);
   };
+}
+
+/**
+ * Records when each quote request of this process was written to its socket (undici's
+ * `undici:client:sendHeaders` diagnostics channel, which Node's fetch publishes), into `writes`:
+ * against `recordQuoteSends`, how long a request waited in this process after the limiter let it go.
+ */
+export function recordQuoteWrites(writes: number[]): void {
+  subscribe('undici:client:sendHeaders', (message) => {
+    const path = (message as { request?: { path?: string } }).request?.path ?? '';
+    if (path.endsWith('/marketfeed/quote')) writes.push(Date.now());
+  });
 }

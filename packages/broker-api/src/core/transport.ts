@@ -4,6 +4,7 @@ import { type BodyEncoding, encodeBody, encodeQuery, type QueryValue } from './b
 import type { Clock } from './clock.js';
 import { BrokerApiError } from './errors.js';
 import { clip, redact } from './redact.js';
+import { whenWritten } from './socket-write.js';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
 
@@ -245,15 +246,19 @@ export class Transport {
     let status: number;
     let text: string;
     let retryAfter: string | null;
-    cfg.limiter.markSent(category, cfg.clock.now());
+    const markSent = (): void => cfg.limiter.markSent(category, cfg.clock.now());
+    markSent();
     try {
-      const response = await cfg.fetch(url, {
-        method: spec.method,
-        headers,
-        ...(body === undefined ? {} : { body }),
-        signal,
-        redirect: 'manual',
-      });
+      // Marked again when the request is written to its socket (socket-write.ts).
+      const response = await whenWritten(markSent, () =>
+        cfg.fetch(url, {
+          method: spec.method,
+          headers,
+          ...(body === undefined ? {} : { body }),
+          signal,
+          redirect: 'manual',
+        }),
+      );
       status = response.status;
       retryAfter = response.headers.get('retry-after');
       text = await response.text();
