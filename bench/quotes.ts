@@ -37,7 +37,7 @@ import { tempDir } from '@feedpipe/testkit';
 import { Registry } from 'prom-client';
 import { intFlag } from './support/flags.js';
 import { serveQuoteGateway, startQuoteGateway } from './support/quote-gateway-child.js';
-import { recordQuoteSends, recordQuoteWrites } from './support/quote-sends.js';
+import { recordQuoteSends } from './support/quote-sends.js';
 import { quoteArrivals, serveRestSim, startRestSim } from './support/rest-sim-child.js';
 
 const SEED = 7;
@@ -124,10 +124,7 @@ async function main(): Promise<void> {
       },
     );
     // Every send of the poller (the gateway reports its own).
-    recordQuoteSends(limiter, sends);
-    // And when each was written to the socket: the wait in this process after markSent.
-    const writes: number[] = [];
-    recordQuoteWrites(writes);
+    recordQuoteSends(sends);
     const started = Date.now();
     const gateway = startQuoteGateway(fileURLToPath(import.meta.url), {
       baseUrl,
@@ -148,7 +145,6 @@ async function main(): Promise<void> {
     const stats = await poller.run();
     const gatewayReport = await gateway.report;
     clearInterval(progress);
-    const pollerSends = [...sends];
     sends.push(...gatewayReport.sends);
     sends.sort((a, b) => a - b);
     const [stored] = await store.internal.rows<{ n: number | string }>(
@@ -200,11 +196,6 @@ async function main(): Promise<void> {
         p50: quantile(creep, 0.5),
         max: quantile(creep, 1),
       },
-      // From markSent to the socket write, the poller's requests: what this process adds to the creep.
-      writeDelayMs: (() => {
-        const delays = sorted(writes.map((w, i) => w - (pollerSends[i] ?? w)));
-        return { p50: quantile(delays, 0.5), max: quantile(delays, 1) };
-      })(),
       arrivals: arrivals.length,
       refusedArrivals: arrivals.filter((a) => !a.allowed).length,
     };

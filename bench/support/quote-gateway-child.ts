@@ -35,7 +35,7 @@ export async function serveQuoteGateway(): Promise<void> {
   const run = await new Promise<GatewayRun>((resolve) => process.once('message', resolve));
   const limiter = sharedQuoteLimiter(run.marginMs, new FileRateSlots(run.shareDir, run.clientId, ['quote']));
   const report: GatewayReport = { calls: 0, failures: 0, throttled: 0, sends: [] };
-  recordQuoteSends(limiter, report.sends);
+  recordQuoteSends(report.sends);
   const client = quoteClient(
     { baseUrl: run.baseUrl, clientId: run.clientId, accessToken: run.token },
     limiter,

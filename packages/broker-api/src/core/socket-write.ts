@@ -1,25 +1,56 @@
 /**
  * When a request really reaches its socket. A category counted from the send needs the moment the
- * request leaves; the transport marks it just before calling fetch, but fetch may still wait (for a
- * connection, for the event loop) before it writes the request, and under load that wait was up to
- * 17 ms in bench:quotes, more than the quote margin. Node's fetch (undici) publishes each request's
- * head as it writes it on the `undici:client:sendHeaders` diagnostics channel; `whenWritten` runs
- * `send` with a callback that that event calls, found through the async context of the call.
+ * request leaves; the transport marks it just before calling fetch, but fetch may still hold it (for
+ * a connection, for the socket's previous answer to end, for the event loop) before it writes it,
+ * and under load bench:quotes saw that wait reach 17-58 ms, more than the quote margin. Node's fetch
+ * (undici) publishes each request's head as it writes it on the `undici:client:sendHeaders`
+ * diagnostics channel, with the request's origin and path; a fetch in flight here is told of every
+ * write to its origin and path.
  *
- * The callback may only move a slot later (RateLimiter.markSent), so an event reaching the wrong
- * call (a socket's write in another call's context) can delay a slot, never advance one. With a
- * fetch that is not undici nothing is published, and the mark before fetch stands.
+ * Matched by origin and path, not by call: undici writes a request held back from the socket's own
+ * events, outside the async context of the call that made it. Another call to the same path being
+ * told instead is harmless: the callback only moves a category's latest slot later
+ * (RateLimiter.markSent), so it can delay the next send, never advance it. With a fetch that is not
+ * undici nothing is published, and the mark before fetch stands.
  */
-import { AsyncLocalStorage } from 'node:async_hooks';
 import { subscribe } from 'node:diagnostics_channel';
 
-const written = new AsyncLocalStorage<() => void>();
+interface PendingWrite {
+  readonly origin: string;
+  readonly path: string;
+  readonly onWritten: () => void;
+}
 
-subscribe('undici:client:sendHeaders', () => {
-  written.getStore()?.();
+/** The fetches in flight that wait to hear of their write: bounded by the calls in flight. */
+const pending = new Set<PendingWrite>();
+
+subscribe('undici:client:sendHeaders', (message) => {
+  if (pending.size === 0) return;
+  const request = (message as { request?: { origin?: unknown; path?: unknown } }).request;
+  const origin = originOf(request?.origin);
+  for (const write of pending) if (write.path === request?.path && write.origin === origin) write.onWritten();
 });
 
-/** Runs `send`, calling `onWritten` whenever a request of it is written to a socket. */
-export function whenWritten<T>(onWritten: () => void, send: () => Promise<T>): Promise<T> {
-  return written.run(onWritten, send);
+function originOf(value: unknown): string | undefined {
+  try {
+    return new URL(String(value)).origin;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Runs `send` (a fetch of `url`), calling `onWritten` whenever a request to `url` is written. */
+export async function whenWritten<T>(url: string, onWritten: () => void, send: () => Promise<T>): Promise<T> {
+  const parsed = new URL(url);
+  const write: PendingWrite = {
+    origin: parsed.origin,
+    path: `${parsed.pathname}${parsed.search}`,
+    onWritten,
+  };
+  pending.add(write);
+  try {
+    return await send();
+  } finally {
+    pending.delete(write);
+  }
 }

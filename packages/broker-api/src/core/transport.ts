@@ -250,7 +250,7 @@ export class Transport {
     markSent();
     try {
       // Marked again when the request is written to its socket (socket-write.ts).
-      const response = await whenWritten(markSent, () =>
+      const response = await whenWritten(url, markSent, () =>
         cfg.fetch(url, {
           method: spec.method,
           headers,
