@@ -5,7 +5,7 @@
  * and under load bench:quotes saw that wait reach 17-58 ms, more than the quote margin. Node's fetch
  * (undici) publishes each request's head as it writes it on the `undici:client:sendHeaders`
  * diagnostics channel, with the request's origin and path; a fetch in flight here is told of every
- * write to its origin and path.
+ * write to its origin and path, once the write is done (the mark is then a little late, never early).
  *
  * Matched by origin and path, not by call: undici writes a request held back from the socket's own
  * events, outside the async context of the call that made it. Another call to the same path being
@@ -28,7 +28,11 @@ subscribe('undici:client:sendHeaders', (message) => {
   if (pending.size === 0) return;
   const request = (message as { request?: { origin?: unknown; path?: unknown } }).request;
   const origin = originOf(request?.origin);
-  for (const write of pending) if (write.path === request?.path && write.origin === origin) write.onWritten();
+  for (const write of pending) {
+    // After the write, not in it: undici publishes just before it writes, and the callback's work
+    // (a shared slot is a file rewritten) would hold the request back from its socket past the mark.
+    if (write.path === request?.path && write.origin === origin) queueMicrotask(write.onWritten);
+  }
 });
 
 function originOf(value: unknown): string | undefined {
