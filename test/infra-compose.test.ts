@@ -167,23 +167,29 @@ describe('infra/docker-compose.yml', () => {
     expect(commandOf(api ?? {})).not.toContain('infra/docker/demo-token.sh');
   });
 
-  it('passes the ingestor its ops key as a compose secret, and serves its ops route on BIND_ADDRESS', () => {
-    const ingestor = services['feed-ingestor'] ?? {};
-    const env = ingestor.environment ?? {};
-    // The key is a file under /run/secrets made from INGESTOR_OPS_KEY in infra/.env, which the
-    // container's environment never holds.
-    expect(env.INGESTOR_OPS_KEY).toBeUndefined();
-    expect(env.INGESTOR_OPS_KEY_FILE).toBe('/run/secrets/ingestor_ops_key');
-    expect(ingestor.secrets).toContain('ingestor_ops_key');
+  it('passes each ingestor its ops key as a compose secret, and serves its ops route on BIND_ADDRESS', () => {
+    const published = {
+      'feed-ingestor': 'INGESTOR_OPS_PUBLISHED_PORT:-9467',
+      'feed-ingestor-2': 'INGESTOR_2_OPS_PUBLISHED_PORT:-9468',
+    };
+    for (const [name, port] of Object.entries(published)) {
+      const ingestor = services[name] ?? {};
+      const env = ingestor.environment ?? {};
+      // The key is a file under /run/secrets made from INGESTOR_OPS_KEY in infra/.env, which the
+      // container's environment never holds.
+      expect(env.INGESTOR_OPS_KEY, name).toBeUndefined();
+      expect(env.INGESTOR_OPS_KEY_FILE, name).toBe('/run/secrets/ingestor_ops_key');
+      expect(ingestor.secrets, name).toContain('ingestor_ops_key');
+      expect(ingestor.ports, name).toContain(
+        `\${BIND_ADDRESS:-127.0.0.1}:\${${port}}:${env.INGESTOR_OPS_PORT}`,
+      );
+      expect(env.INGESTOR_OPS_HOST, name).toBe('0.0.0.0');
+    }
     expect(compose.secrets?.ingestor_ops_key?.environment).toBe('INGESTOR_OPS_KEY');
     // Empty in the example: no ops route until an operator sets a key.
     expect(exampleValues.get('INGESTOR_OPS_KEY')).toBe('');
-    expect(ingestor.ports).toContain(
-      `\${BIND_ADDRESS:-127.0.0.1}:\${INGESTOR_OPS_PUBLISHED_PORT:-9467}:${env.INGESTOR_OPS_PORT}`,
-    );
-    expect(env.INGESTOR_OPS_HOST).toBe('0.0.0.0');
     for (const [name, service] of Object.entries(services)) {
-      if (name !== 'feed-ingestor') expect(service.secrets ?? [], name).not.toContain('ingestor_ops_key');
+      if (!(name in published)) expect(service.secrets ?? [], name).not.toContain('ingestor_ops_key');
     }
   });
 
