@@ -132,12 +132,16 @@ export class HandoverSuccessor {
       this.#d.pipeline.releaseConnection(message.connection);
       const closedAt = current.closedAt.get(message.connection) ?? Date.now();
       const liveAt = current.liveAt.get(message.connection) ?? closedAt;
+      const endedAt = Math.max(closedAt, liveAt);
       this.#d.recordGap({
         connection: message.connection,
         cause: 'handover',
         startedAtMs: closedAt,
-        endedAtMs: Math.max(closedAt, liveAt),
+        endedAtMs: endedAt,
       });
+      this.#d.log(
+        `handover: connection ${message.connection} taken over; its instruments were live nowhere for ${endedAt - closedAt} ms, and the cut came ${Date.now() - closedAt} ms after the leader closed it`,
+      );
     } else if (message.type === 'handover-done' || message.type === 'handover-abort') {
       current.over = true;
       if (message.type === 'handover-abort') this.#d.log(`handover: the leader aborted it (${message.why})`);
