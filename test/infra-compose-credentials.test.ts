@@ -49,8 +49,8 @@ describe('compose: the token source reaches every process of the account', () =>
   const doc = readCompose();
   const account = servicesOfTheAccount(doc);
 
-  it('the ingestor, the history loader and the trading gateway are the processes of the account', () => {
-    expect(account).toEqual(['feed-ingestor', 'history-loader', 'trading-gateway']);
+  it('the ingestors (leader and standby), the history loader and the trading gateway are the processes of the account', () => {
+    expect(account).toEqual(['feed-ingestor', 'feed-ingestor-2', 'history-loader', 'trading-gateway']);
     // The query API never holds the account's credentials.
     const api = Object.keys(doc.services['query-api']?.environment ?? {});
     expect(api.filter((name) => name.startsWith('SVC_'))).toEqual([]);
