@@ -315,8 +315,9 @@ async function main(): Promise<void> {
       `${instruments} instruments at ${rate} trades/s over ${connections} connections, scenario ${scenario}`,
     );
     const outcome = scenario === 'crash-restart' ? await crashRestart(setup) : await withStandby(setup);
-    const replayed = (await statsOf(outcome.holder)).wal?.replayed;
     await sleep(afterS * 1_000);
+    // Read after the load ran on: a standby's replay of the fallen leader's log runs after it leads.
+    const replayed = (await statsOf(outcome.holder)).wal?.replayed;
     await settleAndStop(sim, outcome.holder);
 
     const sent = (await request<{ sent: Array<[number, number]> }>(sim, 'sent', 'sent')).sent;
