@@ -300,10 +300,18 @@ function buildGraph(options: FeedIngestorOptions, checked: CheckedOptions): Inge
   });
   // Backpressure closes the loop: the pipeline's bound pauses reading the sockets that feed it.
   pipeline.observe({ pressure: (full) => pool.setPaused(full) });
-  const live = liveSubscriptionsOf(options, { book, pool, ledger, trades, metrics, log });
+  const live = liveSubscriptionsOf(options, {
+    ...{ book, pool, ledger, trades, metrics, log },
+    // A leader's changes reach its standbys (and whichever leads next subscribes the same).
+    changed: () => leadership?.announceOverrides(),
+  });
   if (leadership) {
     successor = successorOf(leadership, { book, pool, pipeline, trades, ledger, log });
     leadership.listen((message) => successor?.onMessage(message));
+    leadership.shareOverrides(
+      () => live.overrides(),
+      (overrides) => live.adoptOverrides(overrides),
+    );
   }
   const parts = { registry, metrics, seen, book, trades, ledger, runState, stale, latency };
   const graph: IngestorGraph = {

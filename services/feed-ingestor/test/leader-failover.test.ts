@@ -136,6 +136,8 @@ async function leaderAndStandby(seed: number, connections = 2) {
   return { a, b, walA, prefix, ids, model };
 }
 
+const heldTrades = (stats: IngestorStats) => stats.connections.reduce((n, c) => n + c.trade, 0);
+
 /** Stops the feed, lets `child` deliver what it read, stops it cleanly. */
 async function settleAndStop(child: Child): Promise<void> {
   server?.pause();
@@ -157,7 +159,12 @@ async function settleAndStop(child: Child): Promise<void> {
 
 describe('a standby ingestor', () => {
   it('takes over when the leader is SIGKILLed: every trade the leader read is in Kafka once', async () => {
-    const { a, b, walA, prefix } = await leaderAndStandby(41);
+    const { a, b, walA, prefix, model } = await leaderAndStandby(41);
+    // A subscription the leader took on while running: the standby subscribes it too when it leads.
+    const extra = inxIds(model, 201).at(-1) as string;
+    a.process.send({ cmd: 'subscribe', ids: [extra] });
+    await waitFor(async () => heldTrades(await statsOf(a)) === 201, 20_000, 'the extra subscription');
+    await new Promise((resolve) => setTimeout(resolve, 500));
     a.process.kill('SIGKILL');
     await once(a.process, 'exit');
     const readByA = tradesInWal(walA);
@@ -165,6 +172,7 @@ describe('a standby ingestor', () => {
     await waitFor(async () => (await statsOf(b)).role === 'leader', 30_000, 'b to lead');
     await waitFor(async () => (await statsOf(b)).producedTrades > 1_000, 30_000, 'b to produce');
     expect((await statsOf(b)).wal?.replayed.streams).toBeGreaterThan(0);
+    expect(heldTrades(await statsOf(b))).toBe(201);
     await settleAndStop(b);
 
     const trades = readTrades(await readTopic(brokers, prefixedTopics(prefix).trades));

@@ -14,7 +14,12 @@
  * - handover-cut: Kafka acknowledged everything the leader read on the connection; `last` is each
  *   instrument's last trade produced, so the successor produces only what comes after it.
  * - handover-done / handover-abort: the end of the handover.
+ * - overrides: the leader's subscription changes made while running (its ops route, its universe
+ *   file), sent on every change and every few seconds; standbys keep them, so the one that leads
+ *   next subscribes the same.
  */
+import type { Overrides } from '../subscriptions/subscription-plan.js';
+
 export interface HandoverConnection {
   index: number;
   trade: string[];
@@ -23,6 +28,7 @@ export interface HandoverConnection {
 
 export type ControlMessage =
   | { type: 'alive'; member: string; run: number; atMs: number }
+  | { type: 'overrides'; member: string; overrides: Overrides }
   | {
       type: 'handover-offer';
       id: string;
@@ -45,6 +51,7 @@ export type ControlMessage =
 
 const TYPES = new Set<ControlMessage['type']>([
   'alive',
+  'overrides',
   'handover-offer',
   'handover-claim',
   'handover-ready',

@@ -13,6 +13,7 @@
  *   dates the failover gap from the last moment the old leader was known to be alive.
  */
 import { KafkaLeadership } from '@feedpipe/kafka-client';
+import type { Overrides } from '../subscriptions/subscription-plan.js';
 import { ControlChannel } from './control-channel.js';
 import { ControlInbox } from './control-inbox.js';
 import type { ControlMessage } from './control-messages.js';
@@ -40,6 +41,8 @@ export interface LeadershipOptions {
 export type IngestorRole = 'joining' | 'standby' | 'leader' | 'fenced' | 'stopped';
 
 const ALIVE_EVERY_MS = 1_000;
+/** The leader's overrides go out every this many alive messages (and on every change). */
+const OVERRIDES_EVERY_TICKS = 10;
 const FENCE_REFRESH_MS = 50;
 
 export interface IngestorLeadershipDeps {
@@ -64,6 +67,8 @@ export class IngestorLeadership {
   readonly inbox = new ControlInbox();
   readonly #d: IngestorLeadershipDeps;
   #listener: ((message: ControlMessage) => void) | undefined;
+  #overridesListener: ((overrides: Overrides) => void) | undefined;
+  #overridesSource: (() => Overrides) | undefined;
   readonly #kafka: KafkaLeadership;
   readonly #metrics: LeadershipMetrics;
   #role: IngestorRole = 'joining';
@@ -89,6 +94,9 @@ export class IngestorLeadership {
       log: deps.log,
       onMessage: (message, earlier) => {
         if (message.type === 'alive' && message.member !== this.memberId) this.#lastAliveAtMs = message.atMs;
+        // The leader's latest overrides count even from before this process started.
+        if (message.type === 'overrides' && message.member !== this.memberId && this.#role !== 'leader')
+          this.#overridesListener?.(message.overrides);
         if (earlier) return;
         this.inbox.deliver(message);
         this.#listener?.(message);
@@ -155,6 +163,23 @@ export class IngestorLeadership {
     this.#listener = listener;
   }
 
+  /**
+   * The subscription overrides: `source` gives this process's when it leads (sent to the standbys on
+   * each change, `announceOverrides`, and every OVERRIDES_EVERY_MS); `adopt` takes the leader's while
+   * it stands by.
+   */
+  shareOverrides(source: () => Overrides, adopt: (overrides: Overrides) => void): void {
+    this.#overridesSource = source;
+    this.#overridesListener = adopt;
+  }
+
+  /** The leader's overrides changed: tell the standbys now. */
+  announceOverrides(): void {
+    const overrides = this.#overridesSource?.();
+    if (!overrides || !this.#kafka.leading()) return;
+    void this.channel.send({ type: 'overrides', member: this.memberId, overrides }).catch(() => undefined);
+  }
+
   /** A successor that took the connections over is preferred when the group next assigns leadership. */
   designateSelf(): void {
     this.#kafka.designate();
@@ -185,7 +210,13 @@ export class IngestorLeadership {
         .catch(() => undefined);
     };
     alive();
-    this.#aliveTimer = setInterval(alive, ALIVE_EVERY_MS);
+    this.announceOverrides();
+    let ticks = 0;
+    this.#aliveTimer = setInterval(() => {
+      alive();
+      // Within the control channel's look-back, so a standby that starts learns them at once.
+      if (++ticks % OVERRIDES_EVERY_TICKS === 0) this.announceOverrides();
+    }, ALIVE_EVERY_MS);
     this.#d.onLead();
   }
 

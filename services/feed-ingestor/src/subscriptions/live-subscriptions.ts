@@ -48,6 +48,8 @@ export interface LiveSubscriptionsDeps {
   metrics: IngestorMetrics;
   /** Where the overrides are saved; unset: not kept across restarts. */
   file: OverridesFile | undefined;
+  /** Told the overrides after every change (a leader tells its standbys). */
+  changed?: (overrides: Overrides) => void;
   log: (message: string) => void;
 }
 
@@ -92,6 +94,16 @@ export class LiveSubscriptions {
 
   overrides(): Overrides {
     return this.#plan.overrides();
+  }
+
+  /**
+   * A standby takes its leader's overrides (changes made through the leader's ops route), kept in
+   * its own file, so it subscribes the same when it leads. Nothing is subscribed now: a standby
+   * holds no connection.
+   */
+  adoptOverrides(overrides: Overrides): void {
+    this.#plan = this.#plan.withOverrides(overrides);
+    void this.#d.file?.save(overrides);
   }
 
   /** The change tried on a copy of the plan goes ahead only when all of it fits. */
@@ -146,7 +158,9 @@ export class LiveSubscriptions {
     }
     if (diff.add.length + diff.remove.length > 0) {
       this.#refreshGauge();
-      void this.#d.file?.save(this.#plan.overrides());
+      const overrides = this.#plan.overrides();
+      void this.#d.file?.save(overrides);
+      this.#d.changed?.(overrides);
       this.#d.log(
         `subscriptions (${source}): ${kind} +${diff.add.length} -${diff.remove.length}; now ${this.#d.book.count(kind)}`,
       );

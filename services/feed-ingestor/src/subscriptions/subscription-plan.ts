@@ -81,9 +81,14 @@ export class SubscriptionPlan {
 
   /** An independent copy: a change tried on it leaves this plan as it was. */
   copy(): SubscriptionPlan {
+    return this.withOverrides(this.overrides());
+  }
+
+  /** The same universe with other overrides (a standby taking its leader's). */
+  withOverrides(overrides: Overrides): SubscriptionPlan {
     return new SubscriptionPlan(
       { trade: [...this.#kinds.trade.universe], ohlc: [...this.#kinds.ohlc.universe] },
-      this.overrides(),
+      overrides,
     );
   }
 
