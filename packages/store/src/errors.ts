@@ -2,7 +2,14 @@ export type StoreErrorCode =
   | 'STORE_CONFIG_INVALID'
   | 'CHDB_PATH_CONFLICT'
   | 'MIGRATION_FAILED'
+  /** A migration file or folder that is not what the runner and the DDL generator read. */
   | 'MIGRATION_FILE_INVALID'
+  /** A migration statement the cluster DDL generator has no rule for. */
+  | 'DDL_UNSUPPORTED'
+  /** A table of the migrations without a sharding key for the cluster. */
+  | 'DDL_NO_SHARDING_KEY'
+  /** A sharding key that would break a table's guarantees (see ddl/sharding-keys.ts). */
+  | 'DDL_SHARDING_KEY_INVALID'
   | 'INSERT_FAILED'
   /** A statement the store refuses to send: a bad setting name or value, an unknown format. */
   | 'STORE_QUERY_INVALID'
