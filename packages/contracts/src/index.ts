@@ -93,3 +93,9 @@ export {
   type TopicKind,
   topicKindOf,
 } from './topics.js';
+export {
+  FEED_TOPICS_ENV,
+  type FeedTopicsEnvValues,
+  feedTopicsOf,
+  feedTopicsProblem,
+} from './topics-env.js';

@@ -31,6 +31,16 @@ export {
 export { type DiskSpace, directorySpace, engineDiskSpace, storeDiskSpace } from './disk-space.js';
 export { ExclusiveLane, type LaneLimits, type LaneStats } from './embedded/exclusive-lane.js';
 export { EMBEDDED_ENGINE_ALLOCATOR_ENV } from './engine-allocator.js';
+export {
+  chdbDirOf,
+  STORE_CALLER_LOGIN_ENV,
+  STORE_ENV,
+  type StoreEnv,
+  type StoreEnvValues,
+  storeConfigFromEnv,
+  storeConfigOf,
+  storeUrlSecrets,
+} from './env/store-env.js';
 export { StoreError, type StoreErrorCode } from './errors.js';
 export { fillTradeQuantities } from './fill/fill-trade-quantities.js';
 export {
