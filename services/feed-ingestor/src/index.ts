@@ -49,7 +49,7 @@ export {
   TOKEN_ERROR_CODES,
 } from './feed/failure-class.js';
 export { FeedConnection, type FeedCredentials } from './feed/feed-connection.js';
-export { lastMarketStatus } from './feed/market-status-scan.js';
+export { lastMarketStatus, loneErrorCode } from './feed/frame-scan.js';
 export type { SubscriptionKind } from './feed/subscription-book.js';
 export { TokenRecovery, type TokenRecoveryOptions } from './feed/token-recovery.js';
 export type { FeedErrorEvent } from './feed-observations.js';
