@@ -86,6 +86,8 @@ export {
   FEED_TOPIC_PARTITIONS,
   type FeedTopics,
   ORDER_UPDATES_PARTITIONS,
+  type PerTopicKind,
+  perTopicKind,
   prefixedTopics,
   QUOTES_PARTITIONS,
   TOPIC_KIND_OF_RECORD,
