@@ -65,12 +65,10 @@ export type TopicKind = keyof FeedTopics;
 
 /** Topics named `<prefix>.<kind>` (`<prefix>.trades`, ...): separate topic sets for tests and benchmarks. */
 export function prefixedTopics(prefix: string): FeedTopics {
-  return {
-    trades: `${prefix}.trades`,
-    ohlc: `${prefix}.ohlc`,
-    reference: `${prefix}.reference`,
-    status: `${prefix}.status`,
-  };
+  return Object.fromEntries(TOPIC_KINDS.map((kind) => [kind, `${prefix}.${kind}`])) as Record<
+    TopicKind,
+    string
+  >;
 }
 
 /** The topic kinds; index order is used on the wire between threads. */
