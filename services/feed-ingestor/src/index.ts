@@ -1,19 +1,3 @@
-export {
-  DEFAULT_FEED_TOPICS,
-  type FeedTopics,
-  prefixedTopics,
-  TOPIC_KINDS,
-  type TopicKind,
-  topicKindOf,
-} from '@feedpipe/contracts';
-// Kept for callers of the names this package exported before @feedpipe/service-kit held them.
-export {
-  Backoff,
-  type BackoffOptions,
-  ensureTopics,
-  type OpsServer,
-  startOpsServer,
-} from '@feedpipe/service-kit';
 export { INGESTOR_ENV, type IngestorEnvConfig, loadIngestorEnv } from './env-config.js';
 export { IngestorError, type IngestorErrorCode } from './errors.js';
 export {

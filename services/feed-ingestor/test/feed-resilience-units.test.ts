@@ -2,12 +2,13 @@
  * The pure parts of the feed client's resilience: the shared attempt budget, the one failure
  * classification, the jittered backoff, the socket thread's frame scans and the readiness verdict.
  */
+
 import { FrameBuilder, MsgCode, PACKET_SIZE, PacketCursor, SEGMENT_INX_EQ } from '@feedpipe/codec';
+import { Backoff } from '@feedpipe/retry';
 import { describe, expect, it } from 'vitest';
 import {
   AttemptBudget,
   assessFeedReadiness,
-  Backoff,
   type ConnectionSnapshot,
   classifyFeedFailure,
   type FeedFailure,

@@ -29,6 +29,7 @@
  * Which instruments the connection holds is the subscription book's (subscription-book.ts): the
  * connection sends the requests and re-sends its holdings after every reconnect.
  */
+
 import type { TokenSource } from '@feedpipe/broker-api';
 import {
   buildDisconnectRequest,
@@ -37,7 +38,7 @@ import {
   RequestCode,
 } from '@feedpipe/codec';
 import type { GapCause } from '@feedpipe/contracts';
-import { Backoff } from '@feedpipe/service-kit';
+import { Backoff } from '@feedpipe/retry';
 import WebSocket from 'ws';
 import { IngestorError } from '../errors.js';
 import { AttemptBudget, type AttemptTicket } from './attempt-budget.js';
