@@ -1,7 +1,7 @@
 /**
  * The feed topics' variables, defined once for every part that writes or reads them (the ingestor,
  * its replay, the sink, the query API's live stream), so a renamed topic is renamed for all of
- * them. A plain object of the env-schema shape (packages/service-kit), spread into each service's
+ * them. A plain object of the env-schema shape (packages/config), spread into each service's
  * schema: this package stays a leaf.
  */
 import { DEFAULT_FEED_TOPICS, type FeedTopics, TOPIC_KINDS } from './topics.js';

@@ -16,18 +16,6 @@ export {
   type DiskGuardEnv,
   diskGuardSettings,
 } from './disk-guard-env.js';
-export {
-  allowedOf,
-  defaultOf,
-  type Env,
-  type EnvReading,
-  type EnvSchema,
-  type EnvValues,
-  type EnvVarSpec,
-  loadEnv,
-  type ReadEnvOptions,
-  readEnv,
-} from './env-schema.js';
 export { ServiceKitError, type ServiceKitErrorCode } from './errors.js';
 export {
   ConnectionBudget,

@@ -2,10 +2,11 @@
  * Configuration of the ingestor process from environment variables (docs/configuration.md),
  * validated once with a message per bad value. Secrets are read, never echoed.
  */
+
 import { readFileSync } from 'node:fs';
+import { type Env, type EnvSchema, readEnv } from '@feedpipe/config';
 import { FEED_TOPICS_ENV, type FeedTopics, feedTopicsOf } from '@feedpipe/contracts';
 import { CREDENTIALS_ENV, type CredentialsConfig, credentialsConfigFromEnv } from '@feedpipe/credentials';
-import { type Env, type EnvSchema, readEnv } from '@feedpipe/service-kit';
 import { IngestorError } from './errors.js';
 import type { FeedCredentials } from './feed/feed-connection.js';
 import type { LeadershipOptions } from './leader/ingestor-leadership.js';

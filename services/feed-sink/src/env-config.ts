@@ -3,15 +3,9 @@
  * validated once with a message per bad value. The topic variables are the ingestor's: both
  * services must name the same topics.
  */
+import { type Env, type EnvSchema, readEnv } from '@feedpipe/config';
 import { FEED_TOPICS_ENV, type FeedTopics, feedTopicsOf, feedTopicsProblem } from '@feedpipe/contracts';
-import {
-  DISK_GUARD_ENV,
-  type DiskGuardEnv,
-  diskGuardSettings,
-  type Env,
-  type EnvSchema,
-  readEnv,
-} from '@feedpipe/service-kit';
+import { DISK_GUARD_ENV, type DiskGuardEnv, diskGuardSettings } from '@feedpipe/service-kit';
 import { STORE_ENV, type StoreConfig, storeConfigOf } from '@feedpipe/store';
 import { SinkError } from './errors.js';
 

@@ -2,9 +2,10 @@
  * Every variable the `history-loader` CLI reads, typed with its default (docs/configuration.md,
  * history-loader); what to load comes from its flags and the universe file.
  */
+import { type Env, type EnvSchema, type EnvValues, readEnv } from '@feedpipe/config';
 import { DEFAULT_QUOTES_TOPIC } from '@feedpipe/contracts';
 import { CREDENTIALS_ENV } from '@feedpipe/credentials';
-import { DISK_GUARD_ENV, type Env, type EnvSchema, type EnvValues, readEnv } from '@feedpipe/service-kit';
+import { DISK_GUARD_ENV } from '@feedpipe/service-kit';
 import { STORE_ENV } from '@feedpipe/store';
 import { configError } from './errors.js';
 import { DEFAULT_QUOTE_MARGIN_MS } from './quotes/quote-poller.js';

@@ -3,9 +3,11 @@
  * commands): each mistake is a CONFIG_INVALID naming the variable, and no message carries a secret.
  * Every variable is in `GATEWAY_ENV` below, with its default and meaning.
  */
+
 import { join } from 'node:path';
+import { type EnvSchema, readEnv } from '@feedpipe/config';
 import { CREDENTIALS_ENV, type CredentialsConfig, credentialsConfigFromEnv } from '@feedpipe/credentials';
-import { type EnvSchema, HTTP_SERVER_ENV, httpServerConfigFromEnv, readEnv } from '@feedpipe/service-kit';
+import { HTTP_SERVER_ENV, httpServerConfigFromEnv } from '@feedpipe/service-kit';
 import { STORE_ENV, type StoreConfig, storeConfigOf, storeUrlSecrets } from '@feedpipe/store';
 import type { LogLevel } from './config.js';
 import { TradingGatewayError } from './errors.js';

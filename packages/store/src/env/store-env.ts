@@ -16,7 +16,7 @@
  *   CLICKHOUSE_SQL_PASSWORD_FILE  a file holding it (a Docker/Kubernetes secret; one trailing
  *                                 newline is dropped).
  *
- * The schemas are plain objects of the env-schema shape (packages/service-kit), spread into each
+ * The schemas are plain objects of the env-schema shape (packages/config), spread into each
  * service's own schema, so this package needs no dependency on the reader.
  */
 import { readFileSync } from 'node:fs';

@@ -9,9 +9,10 @@
  * topics are named after them, and --into-live writes into them), CLICKHOUSE_URL or DATA_DIR for
  * --from-store. Progress on stderr; the result as one JSON line on stdout.
  */
+
 import { parseArgs } from 'node:util';
+import { type Env, type EnvSchema, loadEnv } from '@feedpipe/config';
 import { FEED_TOPICS_ENV, feedTopicsOf } from '@feedpipe/contracts';
-import { type Env, type EnvSchema, loadEnv } from '@feedpipe/service-kit';
 import type { Store } from '@feedpipe/store';
 import { STORE_ENV, storeConfigOf } from '@feedpipe/store/env';
 import { INGESTOR_ENV } from '../env-config.js';

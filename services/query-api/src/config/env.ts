@@ -3,8 +3,9 @@
  * checked once at start by the CLI. The ClickHouse login variables are checked together, for their
  * combinations, by @feedpipe/store's `storeConfigFromEnv`.
  */
+import { type Env, type EnvSchema, type EnvValues, readEnv } from '@feedpipe/config';
 import { FEED_TOPICS_ENV, feedTopicsOf, feedTopicsProblem } from '@feedpipe/contracts';
-import { type Env, type EnvSchema, type EnvValues, HTTP_SERVER_ENV, readEnv } from '@feedpipe/service-kit';
+import { HTTP_SERVER_ENV } from '@feedpipe/service-kit';
 import { STORE_CALLER_LOGIN_ENV, STORE_ENV } from '@feedpipe/store';
 import { QueryApiError } from '../errors.js';
 
