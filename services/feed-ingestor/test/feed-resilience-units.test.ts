@@ -6,16 +6,12 @@
 import { FrameBuilder, MsgCode, PACKET_SIZE, PacketCursor, SEGMENT_INX_EQ } from '@feedpipe/codec';
 import { Backoff } from '@feedpipe/retry';
 import { describe, expect, it } from 'vitest';
-import {
-  AttemptBudget,
-  assessFeedReadiness,
-  type ConnectionSnapshot,
-  classifyFeedFailure,
-  type FeedFailure,
-  IngestorError,
-  lastMarketStatus,
-  loneErrorCode,
-} from '../src/index.js';
+import { AttemptBudget } from '../src/feed/attempt-budget.js';
+import type { ConnectionSnapshot } from '../src/feed/connection-pool.js';
+import { classifyFeedFailure, type FeedFailure } from '../src/feed/failure-class.js';
+import { lastMarketStatus, loneErrorCode } from '../src/feed/frame-scan.js';
+import { IngestorError } from '../src/index.js';
+import { assessFeedReadiness } from '../src/readiness.js';
 
 /** A fake clock the budget reads. */
 function clock(start = 1_000_000): { now: () => number; advance: (ms: number) => void } {

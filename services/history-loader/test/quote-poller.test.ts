@@ -4,6 +4,7 @@
  * market.quotes with five depth levels a side, and a second client of the same account (the
  * gateway's quote calls) sharing the one limiter without a single throttled answer.
  */
+
 import {
   createRestServer,
   INSTRUMENT_MASTER_PATHS,
@@ -24,8 +25,8 @@ import {
   quoteClient,
   quoteRequest,
   sharedQuoteLimiter,
-  tradeTimeOf,
 } from '../src/index.js';
+import { tradeTimeOf } from '../src/quotes/quote-records.js';
 
 const ACCOUNT = SIM_TEST_ACCOUNTS[0];
 let sim: RestServer;

@@ -4,11 +4,13 @@
  * internal lane (the lane the sink's inserts and /readyz share) and wrong secrets were never
  * throttled. Counted here on the real store's internal lane, wrapped to count its key-table reads.
  */
+
 import { randomBytes } from 'node:crypto';
 import { createStore, runMigrations, type Store, type StoreLane } from '@feedpipe/store';
 import { tempDir } from '@feedpipe/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { API_KEYS_TABLE, createQueryApi, type QueryApi } from '../src/index.js';
+import { API_KEYS_TABLE } from '../src/auth/scopes.js';
+import { createQueryApi, type QueryApi } from '../src/index.js';
 
 /** The flood: a bounded count, sent one after another (the count matters here, not the rate). */
 const FLOOD = 300;

@@ -6,11 +6,13 @@
  * or the postback route is cut by the request deadline (before: open past 150 s). Short limits
  * through the `server` options; no Kafka broker is contacted.
  */
+
 import { randomBytes } from 'node:crypto';
 import { createStore, runMigrations, type Store, type StoreLane } from '@feedpipe/store';
 import { openRawConnection, type RawConnection, tempDir, trickleBody } from '@feedpipe/testkit';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createTradingGateway, GATEWAY_KEYS_TABLE, type TradingGateway } from '../src/index.js';
+import { createTradingGateway, type TradingGateway } from '../src/index.js';
+import { GATEWAY_KEYS_TABLE } from '../src/scopes.js';
 
 const SECRET = 'connection-limits-postback-secret-0123';
 /** Never contacted: the Kafka writer connects on its first send, which nothing here makes. */
