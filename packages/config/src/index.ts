@@ -13,3 +13,11 @@ export {
   type ReadEnvOptions,
   readEnv,
 } from './env-schema.js';
+export {
+  allowedOption,
+  type OptionSpec,
+  type OptionsSchema,
+  type OptionValues,
+  type ReadOptionsContext,
+  readOptions,
+} from './options-schema.js';
