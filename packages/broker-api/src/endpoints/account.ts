@@ -1,3 +1,4 @@
+import { callObject } from '../core/endpoint-call.js';
 import { expectObject } from '../core/shape.js';
 import type { Transport } from '../core/transport.js';
 import type { IpResult, Profile, SetIpRequest, StaticIpSetting } from '../types/account.js';
@@ -12,32 +13,22 @@ export class AccountApi {
 
   /** POST /ip/setIP; the IP is then locked for 7 days. */
   async setIp(request: SetIpRequest, signal?: AbortSignal): Promise<IpResult> {
-    const route = 'POST /ip/setIP';
     const body = { svcClientId: this.#t.clientId, ...request };
-    const r = await this.#t.call({
-      method: 'POST',
-      route,
-      path: '/ip/setIP',
+    return callObject<IpResult>(this.#t, 'POST /ip/setIP', {
       body,
       idempotent: true,
       signal,
     });
-    return expectObject<IpResult>(r.body, route);
   }
 
   /** PUT /ip/modifyIP; refused while the 7-day lock lasts. */
   async modifyIp(request: SetIpRequest, signal?: AbortSignal): Promise<IpResult> {
-    const route = 'PUT /ip/modifyIP';
     const body = { svcClientId: this.#t.clientId, ...request };
-    const r = await this.#t.call({
-      method: 'PUT',
-      route,
-      path: '/ip/modifyIP',
+    return callObject<IpResult>(this.#t, 'PUT /ip/modifyIP', {
       body,
       idempotent: true,
       signal,
     });
-    return expectObject<IpResult>(r.body, route);
   }
 
   async getIp(signal?: AbortSignal): Promise<StaticIpSetting> {

@@ -1,3 +1,4 @@
+import { callObject, readObject } from '../core/endpoint-call.js';
 import { invalidArgument } from '../core/errors.js';
 import { expectArray, expectObject, pathParam } from '../core/shape.js';
 import type { Transport } from '../core/transport.js';
@@ -25,42 +26,31 @@ export class AlertsApi {
   }
 
   async modify(alertId: string, request: PlaceAlertRequest, signal?: AbortSignal): Promise<AlertAck> {
-    const route = 'PUT /alerts/orders/{alertId}';
     checkAlert(request);
     const body = { svcClientId: this.#t.clientId, alertId, ...request };
-    const r = await this.#t.call({
-      method: 'PUT',
-      route,
+    return callObject<AlertAck>(this.#t, 'PUT /alerts/orders/{alertId}', {
       path: `/alerts/orders/${pathParam(alertId, 'alertId')}`,
       body,
       idempotent: true,
       signal,
     });
-    return expectObject<AlertAck>(r.body, route);
   }
 
   async cancel(alertId: string, signal?: AbortSignal): Promise<AlertAck> {
-    const route = 'DELETE /alerts/orders/{alertId}';
-    const r = await this.#t.call({
-      method: 'DELETE',
-      route,
+    return callObject<AlertAck>(this.#t, 'DELETE /alerts/orders/{alertId}', {
       path: `/alerts/orders/${pathParam(alertId, 'alertId')}`,
       idempotent: true,
       signal,
     });
-    return expectObject<AlertAck>(r.body, route);
   }
 
   async get(alertId: string, signal?: AbortSignal): Promise<Alert> {
-    const route = 'GET /alerts/orders/{alertId}';
-    const r = await this.#t.call({
-      method: 'GET',
-      route,
-      path: `/alerts/orders/${pathParam(alertId, 'alertId')}`,
-      idempotent: true,
+    return readObject<Alert>(
+      this.#t,
+      'GET /alerts/orders/{alertId}',
       signal,
-    });
-    return expectObject<Alert>(r.body, route);
+      `/alerts/orders/${pathParam(alertId, 'alertId')}`,
+    );
   }
 
   async list(signal?: AbortSignal): Promise<Alert[]> {

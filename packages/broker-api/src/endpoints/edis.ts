@@ -1,5 +1,6 @@
+import { callList, callObject } from '../core/endpoint-call.js';
 import { invalidArgument } from '../core/errors.js';
-import { checkDate, expectArray, expectObject, pathParam } from '../core/shape.js';
+import { checkDate, expectObject, pathParam } from '../core/shape.js';
 import type { Transport } from '../core/transport.js';
 import type {
   EdisFormRequest,
@@ -26,19 +27,14 @@ export class EdisApi {
   }
 
   async bulkForm(request: EdisFormRequest, signal?: AbortSignal): Promise<EdisFormResult> {
-    const route = 'POST /edis/bulkform';
     if (!Array.isArray(request.isin) || request.isin.length === 0) {
       throw invalidArgument('isin must list at least one ISIN');
     }
-    const r = await this.#t.call({
-      method: 'POST',
-      route,
-      path: '/edis/bulkform',
+    return callObject<EdisFormResult>(this.#t, 'POST /edis/bulkform', {
       body: request,
       idempotent: true,
       signal,
     });
-    return expectObject<EdisFormResult>(r.body, route);
   }
 
   /**
@@ -46,22 +42,17 @@ export class EdisApi {
    * depository form for one ISIN, where the user enters the T-PIN.
    */
   async singleForm(request: EdisSingleFormRequest, signal?: AbortSignal): Promise<EdisFormResult> {
-    const route = 'POST /edis/from';
     if (typeof request.isin !== 'string' || request.isin.trim() === '') {
       throw invalidArgument('isin must be one ISIN');
     }
     if (request.qty !== undefined && !(Number.isInteger(request.qty) && request.qty > 0)) {
       throw invalidArgument('qty must be a positive integer');
     }
-    const r = await this.#t.call({
-      method: 'POST',
-      route,
-      path: '/edis/from',
+    return callObject<EdisFormResult>(this.#t, 'POST /edis/from', {
       body: { segment: 'EQ', ...request },
       idempotent: true,
       signal,
     });
-    return expectObject<EdisFormResult>(r.body, route);
   }
 
   /** GET /edis/inquire/{isin}; `ALL` returns every holding, so the answer is always a list. */
@@ -80,17 +71,12 @@ export class EdisApi {
 
   /** GET /ledger?from-date=&to-date= (both optional, YYYY-MM-DD). */
   async ledger(fromDate?: string, toDate?: string, signal?: AbortSignal): Promise<LedgerEntry[]> {
-    const route = 'GET /ledger';
     if (fromDate !== undefined) checkDate(fromDate, 'fromDate');
     if (toDate !== undefined) checkDate(toDate, 'toDate');
-    const r = await this.#t.call({
-      method: 'GET',
-      route,
-      path: '/ledger',
+    return callList<LedgerEntry>(this.#t, 'GET /ledger', {
       query: { 'from-date': fromDate, 'to-date': toDate },
       idempotent: true,
       signal,
     });
-    return expectArray<LedgerEntry>(r.body, route);
   }
 }

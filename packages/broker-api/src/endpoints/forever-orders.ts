@@ -1,4 +1,5 @@
-import { expectArray, expectObject, pathParam } from '../core/shape.js';
+import { callObject } from '../core/endpoint-call.js';
+import { expectArray, pathParam } from '../core/shape.js';
 import type { Transport } from '../core/transport.js';
 import type {
   ForeverOrder,
@@ -24,7 +25,6 @@ export class ForeverOrdersApi {
   }
 
   async place(request: PlaceForeverOrderRequest, signal?: AbortSignal): Promise<OrderAck> {
-    const route = 'POST /forever/orders';
     checkCorrelationId(request.correlationId);
     checkId(request.securityId, 'securityId');
     checkQuantity(request.quantity);
@@ -37,44 +37,32 @@ export class ForeverOrdersApi {
     }
     const correlationId = request.correlationId ?? newCorrelationId();
     const body = { svcClientId: this.#t.clientId, ...request, correlationId };
-    const r = await this.#t.call({
-      method: 'POST',
-      route,
-      path: '/forever/orders',
+    return callObject<OrderAck>(this.#t, 'POST /forever/orders', {
       body,
       idempotent: false,
       lostAnswerHint: lostOrderHint(correlationId),
       signal,
     });
-    return expectObject<OrderAck>(r.body, route);
   }
 
   async modify(orderId: string, request: ModifyForeverOrderRequest, signal?: AbortSignal): Promise<OrderAck> {
-    const route = 'PUT /forever/orders/{order-id}';
     checkId(orderId, 'orderId');
     const body = { svcClientId: this.#t.clientId, orderId, ...request };
-    const r = await this.#t.call({
-      method: 'PUT',
-      route,
+    return callObject<OrderAck>(this.#t, 'PUT /forever/orders/{order-id}', {
       path: `/forever/orders/${pathParam(orderId, 'orderId')}`,
       body,
       idempotent: false,
       modifiesOrder: orderId,
       signal,
     });
-    return expectObject<OrderAck>(r.body, route);
   }
 
   async cancel(orderId: string, signal?: AbortSignal): Promise<OrderAck> {
-    const route = 'DELETE /forever/orders/{order-id}';
-    const r = await this.#t.call({
-      method: 'DELETE',
-      route,
+    return callObject<OrderAck>(this.#t, 'DELETE /forever/orders/{order-id}', {
       path: `/forever/orders/${pathParam(orderId, 'orderId')}`,
       idempotent: true,
       signal,
     });
-    return expectObject<OrderAck>(r.body, route);
   }
 
   /** GET /forever/orders (the service's "all forever orders" list). */

@@ -1,3 +1,4 @@
+import { callObject } from '../core/endpoint-call.js';
 import { invalidArgument } from '../core/errors.js';
 import { expectObject } from '../core/shape.js';
 import type { Transport } from '../core/transport.js';
@@ -31,23 +32,17 @@ export class FundsApi {
 
   /** POST /margincalculator: a read, so it is retried like one. */
   async margin(request: MarginRequest, signal?: AbortSignal): Promise<MarginResult> {
-    const route = 'POST /margincalculator';
     checkId(request.securityId, 'securityId');
     checkQuantity(request.quantity);
     const body = { svcClientId: this.#t.clientId, ...request };
-    const r = await this.#t.call({
-      method: 'POST',
-      route,
-      path: '/margincalculator',
+    return callObject<MarginResult>(this.#t, 'POST /margincalculator', {
       body,
       idempotent: true,
       signal,
     });
-    return expectObject<MarginResult>(r.body, route);
   }
 
   async marginMulti(request: MultiMarginRequest, signal?: AbortSignal): Promise<MultiMarginResult> {
-    const route = 'POST /margincalculator/multi';
     if (!Array.isArray(request.scripList) || request.scripList.length === 0) {
       throw invalidArgument('scripList must hold at least one scrip');
     }
@@ -61,15 +56,11 @@ export class FundsApi {
       includeOrder: 'false',
       ...request,
     };
-    const r = await this.#t.call({
-      method: 'POST',
-      route,
-      path: '/margincalculator/multi',
+    return callObject<MultiMarginResult>(this.#t, 'POST /margincalculator/multi', {
       body,
       idempotent: true,
       signal,
     });
-    return expectObject<MultiMarginResult>(r.body, route);
   }
 
   async setPnlExit(request: PnlExitRequest, signal?: AbortSignal): Promise<PnlExitResult> {
@@ -87,19 +78,14 @@ export class FundsApi {
 
   /** POST /killswitch?killSwitchStatus=...; activation needs no open positions and no pending orders. */
   async setKillSwitch(status: KillSwitchStatus, signal?: AbortSignal): Promise<KillSwitchResult> {
-    const route = 'POST /killswitch';
     if (status !== 'ACTIVATE' && status !== 'DEACTIVATE') {
       throw invalidArgument('killSwitchStatus must be ACTIVATE or DEACTIVATE');
     }
-    const r = await this.#t.call({
-      method: 'POST',
-      route,
-      path: '/killswitch',
+    return callObject<KillSwitchResult>(this.#t, 'POST /killswitch', {
       query: { killSwitchStatus: status },
       idempotent: true,
       signal,
     });
-    return expectObject<KillSwitchResult>(r.body, route);
   }
 
   async killSwitch(signal?: AbortSignal): Promise<KillSwitchResult> {

@@ -1,3 +1,4 @@
+import { callObject } from '../core/endpoint-call.js';
 import { expectArray, expectObject, pathParam } from '../core/shape.js';
 import type { Transport } from '../core/transport.js';
 import type { ModifyOrderRequest, Order, OrderAck, PlaceOrderRequest } from '../types/orders.js';
@@ -44,35 +45,27 @@ export class OrdersApi {
 
   /** PUT /orders/{order-id}; takes one of the order's 25 modifications. */
   async modify(orderId: string, request: ModifyOrderRequest, signal?: AbortSignal): Promise<OrderAck> {
-    const route = 'PUT /orders/{order-id}';
     checkId(orderId, 'orderId');
     checkPrice(request.price, 'price');
     checkPrice(request.triggerPrice, 'triggerPrice');
     if (request.quantity !== undefined) checkQuantity(request.quantity);
     const body = { svcClientId: this.#t.clientId, orderId, ...request };
-    const r = await this.#t.call({
-      method: 'PUT',
-      route,
+    return callObject<OrderAck>(this.#t, 'PUT /orders/{order-id}', {
       path: `/orders/${pathParam(orderId, 'orderId')}`,
       body,
       idempotent: false,
       modifiesOrder: orderId,
       signal,
     });
-    return expectObject<OrderAck>(r.body, route);
   }
 
   /** DELETE /orders/{order-id}; cancelling twice is harmless, so it is retried on lost answers. */
   async cancel(orderId: string, signal?: AbortSignal): Promise<OrderAck> {
-    const route = 'DELETE /orders/{order-id}';
-    const r = await this.#t.call({
-      method: 'DELETE',
-      route,
+    return callObject<OrderAck>(this.#t, 'DELETE /orders/{order-id}', {
       path: `/orders/${pathParam(orderId, 'orderId')}`,
       idempotent: true,
       signal,
     });
-    return expectObject<OrderAck>(r.body, route);
   }
 
   /** GET /orders: the day's order book. */

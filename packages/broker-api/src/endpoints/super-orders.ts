@@ -1,3 +1,4 @@
+import { callObject } from '../core/endpoint-call.js';
 import { invalidArgument } from '../core/errors.js';
 import { expectArray, expectObject, pathParam } from '../core/shape.js';
 import type { Transport } from '../core/transport.js';
@@ -30,7 +31,6 @@ export class SuperOrdersApi {
 
   /** POST /super/orders; LIMIT or MARKET only; never retried after a lost answer. */
   async place(request: PlaceSuperOrderRequest, signal?: AbortSignal): Promise<OrderAck> {
-    const route = 'POST /super/orders';
     checkCorrelationId(request.correlationId);
     checkId(request.securityId, 'securityId');
     checkQuantity(request.quantity);
@@ -42,34 +42,26 @@ export class SuperOrdersApi {
     }
     const correlationId = request.correlationId ?? newCorrelationId();
     const body = { svcClientId: this.#t.clientId, ...request, correlationId };
-    const r = await this.#t.call({
-      method: 'POST',
-      route,
-      path: '/super/orders',
+    return callObject<OrderAck>(this.#t, 'POST /super/orders', {
       body,
       idempotent: false,
       lostAnswerHint: lostOrderHint(correlationId),
       signal,
     });
-    return expectObject<OrderAck>(r.body, route);
   }
 
   /** PUT /super/orders/{order-id}: modifies one leg; takes one of the order's 25 modifications. */
   async modify(orderId: string, request: ModifySuperOrderRequest, signal?: AbortSignal): Promise<OrderAck> {
-    const route = 'PUT /super/orders/{order-id}';
     checkId(orderId, 'orderId');
     checkLeg(request.legName);
     const body = { svcClientId: this.#t.clientId, orderId, ...request };
-    const r = await this.#t.call({
-      method: 'PUT',
-      route,
+    return callObject<OrderAck>(this.#t, 'PUT /super/orders/{order-id}', {
       path: `/super/orders/${pathParam(orderId, 'orderId')}`,
       body,
       idempotent: false,
       modifiesOrder: orderId,
       signal,
     });
-    return expectObject<OrderAck>(r.body, route);
   }
 
   /**

@@ -1,3 +1,4 @@
+import { readList } from '../core/endpoint-call.js';
 import { invalidArgument } from '../core/errors.js';
 import { checkDate, expectArray, pathParam } from '../core/shape.js';
 import type { Transport } from '../core/transport.js';
@@ -43,18 +44,15 @@ export class TradesApi {
     page = 0,
     signal?: AbortSignal,
   ): Promise<TradeHistoryRecord[]> {
-    const route = 'GET /trades/{from-date}/{to-date}/{page-number}';
     checkDate(fromDate, 'fromDate');
     checkDate(toDate, 'toDate');
     if (!Number.isInteger(page) || page < 0) throw invalidArgument('page must be an integer >= 0');
-    const r = await this.#t.call({
-      method: 'GET',
-      route,
-      path: `/trades/${fromDate}/${toDate}/${page}`,
-      idempotent: true,
+    return readList<TradeHistoryRecord>(
+      this.#t,
+      'GET /trades/{from-date}/{to-date}/{page-number}',
       signal,
-    });
-    return expectArray<TradeHistoryRecord>(r.body, route);
+      `/trades/${fromDate}/${toDate}/${page}`,
+    );
   }
 
   /** Walks pages from 0 until an empty page (at most 1000 pages). */
