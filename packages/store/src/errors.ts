@@ -1,3 +1,4 @@
+import { CodedError } from '@feedpipe/errors';
 export type StoreErrorCode =
   | 'STORE_CONFIG_INVALID'
   | 'CHDB_PATH_CONFLICT'
@@ -33,15 +34,8 @@ export type StoreErrorCode =
   | 'FILL_FAILED';
 
 /** The one error type of this package; `retryable` says whether trying again can help. */
-export class StoreError extends Error {
-  readonly code: StoreErrorCode;
-  readonly retryable: boolean;
-  constructor(code: StoreErrorCode, message: string, options: { cause?: unknown; retryable?: boolean } = {}) {
-    super(message, { cause: options.cause });
-    this.name = 'StoreError';
-    this.code = code;
-    this.retryable = options.retryable ?? false;
-  }
+export class StoreError extends CodedError<StoreErrorCode> {
+  override readonly name = 'StoreError';
 }
 
 /** A failed insert: retryable, since the server or the data directory may come back. */
