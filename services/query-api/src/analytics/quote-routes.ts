@@ -5,7 +5,7 @@
  */
 import { REFERENCE_TABLES } from '@feedpipe/contracts';
 import { routeDoc } from '@feedpipe/service-http';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ApiContext } from '../context.js';
 import { badRequest, notFound } from '../errors.js';
 import { FORMAT_PROPERTY, SECURITY_ID_PARAMS } from '../http/schemas.js';
@@ -113,25 +113,42 @@ const SEGMENT = {
 const MAX_DEPTH_ROWS = 100_000;
 
 /** 404 unless the poller has stored a quote of the instrument (in the segment, if one is named). */
-type RequireQuotes = (securityId: number, segment: string) => Promise<void>;
+/** The instrument a quote route answers for, and the answer's format. */
+interface QuoteTarget {
+  securityId: number;
+  segment: string;
+  format: OutputFormat;
+}
+
+type QuoteRequest = FastifyRequest<{
+  Params: { securityId: number };
+  Querystring: { segment?: string; format?: OutputFormat };
+}>;
+
+/** What every quote route does first: read its instrument and format, and 404 when none was polled. */
+type ReadQuoteTarget = (request: QuoteRequest) => Promise<QuoteTarget>;
 
 const tags = ['quotes'];
 
 export function registerQuoteRoutes(app: FastifyInstance, ctx: ApiContext): void {
-  const requireQuotes: RequireQuotes = async (securityId: number, segment: string): Promise<void> => {
+  const readTarget: ReadQuoteTarget = async (request) => {
+    const { securityId } = request.params;
+    const segment = request.query.segment ?? '';
+    const format = outputFormatOf(request);
     const rows = await ctx.runner.rows(
       `SELECT 1 FROM ${QUOTES} WHERE security_id = {sid:UInt32} AND ({seg:String} = '' OR exchange_segment = {seg:String}) LIMIT 1`,
       { sid: securityId, seg: segment },
     );
     if (rows.length === 0) throw notFound(`no quotes polled for instrument ${securityId}`);
+    return { securityId, segment, format };
   };
 
-  registerLatestQuote(app, ctx, requireQuotes);
-  registerQuoteBars(app, ctx, requireQuotes);
-  registerDepthHistory(app, ctx, requireQuotes);
+  registerLatestQuote(app, ctx, readTarget);
+  registerQuoteBars(app, ctx, readTarget);
+  registerDepthHistory(app, ctx, readTarget);
 }
 
-function registerLatestQuote(app: FastifyInstance, ctx: ApiContext, requireQuotes: RequireQuotes): void {
+function registerLatestQuote(app: FastifyInstance, ctx: ApiContext, readTarget: ReadQuoteTarget): void {
   app.get<{ Params: { securityId: number }; Querystring: { segment?: string; format?: OutputFormat } }>(
     '/v1/instruments/:securityId/quote',
     {
@@ -152,10 +169,7 @@ function registerLatestQuote(app: FastifyInstance, ctx: ApiContext, requireQuote
       }),
     },
     async (request, reply) => {
-      const { securityId } = request.params;
-      const segment = request.query.segment ?? '';
-      const format = outputFormatOf(request);
-      await requireQuotes(securityId, segment);
+      const { securityId, segment, format } = await readTarget(request);
       return cachedTabular(
         ctx,
         reply,
@@ -168,7 +182,7 @@ function registerLatestQuote(app: FastifyInstance, ctx: ApiContext, requireQuote
   );
 }
 
-function registerQuoteBars(app: FastifyInstance, ctx: ApiContext, requireQuotes: RequireQuotes): void {
+function registerQuoteBars(app: FastifyInstance, ctx: ApiContext, readTarget: ReadQuoteTarget): void {
   app.get<{
     Params: { securityId: number };
     Querystring: { from: string; to?: string; interval: string; segment?: string; format?: OutputFormat };
@@ -199,10 +213,7 @@ function registerQuoteBars(app: FastifyInstance, ctx: ApiContext, requireQuotes:
       }),
     },
     async (request, reply) => {
-      const { securityId } = request.params;
       const q = request.query;
-      const segment = q.segment ?? '';
-      const format = outputFormatOf(request);
       const step = parseDurationSec('interval', q.interval, 1, 86_400);
       const range = parseRange(q.from, q.to, ctx.now());
       if ((range.toMs - range.fromMs) / 1000 / step > ctx.config.query.maxBars) {
@@ -211,7 +222,7 @@ function registerQuoteBars(app: FastifyInstance, ctx: ApiContext, requireQuotes:
           `asks for more than ${ctx.config.query.maxBars} bars: use a longer interval or a shorter range`,
         );
       }
-      await requireQuotes(securityId, segment);
+      const { securityId, segment, format } = await readTarget(request);
       return cachedTabular(
         ctx,
         reply,
@@ -228,7 +239,7 @@ function registerQuoteBars(app: FastifyInstance, ctx: ApiContext, requireQuotes:
   );
 }
 
-function registerDepthHistory(app: FastifyInstance, ctx: ApiContext, requireQuotes: RequireQuotes): void {
+function registerDepthHistory(app: FastifyInstance, ctx: ApiContext, readTarget: ReadQuoteTarget): void {
   app.get<{
     Params: { securityId: number };
     Querystring: { from: string; to?: string; segment?: string; limit?: number; format?: OutputFormat };
@@ -264,12 +275,9 @@ function registerDepthHistory(app: FastifyInstance, ctx: ApiContext, requireQuot
       }),
     },
     async (request, reply) => {
-      const { securityId } = request.params;
       const q = request.query;
-      const segment = q.segment ?? '';
-      const format = outputFormatOf(request);
       const range = parseRange(q.from, q.to, ctx.now());
-      await requireQuotes(securityId, segment);
+      const { securityId, segment, format } = await readTarget(request);
       return streamedTabular(
         ctx,
         reply,
