@@ -5,7 +5,7 @@
  */
 import { HISTORY_TABLES } from '@feedpipe/contracts';
 import { routeDoc } from '@feedpipe/service-http';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ApiContext } from '../context.js';
 import { notFound } from '../errors.js';
 import { FORMAT_PROPERTY, SECURITY_ID_PARAMS } from '../http/schemas.js';
@@ -56,13 +56,36 @@ const CANDLE_COLUMNS = {
 const { time: CANDLE_TIME, ...CANDLE_VALUES } = CANDLE_COLUMNS;
 const DAILY_CANDLE_COLUMNS = { time: CANDLE_TIME, date: 'Date', ...CANDLE_VALUES } as const;
 
-/** Answers 404 unless candles of the instrument were loaded into `table`. */
-function candlesCheck(ctx: ApiContext): (table: string, securityId: number) => Promise<void> {
-  return async function requireCandles(table: string, securityId: number): Promise<void> {
-    const rows = await ctx.runner.rows(`SELECT 1 FROM ${table} WHERE security_id = {sid:UInt32} LIMIT 1`, {
-      sid: securityId,
-    });
-    if (rows.length === 0) throw notFound(`no candles loaded for instrument ${securityId}`);
+type CandleRequest = FastifyRequest<{ Params: { securityId: number }; Querystring: CandleQuery }>;
+
+/** What both candle routes read first: the instrument, its segment, the range in whole seconds and the format. */
+interface CandleWindow {
+  securityId: number;
+  segment: string;
+  fromSec: number;
+  toSec: number;
+  /** How long the answer may be cached (a range reaching today changes). */
+  ttlMs: number;
+  format: OutputFormat;
+}
+
+/** Reads a candle route's request; 404 unless candles of the instrument were loaded into `table`. */
+async function candleWindow(ctx: ApiContext, request: CandleRequest, table: string): Promise<CandleWindow> {
+  const { securityId } = request.params;
+  const q = request.query;
+  const format = outputFormatOf(request);
+  const range = parseRange(q.from, q.to, ctx.now());
+  const rows = await ctx.runner.rows(`SELECT 1 FROM ${table} WHERE security_id = {sid:UInt32} LIMIT 1`, {
+    sid: securityId,
+  });
+  if (rows.length === 0) throw notFound(`no candles loaded for instrument ${securityId}`);
+  return {
+    securityId,
+    segment: q.segment ?? '',
+    fromSec: Math.floor(range.fromMs / 1000),
+    toSec: Math.ceil(range.toMs / 1000),
+    ttlMs: ttlFor(ctx, range.toMs),
+    format,
   };
 }
 
@@ -90,7 +113,6 @@ ORDER BY ts, segment`;
 
 /** Daily candles of an instrument, from the loaded history. */
 function registerDailyCandleRoute(app: FastifyInstance, ctx: ApiContext): void {
-  const requireCandles = candlesCheck(ctx);
   app.get<{ Params: { securityId: number }; Querystring: CandleQuery }>(
     '/v1/instruments/:securityId/candles/daily',
     {
@@ -112,21 +134,19 @@ function registerDailyCandleRoute(app: FastifyInstance, ctx: ApiContext): void {
       }),
     },
     async (request, reply) => {
-      const { securityId } = request.params;
-      const q = request.query;
-      const format = outputFormatOf(request);
-      const range = parseRange(q.from, q.to, ctx.now());
-      await requireCandles(HISTORY_TABLES.candlesDaily.name, securityId);
-      const fromSec = Math.floor(range.fromMs / 1000);
-      const toSec = Math.ceil(range.toMs / 1000);
+      const { securityId, segment, fromSec, toSec, ttlMs, format } = await candleWindow(
+        ctx,
+        request,
+        HISTORY_TABLES.candlesDaily.name,
+      );
       return cachedTabular(
         ctx,
         reply,
-        `daily|${securityId}|${q.segment ?? ''}|${fromSec}|${toSec}`,
-        ttlFor(ctx, range.toMs),
+        `daily|${securityId}|${segment}|${fromSec}|${toSec}`,
+        ttlMs,
         {
           sql: DAILY_CANDLES_SQL,
-          params: { sid: securityId, seg: q.segment ?? '', fromSec, toSec },
+          params: { sid: securityId, seg: segment, fromSec, toSec },
           format,
           settings: FINAL_SETTINGS,
         },
@@ -138,7 +158,6 @@ function registerDailyCandleRoute(app: FastifyInstance, ctx: ApiContext): void {
 
 /** Intraday candles of an instrument, from the loaded history. */
 function registerIntradayCandleRoute(app: FastifyInstance, ctx: ApiContext): void {
-  const requireCandles = candlesCheck(ctx);
   app.get<{ Params: { securityId: number }; Querystring: CandleQuery & { interval: number } }>(
     '/v1/instruments/:securityId/candles/intraday',
     {
@@ -169,18 +188,17 @@ function registerIntradayCandleRoute(app: FastifyInstance, ctx: ApiContext): voi
       }),
     },
     async (request, reply) => {
-      const { securityId } = request.params;
-      const q = request.query;
-      const format = outputFormatOf(request);
-      const range = parseRange(q.from, q.to, ctx.now());
-      await requireCandles(HISTORY_TABLES.candlesIntraday.name, securityId);
-      const fromSec = Math.floor(range.fromMs / 1000);
-      const toSec = Math.ceil(range.toMs / 1000);
+      const { interval } = request.query;
+      const { securityId, segment, fromSec, toSec, ttlMs, format } = await candleWindow(
+        ctx,
+        request,
+        HISTORY_TABLES.candlesIntraday.name,
+      );
       return cachedTabular(
         ctx,
         reply,
-        `intraday|${securityId}|${q.segment ?? ''}|${q.interval}|${fromSec}|${toSec}`,
-        ttlFor(ctx, range.toMs),
+        `intraday|${securityId}|${segment}|${interval}|${fromSec}|${toSec}`,
+        ttlMs,
         {
           sql: `SELECT toDateTime64(ts, 0, 'UTC') AS time, segment, open, high, low, close, volume, open_interest
                 FROM ${HISTORY_TABLES.candlesIntraday.name} FINAL
@@ -188,11 +206,11 @@ function registerIntradayCandleRoute(app: FastifyInstance, ctx: ApiContext): voi
                   AND ({seg:String} = '' OR segment = {seg:String})
                   AND ts >= toDateTime({fromSec:UInt32}, 'UTC') AND ts < toDateTime({toSec:UInt32}, 'UTC')
                 ORDER BY ts, segment`,
-          params: { sid: securityId, seg: q.segment ?? '', interval: q.interval, fromSec, toSec },
+          params: { sid: securityId, seg: segment, interval, fromSec, toSec },
           format,
           settings: FINAL_SETTINGS,
         },
-        `intraday-${securityId}-${q.interval}m`,
+        `intraday-${securityId}-${interval}m`,
       );
     },
   );
