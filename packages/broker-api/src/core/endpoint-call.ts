@@ -1,8 +1,9 @@
 /**
- * The shape every endpoint method shares, written once: the HTTP method is the route's first word
- * (`GET /globalstocks/orders`), a read is idempotent, and the answer is checked to be an object or
- * a list before it is typed. Endpoint modules then state only what differs: the route, the
- * concrete path when it has parameters, and a body.
+ * The shape every endpoint group shares, written once: it holds the transport, the HTTP method of
+ * a call is its route's first word (`GET /globalstocks/orders`), the path is the route's own
+ * unless the call has path parameters, a read is idempotent, and the answer is checked to be an
+ * object or a list before it is typed. An endpoint module then states only what differs: the
+ * route, the concrete path when it has parameters, and a body.
  */
 import { expectArray, expectObject } from './shape.js';
 import type { CallSpec, HttpMethod, Transport } from './transport.js';
@@ -19,34 +20,32 @@ function pathOf(route: string): string {
   return route.slice(route.indexOf(' ') + 1);
 }
 
-/** A call answered by one object. */
-export async function callObject<T>(t: Transport, route: string, details: CallDetails): Promise<T> {
-  const r = await t.call({ method: methodOf(route), route, path: pathOf(route), ...details });
-  return expectObject<T>(r.body, route);
-}
+export abstract class EndpointGroup {
+  protected readonly transport: Transport;
 
-/** A call answered by a list (an empty body is an empty list). */
-export async function callList<T>(t: Transport, route: string, details: CallDetails): Promise<T[]> {
-  const r = await t.call({ method: methodOf(route), route, path: pathOf(route), ...details });
-  return expectArray<T>(r.body, route);
-}
+  constructor(transport: Transport) {
+    this.transport = transport;
+  }
 
-/** An idempotent read of one object; `path` defaults to the route's own. */
-export function readObject<T>(
-  t: Transport,
-  route: string,
-  signal?: AbortSignal,
-  path = pathOf(route),
-): Promise<T> {
-  return callObject<T>(t, route, { path, idempotent: true, signal });
-}
+  /** A call answered by one object. */
+  protected async callObject<T>(route: string, details: CallDetails): Promise<T> {
+    const r = await this.transport.call({ method: methodOf(route), route, path: pathOf(route), ...details });
+    return expectObject<T>(r.body, route);
+  }
 
-/** An idempotent read of a list; `path` defaults to the route's own. */
-export function readList<T>(
-  t: Transport,
-  route: string,
-  signal?: AbortSignal,
-  path = pathOf(route),
-): Promise<T[]> {
-  return callList<T>(t, route, { path, idempotent: true, signal });
+  /** A call answered by a list (an empty body is an empty list). */
+  protected async callList<T>(route: string, details: CallDetails): Promise<T[]> {
+    const r = await this.transport.call({ method: methodOf(route), route, path: pathOf(route), ...details });
+    return expectArray<T>(r.body, route);
+  }
+
+  /** An idempotent read of one object; `path` defaults to the route's own. */
+  protected readObject<T>(route: string, signal?: AbortSignal, path?: string): Promise<T> {
+    return this.callObject<T>(route, { ...(path === undefined ? {} : { path }), idempotent: true, signal });
+  }
+
+  /** An idempotent read of a list; `path` defaults to the route's own. */
+  protected readList<T>(route: string, signal?: AbortSignal, path?: string): Promise<T[]> {
+    return this.callList<T>(route, { ...(path === undefined ? {} : { path }), idempotent: true, signal });
+  }
 }

@@ -1,7 +1,6 @@
-import { callObject, readObject } from '../core/endpoint-call.js';
+import { EndpointGroup } from '../core/endpoint-call.js';
 import { invalidArgument } from '../core/errors.js';
-import { expectArray, expectObject, pathParam } from '../core/shape.js';
-import type { Transport } from '../core/transport.js';
+import { expectObject, pathParam } from '../core/shape.js';
 import type { Alert, AlertAck, PlaceAlertRequest } from '../types/orders.js';
 import { checkId, checkQuantity } from './order-input.js';
 
@@ -9,13 +8,7 @@ import { checkId, checkQuantity } from './order-input.js';
 const MAX_ALERT_ORDERS = 15;
 
 /** Conditional (alert-triggered) orders. */
-export class AlertsApi {
-  readonly #t: Transport;
-
-  constructor(transport: Transport) {
-    this.#t = transport;
-  }
-
+export class AlertsApi extends EndpointGroup {
   place(request: PlaceAlertRequest, signal?: AbortSignal): Promise<AlertAck> {
     return this.#post('POST /alerts/orders', '/alerts/orders', request, signal);
   }
@@ -27,8 +20,8 @@ export class AlertsApi {
 
   async modify(alertId: string, request: PlaceAlertRequest, signal?: AbortSignal): Promise<AlertAck> {
     checkAlert(request);
-    const body = { svcClientId: this.#t.clientId, alertId, ...request };
-    return callObject<AlertAck>(this.#t, 'PUT /alerts/orders/{alertId}', {
+    const body = { svcClientId: this.transport.clientId, alertId, ...request };
+    return this.callObject<AlertAck>('PUT /alerts/orders/{alertId}', {
       path: `/alerts/orders/${pathParam(alertId, 'alertId')}`,
       body,
       idempotent: true,
@@ -37,7 +30,7 @@ export class AlertsApi {
   }
 
   async cancel(alertId: string, signal?: AbortSignal): Promise<AlertAck> {
-    return callObject<AlertAck>(this.#t, 'DELETE /alerts/orders/{alertId}', {
+    return this.callObject<AlertAck>('DELETE /alerts/orders/{alertId}', {
       path: `/alerts/orders/${pathParam(alertId, 'alertId')}`,
       idempotent: true,
       signal,
@@ -45,8 +38,7 @@ export class AlertsApi {
   }
 
   async get(alertId: string, signal?: AbortSignal): Promise<Alert> {
-    return readObject<Alert>(
-      this.#t,
+    return this.readObject<Alert>(
       'GET /alerts/orders/{alertId}',
       signal,
       `/alerts/orders/${pathParam(alertId, 'alertId')}`,
@@ -54,9 +46,7 @@ export class AlertsApi {
   }
 
   async list(signal?: AbortSignal): Promise<Alert[]> {
-    const route = 'GET /alerts/orders';
-    const r = await this.#t.call({ method: 'GET', route, path: '/alerts/orders', idempotent: true, signal });
-    return expectArray<Alert>(r.body, route);
+    return this.readList<Alert>('GET /alerts/orders', signal);
   }
 
   async #post(
@@ -66,8 +56,8 @@ export class AlertsApi {
     signal?: AbortSignal,
   ): Promise<AlertAck> {
     checkAlert(request);
-    const body = { svcClientId: this.#t.clientId, ...request };
-    const r = await this.#t.call({ method: 'POST', route, path, body, idempotent: false, signal });
+    const body = { svcClientId: this.transport.clientId, ...request };
+    const r = await this.transport.call({ method: 'POST', route, path, body, idempotent: false, signal });
     return expectObject<AlertAck>(r.body, route);
   }
 }

@@ -1,7 +1,6 @@
-import { callList, callObject } from '../core/endpoint-call.js';
+import { EndpointGroup } from '../core/endpoint-call.js';
 import { invalidArgument } from '../core/errors.js';
 import { checkDate, expectObject, pathParam } from '../core/shape.js';
-import type { Transport } from '../core/transport.js';
 import type {
   EdisFormRequest,
   EdisFormResult,
@@ -12,17 +11,17 @@ import type {
 } from '../types/edis.js';
 
 /** eDIS (authorising holdings for sale) and the ledger. */
-export class EdisApi {
-  readonly #t: Transport;
-
-  constructor(transport: Transport) {
-    this.#t = transport;
-  }
-
+export class EdisApi extends EndpointGroup {
   /** GET /edis/tpin: sends a T-PIN to the registered mobile number (202). */
   async requestTpin(signal?: AbortSignal): Promise<TpinResult> {
     const route = 'GET /edis/tpin';
-    const r = await this.#t.call({ method: 'GET', route, path: '/edis/tpin', idempotent: false, signal });
+    const r = await this.transport.call({
+      method: 'GET',
+      route,
+      path: '/edis/tpin',
+      idempotent: false,
+      signal,
+    });
     return expectObject<TpinResult>(r.body ?? {}, route);
   }
 
@@ -30,7 +29,7 @@ export class EdisApi {
     if (!Array.isArray(request.isin) || request.isin.length === 0) {
       throw invalidArgument('isin must list at least one ISIN');
     }
-    return callObject<EdisFormResult>(this.#t, 'POST /edis/bulkform', {
+    return this.callObject<EdisFormResult>('POST /edis/bulkform', {
       body: request,
       idempotent: true,
       signal,
@@ -48,7 +47,7 @@ export class EdisApi {
     if (request.qty !== undefined && !(Number.isInteger(request.qty) && request.qty > 0)) {
       throw invalidArgument('qty must be a positive integer');
     }
-    return callObject<EdisFormResult>(this.#t, 'POST /edis/from', {
+    return this.callObject<EdisFormResult>('POST /edis/from', {
       body: { segment: 'EQ', ...request },
       idempotent: true,
       signal,
@@ -58,7 +57,7 @@ export class EdisApi {
   /** GET /edis/inquire/{isin}; `ALL` returns every holding, so the answer is always a list. */
   async inquire(isin: string, signal?: AbortSignal): Promise<EdisInquiry[]> {
     const route = 'GET /edis/inquire/{isin}';
-    const r = await this.#t.call({
+    const r = await this.transport.call({
       method: 'GET',
       route,
       path: `/edis/inquire/${pathParam(isin, 'isin')}`,
@@ -73,7 +72,7 @@ export class EdisApi {
   async ledger(fromDate?: string, toDate?: string, signal?: AbortSignal): Promise<LedgerEntry[]> {
     if (fromDate !== undefined) checkDate(fromDate, 'fromDate');
     if (toDate !== undefined) checkDate(toDate, 'toDate');
-    return callList<LedgerEntry>(this.#t, 'GET /ledger', {
+    return this.callList<LedgerEntry>('GET /ledger', {
       query: { 'from-date': fromDate, 'to-date': toDate },
       idempotent: true,
       signal,

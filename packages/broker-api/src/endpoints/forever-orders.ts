@@ -1,6 +1,5 @@
-import { callObject } from '../core/endpoint-call.js';
-import { expectArray, pathParam } from '../core/shape.js';
-import type { Transport } from '../core/transport.js';
+import { EndpointGroup } from '../core/endpoint-call.js';
+import { pathParam } from '../core/shape.js';
 import type {
   ForeverOrder,
   ModifyForeverOrderRequest,
@@ -17,13 +16,7 @@ import {
 } from './order-input.js';
 
 /** Forever orders (SINGLE or OCO good-till-triggered orders). */
-export class ForeverOrdersApi {
-  readonly #t: Transport;
-
-  constructor(transport: Transport) {
-    this.#t = transport;
-  }
-
+export class ForeverOrdersApi extends EndpointGroup {
   async place(request: PlaceForeverOrderRequest, signal?: AbortSignal): Promise<OrderAck> {
     checkCorrelationId(request.correlationId);
     checkId(request.securityId, 'securityId');
@@ -36,8 +29,8 @@ export class ForeverOrdersApi {
       if (request.quantity1 !== undefined) checkQuantity(request.quantity1, 'quantity1');
     }
     const correlationId = request.correlationId ?? newCorrelationId();
-    const body = { svcClientId: this.#t.clientId, ...request, correlationId };
-    return callObject<OrderAck>(this.#t, 'POST /forever/orders', {
+    const body = { svcClientId: this.transport.clientId, ...request, correlationId };
+    return this.callObject<OrderAck>('POST /forever/orders', {
       body,
       idempotent: false,
       lostAnswerHint: lostOrderHint(correlationId),
@@ -47,8 +40,8 @@ export class ForeverOrdersApi {
 
   async modify(orderId: string, request: ModifyForeverOrderRequest, signal?: AbortSignal): Promise<OrderAck> {
     checkId(orderId, 'orderId');
-    const body = { svcClientId: this.#t.clientId, orderId, ...request };
-    return callObject<OrderAck>(this.#t, 'PUT /forever/orders/{order-id}', {
+    const body = { svcClientId: this.transport.clientId, orderId, ...request };
+    return this.callObject<OrderAck>('PUT /forever/orders/{order-id}', {
       path: `/forever/orders/${pathParam(orderId, 'orderId')}`,
       body,
       idempotent: false,
@@ -58,7 +51,7 @@ export class ForeverOrdersApi {
   }
 
   async cancel(orderId: string, signal?: AbortSignal): Promise<OrderAck> {
-    return callObject<OrderAck>(this.#t, 'DELETE /forever/orders/{order-id}', {
+    return this.callObject<OrderAck>('DELETE /forever/orders/{order-id}', {
       path: `/forever/orders/${pathParam(orderId, 'orderId')}`,
       idempotent: true,
       signal,
@@ -67,8 +60,6 @@ export class ForeverOrdersApi {
 
   /** GET /forever/orders (the service's "all forever orders" list). */
   async list(signal?: AbortSignal): Promise<ForeverOrder[]> {
-    const route = 'GET /forever/orders';
-    const r = await this.#t.call({ method: 'GET', route, path: '/forever/orders', idempotent: true, signal });
-    return expectArray<ForeverOrder>(r.body, route);
+    return this.readList<ForeverOrder>('GET /forever/orders', signal);
   }
 }

@@ -1,7 +1,6 @@
-import { callObject } from '../core/endpoint-call.js';
+import { EndpointGroup } from '../core/endpoint-call.js';
 import { invalidArgument } from '../core/errors.js';
 import { expectObject } from '../core/shape.js';
-import type { Transport } from '../core/transport.js';
 import type { KillSwitchStatus } from '../types/enums.js';
 import type {
   FundLimit,
@@ -17,25 +16,17 @@ import type {
 import { checkId, checkQuantity } from './order-input.js';
 
 /** Funds, margin calculators and the risk controls (P&L exit, kill switch). */
-export class FundsApi {
-  readonly #t: Transport;
-
-  constructor(transport: Transport) {
-    this.#t = transport;
-  }
-
+export class FundsApi extends EndpointGroup {
   async fundLimit(signal?: AbortSignal): Promise<FundLimit> {
-    const route = 'GET /fundlimit';
-    const r = await this.#t.call({ method: 'GET', route, path: '/fundlimit', idempotent: true, signal });
-    return expectObject<FundLimit>(r.body, route);
+    return this.readObject<FundLimit>('GET /fundlimit', signal);
   }
 
   /** POST /margincalculator: a read, so it is retried like one. */
   async margin(request: MarginRequest, signal?: AbortSignal): Promise<MarginResult> {
     checkId(request.securityId, 'securityId');
     checkQuantity(request.quantity);
-    const body = { svcClientId: this.#t.clientId, ...request };
-    return callObject<MarginResult>(this.#t, 'POST /margincalculator', {
+    const body = { svcClientId: this.transport.clientId, ...request };
+    return this.callObject<MarginResult>('POST /margincalculator', {
       body,
       idempotent: true,
       signal,
@@ -51,12 +42,12 @@ export class FundsApi {
       checkQuantity(scrip.quantity, 'scripList[].quantity');
     }
     const body = {
-      svcClientId: this.#t.clientId,
+      svcClientId: this.transport.clientId,
       includePosition: 'false',
       includeOrder: 'false',
       ...request,
     };
-    return callObject<MultiMarginResult>(this.#t, 'POST /margincalculator/multi', {
+    return this.callObject<MultiMarginResult>('POST /margincalculator/multi', {
       body,
       idempotent: true,
       signal,
@@ -64,15 +55,18 @@ export class FundsApi {
   }
 
   async setPnlExit(request: PnlExitRequest, signal?: AbortSignal): Promise<PnlExitResult> {
-    const route = 'POST /pnlExit';
-    const body = { svcClientId: this.#t.clientId, ...request };
-    const r = await this.#t.call({ method: 'POST', route, path: '/pnlExit', body, idempotent: true, signal });
-    return expectObject<PnlExitResult>(r.body, route);
+    const body = { svcClientId: this.transport.clientId, ...request };
+    return this.callObject<PnlExitResult>('POST /pnlExit', {
+      path: '/pnlExit',
+      body,
+      idempotent: true,
+      signal,
+    });
   }
 
   async pnlExit(signal?: AbortSignal): Promise<PnlExitConfig> {
     const route = 'GET /pnlExit';
-    const r = await this.#t.call({ method: 'GET', route, path: '/pnlExit', idempotent: true, signal });
+    const r = await this.transport.call({ method: 'GET', route, path: '/pnlExit', idempotent: true, signal });
     return expectObject<PnlExitConfig>(r.body, route);
   }
 
@@ -81,7 +75,7 @@ export class FundsApi {
     if (status !== 'ACTIVATE' && status !== 'DEACTIVATE') {
       throw invalidArgument('killSwitchStatus must be ACTIVATE or DEACTIVATE');
     }
-    return callObject<KillSwitchResult>(this.#t, 'POST /killswitch', {
+    return this.callObject<KillSwitchResult>('POST /killswitch', {
       query: { killSwitchStatus: status },
       idempotent: true,
       signal,
@@ -89,8 +83,6 @@ export class FundsApi {
   }
 
   async killSwitch(signal?: AbortSignal): Promise<KillSwitchResult> {
-    const route = 'GET /killswitch';
-    const r = await this.#t.call({ method: 'GET', route, path: '/killswitch', idempotent: true, signal });
-    return expectObject<KillSwitchResult>(r.body, route);
+    return this.readObject<KillSwitchResult>('GET /killswitch', signal);
   }
 }

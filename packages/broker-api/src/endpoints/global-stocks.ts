@@ -1,7 +1,6 @@
-import { callObject, readList, readObject } from '../core/endpoint-call.js';
+import { EndpointGroup } from '../core/endpoint-call.js';
 import { invalidArgument } from '../core/errors.js';
 import { pathParam } from '../core/shape.js';
-import type { Transport } from '../core/transport.js';
 import type {
   GlobalChargeEstimate,
   GlobalEstimateRequest,
@@ -25,13 +24,7 @@ import {
 } from './order-input.js';
 
 /** US stocks: orders (fractional and AMOUNT), trades, holdings, funds, estimates, market status. */
-export class GlobalStocksApi {
-  readonly #t: Transport;
-
-  constructor(transport: Transport) {
-    this.#t = transport;
-  }
-
+export class GlobalStocksApi extends EndpointGroup {
   async place(request: PlaceGlobalOrderRequest, signal?: AbortSignal): Promise<GlobalOrderAck> {
     checkCorrelationId(request.correlationId);
     checkId(request.securityId, 'securityId');
@@ -45,8 +38,8 @@ export class GlobalStocksApi {
     checkPrice(request.price, 'price');
     checkPrice(request.triggerPrice, 'triggerPrice');
     const correlationId = request.correlationId ?? newCorrelationId();
-    const body = { svcClientId: this.#t.clientId, ...request, correlationId };
-    return callObject<GlobalOrderAck>(this.#t, 'POST /globalstocks/orders', {
+    const body = { svcClientId: this.transport.clientId, ...request, correlationId };
+    return this.callObject<GlobalOrderAck>('POST /globalstocks/orders', {
       body,
       idempotent: false,
       lostAnswerHint: lostOrderHint(correlationId),
@@ -63,8 +56,8 @@ export class GlobalStocksApi {
     checkId(request.securityId, 'securityId');
     if (request.quantity !== undefined) checkQuantity(request.quantity, 'quantity', true);
     checkPrice(request.price, 'price');
-    const body = { svcClientId: this.#t.clientId, legName: 'NA', ...request };
-    return callObject<GlobalOrderAck>(this.#t, 'PUT /globalstocks/orders/{order-id}', {
+    const body = { svcClientId: this.transport.clientId, legName: 'NA', ...request };
+    return this.callObject<GlobalOrderAck>('PUT /globalstocks/orders/{order-id}', {
       path: `/globalstocks/orders/${pathParam(orderId, 'orderId')}`,
       body,
       idempotent: false,
@@ -74,7 +67,7 @@ export class GlobalStocksApi {
   }
 
   async cancel(orderId: string, signal?: AbortSignal): Promise<GlobalOrderAck> {
-    return callObject<GlobalOrderAck>(this.#t, 'DELETE /globalstocks/orders/{order-id}', {
+    return this.callObject<GlobalOrderAck>('DELETE /globalstocks/orders/{order-id}', {
       path: `/globalstocks/orders/${pathParam(orderId, 'orderId')}`,
       idempotent: true,
       signal,
@@ -82,8 +75,7 @@ export class GlobalStocksApi {
   }
 
   async order(orderId: string, signal?: AbortSignal): Promise<GlobalOrder> {
-    return readObject<GlobalOrder>(
-      this.#t,
+    return this.readObject<GlobalOrder>(
       'GET /globalstocks/orders/{order-id}',
       signal,
       `/globalstocks/orders/${pathParam(orderId, 'orderId')}`,
@@ -91,12 +83,12 @@ export class GlobalStocksApi {
   }
 
   async orders(signal?: AbortSignal): Promise<GlobalOrder[]> {
-    return readList<GlobalOrder>(this.#t, 'GET /globalstocks/orders', signal);
+    return this.readList<GlobalOrder>('GET /globalstocks/orders', signal);
   }
 
   async chargeEstimate(request: GlobalEstimateRequest, signal?: AbortSignal): Promise<GlobalChargeEstimate> {
     checkEstimate(request);
-    return callObject<GlobalChargeEstimate>(this.#t, 'POST /globalstocks/transEstimate', {
+    return this.callObject<GlobalChargeEstimate>('POST /globalstocks/transEstimate', {
       body: request,
       idempotent: true,
       signal,
@@ -105,7 +97,7 @@ export class GlobalStocksApi {
 
   async margin(request: GlobalEstimateRequest, signal?: AbortSignal): Promise<GlobalMarginResult> {
     checkEstimate(request);
-    return callObject<GlobalMarginResult>(this.#t, 'POST /globalstocks/margincalculator', {
+    return this.callObject<GlobalMarginResult>('POST /globalstocks/margincalculator', {
       body: request,
       idempotent: true,
       signal,
@@ -113,12 +105,11 @@ export class GlobalStocksApi {
   }
 
   async trades(signal?: AbortSignal): Promise<GlobalTrade[]> {
-    return readList<GlobalTrade>(this.#t, 'GET /globalstocks/trades', signal);
+    return this.readList<GlobalTrade>('GET /globalstocks/trades', signal);
   }
 
   async tradesBySecurity(securityId: string, signal?: AbortSignal): Promise<GlobalTrade[]> {
-    return readList<GlobalTrade>(
-      this.#t,
+    return this.readList<GlobalTrade>(
       'GET /globalstocks/trades/{security-id}',
       signal,
       `/globalstocks/trades/${pathParam(securityId, 'securityId')}`,
@@ -126,15 +117,15 @@ export class GlobalStocksApi {
   }
 
   async marketStatus(signal?: AbortSignal): Promise<GlobalMarketStatus> {
-    return readObject<GlobalMarketStatus>(this.#t, 'GET /globalstocks/marketstatus', signal);
+    return this.readObject<GlobalMarketStatus>('GET /globalstocks/marketstatus', signal);
   }
 
   async holdings(signal?: AbortSignal): Promise<GlobalHolding[]> {
-    return readList<GlobalHolding>(this.#t, 'GET /globalstocks/holdings', signal);
+    return this.readList<GlobalHolding>('GET /globalstocks/holdings', signal);
   }
 
   async fundLimit(signal?: AbortSignal): Promise<GlobalFundLimit> {
-    return readObject<GlobalFundLimit>(this.#t, 'GET /globalstocks/fundlimit', signal);
+    return this.readObject<GlobalFundLimit>('GET /globalstocks/fundlimit', signal);
   }
 }
 

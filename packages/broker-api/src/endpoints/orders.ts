@@ -1,6 +1,5 @@
-import { callObject } from '../core/endpoint-call.js';
+import { EndpointGroup } from '../core/endpoint-call.js';
 import { expectArray, expectObject, pathParam } from '../core/shape.js';
-import type { Transport } from '../core/transport.js';
 import type { ModifyOrderRequest, Order, OrderAck, PlaceOrderRequest } from '../types/orders.js';
 import {
   checkCorrelationId,
@@ -12,13 +11,7 @@ import {
 } from './order-input.js';
 
 /** Regular orders: place, modify, cancel, slice, order book, by id, by correlation id. */
-export class OrdersApi {
-  readonly #t: Transport;
-
-  constructor(transport: Transport) {
-    this.#t = transport;
-  }
-
+export class OrdersApi extends EndpointGroup {
   /**
    * POST /orders. Never retried after a lost answer (only after 429, which the service refused);
    * a correlationId is generated when none is given so the order can be looked up.
@@ -31,7 +24,7 @@ export class OrdersApi {
   async slice(request: PlaceOrderRequest, signal?: AbortSignal): Promise<OrderAck[]> {
     const route = 'POST /orders/slicing';
     const body = this.#placeBody(request);
-    const r = await this.#t.call({
+    const r = await this.transport.call({
       method: 'POST',
       route,
       path: '/orders/slicing',
@@ -49,8 +42,8 @@ export class OrdersApi {
     checkPrice(request.price, 'price');
     checkPrice(request.triggerPrice, 'triggerPrice');
     if (request.quantity !== undefined) checkQuantity(request.quantity);
-    const body = { svcClientId: this.#t.clientId, orderId, ...request };
-    return callObject<OrderAck>(this.#t, 'PUT /orders/{order-id}', {
+    const body = { svcClientId: this.transport.clientId, orderId, ...request };
+    return this.callObject<OrderAck>('PUT /orders/{order-id}', {
       path: `/orders/${pathParam(orderId, 'orderId')}`,
       body,
       idempotent: false,
@@ -61,7 +54,7 @@ export class OrdersApi {
 
   /** DELETE /orders/{order-id}; cancelling twice is harmless, so it is retried on lost answers. */
   async cancel(orderId: string, signal?: AbortSignal): Promise<OrderAck> {
-    return callObject<OrderAck>(this.#t, 'DELETE /orders/{order-id}', {
+    return this.callObject<OrderAck>('DELETE /orders/{order-id}', {
       path: `/orders/${pathParam(orderId, 'orderId')}`,
       idempotent: true,
       signal,
@@ -71,13 +64,13 @@ export class OrdersApi {
   /** GET /orders: the day's order book. */
   async list(signal?: AbortSignal): Promise<Order[]> {
     const route = 'GET /orders';
-    const r = await this.#t.call({ method: 'GET', route, path: '/orders', idempotent: true, signal });
+    const r = await this.transport.call({ method: 'GET', route, path: '/orders', idempotent: true, signal });
     return expectArray<Record<string, unknown>>(r.body, route).map(normalizeOrder);
   }
 
   async byId(orderId: string, signal?: AbortSignal): Promise<Order> {
     const route = 'GET /orders/{order-id}';
-    const r = await this.#t.call({
+    const r = await this.transport.call({
       method: 'GET',
       route,
       path: `/orders/${pathParam(orderId, 'orderId')}`,
@@ -89,7 +82,7 @@ export class OrdersApi {
 
   async byCorrelationId(correlationId: string, signal?: AbortSignal): Promise<Order> {
     const route = 'GET /orders/external/{correlation-id}';
-    const r = await this.#t.call({
+    const r = await this.transport.call({
       method: 'GET',
       route,
       path: `/orders/external/${pathParam(correlationId, 'correlationId')}`,
@@ -106,7 +99,7 @@ export class OrdersApi {
     checkPrice(request.price, 'price');
     checkPrice(request.triggerPrice, 'triggerPrice');
     return {
-      svcClientId: this.#t.clientId,
+      svcClientId: this.transport.clientId,
       ...request,
       correlationId: request.correlationId ?? newCorrelationId(),
     };
@@ -119,7 +112,7 @@ export class OrdersApi {
     signal?: AbortSignal,
   ): Promise<OrderAck> {
     const body = this.#placeBody(request);
-    const r = await this.#t.call({
+    const r = await this.transport.call({
       method: 'POST',
       route,
       path,

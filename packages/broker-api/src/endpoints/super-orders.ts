@@ -1,7 +1,6 @@
-import { callObject } from '../core/endpoint-call.js';
+import { EndpointGroup } from '../core/endpoint-call.js';
 import { invalidArgument } from '../core/errors.js';
-import { expectArray, expectObject, pathParam } from '../core/shape.js';
-import type { Transport } from '../core/transport.js';
+import { expectObject, pathParam } from '../core/shape.js';
 import type { LegName } from '../types/enums.js';
 import type {
   CancelLegResult,
@@ -22,13 +21,7 @@ import {
 const LEGS: readonly LegName[] = ['ENTRY_LEG', 'TARGET_LEG', 'STOP_LOSS_LEG'];
 
 /** Super orders: an entry with target and stop-loss legs nested under it. */
-export class SuperOrdersApi {
-  readonly #t: Transport;
-
-  constructor(transport: Transport) {
-    this.#t = transport;
-  }
-
+export class SuperOrdersApi extends EndpointGroup {
   /** POST /super/orders; LIMIT or MARKET only; never retried after a lost answer. */
   async place(request: PlaceSuperOrderRequest, signal?: AbortSignal): Promise<OrderAck> {
     checkCorrelationId(request.correlationId);
@@ -41,8 +34,8 @@ export class SuperOrdersApi {
       throw invalidArgument('super orders take orderType LIMIT or MARKET');
     }
     const correlationId = request.correlationId ?? newCorrelationId();
-    const body = { svcClientId: this.#t.clientId, ...request, correlationId };
-    return callObject<OrderAck>(this.#t, 'POST /super/orders', {
+    const body = { svcClientId: this.transport.clientId, ...request, correlationId };
+    return this.callObject<OrderAck>('POST /super/orders', {
       body,
       idempotent: false,
       lostAnswerHint: lostOrderHint(correlationId),
@@ -54,8 +47,8 @@ export class SuperOrdersApi {
   async modify(orderId: string, request: ModifySuperOrderRequest, signal?: AbortSignal): Promise<OrderAck> {
     checkId(orderId, 'orderId');
     checkLeg(request.legName);
-    const body = { svcClientId: this.#t.clientId, orderId, ...request };
-    return callObject<OrderAck>(this.#t, 'PUT /super/orders/{order-id}', {
+    const body = { svcClientId: this.transport.clientId, orderId, ...request };
+    return this.callObject<OrderAck>('PUT /super/orders/{order-id}', {
       path: `/super/orders/${pathParam(orderId, 'orderId')}`,
       body,
       idempotent: false,
@@ -71,7 +64,7 @@ export class SuperOrdersApi {
   async cancelLeg(orderId: string, leg: LegName, signal?: AbortSignal): Promise<CancelLegResult> {
     const route = 'DELETE /super/orders/{order-id}/{order-leg}';
     checkLeg(leg);
-    const r = await this.#t.call({
+    const r = await this.transport.call({
       method: 'DELETE',
       route,
       path: `/super/orders/${pathParam(orderId, 'orderId')}/${leg}`,
@@ -82,9 +75,7 @@ export class SuperOrdersApi {
   }
 
   async list(signal?: AbortSignal): Promise<SuperOrder[]> {
-    const route = 'GET /super/orders';
-    const r = await this.#t.call({ method: 'GET', route, path: '/super/orders', idempotent: true, signal });
-    return expectArray<SuperOrder>(r.body, route);
+    return this.readList<SuperOrder>('GET /super/orders', signal);
   }
 }
 

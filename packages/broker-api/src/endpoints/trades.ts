@@ -1,7 +1,6 @@
-import { readList } from '../core/endpoint-call.js';
+import { EndpointGroup } from '../core/endpoint-call.js';
 import { invalidArgument } from '../core/errors.js';
 import { checkDate, expectArray, pathParam } from '../core/shape.js';
-import type { Transport } from '../core/transport.js';
 import type { Trade, TradeHistoryRecord } from '../types/portfolio.js';
 import { normalizeOrder } from './orders.js';
 
@@ -9,23 +8,17 @@ import { normalizeOrder } from './orders.js';
 const MAX_HISTORY_PAGES = 1000;
 
 /** The trade book, trades of one order, and trade history by date range. */
-export class TradesApi {
-  readonly #t: Transport;
-
-  constructor(transport: Transport) {
-    this.#t = transport;
-  }
-
+export class TradesApi extends EndpointGroup {
   async today(signal?: AbortSignal): Promise<Trade[]> {
     const route = 'GET /trades';
-    const r = await this.#t.call({ method: 'GET', route, path: '/trades', idempotent: true, signal });
+    const r = await this.transport.call({ method: 'GET', route, path: '/trades', idempotent: true, signal });
     return expectArray<Trade>(r.body, route);
   }
 
   /** GET /trades/{order-id}; the record names its id `order-id`, copied to `orderId`. */
   async byOrder(orderId: string, signal?: AbortSignal): Promise<Trade[]> {
     const route = 'GET /trades/{order-id}';
-    const r = await this.#t.call({
+    const r = await this.transport.call({
       method: 'GET',
       route,
       path: `/trades/${pathParam(orderId, 'orderId')}`,
@@ -47,8 +40,7 @@ export class TradesApi {
     checkDate(fromDate, 'fromDate');
     checkDate(toDate, 'toDate');
     if (!Number.isInteger(page) || page < 0) throw invalidArgument('page must be an integer >= 0');
-    return readList<TradeHistoryRecord>(
-      this.#t,
+    return this.readList<TradeHistoryRecord>(
       'GET /trades/{from-date}/{to-date}/{page-number}',
       signal,
       `/trades/${fromDate}/${toDate}/${page}`,
