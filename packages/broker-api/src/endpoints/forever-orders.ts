@@ -1,22 +1,14 @@
-import { EndpointGroup } from '../core/endpoint-call.js';
-import { pathParam } from '../core/shape.js';
 import type {
   ForeverOrder,
   ModifyForeverOrderRequest,
   OrderAck,
   PlaceForeverOrderRequest,
 } from '../types/orders.js';
-import {
-  checkCorrelationId,
-  checkId,
-  checkPrice,
-  checkQuantity,
-  lostOrderHint,
-  newCorrelationId,
-} from './order-input.js';
+import { OrderEndpointGroup } from './order-calls.js';
+import { checkCorrelationId, checkId, checkPrice, checkQuantity } from './order-input.js';
 
 /** Forever orders (SINGLE or OCO good-till-triggered orders). */
-export class ForeverOrdersApi extends EndpointGroup {
+export class ForeverOrdersApi extends OrderEndpointGroup {
   async place(request: PlaceForeverOrderRequest, signal?: AbortSignal): Promise<OrderAck> {
     checkCorrelationId(request.correlationId);
     checkId(request.securityId, 'securityId');
@@ -28,34 +20,21 @@ export class ForeverOrdersApi extends EndpointGroup {
       checkPrice(request.triggerPrice1, 'triggerPrice1');
       if (request.quantity1 !== undefined) checkQuantity(request.quantity1, 'quantity1');
     }
-    const correlationId = request.correlationId ?? newCorrelationId();
-    const body = { svcClientId: this.transport.clientId, ...request, correlationId };
-    return this.callObject<OrderAck>('POST /forever/orders', {
-      body,
-      idempotent: false,
-      lostAnswerHint: lostOrderHint(correlationId),
-      signal,
-    });
+    return this.placeOrder<OrderAck>('POST /forever/orders', request, signal);
   }
 
   async modify(orderId: string, request: ModifyForeverOrderRequest, signal?: AbortSignal): Promise<OrderAck> {
     checkId(orderId, 'orderId');
-    const body = { svcClientId: this.transport.clientId, orderId, ...request };
-    return this.callObject<OrderAck>('PUT /forever/orders/{order-id}', {
-      path: `/forever/orders/${pathParam(orderId, 'orderId')}`,
-      body,
-      idempotent: false,
-      modifiesOrder: orderId,
+    return this.modifyOrder<OrderAck>(
+      'PUT /forever/orders/{order-id}',
+      orderId,
+      { orderId, ...request },
       signal,
-    });
+    );
   }
 
   async cancel(orderId: string, signal?: AbortSignal): Promise<OrderAck> {
-    return this.callObject<OrderAck>('DELETE /forever/orders/{order-id}', {
-      path: `/forever/orders/${pathParam(orderId, 'orderId')}`,
-      idempotent: true,
-      signal,
-    });
+    return this.cancelOrder<OrderAck>('DELETE /forever/orders/{order-id}', orderId, signal);
   }
 
   /** GET /forever/orders (the service's "all forever orders" list). */

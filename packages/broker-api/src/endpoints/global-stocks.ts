@@ -1,4 +1,3 @@
-import { EndpointGroup } from '../core/endpoint-call.js';
 import { invalidArgument } from '../core/errors.js';
 import { pathParam } from '../core/shape.js';
 import type {
@@ -14,17 +13,11 @@ import type {
   ModifyGlobalOrderRequest,
   PlaceGlobalOrderRequest,
 } from '../types/global-stocks.js';
-import {
-  checkCorrelationId,
-  checkId,
-  checkPrice,
-  checkQuantity,
-  lostOrderHint,
-  newCorrelationId,
-} from './order-input.js';
+import { OrderEndpointGroup } from './order-calls.js';
+import { checkCorrelationId, checkId, checkPrice, checkQuantity } from './order-input.js';
 
 /** US stocks: orders (fractional and AMOUNT), trades, holdings, funds, estimates, market status. */
-export class GlobalStocksApi extends EndpointGroup {
+export class GlobalStocksApi extends OrderEndpointGroup {
   async place(request: PlaceGlobalOrderRequest, signal?: AbortSignal): Promise<GlobalOrderAck> {
     checkCorrelationId(request.correlationId);
     checkId(request.securityId, 'securityId');
@@ -37,14 +30,7 @@ export class GlobalStocksApi extends EndpointGroup {
     }
     checkPrice(request.price, 'price');
     checkPrice(request.triggerPrice, 'triggerPrice');
-    const correlationId = request.correlationId ?? newCorrelationId();
-    const body = { svcClientId: this.transport.clientId, ...request, correlationId };
-    return this.callObject<GlobalOrderAck>('POST /globalstocks/orders', {
-      body,
-      idempotent: false,
-      lostAnswerHint: lostOrderHint(correlationId),
-      signal,
-    });
+    return this.placeOrder<GlobalOrderAck>('POST /globalstocks/orders', request, signal);
   }
 
   async modify(
@@ -56,22 +42,16 @@ export class GlobalStocksApi extends EndpointGroup {
     checkId(request.securityId, 'securityId');
     if (request.quantity !== undefined) checkQuantity(request.quantity, 'quantity', true);
     checkPrice(request.price, 'price');
-    const body = { svcClientId: this.transport.clientId, legName: 'NA', ...request };
-    return this.callObject<GlobalOrderAck>('PUT /globalstocks/orders/{order-id}', {
-      path: `/globalstocks/orders/${pathParam(orderId, 'orderId')}`,
-      body,
-      idempotent: false,
-      modifiesOrder: orderId,
+    return this.modifyOrder<GlobalOrderAck>(
+      'PUT /globalstocks/orders/{order-id}',
+      orderId,
+      { legName: 'NA', ...request },
       signal,
-    });
+    );
   }
 
   async cancel(orderId: string, signal?: AbortSignal): Promise<GlobalOrderAck> {
-    return this.callObject<GlobalOrderAck>('DELETE /globalstocks/orders/{order-id}', {
-      path: `/globalstocks/orders/${pathParam(orderId, 'orderId')}`,
-      idempotent: true,
-      signal,
-    });
+    return this.cancelOrder<GlobalOrderAck>('DELETE /globalstocks/orders/{order-id}', orderId, signal);
   }
 
   async order(orderId: string, signal?: AbortSignal): Promise<GlobalOrder> {

@@ -1,6 +1,6 @@
-import { EndpointGroup } from '../core/endpoint-call.js';
 import { expectArray, expectObject, pathParam } from '../core/shape.js';
 import type { ModifyOrderRequest, Order, OrderAck, PlaceOrderRequest } from '../types/orders.js';
+import { OrderEndpointGroup } from './order-calls.js';
 import {
   checkCorrelationId,
   checkId,
@@ -11,7 +11,7 @@ import {
 } from './order-input.js';
 
 /** Regular orders: place, modify, cancel, slice, order book, by id, by correlation id. */
-export class OrdersApi extends EndpointGroup {
+export class OrdersApi extends OrderEndpointGroup {
   /**
    * POST /orders. Never retried after a lost answer (only after 429, which the service refused);
    * a correlationId is generated when none is given so the order can be looked up.
@@ -42,23 +42,12 @@ export class OrdersApi extends EndpointGroup {
     checkPrice(request.price, 'price');
     checkPrice(request.triggerPrice, 'triggerPrice');
     if (request.quantity !== undefined) checkQuantity(request.quantity);
-    const body = { svcClientId: this.transport.clientId, orderId, ...request };
-    return this.callObject<OrderAck>('PUT /orders/{order-id}', {
-      path: `/orders/${pathParam(orderId, 'orderId')}`,
-      body,
-      idempotent: false,
-      modifiesOrder: orderId,
-      signal,
-    });
+    return this.modifyOrder<OrderAck>('PUT /orders/{order-id}', orderId, { orderId, ...request }, signal);
   }
 
   /** DELETE /orders/{order-id}; cancelling twice is harmless, so it is retried on lost answers. */
   async cancel(orderId: string, signal?: AbortSignal): Promise<OrderAck> {
-    return this.callObject<OrderAck>('DELETE /orders/{order-id}', {
-      path: `/orders/${pathParam(orderId, 'orderId')}`,
-      idempotent: true,
-      signal,
-    });
+    return this.cancelOrder<OrderAck>('DELETE /orders/{order-id}', orderId, signal);
   }
 
   /** GET /orders: the day's order book. */

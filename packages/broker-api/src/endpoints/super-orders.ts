@@ -1,4 +1,3 @@
-import { EndpointGroup } from '../core/endpoint-call.js';
 import { invalidArgument } from '../core/errors.js';
 import { expectObject, pathParam } from '../core/shape.js';
 import type { LegName } from '../types/enums.js';
@@ -9,19 +8,13 @@ import type {
   PlaceSuperOrderRequest,
   SuperOrder,
 } from '../types/orders.js';
-import {
-  checkCorrelationId,
-  checkId,
-  checkPrice,
-  checkQuantity,
-  lostOrderHint,
-  newCorrelationId,
-} from './order-input.js';
+import { OrderEndpointGroup } from './order-calls.js';
+import { checkCorrelationId, checkId, checkPrice, checkQuantity } from './order-input.js';
 
 const LEGS: readonly LegName[] = ['ENTRY_LEG', 'TARGET_LEG', 'STOP_LOSS_LEG'];
 
 /** Super orders: an entry with target and stop-loss legs nested under it. */
-export class SuperOrdersApi extends EndpointGroup {
+export class SuperOrdersApi extends OrderEndpointGroup {
   /** POST /super/orders; LIMIT or MARKET only; never retried after a lost answer. */
   async place(request: PlaceSuperOrderRequest, signal?: AbortSignal): Promise<OrderAck> {
     checkCorrelationId(request.correlationId);
@@ -33,28 +26,19 @@ export class SuperOrdersApi extends EndpointGroup {
     if (request.orderType !== 'LIMIT' && request.orderType !== 'MARKET') {
       throw invalidArgument('super orders take orderType LIMIT or MARKET');
     }
-    const correlationId = request.correlationId ?? newCorrelationId();
-    const body = { svcClientId: this.transport.clientId, ...request, correlationId };
-    return this.callObject<OrderAck>('POST /super/orders', {
-      body,
-      idempotent: false,
-      lostAnswerHint: lostOrderHint(correlationId),
-      signal,
-    });
+    return this.placeOrder<OrderAck>('POST /super/orders', request, signal);
   }
 
   /** PUT /super/orders/{order-id}: modifies one leg; takes one of the order's 25 modifications. */
   async modify(orderId: string, request: ModifySuperOrderRequest, signal?: AbortSignal): Promise<OrderAck> {
     checkId(orderId, 'orderId');
     checkLeg(request.legName);
-    const body = { svcClientId: this.transport.clientId, orderId, ...request };
-    return this.callObject<OrderAck>('PUT /super/orders/{order-id}', {
-      path: `/super/orders/${pathParam(orderId, 'orderId')}`,
-      body,
-      idempotent: false,
-      modifiesOrder: orderId,
+    return this.modifyOrder<OrderAck>(
+      'PUT /super/orders/{order-id}',
+      orderId,
+      { orderId, ...request },
       signal,
-    });
+    );
   }
 
   /**
