@@ -50,6 +50,7 @@ export {
   HttpError,
   type HttpErrorCode,
   type HttpErrorInit,
+  HttpErrorWithStatuses,
   isHttpError,
   notFound,
   type UpstreamError,
