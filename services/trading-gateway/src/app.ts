@@ -13,6 +13,7 @@
  */
 
 import type { BrokerClient } from '@feedpipe/broker-api';
+import { type OptionsSchema, readOptions } from '@feedpipe/config';
 import {
   ApiKeyStore,
   createAuthLimits,
@@ -100,30 +101,24 @@ export interface TradingGateway {
   stop(): Promise<void>;
 }
 
-const DEP_KEYS = [
-  'store',
-  'broker',
-  'kafkaBrokers',
-  'instruments',
-  'now',
-  'processMetrics',
-  'postbacks',
-  'logStream',
-  'logSecrets',
-];
+/** What createTradingGateway is handed besides its config (TradingGatewayDeps documents each). */
+const DEPS = {
+  store: { kind: 'given', required: true },
+  broker: { kind: 'given' },
+  kafkaBrokers: { kind: 'list' },
+  instruments: { kind: 'list' },
+  now: { kind: 'given' },
+  processMetrics: { kind: 'boolean' },
+  postbacks: { kind: 'given' },
+  logStream: { kind: 'given' },
+  logSecrets: { kind: 'list' },
+} as const satisfies OptionsSchema;
 
 function checkDeps(deps: TradingGatewayDeps): void {
-  for (const key of Object.keys(deps)) {
-    if (!DEP_KEYS.includes(key)) {
-      throw new TradingGatewayError(
-        'CONFIG_INVALID',
-        `trading-gateway deps: unknown key "${key}" (allowed: ${DEP_KEYS.join(', ')})`,
-      );
-    }
-  }
-  if (!deps.store?.internal) {
-    throw new TradingGatewayError('CONFIG_INVALID', 'trading-gateway deps: "store" is required');
-  }
+  readOptions(DEPS, deps, {
+    where: 'trading-gateway deps',
+    fail: (message) => new TradingGatewayError('CONFIG_INVALID', message),
+  });
   if (deps.postbacks && !deps.kafkaBrokers?.length) {
     throw new TradingGatewayError('CONFIG_INVALID', 'trading-gateway deps: "postbacks" needs "kafkaBrokers"');
   }
