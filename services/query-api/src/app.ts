@@ -9,6 +9,7 @@ import { type OptionsSchema, readOptions } from '@feedpipe/config';
 import {
   ApiKeyStore,
   createAuthLimits,
+  HTTP_SERVICE_DEPS,
   httpServerOptions,
   installAuth,
   installErrorHandler,
@@ -102,16 +103,7 @@ const BARS_LINGER_MS = 20;
 const SERVER_BARS_STATEMENTS = 4;
 
 /** What createQueryApi is handed besides its config (QueryApiDeps documents each). */
-const DEPS = {
-  store: { kind: 'given', required: true },
-  kafkaBrokers: { kind: 'list' },
-  instruments: { kind: 'list' },
-  now: { kind: 'given' },
-  processMetrics: { kind: 'boolean' },
-  pipelineStatus: { kind: 'given' },
-  logStream: { kind: 'given' },
-  logSecrets: { kind: 'list' },
-} as const satisfies OptionsSchema;
+const DEPS = { ...HTTP_SERVICE_DEPS, pipelineStatus: { kind: 'given' } } as const satisfies OptionsSchema;
 
 function checkDeps(deps: QueryApiDeps): void {
   readOptions(DEPS, deps, {

@@ -21,7 +21,7 @@
  * secrets).
  */
 import { feedTopicsOf } from '@feedpipe/contracts';
-import { ApiKeyStore, KEY_COMMANDS, redactLogText, runKeyCommand } from '@feedpipe/service-http';
+import { KEY_COMMANDS, openLocalKeyStore, redactLogText, runKeyCommand } from '@feedpipe/service-http';
 import { httpServerConfigFromEnv } from '@feedpipe/service-kit';
 import { createStore, runMigrations, storeConfigFromEnv } from '@feedpipe/store';
 import { createQueryApi } from './app.js';
@@ -65,22 +65,10 @@ async function keyCommand(command: string, args: string[], vars: QueryApiEnv): P
     defaultUrl: `http://${vars.QUERY_API_HOST === '0.0.0.0' ? '127.0.0.1' : vars.QUERY_API_HOST}:${vars.QUERY_API_PORT}`,
     adminKey,
     adminKeyVariable: 'QUERY_API_ADMIN_KEY',
-    openLocal: async () => {
+    openLocal: () => {
       const storeEnv = storeConfigFromEnv(process.env);
       storeSecrets.push(...storeEnv.secrets);
-      const store = createStore(storeEnv.config);
-      try {
-        await runMigrations(store.internal);
-      } catch (error) {
-        await store.close().catch(() => undefined);
-        throw error;
-      }
-      const keys = new ApiKeyStore<Scope>(store.internal, {
-        table: API_KEYS_TABLE,
-        scopes: SCOPES,
-        cacheMs: 0,
-      });
-      return { keys, close: () => store.close() };
+      return openLocalKeyStore(storeEnv.config, API_KEYS_TABLE, SCOPES);
     },
     out: (line) => process.stdout.write(`${line}\n`),
     err: (line) => process.stderr.write(`query-api: ${redactLogText(line, knownSecrets())}\n`),

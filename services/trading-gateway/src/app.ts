@@ -17,6 +17,7 @@ import { type OptionsSchema, readOptions } from '@feedpipe/config';
 import {
   ApiKeyStore,
   createAuthLimits,
+  HTTP_SERVICE_DEPS,
   httpServerOptions,
   installAuth,
   installErrorHandler,
@@ -103,15 +104,9 @@ export interface TradingGateway {
 
 /** What createTradingGateway is handed besides its config (TradingGatewayDeps documents each). */
 const DEPS = {
-  store: { kind: 'given', required: true },
+  ...HTTP_SERVICE_DEPS,
   broker: { kind: 'given' },
-  kafkaBrokers: { kind: 'list' },
-  instruments: { kind: 'list' },
-  now: { kind: 'given' },
-  processMetrics: { kind: 'boolean' },
   postbacks: { kind: 'given' },
-  logStream: { kind: 'given' },
-  logSecrets: { kind: 'list' },
 } as const satisfies OptionsSchema;
 
 function checkDeps(deps: TradingGatewayDeps): void {
