@@ -23,11 +23,12 @@
  */
 
 import { Backoff } from '@feedpipe/retry';
-import { Base, ConnectionPool } from '@platformatic/kafka';
-import { MetadataSource } from '../cluster/metadata-source.js';
+import { type Base, ConnectionPool } from '@platformatic/kafka';
+import type { MetadataSource } from '../cluster/metadata-source.js';
 import { AssignedPartitions, FROM_COMMITTED, FROM_RESET_POLICY } from '../consumer/assigned-partitions.js';
 import type { TopicPartitions } from '../consumer/consumer-protocol.js';
-import { DEFAULT_FETCH_MARGIN_MS, Fetcher, type FetchRound } from '../consumer/fetcher.js';
+import { openFetchPath } from '../consumer/fetch-path.js';
+import type { Fetcher, FetchRound } from '../consumer/fetcher.js';
 import { GROUP_APIS, GroupMember } from '../consumer/group-member.js';
 import { EARLIEST, LATEST, listOffsets } from '../consumer/offset-lookup.js';
 import { describe, KafkaClientError } from '../errors.js';
@@ -203,19 +204,20 @@ export class BatchConsumer {
     const rebalance = options.rebalanceTimeoutMs ?? 60_000;
     const maxWait = options.maxWaitMs ?? 500;
     this.#backoffMs = [options.retryBackoffMs ?? 100, options.maxRetryBackoffMs ?? 5_000];
-    // Our loops retry with their own backoff; the library's retries are for its metadata calls.
-    this.#client = new Base({
+    const path = openFetchPath({
       clientId,
-      bootstrapBrokers: [...options.brokers],
-      timeout: requestTimeout,
-      retries: 1,
-      retryDelay: 250,
+      brokers: options.brokers,
+      requestTimeoutMs: requestTimeout,
+      maxWaitMs: maxWait,
+      fetchMarginMs: options.fetchTimeoutMs,
+      minBytes: options.minBytes,
+      maxBytes: options.maxBytes,
+      maxBytesPerPartition: options.maxBytesPerPartition,
     });
-    this.#fetchPool = new ConnectionPool(clientId, {
-      requestTimeout: maxWait + (options.fetchTimeoutMs ?? DEFAULT_FETCH_MARGIN_MS),
-      connectTimeout: 5_000,
-    });
-    this.#metadata = new MetadataSource({ clientId, bootstrap: options.brokers.map(brokerOf) });
+    this.#client = path.client;
+    this.#fetchPool = path.fetchPool;
+    this.#metadata = path.metadata;
+    this.#fetcher = path.fetcher;
     this.#joinPool = new ConnectionPool(clientId, {
       requestTimeout: requestTimeout + rebalance,
       connectTimeout: 5_000,
@@ -237,17 +239,6 @@ export class BatchConsumer {
       bootstrap: options.brokers.map(brokerOf),
       onError: (error) => this.#report(error),
     });
-    this.#fetcher = new Fetcher(
-      this.#client,
-      this.#fetchPool,
-      {
-        maxWaitMs: maxWait,
-        minBytes: options.minBytes ?? 1,
-        maxBytes: options.maxBytes ?? 4 * 1024 * 1024,
-        maxBytesPerPartition: options.maxBytesPerPartition ?? 1024 * 1024,
-      },
-      this.#metadata,
-    );
   }
 
   get state(): ConsumerState {

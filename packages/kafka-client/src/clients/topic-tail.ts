@@ -17,14 +17,16 @@
  *   A handler that throws is told (HANDLER_FAILED) and gets the same records after a backoff.
  * - Fetch failures (broker restarts, moved leaders) are retried with backoff on fresh metadata.
  */
+
 import { Backoff } from '@feedpipe/retry';
-import { Base, ConnectionPool, metadataV12 } from '@platformatic/kafka';
-import { MetadataSource } from '../cluster/metadata-source.js';
+import { type Base, type ConnectionPool, metadataV12 } from '@platformatic/kafka';
+import type { MetadataSource } from '../cluster/metadata-source.js';
 import { AssignedPartitions } from '../consumer/assigned-partitions.js';
-import { DEFAULT_FETCH_MARGIN_MS, Fetcher, type FetchRound } from '../consumer/fetcher.js';
+import { openFetchPath } from '../consumer/fetch-path.js';
+import type { Fetcher, FetchRound } from '../consumer/fetcher.js';
 import { EARLIEST, LATEST, listOffsets } from '../consumer/offset-lookup.js';
 import { describe, KafkaClientError } from '../errors.js';
-import { brokerOf, CONNECTION_KEYS, type ConnectionOptions, checkOptions } from '../options.js';
+import { CONNECTION_KEYS, type ConnectionOptions, checkOptions } from '../options.js';
 import { BrokerError, LEADER_MOVED } from '../protocol/broker-errors.js';
 import type { PartitionBatch } from '../protocol/partition-batch.js';
 import { readPartitionRecords } from '../protocol/record-batch-reader.js';
@@ -140,30 +142,18 @@ export class TopicTail {
       maxMs: options.maxRetryBackoffMs ?? 5_000,
       floor: 0.5,
     });
-    this.#client = new Base({
+    const path = openFetchPath({
       clientId,
-      bootstrapBrokers: [...options.brokers],
-      timeout: requestTimeout,
-      retries: 1,
-      retryDelay: 250,
+      brokers: options.brokers,
+      requestTimeoutMs: requestTimeout,
+      maxWaitMs: maxWait,
+      maxBytes: options.maxBytes,
+      maxBytesPerPartition: options.maxBytesPerPartition,
     });
-    // Long polls on a pool of their own, so metadata and offset lookups never queue behind one.
-    this.#fetchPool = new ConnectionPool(clientId, {
-      requestTimeout: maxWait + DEFAULT_FETCH_MARGIN_MS,
-      connectTimeout: 5_000,
-    });
-    this.#metadata = new MetadataSource({ clientId, bootstrap: options.brokers.map(brokerOf) });
-    this.#fetcher = new Fetcher(
-      this.#client,
-      this.#fetchPool,
-      {
-        maxWaitMs: maxWait,
-        minBytes: 1,
-        maxBytes: options.maxBytes ?? 4 * 1024 * 1024,
-        maxBytesPerPartition: options.maxBytesPerPartition ?? 1024 * 1024,
-      },
-      this.#metadata,
-    );
+    this.#client = path.client;
+    this.#fetchPool = path.fetchPool;
+    this.#metadata = path.metadata;
+    this.#fetcher = path.fetcher;
   }
 
   get state(): TopicTailState {
