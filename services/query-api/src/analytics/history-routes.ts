@@ -12,7 +12,7 @@ import { FORMAT_PROPERTY, SECURITY_ID_PARAMS } from '../http/schemas.js';
 import { tabularResponse } from '../http/tabular-doc.js';
 import type { OutputFormat } from '../query/formats.js';
 import { outputFormatOf } from '../query/negotiation.js';
-import { parseRange, TIME_SCHEMA } from '../query/time.js';
+import { parseRange, RANGE_FROM_SCHEMA, RANGE_TO_SCHEMA, rangeQuerystring } from '../query/time.js';
 import { cachedTabular, ttlFor } from './tabular-reply.js';
 
 /** The exchanges' calendar: a trading day is an IST (UTC+05:30) day. */
@@ -35,11 +35,6 @@ interface CandleQuery {
 
 const tags = ['history'];
 const params = SECURITY_ID_PARAMS;
-const FROM = { ...TIME_SCHEMA, description: `start of the range (inclusive): ${TIME_SCHEMA.description}` };
-const TO = {
-  ...TIME_SCHEMA,
-  description: `end of the range (exclusive), default now: ${TIME_SCHEMA.description}`,
-};
 
 const CANDLE_COLUMNS = {
   time: "DateTime64(0, 'UTC')",
@@ -127,7 +122,12 @@ function registerDailyCandleRoute(app: FastifyInstance, ctx: ApiContext): void {
           type: 'object',
           additionalProperties: false,
           required: ['from'],
-          properties: { from: FROM, to: TO, segment: SEGMENT_SCHEMA, ...FORMAT_PROPERTY },
+          properties: {
+            from: RANGE_FROM_SCHEMA,
+            to: RANGE_TO_SCHEMA,
+            segment: SEGMENT_SCHEMA,
+            ...FORMAT_PROPERTY,
+          },
         },
         responses: { 200: tabularResponse('DailyCandle', DAILY_CANDLE_COLUMNS) },
         errors: [406],
@@ -166,23 +166,16 @@ function registerIntradayCandleRoute(app: FastifyInstance, ctx: ApiContext): voi
         tags,
         summary: 'Intraday candles from history (1, 5, 15, 30 or 60 minutes)',
         params,
-        querystring: {
-          type: 'object',
-          additionalProperties: false,
-          required: ['from'],
-          properties: {
-            from: FROM,
-            to: TO,
-            interval: {
-              type: 'integer',
-              enum: [1, 5, 15, 30, 60],
-              default: 1,
-              description: 'candle length in minutes',
-            },
-            segment: SEGMENT_SCHEMA,
-            ...FORMAT_PROPERTY,
+        querystring: rangeQuerystring({
+          interval: {
+            type: 'integer',
+            enum: [1, 5, 15, 30, 60],
+            default: 1,
+            description: 'candle length in minutes',
           },
-        },
+          segment: SEGMENT_SCHEMA,
+          ...FORMAT_PROPERTY,
+        }),
         responses: { 200: tabularResponse('IntradayCandle', CANDLE_COLUMNS) },
         errors: [406],
       }),

@@ -12,13 +12,7 @@ import { FORMAT_PROPERTY, SECURITY_ID_PARAMS } from '../http/schemas.js';
 import { tabularResponse } from '../http/tabular-doc.js';
 import type { OutputFormat } from '../query/formats.js';
 import { outputFormatOf } from '../query/negotiation.js';
-import {
-  BAR_INTERVAL_SCHEMA,
-  parseDurationSec,
-  parseRange,
-  RANGE_FROM_SCHEMA,
-  RANGE_TO_SCHEMA,
-} from '../query/time.js';
+import { BAR_INTERVAL_SCHEMA, parseDurationSec, parseRange, rangeQuerystring } from '../query/time.js';
 import { cachedTabular, streamedTabular } from './tabular-reply.js';
 
 const QUOTES = REFERENCE_TABLES.quotes.name;
@@ -196,18 +190,11 @@ function registerQuoteBars(app: FastifyInstance, ctx: ApiContext, readTarget: Re
         description:
           'From market.quotes: open and close are the first and last polled price in the bar, volume the growth of the day volume between the polls of the bar, quotes the polls in it. Bars without a poll are left out.',
         params: SECURITY_ID_PARAMS,
-        querystring: {
-          type: 'object',
-          additionalProperties: false,
-          required: ['from'],
-          properties: {
-            from: RANGE_FROM_SCHEMA,
-            to: RANGE_TO_SCHEMA,
-            interval: BAR_INTERVAL_SCHEMA,
-            segment: SEGMENT,
-            ...FORMAT_PROPERTY,
-          },
-        },
+        querystring: rangeQuerystring({
+          interval: BAR_INTERVAL_SCHEMA,
+          segment: SEGMENT,
+          ...FORMAT_PROPERTY,
+        }),
         responses: { 200: tabularResponse('QuoteBar', QUOTE_BAR_COLUMNS) },
         errors: [406],
       }),
@@ -252,24 +239,17 @@ function registerDepthHistory(app: FastifyInstance, ctx: ApiContext, readTarget:
         summary: 'Depth history: every polled quote of an instrument in a range, five levels a side',
         description: 'Ordered by poll time; `polled_at` in [from, to).',
         params: SECURITY_ID_PARAMS,
-        querystring: {
-          type: 'object',
-          additionalProperties: false,
-          required: ['from'],
-          properties: {
-            from: RANGE_FROM_SCHEMA,
-            to: RANGE_TO_SCHEMA,
-            segment: SEGMENT,
-            limit: {
-              type: 'integer',
-              minimum: 1,
-              maximum: MAX_DEPTH_ROWS,
-              default: 10_000,
-              description: 'quotes in one answer at most',
-            },
-            ...FORMAT_PROPERTY,
+        querystring: rangeQuerystring({
+          segment: SEGMENT,
+          limit: {
+            type: 'integer',
+            minimum: 1,
+            maximum: MAX_DEPTH_ROWS,
+            default: 10_000,
+            description: 'quotes in one answer at most',
           },
-        },
+          ...FORMAT_PROPERTY,
+        }),
         responses: { 200: tabularResponse('DepthHistory', HISTORY_COLUMNS) },
         errors: [406],
       }),
