@@ -178,14 +178,19 @@ describe('Backoff', () => {
   });
 });
 
+/** Trade, Market Status `first`, trade, Market Status `last`. */
+function tradesAndStatuses(first: number, last: number): Uint8Array {
+  return new FrameBuilder(256)
+    .trade(SEGMENT_INX_EQ, 1_000_001, 1.5, 1, 1, 1)
+    .marketStatus(SEGMENT_INX_EQ, 0, [1, 0, 0], first)
+    .trade(SEGMENT_INX_EQ, 1_000_002, 2.5, 1, 1, 1)
+    .marketStatus(SEGMENT_INX_EQ, 0, [1, 0, 0], last)
+    .toBytes();
+}
+
 describe('lastMarketStatus', () => {
   it('finds the last Market Status among market data, and nothing in a frame without one', () => {
-    const frame = new FrameBuilder(256)
-      .trade(SEGMENT_INX_EQ, 1_000_001, 1.5, 1, 1, 1)
-      .marketStatus(SEGMENT_INX_EQ, 0, [1, 0, 0], 1)
-      .trade(SEGMENT_INX_EQ, 1_000_002, 2.5, 1, 1, 1)
-      .marketStatus(SEGMENT_INX_EQ, 0, [1, 0, 0], 2)
-      .toBytes();
+    const frame = tradesAndStatuses(1, 2);
     expect(lastMarketStatus(frame)).toBe(2);
     expect(
       lastMarketStatus(new FrameBuilder(64).trade(SEGMENT_INX_EQ, 7, 1, 1, 1, 1).toBytes()),
@@ -199,13 +204,7 @@ describe('lastMarketStatus', () => {
   it.each([1, 2, 3, 4, 5, 6, 7, 8, 9, 10])(
     'reads the frame as the decoder does with length byte %i',
     (length) => {
-      const frame = new FrameBuilder(256)
-        .trade(SEGMENT_INX_EQ, 1_000_001, 1.5, 1, 1, 1)
-        .marketStatus(SEGMENT_INX_EQ, 0, [1, 0, 0], 3)
-        .trade(SEGMENT_INX_EQ, 1_000_002, 2.5, 1, 1, 1)
-        .marketStatus(SEGMENT_INX_EQ, 0, [1, 0, 0], 4)
-        .toBytes();
-      const shortened = Uint8Array.from(frame);
+      const shortened = tradesAndStatuses(3, 4);
       shortened[9] = length; // the first trade
       shortened[
         PACKET_SIZE[MsgCode.Trade] + PACKET_SIZE[MsgCode.MarketStatus] + PACKET_SIZE[MsgCode.Trade] + 9

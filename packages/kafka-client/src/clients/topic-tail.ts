@@ -19,11 +19,10 @@
  */
 
 import { Backoff } from '@feedpipe/retry';
-import { type Base, type ConnectionPool, metadataV12 } from '@platformatic/kafka';
-import type { MetadataSource } from '../cluster/metadata-source.js';
+import { metadataV12 } from '@platformatic/kafka';
 import { AssignedPartitions } from '../consumer/assigned-partitions.js';
-import { openFetchPath } from '../consumer/fetch-path.js';
-import type { Fetcher, FetchRound } from '../consumer/fetcher.js';
+import { type FetchPath, openFetchPath } from '../consumer/fetch-path.js';
+import type { FetchRound } from '../consumer/fetcher.js';
 import { EARLIEST, LATEST, listOffsets } from '../consumer/offset-lookup.js';
 import { describe, KafkaClientError } from '../errors.js';
 import { CONNECTION_KEYS, type ConnectionOptions, checkOptions } from '../options.js';
@@ -117,11 +116,9 @@ function validate(options: TopicTailOptions): void {
 }
 
 export class TopicTail {
+  /** Client, long-poll pool, leader source and fetcher (consumer/fetch-path.ts). */
+  readonly #fetch: FetchPath;
   readonly #o: TopicTailOptions;
-  readonly #client: Base;
-  readonly #fetchPool: ConnectionPool;
-  readonly #fetcher: Fetcher;
-  readonly #metadata: MetadataSource;
   readonly #partitions = new AssignedPartitions();
   readonly #backoff: Backoff;
   readonly #stats = { fetches: 0, records: 0, batches: 0, fetchErrors: 0, handlerErrors: 0 };
@@ -142,7 +139,7 @@ export class TopicTail {
       maxMs: options.maxRetryBackoffMs ?? 5_000,
       floor: 0.5,
     });
-    const path = openFetchPath({
+    this.#fetch = openFetchPath({
       clientId,
       brokers: options.brokers,
       requestTimeoutMs: requestTimeout,
@@ -150,10 +147,6 @@ export class TopicTail {
       maxBytes: options.maxBytes,
       maxBytesPerPartition: options.maxBytesPerPartition,
     });
-    this.#client = path.client;
-    this.#fetchPool = path.fetchPool;
-    this.#metadata = path.metadata;
-    this.#fetcher = path.fetcher;
   }
 
   get state(): TopicTailState {
@@ -184,7 +177,7 @@ export class TopicTail {
     let started = false;
     while (!this.#stopRequested()) {
       try {
-        await this.#fetcher.version();
+        await this.#fetch.fetcher.version();
         await this.#discover(this.#o.from === 'earliest' ? FROM_EARLIEST : FROM_LATEST, this.#o.startAt);
         await this.#resolvePositions();
         started = true;
@@ -237,7 +230,11 @@ export class TopicTail {
   }
 
   async #close(): Promise<void> {
-    await Promise.allSettled([this.#fetchPool.close(), this.#client.close(), this.#metadata.close()]);
+    await Promise.allSettled([
+      this.#fetch.fetchPool.close(),
+      this.#fetch.client.close(),
+      this.#fetch.metadata.close(),
+    ]);
   }
 
   /** Fetch rounds until stopped; new partitions looked for every `metadataRefreshMs`. */
@@ -261,7 +258,7 @@ export class TopicTail {
       }
       let round: FetchRound | undefined;
       try {
-        round = await this.#fetcher.fetch(targets, refresh);
+        round = await this.#fetch.fetcher.fetch(targets, refresh);
       } catch (error) {
         this.#fetchFailed(error);
       }
@@ -339,11 +336,11 @@ export class TopicTail {
    * the topics by name would fail the whole request while one of them does not exist yet.
    */
   async #partitionCounts(): Promise<Map<string, number>> {
-    const cluster = await this.#client.metadata({ topics: [] });
+    const cluster = await this.#fetch.client.metadata({ topics: [] });
     const broker = cluster.brokers.values().next().value;
     if (!broker)
       throw new KafkaClientError('FETCH_FAILED', 'the cluster named no broker', { retriable: true });
-    const connection = await this.#client.connections.get(broker);
+    const connection = await this.#fetch.client.connections.get(broker);
     const answer = await metadataV12.api.async(connection, null, false, false);
     const wanted = new Set(this.#o.topics);
     const out = new Map<string, number>();
@@ -363,7 +360,7 @@ export class TopicTail {
       [FROM_EARLIEST, EARLIEST],
     ] as const) {
       const list = pending.filter((s) => s.position === mark);
-      const offsets = await listOffsets(this.#client, this.#metadata, list, at);
+      const offsets = await listOffsets(this.#fetch.client, this.#fetch.metadata, list, at);
       for (const s of list) s.position = Number(offsets.get(`${s.topic}:${s.partition}`) ?? 0n);
     }
   }
