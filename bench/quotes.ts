@@ -30,9 +30,8 @@ import {
   quoteClient,
   quoteRequest,
 } from '@feedpipe/history-loader';
-import { JsonProducer } from '@feedpipe/kafka-client';
+import { JsonProducer, KafkaAdmin } from '@feedpipe/kafka-client';
 import { type LocalKafka, startLocalKafka } from '@feedpipe/local-kafka';
-import { ensureTopics } from '@feedpipe/service-kit';
 import { createStore, runMigrations } from '@feedpipe/store';
 import { tempDir } from '@feedpipe/testkit';
 import { Registry } from 'prom-client';
@@ -103,7 +102,9 @@ async function main(): Promise<void> {
       process.stderr.write('bench:quotes: starting a local Kafka broker...\n');
       kafka = await startLocalKafka({ dataDir: tempDir('bench-quotes-kafka'), heap: '512m' });
       const topic = contractTopics().find((t) => t.name === DEFAULT_QUOTES_TOPIC);
-      await ensureTopics(kafka.brokers, [DEFAULT_QUOTES_TOPIC], topic?.partitions);
+      await KafkaAdmin.ensureTopicsOnce(kafka.brokers, [DEFAULT_QUOTES_TOPIC], {
+        partitions: topic?.partitions,
+      });
       producer = new JsonProducer({ brokers: kafka.brokers, clientId: 'bench-quotes' });
     }
     await runMigrations(store.internal);

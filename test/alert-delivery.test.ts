@@ -14,16 +14,13 @@
  * (this test's webhook receiver). Everything runs on 127.0.0.1; every wait is bounded; every process
  * is stopped at the end.
  */
+
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { type FeedServer, MarketModel, startFeedServer } from '@feedpipe/broker-sim';
-import {
-  createFeedIngestor,
-  type FeedIngestor,
-  type OpsServer,
-  prefixedTopics,
-  startOpsServer,
-} from '@feedpipe/feed-ingestor';
+import { prefixedTopics } from '@feedpipe/contracts';
+import { createFeedIngestor, type FeedIngestor } from '@feedpipe/feed-ingestor';
+import { type OpsServer, startOpsServer } from '@feedpipe/service-kit';
 import { tempDir, uniqueName, waitFor } from '@feedpipe/testkit';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { parse, stringify } from 'yaml';

@@ -4,19 +4,15 @@
  * "unset: ..." for an optional one), and every variable a service's table documents is in its
  * schema. A new variable, a changed default or a forgotten one fails here instead of drifting.
  */
+
 import { readFileSync } from 'node:fs';
+import { allowedOf, defaultOf, type EnvSchema, type EnvVarSpec } from '@feedpipe/config';
 import { CREDENTIALS_ENV } from '@feedpipe/credentials';
 import { INGESTOR_ENV, REPLAY_ENV } from '@feedpipe/feed-ingestor';
 import { SINK_ENV } from '@feedpipe/feed-sink';
 import { HISTORY_LOADER_ENV, PIPELINE_LOAD_ENV } from '@feedpipe/history-loader';
 import { QUERY_API_ENV } from '@feedpipe/query-api';
-import {
-  allowedOf,
-  defaultOf,
-  type EnvSchema,
-  type EnvVarSpec,
-  HTTP_SERVER_ENV,
-} from '@feedpipe/service-kit';
+import { HTTP_SERVER_ENV } from '@feedpipe/service-kit';
 import { RETENTION_ENV, TTL_DELETES_ENV } from '@feedpipe/store';
 import { GATEWAY_ENV } from '@feedpipe/trading-gateway';
 import { describe, expect, it } from 'vitest';

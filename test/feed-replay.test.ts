@@ -28,7 +28,6 @@ import {
 import { createFeedIngestor, type ReplayRunResult, runReplay } from '@feedpipe/feed-ingestor';
 import { createSink, type Sink } from '@feedpipe/feed-sink';
 import { KafkaAdmin } from '@feedpipe/kafka-client';
-import { ensureTopics } from '@feedpipe/service-kit';
 import { createStore, runMigrations, type Store } from '@feedpipe/store';
 import { readTopic, tempDir, uniqueName, waitFor } from '@feedpipe/testkit';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
@@ -96,7 +95,7 @@ beforeAll(async () => {
   store = createStore({ dataDir: tempDir('feed-replay-store') });
   await runMigrations(store.internal);
   live = prefixedTopics(uniqueName('replay-live'));
-  await ensureTopics(brokers, Object.values(live), 3);
+  await KafkaAdmin.ensureTopicsOnce(brokers, Object.values(live), { partitions: 3 });
   sink = createSink({ brokers, store, groupId: uniqueName('replay-sink'), topics: live, maxBatchAgeMs: 100 });
   await sink.start();
 });

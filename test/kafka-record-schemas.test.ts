@@ -26,16 +26,12 @@ import {
   FEED_SCHEMA_IDS,
   type FeedTopics,
   ORDER_UPDATE_SCHEMA_ID,
+  prefixedTopics,
   RECORD_SCHEMAS_DIR,
   SCHEMA_HEADER,
   TOPIC_KINDS,
 } from '@feedpipe/contracts';
-import {
-  createFeedIngestor,
-  type FeedIngestor,
-  prefixedTopics,
-  replayCapture,
-} from '@feedpipe/feed-ingestor';
+import { createFeedIngestor, type FeedIngestor, replayCapture } from '@feedpipe/feed-ingestor';
 import { createStore, runMigrations, type Store } from '@feedpipe/store';
 import { readTopic, type TopicRecord, tempDir, uniqueName, waitFor } from '@feedpipe/testkit';
 import { createTradingGateway, type TradingGateway } from '@feedpipe/trading-gateway';

@@ -5,10 +5,12 @@
  * that token meets refused upgrades and a dead port. Every captured line (and the ingestor's
  * status) is then searched for each secret. Needs the run's Kafka broker (the receiver writes to it).
  */
+
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
-import { createFeedIngestor, type FeedIngestor, prefixedTopics } from '@feedpipe/feed-ingestor';
+import { prefixedTopics } from '@feedpipe/contracts';
+import { createFeedIngestor, type FeedIngestor } from '@feedpipe/feed-ingestor';
 import { createQueryApi, type QueryApi } from '@feedpipe/query-api';
 import { createStore, runMigrations, type Store } from '@feedpipe/store';
 import { tempDir, uniqueName, waitFor } from '@feedpipe/testkit';

@@ -2,7 +2,7 @@
  * The log of `npm start`, on stderr. Every secret this run knows (upstream tokens, the postback
  * secret, the ClickHouse password) is scrubbed from every line it prints, errors included.
  */
-import { redactLogText } from '@feedpipe/query-api';
+import { redactLogText } from '@feedpipe/service-http';
 
 /** Fixed secrets, known once read. */
 const knownSecrets: string[] = [];

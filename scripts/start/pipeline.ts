@@ -5,6 +5,7 @@
 
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
+import { loadEnv } from '@feedpipe/config';
 import type { Credentials } from '@feedpipe/credentials';
 import {
   createFeedIngestor,
@@ -17,7 +18,6 @@ import { createSink, type Sink } from '@feedpipe/feed-sink';
 import {
   DISK_GUARD_ENV,
   diskGuardSettings,
-  loadEnv,
   type OpsServer,
   registerProcessMetrics,
   startOpsServer,

@@ -2,9 +2,16 @@
  * ClickHouse for `npm start`: a server by URL (CLICKHOUSE_URL), or embedded chDB under the data
  * directory; one store for every part, since chDB binds one data directory per process.
  */
-import { join } from 'node:path';
-import { type StoreEnv, storeConfigFromEnv } from '@feedpipe/query-api';
-import { applyRetention, createStore, retentionFromEnv, runMigrations, type Store } from '@feedpipe/store';
+import {
+  applyRetention,
+  chdbDirOf,
+  createStore,
+  retentionFromEnv,
+  runMigrations,
+  type Store,
+  type StoreEnv,
+  storeConfigFromEnv,
+} from '@feedpipe/store';
 import { keepSecrets } from './log.js';
 import { onExit } from './stop-order.js';
 
@@ -12,7 +19,7 @@ import { onExit } from './stop-order.js';
 export const NPM_START_INTERNAL_SESSIONS = 2;
 
 export async function openStore(dataDir: string): Promise<{ store: Store; env: StoreEnv }> {
-  const env = storeConfigFromEnv(process.env, join(dataDir, 'chdb'));
+  const env = storeConfigFromEnv(process.env, chdbDirOf(dataDir));
   const retention = retentionFromEnv(process.env);
   keepSecrets(...env.secrets);
   // Two sessions for the pipeline's lane (one elsewhere): the gateway's statements (an order's

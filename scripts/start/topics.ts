@@ -6,7 +6,7 @@
  * Topics that exist already are left as they are (KafkaAdmin.ensureTopics).
  */
 import { type ContractTopic, contractTopics } from '@feedpipe/contracts';
-import { ensureTopics } from '@feedpipe/service-kit';
+import { KafkaAdmin } from '@feedpipe/kafka-client';
 
 /** One creation per partition count: each waits (bounded) until every partition has a leader. */
 export async function ensureContractTopics(
@@ -17,6 +17,7 @@ export async function ensureContractTopics(
   for (const topic of topics) {
     byPartitions.set(topic.partitions, [...(byPartitions.get(topic.partitions) ?? []), topic.name]);
   }
-  for (const [partitions, names] of byPartitions) await ensureTopics(brokers, names, partitions);
+  for (const [partitions, names] of byPartitions)
+    await KafkaAdmin.ensureTopicsOnce(brokers, names, { partitions: partitions });
   return topics.map((t) => t.name);
 }

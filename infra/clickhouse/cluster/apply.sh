@@ -1,6 +1,6 @@
 #!/bin/sh
 # Applies the cluster DDL through one node of the cluster. The DDL is generated from the single-node
-# migrations (packages/store/migrations) by packages/contracts' cluster-ddl, one file per migration,
+# migrations (packages/store/migrations) by packages/store's cluster-ddl, one file per migration,
 # applied in order. Every statement is ON CLUSTER and idempotent (IF NOT EXISTS), so running it again
 # is safe. Needs Node and the repository's `npm install` (the generator is TypeScript run by tsx).
 #
@@ -12,7 +12,7 @@
 set -eu
 dir=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$dir/../../.." && pwd)
-generator="$root/packages/contracts/bin/cluster-ddl.mjs"
+generator="$root/packages/store/bin/cluster-ddl.mjs"
 if [ "${1:-}" = "--print" ]; then
   exec node "$generator"
 fi

@@ -1,3 +1,4 @@
+import { CodedError } from '@feedpipe/errors';
 export type CodecErrorCode =
   | 'BUFFER_TOO_SMALL'
   | 'TOO_MANY_SUBSCRIPTIONS'
@@ -16,13 +17,6 @@ export type CodecErrorCode =
  * bad local inputs (a broken capture file, an invalid client request on the server side).
  * `retryable` says whether doing the same thing again can help.
  */
-export class CodecError extends Error {
-  readonly code: CodecErrorCode;
-  readonly retryable: boolean;
-  constructor(code: CodecErrorCode, message: string, options: { cause?: unknown; retryable?: boolean } = {}) {
-    super(message, { cause: options.cause });
-    this.name = 'CodecError';
-    this.code = code;
-    this.retryable = options.retryable ?? false;
-  }
+export class CodecError extends CodedError<CodecErrorCode> {
+  override readonly name = 'CodecError';
 }

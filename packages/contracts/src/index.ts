@@ -1,24 +1,6 @@
 // Public surface of @feedpipe/contracts: what producers and consumers agree on, defined once.
 // A leaf: it depends on no other @feedpipe package.
 
-export {
-  type ClusterDdlFile,
-  type ClusterDdlOptions,
-  fileNameOf,
-  generateClusterDdl,
-  type MigrationSource,
-  ON_CLUSTER,
-  SCHEMA_MIGRATIONS_DDL,
-} from './ddl/cluster-ddl.js';
-export { readMigrationSources, STORE_MIGRATIONS_DIR } from './ddl/migration-files.js';
-export { CLUSTER_SHARDING_KEYS, shardingKeyColumns } from './ddl/sharding-keys.js';
-export {
-  type CreateTable,
-  orderByColumns,
-  parseCreateTable,
-  splitStatements,
-  squash,
-} from './ddl/sql-statements.js';
 export { ContractError, type ContractErrorCode } from './errors.js';
 export {
   ORDER_UPDATE_FIELDS,
@@ -104,6 +86,8 @@ export {
   FEED_TOPIC_PARTITIONS,
   type FeedTopics,
   ORDER_UPDATES_PARTITIONS,
+  type PerTopicKind,
+  perTopicKind,
   prefixedTopics,
   QUOTES_PARTITIONS,
   TOPIC_KIND_OF_RECORD,
@@ -111,3 +95,9 @@ export {
   type TopicKind,
   topicKindOf,
 } from './topics.js';
+export {
+  FEED_TOPICS_ENV,
+  type FeedTopicsEnvValues,
+  feedTopicsOf,
+  feedTopicsProblem,
+} from './topics-env.js';

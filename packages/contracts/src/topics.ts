@@ -65,16 +65,31 @@ export type TopicKind = keyof FeedTopics;
 
 /** Topics named `<prefix>.<kind>` (`<prefix>.trades`, ...): separate topic sets for tests and benchmarks. */
 export function prefixedTopics(prefix: string): FeedTopics {
-  return {
-    trades: `${prefix}.trades`,
-    ohlc: `${prefix}.ohlc`,
-    reference: `${prefix}.reference`,
-    status: `${prefix}.status`,
-  };
+  return Object.fromEntries(TOPIC_KINDS.map((kind) => [kind, `${prefix}.${kind}`])) as Record<
+    TopicKind,
+    string
+  >;
 }
 
 /** The topic kinds; index order is used on the wire between threads. */
-export const TOPIC_KINDS: readonly TopicKind[] = ['trades', 'ohlc', 'reference', 'status'];
+export const TOPIC_KINDS = ['trades', 'ohlc', 'reference', 'status'] as const satisfies readonly TopicKind[];
+
+// Every kind of FeedTopics is in TOPIC_KINDS: a fifth topic added to one and not the other fails here.
+const EVERY_KIND_LISTED: Exclude<TopicKind, (typeof TOPIC_KINDS)[number]> extends never ? true : never = true;
+void EVERY_KIND_LISTED;
+
+/**
+ * One value per topic kind, in TOPIC_KINDS order: counts per kind passed between threads as a
+ * tuple, derived from the list so its length cannot fall out of step with it.
+ */
+export type PerTopicKind<T> = Each<typeof TOPIC_KINDS, T>;
+// Mapped over a type parameter, so TypeScript keeps the tuple (over a concrete tuple it would not).
+type Each<Tuple extends readonly unknown[], T> = { -readonly [I in keyof Tuple]: T };
+
+/** A PerTopicKind with `value` for every kind. */
+export function perTopicKind<T>(value: T): PerTopicKind<T> {
+  return TOPIC_KINDS.map(() => value) as PerTopicKind<T>;
+}
 
 /** Which topic each record type is produced to. */
 export const TOPIC_KIND_OF_RECORD: Readonly<Record<FeedRecordType, TopicKind>> = Object.freeze({

@@ -3,7 +3,7 @@
  * "Credentials"), and their check: one CONFIG_INVALID naming every problem, never a value. Services
  * spread CREDENTIALS_ENV into their own schema so one start names all mistakes.
  */
-import { type EnvSchema, readEnv } from '@feedpipe/service-kit';
+import { type EnvSchema, readEnv } from '@feedpipe/config';
 import { CredentialsError } from './errors.js';
 import { type Env, readSecret } from './secret-value.js';
 

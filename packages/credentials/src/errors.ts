@@ -1,3 +1,5 @@
+import { CodedError, type CodedErrorOptions } from '@feedpipe/errors';
+
 /**
  * The one error class of the package. `code` is stable for programs; the message is for an operator
  * and names the variable or file at fault, never a token, PIN or TOTP secret.
@@ -14,20 +16,15 @@ export type CredentialsErrorCode =
   /** No token within the time allowed (e.g. the renewal owner published none). */
   | 'TIMEOUT';
 
-export class CredentialsError extends Error {
+export class CredentialsError extends CodedError<CredentialsErrorCode> {
   override readonly name = 'CredentialsError';
-  readonly code: CredentialsErrorCode;
-  /** Whether trying again later can help. */
-  readonly retryable: boolean;
 
-  constructor(
-    code: CredentialsErrorCode,
-    message: string,
-    options: { cause?: unknown; retryable?: boolean } = {},
-  ) {
-    super(message, options.cause === undefined ? undefined : { cause: options.cause });
-    this.code = code;
-    this.retryable = options.retryable ?? (code === 'RENEWAL_FAILED' || code === 'TIMEOUT');
+  /** A failed renewal and a timeout are retryable unless said otherwise: a later attempt may get a token. */
+  constructor(code: CredentialsErrorCode, message: string, options: CodedErrorOptions = {}) {
+    super(code, message, {
+      ...options,
+      retryable: options.retryable ?? (code === 'RENEWAL_FAILED' || code === 'TIMEOUT'),
+    });
   }
 }
 

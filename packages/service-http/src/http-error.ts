@@ -83,6 +83,19 @@ export class HttpError<C extends string = HttpErrorCode> extends Error {
   }
 }
 
+/**
+ * The base of a service's error class whose codes answer with the statuses of `statuses` (its own
+ * codes beside the shared ones), unless an error is given a status of its own:
+ * `class QueryApiError extends HttpErrorWithStatuses(STATUS) { override readonly name = 'QueryApiError'; }`.
+ */
+export function HttpErrorWithStatuses<C extends string>(statuses: Readonly<Record<C, number>>) {
+  return class extends HttpError<C> {
+    constructor(code: C, message: string, init: HttpErrorInit = {}) {
+      super(code, message, { ...init, status: init.status ?? statuses[code] });
+    }
+  };
+}
+
 export function badRequest(field: string, message: string): HttpError {
   return new HttpError('BAD_REQUEST', `${field}: ${message}`, { field });
 }

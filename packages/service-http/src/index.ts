@@ -33,6 +33,7 @@ export {
   secretMatches,
 } from './auth/key-format.js';
 export { registerKeyRoutes } from './auth/key-routes.js';
+export { openLocalKeyStore } from './auth/local-key-store.js';
 export { KeyConcurrency, KeyRateLimiter, type RateDecision } from './auth/rate-limiter.js';
 export { SecretThrottle, type SecretThrottleOptions } from './auth/secret-throttle.js';
 export { bool, int, num, type Options, oneOf, section, str } from './config-readers.js';
@@ -50,6 +51,7 @@ export {
   HttpError,
   type HttpErrorCode,
   type HttpErrorInit,
+  HttpErrorWithStatuses,
   isHttpError,
   notFound,
   type UpstreamError,
@@ -69,6 +71,7 @@ export {
   type ResolvedHttpServiceConfig,
   resolveHttpServiceConfig,
 } from './http-service-config.js';
+export { HTTP_SERVICE_DEPS } from './http-service-deps.js';
 export { isCalendarDate, parseIsoInstant } from './iso-instant.js';
 export {
   type LogSink,

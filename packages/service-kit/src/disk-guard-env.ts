@@ -6,7 +6,7 @@
  * server's terabytes; ClickHouse's merges need free space of the order of the parts they merge, so
  * a tenth of the disk is kept for them.
  */
-import type { EnvSchema } from './env-schema.js';
+import type { EnvSchema } from '@feedpipe/config';
 
 export const DISK_GUARD_ENV = {
   STORE_MIN_FREE_PERCENT: {

@@ -30,8 +30,8 @@
 import { readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type RequestListener, type Server } from 'node:http';
 import type { Socket } from 'node:net';
+import type { EnvSchema, EnvValues } from '@feedpipe/config';
 import { AddressCap } from './address-cap.js';
-import type { EnvSchema, EnvValues } from './env-schema.js';
 
 export interface HttpServerLimits {
   /** Silence after which a connection with no request in progress (or a stalled one) is closed. */

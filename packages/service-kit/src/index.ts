@@ -1,9 +1,6 @@
 // Public surface of @feedpipe/service-kit: what every pipeline process needs around its own job.
 // Each module has one job; services import these instead of each other.
 
-// The retry pacing lives in @feedpipe/retry (the Kafka client builds on it too); re-exported here
-// so a service takes all its process plumbing from one place.
-export { Backoff, type BackoffOptions, type RetryOptions, retry, sleep } from '@feedpipe/retry';
 export { AddressCap } from './address-cap.js';
 export { BufferPool } from './buffer-pool.js';
 export {
@@ -19,18 +16,6 @@ export {
   type DiskGuardEnv,
   diskGuardSettings,
 } from './disk-guard-env.js';
-export {
-  allowedOf,
-  defaultOf,
-  type Env,
-  type EnvReading,
-  type EnvSchema,
-  type EnvValues,
-  type EnvVarSpec,
-  loadEnv,
-  type ReadEnvOptions,
-  readEnv,
-} from './env-schema.js';
 export { ServiceKitError, type ServiceKitErrorCode } from './errors.js';
 export {
   ConnectionBudget,
@@ -49,7 +34,6 @@ export {
   processAddressCap,
   processConnectionBudget,
 } from './http-server-limits.js';
-export { ensureTopics } from './kafka-topics.js';
 export { type OpsServer, type OpsServerOptions, startOpsServer } from './ops-server.js';
 export { PROCESS_METRICS_PREFIX, registerProcessMetrics } from './process-metrics.js';
 export { onStopSignals, type StopSignalOptions } from './stop-signals.js';

@@ -1,8 +1,16 @@
+import { CodedError } from '@feedpipe/errors';
 export type StoreErrorCode =
   | 'STORE_CONFIG_INVALID'
   | 'CHDB_PATH_CONFLICT'
   | 'MIGRATION_FAILED'
+  /** A migration file or folder that is not what the runner and the DDL generator read. */
   | 'MIGRATION_FILE_INVALID'
+  /** A migration statement the cluster DDL generator has no rule for. */
+  | 'DDL_UNSUPPORTED'
+  /** A table of the migrations without a sharding key for the cluster. */
+  | 'DDL_NO_SHARDING_KEY'
+  /** A sharding key that would break a table's guarantees (see ddl/sharding-keys.ts). */
+  | 'DDL_SHARDING_KEY_INVALID'
   | 'INSERT_FAILED'
   /** A statement the store refuses to send: a bad setting name or value, an unknown format. */
   | 'STORE_QUERY_INVALID'
@@ -26,15 +34,8 @@ export type StoreErrorCode =
   | 'FILL_FAILED';
 
 /** The one error type of this package; `retryable` says whether trying again can help. */
-export class StoreError extends Error {
-  readonly code: StoreErrorCode;
-  readonly retryable: boolean;
-  constructor(code: StoreErrorCode, message: string, options: { cause?: unknown; retryable?: boolean } = {}) {
-    super(message, { cause: options.cause });
-    this.name = 'StoreError';
-    this.code = code;
-    this.retryable = options.retryable ?? false;
-  }
+export class StoreError extends CodedError<StoreErrorCode> {
+  override readonly name = 'StoreError';
 }
 
 /** A failed insert: retryable, since the server or the data directory may come back. */

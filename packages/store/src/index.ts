@@ -11,9 +11,36 @@ export {
   type UserAccount,
 } from './config.js';
 export { createStore } from './create-store.js';
+export {
+  type ClusterDdlFile,
+  type ClusterDdlOptions,
+  fileNameOf,
+  generateClusterDdl,
+  type MigrationSource,
+  ON_CLUSTER,
+  SCHEMA_MIGRATIONS_DDL,
+} from './ddl/cluster-ddl.js';
+export { CLUSTER_SHARDING_KEYS, shardingKeyColumns } from './ddl/sharding-keys.js';
+export {
+  type CreateTable,
+  orderByColumns,
+  parseCreateTable,
+  splitStatements,
+  squash,
+} from './ddl/sql-statements.js';
 export { type DiskSpace, directorySpace, engineDiskSpace, storeDiskSpace } from './disk-space.js';
 export { ExclusiveLane, type LaneLimits, type LaneStats } from './embedded/exclusive-lane.js';
 export { EMBEDDED_ENGINE_ALLOCATOR_ENV } from './engine-allocator.js';
+export {
+  chdbDirOf,
+  STORE_CALLER_LOGIN_ENV,
+  STORE_ENV,
+  type StoreEnv,
+  type StoreEnvValues,
+  storeConfigFromEnv,
+  storeConfigOf,
+  storeUrlSecrets,
+} from './env/store-env.js';
 export { StoreError, type StoreErrorCode } from './errors.js';
 export { fillTradeQuantities } from './fill/fill-trade-quantities.js';
 export {
@@ -21,8 +48,8 @@ export {
   loadMigrations,
   type Migration,
   type MigrationResult,
+  readMigrationSources,
   runMigrations,
-  splitStatements,
 } from './migrations.js';
 export {
   type QueryParam,

@@ -7,13 +7,11 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-// One splitter for the runner and the cluster DDL generator, so both read a migration alike.
-import { splitStatements } from '@feedpipe/contracts';
+import type { MigrationSource } from './ddl/cluster-ddl.js';
+import { splitStatements } from './ddl/sql-statements.js';
 import { StoreError } from './errors.js';
 import { fillTradeQuantities } from './fill/fill-trade-quantities.js';
 import type { StoreLane } from './port.js';
-
-export { splitStatements };
 
 export const DEFAULT_MIGRATIONS_DIR = join(dirname(fileURLToPath(import.meta.url)), '..', 'migrations');
 
@@ -25,28 +23,37 @@ export interface Migration {
 
 const FILE_PATTERN = /^(\d{3,})_([a-z0-9_]+)\.sql$/;
 
-export function loadMigrations(dir: string = DEFAULT_MIGRATIONS_DIR): Migration[] {
-  const migrations: Migration[] = [];
+/**
+ * Every `NNN_name.sql` of `dir` as written, in version order: the one reader of migration files,
+ * for the runner below and the cluster DDL generator (ddl/cluster-ddl.ts), so both see the same set.
+ */
+export function readMigrationSources(dir: string = DEFAULT_MIGRATIONS_DIR): MigrationSource[] {
+  const sources: MigrationSource[] = [];
   for (const file of readdirSync(dir).sort()) {
     if (!file.endsWith('.sql')) continue;
     const match = FILE_PATTERN.exec(file);
     if (!match) {
       throw new StoreError(
         'MIGRATION_FILE_INVALID',
-        `migration file ${file} must be named NNN_snake_name.sql`,
+        `${join(dir, file)}: migrations are named NNN_snake_name.sql`,
       );
     }
     const version = Number(match[1]);
-    if (migrations.some((m) => m.version === version)) {
-      throw new StoreError('MIGRATION_FILE_INVALID', `two migrations share version ${version}`);
+    if (sources.some((m) => m.version === version)) {
+      throw new StoreError('MIGRATION_FILE_INVALID', `two migrations of ${dir} share version ${version}`);
     }
-    migrations.push({
-      version,
-      name: match[2] ?? file,
-      statements: splitStatements(readFileSync(join(dir, file), 'utf8')),
-    });
+    sources.push({ version, name: match[2] ?? file, sql: readFileSync(join(dir, file), 'utf8') });
   }
-  return migrations;
+  if (sources.length === 0) throw new StoreError('MIGRATION_FILE_INVALID', `${dir} holds no migration`);
+  return sources;
+}
+
+export function loadMigrations(dir: string = DEFAULT_MIGRATIONS_DIR): Migration[] {
+  return readMigrationSources(dir).map(({ version, name, sql }) => ({
+    version,
+    name,
+    statements: splitStatements(sql),
+  }));
 }
 
 /**

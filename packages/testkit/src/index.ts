@@ -15,3 +15,4 @@ export {
   type RawConnectionOptions,
   trickleBody,
 } from './raw-connection.js';
+export { recordingReads } from './statement-spy.js';

@@ -2,10 +2,11 @@
  * Configuration of the ingestor process from environment variables (docs/configuration.md),
  * validated once with a message per bad value. Secrets are read, never echoed.
  */
+
 import { readFileSync } from 'node:fs';
-import { DEFAULT_FEED_TOPICS, type FeedTopics } from '@feedpipe/contracts';
+import { type Env, type EnvSchema, readEnv } from '@feedpipe/config';
+import { FEED_TOPICS_ENV, type FeedTopics, feedTopicsOf } from '@feedpipe/contracts';
 import { CREDENTIALS_ENV, type CredentialsConfig, credentialsConfigFromEnv } from '@feedpipe/credentials';
-import { type Env, type EnvSchema, readEnv } from '@feedpipe/service-kit';
 import { IngestorError } from './errors.js';
 import type { FeedCredentials } from './feed/feed-connection.js';
 import type { LeadershipOptions } from './leader/ingestor-leadership.js';
@@ -70,22 +71,7 @@ export const INGESTOR_ENV = {
   },
   INGESTOR_CONNECTIONS: { type: 'integer', min: 1, max: 5, default: 5, description: 'feed connections' },
   INGESTOR_WORKERS: { type: 'integer', min: 1, max: 32, default: 2, description: 'decode worker threads' },
-  TOPIC_TRADES: {
-    type: 'string',
-    default: DEFAULT_FEED_TOPICS.trades,
-    description: 'topic of trade records',
-  },
-  TOPIC_OHLC: { type: 'string', default: DEFAULT_FEED_TOPICS.ohlc, description: 'topic of OHLC records' },
-  TOPIC_REFERENCE: {
-    type: 'string',
-    default: DEFAULT_FEED_TOPICS.reference,
-    description: 'topic of prev_close, circuit_limit, week52',
-  },
-  TOPIC_STATUS: {
-    type: 'string',
-    default: DEFAULT_FEED_TOPICS.status,
-    description: 'topic of market status and feed errors',
-  },
+  ...FEED_TOPICS_ENV,
   METRICS_PORT: { type: 'integer', min: 0, max: 65_535, default: 9464, description: 'ops endpoint port' },
   METRICS_HOST: { type: 'string', default: '127.0.0.1', description: 'address of the ops endpoint' },
   CAPTURE_FILE: {
@@ -267,12 +253,7 @@ export function loadIngestorEnv(env: Env = process.env): IngestorEnvConfig {
       authType: v.SVC_AUTH_TYPE as 1 | 2 | 3,
     },
     brokers: v.KAFKA_BROKERS,
-    topics: {
-      trades: v.TOPIC_TRADES,
-      ohlc: v.TOPIC_OHLC,
-      reference: v.TOPIC_REFERENCE,
-      status: v.TOPIC_STATUS,
-    },
+    topics: feedTopicsOf(v),
     connections: v.INGESTOR_CONNECTIONS,
     workers: v.INGESTOR_WORKERS,
     tradeInstruments: trade,

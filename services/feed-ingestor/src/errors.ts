@@ -1,3 +1,4 @@
+import { CodedError } from '@feedpipe/errors';
 export type IngestorErrorCode =
   | 'CONFIG_INVALID'
   | 'FEED_AUTH_FATAL'
@@ -25,17 +26,6 @@ export type IngestorErrorCode =
   | 'REPLAY_PRODUCE_FAILED';
 
 /** The one error type of the ingestor; `retryable` says whether trying again can help. */
-export class IngestorError extends Error {
-  readonly code: IngestorErrorCode;
-  readonly retryable: boolean;
-  constructor(
-    code: IngestorErrorCode,
-    message: string,
-    options: { cause?: unknown; retryable?: boolean } = {},
-  ) {
-    super(message, { cause: options.cause });
-    this.name = 'IngestorError';
-    this.code = code;
-    this.retryable = options.retryable ?? false;
-  }
+export class IngestorError extends CodedError<IngestorErrorCode> {
+  override readonly name = 'IngestorError';
 }

@@ -21,7 +21,7 @@
  */
 import { randomInt } from 'node:crypto';
 import { TOPIC_KINDS } from '@feedpipe/contracts';
-import { ensureTopics } from '@feedpipe/service-kit';
+import { KafkaAdmin } from '@feedpipe/kafka-client';
 import { Registry } from 'prom-client';
 import type { LinkState } from './feed/connection-machine.js';
 import { ConnectionPool, type ConnectionSnapshot, checkConnectionCount } from './feed/connection-pool.js';
@@ -428,10 +428,10 @@ function ingestorStats(graph: IngestorGraph): IngestorStats {
 }
 
 async function startGraph(graph: IngestorGraph, options: FeedIngestorOptions, checked: CheckedOptions) {
-  await ensureTopics(
+  await KafkaAdmin.ensureTopicsOnce(
     options.brokers,
     TOPIC_KINDS.map((kind) => checked.topics[kind]),
-    options.partitions ?? 12,
+    { partitions: options.partitions ?? 12 },
   );
   await graph.capture?.open();
   // A standby holds nothing until the group makes it the leader (leadFeed).

@@ -11,7 +11,7 @@
  * their identities. Progress goes to `progress` (stderr).
  */
 import { FEED_TOPIC_PARTITIONS, type FeedTopics, TOPIC_KINDS } from '@feedpipe/contracts';
-import { ensureTopics } from '@feedpipe/service-kit';
+import { KafkaAdmin } from '@feedpipe/kafka-client';
 import type { StoreLane } from '@feedpipe/store';
 import { IngestorError } from './errors.js';
 import { captureGroups } from './replay/replay-capture-source.js';
@@ -103,10 +103,10 @@ export async function runReplay(options: ReplayRunOptions): Promise<ReplayRunRes
   const groups = sourceGroups(options, counts);
   // The replay's topics as the live ones are made: same partitions, so each instrument lands on
   // the partition it has live (a consumer of either reads one instrument in order).
-  await ensureTopics(
+  await KafkaAdmin.ensureTopicsOnce(
     options.brokers,
     TOPIC_KINDS.map((kind) => topics[kind]),
-    FEED_TOPIC_PARTITIONS,
+    { partitions: FEED_TOPIC_PARTITIONS },
   );
   const write = options.progress;
   const producer = new ReplayProducer({ brokers: options.brokers, topics, onRetry: write });

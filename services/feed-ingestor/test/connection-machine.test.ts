@@ -4,14 +4,15 @@
  * is an `IngestorError` with code ILLEGAL_TRANSITION. Events that carry a verdict are tried with
  * one variant per verdict.
  */
+
 import { describe, expect, it } from 'vitest';
 import {
   CONNECTION_STATES,
   type ConnectionEvent,
   type ConnectionState,
-  connectionTransition,
-  IngestorError,
-} from '../src/index.js';
+  transition as connectionTransition,
+} from '../src/feed/connection-machine.js';
+import { IngestorError } from '../src/index.js';
 
 const EVENTS: Record<string, ConnectionEvent> = {
   start: { type: 'start' },

@@ -2,7 +2,8 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { tempDir } from '@feedpipe/testkit';
 import { describe, expect, it } from 'vitest';
-import { IngestorError, loadIngestorEnv, readUniverseIds, resolveWalOptions } from '../src/index.js';
+import { IngestorError, loadIngestorEnv, resolveWalOptions } from '../src/index.js';
+import { readUniverseIds } from '../src/subscriptions/universe-file.js';
 
 const BASE = {
   SVC_FEED_URL: 'ws://127.0.0.1:7075/',

@@ -2,10 +2,12 @@
  * The connection pool against the simulator's faults, without Kafka: refused upgrades within the
  * shared attempt budget, and 805 evictions that do not come back in lockstep.
  */
+
 import { type FeedServer, MarketModel, startFeedServer } from '@feedpipe/broker-sim';
 import { waitFor } from '@feedpipe/testkit';
 import { afterEach, describe, expect, it } from 'vitest';
-import { AttemptBudget, ConnectionPool, type FeedConnectionTuning } from '../src/index.js';
+import { AttemptBudget } from '../src/feed/attempt-budget.js';
+import { ConnectionPool, type FeedConnectionTuning } from '../src/feed/connection-pool.js';
 import { inxIds, SIM_CLIENT } from './fixtures/feed-fixtures.js';
 
 let server: FeedServer | undefined;

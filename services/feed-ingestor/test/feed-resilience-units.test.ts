@@ -1,19 +1,17 @@
 /**
  * The pure parts of the feed client's resilience: the shared attempt budget, the one failure
- * classification, the jittered backoff, the Market Status scan and the readiness verdict.
+ * classification, the jittered backoff, the socket thread's frame scans and the readiness verdict.
  */
-import { FrameBuilder, SEGMENT_INX_EQ } from '@feedpipe/codec';
+
+import { FrameBuilder, MsgCode, PACKET_SIZE, PacketCursor, SEGMENT_INX_EQ } from '@feedpipe/codec';
+import { Backoff } from '@feedpipe/retry';
 import { describe, expect, it } from 'vitest';
-import {
-  AttemptBudget,
-  assessFeedReadiness,
-  Backoff,
-  type ConnectionSnapshot,
-  classifyFeedFailure,
-  type FeedFailure,
-  IngestorError,
-  lastMarketStatus,
-} from '../src/index.js';
+import { AttemptBudget } from '../src/feed/attempt-budget.js';
+import type { ConnectionSnapshot } from '../src/feed/connection-pool.js';
+import { classifyFeedFailure, type FeedFailure } from '../src/feed/failure-class.js';
+import { lastMarketStatus, loneErrorCode } from '../src/feed/frame-scan.js';
+import { IngestorError } from '../src/index.js';
+import { assessFeedReadiness } from '../src/readiness.js';
 
 /** A fake clock the budget reads. */
 function clock(start = 1_000_000): { now: () => number; advance: (ms: number) => void } {
@@ -180,20 +178,83 @@ describe('Backoff', () => {
   });
 });
 
+/** Trade, Market Status `first`, trade, Market Status `last`. */
+function tradesAndStatuses(first: number, last: number): Uint8Array {
+  return new FrameBuilder(256)
+    .trade(SEGMENT_INX_EQ, 1_000_001, 1.5, 1, 1, 1)
+    .marketStatus(SEGMENT_INX_EQ, 0, [1, 0, 0], first)
+    .trade(SEGMENT_INX_EQ, 1_000_002, 2.5, 1, 1, 1)
+    .marketStatus(SEGMENT_INX_EQ, 0, [1, 0, 0], last)
+    .toBytes();
+}
+
 describe('lastMarketStatus', () => {
   it('finds the last Market Status among market data, and nothing in a frame without one', () => {
-    const frame = new FrameBuilder(256)
-      .trade(SEGMENT_INX_EQ, 1_000_001, 1.5, 1, 1, 1)
-      .marketStatus(SEGMENT_INX_EQ, 0, [1, 0, 0], 1)
-      .trade(SEGMENT_INX_EQ, 1_000_002, 2.5, 1, 1, 1)
-      .marketStatus(SEGMENT_INX_EQ, 0, [1, 0, 0], 2)
-      .toBytes();
+    const frame = tradesAndStatuses(1, 2);
     expect(lastMarketStatus(frame)).toBe(2);
     expect(
       lastMarketStatus(new FrameBuilder(64).trade(SEGMENT_INX_EQ, 7, 1, 1, 1, 1).toBytes()),
     ).toBeUndefined();
     // A cut frame stops the walk where the decoder would.
     expect(lastMarketStatus(frame.subarray(0, 27 + 10))).toBeUndefined();
+  });
+
+  // Length byte (byte 9) 1-10 means "the code's fixed size" to the decoder: the scan must step the
+  // same way, or it reads the next packet from the wrong offset.
+  it.each([1, 2, 3, 4, 5, 6, 7, 8, 9, 10])(
+    'reads the frame as the decoder does with length byte %i',
+    (length) => {
+      const shortened = tradesAndStatuses(3, 4);
+      shortened[9] = length; // the first trade
+      shortened[
+        PACKET_SIZE[MsgCode.Trade] + PACKET_SIZE[MsgCode.MarketStatus] + PACKET_SIZE[MsgCode.Trade] + 9
+      ] = length; // the last status
+      const decoder = new PacketCursor(shortened);
+      let decoded: number | undefined;
+      while (decoder.next()) if (decoder.code === MsgCode.MarketStatus) decoded = decoder.marketStatus;
+      expect(decoded).toBe(4);
+      expect(lastMarketStatus(shortened)).toBe(decoded);
+    },
+  );
+
+  it('stops where the decoder stops: a zero length, an unknown code with a short length', () => {
+    const frame = new FrameBuilder(128)
+      .trade(SEGMENT_INX_EQ, 1, 1, 1, 1, 1)
+      .marketStatus(SEGMENT_INX_EQ, 0, [1, 0, 0], 2)
+      .toBytes();
+    const zero = Uint8Array.from(frame);
+    zero[9] = 0;
+    expect(lastMarketStatus(zero)).toBeUndefined();
+    const unknown = Uint8Array.from(frame);
+    unknown[10] = 99;
+    unknown[9] = 5;
+    expect(lastMarketStatus(unknown)).toBeUndefined();
+    unknown[9] = PACKET_SIZE[MsgCode.Trade];
+    expect(lastMarketStatus(unknown)).toBe(2);
+  });
+});
+
+describe('loneErrorCode', () => {
+  it('gives the disconnection code of a message that is one Error packet, whatever its length byte says', () => {
+    const error = new FrameBuilder(64).error(807).toBytes();
+    expect(loneErrorCode(error)).toBe(807);
+    for (let length = 1; length <= 10; length++) {
+      const shortened = Uint8Array.from(error);
+      shortened[9] = length;
+      expect(loneErrorCode(shortened)).toBe(807);
+    }
+  });
+
+  it('gives nothing for market data, a cut or longer message, or a zero length', () => {
+    const error = new FrameBuilder(64).error(805).toBytes();
+    expect(
+      loneErrorCode(new FrameBuilder(64).trade(SEGMENT_INX_EQ, 7, 1, 1, 1, 1).toBytes()),
+    ).toBeUndefined();
+    expect(loneErrorCode(error.subarray(0, 12))).toBeUndefined();
+    expect(loneErrorCode(new FrameBuilder(64).error(805).error(806).toBytes())).toBeUndefined();
+    const zero = Uint8Array.from(error);
+    zero[9] = 0;
+    expect(loneErrorCode(zero)).toBeUndefined();
   });
 });
 

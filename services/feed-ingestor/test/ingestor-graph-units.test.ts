@@ -3,10 +3,11 @@
  * book (placement within the spec's limits), the connection machine's liveness and gap causes, the
  * frame intake and its taps, and the refusal of unknown ingestor options.
  */
+
 import { describe, expect, it } from 'vitest';
-import { ConnectionMachine } from '../src/feed/connection-machine.js';
+import { ConnectionMachine, type LinkState } from '../src/feed/connection-machine.js';
 import { SubscriptionBook } from '../src/feed/subscription-book.js';
-import { createFeedIngestor, type FeedIngestorOptions, IngestorError, type LinkState } from '../src/index.js';
+import { createFeedIngestor, type FeedIngestorOptions, IngestorError } from '../src/index.js';
 import { FrameIntake } from '../src/pipeline/frame-intake.js';
 
 const ids = (from: number, count: number): string[] =>

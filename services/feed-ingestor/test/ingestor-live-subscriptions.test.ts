@@ -5,18 +5,15 @@
  * and are in the ledger of gaps (the downtime of an instrument added live is a process_stopped gap);
  * an edit of the watched universe file is applied like a route change.
  */
+
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { type FeedServer, MarketModel, startFeedServer } from '@feedpipe/broker-sim';
 import { readTopic, tempDir, uniqueName, waitFor } from '@feedpipe/testkit';
 import { afterEach, describe, expect, inject, it } from 'vitest';
-import {
-  createFeedIngestor,
-  type FeedIngestor,
-  type FeedIngestorOptions,
-  UniverseWatch,
-} from '../src/index.js';
+import { createFeedIngestor, type FeedIngestor, type FeedIngestorOptions } from '../src/index.js';
 import { type OpsRouteServer, startOpsRouteServer } from '../src/ops/ops-route-server.js';
+import { UniverseWatch } from '../src/subscriptions/universe-watch.js';
 import { inxIds, simIngestorOptions, topicsFor } from './fixtures/feed-fixtures.js';
 
 const brokers = inject('kafkaBrokers');

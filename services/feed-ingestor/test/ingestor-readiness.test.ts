@@ -2,10 +2,12 @@
  * The ingestor's readiness reflects market data flowing (not just an open socket), and text
  * messages on the binary feed are counted and skipped.
  */
+
 import { type FeedServer, MarketModel, startFeedServer } from '@feedpipe/broker-sim';
+import { type OpsServer, startOpsServer } from '@feedpipe/service-kit';
 import { uniqueName, waitFor } from '@feedpipe/testkit';
 import { afterEach, describe, expect, inject, it } from 'vitest';
-import { createFeedIngestor, type FeedIngestor, type OpsServer, startOpsServer } from '../src/index.js';
+import { createFeedIngestor, type FeedIngestor } from '../src/index.js';
 import { inxIds, SIM_CLIENT, topicsFor } from './fixtures/feed-fixtures.js';
 
 const brokers = inject('kafkaBrokers');

@@ -2,9 +2,10 @@ import { join } from 'node:path';
 import { type FeedServer, MarketModel, startFeedServer } from '@feedpipe/broker-sim';
 import { readCapture } from '@feedpipe/codec';
 import { type LocalKafka, startLocalKafka } from '@feedpipe/local-kafka';
+import { startOpsServer } from '@feedpipe/service-kit';
 import { readTopic, tempDir, uniqueName, waitFor } from '@feedpipe/testkit';
 import { afterEach, describe, expect, inject, it } from 'vitest';
-import { createFeedIngestor, type FeedIngestor, replayCapture, startOpsServer } from '../src/index.js';
+import { createFeedIngestor, type FeedIngestor, replayCapture } from '../src/index.js';
 import { inxIds, recordsWithoutHeaders, SIM_CLIENT, settle, topicsFor } from './fixtures/feed-fixtures.js';
 
 const sharedBrokers = inject('kafkaBrokers');

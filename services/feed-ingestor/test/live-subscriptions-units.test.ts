@@ -3,17 +3,20 @@
  * route's overrides), the overrides file, the universe-file watch, the ops key, and the ops route
  * over HTTP on loopback (its answers to good, bad and unauthenticated requests).
  */
+
 import { readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { tempDir } from '@feedpipe/testkit';
 import { Registry } from 'prom-client';
 import { afterEach, describe, expect, it } from 'vitest';
-import { type ChangeOutcome, IngestorError, UniverseWatch } from '../src/index.js';
+import { IngestorError } from '../src/index.js';
 import { createIngestorMetrics } from '../src/ingestor-metrics.js';
 import { OpsKey } from '../src/ops/ops-key.js';
 import { type OpsRouteServer, startOpsRouteServer } from '../src/ops/ops-route-server.js';
+import type { ChangeOutcome } from '../src/subscriptions/live-subscriptions.js';
 import { OverridesFile, readOverrides } from '../src/subscriptions/overrides-file.js';
 import { SubscriptionPlan } from '../src/subscriptions/subscription-plan.js';
+import { UniverseWatch } from '../src/subscriptions/universe-watch.js';
 
 describe('SubscriptionPlan', () => {
   it('keeps route changes as overrides of the universe and reports what changes in effect', () => {

@@ -3,6 +3,7 @@
  * started again on the same log, the topic read back with the project's Kafka client; and a log
  * that runs out of room while the feed goes on.
  */
+
 import { type ChildProcess, fork } from 'node:child_process';
 import { once } from 'node:events';
 import { readdirSync } from 'node:fs';
@@ -11,13 +12,9 @@ import { type FeedServer, MarketModel, startFeedServer } from '@feedpipe/broker-
 import { isSourceCopy, prefixedTopics, SOURCE_HEADER, type SourceMark } from '@feedpipe/contracts';
 import { readTopic, type TopicRecord, tempDir, uniqueName, waitFor } from '@feedpipe/testkit';
 import { afterEach, describe, expect, inject, it } from 'vitest';
-import {
-  addPackTrades,
-  createFeedIngestor,
-  type FeedIngestor,
-  type IngestorStats,
-  readWalStreams,
-} from '../src/index.js';
+import { createFeedIngestor, type FeedIngestor, type IngestorStats } from '../src/index.js';
+import { readWalStreams } from '../src/wal/wal-reader.js';
+import { addPackTrades } from '../src/wal/wal-trades.js';
 import { inxIds, SIM_CLIENT, settle } from './fixtures/feed-fixtures.js';
 
 const brokers = inject('kafkaBrokers');

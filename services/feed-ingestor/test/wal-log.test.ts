@@ -4,16 +4,17 @@
  * /dev/full fail with ENOSPC, as a full file system does) is a typed error, counted, and logging
  * starts again at the next chunk boundary.
  */
+
 import { existsSync, readdirSync, statSync, symlinkSync, truncateSync } from 'node:fs';
 import { join } from 'node:path';
 import { tempDir } from '@feedpipe/testkit';
 import { Registry } from 'prom-client';
 import { describe, expect, it } from 'vitest';
-import { readWalStreams } from '../src/index.js';
 import { FeedWal } from '../src/wal/feed-wal.js';
 import { framesFileOf } from '../src/wal/segment-layout.js';
 import { createWalMetrics } from '../src/wal/wal-metrics.js';
 import { resolveWalOptions } from '../src/wal/wal-options.js';
+import { readWalStreams } from '../src/wal/wal-reader.js';
 
 const RUN = 0x2800_0001;
 

@@ -18,7 +18,7 @@ const USAGE = 'usage: feed-sink run\n';
 async function run(): Promise<void> {
   const config = loadSinkEnv();
   const retention = retentionFromEnv(process.env);
-  const store = createStore({ url: config.clickhouseUrl, dataDir: `${config.dataDir}/chdb` });
+  const store = createStore(config.store);
   await runMigrations(store.internal);
   for (const change of await applyRetention(store.internal, retention)) {
     process.stdout.write(

@@ -3,24 +3,17 @@
  * validated once with a message per bad value. The topic variables are the ingestor's: both
  * services must name the same topics.
  */
-import { DEFAULT_FEED_TOPICS, type FeedTopics } from '@feedpipe/contracts';
-import {
-  DISK_GUARD_ENV,
-  type DiskGuardEnv,
-  diskGuardSettings,
-  type Env,
-  type EnvSchema,
-  readEnv,
-} from '@feedpipe/service-kit';
+import { type Env, type EnvSchema, readEnv } from '@feedpipe/config';
+import { FEED_TOPICS_ENV, type FeedTopics, feedTopicsOf, feedTopicsProblem } from '@feedpipe/contracts';
+import { DISK_GUARD_ENV, type DiskGuardEnv, diskGuardSettings } from '@feedpipe/service-kit';
+import { STORE_ENV, type StoreConfig, storeConfigOf } from '@feedpipe/store';
 import { SinkError } from './errors.js';
 
 export interface SinkEnvConfig {
   brokers: string[];
   topics: FeedTopics;
-  /** CLICKHOUSE_URL: a ClickHouse server; undefined for embedded chDB in `${dataDir}/chdb`. */
-  clickhouseUrl: string | undefined;
-  /** DATA_DIR. Default `.data`. */
-  dataDir: string;
+  /** CLICKHOUSE_URL, else embedded chDB in `$DATA_DIR/chdb` (DATA_DIR default `.data`). */
+  store: StoreConfig;
   /** METRICS_HOST: address of /metrics, /healthz, /readyz. Default 127.0.0.1; 0.0.0.0 lets Prometheus in. */
   metricsHost: string;
   /** METRICS_PORT. Default 9465. */
@@ -37,22 +30,8 @@ export const SINK_ENV = {
     required: true,
     description: 'Kafka brokers',
   },
-  TOPIC_TRADES: { type: 'string', default: DEFAULT_FEED_TOPICS.trades, description: "the ingestor's topics" },
-  TOPIC_OHLC: { type: 'string', default: DEFAULT_FEED_TOPICS.ohlc, description: "the ingestor's topics" },
-  TOPIC_REFERENCE: {
-    type: 'string',
-    default: DEFAULT_FEED_TOPICS.reference,
-    description: "the ingestor's topics",
-  },
-  TOPIC_STATUS: { type: 'string', default: DEFAULT_FEED_TOPICS.status, description: "the ingestor's topics" },
-  CLICKHOUSE_URL: {
-    type: 'url',
-    protocols: ['http', 'https'],
-    unset: 'embedded chDB in `$DATA_DIR/chdb`',
-    secret: true,
-    description: 'ClickHouse server',
-  },
-  DATA_DIR: { type: 'string', default: '.data', description: 'chDB in `$DATA_DIR/chdb`' },
+  ...FEED_TOPICS_ENV,
+  ...STORE_ENV,
   METRICS_PORT: { type: 'integer', min: 0, max: 65_535, default: 9465, description: 'ops endpoint port' },
   METRICS_HOST: { type: 'string', default: '127.0.0.1', description: 'address of the ops endpoint' },
   ...DISK_GUARD_ENV,
@@ -60,21 +39,16 @@ export const SINK_ENV = {
 
 export function loadSinkEnv(env: Env = process.env): SinkEnvConfig {
   const { values: v, problems } = readEnv(SINK_ENV, env);
-  const topics: FeedTopics = {
-    trades: v.TOPIC_TRADES,
-    ohlc: v.TOPIC_OHLC,
-    reference: v.TOPIC_REFERENCE,
-    status: v.TOPIC_STATUS,
-  };
-  if (new Set(Object.values(topics)).size !== 4) problems.push('the four TOPIC_* names must differ');
+  const topics = feedTopicsOf(v);
+  const topicsProblem = feedTopicsProblem(topics);
+  if (topicsProblem) problems.push(topicsProblem);
   if (problems.length > 0) {
     throw new SinkError('CONFIG_INVALID', `invalid configuration:\n  - ${problems.join('\n  - ')}`);
   }
   return {
     brokers: v.KAFKA_BROKERS,
     topics,
-    clickhouseUrl: v.CLICKHOUSE_URL,
-    dataDir: v.DATA_DIR,
+    store: storeConfigOf(v),
     // Loopback unless the operator opens it (compose sets METRICS_HOST=0.0.0.0 for Prometheus).
     metricsHost: v.METRICS_HOST,
     metricsPort: v.METRICS_PORT,

@@ -1,3 +1,4 @@
+import { CodedError } from '@feedpipe/errors';
 export type SinkErrorCode =
   /** A sink option or environment variable with a bad value. */
   | 'CONFIG_INVALID'
@@ -9,13 +10,6 @@ export type SinkErrorCode =
   | 'REWIND_FAILED';
 
 /** The one error type of the sink; `retryable` says whether trying again can help. */
-export class SinkError extends Error {
-  readonly code: SinkErrorCode;
-  readonly retryable: boolean;
-  constructor(code: SinkErrorCode, message: string, options: { cause?: unknown; retryable?: boolean } = {}) {
-    super(message, { cause: options.cause });
-    this.name = 'SinkError';
-    this.code = code;
-    this.retryable = options.retryable ?? false;
-  }
+export class SinkError extends CodedError<SinkErrorCode> {
+  override readonly name = 'SinkError';
 }

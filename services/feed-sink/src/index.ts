@@ -1,10 +1,7 @@
 // Public surface of @feedpipe/feed-sink: the Kafka -> ClickHouse sink as a library (the CLI,
 // `feed-sink run`, is a thin shell over it).
 
-export { appendCanonical, type CanonicalLayout, CsvBlock, canonicalLayout } from './csv-lines.js';
 export { loadSinkEnv, SINK_ENV, type SinkEnvConfig } from './env-config.js';
 export { SinkError, type SinkErrorCode } from './errors.js';
 export { createSink, type Sink, type SinkOptions, type SinkStats } from './kafka-sink.js';
-export { createSinkMetrics, type SinkMetrics } from './sink-metrics.js';
 export type { SinkDiskGuard } from './sink-options.js';
-export { type FeedValue, SINK_TABLES, type SinkTable } from './sink-tables.js';

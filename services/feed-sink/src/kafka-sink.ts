@@ -12,6 +12,7 @@
  * ClickHouse, then commit), consumer-health.ts (outages logged and counted), resume-positions.ts
  * (a store restored from a backup is caught up from Kafka).
  */
+
 import { TOPIC_KINDS, type TopicKind } from '@feedpipe/contracts';
 import {
   BatchConsumer,
@@ -20,7 +21,8 @@ import {
   RecordAges,
   type TopicPartitions,
 } from '@feedpipe/kafka-client';
-import { Backoff, DiskGuard } from '@feedpipe/service-kit';
+import { Backoff } from '@feedpipe/retry';
+import { DiskGuard } from '@feedpipe/service-kit';
 import { type StoreLane, storeDiskSpace } from '@feedpipe/store';
 import { Registry } from 'prom-client';
 import { BatchReader } from './batch-reader.js';

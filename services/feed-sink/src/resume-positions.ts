@@ -11,9 +11,10 @@
  * skipped). A partition is never moved forward: a commit below the store's end is the ordinary
  * replay after a crash, which the marks already handle.
  */
+
 import type { TopicKind } from '@feedpipe/contracts';
 import type { PartitionLag, TopicPartitionOffset, TopicPartitions } from '@feedpipe/kafka-client';
-import { Backoff } from '@feedpipe/service-kit';
+import { Backoff } from '@feedpipe/retry';
 import { SinkError } from './errors.js';
 import { tablesOfTopic } from './sink-tables.js';
 import type { StoredOffsets } from './stored-offsets.js';

@@ -1,4 +1,5 @@
 /** The sink's options, checked once at `createSink`, and the settings derived from them. */
+import { type OptionsSchema, readOptions } from '@feedpipe/config';
 import { DEFAULT_FEED_TOPICS, type FeedTopics } from '@feedpipe/contracts';
 import type { Store } from '@feedpipe/store';
 import type { Registry } from 'prom-client';
@@ -58,54 +59,37 @@ export interface SinkSettings {
   log: (message: string) => void;
 }
 
-const KNOWN_OPTIONS = new Set([
-  'brokers',
-  'store',
-  'topics',
-  'groupId',
-  'maxBatchRows',
-  'maxBatchAgeMs',
-  'maxBufferedRows',
-  'registry',
-  'diskGuard',
-  'retentionProbeMs',
-  'sessionTimeoutMs',
-  'afterInsert',
-  'log',
-]);
-
-function validate(options: SinkOptions): void {
-  for (const key of Object.keys(options)) {
-    if (!KNOWN_OPTIONS.has(key)) throw new SinkError('CONFIG_INVALID', `unknown sink option "${key}"`);
-  }
-  if (!Array.isArray(options.brokers) || options.brokers.length === 0) {
-    throw new SinkError('CONFIG_INVALID', 'sink option "brokers" must list at least one host:port');
-  }
-  for (const key of [
-    'maxBatchRows',
-    'maxBatchAgeMs',
-    'maxBufferedRows',
-    'sessionTimeoutMs',
-    'retentionProbeMs',
-  ] as const) {
-    const value = options[key];
-    if (value !== undefined && (!Number.isInteger(value) || value <= 0)) {
-      throw new SinkError('CONFIG_INVALID', `sink option "${key}" must be a positive integer, got ${value}`);
-    }
-  }
-}
+/** Every option of createSink, with its range and default (SinkOptions documents each). */
+const SINK_OPTIONS = {
+  brokers: { kind: 'list', minLength: 1, required: true },
+  store: { kind: 'given', required: true },
+  topics: { kind: 'given' },
+  groupId: { kind: 'string', default: 'feedpipe-sink' },
+  maxBatchRows: { kind: 'integer', min: 1, max: 10_000_000, default: 100_000 },
+  maxBatchAgeMs: { kind: 'integer', min: 1, max: 3_600_000, default: 500 },
+  maxBufferedRows: { kind: 'integer', min: 1, max: 100_000_000, default: 400_000 },
+  sessionTimeoutMs: { kind: 'integer', min: 1, max: 3_600_000, default: 10_000 },
+  registry: { kind: 'given' },
+  diskGuard: { kind: 'given' },
+  retentionProbeMs: { kind: 'integer', min: 1, max: 86_400_000, default: 30_000 },
+  afterInsert: { kind: 'given' },
+  log: { kind: 'given' },
+} as const satisfies OptionsSchema;
 
 /** Checks the options (CONFIG_INVALID) and fills in the defaults. */
 export function sinkSettings(options: SinkOptions): SinkSettings {
-  validate(options);
+  const v = readOptions(SINK_OPTIONS, options, {
+    where: 'sink options',
+    fail: (message) => new SinkError('CONFIG_INVALID', message),
+  });
   return {
     topics: { ...DEFAULT_FEED_TOPICS, ...options.topics },
-    groupId: options.groupId ?? 'feedpipe-sink',
-    maxBatchRows: options.maxBatchRows ?? 100_000,
-    maxBatchAgeMs: options.maxBatchAgeMs ?? 500,
-    maxBufferedRows: options.maxBufferedRows ?? 400_000,
-    sessionTimeoutMs: options.sessionTimeoutMs ?? 10_000,
-    retentionProbeMs: options.retentionProbeMs ?? 30_000,
+    groupId: v.groupId,
+    maxBatchRows: v.maxBatchRows,
+    maxBatchAgeMs: v.maxBatchAgeMs,
+    maxBufferedRows: v.maxBufferedRows,
+    sessionTimeoutMs: v.sessionTimeoutMs,
+    retentionProbeMs: v.retentionProbeMs,
     log: options.log ?? ((m: string) => process.stderr.write(`sink: ${m}\n`)),
   };
 }

@@ -4,9 +4,10 @@
  * read side). An insert that fails is retried with backoff and its rows kept; flushes run one at a
  * time, in order.
  */
+
 import { TOPIC_KINDS, type TopicKind } from '@feedpipe/contracts';
 import type { TopicPartitionOffset } from '@feedpipe/kafka-client';
-import { Backoff } from '@feedpipe/service-kit';
+import { Backoff } from '@feedpipe/retry';
 import type { StoreLane } from '@feedpipe/store';
 import { CsvBlock } from './csv-lines.js';
 import { SinkError } from './errors.js';

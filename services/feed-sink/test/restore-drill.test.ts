@@ -15,7 +15,7 @@ import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { FEED_TABLES } from '@feedpipe/contracts';
-import { ensureTopics } from '@feedpipe/service-kit';
+import { KafkaAdmin } from '@feedpipe/kafka-client';
 import { tempDir, uniqueName } from '@feedpipe/testkit';
 import { describe, expect, inject, it } from 'vitest';
 import { topicsFor } from './fixtures/feed-fixtures.js';
@@ -170,7 +170,7 @@ describe('restore drill', () => {
     const backups = join(root, 'backups');
     const prefix = uniqueName('drill');
     const topics = topicsFor(prefix);
-    await ensureTopics(brokers, Object.values(topics), 3);
+    await KafkaAdmin.ensureTopicsOnce(brokers, Object.values(topics), { partitions: 3 });
     const group = uniqueName('drillgroup');
 
     // Stored, then a full backup.

@@ -5,8 +5,8 @@
  */
 import { join } from 'node:path';
 import { FEED_TABLES } from '@feedpipe/contracts';
+import { KafkaAdmin } from '@feedpipe/kafka-client';
 import { type LocalKafka, startLocalKafka } from '@feedpipe/local-kafka';
-import { ensureTopics } from '@feedpipe/service-kit';
 import { createStore, runMigrations, type Store } from '@feedpipe/store';
 import { tempDir, uniqueName, waitFor } from '@feedpipe/testkit';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -42,7 +42,7 @@ describe('sink across a Kafka broker restart', () => {
     await runMigrations(localStore.internal);
     const prefix = uniqueName('sinkrestart');
     const topics = topicsFor(prefix);
-    await ensureTopics(brokers, Object.values(topics), 3);
+    await KafkaAdmin.ensureTopicsOnce(brokers, Object.values(topics), { partitions: 3 });
     const before = tradeMessages(10, 100);
     await produce(brokers, topics.trades, before);
     const logs: string[] = [];

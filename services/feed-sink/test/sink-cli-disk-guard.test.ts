@@ -9,7 +9,7 @@ import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { FEED_TABLES } from '@feedpipe/contracts';
-import { ensureTopics } from '@feedpipe/service-kit';
+import { KafkaAdmin } from '@feedpipe/kafka-client';
 import { createStore } from '@feedpipe/store';
 import { uniqueName, waitFor } from '@feedpipe/testkit';
 import { afterAll, describe, expect, inject, it } from 'vitest';
@@ -54,7 +54,7 @@ describe('feed-sink run on a small disk', () => {
     disk = mountSmallDisk(64);
     const prefix = uniqueName('sinkcli');
     const topics = topicsFor(prefix);
-    await ensureTopics(brokers, Object.values(topics), 3);
+    await KafkaAdmin.ensureTopicsOnce(brokers, Object.values(topics), { partitions: 3 });
     const port = await freePort();
     child = spawn(process.execPath, [BIN, 'run'], {
       env: {

@@ -5,8 +5,7 @@
  * freeing it resumes the sink by itself; every record is then stored once.
  */
 import { FEED_TABLES } from '@feedpipe/contracts';
-import { RecordAges } from '@feedpipe/kafka-client';
-import { ensureTopics } from '@feedpipe/service-kit';
+import { KafkaAdmin, RecordAges } from '@feedpipe/kafka-client';
 import { createStore, runMigrations, type Store } from '@feedpipe/store';
 import { uniqueName, waitFor } from '@feedpipe/testkit';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
@@ -52,7 +51,7 @@ describe('sink disk guard on a small file system', () => {
   it('pauses when the disk fills, holds the feed in Kafka, resumes when space returns: 0 lost, 0 doubled', async () => {
     const prefix = uniqueName('diskguard');
     const topics = topicsFor(prefix);
-    await ensureTopics(brokers, Object.values(topics), 3);
+    await KafkaAdmin.ensureTopicsOnce(brokers, Object.values(topics), { partitions: 3 });
     const logs: string[] = [];
     sink = createSink({
       brokers,
@@ -136,7 +135,7 @@ describe('sink disk guard on a small file system', () => {
     await sink?.stop();
     const prefix = uniqueName('diskfull');
     const topics = topicsFor(prefix);
-    await ensureTopics(brokers, Object.values(topics), 3);
+    await KafkaAdmin.ensureTopicsOnce(brokers, Object.values(topics), { partitions: 3 });
     const already = await stored();
     sink = createSink({
       brokers,

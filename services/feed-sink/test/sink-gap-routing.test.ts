@@ -5,7 +5,7 @@
  * offsets: nothing is stored twice.
  */
 import { FEED_TABLES } from '@feedpipe/contracts';
-import { ensureTopics } from '@feedpipe/service-kit';
+import { KafkaAdmin } from '@feedpipe/kafka-client';
 import { createStore, runMigrations, type Store } from '@feedpipe/store';
 import { tempDir, uniqueName, waitFor } from '@feedpipe/testkit';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
@@ -43,7 +43,7 @@ describe('sink: gap records of the status topic', () => {
   it('stores gaps in market.feed_gaps beside the status rows, once, also after a replay', async () => {
     const prefix = uniqueName('sinkgaps');
     const topics = topicsFor(prefix);
-    await ensureTopics(brokers, Object.values(topics), 1);
+    await KafkaAdmin.ensureTopicsOnce(brokers, Object.values(topics), { partitions: 1 });
     await produce(brokers, topics.status, [
       {
         key: '0',

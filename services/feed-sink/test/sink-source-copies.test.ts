@@ -5,7 +5,7 @@
  */
 
 import { FEED_TABLES, SOURCE_BYTES, SOURCE_HEADER, writeSourceIdentity } from '@feedpipe/contracts';
-import { ensureTopics } from '@feedpipe/service-kit';
+import { KafkaAdmin } from '@feedpipe/kafka-client';
 import { createStore, runMigrations, type Store } from '@feedpipe/store';
 import { tempDir, uniqueName, waitFor } from '@feedpipe/testkit';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
@@ -66,7 +66,7 @@ describe('sink and records in Kafka twice', () => {
   it('drops a copy with the same source identity at a later offset and stores the rest once', async () => {
     const prefix = uniqueName('copies');
     const topics = topicsFor(prefix);
-    await ensureTopics(brokers, Object.values(topics), 3);
+    await KafkaAdmin.ensureTopicsOnce(brokers, Object.values(topics), { partitions: 3 });
     const trades = tradeMessages(10, 12);
     // One connection of one run; each record its own row of chunk 0..: in order per partition.
     const originals = trades.map((m, i) => ({ ...m, headers: { [SOURCE_HEADER]: identity(7, 2, i, 0) } }));

@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { FEED_TABLES } from '@feedpipe/contracts';
-import { ensureTopics } from '@feedpipe/service-kit';
+import { KafkaAdmin } from '@feedpipe/kafka-client';
 import { createStore, runMigrations, type Store } from '@feedpipe/store';
 import { tempDir, uniqueName, waitFor } from '@feedpipe/testkit';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
@@ -15,7 +15,7 @@ const produce = (topic: string, messages: Array<{ key: string; value: string }>)
   produceTo(brokers, topic, messages, 'sink-test');
 
 async function createTopics(prefix: string): Promise<void> {
-  await ensureTopics(brokers, Object.values(topicsFor(prefix)), 3);
+  await KafkaAdmin.ensureTopicsOnce(brokers, Object.values(topicsFor(prefix)), { partitions: 3 });
 }
 
 describe('sink into embedded ClickHouse', () => {

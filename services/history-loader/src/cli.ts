@@ -22,7 +22,6 @@
  * Exit codes: 0 done or bounded, 2 budget exhausted (stderr says when to go on), 1 failed.
  */
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { sharedQuoteLimiter } from '@feedpipe/broker-api';
 import {
@@ -33,7 +32,7 @@ import {
 } from '@feedpipe/credentials';
 import { JsonProducer } from '@feedpipe/kafka-client';
 import { DiskGuard, diskGuardSettings, registerProcessMetrics } from '@feedpipe/service-kit';
-import { createStore, runMigrations, type Store, storeDiskSpace } from '@feedpipe/store';
+import { createStore, runMigrations, type Store, storeConfigOf, storeDiskSpace } from '@feedpipe/store';
 import { Registry } from 'prom-client';
 import { startLoaderOps } from './cli-ops.js';
 import { type HistoryLoaderEnv, historyLoaderEnv } from './env.js';
@@ -110,10 +109,7 @@ async function main(): Promise<void> {
   } catch (error) {
     fail((error as Error).message);
   }
-  const store = createStore({
-    url: vars.CLICKHOUSE_URL,
-    dataDir: join(vars.DATA_DIR, 'chdb'),
-  });
+  const store = createStore(storeConfigOf(vars));
   if (values.quotes !== undefined) {
     await runQuotes(values.quotes, vars, tokens, store, maxSeconds);
     return;

@@ -3,9 +3,11 @@
  * history-loader); what to load comes from its flags and the universe file.
  */
 import { DEFAULT_QUOTE_MARGIN_MS } from '@feedpipe/broker-api';
+import { type Env, type EnvSchema, type EnvValues, readEnv } from '@feedpipe/config';
 import { DEFAULT_QUOTES_TOPIC } from '@feedpipe/contracts';
 import { CREDENTIALS_ENV } from '@feedpipe/credentials';
-import { DISK_GUARD_ENV, type Env, type EnvSchema, type EnvValues, readEnv } from '@feedpipe/service-kit';
+import { DISK_GUARD_ENV } from '@feedpipe/service-kit';
+import { STORE_ENV } from '@feedpipe/store';
 import { configError } from './errors.js';
 
 export const HISTORY_LOADER_ENV = {
@@ -17,14 +19,7 @@ export const HISTORY_LOADER_ENV = {
     description: "the service's base URL (the REST API is under `/v2`)",
   },
   SVC_CLIENT_ID: { type: 'string', required: true, description: 'the account whose budget is spent' },
-  CLICKHOUSE_URL: {
-    type: 'url',
-    protocols: ['http', 'https'],
-    unset: 'embedded chDB',
-    secret: true,
-    description: 'ClickHouse server',
-  },
-  DATA_DIR: { type: 'string', default: '.data', description: 'chDB in `$DATA_DIR/chdb`' },
+  ...STORE_ENV,
   METRICS_HOST: {
     type: 'string',
     default: '127.0.0.1',

@@ -1,3 +1,4 @@
+import { CodedError } from '@feedpipe/errors';
 export type LoaderErrorCode =
   /** An option, environment variable or plan value is invalid; nothing was started. */
   | 'CONFIG_INVALID'
@@ -17,19 +18,8 @@ export type LoaderErrorCode =
   | 'INSTRUMENT_ROW_INVALID';
 
 /** The one error type of the history loader; `retryable` says whether trying again can help. */
-export class LoaderError extends Error {
-  readonly code: LoaderErrorCode;
-  readonly retryable: boolean;
-  constructor(
-    code: LoaderErrorCode,
-    message: string,
-    options: { cause?: unknown; retryable?: boolean } = {},
-  ) {
-    super(message, { cause: options.cause });
-    this.name = 'LoaderError';
-    this.code = code;
-    this.retryable = options.retryable ?? false;
-  }
+export class LoaderError extends CodedError<LoaderErrorCode> {
+  override readonly name = 'LoaderError';
 }
 
 export function configError(message: string): LoaderError {

@@ -4,10 +4,11 @@
  * batches, and stops cleanly at the end of the plan, at a bound, on stop(), or when the day's
  * budget is spent (saying when it can go on).
  */
+
 import { randomUUID } from 'node:crypto';
 import { BrokerClient, type FetchLike, type RateLimiter } from '@feedpipe/broker-api';
 import { HISTORY_TABLES } from '@feedpipe/contracts';
-import { Backoff, sleep } from '@feedpipe/service-kit';
+import { Backoff, sleep } from '@feedpipe/retry';
 import { runMigrations, type StoreLane } from '@feedpipe/store';
 import { Registry } from 'prom-client';
 import { DAY_MS, limiterForBudget, readSpentBudget } from './budget.js';

@@ -6,8 +6,9 @@
  * fall back to the library's defaults (dailies from 2000, 1-minute expired options over 90 days:
  * a demo's 120 s budget spent on rows nobody asked for).
  */
+
 import { isAbsolute, resolve } from 'node:path';
-import { type Env, type EnvSchema, type EnvValues, readEnv } from '@feedpipe/service-kit';
+import { type Env, type EnvSchema, type EnvValues, readEnv } from '@feedpipe/config';
 import { configError } from './errors.js';
 import type { InstrumentMasterOptions } from './instruments/instrument-master.js';
 import { instrumentMasterUrl } from './instruments/master-url.js';

@@ -10,7 +10,7 @@
  * the next close; a failed run is tried again after RETRY_FAILED_MS (or at the next close, if
  * sooner). One HistoryLoader per run (a loader runs once), sharing one registry and its metrics.
  */
-import { sleep } from '@feedpipe/service-kit';
+import { sleep } from '@feedpipe/retry';
 import { Registry } from 'prom-client';
 import { createHistoryLoader, type HistoryLoaderDeps, type RunResult } from './loader.js';
 import { createLoaderMetrics, type LoaderMetrics } from './metrics.js';

@@ -4,8 +4,9 @@
  * the next run loads it again and the ReplacingMergeTree keys fold the second copy away. Buffered
  * rows are bounded; `add` waits for a flush beyond the bound (backpressure on the fetchers).
  */
+
 import { HISTORY_TABLES } from '@feedpipe/contracts';
-import { retry } from '@feedpipe/service-kit';
+import { retry } from '@feedpipe/retry';
 import type { StoreLane } from '@feedpipe/store';
 import { LOAD_UNITS_COLUMNS, LOAD_UNITS_TABLE } from './checkpoints.js';
 import { LoaderError } from './errors.js';

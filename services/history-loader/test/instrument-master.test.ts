@@ -4,6 +4,7 @@
  * and starts new ones (valid_from / valid_to), a malformed list loads its good rows and counts the
  * rest, and a download that is not the list or looks truncated changes nothing.
  */
+
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import {
@@ -16,7 +17,8 @@ import { createStore, runMigrations, type Store } from '@feedpipe/store';
 import { tempDir } from '@feedpipe/testkit';
 import { Registry } from 'prom-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { InstrumentMasterLoader, LoaderError, parseMaster } from '../src/index.js';
+import { InstrumentMasterLoader, LoaderError } from '../src/index.js';
+import { parseMaster } from '../src/instruments/parse-master.js';
 
 const DAY_MS = 86_400_000;
 let now = Date.UTC(2024, 5, 5, 2, 0, 0); // Wednesday 2024-06-05 07:30 IST

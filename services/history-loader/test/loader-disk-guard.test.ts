@@ -2,10 +2,12 @@
  * The loader under a paused disk guard: no unit starts (no request is spent) and nothing is written
  * while it says paused; once it lets go, the run completes as usual.
  */
+
 import { createStore, type Store } from '@feedpipe/store';
 import { tempDir, waitFor } from '@feedpipe/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createHistoryLoader, type WriteGate } from '../src/index.js';
+import { createHistoryLoader } from '../src/index.js';
+import type { WriteGate } from '../src/loader.js';
 import { TEST_UNIVERSE, testPlan } from './support/plan.js';
 import { startTestSim, type TestSim } from './support/sim.js';
 

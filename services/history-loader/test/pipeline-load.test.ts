@@ -4,6 +4,7 @@
  * what services/history-loader/universe/demo.json plans (intervals, date ranges, strikes), not the
  * library's defaults.
  */
+
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createRestServer, MarketModel, type RestServer, SIM_TEST_ACCOUNTS } from '@feedpipe/broker-sim';
@@ -11,16 +12,16 @@ import { HISTORY_TABLES } from '@feedpipe/contracts';
 import { createStore, runMigrations, type Store } from '@feedpipe/store';
 import { tempDir } from '@feedpipe/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { LOAD_UNITS_TABLE } from '../src/checkpoints.js';
 import {
   type BrokerOptions,
   createHistoryLoader,
-  DEMO_UNIVERSE_FILE,
-  LOAD_UNITS_TABLE,
   LoaderError,
   pipelineLoadOptions,
   type RunResult,
   resolveOptions,
 } from '../src/index.js';
+import { DEMO_UNIVERSE_FILE } from '../src/pipeline-load.js';
 
 const root = join(import.meta.dirname, '..', '..', '..');
 const demo = JSON.parse(readFileSync(join(root, DEMO_UNIVERSE_FILE), 'utf8')) as {

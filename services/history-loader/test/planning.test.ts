@@ -1,4 +1,5 @@
 /** Pure planning logic: universe parsing, grid windows, plan limits, checkpoint coverage, error classes. */
+
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { BrokerApiError } from '@feedpipe/broker-api';
@@ -7,8 +8,10 @@ import { describe, expect, it } from 'vitest';
 import { gridWindows, istDayOf } from '../src/calendar.js';
 import { CheckpointIndex, type StoredUnit } from '../src/checkpoints.js';
 import { classifyFailure } from '../src/classify.js';
-import { LoaderError, parseUniverse, resolveOptions, resolvePlan, staticUnits } from '../src/index.js';
-import { planClock } from '../src/units.js';
+import { LoaderError, resolveOptions } from '../src/index.js';
+import { resolvePlan } from '../src/plan-options.js';
+import { planClock, staticUnits } from '../src/units.js';
+import { parseUniverse } from '../src/universe.js';
 
 const NOW = Date.UTC(2026, 5, 10, 6, 0, 0); // a Wednesday, 11:30 IST
 

@@ -24,8 +24,8 @@ import {
   type QuotePublisher,
   quoteClient,
   quoteRequest,
-  tradeTimeOf,
 } from '../src/index.js';
+import { tradeTimeOf } from '../src/quotes/quote-records.js';
 
 const ACCOUNT = SIM_TEST_ACCOUNTS[0];
 let sim: RestServer;

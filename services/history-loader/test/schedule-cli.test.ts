@@ -3,6 +3,7 @@
  * the simulator: the catch-up run at start finishes, the next run is on /metrics and /healthz where
  * the calendar puts it, and SIGTERM stops the service with exit code 0.
  */
+
 import { type ChildProcess, spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -11,7 +12,9 @@ import { fileURLToPath } from 'node:url';
 import { tempDir, waitFor } from '@feedpipe/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { formatDate, istDayOf } from '../src/calendar.js';
-import { nextRunAt, readCalendarFile, type ScheduledStatus } from '../src/index.js';
+import { nextRunAt } from '../src/index.js';
+import type { ScheduledStatus } from '../src/scheduled-loader.js';
+import { readCalendarFile } from '../src/trading-calendar.js';
 import { startTestSim, type TestSim } from './support/sim.js';
 
 const here = fileURLToPath(new URL('.', import.meta.url));

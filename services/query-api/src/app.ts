@@ -5,9 +5,11 @@
  * postbacks and order updates are services/trading-gateway's, with keys of their own.
  */
 
+import { type OptionsSchema, readOptions } from '@feedpipe/config';
 import {
   ApiKeyStore,
   createAuthLimits,
+  HTTP_SERVICE_DEPS,
   httpServerOptions,
   installAuth,
   installErrorHandler,
@@ -100,27 +102,14 @@ const BARS_LINGER_MS = 20;
 /** Bars statements in flight at once on a ClickHouse server (which runs them in parallel itself). */
 const SERVER_BARS_STATEMENTS = 4;
 
-const DEP_KEYS = [
-  'store',
-  'kafkaBrokers',
-  'instruments',
-  'now',
-  'processMetrics',
-  'pipelineStatus',
-  'logStream',
-  'logSecrets',
-];
+/** What createQueryApi is handed besides its config (QueryApiDeps documents each). */
+const DEPS = { ...HTTP_SERVICE_DEPS, pipelineStatus: { kind: 'given' } } as const satisfies OptionsSchema;
 
 function checkDeps(deps: QueryApiDeps): void {
-  for (const key of Object.keys(deps)) {
-    if (!DEP_KEYS.includes(key)) {
-      throw new QueryApiError(
-        'CONFIG_INVALID',
-        `query-api deps: unknown key "${key}" (allowed: ${DEP_KEYS.join(', ')})`,
-      );
-    }
-  }
-  if (!deps.store?.internal) throw new QueryApiError('CONFIG_INVALID', 'query-api deps: "store" is required');
+  readOptions(DEPS, deps, {
+    where: 'query-api deps',
+    fail: (message) => new QueryApiError('CONFIG_INVALID', message),
+  });
 }
 
 /**

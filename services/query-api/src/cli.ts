@@ -10,7 +10,7 @@
  * QUERY_API_CLICKHOUSE_PORT (unset: none; ClickHouse's HTTP protocol at the root of that port), CLICKHOUSE_URL
  * (unset: embedded chDB in DATA_DIR/chdb, DATA_DIR default .data), CLICKHOUSE_SQL_USER +
  * CLICKHOUSE_SQL_PASSWORD or CLICKHOUSE_SQL_PASSWORD_FILE (server only: the user callers' queries
- * run as; unset: the CLICKHOUSE_URL user; see config/store-env.ts), KAFKA_BROKERS (comma-separated;
+ * run as; unset: the CLICKHOUSE_URL user; see packages/store's env/store-env.ts), KAFKA_BROKERS (comma-separated;
  * unset: no live stream), TOPIC_TRADES / TOPIC_OHLC / TOPIC_REFERENCE / TOPIC_STATUS (the feed's
  * topics the live stream reads, as the ingestor and sink name them; defaults from @feedpipe/contracts),
  * QUERY_API_INSTRUMENTS_FILE (symbols for the instrument search; see
@@ -20,17 +20,16 @@
  * LOG_LEVEL (default info; requests are logged by route pattern, never with query string, headers or
  * secrets).
  */
-import { join } from 'node:path';
-import { ApiKeyStore, KEY_COMMANDS, redactLogText, runKeyCommand } from '@feedpipe/service-http';
+import { feedTopicsOf } from '@feedpipe/contracts';
+import { KEY_COMMANDS, openLocalKeyStore, redactLogText, runKeyCommand } from '@feedpipe/service-http';
 import { httpServerConfigFromEnv } from '@feedpipe/service-kit';
-import { createStore, runMigrations } from '@feedpipe/store';
+import { createStore, runMigrations, storeConfigFromEnv } from '@feedpipe/store';
 import { createQueryApi } from './app.js';
 import { API_KEYS_TABLE, SCOPES, type Scope } from './auth/scopes.js';
 import { jdbcUrlOf } from './clickhouse-http/jdbc-url.js';
 import type { LogLevel } from './config/config.js';
-import { feedTopicsOf, type QueryApiEnv, queryApiEnv } from './config/env.js';
+import { type QueryApiEnv, queryApiEnv } from './config/env.js';
 import { readInstrumentList } from './config/instrument-list.js';
-import { storeConfigFromEnv } from './config/store-env.js';
 
 /** The store's passwords, once read (a password file is read only then). */
 const storeSecrets: string[] = [];
@@ -66,22 +65,10 @@ async function keyCommand(command: string, args: string[], vars: QueryApiEnv): P
     defaultUrl: `http://${vars.QUERY_API_HOST === '0.0.0.0' ? '127.0.0.1' : vars.QUERY_API_HOST}:${vars.QUERY_API_PORT}`,
     adminKey,
     adminKeyVariable: 'QUERY_API_ADMIN_KEY',
-    openLocal: async () => {
-      const storeEnv = storeConfigFromEnv(process.env, join(vars.DATA_DIR, 'chdb'));
+    openLocal: () => {
+      const storeEnv = storeConfigFromEnv(process.env);
       storeSecrets.push(...storeEnv.secrets);
-      const store = createStore(storeEnv.config);
-      try {
-        await runMigrations(store.internal);
-      } catch (error) {
-        await store.close().catch(() => undefined);
-        throw error;
-      }
-      const keys = new ApiKeyStore<Scope>(store.internal, {
-        table: API_KEYS_TABLE,
-        scopes: SCOPES,
-        cacheMs: 0,
-      });
-      return { keys, close: () => store.close() };
+      return openLocalKeyStore(storeEnv.config, API_KEYS_TABLE, SCOPES);
     },
     out: (line) => process.stdout.write(`${line}\n`),
     err: (line) => process.stderr.write(`query-api: ${redactLogText(line, knownSecrets())}\n`),
@@ -98,7 +85,7 @@ async function main(): Promise<void> {
     fail((error as Error).message);
   }
   if ((KEY_COMMANDS as readonly string[]).includes(command)) await keyCommand(command, args, vars);
-  const storeEnv = storeConfigFromEnv(process.env, join(vars.DATA_DIR, 'chdb'));
+  const storeEnv = storeConfigFromEnv(process.env);
   storeSecrets.push(...storeEnv.secrets);
   const store = createStore(storeEnv.config);
   await runMigrations(store.internal);

@@ -2,7 +2,12 @@
  * The error class of the query API: the shared HTTP error base (envelope, status, Retry-After) with
  * the codes only this service answers with.
  */
-import { HTTP_ERROR_STATUS, HttpError, type HttpErrorCode, type HttpErrorInit } from '@feedpipe/service-http';
+import {
+  HTTP_ERROR_STATUS,
+  type HttpErrorCode,
+  type HttpErrorInit,
+  HttpErrorWithStatuses,
+} from '@feedpipe/service-http';
 
 export type QueryApiErrorCode =
   | HttpErrorCode
@@ -28,12 +33,8 @@ const STATUS: Record<QueryApiErrorCode, number> = {
   NOT_ACCEPTABLE: 406,
 };
 
-export class QueryApiError extends HttpError<QueryApiErrorCode> {
+export class QueryApiError extends HttpErrorWithStatuses<QueryApiErrorCode>(STATUS) {
   override readonly name = 'QueryApiError';
-
-  constructor(code: QueryApiErrorCode, message: string, init: QueryApiErrorInit = {}) {
-    super(code, message, { ...init, status: init.status ?? STATUS[code] });
-  }
 }
 
 export function badRequest(field: string, message: string): QueryApiError {

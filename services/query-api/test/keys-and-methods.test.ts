@@ -2,9 +2,10 @@
  * Key management while the API runs (admin scope, revocation at once), 405 for undeclared methods,
  * and request logs that hold no key, whichever way the key was presented. No Kafka needed.
  */
+
 import { Writable } from 'node:stream';
+import { redactLogText } from '@feedpipe/service-http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { redactLogText } from '../src/index.js';
 import { type Harness, LIVE_A, startHarness } from './helpers.js';
 
 const lines: string[] = [];

@@ -15,7 +15,8 @@ import { FEED_TABLES, HISTORY_TABLES, SERVICE_TABLES } from '@feedpipe/contracts
 import { tableFromIPC } from 'apache-arrow';
 import { readParquet } from 'parquet-wasm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MARKET_DATA_TABLES, OUTPUT_FORMAT_NAMES } from '../src/index.js';
+import { MARKET_DATA_TABLES } from '../src/index.js';
+import { OUTPUT_FORMAT_NAMES } from '../src/query/formats.js';
 import { type Harness, HIST, LIVE_A, LIVE_B, startHarness, UNDERLYING } from './helpers.js';
 
 interface Case {

@@ -3,9 +3,9 @@
  * sink (issue #33 item 7): unset, the contract's defaults; set, the names given, through the CLI's
  * environment into the resolved configuration the live hub reads.
  */
-import { DEFAULT_FEED_TOPICS } from '@feedpipe/contracts';
+import { DEFAULT_FEED_TOPICS, feedTopicsOf } from '@feedpipe/contracts';
 import { describe, expect, it } from 'vitest';
-import { feedTopicsOf, QueryApiError, queryApiEnv, resolveConfig } from '../src/index.js';
+import { QueryApiError, queryApiEnv, resolveConfig } from '../src/index.js';
 
 describe('query API topic names', () => {
   it('defaults to the contract topics, in the environment and in the configuration', () => {

@@ -13,9 +13,11 @@
  */
 
 import type { BrokerClient } from '@feedpipe/broker-api';
+import { type OptionsSchema, readOptions } from '@feedpipe/config';
 import {
   ApiKeyStore,
   createAuthLimits,
+  HTTP_SERVICE_DEPS,
   httpServerOptions,
   installAuth,
   installErrorHandler,
@@ -100,30 +102,18 @@ export interface TradingGateway {
   stop(): Promise<void>;
 }
 
-const DEP_KEYS = [
-  'store',
-  'broker',
-  'kafkaBrokers',
-  'instruments',
-  'now',
-  'processMetrics',
-  'postbacks',
-  'logStream',
-  'logSecrets',
-];
+/** What createTradingGateway is handed besides its config (TradingGatewayDeps documents each). */
+const DEPS = {
+  ...HTTP_SERVICE_DEPS,
+  broker: { kind: 'given' },
+  postbacks: { kind: 'given' },
+} as const satisfies OptionsSchema;
 
 function checkDeps(deps: TradingGatewayDeps): void {
-  for (const key of Object.keys(deps)) {
-    if (!DEP_KEYS.includes(key)) {
-      throw new TradingGatewayError(
-        'CONFIG_INVALID',
-        `trading-gateway deps: unknown key "${key}" (allowed: ${DEP_KEYS.join(', ')})`,
-      );
-    }
-  }
-  if (!deps.store?.internal) {
-    throw new TradingGatewayError('CONFIG_INVALID', 'trading-gateway deps: "store" is required');
-  }
+  readOptions(DEPS, deps, {
+    where: 'trading-gateway deps',
+    fail: (message) => new TradingGatewayError('CONFIG_INVALID', message),
+  });
   if (deps.postbacks && !deps.kafkaBrokers?.length) {
     throw new TradingGatewayError('CONFIG_INVALID', 'trading-gateway deps: "postbacks" needs "kafkaBrokers"');
   }

@@ -9,7 +9,7 @@
  */
 import { BrokerClient, type RateLimiter, sharedQuoteLimiter } from '@feedpipe/broker-api';
 import { type CredentialsConfig, FileRateSlots, startCredentials } from '@feedpipe/credentials';
-import { ApiKeyStore, KEY_COMMANDS, redactLogText, runKeyCommand } from '@feedpipe/service-http';
+import { KEY_COMMANDS, openLocalKeyStore, redactLogText, runKeyCommand } from '@feedpipe/service-http';
 import { createStore, runMigrations, type Store } from '@feedpipe/store';
 import { createTradingGateway } from './app.js';
 import { type GatewayEnv, gatewayEnv } from './env.js';
@@ -45,21 +45,7 @@ async function keyCommand(command: string, args: string[], config: GatewayEnv): 
     defaultUrl: `http://${host}:${config.port}`,
     adminKey,
     adminKeyVariable: 'TRADING_GATEWAY_ADMIN_KEY',
-    openLocal: async () => {
-      const store = createStore(config.store);
-      try {
-        await runMigrations(store.internal);
-      } catch (error) {
-        await store.close().catch(() => undefined);
-        throw error;
-      }
-      const keys = new ApiKeyStore<GatewayScope>(store.internal, {
-        table: GATEWAY_KEYS_TABLE,
-        scopes: GATEWAY_SCOPES,
-        cacheMs: 0,
-      });
-      return { keys, close: () => store.close() };
-    },
+    openLocal: () => openLocalKeyStore(config.store, GATEWAY_KEYS_TABLE, GATEWAY_SCOPES),
     out: (line) => process.stdout.write(`${line}\n`),
     err: (line) => process.stderr.write(`trading-gateway: ${redactLogText(line, knownSecrets)}\n`),
   });

@@ -3,10 +3,12 @@
  * commands): each mistake is a CONFIG_INVALID naming the variable, and no message carries a secret.
  * Every variable is in `GATEWAY_ENV` below, with its default and meaning.
  */
+
 import { join } from 'node:path';
+import { type EnvSchema, readEnv } from '@feedpipe/config';
 import { CREDENTIALS_ENV, type CredentialsConfig, credentialsConfigFromEnv } from '@feedpipe/credentials';
-import { type EnvSchema, HTTP_SERVER_ENV, httpServerConfigFromEnv, readEnv } from '@feedpipe/service-kit';
-import type { StoreConfig } from '@feedpipe/store';
+import { HTTP_SERVER_ENV, httpServerConfigFromEnv } from '@feedpipe/service-kit';
+import { STORE_ENV, type StoreConfig, storeConfigOf, storeUrlSecrets } from '@feedpipe/store';
 import type { LogLevel } from './config.js';
 import { TradingGatewayError } from './errors.js';
 import { parseIstClock } from './fills/account-snapshots.js';
@@ -51,15 +53,11 @@ export const GATEWAY_ENV = {
   },
   TRADING_GATEWAY_HOST: { type: 'string', default: '127.0.0.1', description: 'listen address' },
   CLICKHOUSE_URL: {
-    type: 'url',
-    protocols: ['http', 'https'],
-    unset: 'embedded chDB',
-    secret: true,
+    ...STORE_ENV.CLICKHOUSE_URL,
     description: 'ClickHouse server (the audit trail, order events, keys)',
   },
   DATA_DIR: {
-    type: 'string',
-    default: '.data',
+    ...STORE_ENV.DATA_DIR,
     description: 'chDB in `$DATA_DIR/chdb`; the postback write-ahead log in `$DATA_DIR/postback-wal`',
   },
   KAFKA_BROKERS: {
@@ -150,17 +148,6 @@ function fail(message: string): never {
   throw new TradingGatewayError('CONFIG_INVALID', message);
 }
 
-/** The password in CLICKHOUSE_URL, if any (the store validates the URL itself). */
-function urlPassword(url: string | undefined): string[] {
-  if (url === undefined) return [];
-  try {
-    const password = decodeURIComponent(new URL(url).password);
-    return password === '' ? [] : [password];
-  } catch {
-    return [];
-  }
-}
-
 type GatewayValues = ReturnType<typeof readEnv<typeof GATEWAY_ENV>>['values'];
 
 function brokerOf(
@@ -204,7 +191,7 @@ export function gatewayEnv(env: Env): GatewayEnv {
     host: v.TRADING_GATEWAY_HOST,
     port: v.TRADING_GATEWAY_PORT,
     logLevel: v.LOG_LEVEL as LogLevel,
-    store: { url, dataDir: join(dataDir, 'chdb') },
+    store: storeConfigOf(v),
     kafkaBrokers,
     ...(broker ? { broker } : {}),
     ...(credentials ? { credentials } : {}),
@@ -227,7 +214,7 @@ export function gatewayEnv(env: Env): GatewayEnv {
     },
     server: httpServerConfigFromEnv(v),
     secrets: [
-      ...urlPassword(url),
+      ...storeUrlSecrets(url),
       ...[credentials?.accessToken, credentials?.pin, credentials?.totpSecret].filter(
         (x): x is string => !!x,
       ),

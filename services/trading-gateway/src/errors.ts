@@ -4,9 +4,8 @@
  */
 import {
   HTTP_ERROR_STATUS,
-  HttpError,
   type HttpErrorCode,
-  type HttpErrorInit,
+  HttpErrorWithStatuses,
   isHttpError,
 } from '@feedpipe/service-http';
 
@@ -48,12 +47,8 @@ const STATUS: Record<TradingGatewayErrorCode, number> = {
   UPSTREAM_UNAVAILABLE: 502,
 };
 
-export class TradingGatewayError extends HttpError<TradingGatewayErrorCode> {
+export class TradingGatewayError extends HttpErrorWithStatuses<TradingGatewayErrorCode>(STATUS) {
   override readonly name = 'TradingGatewayError';
-
-  constructor(code: TradingGatewayErrorCode, message: string, init: HttpErrorInit = {}) {
-    super(code, message, { ...init, status: init.status ?? STATUS[code] });
-  }
 }
 
 /** Duck-typed, so errors from another copy of this package are still recognised. */

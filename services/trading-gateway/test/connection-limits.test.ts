@@ -6,11 +6,19 @@
  * or the postback route is cut by the request deadline (before: open past 150 s). Short limits
  * through the `server` options; no Kafka broker is contacted.
  */
+
 import { randomBytes } from 'node:crypto';
-import { createStore, runMigrations, type Store, type StoreLane } from '@feedpipe/store';
-import { openRawConnection, type RawConnection, tempDir, trickleBody } from '@feedpipe/testkit';
+import { createStore, runMigrations, type Store } from '@feedpipe/store';
+import {
+  openRawConnection,
+  type RawConnection,
+  recordingReads,
+  tempDir,
+  trickleBody,
+} from '@feedpipe/testkit';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createTradingGateway, GATEWAY_KEYS_TABLE, type TradingGateway } from '../src/index.js';
+import { createTradingGateway, type TradingGateway } from '../src/index.js';
+import { GATEWAY_KEYS_TABLE } from '../src/scopes.js';
 
 const SECRET = 'connection-limits-postback-secret-0123';
 /** Never contacted: the Kafka writer connects on its first send, which nothing here makes. */
@@ -22,28 +30,6 @@ let gateway: TradingGateway;
 let port: number;
 const keyReads: string[] = [];
 const open: RawConnection[] = [];
-
-/** The store, its internal lane recording every statement that names the gateway's key table. */
-function counting(inner: Store): Store {
-  const lane = new Proxy(inner.internal, {
-    get(target, property, receiver) {
-      const value = Reflect.get(target, property, receiver);
-      if (property !== 'rows' && property !== 'stream')
-        return typeof value === 'function' ? value.bind(target) : value;
-      return (sql: string, ...rest: unknown[]) => {
-        if (sql.includes(GATEWAY_KEYS_TABLE)) keyReads.push(sql);
-        return (value as (...args: unknown[]) => unknown).call(target, sql, ...rest);
-      };
-    },
-  }) as StoreLane;
-  return new Proxy(inner, {
-    get(target, property, receiver) {
-      if (property === 'internal') return lane;
-      const value = Reflect.get(target, property, receiver);
-      return typeof value === 'function' ? value.bind(target) : value;
-    },
-  });
-}
 
 beforeAll(async () => {
   const dir = tempDir('gateway-connection-limits');
@@ -61,7 +47,7 @@ beforeAll(async () => {
       },
     },
     {
-      store: counting(store),
+      store: recordingReads(store, (sql) => sql.includes(GATEWAY_KEYS_TABLE), keyReads),
       kafkaBrokers: NO_KAFKA,
       postbacks: { secret: SECRET, walDir: `${dir}/postback-wal` },
     },
@@ -90,6 +76,8 @@ describe('gateway keys', () => {
       headers: { 'x-api-key': trade.key },
     });
     expect(first.statusCode).not.toBe(401);
+    // The spy sees the key table's reads (its load at start), so a zero below is not a blind spy.
+    expect(keyReads.length).toBeGreaterThan(0);
     const before = keyReads.length;
     const statuses = new Set<number>();
     for (let i = 0; i < FLOOD; i += 1) {

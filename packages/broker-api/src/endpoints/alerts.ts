@@ -1,6 +1,6 @@
+import { EndpointGroup } from '../core/endpoint-call.js';
 import { invalidArgument } from '../core/errors.js';
-import { expectArray, expectObject, pathParam } from '../core/shape.js';
-import type { Transport } from '../core/transport.js';
+import { expectObject, pathParam } from '../core/shape.js';
 import type { Alert, AlertAck, PlaceAlertRequest } from '../types/orders.js';
 import { checkId, checkQuantity } from './order-input.js';
 
@@ -8,13 +8,7 @@ import { checkId, checkQuantity } from './order-input.js';
 const MAX_ALERT_ORDERS = 15;
 
 /** Conditional (alert-triggered) orders. */
-export class AlertsApi {
-  readonly #t: Transport;
-
-  constructor(transport: Transport) {
-    this.#t = transport;
-  }
-
+export class AlertsApi extends EndpointGroup {
   place(request: PlaceAlertRequest, signal?: AbortSignal): Promise<AlertAck> {
     return this.#post('POST /alerts/orders', '/alerts/orders', request, signal);
   }
@@ -25,48 +19,34 @@ export class AlertsApi {
   }
 
   async modify(alertId: string, request: PlaceAlertRequest, signal?: AbortSignal): Promise<AlertAck> {
-    const route = 'PUT /alerts/orders/{alertId}';
     checkAlert(request);
-    const body = { svcClientId: this.#t.clientId, alertId, ...request };
-    const r = await this.#t.call({
-      method: 'PUT',
-      route,
+    const body = { svcClientId: this.transport.clientId, alertId, ...request };
+    return this.callObject<AlertAck>('PUT /alerts/orders/{alertId}', {
       path: `/alerts/orders/${pathParam(alertId, 'alertId')}`,
       body,
       idempotent: true,
       signal,
     });
-    return expectObject<AlertAck>(r.body, route);
   }
 
   async cancel(alertId: string, signal?: AbortSignal): Promise<AlertAck> {
-    const route = 'DELETE /alerts/orders/{alertId}';
-    const r = await this.#t.call({
-      method: 'DELETE',
-      route,
+    return this.callObject<AlertAck>('DELETE /alerts/orders/{alertId}', {
       path: `/alerts/orders/${pathParam(alertId, 'alertId')}`,
       idempotent: true,
       signal,
     });
-    return expectObject<AlertAck>(r.body, route);
   }
 
   async get(alertId: string, signal?: AbortSignal): Promise<Alert> {
-    const route = 'GET /alerts/orders/{alertId}';
-    const r = await this.#t.call({
-      method: 'GET',
-      route,
-      path: `/alerts/orders/${pathParam(alertId, 'alertId')}`,
-      idempotent: true,
+    return this.readObject<Alert>(
+      'GET /alerts/orders/{alertId}',
       signal,
-    });
-    return expectObject<Alert>(r.body, route);
+      `/alerts/orders/${pathParam(alertId, 'alertId')}`,
+    );
   }
 
   async list(signal?: AbortSignal): Promise<Alert[]> {
-    const route = 'GET /alerts/orders';
-    const r = await this.#t.call({ method: 'GET', route, path: '/alerts/orders', idempotent: true, signal });
-    return expectArray<Alert>(r.body, route);
+    return this.readList<Alert>('GET /alerts/orders', signal);
   }
 
   async #post(
@@ -76,8 +56,8 @@ export class AlertsApi {
     signal?: AbortSignal,
   ): Promise<AlertAck> {
     checkAlert(request);
-    const body = { svcClientId: this.#t.clientId, ...request };
-    const r = await this.#t.call({ method: 'POST', route, path, body, idempotent: false, signal });
+    const body = { svcClientId: this.transport.clientId, ...request };
+    const r = await this.transport.call({ method: 'POST', route, path, body, idempotent: false, signal });
     return expectObject<AlertAck>(r.body, route);
   }
 }

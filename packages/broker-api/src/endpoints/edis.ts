@@ -1,6 +1,6 @@
+import { EndpointGroup } from '../core/endpoint-call.js';
 import { invalidArgument } from '../core/errors.js';
-import { checkDate, expectArray, expectObject, pathParam } from '../core/shape.js';
-import type { Transport } from '../core/transport.js';
+import { checkDate, expectObject, pathParam } from '../core/shape.js';
 import type {
   EdisFormRequest,
   EdisFormResult,
@@ -11,34 +11,29 @@ import type {
 } from '../types/edis.js';
 
 /** eDIS (authorising holdings for sale) and the ledger. */
-export class EdisApi {
-  readonly #t: Transport;
-
-  constructor(transport: Transport) {
-    this.#t = transport;
-  }
-
+export class EdisApi extends EndpointGroup {
   /** GET /edis/tpin: sends a T-PIN to the registered mobile number (202). */
   async requestTpin(signal?: AbortSignal): Promise<TpinResult> {
     const route = 'GET /edis/tpin';
-    const r = await this.#t.call({ method: 'GET', route, path: '/edis/tpin', idempotent: false, signal });
+    const r = await this.transport.call({
+      method: 'GET',
+      route,
+      path: '/edis/tpin',
+      idempotent: false,
+      signal,
+    });
     return expectObject<TpinResult>(r.body ?? {}, route);
   }
 
   async bulkForm(request: EdisFormRequest, signal?: AbortSignal): Promise<EdisFormResult> {
-    const route = 'POST /edis/bulkform';
     if (!Array.isArray(request.isin) || request.isin.length === 0) {
       throw invalidArgument('isin must list at least one ISIN');
     }
-    const r = await this.#t.call({
-      method: 'POST',
-      route,
-      path: '/edis/bulkform',
+    return this.callObject<EdisFormResult>('POST /edis/bulkform', {
       body: request,
       idempotent: true,
       signal,
     });
-    return expectObject<EdisFormResult>(r.body, route);
   }
 
   /**
@@ -46,28 +41,23 @@ export class EdisApi {
    * depository form for one ISIN, where the user enters the T-PIN.
    */
   async singleForm(request: EdisSingleFormRequest, signal?: AbortSignal): Promise<EdisFormResult> {
-    const route = 'POST /edis/from';
     if (typeof request.isin !== 'string' || request.isin.trim() === '') {
       throw invalidArgument('isin must be one ISIN');
     }
     if (request.qty !== undefined && !(Number.isInteger(request.qty) && request.qty > 0)) {
       throw invalidArgument('qty must be a positive integer');
     }
-    const r = await this.#t.call({
-      method: 'POST',
-      route,
-      path: '/edis/from',
+    return this.callObject<EdisFormResult>('POST /edis/from', {
       body: { segment: 'EQ', ...request },
       idempotent: true,
       signal,
     });
-    return expectObject<EdisFormResult>(r.body, route);
   }
 
   /** GET /edis/inquire/{isin}; `ALL` returns every holding, so the answer is always a list. */
   async inquire(isin: string, signal?: AbortSignal): Promise<EdisInquiry[]> {
     const route = 'GET /edis/inquire/{isin}';
-    const r = await this.#t.call({
+    const r = await this.transport.call({
       method: 'GET',
       route,
       path: `/edis/inquire/${pathParam(isin, 'isin')}`,
@@ -80,17 +70,12 @@ export class EdisApi {
 
   /** GET /ledger?from-date=&to-date= (both optional, YYYY-MM-DD). */
   async ledger(fromDate?: string, toDate?: string, signal?: AbortSignal): Promise<LedgerEntry[]> {
-    const route = 'GET /ledger';
     if (fromDate !== undefined) checkDate(fromDate, 'fromDate');
     if (toDate !== undefined) checkDate(toDate, 'toDate');
-    const r = await this.#t.call({
-      method: 'GET',
-      route,
-      path: '/ledger',
+    return this.callList<LedgerEntry>('GET /ledger', {
       query: { 'from-date': fromDate, 'to-date': toDate },
       idempotent: true,
       signal,
     });
-    return expectArray<LedgerEntry>(r.body, route);
   }
 }

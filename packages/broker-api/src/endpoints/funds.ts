@@ -1,6 +1,6 @@
+import { EndpointGroup } from '../core/endpoint-call.js';
 import { invalidArgument } from '../core/errors.js';
 import { expectObject } from '../core/shape.js';
-import type { Transport } from '../core/transport.js';
 import type { KillSwitchStatus } from '../types/enums.js';
 import type {
   FundLimit,
@@ -16,38 +16,24 @@ import type {
 import { checkId, checkQuantity } from './order-input.js';
 
 /** Funds, margin calculators and the risk controls (P&L exit, kill switch). */
-export class FundsApi {
-  readonly #t: Transport;
-
-  constructor(transport: Transport) {
-    this.#t = transport;
-  }
-
+export class FundsApi extends EndpointGroup {
   async fundLimit(signal?: AbortSignal): Promise<FundLimit> {
-    const route = 'GET /fundlimit';
-    const r = await this.#t.call({ method: 'GET', route, path: '/fundlimit', idempotent: true, signal });
-    return expectObject<FundLimit>(r.body, route);
+    return this.readObject<FundLimit>('GET /fundlimit', signal);
   }
 
   /** POST /margincalculator: a read, so it is retried like one. */
   async margin(request: MarginRequest, signal?: AbortSignal): Promise<MarginResult> {
-    const route = 'POST /margincalculator';
     checkId(request.securityId, 'securityId');
     checkQuantity(request.quantity);
-    const body = { svcClientId: this.#t.clientId, ...request };
-    const r = await this.#t.call({
-      method: 'POST',
-      route,
-      path: '/margincalculator',
+    const body = { svcClientId: this.transport.clientId, ...request };
+    return this.callObject<MarginResult>('POST /margincalculator', {
       body,
       idempotent: true,
       signal,
     });
-    return expectObject<MarginResult>(r.body, route);
   }
 
   async marginMulti(request: MultiMarginRequest, signal?: AbortSignal): Promise<MultiMarginResult> {
-    const route = 'POST /margincalculator/multi';
     if (!Array.isArray(request.scripList) || request.scripList.length === 0) {
       throw invalidArgument('scripList must hold at least one scrip');
     }
@@ -56,55 +42,47 @@ export class FundsApi {
       checkQuantity(scrip.quantity, 'scripList[].quantity');
     }
     const body = {
-      svcClientId: this.#t.clientId,
+      svcClientId: this.transport.clientId,
       includePosition: 'false',
       includeOrder: 'false',
       ...request,
     };
-    const r = await this.#t.call({
-      method: 'POST',
-      route,
-      path: '/margincalculator/multi',
+    return this.callObject<MultiMarginResult>('POST /margincalculator/multi', {
       body,
       idempotent: true,
       signal,
     });
-    return expectObject<MultiMarginResult>(r.body, route);
   }
 
   async setPnlExit(request: PnlExitRequest, signal?: AbortSignal): Promise<PnlExitResult> {
-    const route = 'POST /pnlExit';
-    const body = { svcClientId: this.#t.clientId, ...request };
-    const r = await this.#t.call({ method: 'POST', route, path: '/pnlExit', body, idempotent: true, signal });
-    return expectObject<PnlExitResult>(r.body, route);
+    const body = { svcClientId: this.transport.clientId, ...request };
+    return this.callObject<PnlExitResult>('POST /pnlExit', {
+      path: '/pnlExit',
+      body,
+      idempotent: true,
+      signal,
+    });
   }
 
   async pnlExit(signal?: AbortSignal): Promise<PnlExitConfig> {
     const route = 'GET /pnlExit';
-    const r = await this.#t.call({ method: 'GET', route, path: '/pnlExit', idempotent: true, signal });
+    const r = await this.transport.call({ method: 'GET', route, path: '/pnlExit', idempotent: true, signal });
     return expectObject<PnlExitConfig>(r.body, route);
   }
 
   /** POST /killswitch?killSwitchStatus=...; activation needs no open positions and no pending orders. */
   async setKillSwitch(status: KillSwitchStatus, signal?: AbortSignal): Promise<KillSwitchResult> {
-    const route = 'POST /killswitch';
     if (status !== 'ACTIVATE' && status !== 'DEACTIVATE') {
       throw invalidArgument('killSwitchStatus must be ACTIVATE or DEACTIVATE');
     }
-    const r = await this.#t.call({
-      method: 'POST',
-      route,
-      path: '/killswitch',
+    return this.callObject<KillSwitchResult>('POST /killswitch', {
       query: { killSwitchStatus: status },
       idempotent: true,
       signal,
     });
-    return expectObject<KillSwitchResult>(r.body, route);
   }
 
   async killSwitch(signal?: AbortSignal): Promise<KillSwitchResult> {
-    const route = 'GET /killswitch';
-    const r = await this.#t.call({ method: 'GET', route, path: '/killswitch', idempotent: true, signal });
-    return expectObject<KillSwitchResult>(r.body, route);
+    return this.readObject<KillSwitchResult>('GET /killswitch', signal);
   }
 }

@@ -1,6 +1,5 @@
 import { invalidArgument } from '../core/errors.js';
-import { expectArray, expectObject, pathParam } from '../core/shape.js';
-import type { Transport } from '../core/transport.js';
+import { pathParam } from '../core/shape.js';
 import type {
   GlobalChargeEstimate,
   GlobalEstimateRequest,
@@ -14,25 +13,12 @@ import type {
   ModifyGlobalOrderRequest,
   PlaceGlobalOrderRequest,
 } from '../types/global-stocks.js';
-import {
-  checkCorrelationId,
-  checkId,
-  checkPrice,
-  checkQuantity,
-  lostOrderHint,
-  newCorrelationId,
-} from './order-input.js';
+import { OrderEndpointGroup } from './order-calls.js';
+import { checkCorrelationId, checkId, checkPrice, checkQuantity } from './order-input.js';
 
 /** US stocks: orders (fractional and AMOUNT), trades, holdings, funds, estimates, market status. */
-export class GlobalStocksApi {
-  readonly #t: Transport;
-
-  constructor(transport: Transport) {
-    this.#t = transport;
-  }
-
+export class GlobalStocksApi extends OrderEndpointGroup {
   async place(request: PlaceGlobalOrderRequest, signal?: AbortSignal): Promise<GlobalOrderAck> {
-    const route = 'POST /globalstocks/orders';
     checkCorrelationId(request.correlationId);
     checkId(request.securityId, 'securityId');
     if (request.orderType === 'AMOUNT') {
@@ -44,18 +30,7 @@ export class GlobalStocksApi {
     }
     checkPrice(request.price, 'price');
     checkPrice(request.triggerPrice, 'triggerPrice');
-    const correlationId = request.correlationId ?? newCorrelationId();
-    const body = { svcClientId: this.#t.clientId, ...request, correlationId };
-    const r = await this.#t.call({
-      method: 'POST',
-      route,
-      path: '/globalstocks/orders',
-      body,
-      idempotent: false,
-      lostAnswerHint: lostOrderHint(correlationId),
-      signal,
-    });
-    return expectObject<GlobalOrderAck>(r.body, route);
+    return this.placeOrder<GlobalOrderAck>('POST /globalstocks/orders', request, signal);
   }
 
   async modify(
@@ -63,146 +38,74 @@ export class GlobalStocksApi {
     request: ModifyGlobalOrderRequest,
     signal?: AbortSignal,
   ): Promise<GlobalOrderAck> {
-    const route = 'PUT /globalstocks/orders/{order-id}';
     checkId(orderId, 'orderId');
     checkId(request.securityId, 'securityId');
     if (request.quantity !== undefined) checkQuantity(request.quantity, 'quantity', true);
     checkPrice(request.price, 'price');
-    const body = { svcClientId: this.#t.clientId, legName: 'NA', ...request };
-    const r = await this.#t.call({
-      method: 'PUT',
-      route,
-      path: `/globalstocks/orders/${pathParam(orderId, 'orderId')}`,
-      body,
-      idempotent: false,
-      modifiesOrder: orderId,
+    return this.modifyOrder<GlobalOrderAck>(
+      'PUT /globalstocks/orders/{order-id}',
+      orderId,
+      { legName: 'NA', ...request },
       signal,
-    });
-    return expectObject<GlobalOrderAck>(r.body, route);
+    );
   }
 
   async cancel(orderId: string, signal?: AbortSignal): Promise<GlobalOrderAck> {
-    const route = 'DELETE /globalstocks/orders/{order-id}';
-    const r = await this.#t.call({
-      method: 'DELETE',
-      route,
-      path: `/globalstocks/orders/${pathParam(orderId, 'orderId')}`,
-      idempotent: true,
-      signal,
-    });
-    return expectObject<GlobalOrderAck>(r.body, route);
+    return this.cancelOrder<GlobalOrderAck>('DELETE /globalstocks/orders/{order-id}', orderId, signal);
   }
 
   async order(orderId: string, signal?: AbortSignal): Promise<GlobalOrder> {
-    const route = 'GET /globalstocks/orders/{order-id}';
-    const r = await this.#t.call({
-      method: 'GET',
-      route,
-      path: `/globalstocks/orders/${pathParam(orderId, 'orderId')}`,
-      idempotent: true,
+    return this.readObject<GlobalOrder>(
+      'GET /globalstocks/orders/{order-id}',
       signal,
-    });
-    return expectObject<GlobalOrder>(r.body, route);
+      `/globalstocks/orders/${pathParam(orderId, 'orderId')}`,
+    );
   }
 
   async orders(signal?: AbortSignal): Promise<GlobalOrder[]> {
-    const route = 'GET /globalstocks/orders';
-    const r = await this.#t.call({
-      method: 'GET',
-      route,
-      path: '/globalstocks/orders',
-      idempotent: true,
-      signal,
-    });
-    return expectArray<GlobalOrder>(r.body, route);
+    return this.readList<GlobalOrder>('GET /globalstocks/orders', signal);
   }
 
   async chargeEstimate(request: GlobalEstimateRequest, signal?: AbortSignal): Promise<GlobalChargeEstimate> {
-    const route = 'POST /globalstocks/transEstimate';
     checkEstimate(request);
-    const r = await this.#t.call({
-      method: 'POST',
-      route,
-      path: '/globalstocks/transEstimate',
+    return this.callObject<GlobalChargeEstimate>('POST /globalstocks/transEstimate', {
       body: request,
       idempotent: true,
       signal,
     });
-    return expectObject<GlobalChargeEstimate>(r.body, route);
   }
 
   async margin(request: GlobalEstimateRequest, signal?: AbortSignal): Promise<GlobalMarginResult> {
-    const route = 'POST /globalstocks/margincalculator';
     checkEstimate(request);
-    const r = await this.#t.call({
-      method: 'POST',
-      route,
-      path: '/globalstocks/margincalculator',
+    return this.callObject<GlobalMarginResult>('POST /globalstocks/margincalculator', {
       body: request,
       idempotent: true,
       signal,
     });
-    return expectObject<GlobalMarginResult>(r.body, route);
   }
 
   async trades(signal?: AbortSignal): Promise<GlobalTrade[]> {
-    const route = 'GET /globalstocks/trades';
-    const r = await this.#t.call({
-      method: 'GET',
-      route,
-      path: '/globalstocks/trades',
-      idempotent: true,
-      signal,
-    });
-    return expectArray<GlobalTrade>(r.body, route);
+    return this.readList<GlobalTrade>('GET /globalstocks/trades', signal);
   }
 
   async tradesBySecurity(securityId: string, signal?: AbortSignal): Promise<GlobalTrade[]> {
-    const route = 'GET /globalstocks/trades/{security-id}';
-    const r = await this.#t.call({
-      method: 'GET',
-      route,
-      path: `/globalstocks/trades/${pathParam(securityId, 'securityId')}`,
-      idempotent: true,
+    return this.readList<GlobalTrade>(
+      'GET /globalstocks/trades/{security-id}',
       signal,
-    });
-    return expectArray<GlobalTrade>(r.body, route);
+      `/globalstocks/trades/${pathParam(securityId, 'securityId')}`,
+    );
   }
 
   async marketStatus(signal?: AbortSignal): Promise<GlobalMarketStatus> {
-    const route = 'GET /globalstocks/marketstatus';
-    const r = await this.#t.call({
-      method: 'GET',
-      route,
-      path: '/globalstocks/marketstatus',
-      idempotent: true,
-      signal,
-    });
-    return expectObject<GlobalMarketStatus>(r.body, route);
+    return this.readObject<GlobalMarketStatus>('GET /globalstocks/marketstatus', signal);
   }
 
   async holdings(signal?: AbortSignal): Promise<GlobalHolding[]> {
-    const route = 'GET /globalstocks/holdings';
-    const r = await this.#t.call({
-      method: 'GET',
-      route,
-      path: '/globalstocks/holdings',
-      idempotent: true,
-      signal,
-    });
-    return expectArray<GlobalHolding>(r.body, route);
+    return this.readList<GlobalHolding>('GET /globalstocks/holdings', signal);
   }
 
   async fundLimit(signal?: AbortSignal): Promise<GlobalFundLimit> {
-    const route = 'GET /globalstocks/fundlimit';
-    const r = await this.#t.call({
-      method: 'GET',
-      route,
-      path: '/globalstocks/fundlimit',
-      idempotent: true,
-      signal,
-    });
-    return expectObject<GlobalFundLimit>(r.body, route);
+    return this.readObject<GlobalFundLimit>('GET /globalstocks/fundlimit', signal);
   }
 }
 

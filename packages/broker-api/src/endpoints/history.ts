@@ -1,4 +1,5 @@
 import type { Clock } from '../core/clock.js';
+import { EndpointGroup } from '../core/endpoint-call.js';
 import { invalidArgument } from '../core/errors.js';
 import { mapBounded } from '../core/map-bounded.js';
 import { expectData, expectObject } from '../core/shape.js';
@@ -35,12 +36,11 @@ export interface ExpiredOptions {
 }
 
 /** Daily and intraday candles and expired options data, split into calls the service accepts. */
-export class HistoryApi {
-  readonly #t: Transport;
+export class HistoryApi extends EndpointGroup {
   readonly #clock: Clock;
 
   constructor(transport: Transport, clock: Clock) {
-    this.#t = transport;
+    super(transport);
     this.#clock = clock;
   }
 
@@ -49,7 +49,7 @@ export class HistoryApi {
     const route = 'POST /charts/historical';
     checkCandleRequest(request);
     const body = candleBody(request);
-    const r = await this.#t.call({
+    const r = await this.transport.call({
       method: 'POST',
       route,
       path: '/charts/historical',
@@ -74,7 +74,7 @@ export class HistoryApi {
     const ranges = splitDateRange(request.fromDate, request.toDate, MAX_INTRADAY_DAYS);
     const chunks = await mapBounded(ranges, SPLIT_CONCURRENCY, async (range) => {
       const body = { ...candleBody({ ...request, ...range }), interval };
-      const r = await this.#t.call({
+      const r = await this.transport.call({
         method: 'POST',
         route,
         path: '/charts/intraday',
@@ -105,7 +105,7 @@ export class HistoryApi {
       ...request,
     };
     const answers = await mapBounded(ranges, SPLIT_CONCURRENCY, async (range) => {
-      const r = await this.#t.call({
+      const r = await this.transport.call({
         method: 'POST',
         route,
         path: '/charts/rollingoption',

@@ -1,6 +1,6 @@
+import { EndpointGroup } from '../core/endpoint-call.js';
 import { invalidArgument } from '../core/errors.js';
 import { expectData, expectObject } from '../core/shape.js';
-import type { Transport } from '../core/transport.js';
 import {
   type FullQuote,
   type LtpQuote,
@@ -18,13 +18,7 @@ export const MAX_SNAPSHOT_INSTRUMENTS = 1000;
  * Market snapshots: ltp, ohlc and full quote. Requests above 1,000 instruments are split into
  * several calls, each paced by the quote category (1 per second), and the answers merged.
  */
-export class MarketSnapshotApi {
-  readonly #t: Transport;
-
-  constructor(transport: Transport) {
-    this.#t = transport;
-  }
-
+export class MarketSnapshotApi extends EndpointGroup {
   ltp(request: SnapshotRequest, signal?: AbortSignal): Promise<SnapshotData<LtpQuote>> {
     return this.#snapshot<LtpQuote>('ltp', request, signal);
   }
@@ -43,7 +37,7 @@ export class MarketSnapshotApi {
     // Sequential on purpose: the quote category allows one call per second anyway, and a failure
     // stops the rest instead of leaving calls in flight.
     for (const body of splitSnapshotRequest(request)) {
-      const r = await this.#t.call({
+      const r = await this.transport.call({
         method: 'POST',
         route,
         path: `/marketfeed/${kind}`,

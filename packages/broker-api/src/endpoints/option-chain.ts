@@ -1,6 +1,6 @@
+import { EndpointGroup } from '../core/endpoint-call.js';
 import { invalidArgument } from '../core/errors.js';
 import { checkDate, expectData, expectObject, invalidResponse } from '../core/shape.js';
-import type { Transport } from '../core/transport.js';
 import type {
   ExpiryListRequest,
   OptionChain,
@@ -18,18 +18,12 @@ export interface OptionChainRow {
  * Option chain and expiry list. Both are data-category calls and send the `client-id` header; the
  * option chain is also paced to one identical request per 3 seconds.
  */
-export class OptionChainApi {
-  readonly #t: Transport;
-
-  constructor(transport: Transport) {
-    this.#t = transport;
-  }
-
+export class OptionChainApi extends EndpointGroup {
   async chain(request: OptionChainRequest, signal?: AbortSignal): Promise<OptionChain> {
     const route = 'POST /optionchain';
     checkUnderlying(request);
     checkDate(request.Expiry, 'Expiry');
-    const r = await this.#t.call({
+    const r = await this.transport.call({
       method: 'POST',
       route,
       path: '/optionchain',
@@ -49,7 +43,7 @@ export class OptionChainApi {
   async expiries(request: ExpiryListRequest, signal?: AbortSignal): Promise<string[]> {
     const route = 'POST /optionchain/expirylist';
     checkUnderlying(request);
-    const r = await this.#t.call({
+    const r = await this.transport.call({
       method: 'POST',
       route,
       path: '/optionchain/expirylist',

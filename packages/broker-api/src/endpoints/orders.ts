@@ -1,6 +1,6 @@
 import { expectArray, expectObject, pathParam } from '../core/shape.js';
-import type { Transport } from '../core/transport.js';
 import type { ModifyOrderRequest, Order, OrderAck, PlaceOrderRequest } from '../types/orders.js';
+import { OrderEndpointGroup } from './order-calls.js';
 import {
   checkCorrelationId,
   checkId,
@@ -11,13 +11,7 @@ import {
 } from './order-input.js';
 
 /** Regular orders: place, modify, cancel, slice, order book, by id, by correlation id. */
-export class OrdersApi {
-  readonly #t: Transport;
-
-  constructor(transport: Transport) {
-    this.#t = transport;
-  }
-
+export class OrdersApi extends OrderEndpointGroup {
   /**
    * POST /orders. Never retried after a lost answer (only after 429, which the service refused);
    * a correlationId is generated when none is given so the order can be looked up.
@@ -30,7 +24,7 @@ export class OrdersApi {
   async slice(request: PlaceOrderRequest, signal?: AbortSignal): Promise<OrderAck[]> {
     const route = 'POST /orders/slicing';
     const body = this.#placeBody(request);
-    const r = await this.#t.call({
+    const r = await this.transport.call({
       method: 'POST',
       route,
       path: '/orders/slicing',
@@ -44,47 +38,28 @@ export class OrdersApi {
 
   /** PUT /orders/{order-id}; takes one of the order's 25 modifications. */
   async modify(orderId: string, request: ModifyOrderRequest, signal?: AbortSignal): Promise<OrderAck> {
-    const route = 'PUT /orders/{order-id}';
     checkId(orderId, 'orderId');
     checkPrice(request.price, 'price');
     checkPrice(request.triggerPrice, 'triggerPrice');
     if (request.quantity !== undefined) checkQuantity(request.quantity);
-    const body = { svcClientId: this.#t.clientId, orderId, ...request };
-    const r = await this.#t.call({
-      method: 'PUT',
-      route,
-      path: `/orders/${pathParam(orderId, 'orderId')}`,
-      body,
-      idempotent: false,
-      modifiesOrder: orderId,
-      signal,
-    });
-    return expectObject<OrderAck>(r.body, route);
+    return this.modifyOrder<OrderAck>('PUT /orders/{order-id}', orderId, { orderId, ...request }, signal);
   }
 
   /** DELETE /orders/{order-id}; cancelling twice is harmless, so it is retried on lost answers. */
   async cancel(orderId: string, signal?: AbortSignal): Promise<OrderAck> {
-    const route = 'DELETE /orders/{order-id}';
-    const r = await this.#t.call({
-      method: 'DELETE',
-      route,
-      path: `/orders/${pathParam(orderId, 'orderId')}`,
-      idempotent: true,
-      signal,
-    });
-    return expectObject<OrderAck>(r.body, route);
+    return this.cancelOrder<OrderAck>('DELETE /orders/{order-id}', orderId, signal);
   }
 
   /** GET /orders: the day's order book. */
   async list(signal?: AbortSignal): Promise<Order[]> {
     const route = 'GET /orders';
-    const r = await this.#t.call({ method: 'GET', route, path: '/orders', idempotent: true, signal });
+    const r = await this.transport.call({ method: 'GET', route, path: '/orders', idempotent: true, signal });
     return expectArray<Record<string, unknown>>(r.body, route).map(normalizeOrder);
   }
 
   async byId(orderId: string, signal?: AbortSignal): Promise<Order> {
     const route = 'GET /orders/{order-id}';
-    const r = await this.#t.call({
+    const r = await this.transport.call({
       method: 'GET',
       route,
       path: `/orders/${pathParam(orderId, 'orderId')}`,
@@ -96,7 +71,7 @@ export class OrdersApi {
 
   async byCorrelationId(correlationId: string, signal?: AbortSignal): Promise<Order> {
     const route = 'GET /orders/external/{correlation-id}';
-    const r = await this.#t.call({
+    const r = await this.transport.call({
       method: 'GET',
       route,
       path: `/orders/external/${pathParam(correlationId, 'correlationId')}`,
@@ -113,7 +88,7 @@ export class OrdersApi {
     checkPrice(request.price, 'price');
     checkPrice(request.triggerPrice, 'triggerPrice');
     return {
-      svcClientId: this.#t.clientId,
+      svcClientId: this.transport.clientId,
       ...request,
       correlationId: request.correlationId ?? newCorrelationId(),
     };
@@ -126,7 +101,7 @@ export class OrdersApi {
     signal?: AbortSignal,
   ): Promise<OrderAck> {
     const body = this.#placeBody(request);
-    const r = await this.#t.call({
+    const r = await this.transport.call({
       method: 'POST',
       route,
       path,

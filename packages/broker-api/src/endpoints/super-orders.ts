@@ -1,6 +1,5 @@
 import { invalidArgument } from '../core/errors.js';
-import { expectArray, expectObject, pathParam } from '../core/shape.js';
-import type { Transport } from '../core/transport.js';
+import { expectObject, pathParam } from '../core/shape.js';
 import type { LegName } from '../types/enums.js';
 import type {
   CancelLegResult,
@@ -9,28 +8,15 @@ import type {
   PlaceSuperOrderRequest,
   SuperOrder,
 } from '../types/orders.js';
-import {
-  checkCorrelationId,
-  checkId,
-  checkPrice,
-  checkQuantity,
-  lostOrderHint,
-  newCorrelationId,
-} from './order-input.js';
+import { OrderEndpointGroup } from './order-calls.js';
+import { checkCorrelationId, checkId, checkPrice, checkQuantity } from './order-input.js';
 
 const LEGS: readonly LegName[] = ['ENTRY_LEG', 'TARGET_LEG', 'STOP_LOSS_LEG'];
 
 /** Super orders: an entry with target and stop-loss legs nested under it. */
-export class SuperOrdersApi {
-  readonly #t: Transport;
-
-  constructor(transport: Transport) {
-    this.#t = transport;
-  }
-
+export class SuperOrdersApi extends OrderEndpointGroup {
   /** POST /super/orders; LIMIT or MARKET only; never retried after a lost answer. */
   async place(request: PlaceSuperOrderRequest, signal?: AbortSignal): Promise<OrderAck> {
-    const route = 'POST /super/orders';
     checkCorrelationId(request.correlationId);
     checkId(request.securityId, 'securityId');
     checkQuantity(request.quantity);
@@ -40,36 +26,19 @@ export class SuperOrdersApi {
     if (request.orderType !== 'LIMIT' && request.orderType !== 'MARKET') {
       throw invalidArgument('super orders take orderType LIMIT or MARKET');
     }
-    const correlationId = request.correlationId ?? newCorrelationId();
-    const body = { svcClientId: this.#t.clientId, ...request, correlationId };
-    const r = await this.#t.call({
-      method: 'POST',
-      route,
-      path: '/super/orders',
-      body,
-      idempotent: false,
-      lostAnswerHint: lostOrderHint(correlationId),
-      signal,
-    });
-    return expectObject<OrderAck>(r.body, route);
+    return this.placeOrder<OrderAck>('POST /super/orders', request, signal);
   }
 
   /** PUT /super/orders/{order-id}: modifies one leg; takes one of the order's 25 modifications. */
   async modify(orderId: string, request: ModifySuperOrderRequest, signal?: AbortSignal): Promise<OrderAck> {
-    const route = 'PUT /super/orders/{order-id}';
     checkId(orderId, 'orderId');
     checkLeg(request.legName);
-    const body = { svcClientId: this.#t.clientId, orderId, ...request };
-    const r = await this.#t.call({
-      method: 'PUT',
-      route,
-      path: `/super/orders/${pathParam(orderId, 'orderId')}`,
-      body,
-      idempotent: false,
-      modifiesOrder: orderId,
+    return this.modifyOrder<OrderAck>(
+      'PUT /super/orders/{order-id}',
+      orderId,
+      { orderId, ...request },
       signal,
-    });
-    return expectObject<OrderAck>(r.body, route);
+    );
   }
 
   /**
@@ -79,7 +48,7 @@ export class SuperOrdersApi {
   async cancelLeg(orderId: string, leg: LegName, signal?: AbortSignal): Promise<CancelLegResult> {
     const route = 'DELETE /super/orders/{order-id}/{order-leg}';
     checkLeg(leg);
-    const r = await this.#t.call({
+    const r = await this.transport.call({
       method: 'DELETE',
       route,
       path: `/super/orders/${pathParam(orderId, 'orderId')}/${leg}`,
@@ -90,9 +59,7 @@ export class SuperOrdersApi {
   }
 
   async list(signal?: AbortSignal): Promise<SuperOrder[]> {
-    const route = 'GET /super/orders';
-    const r = await this.#t.call({ method: 'GET', route, path: '/super/orders', idempotent: true, signal });
-    return expectArray<SuperOrder>(r.body, route);
+    return this.readList<SuperOrder>('GET /super/orders', signal);
   }
 }
 

@@ -1,6 +1,6 @@
+import { EndpointGroup } from '../core/endpoint-call.js';
 import { invalidArgument } from '../core/errors.js';
 import { checkDate, expectArray, pathParam } from '../core/shape.js';
-import type { Transport } from '../core/transport.js';
 import type { Trade, TradeHistoryRecord } from '../types/portfolio.js';
 import { normalizeOrder } from './orders.js';
 
@@ -8,23 +8,17 @@ import { normalizeOrder } from './orders.js';
 const MAX_HISTORY_PAGES = 1000;
 
 /** The trade book, trades of one order, and trade history by date range. */
-export class TradesApi {
-  readonly #t: Transport;
-
-  constructor(transport: Transport) {
-    this.#t = transport;
-  }
-
+export class TradesApi extends EndpointGroup {
   async today(signal?: AbortSignal): Promise<Trade[]> {
     const route = 'GET /trades';
-    const r = await this.#t.call({ method: 'GET', route, path: '/trades', idempotent: true, signal });
+    const r = await this.transport.call({ method: 'GET', route, path: '/trades', idempotent: true, signal });
     return expectArray<Trade>(r.body, route);
   }
 
   /** GET /trades/{order-id}; the record names its id `order-id`, copied to `orderId`. */
   async byOrder(orderId: string, signal?: AbortSignal): Promise<Trade[]> {
     const route = 'GET /trades/{order-id}';
-    const r = await this.#t.call({
+    const r = await this.transport.call({
       method: 'GET',
       route,
       path: `/trades/${pathParam(orderId, 'orderId')}`,
@@ -43,18 +37,14 @@ export class TradesApi {
     page = 0,
     signal?: AbortSignal,
   ): Promise<TradeHistoryRecord[]> {
-    const route = 'GET /trades/{from-date}/{to-date}/{page-number}';
     checkDate(fromDate, 'fromDate');
     checkDate(toDate, 'toDate');
     if (!Number.isInteger(page) || page < 0) throw invalidArgument('page must be an integer >= 0');
-    const r = await this.#t.call({
-      method: 'GET',
-      route,
-      path: `/trades/${fromDate}/${toDate}/${page}`,
-      idempotent: true,
+    return this.readList<TradeHistoryRecord>(
+      'GET /trades/{from-date}/{to-date}/{page-number}',
       signal,
-    });
-    return expectArray<TradeHistoryRecord>(r.body, route);
+      `/trades/${fromDate}/${toDate}/${page}`,
+    );
   }
 
   /** Walks pages from 0 until an empty page (at most 1000 pages). */

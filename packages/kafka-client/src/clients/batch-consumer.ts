@@ -23,11 +23,11 @@
  */
 
 import { Backoff } from '@feedpipe/retry';
-import { Base, ConnectionPool } from '@platformatic/kafka';
-import { MetadataSource } from '../cluster/metadata-source.js';
+import { ConnectionPool } from '@platformatic/kafka';
 import { AssignedPartitions, FROM_COMMITTED, FROM_RESET_POLICY } from '../consumer/assigned-partitions.js';
 import type { TopicPartitions } from '../consumer/consumer-protocol.js';
-import { DEFAULT_FETCH_MARGIN_MS, Fetcher, type FetchRound } from '../consumer/fetcher.js';
+import { type FetchPath, openFetchPath } from '../consumer/fetch-path.js';
+import type { FetchRound } from '../consumer/fetcher.js';
 import { GROUP_APIS, GroupMember } from '../consumer/group-member.js';
 import { EARLIEST, LATEST, listOffsets } from '../consumer/offset-lookup.js';
 import { describe, KafkaClientError } from '../errors.js';
@@ -166,14 +166,12 @@ function validate(options: BatchConsumerOptions): void {
 }
 
 export class BatchConsumer {
+  /** Client, long-poll pool, leader source and fetcher (consumer/fetch-path.ts). */
+  readonly #fetch: FetchPath;
   readonly #o: BatchConsumerOptions;
-  readonly #client: Base;
-  readonly #fetchPool: ConnectionPool;
   readonly #joinPool: ConnectionPool;
   readonly #coordinatorPool: ConnectionPool;
   readonly #member: GroupMember;
-  readonly #fetcher: Fetcher;
-  readonly #metadata: MetadataSource;
   readonly #partitions = new AssignedPartitions();
   readonly #backoffMs: readonly [number, number];
   readonly #stats: Omit<BatchConsumerStats, 'state' | 'memberId' | 'generationId'> = {
@@ -203,19 +201,16 @@ export class BatchConsumer {
     const rebalance = options.rebalanceTimeoutMs ?? 60_000;
     const maxWait = options.maxWaitMs ?? 500;
     this.#backoffMs = [options.retryBackoffMs ?? 100, options.maxRetryBackoffMs ?? 5_000];
-    // Our loops retry with their own backoff; the library's retries are for its metadata calls.
-    this.#client = new Base({
+    this.#fetch = openFetchPath({
       clientId,
-      bootstrapBrokers: [...options.brokers],
-      timeout: requestTimeout,
-      retries: 1,
-      retryDelay: 250,
+      brokers: options.brokers,
+      requestTimeoutMs: requestTimeout,
+      maxWaitMs: maxWait,
+      fetchMarginMs: options.fetchTimeoutMs,
+      minBytes: options.minBytes,
+      maxBytes: options.maxBytes,
+      maxBytesPerPartition: options.maxBytesPerPartition,
     });
-    this.#fetchPool = new ConnectionPool(clientId, {
-      requestTimeout: maxWait + (options.fetchTimeoutMs ?? DEFAULT_FETCH_MARGIN_MS),
-      connectTimeout: 5_000,
-    });
-    this.#metadata = new MetadataSource({ clientId, bootstrap: options.brokers.map(brokerOf) });
     this.#joinPool = new ConnectionPool(clientId, {
       requestTimeout: requestTimeout + rebalance,
       connectTimeout: 5_000,
@@ -231,23 +226,12 @@ export class BatchConsumer {
       rebalanceTimeoutMs: rebalance,
       heartbeatIntervalMs: options.heartbeatIntervalMs ?? Math.min(3_000, Math.floor(session / 3)),
       retryBackoffMs: this.#backoffMs,
-      client: this.#client,
+      client: this.#fetch.client,
       joinPool: this.#joinPool,
       coordinatorPool: this.#coordinatorPool,
       bootstrap: options.brokers.map(brokerOf),
       onError: (error) => this.#report(error),
     });
-    this.#fetcher = new Fetcher(
-      this.#client,
-      this.#fetchPool,
-      {
-        maxWaitMs: maxWait,
-        minBytes: options.minBytes ?? 1,
-        maxBytes: options.maxBytes ?? 4 * 1024 * 1024,
-        maxBytesPerPartition: options.maxBytesPerPartition ?? 1024 * 1024,
-      },
-      this.#metadata,
-    );
   }
 
   get state(): ConsumerState {
@@ -332,7 +316,7 @@ export class BatchConsumer {
   /** Committed offset, high watermark and lag of every partition of the topics. */
   async lag(topics: readonly string[] = this.#o.topics): Promise<PartitionLag[]> {
     try {
-      const metadata = await this.#client.metadata({ topics: [...topics] });
+      const metadata = await this.#fetch.client.metadata({ topics: [...topics] });
       const partitions = topics.map((topic) => ({
         topic,
         partitions: Array.from({ length: metadata.topics.get(topic)?.partitionsCount ?? 0 }, (_, i) => i),
@@ -341,7 +325,7 @@ export class BatchConsumer {
         t.partitions.map((partition) => ({ topic: t.topic, partition })),
       );
       const [highs, committed] = await Promise.all([
-        listOffsets(this.#client, this.#metadata, flat, LATEST),
+        listOffsets(this.#fetch.client, this.#fetch.metadata, flat, LATEST),
         this.#member.committed(partitions),
       ]);
       return flat.map(({ topic, partition }) => {
@@ -435,7 +419,7 @@ export class BatchConsumer {
       if (!trouble) {
         let round: FetchRound | undefined;
         try {
-          round = await this.#fetcher.fetch(targets, refresh);
+          round = await this.#fetch.fetcher.fetch(targets, refresh);
         } catch (error) {
           this.#fetchFailed(error);
         }
@@ -528,8 +512,8 @@ export class BatchConsumer {
           : new Map<string, bigint>();
       const needReset = pending.filter((s) => (committed.get(`${s.topic}:${s.partition}`) ?? -1n) < 0n);
       const reset = await listOffsets(
-        this.#client,
-        this.#metadata,
+        this.#fetch.client,
+        this.#fetch.metadata,
         needReset,
         this.#o.fromBeginning === false ? LATEST : EARLIEST,
       );
@@ -546,14 +530,14 @@ export class BatchConsumer {
 
   async #checkApis(): Promise<void> {
     try {
-      const apis = await this.#client.listApis();
+      const apis = await this.#fetch.client.listApis();
       for (const [name, key, version] of [...GROUP_APIS, ['ListOffsets', 2, 9] as const]) {
         const api = apis.find((a) => a.apiKey === key);
         if (!api || version < api.minVersion || version > api.maxVersion) {
           throw new KafkaClientError('CONSUMER_FAILED', `the broker does not serve ${name} v${version}`);
         }
       }
-      await this.#fetcher.version();
+      await this.#fetch.fetcher.version();
     } catch (error) {
       this.#state = 'failed';
       await this.#closeConnections();
@@ -567,11 +551,11 @@ export class BatchConsumer {
 
   async #closeConnections(): Promise<void> {
     await Promise.allSettled([
-      this.#fetchPool.close(),
+      this.#fetch.fetchPool.close(),
       this.#joinPool.close(),
       this.#coordinatorPool.close(),
-      this.#client.close(),
-      this.#metadata.close(),
+      this.#fetch.client.close(),
+      this.#fetch.metadata.close(),
     ]);
   }
 

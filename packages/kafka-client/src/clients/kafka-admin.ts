@@ -60,6 +60,24 @@ export class KafkaAdmin {
     });
   }
 
+  /**
+   * ensureTopics on an admin of its own, closed after: for a process that makes its topics once at
+   * start and has no other use for an admin. Waits 60 s by default (a broker started beside the
+   * process may still be electing leaders).
+   */
+  static async ensureTopicsOnce(
+    brokers: readonly string[],
+    topics: readonly string[],
+    options: EnsureTopicsOptions = {},
+  ): Promise<void> {
+    const admin = new KafkaAdmin({ brokers, clientId: 'feedpipe-admin' });
+    try {
+      await admin.ensureTopics(topics, { timeoutMs: 60_000, ...options });
+    } finally {
+      await admin.close();
+    }
+  }
+
   /** The cluster id (what the sink stores beside each row). */
   async clusterId(): Promise<string> {
     const metadata = await this.#admin.metadata({ topics: [] }).catch((error: unknown) => {

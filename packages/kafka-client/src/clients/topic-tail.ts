@@ -17,14 +17,15 @@
  *   A handler that throws is told (HANDLER_FAILED) and gets the same records after a backoff.
  * - Fetch failures (broker restarts, moved leaders) are retried with backoff on fresh metadata.
  */
+
 import { Backoff } from '@feedpipe/retry';
-import { Base, ConnectionPool, metadataV12 } from '@platformatic/kafka';
-import { MetadataSource } from '../cluster/metadata-source.js';
+import { metadataV12 } from '@platformatic/kafka';
 import { AssignedPartitions } from '../consumer/assigned-partitions.js';
-import { DEFAULT_FETCH_MARGIN_MS, Fetcher, type FetchRound } from '../consumer/fetcher.js';
+import { type FetchPath, openFetchPath } from '../consumer/fetch-path.js';
+import type { FetchRound } from '../consumer/fetcher.js';
 import { EARLIEST, LATEST, listOffsets } from '../consumer/offset-lookup.js';
 import { describe, KafkaClientError } from '../errors.js';
-import { brokerOf, CONNECTION_KEYS, type ConnectionOptions, checkOptions } from '../options.js';
+import { CONNECTION_KEYS, type ConnectionOptions, checkOptions } from '../options.js';
 import { BrokerError, LEADER_MOVED } from '../protocol/broker-errors.js';
 import type { PartitionBatch } from '../protocol/partition-batch.js';
 import { readPartitionRecords } from '../protocol/record-batch-reader.js';
@@ -115,11 +116,9 @@ function validate(options: TopicTailOptions): void {
 }
 
 export class TopicTail {
+  /** Client, long-poll pool, leader source and fetcher (consumer/fetch-path.ts). */
+  readonly #fetch: FetchPath;
   readonly #o: TopicTailOptions;
-  readonly #client: Base;
-  readonly #fetchPool: ConnectionPool;
-  readonly #fetcher: Fetcher;
-  readonly #metadata: MetadataSource;
   readonly #partitions = new AssignedPartitions();
   readonly #backoff: Backoff;
   readonly #stats = { fetches: 0, records: 0, batches: 0, fetchErrors: 0, handlerErrors: 0 };
@@ -140,30 +139,14 @@ export class TopicTail {
       maxMs: options.maxRetryBackoffMs ?? 5_000,
       floor: 0.5,
     });
-    this.#client = new Base({
+    this.#fetch = openFetchPath({
       clientId,
-      bootstrapBrokers: [...options.brokers],
-      timeout: requestTimeout,
-      retries: 1,
-      retryDelay: 250,
+      brokers: options.brokers,
+      requestTimeoutMs: requestTimeout,
+      maxWaitMs: maxWait,
+      maxBytes: options.maxBytes,
+      maxBytesPerPartition: options.maxBytesPerPartition,
     });
-    // Long polls on a pool of their own, so metadata and offset lookups never queue behind one.
-    this.#fetchPool = new ConnectionPool(clientId, {
-      requestTimeout: maxWait + DEFAULT_FETCH_MARGIN_MS,
-      connectTimeout: 5_000,
-    });
-    this.#metadata = new MetadataSource({ clientId, bootstrap: options.brokers.map(brokerOf) });
-    this.#fetcher = new Fetcher(
-      this.#client,
-      this.#fetchPool,
-      {
-        maxWaitMs: maxWait,
-        minBytes: 1,
-        maxBytes: options.maxBytes ?? 4 * 1024 * 1024,
-        maxBytesPerPartition: options.maxBytesPerPartition ?? 1024 * 1024,
-      },
-      this.#metadata,
-    );
   }
 
   get state(): TopicTailState {
@@ -194,7 +177,7 @@ export class TopicTail {
     let started = false;
     while (!this.#stopRequested()) {
       try {
-        await this.#fetcher.version();
+        await this.#fetch.fetcher.version();
         await this.#discover(this.#o.from === 'earliest' ? FROM_EARLIEST : FROM_LATEST, this.#o.startAt);
         await this.#resolvePositions();
         started = true;
@@ -247,7 +230,11 @@ export class TopicTail {
   }
 
   async #close(): Promise<void> {
-    await Promise.allSettled([this.#fetchPool.close(), this.#client.close(), this.#metadata.close()]);
+    await Promise.allSettled([
+      this.#fetch.fetchPool.close(),
+      this.#fetch.client.close(),
+      this.#fetch.metadata.close(),
+    ]);
   }
 
   /** Fetch rounds until stopped; new partitions looked for every `metadataRefreshMs`. */
@@ -271,7 +258,7 @@ export class TopicTail {
       }
       let round: FetchRound | undefined;
       try {
-        round = await this.#fetcher.fetch(targets, refresh);
+        round = await this.#fetch.fetcher.fetch(targets, refresh);
       } catch (error) {
         this.#fetchFailed(error);
       }
@@ -349,11 +336,11 @@ export class TopicTail {
    * the topics by name would fail the whole request while one of them does not exist yet.
    */
   async #partitionCounts(): Promise<Map<string, number>> {
-    const cluster = await this.#client.metadata({ topics: [] });
+    const cluster = await this.#fetch.client.metadata({ topics: [] });
     const broker = cluster.brokers.values().next().value;
     if (!broker)
       throw new KafkaClientError('FETCH_FAILED', 'the cluster named no broker', { retriable: true });
-    const connection = await this.#client.connections.get(broker);
+    const connection = await this.#fetch.client.connections.get(broker);
     const answer = await metadataV12.api.async(connection, null, false, false);
     const wanted = new Set(this.#o.topics);
     const out = new Map<string, number>();
@@ -373,7 +360,7 @@ export class TopicTail {
       [FROM_EARLIEST, EARLIEST],
     ] as const) {
       const list = pending.filter((s) => s.position === mark);
-      const offsets = await listOffsets(this.#client, this.#metadata, list, at);
+      const offsets = await listOffsets(this.#fetch.client, this.#fetch.metadata, list, at);
       for (const s of list) s.position = Number(offsets.get(`${s.topic}:${s.partition}`) ?? 0n);
     }
   }

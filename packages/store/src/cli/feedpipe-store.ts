@@ -23,6 +23,7 @@ import { parseArgs } from 'node:util';
 import { backupStore } from '../backup/backup-store.js';
 import { restoreStore } from '../backup/restore-store.js';
 import { createStore } from '../create-store.js';
+import { STORE_ENV, storeConfigOf } from '../env/store-env.js';
 import { StoreError } from '../errors.js';
 import { runMigrations } from '../migrations.js';
 import { applyRetention } from '../retention/apply-retention.js';
@@ -38,8 +39,10 @@ env: CLICKHOUSE_URL (a server) or DATA_DIR (embedded chDB in $DATA_DIR/chdb, def
 class UsageError extends Error {}
 
 function openStore(backupDir: string | undefined): Store {
-  const url = process.env.CLICKHOUSE_URL?.trim() || undefined;
-  const dataDir = resolve(process.env.DATA_DIR?.trim() || '.data', 'chdb');
+  const { url, dataDir } = storeConfigOf({
+    CLICKHOUSE_URL: process.env.CLICKHOUSE_URL?.trim() || undefined,
+    DATA_DIR: resolve(process.env.DATA_DIR?.trim() || STORE_ENV.DATA_DIR.default),
+  });
   // A server reads its own backup configuration; the embedded engine is given DIR as its one path.
   return createStore(url ? { url } : { dataDir, backupDir });
 }

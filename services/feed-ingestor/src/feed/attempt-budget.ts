@@ -12,7 +12,7 @@
  * - a spent budget is a wait (until the oldest slot leaves the window), never a verdict: giving up
  *   is for failures that cannot heal (failure-class.ts).
  */
-import { Backoff } from '@feedpipe/service-kit';
+import { Backoff } from '@feedpipe/retry';
 import { IngestorError } from '../errors.js';
 
 export interface AttemptBudgetOptions {

@@ -29,6 +29,7 @@
  * Which instruments the connection holds is the subscription book's (subscription-book.ts): the
  * connection sends the requests and re-sends its holdings after every reconnect.
  */
+
 import type { TokenSource } from '@feedpipe/broker-api';
 import {
   buildDisconnectRequest,
@@ -37,7 +38,7 @@ import {
   RequestCode,
 } from '@feedpipe/codec';
 import type { GapCause } from '@feedpipe/contracts';
-import { Backoff } from '@feedpipe/service-kit';
+import { Backoff } from '@feedpipe/retry';
 import WebSocket from 'ws';
 import { IngestorError } from '../errors.js';
 import { AttemptBudget, type AttemptTicket } from './attempt-budget.js';
@@ -51,7 +52,7 @@ import {
   type Transition,
 } from './connection-machine.js';
 import type { FeedFailure } from './failure-class.js';
-import { lastMarketStatus } from './market-status-scan.js';
+import { lastMarketStatus, loneErrorCode } from './frame-scan.js';
 import type { HeldByConnection, SubscriptionKind } from './subscription-book.js';
 
 export type { ConnectionState } from './connection-machine.js';
@@ -113,13 +114,11 @@ export interface FeedConnectionOptions {
   handshakeTimeoutMs?: number;
 }
 
-const ERROR_PACKET_SIZE = 13;
 /**
  * An open connection that got no Error packet within this long passed authentication (the server
  * answers a refused credential at once), so its attempt is valid even before the first ping.
  */
 const AUTH_GRACE_MS = 1_000;
-const ERROR_CODE = 50;
 /** How long a socket ended for a reconnect may take to close after Disconnect before it is cut. */
 const DRAIN_TIMEOUT_MS = 2_000;
 /** While reading is paused for backpressure the drain waits longer, up to this in all. */
@@ -457,10 +456,11 @@ export class FeedConnection {
     socket.on('message', (data: Buffer, isBinary: boolean) => {
       // Error packets are standalone 13-byte messages followed by the server closing: react here,
       // on the socket's thread, rather than after a round trip through the decode workers.
+      const errorCode = isBinary ? loneErrorCode(data) : undefined;
       const event: ConnectionEvent = !isBinary
         ? { type: 'text-message' }
-        : data.byteLength === ERROR_PACKET_SIZE && data[10] === ERROR_CODE
-          ? { type: 'error-packet', code: data.readInt16LE(11), renewable: this.renewable }
+        : errorCode !== undefined
+          ? { type: 'error-packet', code: errorCode, renewable: this.renewable }
           : { type: 'data-message' };
       this.dispatch(event, attempt, { data });
     });

@@ -8,10 +8,11 @@
  * beyond that the oldest are dropped, counted and logged (a Kafka outage long enough for that has
  * left its own, larger mark). While Kafka is down sends are retried with capped backoff.
  */
+
 import { SEGMENT_INX_EQ } from '@feedpipe/codec';
 import { FEED_SCHEMA_IDS, type GapRecord, SCHEMA_HEADER } from '@feedpipe/contracts';
 import { JsonProducer, type JsonRecord } from '@feedpipe/kafka-client';
-import { Backoff, sleep } from '@feedpipe/service-kit';
+import { Backoff, sleep } from '@feedpipe/retry';
 import type { Counter, Gauge } from 'prom-client';
 import { type GapInterval, GapTracker, type OpenGap } from './gap-tracker.js';
 

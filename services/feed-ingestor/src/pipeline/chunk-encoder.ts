@@ -33,6 +33,8 @@ import {
 } from '@feedpipe/codec';
 import {
   FEED_SCHEMA_IDS,
+  type PerTopicKind,
+  perTopicKind,
   SCHEMA_HEADER,
   SOURCE_BYTES,
   SOURCE_HEADER,
@@ -133,7 +135,7 @@ function keyIdOf(row: number): number {
 export interface ChunkCount {
   counters: DecodeCounters;
   /** Rows per topic kind, in TOPIC_KINDS order (repeats not included). */
-  rowsByKind: [number, number, number, number];
+  rowsByKind: PerTopicKind<number>;
   /** Trade rows dropped as repeats of the instrument's previous trade. */
   repeats: number;
   /** The last trade of each instrument in the chunk: [securityId, volume, ltt, receivedAtMicros]... */
@@ -174,7 +176,7 @@ export class ChunkEncoder {
   count(): ChunkCount {
     if (this.#count) return this.#count;
     const counters = newDecodeCounters();
-    const rowsByKind: [number, number, number, number] = [0, 0, 0, 0];
+    const rowsByKind = perTopicKind(0);
     const last = new Map<number, number>();
     const lastTrades: number[] = [];
     const position = newDecodePosition();

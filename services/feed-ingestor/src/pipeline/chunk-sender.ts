@@ -18,7 +18,7 @@
  *   (`ingestor_producer_resets_total`) and recognised downstream by each record's source identity.
  */
 import { BatchProducer, isKafkaClientError, type ProduceSet } from '@feedpipe/kafka-client';
-import { retry } from '@feedpipe/service-kit';
+import { retry } from '@feedpipe/retry';
 import { LeaseFence } from '../leader/lease-fence.js';
 import type { DecodeWorkerData } from './worker-protocol.js';
 

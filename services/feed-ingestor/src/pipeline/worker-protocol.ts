@@ -1,4 +1,4 @@
-import type { FeedTopics } from '@feedpipe/contracts';
+import type { FeedTopics, PerTopicKind } from '@feedpipe/contracts';
 
 /** Configuration every decode worker receives once, as piscina's workerData. */
 export interface DecodeWorkerData {
@@ -24,7 +24,7 @@ export interface ChunkResult {
   /** [code, count] pairs of decoded packets. */
   byCode: Array<[number, number]>;
   /** Records acknowledged per topic kind, in TOPIC_KINDS order. */
-  produced: [number, number, number, number];
+  produced: PerTopicKind<number>;
   /** Trades not produced: the same trade as the instrument's previous one, sent again. */
   repeats: number;
   /**

@@ -12,9 +12,12 @@
  * topics are named after them, and --into-live writes into them), CLICKHOUSE_URL or DATA_DIR for
  * --from-store. Progress on stderr; the result as one JSON line on stdout.
  */
+
 import { parseArgs } from 'node:util';
-import { type Env, type EnvSchema, loadEnv } from '@feedpipe/service-kit';
+import { type Env, type EnvSchema, loadEnv } from '@feedpipe/config';
+import { FEED_TOPICS_ENV, feedTopicsOf } from '@feedpipe/contracts';
 import type { Store } from '@feedpipe/store';
+import { STORE_ENV, storeConfigOf } from '@feedpipe/store/env';
 import { INGESTOR_ENV } from '../env-config.js';
 import { IngestorError } from '../errors.js';
 import { type ReplayRunResult, type ReplaySource, runReplay } from '../replay.js';
@@ -28,18 +31,9 @@ export const REPLAY_USAGE =
 export const REPLAY_ENV = {
   // The live pipeline's own: the replay names its topics after the ingestor's.
   KAFKA_BROKERS: INGESTOR_ENV.KAFKA_BROKERS,
-  TOPIC_TRADES: INGESTOR_ENV.TOPIC_TRADES,
-  TOPIC_OHLC: INGESTOR_ENV.TOPIC_OHLC,
-  TOPIC_REFERENCE: INGESTOR_ENV.TOPIC_REFERENCE,
-  TOPIC_STATUS: INGESTOR_ENV.TOPIC_STATUS,
-  CLICKHOUSE_URL: {
-    type: 'url',
-    protocols: ['http', 'https'],
-    unset: 'embedded chDB in `$DATA_DIR/chdb`',
-    secret: true,
-    description: '--from-store: the store read from',
-  },
-  DATA_DIR: { type: 'string', default: '.data', description: '--from-store: chDB in `$DATA_DIR/chdb`' },
+  ...FEED_TOPICS_ENV,
+  // --from-store only; from the store's light entry, so a replay of a capture loads no driver.
+  ...STORE_ENV,
 } as const satisfies EnvSchema;
 
 const FLAGS = {
@@ -88,19 +82,14 @@ export async function replayCommand(
   else {
     // Loaded only here: a replay of a capture has no use for the store's drivers.
     const { createStore } = await import('@feedpipe/store');
-    store = createStore({ url: config.CLICKHOUSE_URL, dataDir: `${config.DATA_DIR}/chdb` });
+    store = createStore(storeConfigOf(config));
     source = { kind: 'store', store: store.internal };
   }
   try {
     return await runReplay({
       source,
       brokers: config.KAFKA_BROKERS,
-      liveTopics: {
-        trades: config.TOPIC_TRADES,
-        ohlc: config.TOPIC_OHLC,
-        reference: config.TOPIC_REFERENCE,
-        status: config.TOPIC_STATUS,
-      },
+      liveTopics: feedTopicsOf(config),
       topicPrefix: values['topic-prefix'],
       intoLive: values['into-live'],
       speed,

@@ -7,6 +7,7 @@
  * with the same identities, so a part that did arrive is a copy to the sink); after the retries
  * the replay stops with REPLAY_PRODUCE_FAILED and says up to when everything was sent.
  */
+
 import { recordToJson } from '@feedpipe/codec';
 import {
   FEED_SCHEMA_IDS,
@@ -18,7 +19,7 @@ import {
   topicKindOf,
 } from '@feedpipe/contracts';
 import { JsonProducer, type JsonRecord } from '@feedpipe/kafka-client';
-import { retry } from '@feedpipe/service-kit';
+import { retry } from '@feedpipe/retry';
 import { IngestorError } from '../errors.js';
 import { identityBytes } from './replay-identity.js';
 import type { ReplayGroup } from './replay-record.js';

@@ -6,8 +6,9 @@
  *
  *   idle --(due)--> loading --(stored | failed)--> idle (next day, or a retry soon) --(stop)--> stopped
  */
+
 import { REFERENCE_TABLES } from '@feedpipe/contracts';
-import { retry, sleep } from '@feedpipe/service-kit';
+import { retry, sleep } from '@feedpipe/retry';
 import type { StoreLane } from '@feedpipe/store';
 import type { Registry } from 'prom-client';
 import { LoaderError } from '../errors.js';

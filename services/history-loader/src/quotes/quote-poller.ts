@@ -10,6 +10,7 @@
  *
  *   idle --start--> polling --(maxRounds | maxSeconds | stop)--> draining writes --> stopped
  */
+
 import {
   BrokerClient,
   type FullQuote,
@@ -24,7 +25,7 @@ import {
   REFERENCE_TABLES,
   SCHEMA_HEADER,
 } from '@feedpipe/contracts';
-import { Backoff, sleep } from '@feedpipe/service-kit';
+import { Backoff, sleep } from '@feedpipe/retry';
 import type { StoreLane } from '@feedpipe/store';
 import type { Registry } from 'prom-client';
 import { countingFetch } from '../counting-fetch.js';

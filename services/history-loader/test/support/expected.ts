@@ -6,7 +6,7 @@
 
 import { HISTORY_TABLES } from '@feedpipe/contracts';
 import { formatDate, istDayOf, parseDate } from '../../src/calendar.js';
-import type { PlanOptions } from '../../src/index.js';
+import type { PlanOptions } from '../../src/plan-options.js';
 import { TEST_UNIVERSE } from './plan.js';
 import type { TestSim } from './sim.js';
 

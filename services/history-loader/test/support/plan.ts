@@ -1,7 +1,7 @@
 /** A small universe and plan with every kind of unit, over finished days only (deterministic). */
 
 import { formatDate, istDayOf } from '../../src/calendar.js';
-import type { PlanOptions } from '../../src/index.js';
+import type { PlanOptions } from '../../src/plan-options.js';
 
 export const TEST_UNIVERSE = [
   { securityId: 2885, segment: 'NSE_EQ', instrument: 'EQUITY' },

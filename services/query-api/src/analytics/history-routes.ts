@@ -5,14 +5,14 @@
  */
 import { HISTORY_TABLES } from '@feedpipe/contracts';
 import { routeDoc } from '@feedpipe/service-http';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ApiContext } from '../context.js';
 import { notFound } from '../errors.js';
 import { FORMAT_PROPERTY, SECURITY_ID_PARAMS } from '../http/schemas.js';
 import { tabularResponse } from '../http/tabular-doc.js';
 import type { OutputFormat } from '../query/formats.js';
 import { outputFormatOf } from '../query/negotiation.js';
-import { parseRange, TIME_SCHEMA } from '../query/time.js';
+import { parseRange, RANGE_FROM_SCHEMA, RANGE_TO_SCHEMA, rangeQuerystring } from '../query/time.js';
 import { cachedTabular, ttlFor } from './tabular-reply.js';
 
 /** The exchanges' calendar: a trading day is an IST (UTC+05:30) day. */
@@ -35,11 +35,6 @@ interface CandleQuery {
 
 const tags = ['history'];
 const params = SECURITY_ID_PARAMS;
-const FROM = { ...TIME_SCHEMA, description: `start of the range (inclusive): ${TIME_SCHEMA.description}` };
-const TO = {
-  ...TIME_SCHEMA,
-  description: `end of the range (exclusive), default now: ${TIME_SCHEMA.description}`,
-};
 
 const CANDLE_COLUMNS = {
   time: "DateTime64(0, 'UTC')",
@@ -56,13 +51,36 @@ const CANDLE_COLUMNS = {
 const { time: CANDLE_TIME, ...CANDLE_VALUES } = CANDLE_COLUMNS;
 const DAILY_CANDLE_COLUMNS = { time: CANDLE_TIME, date: 'Date', ...CANDLE_VALUES } as const;
 
-/** Answers 404 unless candles of the instrument were loaded into `table`. */
-function candlesCheck(ctx: ApiContext): (table: string, securityId: number) => Promise<void> {
-  return async function requireCandles(table: string, securityId: number): Promise<void> {
-    const rows = await ctx.runner.rows(`SELECT 1 FROM ${table} WHERE security_id = {sid:UInt32} LIMIT 1`, {
-      sid: securityId,
-    });
-    if (rows.length === 0) throw notFound(`no candles loaded for instrument ${securityId}`);
+type CandleRequest = FastifyRequest<{ Params: { securityId: number }; Querystring: CandleQuery }>;
+
+/** What both candle routes read first: the instrument, its segment, the range in whole seconds and the format. */
+interface CandleWindow {
+  securityId: number;
+  segment: string;
+  fromSec: number;
+  toSec: number;
+  /** How long the answer may be cached (a range reaching today changes). */
+  ttlMs: number;
+  format: OutputFormat;
+}
+
+/** Reads a candle route's request; 404 unless candles of the instrument were loaded into `table`. */
+async function candleWindow(ctx: ApiContext, request: CandleRequest, table: string): Promise<CandleWindow> {
+  const { securityId } = request.params;
+  const q = request.query;
+  const format = outputFormatOf(request);
+  const range = parseRange(q.from, q.to, ctx.now());
+  const rows = await ctx.runner.rows(`SELECT 1 FROM ${table} WHERE security_id = {sid:UInt32} LIMIT 1`, {
+    sid: securityId,
+  });
+  if (rows.length === 0) throw notFound(`no candles loaded for instrument ${securityId}`);
+  return {
+    securityId,
+    segment: q.segment ?? '',
+    fromSec: Math.floor(range.fromMs / 1000),
+    toSec: Math.ceil(range.toMs / 1000),
+    ttlMs: ttlFor(ctx, range.toMs),
+    format,
   };
 }
 
@@ -90,7 +108,6 @@ ORDER BY ts, segment`;
 
 /** Daily candles of an instrument, from the loaded history. */
 function registerDailyCandleRoute(app: FastifyInstance, ctx: ApiContext): void {
-  const requireCandles = candlesCheck(ctx);
   app.get<{ Params: { securityId: number }; Querystring: CandleQuery }>(
     '/v1/instruments/:securityId/candles/daily',
     {
@@ -105,28 +122,31 @@ function registerDailyCandleRoute(app: FastifyInstance, ctx: ApiContext): void {
           type: 'object',
           additionalProperties: false,
           required: ['from'],
-          properties: { from: FROM, to: TO, segment: SEGMENT_SCHEMA, ...FORMAT_PROPERTY },
+          properties: {
+            from: RANGE_FROM_SCHEMA,
+            to: RANGE_TO_SCHEMA,
+            segment: SEGMENT_SCHEMA,
+            ...FORMAT_PROPERTY,
+          },
         },
         responses: { 200: tabularResponse('DailyCandle', DAILY_CANDLE_COLUMNS) },
         errors: [406],
       }),
     },
     async (request, reply) => {
-      const { securityId } = request.params;
-      const q = request.query;
-      const format = outputFormatOf(request);
-      const range = parseRange(q.from, q.to, ctx.now());
-      await requireCandles(HISTORY_TABLES.candlesDaily.name, securityId);
-      const fromSec = Math.floor(range.fromMs / 1000);
-      const toSec = Math.ceil(range.toMs / 1000);
+      const { securityId, segment, fromSec, toSec, ttlMs, format } = await candleWindow(
+        ctx,
+        request,
+        HISTORY_TABLES.candlesDaily.name,
+      );
       return cachedTabular(
         ctx,
         reply,
-        `daily|${securityId}|${q.segment ?? ''}|${fromSec}|${toSec}`,
-        ttlFor(ctx, range.toMs),
+        `daily|${securityId}|${segment}|${fromSec}|${toSec}`,
+        ttlMs,
         {
           sql: DAILY_CANDLES_SQL,
-          params: { sid: securityId, seg: q.segment ?? '', fromSec, toSec },
+          params: { sid: securityId, seg: segment, fromSec, toSec },
           format,
           settings: FINAL_SETTINGS,
         },
@@ -138,7 +158,6 @@ function registerDailyCandleRoute(app: FastifyInstance, ctx: ApiContext): void {
 
 /** Intraday candles of an instrument, from the loaded history. */
 function registerIntradayCandleRoute(app: FastifyInstance, ctx: ApiContext): void {
-  const requireCandles = candlesCheck(ctx);
   app.get<{ Params: { securityId: number }; Querystring: CandleQuery & { interval: number } }>(
     '/v1/instruments/:securityId/candles/intraday',
     {
@@ -147,40 +166,32 @@ function registerIntradayCandleRoute(app: FastifyInstance, ctx: ApiContext): voi
         tags,
         summary: 'Intraday candles from history (1, 5, 15, 30 or 60 minutes)',
         params,
-        querystring: {
-          type: 'object',
-          additionalProperties: false,
-          required: ['from'],
-          properties: {
-            from: FROM,
-            to: TO,
-            interval: {
-              type: 'integer',
-              enum: [1, 5, 15, 30, 60],
-              default: 1,
-              description: 'candle length in minutes',
-            },
-            segment: SEGMENT_SCHEMA,
-            ...FORMAT_PROPERTY,
+        querystring: rangeQuerystring({
+          interval: {
+            type: 'integer',
+            enum: [1, 5, 15, 30, 60],
+            default: 1,
+            description: 'candle length in minutes',
           },
-        },
+          segment: SEGMENT_SCHEMA,
+          ...FORMAT_PROPERTY,
+        }),
         responses: { 200: tabularResponse('IntradayCandle', CANDLE_COLUMNS) },
         errors: [406],
       }),
     },
     async (request, reply) => {
-      const { securityId } = request.params;
-      const q = request.query;
-      const format = outputFormatOf(request);
-      const range = parseRange(q.from, q.to, ctx.now());
-      await requireCandles(HISTORY_TABLES.candlesIntraday.name, securityId);
-      const fromSec = Math.floor(range.fromMs / 1000);
-      const toSec = Math.ceil(range.toMs / 1000);
+      const { interval } = request.query;
+      const { securityId, segment, fromSec, toSec, ttlMs, format } = await candleWindow(
+        ctx,
+        request,
+        HISTORY_TABLES.candlesIntraday.name,
+      );
       return cachedTabular(
         ctx,
         reply,
-        `intraday|${securityId}|${q.segment ?? ''}|${q.interval}|${fromSec}|${toSec}`,
-        ttlFor(ctx, range.toMs),
+        `intraday|${securityId}|${segment}|${interval}|${fromSec}|${toSec}`,
+        ttlMs,
         {
           sql: `SELECT toDateTime64(ts, 0, 'UTC') AS time, segment, open, high, low, close, volume, open_interest
                 FROM ${HISTORY_TABLES.candlesIntraday.name} FINAL
@@ -188,11 +199,11 @@ function registerIntradayCandleRoute(app: FastifyInstance, ctx: ApiContext): voi
                   AND ({seg:String} = '' OR segment = {seg:String})
                   AND ts >= toDateTime({fromSec:UInt32}, 'UTC') AND ts < toDateTime({toSec:UInt32}, 'UTC')
                 ORDER BY ts, segment`,
-          params: { sid: securityId, seg: q.segment ?? '', interval: q.interval, fromSec, toSec },
+          params: { sid: securityId, seg: segment, interval, fromSec, toSec },
           format,
           settings: FINAL_SETTINGS,
         },
-        `intraday-${securityId}-${q.interval}m`,
+        `intraday-${securityId}-${interval}m`,
       );
     },
   );

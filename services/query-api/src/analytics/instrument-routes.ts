@@ -14,7 +14,7 @@ import { rowSchema, tabularResponse } from '../http/tabular-doc.js';
 import type { OutputFormat } from '../query/formats.js';
 import { outputFormatOf } from '../query/negotiation.js';
 import { isRowTextFormat } from '../query/text-bodies.js';
-import { DURATION_SCHEMA, parseDurationSec, parseRange, TIME_SCHEMA } from '../query/time.js';
+import { DURATION_SCHEMA, parseDurationSec, parseRange, rangeQuerystring } from '../query/time.js';
 import { BAR_COLUMNS, BARS_SQL } from './bars-sql.js';
 import { cachedTabular, streamedTabular, ttlFor } from './tabular-reply.js';
 
@@ -115,12 +115,6 @@ const TICKS_RESPONSE = {
     'x-next-cursor': { type: 'string', description: 'cursor of the next page, when more ticks follow' },
     link: { type: 'string', description: 'the next page as <url>; rel="next", when more ticks follow' },
   },
-};
-
-const FROM = { ...TIME_SCHEMA, description: `start of the range (inclusive): ${TIME_SCHEMA.description}` };
-const TO = {
-  ...TIME_SCHEMA,
-  description: `end of the range (exclusive), default now: ${TIME_SCHEMA.description}`,
 };
 
 const CURSOR = /^([0-9]{1,19})-([0-9]{1,5})-([0-9]{1,20})$/;
@@ -258,27 +252,20 @@ function registerTickRoutes(app: FastifyInstance, ctx: ApiContext): void {
         params: SECURITY_ID_PARAMS,
         responses: { 200: TICKS_RESPONSE },
         errors: [406],
-        querystring: {
-          type: 'object',
-          additionalProperties: false,
-          required: ['from'],
-          properties: {
-            from: FROM,
-            to: TO,
-            limit: {
-              type: 'integer',
-              minimum: 1,
-              maximum: ctx.config.query.maxTickPage,
-              description: `ticks in one page (default ${ctx.config.query.defaultTickPage})`,
-            },
-            cursor: {
-              type: 'string',
-              pattern: CURSOR.source,
-              description: 'from x-next-cursor of the previous page',
-            },
-            ...FORMAT_PROPERTY,
+        querystring: rangeQuerystring({
+          limit: {
+            type: 'integer',
+            minimum: 1,
+            maximum: ctx.config.query.maxTickPage,
+            description: `ticks in one page (default ${ctx.config.query.defaultTickPage})`,
           },
-        },
+          cursor: {
+            type: 'string',
+            pattern: CURSOR.source,
+            description: 'from x-next-cursor of the previous page',
+          },
+          ...FORMAT_PROPERTY,
+        }),
       }),
     },
     async (request, reply) => {
@@ -334,21 +321,14 @@ interface BarsRoute extends RouteGenericInterface {
   Querystring: { from: string; to?: string; interval: string; format?: OutputFormat };
 }
 
-const BARS_QUERYSTRING = {
-  type: 'object',
-  additionalProperties: false,
-  required: ['from'],
-  properties: {
-    from: FROM,
-    to: TO,
-    interval: {
-      ...DURATION_SCHEMA,
-      default: '1m',
-      description: `bar length: ${DURATION_SCHEMA.description}, 1s to 1d`,
-    },
-    ...FORMAT_PROPERTY,
+const BARS_QUERYSTRING = rangeQuerystring({
+  interval: {
+    ...DURATION_SCHEMA,
+    default: '1m',
+    description: `bar length: ${DURATION_SCHEMA.description}, 1s to 1d`,
   },
-};
+  ...FORMAT_PROPERTY,
+});
 
 /** OHLCV bars resampled from ticks; also as Parquet and Arrow downloads (http/binary-downloads.ts). */
 function registerBarRoutes(app: FastifyInstance, ctx: ApiContext): void {

@@ -12,7 +12,7 @@ import { FORMAT_PROPERTY, UNDERLYING_PARAMS } from '../http/schemas.js';
 import { tabularResponse } from '../http/tabular-doc.js';
 import type { OutputFormat } from '../query/formats.js';
 import { outputFormatOf } from '../query/negotiation.js';
-import { parseRange, TIME_SCHEMA } from '../query/time.js';
+import { parseRange, RANGE_FROM_SCHEMA, RANGE_TO_SCHEMA, rangeQuerystring } from '../query/time.js';
 import { FINAL_SETTINGS } from './history-routes.js';
 import { cachedTabular, ttlFor } from './tabular-reply.js';
 
@@ -28,11 +28,6 @@ const EXPIRY = {
   ...DATE_SCHEMA,
   description: 'expiry date (YYYY-MM-DD); default: the nearest expiry on or after the newest snapshot',
 } as const;
-const FROM = { ...TIME_SCHEMA, description: `start of the range (inclusive): ${TIME_SCHEMA.description}` };
-const TO = {
-  ...TIME_SCHEMA,
-  description: `end of the range (exclusive), default now: ${TIME_SCHEMA.description}`,
-};
 
 /** The expiry asked for, or the nearest expiry on or after the day of the newest snapshot. */
 const EXPIRY_EXPR = `if({expiry:String} != '', toDateOrZero({expiry:String}),
@@ -171,8 +166,8 @@ const EXPIRED_QUERY = {
   additionalProperties: false,
   required: ['from'],
   properties: {
-    from: FROM,
-    to: TO,
+    from: RANGE_FROM_SCHEMA,
+    to: RANGE_TO_SCHEMA,
     instrument: {
       type: 'string',
       enum: ['OPTIDX', 'OPTSTK'],
@@ -283,17 +278,10 @@ function registerChainRoutes(app: FastifyInstance, ctx: ApiContext): void {
         tags,
         summary: 'Option-chain history: put-call ratio (OI and volume) and ATM IV per snapshot',
         params,
-        querystring: {
-          type: 'object',
-          additionalProperties: false,
-          required: ['from'],
-          properties: {
-            from: FROM,
-            to: TO,
-            expiry: { ...DATE_SCHEMA, description: 'only this expiry (YYYY-MM-DD); default: every expiry' },
-            ...FORMAT_PROPERTY,
-          },
-        },
+        querystring: rangeQuerystring({
+          expiry: { ...DATE_SCHEMA, description: 'only this expiry (YYYY-MM-DD); default: every expiry' },
+          ...FORMAT_PROPERTY,
+        }),
         responses: { 200: tabularResponse('OptionChainHistory', HISTORY_COLUMNS) },
         errors: [406],
       }),

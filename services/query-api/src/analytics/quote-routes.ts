@@ -5,20 +5,14 @@
  */
 import { REFERENCE_TABLES } from '@feedpipe/contracts';
 import { routeDoc } from '@feedpipe/service-http';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ApiContext } from '../context.js';
 import { badRequest, notFound } from '../errors.js';
 import { FORMAT_PROPERTY, SECURITY_ID_PARAMS } from '../http/schemas.js';
 import { tabularResponse } from '../http/tabular-doc.js';
 import type { OutputFormat } from '../query/formats.js';
 import { outputFormatOf } from '../query/negotiation.js';
-import {
-  BAR_INTERVAL_SCHEMA,
-  parseDurationSec,
-  parseRange,
-  RANGE_FROM_SCHEMA,
-  RANGE_TO_SCHEMA,
-} from '../query/time.js';
+import { BAR_INTERVAL_SCHEMA, parseDurationSec, parseRange, rangeQuerystring } from '../query/time.js';
 import { cachedTabular, streamedTabular } from './tabular-reply.js';
 
 const QUOTES = REFERENCE_TABLES.quotes.name;
@@ -113,25 +107,42 @@ const SEGMENT = {
 const MAX_DEPTH_ROWS = 100_000;
 
 /** 404 unless the poller has stored a quote of the instrument (in the segment, if one is named). */
-type RequireQuotes = (securityId: number, segment: string) => Promise<void>;
+/** The instrument a quote route answers for, and the answer's format. */
+interface QuoteTarget {
+  securityId: number;
+  segment: string;
+  format: OutputFormat;
+}
+
+type QuoteRequest = FastifyRequest<{
+  Params: { securityId: number };
+  Querystring: { segment?: string; format?: OutputFormat };
+}>;
+
+/** What every quote route does first: read its instrument and format, and 404 when none was polled. */
+type ReadQuoteTarget = (request: QuoteRequest) => Promise<QuoteTarget>;
 
 const tags = ['quotes'];
 
 export function registerQuoteRoutes(app: FastifyInstance, ctx: ApiContext): void {
-  const requireQuotes: RequireQuotes = async (securityId: number, segment: string): Promise<void> => {
+  const readTarget: ReadQuoteTarget = async (request) => {
+    const { securityId } = request.params;
+    const segment = request.query.segment ?? '';
+    const format = outputFormatOf(request);
     const rows = await ctx.runner.rows(
       `SELECT 1 FROM ${QUOTES} WHERE security_id = {sid:UInt32} AND ({seg:String} = '' OR exchange_segment = {seg:String}) LIMIT 1`,
       { sid: securityId, seg: segment },
     );
     if (rows.length === 0) throw notFound(`no quotes polled for instrument ${securityId}`);
+    return { securityId, segment, format };
   };
 
-  registerLatestQuote(app, ctx, requireQuotes);
-  registerQuoteBars(app, ctx, requireQuotes);
-  registerDepthHistory(app, ctx, requireQuotes);
+  registerLatestQuote(app, ctx, readTarget);
+  registerQuoteBars(app, ctx, readTarget);
+  registerDepthHistory(app, ctx, readTarget);
 }
 
-function registerLatestQuote(app: FastifyInstance, ctx: ApiContext, requireQuotes: RequireQuotes): void {
+function registerLatestQuote(app: FastifyInstance, ctx: ApiContext, readTarget: ReadQuoteTarget): void {
   app.get<{ Params: { securityId: number }; Querystring: { segment?: string; format?: OutputFormat } }>(
     '/v1/instruments/:securityId/quote',
     {
@@ -152,10 +163,7 @@ function registerLatestQuote(app: FastifyInstance, ctx: ApiContext, requireQuote
       }),
     },
     async (request, reply) => {
-      const { securityId } = request.params;
-      const segment = request.query.segment ?? '';
-      const format = outputFormatOf(request);
-      await requireQuotes(securityId, segment);
+      const { securityId, segment, format } = await readTarget(request);
       return cachedTabular(
         ctx,
         reply,
@@ -168,7 +176,7 @@ function registerLatestQuote(app: FastifyInstance, ctx: ApiContext, requireQuote
   );
 }
 
-function registerQuoteBars(app: FastifyInstance, ctx: ApiContext, requireQuotes: RequireQuotes): void {
+function registerQuoteBars(app: FastifyInstance, ctx: ApiContext, readTarget: ReadQuoteTarget): void {
   app.get<{
     Params: { securityId: number };
     Querystring: { from: string; to?: string; interval: string; segment?: string; format?: OutputFormat };
@@ -182,27 +190,17 @@ function registerQuoteBars(app: FastifyInstance, ctx: ApiContext, requireQuotes:
         description:
           'From market.quotes: open and close are the first and last polled price in the bar, volume the growth of the day volume between the polls of the bar, quotes the polls in it. Bars without a poll are left out.',
         params: SECURITY_ID_PARAMS,
-        querystring: {
-          type: 'object',
-          additionalProperties: false,
-          required: ['from'],
-          properties: {
-            from: RANGE_FROM_SCHEMA,
-            to: RANGE_TO_SCHEMA,
-            interval: BAR_INTERVAL_SCHEMA,
-            segment: SEGMENT,
-            ...FORMAT_PROPERTY,
-          },
-        },
+        querystring: rangeQuerystring({
+          interval: BAR_INTERVAL_SCHEMA,
+          segment: SEGMENT,
+          ...FORMAT_PROPERTY,
+        }),
         responses: { 200: tabularResponse('QuoteBar', QUOTE_BAR_COLUMNS) },
         errors: [406],
       }),
     },
     async (request, reply) => {
-      const { securityId } = request.params;
       const q = request.query;
-      const segment = q.segment ?? '';
-      const format = outputFormatOf(request);
       const step = parseDurationSec('interval', q.interval, 1, 86_400);
       const range = parseRange(q.from, q.to, ctx.now());
       if ((range.toMs - range.fromMs) / 1000 / step > ctx.config.query.maxBars) {
@@ -211,7 +209,7 @@ function registerQuoteBars(app: FastifyInstance, ctx: ApiContext, requireQuotes:
           `asks for more than ${ctx.config.query.maxBars} bars: use a longer interval or a shorter range`,
         );
       }
-      await requireQuotes(securityId, segment);
+      const { securityId, segment, format } = await readTarget(request);
       return cachedTabular(
         ctx,
         reply,
@@ -228,7 +226,7 @@ function registerQuoteBars(app: FastifyInstance, ctx: ApiContext, requireQuotes:
   );
 }
 
-function registerDepthHistory(app: FastifyInstance, ctx: ApiContext, requireQuotes: RequireQuotes): void {
+function registerDepthHistory(app: FastifyInstance, ctx: ApiContext, readTarget: ReadQuoteTarget): void {
   app.get<{
     Params: { securityId: number };
     Querystring: { from: string; to?: string; segment?: string; limit?: number; format?: OutputFormat };
@@ -241,35 +239,25 @@ function registerDepthHistory(app: FastifyInstance, ctx: ApiContext, requireQuot
         summary: 'Depth history: every polled quote of an instrument in a range, five levels a side',
         description: 'Ordered by poll time; `polled_at` in [from, to).',
         params: SECURITY_ID_PARAMS,
-        querystring: {
-          type: 'object',
-          additionalProperties: false,
-          required: ['from'],
-          properties: {
-            from: RANGE_FROM_SCHEMA,
-            to: RANGE_TO_SCHEMA,
-            segment: SEGMENT,
-            limit: {
-              type: 'integer',
-              minimum: 1,
-              maximum: MAX_DEPTH_ROWS,
-              default: 10_000,
-              description: 'quotes in one answer at most',
-            },
-            ...FORMAT_PROPERTY,
+        querystring: rangeQuerystring({
+          segment: SEGMENT,
+          limit: {
+            type: 'integer',
+            minimum: 1,
+            maximum: MAX_DEPTH_ROWS,
+            default: 10_000,
+            description: 'quotes in one answer at most',
           },
-        },
+          ...FORMAT_PROPERTY,
+        }),
         responses: { 200: tabularResponse('DepthHistory', HISTORY_COLUMNS) },
         errors: [406],
       }),
     },
     async (request, reply) => {
-      const { securityId } = request.params;
       const q = request.query;
-      const segment = q.segment ?? '';
-      const format = outputFormatOf(request);
       const range = parseRange(q.from, q.to, ctx.now());
-      await requireQuotes(securityId, segment);
+      const { securityId, segment, format } = await readTarget(request);
       return streamedTabular(
         ctx,
         reply,

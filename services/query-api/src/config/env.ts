@@ -1,10 +1,12 @@
 /**
  * Every variable `query-api` reads, typed with its default (docs/configuration.md, query-api),
  * checked once at start by the CLI. The ClickHouse login variables are checked together, for their
- * combinations, by `storeConfigFromEnv`.
+ * combinations, by @feedpipe/store's `storeConfigFromEnv`.
  */
-import { DEFAULT_FEED_TOPICS, type FeedTopics } from '@feedpipe/contracts';
-import { type Env, type EnvSchema, type EnvValues, HTTP_SERVER_ENV, readEnv } from '@feedpipe/service-kit';
+import { type Env, type EnvSchema, type EnvValues, readEnv } from '@feedpipe/config';
+import { FEED_TOPICS_ENV, feedTopicsOf, feedTopicsProblem } from '@feedpipe/contracts';
+import { HTTP_SERVER_ENV } from '@feedpipe/service-kit';
+import { STORE_CALLER_LOGIN_ENV, STORE_ENV } from '@feedpipe/store';
 import { QueryApiError } from '../errors.js';
 
 export const QUERY_API_ENV = {
@@ -24,30 +26,8 @@ export const QUERY_API_ENV = {
     unset: 'no second port (the protocol is under `/clickhouse`)',
     description: "ClickHouse's HTTP protocol at the root of this port, for tools that cannot be given a path",
   },
-  CLICKHOUSE_URL: {
-    type: 'url',
-    protocols: ['http', 'https'],
-    unset: 'embedded chDB',
-    secret: true,
-    description: 'ClickHouse server',
-  },
-  CLICKHOUSE_SQL_USER: {
-    type: 'string',
-    unset: "callers' queries run as the `CLICKHOUSE_URL` user",
-    description: "server only: the ClickHouse user that callers' queries log in as",
-  },
-  CLICKHOUSE_SQL_PASSWORD: {
-    type: 'string',
-    unset: 'required with `CLICKHOUSE_SQL_USER`',
-    secret: true,
-    description: 'its password',
-  },
-  CLICKHOUSE_SQL_PASSWORD_FILE: {
-    type: 'string',
-    unset: 'no file',
-    description: 'instead of `CLICKHOUSE_SQL_PASSWORD`: a file holding it',
-  },
-  DATA_DIR: { type: 'string', default: '.data', description: 'chDB in `$DATA_DIR/chdb`' },
+  ...STORE_ENV,
+  ...STORE_CALLER_LOGIN_ENV,
   KAFKA_BROKERS: {
     type: 'list',
     unset: 'no live stream (`/v1/stream`)',
@@ -55,18 +35,7 @@ export const QUERY_API_ENV = {
   },
   // The feed's topics, named by the same variables as the ingestor and the sink (defaults from
   // @feedpipe/contracts), so a pipeline on custom topic names streams them live too.
-  TOPIC_TRADES: {
-    type: 'string',
-    default: DEFAULT_FEED_TOPICS.trades,
-    description: "the ingestor's topics, read by the live stream",
-  },
-  TOPIC_OHLC: { type: 'string', default: DEFAULT_FEED_TOPICS.ohlc, description: "the ingestor's topics" },
-  TOPIC_REFERENCE: {
-    type: 'string',
-    default: DEFAULT_FEED_TOPICS.reference,
-    description: "the ingestor's topics",
-  },
-  TOPIC_STATUS: { type: 'string', default: DEFAULT_FEED_TOPICS.status, description: "the ingestor's topics" },
+  ...FEED_TOPICS_ENV,
   QUERY_API_INSTRUMENTS_FILE: {
     type: 'string',
     unset: 'the instrument master only: symbols and segments of market.instruments',
@@ -132,20 +101,8 @@ export type QueryApiEnv = EnvValues<typeof QUERY_API_ENV>;
 /** Reads and checks the environment; CONFIG_INVALID names every bad variable (never a secret). */
 export function queryApiEnv(env: Env): QueryApiEnv {
   const { values, problems } = readEnv(QUERY_API_ENV, env, { ownPrefixes: ['QUERY_API_'] });
-  if (new Set(Object.values(feedTopicsOf(values))).size !== 4)
-    problems.push('the four TOPIC_* names must differ');
+  const topicsProblem = feedTopicsProblem(feedTopicsOf(values));
+  if (topicsProblem) problems.push(topicsProblem);
   if (problems.length > 0) throw new QueryApiError('CONFIG_INVALID', problems.join('; '));
   return values;
-}
-
-/** The live stream's topics from the checked variables (TOPIC_TRADES, TOPIC_OHLC, ...). */
-export function feedTopicsOf(
-  vars: Pick<QueryApiEnv, 'TOPIC_TRADES' | 'TOPIC_OHLC' | 'TOPIC_REFERENCE' | 'TOPIC_STATUS'>,
-): FeedTopics {
-  return {
-    trades: vars.TOPIC_TRADES,
-    ohlc: vars.TOPIC_OHLC,
-    reference: vars.TOPIC_REFERENCE,
-    status: vars.TOPIC_STATUS,
-  };
 }

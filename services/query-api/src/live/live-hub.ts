@@ -10,6 +10,7 @@
  * cannot overshoot: at most `maxClients` streams in all, and at most `maxClientsPerKey` for one API
  * key, so one key cannot take every slot from the others.
  */
+import { TOPIC_KINDS, type TopicKind } from '@feedpipe/contracts';
 import { type PartitionBatch, TopicTail } from '@feedpipe/kafka-client';
 import type { ResolvedConfig } from '../config/config.js';
 import { QueryApiError } from '../errors.js';
@@ -17,17 +18,14 @@ import { QueryApiError } from '../errors.js';
 /** Longest wait for the tail to find its partitions' positions before a stream request gets 503. */
 const START_TIMEOUT_MS = 30_000;
 
-export type LiveKind = 'trades' | 'ohlc' | 'reference' | 'status';
-export const LIVE_KINDS: readonly LiveKind[] = ['trades', 'ohlc', 'reference', 'status'];
-
 export interface LiveClient {
   /** The API key that opened the stream: its share of the slots, and its streams end on revocation. */
   keyId: string;
   /** Instruments followed; `status` events reach every client that asked for them. */
   securityIds: ReadonlySet<number>;
-  kinds: ReadonlySet<LiveKind>;
+  kinds: ReadonlySet<TopicKind>;
   /** Delivers one event; false when the client could not take it (counted as dropped). */
-  deliver(kind: LiveKind, data: string): void;
+  deliver(kind: TopicKind, data: string): void;
   /** Ends the stream from the server side (the key was revoked). */
   end(reason: string): void;
 }
@@ -43,7 +41,7 @@ export class LiveHub {
   readonly #limits: LiveHubLimits;
   readonly #clients = new Set<LiveClient>();
   readonly #perKey = new Map<string, number>();
-  readonly #kindOfTopic = new Map<string, LiveKind>();
+  readonly #kindOfTopic = new Map<string, TopicKind>();
   #tail: TopicTail | undefined;
   /** The tail being started: stop() ends its start at once instead of waiting out its bound. */
   #startingTail: TopicTail | undefined;
@@ -55,7 +53,7 @@ export class LiveHub {
     this.#brokers = brokers;
     this.#limits = limits;
     this.#topics = topics;
-    for (const kind of LIVE_KINDS) this.#kindOfTopic.set(topics[kind], kind);
+    for (const kind of TOPIC_KINDS) this.#kindOfTopic.set(topics[kind], kind);
   }
 
   get enabled(): boolean {
@@ -150,7 +148,7 @@ export class LiveHub {
     const tail = new TopicTail({
       brokers: this.#brokers,
       clientId: 'query-api-live',
-      topics: LIVE_KINDS.map((k) => this.#topics[k]),
+      topics: TOPIC_KINDS.map((k) => this.#topics[k]),
       from: 'latest',
       // A live view: a record waits at most this long in the broker before it is handed over.
       maxWaitMs: 100,

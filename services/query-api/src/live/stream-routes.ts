@@ -7,11 +7,12 @@
  * revoked key's streams end with an `event: end`.
  */
 
+import { TOPIC_KINDS, type TopicKind } from '@feedpipe/contracts';
 import { routeDoc } from '@feedpipe/service-http';
 import type { FastifyInstance } from 'fastify';
 import type { ApiContext } from '../context.js';
 import { badRequest, QueryApiError } from '../errors.js';
-import { LIVE_KINDS, type LiveClient, type LiveHub, type LiveKind } from './live-hub.js';
+import type { LiveClient, LiveHub } from './live-hub.js';
 
 function parseIds(value: string, max: number): Set<number> {
   const ids = new Set<number>();
@@ -26,12 +27,12 @@ function parseIds(value: string, max: number): Set<number> {
   return ids;
 }
 
-function parseKinds(value: string): Set<LiveKind> {
-  const kinds = new Set<LiveKind>();
+function parseKinds(value: string): Set<TopicKind> {
+  const kinds = new Set<TopicKind>();
   for (const part of value.split(',')) {
-    const kind = part.trim() as LiveKind;
-    if (!LIVE_KINDS.includes(kind))
-      throw badRequest('kinds', `must be a comma-separated list of ${LIVE_KINDS.join(', ')}`);
+    const kind = part.trim() as TopicKind;
+    if (!TOPIC_KINDS.includes(kind))
+      throw badRequest('kinds', `must be a comma-separated list of ${TOPIC_KINDS.join(', ')}`);
     kinds.add(kind);
   }
   return kinds;
@@ -67,7 +68,7 @@ const STREAM_ROUTE = {
         kinds: {
           type: 'string',
           default: 'trades',
-          description: `comma-separated: ${LIVE_KINDS.join(', ')}`,
+          description: `comma-separated: ${TOPIC_KINDS.join(', ')}`,
         },
       },
     },

@@ -29,6 +29,20 @@ export const RANGE_TO_SCHEMA = {
   ...TIME_SCHEMA,
   description: `end of the range (exclusive), default now: ${TIME_SCHEMA.description}`,
 } as const;
+
+/**
+ * The query-string schema of a range route: `from` (required) and `to`, then the route's own keys;
+ * no other key is accepted.
+ */
+export function rangeQuerystring<P extends object>(properties: P) {
+  return {
+    type: 'object',
+    additionalProperties: false,
+    required: ['from'],
+    properties: { from: RANGE_FROM_SCHEMA, to: RANGE_TO_SCHEMA, ...properties },
+  } as const;
+}
+
 export const BAR_INTERVAL_SCHEMA = {
   ...DURATION_SCHEMA,
   default: '1m',

@@ -2,7 +2,7 @@
  * Errors of the postback receiver, stream and reconciliation; `status` is what the receiver
  * answers, messages never carry the secret.
  */
-import { HttpError, type HttpErrorInit } from '@feedpipe/service-http';
+import { HttpErrorWithStatuses } from '@feedpipe/service-http';
 
 export type PostbackErrorCode =
   /** Options refused at construction (names the option). */
@@ -56,12 +56,8 @@ const STATUS: Record<PostbackErrorCode, number> = {
  * On the shared HTTP error base (packages/service-http), like the gateway's own errors: one
  * envelope, status, retryable and cause for every route of the gateway, postbacks included.
  */
-export class PostbackError extends HttpError<PostbackErrorCode> {
+export class PostbackError extends HttpErrorWithStatuses<PostbackErrorCode>(STATUS) {
   override readonly name = 'PostbackError';
-
-  constructor(code: PostbackErrorCode, message: string, init: HttpErrorInit = {}) {
-    super(code, message, { ...init, status: init.status ?? STATUS[code] });
-  }
 }
 
 export const configError = (message: string): PostbackError =>

@@ -16,7 +16,7 @@
  * until the failing record is alone; if ClickHouse then answers a probe, that record goes to the
  * dead-letter table with the reason and its raw body, and the rest go on.
  */
-import { Backoff } from '@feedpipe/service-kit';
+import { Backoff } from '@feedpipe/retry';
 import { PostbackError } from './errors.js';
 import { type OrderEvent, toOrderEvent } from './order-event.js';
 import type { SeenKeys } from './seen-keys.js';

@@ -1,17 +1,16 @@
-/** The table contracts name exactly the columns the migrations create, in their order. */
-import { describe, expect, it } from 'vitest';
+/** The table contracts of @feedpipe/contracts name exactly the columns the migrations create, in their order. */
+
 import {
   FEED_TABLE_OF_TOPIC,
   FEED_TABLES,
   HISTORY_TABLES,
   KAFKA_SOURCE_COLUMNS,
-  parseCreateTable,
   REFERENCE_TABLES,
-  readMigrationSources,
   SERVICE_TABLES,
-  splitStatements,
   TOPIC_KINDS,
-} from '../src/index.js';
+} from '@feedpipe/contracts';
+import { describe, expect, it } from 'vitest';
+import { parseCreateTable, readMigrationSources, splitStatements } from '../src/index.js';
 
 const statements = readMigrationSources().flatMap((m) => splitStatements(m.sql));
 const created = new Map<string, string[]>(

@@ -19,7 +19,7 @@
  * and never runs single-node DDL there. Anything else in a migration is refused with
  * DDL_UNSUPPORTED: the generator must be taught the new kind of statement, not guess.
  */
-import { ContractError } from '../errors.js';
+import { StoreError } from '../errors.js';
 import { CLUSTER_SHARDING_KEYS, shardingKeyColumns } from './sharding-keys.js';
 import { type CreateTable, orderByColumns, parseCreateTable, splitStatements } from './sql-statements.js';
 
@@ -71,14 +71,14 @@ function localTable(t: CreateTable): string {
 function checkedShardingKey(t: CreateTable, keys: Readonly<Record<string, string>>, where: string): string {
   const key = Object.hasOwn(keys, t.table) ? keys[t.table] : undefined;
   if (key === undefined) {
-    throw new ContractError(
+    throw new StoreError(
       'DDL_NO_SHARDING_KEY',
-      `${where}: table ${t.database}.${t.table} has no cluster sharding key; add one to packages/contracts/src/ddl/sharding-keys.ts`,
+      `${where}: table ${t.database}.${t.table} has no cluster sharding key; add one to packages/store/src/ddl/sharding-keys.ts`,
     );
   }
   const unknown = shardingKeyColumns(key).filter((c) => !t.columns.includes(c));
   if (unknown.length > 0) {
-    throw new ContractError(
+    throw new StoreError(
       'DDL_SHARDING_KEY_INVALID',
       `${where}: sharding key ${key} of ${t.table} reads ${unknown.join(', ')}, not columns of the table`,
     );
@@ -87,7 +87,7 @@ function checkedShardingKey(t: CreateTable, keys: Readonly<Record<string, string
     const orderBy = orderByColumns(t.clauses);
     const outside = shardingKeyColumns(key).filter((c) => !orderBy.includes(c));
     if (outside.length > 0 || key.includes('rand()')) {
-      throw new ContractError(
+      throw new StoreError(
         'DDL_SHARDING_KEY_INVALID',
         `${where}: ${t.table} (${t.engine}) merges rows within a shard only, so its sharding key must be a function of ORDER BY (${orderBy.join(', ')}); got ${key}`,
       );
@@ -122,7 +122,7 @@ export function generateClusterDdl(
   const localised = new Set<string>();
   const toLocal = (db: string, name: string, where: string): string => {
     if (!localised.has(`${db}.${name}`)) {
-      throw new ContractError('DDL_UNSUPPORTED', `${where}: ${db}.${name} is not a table of the migrations`);
+      throw new StoreError('DDL_UNSUPPORTED', `${where}: ${db}.${name} is not a table of the migrations`);
     }
     return `${db}.${name}_local`;
   };
@@ -140,7 +140,7 @@ export function generateClusterDdl(
       }
       const table = parseCreateTable(statement);
       if (table?.onCluster) {
-        throw new ContractError('DDL_INPUT_INVALID', `${where}: a single-node migration has no ON CLUSTER`);
+        throw new StoreError('MIGRATION_FILE_INVALID', `${where}: a single-node migration has no ON CLUSTER`);
       }
       if (table) {
         const key = checkedShardingKey(table, keys, file);
@@ -184,9 +184,9 @@ export function generateClusterDdl(
           out.push(`ALTER TABLE ${db}.${name} ${ON_CLUSTER}${rest.replace(CODEC_CLAUSE, '')}`);
         continue;
       }
-      throw new ContractError(
+      throw new StoreError(
         'DDL_UNSUPPORTED',
-        `${where}: no cluster rule for this statement (packages/contracts/src/ddl/cluster-ddl.ts)`,
+        `${where}: no cluster rule for this statement (packages/store/src/ddl/cluster-ddl.ts)`,
       );
     }
     // Recorded once on any node; replication carries it to every node.

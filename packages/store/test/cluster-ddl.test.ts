@@ -10,11 +10,11 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
   CLUSTER_SHARDING_KEYS,
-  ContractError,
   generateClusterDdl,
   ON_CLUSTER,
   parseCreateTable,
   readMigrationSources,
+  StoreError,
   splitStatements,
   squash,
 } from '../src/index.js';
@@ -23,14 +23,14 @@ const sources = readMigrationSources();
 const generated = generateClusterDdl(sources);
 const golden = readFileSync(join(import.meta.dirname, 'fixtures/cluster-ddl-001-006.sql'), 'utf8');
 
-function refusal(sql: string, keys?: Record<string, string>): ContractError {
+function refusal(sql: string, keys?: Record<string, string>): StoreError {
   try {
     generateClusterDdl(
       [{ version: 7, name: 'probe', sql }],
       keys === undefined ? {} : { shardingKeys: keys },
     );
   } catch (error) {
-    if (error instanceof ContractError) return error;
+    if (error instanceof StoreError) return error;
     throw error;
   }
   throw new Error('the generator accepted it');

@@ -1,27 +1,26 @@
 /**
- * The store's options from the environment (config/store-env.ts): the reader login for callers'
- * queries in server mode, each mistake a CONFIG_INVALID naming the variable, no password in any
+ * The store's options from the environment (env/store-env.ts): the reader login for callers'
+ * queries in server mode, each mistake a STORE_CONFIG_INVALID naming the variable, no password in any
  * message, and the passwords handed back for redaction.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { createStore } from '@feedpipe/store';
 import { tempDir } from '@feedpipe/testkit';
 import { describe, expect, it } from 'vitest';
-import { QueryApiError, storeConfigFromEnv } from '../src/index.js';
+import { createStore, StoreError, storeConfigFromEnv } from '../src/index.js';
 
 const URL_PASSWORD = 'url-secret-93ab1f';
 const SQL_PASSWORD = 'sql-secret-5e02c7';
 const SERVER = `http://feedpipe:${URL_PASSWORD}@127.0.0.1:8123`;
 const CHDB = '/tmp/unused-chdb';
 
-function refusal(env: Record<string, string>): QueryApiError {
+function refusal(env: Record<string, string>): StoreError {
   try {
     storeConfigFromEnv(env, CHDB);
   } catch (error) {
-    expect(error).toBeInstanceOf(QueryApiError);
-    const failure = error as QueryApiError;
-    expect(failure.code).toBe('CONFIG_INVALID');
+    expect(error).toBeInstanceOf(StoreError);
+    const failure = error as StoreError;
+    expect(failure.code).toBe('STORE_CONFIG_INVALID');
     expect(failure.message).not.toContain(SQL_PASSWORD);
     expect(failure.message).not.toContain(URL_PASSWORD);
     return failure;

@@ -1,20 +1,20 @@
 /**
  * cluster-ddl [--migrations DIR] [--out DIR]
  *
- * Prints the cluster DDL generated from the single-node migrations (default: packages/store/
- * migrations), file after file, or with --out writes one `NNN_name.sql` per migration into DIR
+ * Prints the cluster DDL generated from the single-node migrations (default: this package's
+ * migrations/), file after file, or with --out writes one `NNN_name.sql` per migration into DIR
  * (created if missing) for infra/clickhouse/cluster/apply.sh to run in order.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { generateClusterDdl } from '../ddl/cluster-ddl.js';
-import { readMigrationSources, STORE_MIGRATIONS_DIR } from '../ddl/migration-files.js';
+import { DEFAULT_MIGRATIONS_DIR, readMigrationSources } from '../migrations.js';
 
 function main(): void {
   const { values } = parseArgs({
     options: {
-      migrations: { type: 'string', default: STORE_MIGRATIONS_DIR },
+      migrations: { type: 'string', default: DEFAULT_MIGRATIONS_DIR },
       out: { type: 'string' },
       help: { type: 'boolean', short: 'h', default: false },
     },

@@ -1,0 +1,23 @@
+// Public surface of @feedpipe/config: configuration read and checked once, at start.
+// A leaf: it depends on no other @feedpipe package.
+
+export {
+  allowedOf,
+  defaultOf,
+  type Env,
+  type EnvReading,
+  type EnvSchema,
+  type EnvValues,
+  type EnvVarSpec,
+  loadEnv,
+  type ReadEnvOptions,
+  readEnv,
+} from './env-schema.js';
+export {
+  allowedOption,
+  type OptionSpec,
+  type OptionsSchema,
+  type OptionValues,
+  type ReadOptionsContext,
+  readOptions,
+} from './options-schema.js';

@@ -1,0 +1,128 @@
+/**
+ * The options of a `create*` function, declared once as a schema: each key's kind, its range and
+ * its default. `readOptions` checks an options object against it at construction: an unknown key
+ * is refused with the list of allowed ones, a bad value with what is allowed, and the defaults are
+ * filled in, so a factory reads settled values and never checks a key again. Every problem is
+ * named in one error (the caller's own, so a package keeps its error codes).
+ *
+ * Values the type system already describes and that have no range (a store port, a callback, a
+ * metrics registry, a nested section with a reader of its own) are declared `given`: the reader
+ * only knows them as allowed keys.
+ */
+
+interface Presence<T> {
+  /** The value when the key is absent (or undefined). */
+  default?: T;
+  /** The key must be given. */
+  required?: true;
+}
+
+export type OptionSpec =
+  | ({ kind: 'integer'; min: number; max: number } & Presence<number>)
+  | ({ kind: 'number'; min: number; max: number } & Presence<number>)
+  | ({ kind: 'boolean' } & Presence<boolean>)
+  /** A non-empty string. */
+  | ({ kind: 'string' } & Presence<string>)
+  | ({ kind: 'enum'; values: readonly string[] } & Presence<string>)
+  /** An array of at least `minLength` entries (default 0); entries are the caller's to check. */
+  | ({ kind: 'list'; minLength?: number } & Presence<never>)
+  | ({ kind: 'given' } & Presence<never>);
+
+export type OptionsSchema = Readonly<Record<string, OptionSpec>>;
+
+type ValueOf<V> = V extends { kind: 'integer' | 'number' }
+  ? number
+  : V extends { kind: 'boolean' }
+    ? boolean
+    : V extends { kind: 'enum'; values: readonly (infer E)[] }
+      ? E
+      : V extends { kind: 'string' }
+        ? string
+        : V extends { kind: 'list' }
+          ? readonly unknown[]
+          : unknown;
+
+/** The checked values: present when defaulted or required, else possibly undefined. */
+export type OptionValues<S extends OptionsSchema> = {
+  -readonly [K in keyof S]: S[K] extends { default: unknown } | { required: true }
+    ? ValueOf<S[K]>
+    : ValueOf<S[K]> | undefined;
+};
+
+export interface ReadOptionsContext {
+  /** What the options are of, first in every message: `sink`, `query API config.stream`. */
+  where: string;
+  /** The caller's error for the joined problems (e.g. its CONFIG_INVALID). */
+  fail: (message: string) => Error;
+}
+
+/** What a key accepts, in the words of the messages. */
+export function allowedOption(spec: OptionSpec): string {
+  switch (spec.kind) {
+    case 'integer':
+      return `an integer from ${spec.min} to ${spec.max}`;
+    case 'number':
+      return `a number from ${spec.min} to ${spec.max}`;
+    case 'boolean':
+      return 'true or false';
+    case 'string':
+      return 'a non-empty string';
+    case 'enum':
+      return `one of ${spec.values.join(', ')}`;
+    case 'list':
+      return (spec.minLength ?? 0) > 0 ? `a list of at least ${spec.minLength}` : 'a list';
+    case 'given':
+      return 'any value';
+  }
+}
+
+function accepts(spec: OptionSpec, value: unknown): boolean {
+  switch (spec.kind) {
+    case 'integer':
+      return Number.isInteger(value) && (value as number) >= spec.min && (value as number) <= spec.max;
+    case 'number':
+      return typeof value === 'number' && Number.isFinite(value) && value >= spec.min && value <= spec.max;
+    case 'boolean':
+      return typeof value === 'boolean';
+    case 'string':
+      return typeof value === 'string' && value.length > 0;
+    case 'enum':
+      return typeof value === 'string' && spec.values.includes(value);
+    case 'list':
+      return Array.isArray(value) && value.length >= (spec.minLength ?? 0);
+    case 'given':
+      return true;
+  }
+}
+
+/** Checks `given` against `schema` once and fills in the defaults; throws context.fail otherwise. */
+export function readOptions<S extends OptionsSchema>(
+  schema: S,
+  given: object | undefined,
+  context: ReadOptionsContext,
+): OptionValues<S> {
+  if (given !== undefined && (typeof given !== 'object' || given === null || Array.isArray(given))) {
+    throw context.fail(`${context.where}: the options must be an object`);
+  }
+  const options = (given ?? {}) as Record<string, unknown>;
+  const problems: string[] = [];
+  const keys = Object.keys(schema);
+  for (const key of Object.keys(options)) {
+    if (!Object.hasOwn(schema, key)) problems.push(`unknown option "${key}" (allowed: ${keys.join(', ')})`);
+  }
+  const values: Record<string, unknown> = {};
+  for (const key of keys) {
+    const spec = schema[key] as OptionSpec;
+    const value = options[key];
+    if (value === undefined) {
+      if (spec.required) problems.push(`"${key}" is required (${allowedOption(spec)})`);
+      values[key] = spec.default;
+    } else if (accepts(spec, value)) {
+      values[key] = value;
+    } else {
+      problems.push(`"${key}" must be ${allowedOption(spec)}`);
+    }
+  }
+  if (problems.length > 0) throw context.fail(`${context.where}: ${problems.join('; ')}`);
+  return values as OptionValues<S>;
+}
