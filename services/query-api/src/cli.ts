@@ -112,6 +112,7 @@ async function main(): Promise<void> {
         maxInstruments: vars.QUERY_API_HOT_TIER_MAX_INSTRUMENTS,
         maxTradesPerDay: vars.QUERY_API_HOT_TIER_MAX_TRADES_PER_DAY,
         maxBytes: vars.QUERY_API_HOT_TIER_MAX_BYTES,
+        maxRowTextBytes: vars.QUERY_API_HOT_TIER_MAX_ROW_TEXT_BYTES,
       },
       topics: feedTopicsOf(vars),
       ...(vars.QUERY_API_CLICKHOUSE_PORT === undefined

@@ -4,7 +4,9 @@
  * generated trades received out of trade-time order, late trades (trade times up to minutes before
  * receipt, some before the window), trades around UTC midnight, repeated receive times and
  * resets of the cumulative volume. ClickHouse (embedded chDB) computes BARS_SQL over the same
- * trades. Part of the trades are in ClickHouse before the tier loads (read up to the stored
+ * trades. Answers are compared before, between and after two parts of the feed, so the 1-second
+ * and 1-minute bars the tier keeps (and their rows, once written) follow every trade, in receive
+ * order or late. Part of the trades are in ClickHouse before the tier loads (read up to the stored
  * offsets), the rest arrive after as the feed would hand them over (also inserted for ClickHouse).
  */
 import { FEED_TABLES } from '@feedpipe/contracts';
@@ -40,6 +42,8 @@ const secOfDay = fc.oneof(
   fc.integer({ min: 0, max: DAY - 1 }),
   fc.integer({ min: DAY - 120, max: DAY - 1 }),
   fc.integer({ min: 0, max: 120 }),
+  // Ten busy minutes: bars of several trades each, changed by the feed after they were answered.
+  fc.integer({ min: 36_000, max: 36_600 }),
 );
 const tick: fc.Arbitrary<GenTick> = fc.record({
   day: fc.integer({ min: -1, max: 1 }),
@@ -57,17 +61,37 @@ interface Request {
   fromSec: number;
   toSec: number;
 }
-const request: fc.Arbitrary<Request> = fc
+/** Whole held days at 1 min, and 20,000 s at 1 s around the busy minutes and midnight. */
+const keptRequest: fc.Arbitrary<Request> = fc
+  .record({
+    day: fc.constantFrom(0, 1),
+    minute: fc.boolean(),
+    start: fc.constantFrom(0, 30_000, DAY - 20_000),
+  })
+  .map(({ day, minute, start }) =>
+    minute
+      ? { step: 60, fromSec: DAY0 + day * DAY, toSec: DAY0 + (day + 1) * DAY }
+      : { step: 1, fromSec: DAY0 + day * DAY + start, toSec: DAY0 + day * DAY + start + 20_000 },
+  );
+const anyRequest: fc.Arbitrary<Request> = fc
   .record({
     step: fc.constantFrom(1, 7, 60, 90, 300, 3_600, 86_400),
     from: fc.integer({ min: -DAY, max: 2 * DAY - 1 }),
     length: fc.oneof(fc.integer({ min: 1, max: 3_600 }), fc.integer({ min: 1, max: 3 * DAY })),
+    // Ranges on bar boundaries are what the kept 1 s and 1 min bars answer; others are computed.
+    aligned: fc.boolean(),
   })
-  .map(({ step, from, length }) => {
+  .map(({ step, from, length, aligned }) => {
     // The route's bound (query.maxBars): at most 20,000 bars here.
-    const span = Math.min(length, step * 20_000);
-    return { step, fromSec: DAY0 + from, toSec: DAY0 + from + span };
+    let span = Math.min(length, step * 20_000);
+    let start = DAY0 + from;
+    if (aligned) {
+      start -= ((start % step) + step) % step;
+      span = Math.max(step, span - (span % step));
+    }
+    return { step, fromSec: start, toSec: start + span };
   });
+const request = fc.oneof(anyRequest, keptRequest);
 
 let store: Store;
 let runner: QueryRunner;
@@ -142,6 +166,30 @@ function withoutStatistics(body: Buffer): unknown {
   return rest;
 }
 
+/** Every request's answer from the tier equals BARS_SQL's over what ClickHouse holds now. */
+async function expectSameAnswers(
+  tier: HotTier,
+  sid: number,
+  requests: readonly Request[],
+  binaryFormat: OutputFormat,
+): Promise<void> {
+  for (const r of requests) {
+    const q = { securityId: sid, ...r };
+    const answer = tierFor(tier, q);
+    if (answer === undefined) {
+      // Only a range ending before the window, or one whose bars would span its edge.
+      expect(r.toSec <= tier.windowStartSec || tier.windowStartSec % r.step !== 0).toBe(true);
+      continue;
+    }
+    for (const format of ['ndjson', 'csv', binaryFormat] as OutputFormat[]) {
+      const hot = (await hotBars(tier, runner, q, answer, format)).body;
+      const cold = await fromClickHouse(sid, r, format);
+      if (format === 'json') expect(withoutStatistics(hot)).toEqual(withoutStatistics(cold));
+      else expect(hot.equals(cold), `${format} ${JSON.stringify(r)} ${answer}`).toBe(true);
+    }
+  }
+}
+
 describe('hot tier bars', () => {
   it('equal BARS_SQL in every format over out-of-order, late and midnight trades', async () => {
     await fc.assert(
@@ -150,9 +198,16 @@ describe('hot tier bars', () => {
         fc.integer({ min: 0, max: 150 }),
         fc.array(request, { minLength: 1, maxLength: 6 }),
         fc.constantFrom<OutputFormat>('ndjson', 'csv', 'json', 'parquet', 'arrow'),
-        async (ticks, loadedCount, requests, binaryFormat) => {
+        // The feed's usual case, trades handed over in receive order, keeps bars trade by trade;
+        // the other case places late trades among the held ones and rebuilds the day's bars.
+        fc.boolean(),
+        async (ticks, loadedCount, requests, binaryFormat, inReceiveOrder) => {
           const sid = nextId++;
-          const rows = rowsOf(ticks, sid);
+          const receipt = (t: GenTick) => (t.day * DAY + t.sec + t.delay) * 1_000_000 + t.micros;
+          const rows = rowsOf(
+            inReceiveOrder ? [...ticks].sort((a, b) => receipt(a) - receipt(b)) : ticks,
+            sid,
+          );
           const loaded = rows.slice(0, loadedCount);
           const fed = rows.slice(loadedCount);
           await insert(loaded);
@@ -162,29 +217,20 @@ describe('hot tier bars', () => {
               maxInstruments: 1_000_000,
               maxTradesPerDay: 1_000_000,
               maxBytes: 1e9,
+              maxRowTextBytes: 1e6,
             },
             NOW_MS,
           );
           const { marks } = await loadHotTier(store.internal, tier, CLUSTER);
           expect(marks.get(0) ?? -1).toBeGreaterThanOrEqual(loaded.at(-1)?.offset ?? -1);
-          // The feed hands over the rest in offset order; the sink stores them too.
-          for (const r of fed) tier.add(r.sid, r.ltt, r.ltp, r.volume, r.receivedAt, r.offset);
-          await insert(fed);
           tier.markReady();
-          for (const r of requests) {
-            const q = { securityId: sid, ...r };
-            const answer = tierFor(tier, q);
-            if (answer === undefined) {
-              // Only a range ending before the window, or one whose bars would span its edge.
-              expect(r.toSec <= tier.windowStartSec || tier.windowStartSec % r.step !== 0).toBe(true);
-              continue;
-            }
-            for (const format of ['ndjson', 'csv', binaryFormat] as OutputFormat[]) {
-              const hot = (await hotBars(tier, runner, q, answer, format)).body;
-              const cold = await fromClickHouse(sid, r, format);
-              if (format === 'json') expect(withoutStatistics(hot)).toEqual(withoutStatistics(cold));
-              else expect(hot.equals(cold), `${format} ${JSON.stringify(r)} ${answer}`).toBe(true);
-            }
+          // The feed hands over the rest in offset order, in two parts with answers between them:
+          // bars kept (and their rows written) after the first part must follow the second.
+          const half = Math.floor(fed.length / 2);
+          for (const part of [[], fed.slice(0, half), fed.slice(half)]) {
+            for (const r of part) tier.add(r.sid, r.ltt, r.ltp, r.volume, r.receivedAt, r.offset);
+            await insert(part);
+            await expectSameAnswers(tier, sid, requests, binaryFormat);
           }
         },
       ),
@@ -197,6 +243,7 @@ describe('hot tier bars', () => {
             0,
             [{ step: 1, fromSec: DAY0, toSec: DAY0 + 1 }],
             'arrow',
+            false,
           ],
         ],
       },

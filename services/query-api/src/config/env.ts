@@ -88,6 +88,14 @@ export const QUERY_API_ENV = {
     default: 2_147_483_648,
     description: 'bytes of trades the hot tier holds; beyond, it closes and ClickHouse answers',
   },
+  QUERY_API_HOT_TIER_MAX_ROW_TEXT_BYTES: {
+    type: 'integer',
+    min: 0,
+    max: Number.MAX_SAFE_INTEGER,
+    default: 268_435_456,
+    description:
+      'bytes of 1 s and 1 min bar rows the hot tier keeps as text; beyond, rows are written per answer',
+  },
   LOG_LEVEL: {
     type: 'enum',
     values: ['fatal', 'error', 'warn', 'info', 'debug'],

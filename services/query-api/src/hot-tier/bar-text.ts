@@ -52,29 +52,49 @@ function float64(value: number): string {
   return String(value);
 }
 
-function jsonRow(bars: BarSet, i: number): string {
-  const vwap = bars.vwap[i];
-  return `{"time":"${isoSeconds(bars.time[i] as number)}","open":${float32(bars.open[i] as number)},"high":${float32(
-    bars.high[i] as number,
-  )},"low":${float32(bars.low[i] as number)},"close":${float32(bars.close[i] as number)},"volume":${
-    bars.volume[i]
-  },"vwap":${vwap === null || vwap === undefined ? 'null' : float64(vwap)},"trades":${bars.trades[i]}}`;
+/**
+ * One bar as a row of `format` (ndjson's rows are json's), without its line end: the values as
+ * BarSet holds them (BAR_COLUMNS' types).
+ */
+export function barRowText(
+  format: RowTextFormat,
+  time: number,
+  open: number,
+  high: number,
+  low: number,
+  close: number,
+  volume: number,
+  vwap: number | null,
+  trades: number,
+): string {
+  if (format === 'csv') {
+    return `"${isoSeconds(time)}",${float32(open)},${float32(high)},${float32(low)},${float32(close)},${volume},${
+      vwap === null ? '\\N' : float64(vwap)
+    },${trades}`;
+  }
+  return `{"time":"${isoSeconds(time)}","open":${float32(open)},"high":${float32(high)},"low":${float32(
+    low,
+  )},"close":${float32(close)},"volume":${volume},"vwap":${vwap === null ? 'null' : float64(vwap)},"trades":${trades}}`;
 }
 
-function csvRow(bars: BarSet, i: number): string {
-  const vwap = bars.vwap[i];
-  return `"${isoSeconds(bars.time[i] as number)}",${float32(bars.open[i] as number)},${float32(
+function rowOf(bars: BarSet, i: number, format: RowTextFormat): string {
+  return barRowText(
+    format,
+    bars.time[i] as number,
+    bars.open[i] as number,
     bars.high[i] as number,
-  )},${float32(bars.low[i] as number)},${float32(bars.close[i] as number)},${bars.volume[i]},${
-    vwap === null || vwap === undefined ? '\\N' : float64(vwap)
-  },${bars.trades[i]}`;
+    bars.low[i] as number,
+    bars.close[i] as number,
+    bars.volume[i] as number,
+    bars.vwap[i] ?? null,
+    bars.trades[i] as number,
+  );
 }
 
 /** Each bar as one row of `format` (without its line end). */
 export function barRows(bars: BarSet, format: RowTextFormat): Buffer[] {
-  const row = format === 'csv' ? csvRow : jsonRow;
   const out: Buffer[] = new Array(bars.time.length);
-  for (let i = 0; i < bars.time.length; i++) out[i] = Buffer.from(row(bars, i));
+  for (let i = 0; i < bars.time.length; i++) out[i] = Buffer.from(rowOf(bars, i, format));
   return out;
 }
 
@@ -87,11 +107,22 @@ const CSV_HEAD = `${BAR_RESULT_COLUMNS.map((c) => `"${c.name}"`).join(',')}\n`;
  * and their concatenation cost more than the rows themselves. `elapsedSec` fills JSON's statistics.
  */
 export function barsTextBody(bars: BarSet, format: RowTextFormat, elapsedSec: number): Buffer {
-  const n = bars.time.length;
-  const row = format === 'csv' ? csvRow : jsonRow;
+  return rowsTextBody(format, bars.time.length, (i) => rowOf(bars, i, format), elapsedSec);
+}
+
+/**
+ * The whole answer in a text format from `n` rows given by `rowAt` (written or kept: the hot
+ * tier's bars keep each bar's row, see step-bars.ts).
+ */
+export function rowsTextBody(
+  format: RowTextFormat,
+  n: number,
+  rowAt: (i: number) => string,
+  elapsedSec: number,
+): Buffer {
   let text = format === 'json' ? JSON_HEAD : format === 'csv' ? CSV_HEAD : '';
   const between = format === 'json' ? ',' : '\n';
-  for (let i = 0; i < n; i++) text += (i > 0 ? between : '') + row(bars, i);
+  for (let i = 0; i < n; i++) text += (i > 0 ? between : '') + rowAt(i);
   if (format === 'json') text += `],"rows":${n},"statistics":${JSON.stringify({ elapsed: elapsedSec })}}\n`;
   else if (n > 0) text += '\n';
   return Buffer.from(text);

@@ -6,18 +6,19 @@
  *   from it, joined (a bar never spans the edge, and the day of the edge starts a new lag, so the
  *   two sides are exactly the bars of the whole range);
  * - otherwise undefined: the caller asks ClickHouse as before.
- * Text formats are written here (bar-text.ts); Arrow and Parquet by the engine from the bars as
+ * Text formats are written here (bar-text.ts): from memory at a kept interval (1 s, 1 min) as the
+ * kept bars' rows joined, else row by row; Arrow and Parquet by the engine from the bars as
  * parameters (bar-binary.ts), so every format is the bytes ClickHouse gives for the same rows.
  */
 import { BARS_SQL } from '../analytics/bars-sql.js';
 import { OUTPUT_FORMATS, type OutputFormat } from '../query/formats.js';
 import type { QueryRunner } from '../query/query-runner.js';
 import type { CachedResponse } from '../query/result-cache.js';
-import { isRowTextFormat } from '../query/text-bodies.js';
+import { isRowTextFormat, type RowTextFormat } from '../query/text-bodies.js';
 import { BARS_FROM_COLUMNS_SQL, barColumnsParams, decodeBarsRowBinary } from './bar-binary.js';
 import { type BarSet, concatBars } from './bar-set.js';
-import { barsTextBody } from './bar-text.js';
-import type { HotTier } from './hot-tier.js';
+import { barsTextBody, rowsTextBody } from './bar-text.js';
+import type { HotTier, KeptBarsRun } from './hot-tier.js';
 import type { AnswerTier } from './hot-tier-metrics.js';
 
 export interface BarsQuery {
@@ -48,6 +49,16 @@ export async function hotBars(
   format: OutputFormat,
 ): Promise<CachedResponse> {
   const started = performance.now();
+  if (answer === 'memory' && isRowTextFormat(format)) {
+    const runs = tier.keptBars(q.securityId, q.step, q.fromSec, q.toSec);
+    if (runs !== undefined) {
+      const elapsedSec = Math.round(performance.now() - started) / 1000;
+      return {
+        body: keptRowsBody(runs, format, elapsedSec),
+        contentType: OUTPUT_FORMATS[format].contentType,
+      };
+    }
+  }
   let bars: BarSet;
   if (answer === 'memory') bars = tier.bars(q.securityId, q.step, q.fromSec, q.toSec);
   else {
@@ -66,4 +77,26 @@ export async function hotBars(
     return { body: barsTextBody(bars, format, elapsedSec), contentType: OUTPUT_FORMATS[format].contentType };
   }
   return runner.buffer({ sql: BARS_FROM_COLUMNS_SQL, params: barColumnsParams(bars), format });
+}
+
+/** The answer joined from kept bars' rows (each written once, while its bar does not change). */
+function keptRowsBody(runs: readonly KeptBarsRun[], format: RowTextFormat, elapsedSec: number): Buffer {
+  let n = 0;
+  for (const run of runs) n += run.end - run.start;
+  let run = 0;
+  let base = 0;
+  return rowsTextBody(
+    format,
+    n,
+    (i) => {
+      // Rows are asked for in order: move to the next run when this one is used up.
+      let current = runs[run] as KeptBarsRun;
+      while (i - base >= current.end - current.start) {
+        base += current.end - current.start;
+        current = runs[++run] as KeptBarsRun;
+      }
+      return current.bars.rowText(current.start + i - base, format);
+    },
+    elapsedSec,
+  );
 }

@@ -17,6 +17,11 @@ export interface HotTierConfig {
    * ClickHouse answers every bars request. Default 2 GiB.
    */
   maxBytes?: number;
+  /**
+   * Bytes of bar rows kept as text (JSON and CSV rows of 1-second and 1-minute bars, so an answer
+   * spells no number); beyond, rows are written per answer. Default 256 MiB.
+   */
+  maxRowTextBytes?: number;
 }
 
 export interface ResolvedHotTierConfig {
@@ -24,9 +29,16 @@ export interface ResolvedHotTierConfig {
   maxInstruments: number;
   maxTradesPerDay: number;
   maxBytes: number;
+  maxRowTextBytes: number;
 }
 
-export const HOT_TIER_KEYS = ['windowHours', 'maxInstruments', 'maxTradesPerDay', 'maxBytes'];
+export const HOT_TIER_KEYS = [
+  'windowHours',
+  'maxInstruments',
+  'maxTradesPerDay',
+  'maxBytes',
+  'maxRowTextBytes',
+];
 
 export function resolveHotTierConfig(value: unknown, where: string): ResolvedHotTierConfig {
   const h = section(value, where, HOT_TIER_KEYS);
@@ -35,5 +47,6 @@ export function resolveHotTierConfig(value: unknown, where: string): ResolvedHot
     maxInstruments: int(h, 'maxInstruments', where, 5_000, 1, 1_000_000),
     maxTradesPerDay: int(h, 'maxTradesPerDay', where, 2_000_000, 1, 100_000_000),
     maxBytes: int(h, 'maxBytes', where, 2 * 1024 ** 3, 1_000_000, Number.MAX_SAFE_INTEGER),
+    maxRowTextBytes: int(h, 'maxRowTextBytes', where, 256 * 1024 ** 2, 0, Number.MAX_SAFE_INTEGER),
   };
 }

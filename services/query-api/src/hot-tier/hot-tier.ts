@@ -1,6 +1,7 @@
 /**
  * The hot tier's state: the trades of the last whole UTC days (the window) of up to
- * `maxInstruments` instruments, from which bars are computed on request (compute-bars.ts).
+ * `maxInstruments` instruments, with their 1-second and 1-minute bars kept as trades arrive
+ * (held-day.ts); bars of other intervals are computed from the trades on request (compute-bars.ts).
  *
  * The window starts at the UTC midnight `windowHours` before now, so every held day is whole and
  * each trade's quantity (its day volume minus its predecessor's) is computed exactly as BARS_SQL
@@ -11,9 +12,12 @@
  * `maxTradesPerDay` is dropped and marked, so ranges touching it go to ClickHouse. What the tier
  * answers is therefore always complete.
  */
-import type { BarSet } from './bar-set.js';
+import { type BarSet, emptyBars } from './bar-set.js';
 import { computeBars } from './compute-bars.js';
-import { InstrumentDay } from './instrument-day.js';
+import { HeldDay, KEPT_STEPS } from './held-day.js';
+import type { InstrumentDay } from './instrument-day.js';
+import { RowTextBudget } from './row-text-budget.js';
+import type { StepBars } from './step-bars.js';
 
 const DAY_SEC = 86_400;
 /** Instruments refused by the cap that are remembered; beyond this no new instrument is admitted. */
@@ -30,11 +34,23 @@ export interface HotTierOptions {
    * can no longer hold every trade, and a partial answer is never given): ClickHouse answers.
    */
   maxBytes: number;
+  /**
+   * Bytes of kept bar rows (text) at most, over everything; beyond it rows are written per
+   * answer (row-text-budget.ts).
+   */
+  maxRowTextBytes: number;
+}
+
+/** A run of kept bars: indices [start, end) of one day's bars at the asked interval. */
+export interface KeptBarsRun {
+  bars: StepBars;
+  start: number;
+  end: number;
 }
 
 /** An instrument-day that outgrew maxTradesPerDay. */
 const OVERFLOW = 'overflow';
-type HeldDay = InstrumentDay | typeof OVERFLOW;
+type DayEntry = HeldDay | typeof OVERFLOW;
 
 export interface HotTierStats {
   windowStartSec: number;
@@ -43,12 +59,15 @@ export interface HotTierStats {
   bytes: number;
   refused: number;
   overflowDays: number;
+  /** Bytes of kept bar rows (text), apart from `bytes`. */
+  rowTextBytes: number;
 }
 
 export class HotTier {
   readonly #options: HotTierOptions;
-  readonly #held = new Map<number, Map<number, HeldDay>>();
+  readonly #held = new Map<number, Map<number, DayEntry>>();
   readonly #refused = new Set<number>();
+  readonly #rowText: RowTextBudget;
   #closed = false;
   /** Bytes of the columns held (their capacity), kept as days grow, shrink and go. */
   #bytes = 0;
@@ -61,6 +80,7 @@ export class HotTier {
 
   constructor(options: HotTierOptions, nowMs: number) {
     this.#options = options;
+    this.#rowText = new RowTextBudget(options.maxRowTextBytes);
     this.#windowStartSec = windowStartOf(nowMs, options.windowHours);
   }
 
@@ -115,17 +135,18 @@ export class HotTier {
   ): void {
     if (ltt < this.#windowStartSec) return;
     if (!this.admit(securityId)) return;
-    const days = this.#held.get(securityId) as Map<number, HeldDay>;
+    const days = this.#held.get(securityId) as Map<number, DayEntry>;
     const day = ltt - (ltt % DAY_SEC);
     let held = days.get(day);
     if (held === OVERFLOW) return;
     if (held === undefined) {
-      held = new InstrumentDay();
+      held = new HeldDay(this.#rowText);
       days.set(day, held);
       this.#bytes += held.bytes;
     }
-    if (held.length >= this.#options.maxTradesPerDay) {
+    if (held.trades.length >= this.#options.maxTradesPerDay) {
       this.#bytes -= held.bytes;
+      held.release();
       days.set(day, OVERFLOW);
       return;
     }
@@ -141,6 +162,9 @@ export class HotTier {
   #overMemory(): void {
     this.close();
     this.#overLimit = true;
+    for (const days of this.#held.values()) {
+      for (const held of days.values()) if (held !== OVERFLOW) held.release();
+    }
     this.#held.clear();
     this.#bytes = 0;
   }
@@ -169,15 +193,47 @@ export class HotTier {
 
   /** Bars of a range that `covers` accepted. */
   bars(securityId: number, step: number, fromSec: number, toSec: number): BarSet {
-    const days = this.#held.get(securityId);
-    const touched: InstrumentDay[] = [];
-    if (days !== undefined) {
-      for (let day = fromSec - (fromSec % DAY_SEC); day < toSec; day += DAY_SEC) {
-        const held = days.get(day);
-        if (held !== undefined && held !== OVERFLOW) touched.push(held);
-      }
+    const runs = this.keptBars(securityId, step, fromSec, toSec);
+    if (runs !== undefined) {
+      const out = emptyBars();
+      for (const run of runs) run.bars.copyTo(out, run.start, run.end);
+      return out;
     }
+    const touched: InstrumentDay[] = [];
+    for (const held of this.#heldDays(securityId, fromSec, toSec)) touched.push(held.trades);
     return computeBars(touched, step, fromSec, toSec);
+  }
+
+  /**
+   * The kept bars of a range that `covers` accepted, day by day, when its interval is kept
+   * (KEPT_STEPS) and both ends are bar boundaries; undefined otherwise (computed from the trades:
+   * a range that starts or ends inside a bar holds only part of that bar's trades).
+   */
+  keptBars(securityId: number, step: number, fromSec: number, toSec: number): KeptBarsRun[] | undefined {
+    if (!KEPT_STEPS.includes(step) || fromSec % step !== 0 || toSec % step !== 0) return undefined;
+    const runs: KeptBarsRun[] = [];
+    for (const held of this.#heldDays(securityId, fromSec, toSec)) {
+      const before = held.bytes;
+      const bars = held.barsAt(step);
+      if (bars === undefined) return undefined;
+      // A rebuild (after a late trade) may have grown the bars' columns.
+      this.#bytes += held.bytes - before;
+      const [start, end] = bars.indexRange(fromSec, toSec);
+      if (end > start) runs.push({ bars, start, end });
+    }
+    return runs;
+  }
+
+  /** The held days of the instrument that [fromSec, toSec) touches, in day order. */
+  #heldDays(securityId: number, fromSec: number, toSec: number): HeldDay[] {
+    const days = this.#held.get(securityId);
+    const touched: HeldDay[] = [];
+    if (days === undefined) return touched;
+    for (let day = fromSec - (fromSec % DAY_SEC); day < toSec; day += DAY_SEC) {
+      const held = days.get(day);
+      if (held !== undefined && held !== OVERFLOW) touched.push(held);
+    }
+    return touched;
   }
 
   /** Drops every held day's spare capacity (once the load is done). */
@@ -196,7 +252,10 @@ export class HotTier {
     for (const days of this.#held.values()) {
       for (const [day, held] of [...days]) {
         if (day >= start) continue;
-        if (held !== OVERFLOW) this.#bytes -= held.bytes;
+        if (held !== OVERFLOW) {
+          this.#bytes -= held.bytes;
+          held.release();
+        }
         days.delete(day);
       }
     }
@@ -210,7 +269,7 @@ export class HotTier {
       for (const held of days.values()) {
         if (held === OVERFLOW) overflowDays++;
         else {
-          trades += held.length;
+          trades += held.trades.length;
           bytes += held.bytes;
         }
       }
@@ -222,6 +281,7 @@ export class HotTier {
       bytes,
       refused: this.#refused.size,
       overflowDays,
+      rowTextBytes: this.#rowText.used,
     };
   }
 }

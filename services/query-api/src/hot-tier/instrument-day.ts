@@ -45,15 +45,16 @@ export class InstrumentDay {
   /**
    * Adds a trade at its place in (receivedAt, offset) order: at the end in the usual case, else
    * after the last trade that sorts before it (a copy of the columns' tail, rare). A trade with
-   * the same (receivedAt, offset) as one held is a repeat and is not added: false.
+   * the same (receivedAt, offset) as one held is a repeat and is not added. Returns the index the
+   * trade took (length - 1 when it is the latest), or -1 for a repeat.
    */
-  add(ltt: number, ltp: number, volume: number, receivedAt: number, offset: number): boolean {
+  add(ltt: number, ltp: number, volume: number, receivedAt: number, offset: number): number {
     let at = this.length;
     while (at > 0) {
       const r = this.receivedAt[at - 1] as number;
       const o = this.offset[at - 1] as number;
       if (r < receivedAt || (r === receivedAt && o < offset)) break;
-      if (r === receivedAt && o === offset) return false;
+      if (r === receivedAt && o === offset) return -1;
       at--;
     }
     if (this.length === this.ltt.length) this.#grow();
@@ -70,7 +71,7 @@ export class InstrumentDay {
     this.receivedAt[at] = receivedAt;
     this.offset[at] = offset;
     this.length++;
-    return true;
+    return at;
   }
 
   /** Drops the spare capacity (after the load: the loaded days mostly stop growing). */
