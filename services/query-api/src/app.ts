@@ -5,6 +5,7 @@
  * postbacks and order updates are services/trading-gateway's, with keys of their own.
  */
 
+import type { ListenOptions } from 'node:net';
 import { type OptionsSchema, readOptions } from '@feedpipe/config';
 import {
   ApiKeyStore,
@@ -22,7 +23,7 @@ import {
   registerOpenApiDocs,
 } from '@feedpipe/service-http';
 import { ExclusiveLane, type Store } from '@feedpipe/store';
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyListenOptions } from 'fastify';
 import { BarsFolder } from './analytics/bars-folding.js';
 import { registerCrossSectionRoutes } from './analytics/cross-section-routes.js';
 import { registerDataQualityRoutes } from './analytics/data-quality-routes.js';
@@ -332,7 +333,13 @@ function listeners(
       return clickhouseUrl;
     },
     async start() {
-      const address = await app.listen({ host: resolved.host, port: resolved.port });
+      // Fastify hands its listen options to Node's server.listen whole; its type lacks reusePort.
+      const listenOptions: FastifyListenOptions & Pick<ListenOptions, 'reusePort'> = {
+        host: resolved.host,
+        port: resolved.port,
+        reusePort: resolved.reusePort,
+      };
+      const address = await app.listen(listenOptions);
       url = address.replace('[::1]', '127.0.0.1');
       if (clickhouseApp) {
         const chAddress = await clickhouseApp.listen({

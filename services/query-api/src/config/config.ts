@@ -1,6 +1,7 @@
 /** Configuration of the query API: every key documented with its default, validated once. */
 import { DEFAULT_FEED_TOPICS, type FeedTopics } from '@feedpipe/contracts';
 import {
+  bool,
   HTTP_SERVICE_KEYS,
   type HttpServiceConfig,
   int,
@@ -25,6 +26,11 @@ export interface QueryApiConfig extends HttpServiceConfig {
    * Same host, keys, guard and limits as `/clickhouse`. 0 = any free port. Default: none.
    */
   clickhousePort?: number;
+  /**
+   * Listen with SO_REUSEPORT (Linux; Node >= 22.12): several API processes share the port and the
+   * kernel spreads connections over them (QUERY_API_WORKERS, workers/serve-workers.ts). Default false.
+   */
+  reusePort?: boolean;
   /** Limits of the analytics routes. */
   query?: {
     /** ClickHouse max_execution_time of analytics queries, seconds. Default 30. */
@@ -109,6 +115,7 @@ export interface QueryApiConfig extends HttpServiceConfig {
 export interface ResolvedConfig extends ResolvedHttpServiceConfig {
   /** The ClickHouse-protocol port, or undefined for none. */
   clickhousePort: number | undefined;
+  reusePort: boolean;
   query: {
     maxExecutionSec: number;
     defaultTickPage: number;
@@ -145,7 +152,17 @@ export interface ResolvedConfig extends ResolvedHttpServiceConfig {
   hotTier: ResolvedHotTierConfig;
 }
 
-const TOP = [...HTTP_SERVICE_KEYS, 'clickhousePort', 'query', 'sql', 'cache', 'topics', 'stream', 'hotTier'];
+const TOP = [
+  ...HTTP_SERVICE_KEYS,
+  'clickhousePort',
+  'reusePort',
+  'query',
+  'sql',
+  'cache',
+  'topics',
+  'stream',
+  'hotTier',
+];
 const W = 'query-api config';
 
 export function resolveConfig(config: QueryApiConfig = {}): ResolvedConfig {
@@ -196,6 +213,7 @@ export function resolveConfig(config: QueryApiConfig = {}): ResolvedConfig {
     ...resolveHttpServiceConfig(top, W, 8080),
     clickhousePort:
       top.clickhousePort === undefined ? undefined : int(top, 'clickhousePort', W, 0, 0, 65_535),
+    reusePort: bool(top, 'reusePort', W, false),
     query: {
       maxExecutionSec: int(q, 'maxExecutionSec', `${W}.query`, 30, 1, 3_600),
       defaultTickPage: Math.min(int(q, 'defaultTickPage', `${W}.query`, 10_000, 1, 100_000_000), maxTickPage),

@@ -13,6 +13,8 @@ import { StepBars } from './step-bars.js';
 
 /** The intervals whose bars are kept, seconds: 1 s and 1 min (others are computed from trades). */
 export const KEPT_STEPS: readonly number[] = [1, 60];
+/** The kept interval whose closed bars' rows are written at once (see step-bars.ts). */
+const WRITTEN_WHEN_CLOSED = 60;
 
 export class HeldDay {
   readonly trades = new InstrumentDay();
@@ -20,7 +22,7 @@ export class HeldDay {
   #stale = false;
 
   constructor(budget: RowTextBudget) {
-    this.#bars = KEPT_STEPS.map((step) => new StepBars(step, budget));
+    this.#bars = KEPT_STEPS.map((step) => new StepBars(step, budget, step === WRITTEN_WHEN_CLOSED));
   }
 
   /** Bytes of the trade and bar columns (capacity). */

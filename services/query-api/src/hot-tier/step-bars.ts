@@ -13,7 +13,9 @@
  *   1-second sums are never merged into minutes: each interval sums its own trades);
  * - an interval that divides a day keeps each bar inside one UTC day, the held day's.
  * A bar whose values change lets its text go; the bar being built therefore has its row written
- * per answer until it stops changing, a closed one is written once.
+ * per answer until it stops changing, a closed one is written once: when the next bar opens (for
+ * 1-minute bars, whose rows are few enough to keep them all) or at its first answer (1-second
+ * bars, about one a trade: only the rows asked for are kept).
  *
  * Memory: BYTES_PER_BAR a bar (capacity, doubling as bars are added) plus the kept text, which
  * RowTextBudget caps over the whole tier.
@@ -44,9 +46,13 @@ export class StepBars {
   readonly #json: (string | undefined)[] = [];
   readonly #csv: (string | undefined)[] = [];
 
-  constructor(step: number, budget: RowTextBudget) {
+  /** Whether a bar's rows are written as soon as a later bar opens (else at its first answer). */
+  readonly #writeClosed: boolean;
+
+  constructor(step: number, budget: RowTextBudget, writeClosed: boolean) {
     this.step = step;
     this.#budget = budget;
+    this.#writeClosed = writeClosed;
   }
 
   get bytes(): number {
@@ -59,8 +65,12 @@ export class StepBars {
     const last = this.length - 1;
     let i: number;
     if (last >= 0 && this.time[last] === t) i = last;
-    else if (last < 0 || (this.time[last] as number) < t) i = this.#insert(this.length, t, ltp);
-    else {
+    else if (last < 0 || (this.time[last] as number) < t) {
+      i = this.#insert(this.length, t, ltp);
+      // The bar before is closed in the usual course (a late trade may still change it, which
+      // lets its rows go): written now, off the answers' path.
+      if (last >= 0 && this.#writeClosed) this.#writeRows(last);
+    } else {
       // A trade time before the newest bar's (trades are in receive order, not trade-time order).
       i = this.#lowerBound(t);
       if (this.time[i] !== t) i = this.#insert(i, t, ltp);
@@ -106,6 +116,11 @@ export class StepBars {
     );
     if (this.#budget.take(text)) kept[i] = text;
     return text;
+  }
+
+  #writeRows(i: number): void {
+    this.rowText(i, 'json');
+    this.rowText(i, 'csv');
   }
 
   /** Appends bars [start, end) to `out`. */
