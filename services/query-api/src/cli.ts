@@ -17,7 +17,8 @@
  * config/instrument-list.ts), QUERY_API_BOOTSTRAP_KEY_NAME (serve: create a read key at start and
  * print it once). No trading credentials: orders and postbacks are the trading gateway's
  * (services/trading-gateway, `trading-gateway run`).
- * LOG_LEVEL (default info; requests are logged by route pattern, never with query string, headers or
+ * QUERY_API_WORKERS (default 1; more: that many API processes share the port with SO_REUSEPORT,
+ * each with its own hot tier; needs CLICKHOUSE_URL; workers/serve-workers.ts), LOG_LEVEL (default info; requests are logged by route pattern, never with query string, headers or
  * secrets).
  */
 import { feedTopicsOf } from '@feedpipe/contracts';
@@ -30,6 +31,7 @@ import { jdbcUrlOf } from './clickhouse-http/jdbc-url.js';
 import type { LogLevel } from './config/config.js';
 import { type QueryApiEnv, queryApiEnv } from './config/env.js';
 import { readInstrumentList } from './config/instrument-list.js';
+import { reportListening, serveWorkers, WORKER_ARG } from './workers/serve-workers.js';
 
 /** The store's passwords, once read (a password file is read only then). */
 const storeSecrets: string[] = [];
@@ -85,6 +87,20 @@ async function main(): Promise<void> {
     fail((error as Error).message);
   }
   if ((KEY_COMMANDS as readonly string[]).includes(command)) await keyCommand(command, args, vars);
+  const isWorker = args.includes(WORKER_ARG);
+  if (command === 'serve' && vars.QUERY_API_WORKERS > 1 && !isWorker) {
+    // Embedded chDB's data directory belongs to one process; workers share a ClickHouse server.
+    if (!process.env.CLICKHOUSE_URL)
+      fail('QUERY_API_WORKERS > 1 needs CLICKHOUSE_URL (embedded chDB serves one process)');
+    await serveWorkers({
+      workers: vars.QUERY_API_WORKERS,
+      script: process.argv[1] as string,
+      execArgv: process.execArgv,
+      env: process.env,
+      log: (line) => process.stderr.write(`query-api: ${line}\n`),
+    });
+    return;
+  }
   const storeEnv = storeConfigFromEnv(process.env);
   storeSecrets.push(...storeEnv.secrets);
   const store = createStore(storeEnv.config);
@@ -107,6 +123,7 @@ async function main(): Promise<void> {
       port: vars.QUERY_API_PORT,
       logLevel: vars.LOG_LEVEL as LogLevel,
       server: httpServerConfigFromEnv(vars),
+      reusePort: isWorker,
       hotTier: {
         windowHours: vars.QUERY_API_HOT_TIER_HOURS,
         maxInstruments: vars.QUERY_API_HOT_TIER_MAX_INSTRUMENTS,
@@ -133,6 +150,7 @@ async function main(): Promise<void> {
     process.stdout.write(`query-api key (read), shown once: ${created.key}\n`);
   }
   const url = await api.start();
+  if (isWorker) reportListening(url);
   process.stderr.write(`query-api listening on ${url} (docs at ${url}/docs)\n`);
   if (api.clickhouseUrl) {
     process.stderr.write(

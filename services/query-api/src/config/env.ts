@@ -59,6 +59,14 @@ export const QUERY_API_ENV = {
     unset: 'key commands work on the local store only',
     description: 'key commands against a running API: a key with the `admin` scope (never printed or logged)',
   },
+  QUERY_API_WORKERS: {
+    type: 'integer',
+    min: 1,
+    max: 64,
+    default: 1,
+    description:
+      'API processes sharing the port (SO_REUSEPORT), each with its own hot tier; more than 1 needs CLICKHOUSE_URL',
+  },
   // The hot tier (hot-tier/hot-tier-config.ts): recent bars in memory, with KAFKA_BROKERS.
   QUERY_API_HOT_TIER_HOURS: {
     type: 'integer',

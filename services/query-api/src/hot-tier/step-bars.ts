@@ -114,8 +114,10 @@ export class StepBars {
       volume > 0 ? (this.priceQuantity[i] as number) / volume : null,
       this.trades[i] as number,
     );
-    if (this.#budget.take(text)) kept[i] = text;
-    return text;
+    if (!this.#budget.take(text)) return text;
+    const flat = flatString(text);
+    kept[i] = flat;
+    return flat;
   }
 
   #writeRows(i: number): void {
@@ -220,4 +222,14 @@ export class StepBars {
     this.priceQuantity = resized(this.priceQuantity, (n) => new Float64Array(n));
     this.trades = resized(this.trades, (n) => new Uint32Array(n));
   }
+}
+
+/**
+ * `text` as one sequential string. A template literal's result is a tree of its parts (a cons
+ * string, one heap object per part): kept as it is, a row cost ~350 bytes and a GC's trace of ~17
+ * objects (the first measure: 707 KB of JavaScript memory an instrument-day and a load ten times
+ * slower). The rows are ASCII, so latin1 there and back is exact and leaves a flat string.
+ */
+function flatString(text: string): string {
+  return Buffer.from(text, 'latin1').toString('latin1');
 }
