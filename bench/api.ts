@@ -31,7 +31,7 @@
  * time per route.
  */
 import { type ChildProcess, fork } from 'node:child_process';
-import { existsSync, rmSync } from 'node:fs';
+import { cpSync, existsSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -49,7 +49,9 @@ import {
   optimizeBenchTables,
   truncateBenchTables,
 } from './support/api-dataset.js';
+import { benchApiConfig, type HotTierFigures, hotTierReady, jsBytes } from './support/api-instance.js';
 import type { LoadJob, LoadResult } from './support/api-load-process.js';
+import type { WorkerJob, WorkerSnapshot } from './support/api-worker-process.js';
 import type { Workload, WorkloadSpec } from './support/api-workload.js';
 import { intFlag } from './support/flags.js';
 
@@ -79,6 +81,7 @@ const { values } = parseArgs({
     single: { type: 'boolean', default: false },
     seed: { type: 'string' },
     'clickhouse-url': { type: 'string' },
+    workers: { type: 'string' },
   },
 });
 // `bars` is the history workload's name from before the hot tier.
@@ -117,6 +120,8 @@ const connections = intFlag(values.connections, 50, 'connections', 1, 1_000);
 const duration = intFlag(values.duration, 20, 'duration', 1, 600);
 const warmup = intFlag(values.warmup, 3, 'warmup', 0, 60);
 const serverUrl = values['clickhouse-url'];
+// API processes sharing the port (QUERY_API_WORKERS): 1 runs the API in this process.
+const workers = intFlag(values.workers, 1, 'workers', 1, 16);
 
 const log = (message: string): void => {
   process.stderr.write(`[bench:api] ${message}\n`);
@@ -187,10 +192,13 @@ function perRoute(before: string, after: string): Record<string, { n: number; me
   return routes;
 }
 
-/** A counter of the API's /metrics text (0 when absent). */
+/** A counter of the API's /metrics text, summed over the workers' texts joined (0 when absent). */
 function counter(metrics: string, name: string, labels: string): number {
-  const line = metrics.split('\n').find((l) => l.startsWith(`${name}{${labels}} `));
-  return line === undefined ? 0 : Number(line.slice(line.lastIndexOf(' ') + 1));
+  let sum = 0;
+  for (const line of metrics.split('\n')) {
+    if (line.startsWith(`${name}{${labels}} `)) sum += Number(line.slice(line.lastIndexOf(' ') + 1));
+  }
+  return sum;
 }
 
 /** Set once a server's tables were found to hold only the bench's rows: only then are they emptied. */
@@ -220,8 +228,13 @@ async function prepare(store: Store): Promise<void> {
   log(`merged the tables' parts in ${((performance.now() - t) / 1000).toFixed(1)} s`);
 }
 
+interface Feed {
+  kafka: LocalKafka;
+  topics: ReturnType<typeof prefixedTopics>;
+}
+
 /** The hot tier's feed: a local broker with the feed topics (empty: the tier loads from ClickHouse). */
-async function startFeed(): Promise<{ kafka: LocalKafka; topics: ReturnType<typeof prefixedTopics> }> {
+async function startFeed(): Promise<Feed> {
   const dir = existsSync('/dev/shm') ? '/dev/shm' : tmpdir();
   const kafka = await startLocalKafka({
     dataDir: join(dir, `feedpipe-bench-api-kafka-${process.pid}`),
@@ -237,123 +250,222 @@ async function startFeed(): Promise<{ kafka: LocalKafka; topics: ReturnType<type
   return { kafka, topics };
 }
 
-/** JavaScript memory of this process: heap and array buffers (the tier's columns), not chDB's. */
-function jsBytes(): number {
-  globalThis.gc?.();
-  const m = process.memoryUsage();
-  return m.heapUsed + m.arrayBuffers;
+/** The API under load, in this process or in workers: its address, counters and CPU, and its stop. */
+interface Served {
+  url: string;
+  hotTier: HotTierFigures | undefined;
+  /** /metrics of every API process (joined) and their CPU so far, ms. */
+  snapshot(): Promise<{ metrics: string; cpuMs: number }>;
+  stop(): Promise<void>;
+}
+
+async function serveInProcess(api: QueryApi): Promise<Served> {
+  const jsBefore = jsBytes();
+  const url = await api.start();
+  const hotTier = recent ? await hotTierReady(api, jsBefore, instruments * days) : undefined;
+  if (hotTier !== undefined) log(`hot tier ready: ${JSON.stringify(hotTier)}`);
+  return {
+    url,
+    hotTier,
+    async snapshot() {
+      const cpu = process.cpuUsage();
+      return { metrics: await (await fetch(`${url}/metrics`)).text(), cpuMs: (cpu.user + cpu.system) / 1000 };
+    },
+    stop: () => api.stop(),
+  };
+}
+
+interface WorkerHandle {
+  child: ChildProcess;
+  next(type: string): Promise<Record<string, unknown>>;
+}
+
+function forkWorker(job: WorkerJob): WorkerHandle {
+  const child = fork(fileURLToPath(new URL('./support/api-worker-process.ts', import.meta.url)), [], {
+    execArgv: ['--import', 'tsx', '--expose-gc'],
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
+  const waiting = new Map<string, (message: Record<string, unknown>) => void>();
+  let failed: Error | undefined;
+  child.on('message', (message: Record<string, unknown>) => {
+    if (message.type === 'error') failed = new Error(`api worker: ${String(message.message)}`);
+    const resolve = waiting.get(String(message.type));
+    waiting.delete(String(message.type));
+    resolve?.(message);
+  });
+  child.send(job);
+  return {
+    child,
+    next: (type) =>
+      new Promise((resolve, reject) => {
+        if (failed) return reject(failed);
+        const timer = setTimeout(() => reject(new Error(`api worker: no ${type} in 15 minutes`)), 900_000);
+        waiting.set(type, (message) => {
+          clearTimeout(timer);
+          if (failed) reject(failed);
+          else resolve(message);
+        });
+        child.once('exit', (code) => reject(new Error(`api worker exited (code ${code}) awaiting ${type}`)));
+      }),
+  };
 }
 
 /**
- * Waits for the hot tier to be loaded and caught up (bounded), and says what it holds: its own
- * count of column bytes, and the growth of the process's JavaScript memory (heap and array
- * buffers, after a GC when --expose-gc is on) from before the start, both per instrument-day.
+ * `workers` API processes on one port (SO_REUSEPORT), started one after another: the first on a
+ * free port, the rest on its. On embedded chDB each opens a copy of the data directory, made with
+ * the store closed (the keys are in it already).
  */
-async function hotTierReady(api: QueryApi, jsBefore: number): Promise<Record<string, number>> {
-  const started = performance.now();
-  const deadline = Date.now() + 900_000;
-  for (let state = api.hotTier?.state; state !== 'ready'; state = api.hotTier?.state) {
-    if (state === 'failed' || state === undefined || Date.now() > deadline)
-      throw new Error(`the hot tier did not get ready (${state ?? 'none'})`);
-    await new Promise((r) => setTimeout(r, 200));
+async function serveWorkers(store: Store, feed: Feed | undefined): Promise<Served> {
+  const copies: string[] = [];
+  if (serverUrl === undefined) {
+    await store.close();
+    for (let i = 0; i < workers; i++) {
+      copies.push(`${dataDir}-w${i}`);
+      cpSync(dataDir, `${dataDir}-w${i}`, { recursive: true });
+    }
   }
-  const stats = api.hotTier?.tier.stats();
-  const instrumentDays = instruments * days;
-  const out = {
-    load_s: Math.round((performance.now() - started) / 100) / 10,
-    trades: stats?.trades ?? 0,
-    memory_bytes: stats?.bytes ?? 0,
-    trades_per_instrument_day: Math.round((stats?.trades ?? 0) / instrumentDays),
-    bytes_per_instrument_day: Math.round((stats?.bytes ?? 0) / instrumentDays),
-    js_bytes_per_instrument_day: Math.round((jsBytes() - jsBefore) / instrumentDays),
+  const handles: WorkerHandle[] = [];
+  const stop = async (): Promise<void> => {
+    await Promise.all(
+      handles.map(
+        (h) =>
+          new Promise<void>((resolve) => {
+            if (h.child.exitCode !== null) return resolve();
+            h.child.once('exit', () => resolve());
+            h.child.send({ cmd: 'stop' });
+          }),
+      ),
+    );
+    for (const copy of copies) rmSync(copy, { recursive: true, force: true });
   };
-  log(`hot tier ready: ${JSON.stringify(out)}`);
-  return out;
+  try {
+    let port = 0;
+    let url = '';
+    let hotTier: HotTierFigures | undefined;
+    for (let i = 0; i < workers; i++) {
+      const handle = forkWorker({
+        api: { cache, topics: feed?.topics, instruments, port, reusePort: true },
+        store:
+          serverUrl === undefined
+            ? { dataDir: copies[i] as string, ttlDeletes: 'paused' }
+            : { url: serverUrl },
+        kafkaBrokers: feed?.kafka.brokers ?? [],
+        instrumentDays: instruments * days,
+      });
+      handles.push(handle);
+      const listening = (await handle.next('listening')) as { url: string };
+      url = listening.url.replace('[::1]', '127.0.0.1');
+      port = Number(new URL(url).port);
+      const ready = (await handle.next('ready')) as { hotTier?: HotTierFigures };
+      hotTier ??= ready.hotTier;
+      log(`worker ${i} ready on ${url}${ready.hotTier ? `: ${JSON.stringify(ready.hotTier)}` : ''}`);
+    }
+    return {
+      url,
+      hotTier,
+      async snapshot() {
+        const snapshots = await Promise.all(
+          handles.map(async (h) => {
+            const reply = h.next('snapshot');
+            h.child.send({ cmd: 'snapshot' });
+            return (await reply) as unknown as WorkerSnapshot;
+          }),
+        );
+        return {
+          metrics: snapshots.map((s) => s.metrics).join('\n'),
+          cpuMs: snapshots.reduce((sum, s) => sum + s.cpuMs, 0),
+        };
+      },
+      stop,
+    };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
 }
 
 async function measure(store: Store): Promise<Record<string, unknown>> {
   const feed = recent ? await startFeed() : undefined;
-  const api = await createQueryApi(
-    {
-      port: 0,
-      logLevel: false,
-      rateLimit: { perSecond: 1_000_000, burst: 1_000_000 },
-      // Every client of the benchmark comes from one address: it measures the engine, not that limit.
-      addressLimit: { perSecond: 1_000_000, burst: 1_000_000 },
-      ...(cache === 'off' ? { cache: { maxEntries: 0 } } : {}),
-      ...(feed === undefined
-        ? {}
-        : { topics: feed.topics, hotTier: { windowHours: 24, maxInstruments: instruments } }),
-    },
-    { store, ...(feed === undefined ? {} : { kafkaBrokers: feed.kafka.brokers }) },
-  );
-  const apiKeys: string[] = [];
-  for (let i = 0; i < connections; i++) apiKeys.push((await api.keys.create(`bench-${i}`, ['read'])).key);
-  const jsBefore = jsBytes();
-  const url = await api.start();
   try {
-    const hotTier = recent ? await hotTierReady(api, jsBefore) : undefined;
-    const scrape = async () => (await fetch(`${url}/metrics`)).text();
-    let before = '';
-    let cpuBefore = process.cpuUsage();
-    const job: LoadJob = { url, apiKeys, connections, durationSec: duration, warmupSec: warmup, spec };
-    const r = await runLoad(job, async () => {
-      before = await scrape();
-      cpuBefore = process.cpuUsage();
-    });
-    // CPU of this process (the API and, embedded, the engine) over the window: what a request
-    // costs, which a machine shared with other work does not change the way it changes latency.
-    const cpu = process.cpuUsage(cpuBefore);
-    const cpuMs = (cpu.user + cpu.system) / 1000;
-    const after = await scrape();
-    const delta = (name: string, labels: string) =>
-      counter(after, name, labels) - counter(before, name, labels);
-    log(
-      `done: ${r.requests} requests, ${r.non2xx} non-2xx ${JSON.stringify(r.statusCodes)}, ${r.errors} errors`,
+    const api = await createQueryApi(
+      benchApiConfig({ cache, topics: feed?.topics, instruments, port: 0, reusePort: false }),
+      { store, ...(feed === undefined ? {} : { kafkaBrokers: feed.kafka.brokers }) },
     );
-    for (const f of r.failures) log(`  e.g. HTTP ${f.status} near ${f.path}: ${f.body}`);
-    return {
-      bench: 'api',
-      workload: spec.single ? `${workload}-single` : workload,
-      cache,
-      store: serverUrl === undefined ? 'embedded' : 'server',
-      p50_ms: r.p50,
-      p99_ms: r.p99,
-      max_ms: r.max,
-      rps: Math.round(r.rps),
-      requests: r.requests,
-      // autocannon's errors count its time-outs already.
-      errors: r.errors + r.non2xx,
-      timeouts: r.timeouts,
-      non2xx: r.non2xx,
-      store_queries: delta('query_api_store_queries_total', 'lane="user"'),
-      api_cpu_ms_per_request: r.requests > 0 ? Math.round((cpuMs / r.requests) * 100) / 100 : null,
-      api_cpu_cores: Math.round((cpuMs / (duration * 1000)) * 100) / 100,
-      cache_hit: delta('query_api_cache_lookups_total', 'result="hit"'),
-      cache_shared: delta('query_api_cache_lookups_total', 'result="shared"'),
-      cache_miss: delta('query_api_cache_lookups_total', 'result="miss"'),
-      routes: perRoute(before, after),
-      ...(hotTier === undefined
-        ? {}
-        : {
-            hot_tier: hotTier,
-            answers: {
-              memory: delta('query_api_bars_answers_total', 'tier="memory"'),
-              stitched: delta('query_api_bars_answers_total', 'tier="stitched"'),
-              clickhouse: delta('query_api_bars_answers_total', 'tier="clickhouse"'),
-            },
-          }),
-      ticks: dataset.ticks,
-      instruments,
-      days,
-      max_span_days: spec.maxSpanDays,
-      connections,
-      duration_s: duration,
-    };
+    const apiKeys: string[] = [];
+    for (let i = 0; i < connections; i++) apiKeys.push((await api.keys.create(`bench-${i}`, ['read'])).key);
+    let served: Served;
+    if (workers === 1) served = await serveInProcess(api);
+    else {
+      // The keys are stored; the workers are the API from here.
+      await api.stop();
+      served = await serveWorkers(store, feed);
+    }
+    try {
+      return await load(served, apiKeys);
+    } finally {
+      await served.stop();
+    }
   } finally {
-    await api.stop();
     await feed?.kafka.stop();
   }
+}
+
+async function load(served: Served, apiKeys: string[]): Promise<Record<string, unknown>> {
+  const { url, hotTier } = served;
+  let before = { metrics: '', cpuMs: 0 };
+  const job: LoadJob = { url, apiKeys, connections, durationSec: duration, warmupSec: warmup, spec };
+  const r = await runLoad(job, async () => {
+    before = await served.snapshot();
+  });
+  const after = await served.snapshot();
+  // CPU of the API processes (and, embedded, the engine when it runs in them) over the window:
+  // what a request costs, which a machine shared with other work does not change as it does latency.
+  const cpuMs = after.cpuMs - before.cpuMs;
+  const delta = (name: string, labels: string) =>
+    counter(after.metrics, name, labels) - counter(before.metrics, name, labels);
+  log(
+    `done: ${r.requests} requests, ${r.non2xx} non-2xx ${JSON.stringify(r.statusCodes)}, ${r.errors} errors`,
+  );
+  for (const f of r.failures) log(`  e.g. HTTP ${f.status} near ${f.path}: ${f.body}`);
+  return {
+    bench: 'api',
+    workload: spec.single ? `${workload}-single` : workload,
+    cache,
+    store: serverUrl === undefined ? 'embedded' : 'server',
+    workers,
+    p50_ms: r.p50,
+    p99_ms: r.p99,
+    max_ms: r.max,
+    rps: Math.round(r.rps),
+    requests: r.requests,
+    // autocannon's errors count its time-outs already.
+    errors: r.errors + r.non2xx,
+    timeouts: r.timeouts,
+    non2xx: r.non2xx,
+    store_queries: delta('query_api_store_queries_total', 'lane="user"'),
+    api_cpu_ms_per_request: r.requests > 0 ? Math.round((cpuMs / r.requests) * 100) / 100 : null,
+    api_cpu_cores: Math.round((cpuMs / (duration * 1000)) * 100) / 100,
+    cache_hit: delta('query_api_cache_lookups_total', 'result="hit"'),
+    cache_shared: delta('query_api_cache_lookups_total', 'result="shared"'),
+    cache_miss: delta('query_api_cache_lookups_total', 'result="miss"'),
+    routes: perRoute(before.metrics, after.metrics),
+    ...(hotTier === undefined
+      ? {}
+      : {
+          hot_tier: hotTier,
+          answers: {
+            memory: delta('query_api_bars_answers_total', 'tier="memory"'),
+            stitched: delta('query_api_bars_answers_total', 'tier="stitched"'),
+            clickhouse: delta('query_api_bars_answers_total', 'tier="clickhouse"'),
+          },
+        }),
+    ticks: dataset.ticks,
+    instruments,
+    days,
+    max_span_days: spec.maxSpanDays,
+    connections,
+    duration_s: duration,
+  };
 }
 
 const dataDir = join(tmpdir(), `feedpipe-bench-api-${process.pid}`);
