@@ -92,7 +92,7 @@ async function main(): Promise<void> {
     // Embedded chDB's data directory belongs to one process; workers share a ClickHouse server.
     if (!process.env.CLICKHOUSE_URL)
       fail('QUERY_API_WORKERS > 1 needs CLICKHOUSE_URL (embedded chDB serves one process)');
-    await serveWorkers({
+    process.exitCode = await serveWorkers({
       workers: vars.QUERY_API_WORKERS,
       script: process.argv[1] as string,
       execArgv: process.execArgv,

@@ -36,6 +36,8 @@ export interface ServeWorkersOptions {
   execArgv: readonly string[];
   env: NodeJS.ProcessEnv;
   log: (line: string) => void;
+  /** Where SIGINT / SIGTERM come from (the process; a test gives an emitter of its own). */
+  signals?: Pick<NodeJS.EventEmitter, 'on' | 'off'>;
 }
 
 function startWorker(o: ServeWorkersOptions, env: NodeJS.ProcessEnv): ChildProcess {
@@ -59,10 +61,15 @@ function listening(child: ChildProcess, index: number): Promise<string> {
   });
 }
 
-/** Runs the workers until a signal stops them (exit 0) or one of them exits on its own (exit 1). */
-export async function serveWorkers(o: ServeWorkersOptions): Promise<void> {
+/**
+ * Runs the workers until a signal stops them (resolves 0) or one of them exits on its own (1):
+ * the exit code for this process.
+ */
+export async function serveWorkers(o: ServeWorkersOptions): Promise<number> {
   const children: ChildProcess[] = [];
+  const signals = o.signals ?? process;
   let stopping = false;
+  let result = 0;
   const stopAll = (signal: NodeJS.Signals): void => {
     for (const child of children)
       if (child.exitCode === null && child.signalCode === null) child.kill(signal);
@@ -71,14 +78,14 @@ export async function serveWorkers(o: ServeWorkersOptions): Promise<void> {
     stopping = true;
     stopAll(signal);
   };
-  process.on('SIGINT', onSignal);
-  process.on('SIGTERM', onSignal);
+  signals.on('SIGINT', onSignal);
+  signals.on('SIGTERM', onSignal);
   const exited = (child: ChildProcess, index: number): Promise<void> =>
     new Promise((resolve) => {
       child.once('exit', (code, signal) => {
         if (!stopping) {
           o.log(`worker ${index} exited on its own (code ${code}, signal ${signal}); stopping the others`);
-          process.exitCode = 1;
+          result = 1;
           stopping = true;
           stopAll('SIGTERM');
         }
@@ -102,4 +109,7 @@ export async function serveWorkers(o: ServeWorkersOptions): Promise<void> {
   }
   if (!stopping) o.log(`${children.length} workers listening on ${url} (SO_REUSEPORT)`);
   await Promise.all(done);
+  signals.off('SIGINT', onSignal);
+  signals.off('SIGTERM', onSignal);
+  return result;
 }
