@@ -13,6 +13,7 @@
  * Memory: BYTES_PER_TRADE a trade; the loaded days are trimmed to their trades, a day growing
  * from the feed has up to as much again of spare capacity (the arrays double).
  */
+import { resized } from './typed-columns.js';
 
 /** ltt (4) + ltp (4) + volume (4) + received_at in µs (8) + Kafka offset (8). */
 export const BYTES_PER_TRADE = 28;
@@ -86,18 +87,10 @@ export class InstrumentDay {
 
   #grow(): void {
     const capacity = Math.max(INITIAL_CAPACITY, this.ltt.length * 2);
-    const grow = <T extends Uint32Array | Float32Array | Int32Array | Float64Array>(
-      from: T,
-      make: (n: number) => T,
-    ): T => {
-      const to = make(capacity);
-      to.set(from);
-      return to;
-    };
-    this.ltt = grow(this.ltt, (n) => new Uint32Array(n));
-    this.ltp = grow(this.ltp, (n) => new Float32Array(n));
-    this.volume = grow(this.volume, (n) => new Int32Array(n));
-    this.receivedAt = grow(this.receivedAt, (n) => new Float64Array(n));
-    this.offset = grow(this.offset, (n) => new Float64Array(n));
+    this.ltt = resized(this.ltt, capacity, this.length);
+    this.ltp = resized(this.ltp, capacity, this.length);
+    this.volume = resized(this.volume, capacity, this.length);
+    this.receivedAt = resized(this.receivedAt, capacity, this.length);
+    this.offset = resized(this.offset, capacity, this.length);
   }
 }

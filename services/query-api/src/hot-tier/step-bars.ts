@@ -24,6 +24,7 @@ import type { RowTextFormat } from '../query/text-bodies.js';
 import type { BarSet } from './bar-set.js';
 import { barRowText } from './bar-text.js';
 import type { RowTextBudget } from './row-text-budget.js';
+import { resized } from './typed-columns.js';
 
 /** time (4) + open, high, low, close (4 x 4) + volume (8) + price x quantity (8) + trades (4). */
 export const BYTES_PER_BAR = 40;
@@ -205,22 +206,14 @@ export class StepBars {
   }
 
   #resize(capacity: number): void {
-    const resized = <T extends Uint32Array | Float32Array | Float64Array>(
-      from: T,
-      make: (n: number) => T,
-    ): T => {
-      const to = make(capacity);
-      to.set(from.subarray(0, Math.min(this.length, capacity)));
-      return to;
-    };
-    this.time = resized(this.time, (n) => new Uint32Array(n));
-    this.open = resized(this.open, (n) => new Float32Array(n));
-    this.high = resized(this.high, (n) => new Float32Array(n));
-    this.low = resized(this.low, (n) => new Float32Array(n));
-    this.close = resized(this.close, (n) => new Float32Array(n));
-    this.volume = resized(this.volume, (n) => new Float64Array(n));
-    this.priceQuantity = resized(this.priceQuantity, (n) => new Float64Array(n));
-    this.trades = resized(this.trades, (n) => new Uint32Array(n));
+    this.time = resized(this.time, capacity, this.length);
+    this.open = resized(this.open, capacity, this.length);
+    this.high = resized(this.high, capacity, this.length);
+    this.low = resized(this.low, capacity, this.length);
+    this.close = resized(this.close, capacity, this.length);
+    this.volume = resized(this.volume, capacity, this.length);
+    this.priceQuantity = resized(this.priceQuantity, capacity, this.length);
+    this.trades = resized(this.trades, capacity, this.length);
   }
 }
 
