@@ -4,10 +4,12 @@
  * the window moving at UTC midnight, which tier answers a range, the text writer equal to the
  * shared envelope, and ISO times.
  */
+import { Registry } from 'prom-client';
 import { describe, expect, it } from 'vitest';
 import { barsTextBody, barsTextBodyViaRows, isoSeconds } from '../src/hot-tier/bar-text.js';
 import { tierFor } from '../src/hot-tier/hot-bars.js';
 import { HotTier, windowStartOf } from '../src/hot-tier/hot-tier.js';
+import { createHotTierMetrics } from '../src/hot-tier/hot-tier-metrics.js';
 import { BYTES_PER_TRADE, InstrumentDay } from '../src/hot-tier/instrument-day.js';
 import { BYTES_PER_BAR } from '../src/hot-tier/step-bars.js';
 import type { RowTextFormat } from '../src/query/text-bodies.js';
@@ -172,6 +174,20 @@ describe('kept bars', () => {
     tier.add(1, DAY0 + 601, 12, 25, (DAY0 + 630) * 1e6, 2);
     expect(tier.bars(1, 60, DAY0, DAY0 + DAY).volume).toEqual([25, 5]);
     expect(tier.bars(1, 1, DAY0, DAY0 + DAY).time).toEqual([DAY0 + 600, DAY0 + 601, DAY0 + 660]);
+  });
+
+  it('report their columns and kept rows as gauges', async () => {
+    const registry = new Registry();
+    const metrics = createHotTierMetrics('query_api_', registry);
+    const tier = new HotTier({ ...options, maxRowTextBytes: 1e6 }, NOW_MS);
+    metrics.watch(tier);
+    tier.add(1, DAY0 + 600, 10, 5, (DAY0 + 600) * 1e6, 1);
+    tier.markReady();
+    const row = minuteRow(tier);
+    const text = await registry.metrics();
+    const gauge = (name: string) => Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(text)?.[1]);
+    expect(gauge('query_api_hot_tier_memory_bytes')).toBe(tier.stats().bytes);
+    expect(gauge('query_api_hot_tier_row_text_bytes')).toBeGreaterThanOrEqual(row.length);
   });
 
   it('keep no row beyond the budget, and answer the same', () => {

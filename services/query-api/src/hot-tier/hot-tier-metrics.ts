@@ -42,9 +42,15 @@ export function createHotTierMetrics(prefix: string, registry: Registry): HotTie
   });
   new Gauge({
     name: `${prefix}hot_tier_memory_bytes`,
-    help: 'Bytes of the trade columns held (their capacity)',
+    help: 'Bytes of the trade and kept bar columns held (their capacity)',
     registers,
     collect: stat('bytes'),
+  });
+  new Gauge({
+    name: `${prefix}hot_tier_row_text_bytes`,
+    help: 'Bytes of bar rows kept as text (capped by QUERY_API_HOT_TIER_MAX_ROW_TEXT_BYTES)',
+    registers,
+    collect: stat('rowTextBytes'),
   });
   new Gauge({
     name: `${prefix}hot_tier_refused_instruments`,
