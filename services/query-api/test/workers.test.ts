@@ -40,6 +40,25 @@ async function healthzCount(api: QueryApi): Promise<number> {
   return line === undefined ? 0 : Number(line.slice(line.lastIndexOf(' ') + 1));
 }
 
+/** `workers` stand-in workers under the supervisor, once all listen; the directory they note into. */
+async function fakeWorkers(workers: number, extraEnv: Record<string, string>) {
+  const lines: string[] = [];
+  const log = tempDir('fake-workers');
+  const signals = new EventEmitter();
+  const served = serveWorkers({
+    workers,
+    script: FAKE_WORKER,
+    execArgv: [],
+    env: { ...process.env, QUERY_API_PORT: '0', FAKE_WORKER_LOG: log, ...extraEnv },
+    log: (l) => lines.push(l),
+    signals,
+  });
+  await expect
+    .poll(() => lines.some((l) => l.startsWith(`${workers} workers listening on`)), { timeout: 30_000 })
+    .toBe(true);
+  return { served, signals, lines, log };
+}
+
 describe('query-api workers', () => {
   it('share a port with reusePort, and each is given connections', async () => {
     const first = await createQueryApi({ port: 0, logLevel: false, reusePort: true }, { store });
@@ -81,28 +100,10 @@ describe('query-api workers', () => {
   });
 
   it("the supervisor starts workers on the first one's port, passes a signal on and exits with them", async () => {
-    const lines: string[] = [];
-    const env = {
-      ...process.env,
-      QUERY_API_PORT: '0',
-      QUERY_API_BOOTSTRAP_KEY_NAME: 'demo',
-      FAKE_WORKER_LOG: tempDir('fake-workers'),
-    };
-    const signals = new EventEmitter();
-    const served = serveWorkers({
-      workers: 3,
-      script: FAKE_WORKER,
-      execArgv: [],
-      env,
-      log: (l) => lines.push(l),
-      signals,
-    });
-    await expect
-      .poll(() => lines.some((l) => l.startsWith('3 workers listening on')), { timeout: 30_000 })
-      .toBe(true);
-    const started = readdirSync(env.FAKE_WORKER_LOG).map(
+    const { served, signals, log } = await fakeWorkers(3, { QUERY_API_BOOTSTRAP_KEY_NAME: 'demo' });
+    const started = readdirSync(log).map(
       (f) =>
-        JSON.parse(readFileSync(join(env.FAKE_WORKER_LOG, f), 'utf8')) as {
+        JSON.parse(readFileSync(join(log, f), 'utf8')) as {
           port: number;
           bootstrap: string | null;
           argv: string[];
@@ -118,20 +119,7 @@ describe('query-api workers', () => {
   });
 
   it('the supervisor stops the other workers when one dies, and exits 1', async () => {
-    const lines: string[] = [];
-    const log = tempDir('fake-workers-kill');
-    const env = { ...process.env, QUERY_API_PORT: '0', FAKE_WORKER_LOG: log };
-    const served = serveWorkers({
-      workers: 2,
-      script: FAKE_WORKER,
-      execArgv: [],
-      env,
-      log: (l) => lines.push(l),
-      signals: new EventEmitter(),
-    });
-    await expect
-      .poll(() => lines.some((l) => l.startsWith('2 workers listening on')), { timeout: 30_000 })
-      .toBe(true);
+    const { served, lines, log } = await fakeWorkers(2, {});
     const [victim] = readdirSync(log);
     process.kill(Number(victim?.replace('.json', '')), 'SIGKILL');
     expect(await served).toBe(1);

@@ -52,43 +52,39 @@ function float64(value: number): string {
   return String(value);
 }
 
+/** A bar's columns as BarSet and the kept bars (step-bars.ts) both hold them. */
+export interface BarColumns {
+  time: ArrayLike<number>;
+  open: ArrayLike<number>;
+  high: ArrayLike<number>;
+  low: ArrayLike<number>;
+  close: ArrayLike<number>;
+  volume: ArrayLike<number>;
+  trades: ArrayLike<number>;
+}
+
 /**
- * One bar as a row of `format` (ndjson's rows are json's), without its line end: the values as
- * BarSet holds them (BAR_COLUMNS' types).
+ * Bar `i` of `bars` as a row of `format` (ndjson's rows are json's), without its line end, with
+ * its VWAP (each holder keeps it its own way).
  */
-export function barRowText(
-  format: RowTextFormat,
-  time: number,
-  open: number,
-  high: number,
-  low: number,
-  close: number,
-  volume: number,
-  vwap: number | null,
-  trades: number,
-): string {
+export function barRowText(format: RowTextFormat, bars: BarColumns, i: number, vwap: number | null): string {
+  const time = isoSeconds(bars.time[i] as number);
+  const open = float32(bars.open[i] as number);
+  const high = float32(bars.high[i] as number);
+  const low = float32(bars.low[i] as number);
+  const close = float32(bars.close[i] as number);
+  const volume = bars.volume[i] as number;
+  const trades = bars.trades[i] as number;
   if (format === 'csv') {
-    return `"${isoSeconds(time)}",${float32(open)},${float32(high)},${float32(low)},${float32(close)},${volume},${
-      vwap === null ? '\\N' : float64(vwap)
-    },${trades}`;
+    return `"${time}",${open},${high},${low},${close},${volume},${vwap === null ? '\\N' : float64(vwap)},${trades}`;
   }
-  return `{"time":"${isoSeconds(time)}","open":${float32(open)},"high":${float32(high)},"low":${float32(
-    low,
-  )},"close":${float32(close)},"volume":${volume},"vwap":${vwap === null ? 'null' : float64(vwap)},"trades":${trades}}`;
+  return `{"time":"${time}","open":${open},"high":${high},"low":${low},"close":${close},"volume":${volume},"vwap":${
+    vwap === null ? 'null' : float64(vwap)
+  },"trades":${trades}}`;
 }
 
 function rowOf(bars: BarSet, i: number, format: RowTextFormat): string {
-  return barRowText(
-    format,
-    bars.time[i] as number,
-    bars.open[i] as number,
-    bars.high[i] as number,
-    bars.low[i] as number,
-    bars.close[i] as number,
-    bars.volume[i] as number,
-    bars.vwap[i] ?? null,
-    bars.trades[i] as number,
-  );
+  return barRowText(format, bars, i, bars.vwap[i] ?? null);
 }
 
 /** Each bar as one row of `format` (without its line end). */

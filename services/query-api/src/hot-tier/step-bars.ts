@@ -103,18 +103,7 @@ export class StepBars {
     const kept = format === 'csv' ? this.#csv : this.#json;
     const held = kept[i];
     if (held !== undefined) return held;
-    const volume = this.volume[i] as number;
-    const text = barRowText(
-      format,
-      this.time[i] as number,
-      this.open[i] as number,
-      this.high[i] as number,
-      this.low[i] as number,
-      this.close[i] as number,
-      volume,
-      volume > 0 ? (this.priceQuantity[i] as number) / volume : null,
-      this.trades[i] as number,
-    );
+    const text = barRowText(format, this, i, this.#vwap(i));
     if (!this.#budget.take(text)) return text;
     const flat = flatString(text);
     kept[i] = flat;
@@ -126,17 +115,22 @@ export class StepBars {
     this.rowText(i, 'csv');
   }
 
+  /** Bar `i`'s VWAP as BARS_SQL gives it: null without quantity. */
+  #vwap(i: number): number | null {
+    const volume = this.volume[i] as number;
+    return volume > 0 ? (this.priceQuantity[i] as number) / volume : null;
+  }
+
   /** Appends bars [start, end) to `out`. */
   copyTo(out: BarSet, start: number, end: number): void {
     for (let i = start; i < end; i++) {
-      const volume = this.volume[i] as number;
       out.time.push(this.time[i] as number);
       out.open.push(this.open[i] as number);
       out.high.push(this.high[i] as number);
       out.low.push(this.low[i] as number);
       out.close.push(this.close[i] as number);
-      out.volume.push(volume);
-      out.vwap.push(volume > 0 ? (this.priceQuantity[i] as number) / volume : null);
+      out.volume.push(this.volume[i] as number);
+      out.vwap.push(this.#vwap(i));
       out.trades.push(this.trades[i] as number);
     }
   }
