@@ -94,7 +94,7 @@ export const QUERY_API_ENV = {
     min: 1_000_000,
     max: Number.MAX_SAFE_INTEGER,
     default: 2_147_483_648,
-    description: 'bytes of trades the hot tier holds; beyond, it closes and ClickHouse answers',
+    description: 'bytes of trades and kept bars the hot tier holds; beyond, it closes and ClickHouse answers',
   },
   QUERY_API_HOT_TIER_MAX_ROW_TEXT_BYTES: {
     type: 'integer',

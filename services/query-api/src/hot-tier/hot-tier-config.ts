@@ -13,8 +13,8 @@ export interface HotTierConfig {
   /** Trades of one instrument-day held at most; beyond, that day is answered by ClickHouse. Default 2,000,000. */
   maxTradesPerDay?: number;
   /**
-   * Bytes of trades held at most (28 a trade, plus growth room); beyond, the tier closes and
-   * ClickHouse answers every bars request. Default 2 GiB.
+   * Bytes of trades and kept 1 s / 1 min bars held at most (28 a trade, 40 a bar, plus growth
+   * room); beyond, the tier closes and ClickHouse answers every bars request. Default 2 GiB.
    */
   maxBytes?: number;
   /**

@@ -30,7 +30,7 @@ export interface HotTierOptions {
   /** Trades of one instrument on one day held at most; beyond, the day is left to ClickHouse. */
   maxTradesPerDay: number;
   /**
-   * Bytes of trade columns held at most, over everything. Beyond it the tier closes for good (it
+   * Bytes of trade and kept bar columns held at most, over everything. Beyond it the tier closes for good (it
    * can no longer hold every trade, and a partial answer is never given): ClickHouse answers.
    */
   maxBytes: number;
