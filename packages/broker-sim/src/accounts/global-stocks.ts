@@ -4,9 +4,10 @@
  * decimals). Orders fill whole on the first pass that crosses them (no partial liquidity model on
  * this side); fills move USD cash and the US holdings.
  */
+import type { GlobalOrder } from '@feedpipe/broker-api';
 import { formatDay, formatIstDateTime, istDay } from '../history/calendar.js';
 import type { SimInstrument } from '../rest/market-source.js';
-import { round2 } from './types.js';
+import { round2, type SentRecord } from './types.js';
 
 export const US_ORDER_TYPES = ['MARKET', 'LIMIT', 'STOP_LOSS', 'STOP_LOSS_MARKET', 'AMOUNT'] as const;
 export type UsOrderType = (typeof US_ORDER_TYPES)[number];
@@ -29,38 +30,20 @@ export interface UsPlace {
   readonly afterMarketOrder: boolean;
 }
 
-export interface UsOrderRecord {
-  svcClientId: string;
-  orderId: string;
-  exchangeOrderId: string;
-  correlationId: string;
-  transactionType: 'BUY' | 'SELL';
-  exchangeSegment: 'INX_EQ';
-  productType: 'CNC';
-  orderType: UsOrderType;
-  validity: 'DAY';
-  tradingSymbol: string;
-  displayName: string;
-  securityId: string;
-  quantity: number;
-  remainingQuantity: number;
-  tradedQty: number;
-  price: number;
-  triggerPrice: number;
-  avgTradedPrice: number;
-  orderStatus: UsOrderStatus;
-  createTime: string;
-  exchangeTime: string;
-  updateTime: string;
-  omsErrorCode: string;
-  omsErrorDescription: string;
-  afterMarketOrder: boolean;
-  amount: number;
-  lotSize: number;
-  fractionalFlag: boolean;
-  legName: 'NA';
-  childOrders: never[];
-}
+/** A US order as the simulator sends it: a single order, so no legs and no child orders. */
+export type UsOrderRecord = SentRecord<
+  GlobalOrder,
+  {
+    transactionType: 'BUY' | 'SELL';
+    exchangeSegment: 'INX_EQ';
+    productType: 'CNC';
+    orderType: UsOrderType;
+    validity: 'DAY';
+    orderStatus: UsOrderStatus;
+    legName: 'NA';
+    childOrders: never[];
+  }
+>;
 
 export interface UsTrade {
   svcClientId: string;

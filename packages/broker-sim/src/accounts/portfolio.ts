@@ -6,11 +6,11 @@
  * and CNC sells credit it; INTRADAY/MARGIN/MTF positions block a margin (MARGIN_RATES of the open
  * value) and only their realised profit moves cash.
  */
+import type { LedgerEntry } from '@feedpipe/broker-api';
 import { formatDay, formatIstDateTime } from '../history/calendar.js';
 import type { SimInstrument } from '../rest/market-source.js';
 import {
   type HoldingRecord,
-  type LedgerEntry,
   type OrderRecord,
   type OrderSegment,
   type PositionRecord,

@@ -7,6 +7,7 @@
  * still pending is never placed (the spec states no condition for a leg cancel; once cancelled, a
  * leg cannot be added again).
  */
+import type { SuperOrderStatus } from '@feedpipe/broker-api';
 import type { SimInstrument } from '../rest/market-source.js';
 import type { BookRefusal, OrderBook, PlaceOrder } from './order-book.js';
 import { type LegName, type OrderRecord, round2 } from './types.js';
@@ -41,16 +42,6 @@ interface SuperState {
 }
 
 type ExitLeg = Exclude<LegName, 'ENTRY_LEG'>;
-
-export type SuperStatus =
-  | 'TRANSIT'
-  | 'PENDING'
-  | 'CLOSED'
-  | 'REJECTED'
-  | 'CANCELLED'
-  | 'PART_TRADED'
-  | 'TRADED'
-  | 'EXPIRED';
 
 export class SuperOrders {
   private readonly supers = new Map<string, SuperState>();
@@ -219,7 +210,7 @@ export class SuperOrders {
     return typeof r === 'string' ? r : { orderId, orderStatus: r.orderStatus };
   }
 
-  private statusOf(sup: SuperState, entry: OrderRecord): SuperStatus {
+  private statusOf(sup: SuperState, entry: OrderRecord): SuperOrderStatus {
     if (entry.orderStatus !== 'TRADED') {
       if (entry.orderStatus === 'PENDING' && entry.filledQty > 0) return 'PART_TRADED';
       return entry.orderStatus;

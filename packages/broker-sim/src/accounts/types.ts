@@ -1,3 +1,5 @@
+import type { Holding, Order, Position, Trade } from '@feedpipe/broker-api';
+
 /** Records the account state hands out, in the spec's field names and enum spellings. */
 export const ORDER_SEGMENTS = ['NSE_EQ', 'NSE_FNO', 'BSE_EQ', 'BSE_FNO', 'NSE_COMM', 'MCX_COMM'] as const;
 export type OrderSegment = (typeof ORDER_SEGMENTS)[number];
@@ -13,124 +15,35 @@ export type OrderStatus = 'TRANSIT' | 'PENDING' | 'REJECTED' | 'CANCELLED' | 'TR
 export const LEG_NAMES = ['ENTRY_LEG', 'TARGET_LEG', 'STOP_LOSS_LEG'] as const;
 export type LegName = (typeof LEG_NAMES)[number];
 
-export interface OrderRecord {
-  svcClientId: string;
-  orderId: string;
-  exchangeOrderId: string;
-  correlationId: string;
-  orderStatus: OrderStatus;
-  transactionType: TransactionType;
+/**
+ * A wire record as the simulator sends it: the client's type (a type-only import, so the simulator
+ * runs none of the client's code), every field present because the simulator always writes them all
+ * ('' or 0 where a real record may leave one out), and the fields named in `Sent` as the simulator
+ * spells them.
+ */
+export type SentRecord<Wire, Sent> = Required<Omit<Wire, keyof Sent>> & Sent;
+
+/** The option type is '' on every record the simulator makes: it books no option contracts here. */
+interface SentSegmentFields {
   exchangeSegment: OrderSegment;
-  productType: ProductType;
-  orderType: OrderType;
-  validity: Validity;
-  tradingSymbol: string;
-  securityId: string;
-  quantity: number;
-  disclosedQuantity: number;
-  price: number;
-  triggerPrice: number;
-  afterMarketOrder: boolean;
-  boProfitValue: number;
-  boStopLossValue: number;
-  legName: LegName | '';
-  createTime: string;
-  updateTime: string;
-  exchangeTime: string;
-  drvExpiryDate: string;
   drvOptionType: string;
-  drvStrikePrice: number;
-  omsErrorCode: string;
-  omsErrorDescription: string;
-  algoId: string;
-  remainingQuantity: number;
-  averageTradedPrice: number;
-  filledQty: number;
 }
 
-export interface TradeRecord {
-  svcClientId: string;
-  orderId: string;
-  exchangeOrderId: string;
-  exchangeTradeId: string;
-  transactionType: TransactionType;
-  exchangeSegment: OrderSegment;
-  productType: ProductType;
-  orderType: OrderType;
-  tradingSymbol: string;
-  customSymbol: string;
-  securityId: string;
-  tradedQuantity: number;
-  tradedPrice: number;
-  createTime: string;
-  updateTime: string;
-  exchangeTime: string;
-  drvExpiryDate: string;
-  drvOptionType: string;
-  drvStrikePrice: number;
-  /** Not on the wire: epoch ms of the fill, for the trade-history date range. */
-  readonly atMs: number;
-  readonly isin: string;
-}
+export type OrderRecord = SentRecord<Order, SentSegmentFields & { legName: LegName | '' }>;
 
-export interface PositionRecord {
-  svcClientId: string;
-  tradingSymbol: string;
-  securityId: string;
-  positionType: 'LONG' | 'SHORT' | 'CLOSED';
-  exchangeSegment: OrderSegment;
-  productType: ProductType;
-  buyAvg: number;
-  buyQty: number;
-  costPrice: number;
-  sellAvg: number;
-  sellQty: number;
-  netQty: number;
-  realizedProfit: number;
-  unrealizedProfit: number;
-  rbiReferenceRate: number;
-  multiplier: number;
-  carryForwardBuyQty: number;
-  carryForwardSellQty: number;
-  carryForwardBuyValue: number;
-  carryForwardSellValue: number;
-  dayBuyQty: number;
-  daySellQty: number;
-  dayBuyValue: number;
-  daySellValue: number;
-  drvExpiryDate: string;
-  drvOptionType: string;
-  drvStrikePrice: number;
-  crossCurrency: boolean;
-}
+export type TradeRecord = SentRecord<
+  Trade,
+  SentSegmentFields & {
+    /** Not on the wire: epoch ms of the fill, for the trade-history date range. */
+    readonly atMs: number;
+    readonly isin: string;
+  }
+>;
 
-export interface HoldingRecord {
-  exchange: 'NSE' | 'BSE';
-  tradingSymbol: string;
-  securityId: string;
-  isin: string;
-  totalQty: number;
-  dpQty: number;
-  t1Qty: number;
-  mtf_t1_qty: number;
-  mtf_qty: number;
-  availableQty: number;
-  collateralQty: number;
-  avgCostPrice: number;
-  lastTradedPrice: number;
-}
+export type PositionRecord = SentRecord<Position, SentSegmentFields>;
 
-export interface LedgerEntry {
-  svcClientId: string;
-  narration: string;
-  voucherdate: string;
-  exchange: string;
-  voucherdesc: string;
-  vouchernumber: string;
-  debit: string;
-  credit: string;
-  runbal: string;
-}
+/** The simulator holds shares on the two equity exchanges only. */
+export type HoldingRecord = SentRecord<Holding, { exchange: 'NSE' | 'BSE' }>;
 
 /** Rounds money to paise so sums of fills do not drift. */
 export function round2(x: number): number {

@@ -5,7 +5,6 @@ export type { OrderEvents } from '../accounts/registry.js';
 export { SIM_TEST_ACCOUNTS, type SimAccountSeed } from '../accounts/seeds.js';
 export type {
   HoldingRecord,
-  LedgerEntry,
   OrderRecord,
   PositionRecord,
   TradeRecord,
