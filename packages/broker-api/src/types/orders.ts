@@ -5,7 +5,6 @@ import type {
   ExtendedOrderStatus,
   ForeverOrderFlag,
   LegName,
-  OptionType,
   OrderStatus,
   OrderType,
   ProductType,
@@ -14,9 +13,10 @@ import type {
   TransactionType,
   Validity,
 } from './enums.js';
+import type { DerivativeFields, RecordTimes } from './record-fields.js';
 
 /** Order record of the order book, order by id and order by correlation id. */
-export interface Order {
+export interface Order extends RecordTimes, DerivativeFields {
   svcClientId: string;
   /** The by-id table names it `order-id`; the client copies that into `orderId`. */
   orderId: string;
@@ -39,12 +39,6 @@ export interface Order {
   boProfitValue?: number;
   boStopLossValue?: number;
   legName?: LegName;
-  createTime: string;
-  updateTime: string;
-  exchangeTime: string;
-  drvExpiryDate?: string;
-  drvOptionType?: OptionType;
-  drvStrikePrice?: number;
   omsErrorCode?: string;
   omsErrorDescription?: string;
   algoId?: string;

@@ -1,15 +1,16 @@
 import type {
   ExchangeSegment,
   HoldingExchange,
-  OptionType,
   OrderType,
   PositionType,
   ProductType,
   TradingSegment,
   TransactionType,
 } from './enums.js';
+import type { DerivativeFields, RecordTimes } from './record-fields.js';
 
-export interface Trade {
+/** The fields that say which order a fill belongs to, on the trade book and the trade history. */
+interface TradeIdentity {
   svcClientId: string;
   orderId: string;
   exchangeOrderId: string;
@@ -18,28 +19,17 @@ export interface Trade {
   exchangeSegment: ExchangeSegment;
   productType: ProductType;
   orderType: OrderType;
+}
+
+export interface Trade extends TradeIdentity, RecordTimes, DerivativeFields {
   tradingSymbol: string;
   customSymbol?: string;
   securityId: string;
   tradedQuantity: number;
   tradedPrice: number;
-  createTime: string;
-  updateTime: string;
-  exchangeTime: string;
-  drvExpiryDate?: string;
-  drvOptionType?: OptionType;
-  drvStrikePrice?: number;
 }
 
-export interface TradeHistoryRecord {
-  svcClientId: string;
-  orderId: string;
-  exchangeOrderId: string;
-  exchangeTradeId: string;
-  transactionType: TransactionType;
-  exchangeSegment: ExchangeSegment;
-  productType: ProductType;
-  orderType: OrderType;
+export interface TradeHistoryRecord extends TradeIdentity, RecordTimes, DerivativeFields {
   customSymbol: string;
   securityId: string;
   tradedQuantity: number;
@@ -52,15 +42,9 @@ export interface TradeHistoryRecord {
   serviceTax: number;
   exchangeTransactionCharges: number;
   stampDuty: number;
-  createTime: string;
-  updateTime: string;
-  exchangeTime: string;
-  drvExpiryDate?: string;
-  drvOptionType?: OptionType;
-  drvStrikePrice?: number;
 }
 
-export interface Position {
+export interface Position extends DerivativeFields {
   svcClientId: string;
   tradingSymbol: string;
   securityId: string;
@@ -85,9 +69,6 @@ export interface Position {
   daySellQty: number;
   dayBuyValue: number;
   daySellValue: number;
-  drvExpiryDate?: string;
-  drvOptionType?: OptionType;
-  drvStrikePrice?: number;
   crossCurrency: boolean;
 }
 
