@@ -47,7 +47,8 @@ export interface Order extends RecordTimes, DerivativeFields {
   filledQty: number;
 }
 
-export interface PlaceOrderRequest {
+/** What a regular order and a forever order are both placed with. */
+interface OrderPlacement {
   /** Default: the client's id. */
   svcClientId?: string;
   /** Max 30 characters of [a-zA-Z0-9 _-]; lets a caller find the order after a lost answer. */
@@ -60,6 +61,9 @@ export interface PlaceOrderRequest {
   securityId: string;
   quantity: number;
   disclosedQuantity?: number;
+}
+
+export interface PlaceOrderRequest extends OrderPlacement {
   price?: number;
   triggerPrice?: number;
   afterMarketOrder?: boolean;
@@ -156,18 +160,8 @@ export interface CancelLegResult {
   orderStatus?: ExtendedOrderStatus;
 }
 
-export interface PlaceForeverOrderRequest {
-  svcClientId?: string;
-  correlationId?: string;
+export interface PlaceForeverOrderRequest extends OrderPlacement {
   orderFlag: ForeverOrderFlag;
-  transactionType: TransactionType;
-  exchangeSegment: TradingSegment;
-  productType: ProductType;
-  orderType: OrderType;
-  validity: Validity;
-  securityId: string;
-  quantity: number;
-  disclosedQuantity?: number;
   price: number;
   triggerPrice: number;
   /** Second leg of an OCO. */

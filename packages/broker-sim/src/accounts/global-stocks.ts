@@ -4,7 +4,7 @@
  * decimals). Orders fill whole on the first pass that crosses them (no partial liquidity model on
  * this side); fills move USD cash and the US holdings.
  */
-import type { GlobalOrder } from '@feedpipe/broker-api';
+import type { GlobalOrder, GlobalTrade } from '@feedpipe/broker-api';
 import { formatDay, formatIstDateTime, istDay } from '../history/calendar.js';
 import type { SimInstrument } from '../rest/market-source.js';
 import { round2, type SentRecord } from './types.js';
@@ -30,14 +30,18 @@ export interface UsPlace {
   readonly afterMarketOrder: boolean;
 }
 
+/** How every US record the simulator sends spells the order: cash delivery on the one US segment. */
+interface UsOrderFields {
+  transactionType: 'BUY' | 'SELL';
+  exchangeSegment: 'INX_EQ';
+  productType: 'CNC';
+  orderType: UsOrderType;
+}
+
 /** A US order as the simulator sends it: a single order, so no legs and no child orders. */
 export type UsOrderRecord = SentRecord<
   GlobalOrder,
-  {
-    transactionType: 'BUY' | 'SELL';
-    exchangeSegment: 'INX_EQ';
-    productType: 'CNC';
-    orderType: UsOrderType;
+  UsOrderFields & {
     validity: 'DAY';
     orderStatus: UsOrderStatus;
     legName: 'NA';
@@ -45,26 +49,8 @@ export type UsOrderRecord = SentRecord<
   }
 >;
 
-export interface UsTrade {
-  svcClientId: string;
-  orderId: string;
-  exchangeOrderId: string;
-  transactionType: 'BUY' | 'SELL';
-  exchangeSegment: 'INX_EQ';
-  productType: 'CNC';
-  orderType: UsOrderType;
-  tradingSymbol: string;
-  securityId: string;
-  tradedQuantity: number;
-  tradedPrice: number;
-  tradeDate: string;
-  createTime: string;
-  exchangeTime: string;
-  orderStatus: 'TRADED';
-  brokerage: number;
-  otherCharges: number;
-  tradeValue: number;
-}
+/** Every US fill is of a whole order (no partial liquidity on this side). */
+export type UsTrade = SentRecord<GlobalTrade, UsOrderFields & { orderStatus: 'TRADED' }>;
 
 interface UsState {
   readonly record: UsOrderRecord;
