@@ -15,35 +15,22 @@ export function rejectUnknownKeys(where: string, options: object, allowed: reado
   }
 }
 
-export function integerOption(
-  where: string,
-  key: string,
-  value: unknown,
-  fallback: number,
-  min: number,
-  max: number,
-): number {
-  if (value === undefined) return fallback;
-  if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
-    throw new SimError('INVALID_OPTION', `${where}: "${key}" must be an integer in [${min}, ${max}]`);
-  }
-  return value;
+/**
+ * Builds a reader of an optional number in [min, max] that also passes `accepts` (whole numbers,
+ * or any finite one); `what` names the kind in the error.
+ */
+function rangedNumberOption(accepts: (n: number) => boolean, what: string) {
+  return (where: string, key: string, value: unknown, fallback: number, min: number, max: number): number => {
+    if (value === undefined) return fallback;
+    if (typeof value !== 'number' || !accepts(value) || value < min || value > max) {
+      throw new SimError('INVALID_OPTION', `${where}: "${key}" must be ${what} in [${min}, ${max}]`);
+    }
+    return value;
+  };
 }
 
-export function numberOption(
-  where: string,
-  key: string,
-  value: unknown,
-  fallback: number,
-  min: number,
-  max: number,
-): number {
-  if (value === undefined) return fallback;
-  if (typeof value !== 'number' || !Number.isFinite(value) || value < min || value > max) {
-    throw new SimError('INVALID_OPTION', `${where}: "${key}" must be a number in [${min}, ${max}]`);
-  }
-  return value;
-}
+export const integerOption = rangedNumberOption(Number.isInteger, 'an integer');
+export const numberOption = rangedNumberOption(Number.isFinite, 'a number');
 
 export function functionOption<T extends (...args: never[]) => unknown>(
   where: string,
