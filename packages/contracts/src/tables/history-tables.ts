@@ -5,17 +5,15 @@
  */
 import { table } from './table.js';
 
+/** A candle's values, the same columns in the daily and the intraday table. */
+const CANDLE_VALUES = ['open', 'high', 'low', 'close', 'volume', 'open_interest'] as const;
+
 export const HISTORY_TABLES = Object.freeze({
   candlesDaily: table('market.candles_daily', [
     'security_id',
     'segment',
     'ts',
-    'open',
-    'high',
-    'low',
-    'close',
-    'volume',
-    'open_interest',
+    ...CANDLE_VALUES,
     'loaded_at',
   ]),
   candlesIntraday: table('market.candles_intraday', [
@@ -23,12 +21,7 @@ export const HISTORY_TABLES = Object.freeze({
     'segment',
     'interval',
     'ts',
-    'open',
-    'high',
-    'low',
-    'close',
-    'volume',
-    'open_interest',
+    ...CANDLE_VALUES,
     'loaded_at',
   ]),
   optionChainSnapshots: table('market.option_chain_snapshots', [
