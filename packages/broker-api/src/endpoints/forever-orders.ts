@@ -5,15 +5,12 @@ import type {
   PlaceForeverOrderRequest,
 } from '../types/orders.js';
 import { OrderEndpointGroup } from './order-calls.js';
-import { checkCorrelationId, checkId, checkPrice, checkQuantity } from './order-input.js';
+import { checkId, checkPlacement, checkPrice, checkQuantity } from './order-input.js';
 
 /** Forever orders (SINGLE or OCO good-till-triggered orders). */
 export class ForeverOrdersApi extends OrderEndpointGroup {
   async place(request: PlaceForeverOrderRequest, signal?: AbortSignal): Promise<OrderAck> {
-    checkCorrelationId(request.correlationId);
-    checkId(request.securityId, 'securityId');
-    checkQuantity(request.quantity);
-    checkPrice(request.price, 'price');
+    checkPlacement(request);
     checkPrice(request.triggerPrice, 'triggerPrice');
     if (request.orderFlag === 'OCO') {
       checkPrice(request.price1, 'price1');

@@ -36,6 +36,19 @@ export function checkId(value: string, name: string): void {
     throw invalidArgument(`${name} must be a non-empty string`);
 }
 
+/** What every placement of a regular, super or forever order is checked for before it is sent. */
+export function checkPlacement(request: {
+  correlationId?: string;
+  securityId: string;
+  quantity: number;
+  price?: number;
+}): void {
+  checkCorrelationId(request.correlationId);
+  checkId(request.securityId, 'securityId');
+  checkQuantity(request.quantity);
+  checkPrice(request.price, 'price');
+}
+
 export function lostOrderHint(correlationId: string): string {
   return `the order may or may not have been placed: look it up by correlationId "${correlationId}"`;
 }

@@ -2,8 +2,8 @@ import { expectArray, expectObject, pathParam } from '../core/shape.js';
 import type { ModifyOrderRequest, Order, OrderAck, PlaceOrderRequest } from '../types/orders.js';
 import { OrderEndpointGroup } from './order-calls.js';
 import {
-  checkCorrelationId,
   checkId,
+  checkPlacement,
   checkPrice,
   checkQuantity,
   lostOrderHint,
@@ -82,10 +82,7 @@ export class OrdersApi extends OrderEndpointGroup {
   }
 
   #placeBody(request: PlaceOrderRequest): PlaceOrderRequest & { correlationId: string } {
-    checkCorrelationId(request.correlationId);
-    checkId(request.securityId, 'securityId');
-    checkQuantity(request.quantity);
-    checkPrice(request.price, 'price');
+    checkPlacement(request);
     checkPrice(request.triggerPrice, 'triggerPrice');
     return {
       svcClientId: this.transport.clientId,

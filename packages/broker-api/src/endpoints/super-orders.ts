@@ -9,7 +9,7 @@ import type {
   SuperOrder,
 } from '../types/orders.js';
 import { OrderEndpointGroup } from './order-calls.js';
-import { checkCorrelationId, checkId, checkPrice, checkQuantity } from './order-input.js';
+import { checkId, checkPlacement, checkPrice } from './order-input.js';
 
 const LEGS: readonly LegName[] = ['ENTRY_LEG', 'TARGET_LEG', 'STOP_LOSS_LEG'];
 
@@ -17,10 +17,7 @@ const LEGS: readonly LegName[] = ['ENTRY_LEG', 'TARGET_LEG', 'STOP_LOSS_LEG'];
 export class SuperOrdersApi extends OrderEndpointGroup {
   /** POST /super/orders; LIMIT or MARKET only; never retried after a lost answer. */
   async place(request: PlaceSuperOrderRequest, signal?: AbortSignal): Promise<OrderAck> {
-    checkCorrelationId(request.correlationId);
-    checkId(request.securityId, 'securityId');
-    checkQuantity(request.quantity);
-    checkPrice(request.price, 'price');
+    checkPlacement(request);
     checkPrice(request.targetPrice, 'targetPrice');
     checkPrice(request.stopLossPrice, 'stopLossPrice');
     if (request.orderType !== 'LIMIT' && request.orderType !== 'MARKET') {
