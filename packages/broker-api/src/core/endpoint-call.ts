@@ -39,6 +39,22 @@ export abstract class EndpointGroup {
     return expectArray<T>(r.body, route);
   }
 
+  /**
+   * A call that sends a body and is answered by one object, and that is safe to repeat (a setting
+   * or a calculation: sent twice, it leaves the same state), so a lost answer is retried.
+   */
+  protected sendRepeatable<T>(route: string, body: unknown, signal?: AbortSignal): Promise<T> {
+    return this.callObject<T>(route, { body, idempotent: true, signal });
+  }
+
+  /**
+   * The request with this client's id added (an id the request names wins), as the bodies that
+   * carry one want it.
+   */
+  protected withClientId<R extends object>(request: R): { svcClientId: string | undefined } & R {
+    return { svcClientId: this.transport.clientId, ...request };
+  }
+
   /** An idempotent read of one object; `path` defaults to the route's own. */
   protected readObject<T>(route: string, signal?: AbortSignal, path?: string): Promise<T> {
     return this.callObject<T>(route, { ...(path === undefined ? {} : { path }), idempotent: true, signal });

@@ -6,22 +6,12 @@ import type { IpResult, Profile, SetIpRequest, StaticIpSetting } from '../types/
 export class AccountApi extends EndpointGroup {
   /** POST /ip/setIP; the IP is then locked for 7 days. */
   async setIp(request: SetIpRequest, signal?: AbortSignal): Promise<IpResult> {
-    const body = { svcClientId: this.transport.clientId, ...request };
-    return this.callObject<IpResult>('POST /ip/setIP', {
-      body,
-      idempotent: true,
-      signal,
-    });
+    return this.sendRepeatable<IpResult>('POST /ip/setIP', this.withClientId(request), signal);
   }
 
   /** PUT /ip/modifyIP; refused while the 7-day lock lasts. */
   async modifyIp(request: SetIpRequest, signal?: AbortSignal): Promise<IpResult> {
-    const body = { svcClientId: this.transport.clientId, ...request };
-    return this.callObject<IpResult>('PUT /ip/modifyIP', {
-      body,
-      idempotent: true,
-      signal,
-    });
+    return this.sendRepeatable<IpResult>('PUT /ip/modifyIP', this.withClientId(request), signal);
   }
 
   async getIp(signal?: AbortSignal): Promise<StaticIpSetting> {

@@ -29,11 +29,7 @@ export class EdisApi extends EndpointGroup {
     if (!Array.isArray(request.isin) || request.isin.length === 0) {
       throw invalidArgument('isin must list at least one ISIN');
     }
-    return this.callObject<EdisFormResult>('POST /edis/bulkform', {
-      body: request,
-      idempotent: true,
-      signal,
-    });
+    return this.sendRepeatable<EdisFormResult>('POST /edis/bulkform', request, signal);
   }
 
   /**
@@ -47,11 +43,7 @@ export class EdisApi extends EndpointGroup {
     if (request.qty !== undefined && !(Number.isInteger(request.qty) && request.qty > 0)) {
       throw invalidArgument('qty must be a positive integer');
     }
-    return this.callObject<EdisFormResult>('POST /edis/from', {
-      body: { segment: 'EQ', ...request },
-      idempotent: true,
-      signal,
-    });
+    return this.sendRepeatable<EdisFormResult>('POST /edis/from', { segment: 'EQ', ...request }, signal);
   }
 
   /** GET /edis/inquire/{isin}; `ALL` returns every holding, so the answer is always a list. */

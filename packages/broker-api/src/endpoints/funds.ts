@@ -25,12 +25,7 @@ export class FundsApi extends EndpointGroup {
   async margin(request: MarginRequest, signal?: AbortSignal): Promise<MarginResult> {
     checkId(request.securityId, 'securityId');
     checkQuantity(request.quantity);
-    const body = { svcClientId: this.transport.clientId, ...request };
-    return this.callObject<MarginResult>('POST /margincalculator', {
-      body,
-      idempotent: true,
-      signal,
-    });
+    return this.sendRepeatable<MarginResult>('POST /margincalculator', this.withClientId(request), signal);
   }
 
   async marginMulti(request: MultiMarginRequest, signal?: AbortSignal): Promise<MultiMarginResult> {
@@ -55,13 +50,7 @@ export class FundsApi extends EndpointGroup {
   }
 
   async setPnlExit(request: PnlExitRequest, signal?: AbortSignal): Promise<PnlExitResult> {
-    const body = { svcClientId: this.transport.clientId, ...request };
-    return this.callObject<PnlExitResult>('POST /pnlExit', {
-      path: '/pnlExit',
-      body,
-      idempotent: true,
-      signal,
-    });
+    return this.sendRepeatable<PnlExitResult>('POST /pnlExit', this.withClientId(request), signal);
   }
 
   async pnlExit(signal?: AbortSignal): Promise<PnlExitConfig> {

@@ -68,20 +68,12 @@ export class GlobalStocksApi extends OrderEndpointGroup {
 
   async chargeEstimate(request: GlobalEstimateRequest, signal?: AbortSignal): Promise<GlobalChargeEstimate> {
     checkEstimate(request);
-    return this.callObject<GlobalChargeEstimate>('POST /globalstocks/transEstimate', {
-      body: request,
-      idempotent: true,
-      signal,
-    });
+    return this.sendRepeatable<GlobalChargeEstimate>('POST /globalstocks/transEstimate', request, signal);
   }
 
   async margin(request: GlobalEstimateRequest, signal?: AbortSignal): Promise<GlobalMarginResult> {
     checkEstimate(request);
-    return this.callObject<GlobalMarginResult>('POST /globalstocks/margincalculator', {
-      body: request,
-      idempotent: true,
-      signal,
-    });
+    return this.sendRepeatable<GlobalMarginResult>('POST /globalstocks/margincalculator', request, signal);
   }
 
   async trades(signal?: AbortSignal): Promise<GlobalTrade[]> {
