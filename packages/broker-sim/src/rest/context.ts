@@ -54,6 +54,17 @@ export function requireStaticIp(request: FastifyRequest, account: Account): void
 }
 
 /** Kill switch rule: no order entry or modification while it is active. */
-export function requireTradingEnabled(account: Account): void {
+function requireTradingEnabled(account: Account): void {
   if (account.killSwitch) throw orderError('Kill switch is active: trading is disabled for the day', 403);
+}
+
+/**
+ * The account of a request that enters or changes orders: authenticated, from a whitelisted static
+ * IP, with the kill switch off, refused in that order.
+ */
+export function tradingAccountOf(request: FastifyRequest): Account {
+  const account = accountOf(request);
+  requireStaticIp(request, account);
+  requireTradingEnabled(account);
+  return account;
 }

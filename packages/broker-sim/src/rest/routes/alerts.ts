@@ -12,7 +12,7 @@ import {
   MAX_ALERTS,
 } from '../../accounts/alerts.js';
 import { parseDay } from '../../history/calendar.js';
-import { accountOf, requireStaticIp, requireTradingEnabled, type SimContext } from '../context.js';
+import { accountOf, requireStaticIp, type SimContext, tradingAccountOf } from '../context.js';
 import { inputError, notFoundError, orderError } from '../errors.js';
 import { asFields, optString, reqEnum, reqNumber, reqSecurityId, reqString } from '../input.js';
 import { readPlaceOrder, refusal } from './order-input.js';
@@ -55,9 +55,7 @@ function readAlert(ctx: SimContext, body: unknown): { condition: AlertCondition;
 
 export function registerAlertRoutes(app: FastifyInstance, ctx: SimContext): void {
   const place = async (request: import('fastify').FastifyRequest) => {
-    const account = accountOf(request);
-    requireStaticIp(request, account);
-    requireTradingEnabled(account);
+    const account = tradingAccountOf(request);
     const { condition, orders } = readAlert(ctx, request.body);
     if (account.alerts.activeCount() >= MAX_ALERTS) throw orderError('Too many active conditional orders');
     const r = account.alerts.place(
@@ -71,9 +69,7 @@ export function registerAlertRoutes(app: FastifyInstance, ctx: SimContext): void
   app.post('/alerts/multi/orders', place);
 
   app.put<{ Params: { alertId: string } }>('/alerts/orders/:alertId', async (request) => {
-    const account = accountOf(request);
-    requireStaticIp(request, account);
-    requireTradingEnabled(account);
+    const account = tradingAccountOf(request);
     const { condition, orders } = readAlert(ctx, request.body);
     const r = account.alerts.modify(request.params.alertId, condition, orders);
     if (typeof r === 'string') throw refusal(r, 'conditional order');

@@ -1,16 +1,14 @@
 /** Forever orders (SINGLE / OCO): place, modify, cancel, list. */
 import type { FastifyInstance } from 'fastify';
 import { MAX_FOREVER_ORDERS } from '../../accounts/forever-orders.js';
-import { accountOf, requireStaticIp, requireTradingEnabled, type SimContext } from '../context.js';
+import { accountOf, requireStaticIp, type SimContext, tradingAccountOf } from '../context.js';
 import { inputError, orderError } from '../errors.js';
 import { asFields, optEnum, optInt, optNumber, reqEnum, reqNumber } from '../input.js';
 import { readPlaceOrder, refusal } from './order-input.js';
 
 export function registerForeverRoutes(app: FastifyInstance, ctx: SimContext): void {
   app.post('/forever/orders', async (request) => {
-    const account = accountOf(request);
-    requireStaticIp(request, account);
-    requireTradingEnabled(account);
+    const account = tradingAccountOf(request);
     const f = asFields(request.body);
     const orderFlag = reqEnum(f, 'orderFlag', ['SINGLE', 'OCO'] as const);
     const { order, instrument } = readPlaceOrder(ctx, { ...f, orderType: f.orderType ?? 'LIMIT' }, [
@@ -45,9 +43,7 @@ export function registerForeverRoutes(app: FastifyInstance, ctx: SimContext): vo
   });
 
   app.put<{ Params: { orderId: string } }>('/forever/orders/:orderId', async (request) => {
-    const account = accountOf(request);
-    requireStaticIp(request, account);
-    requireTradingEnabled(account);
+    const account = tradingAccountOf(request);
     const f = asFields(request.body);
     const existing = account.forever.get(request.params.orderId);
     const quantity = optInt(f, 'quantity', 1);

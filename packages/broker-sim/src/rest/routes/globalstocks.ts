@@ -3,7 +3,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { US_ORDER_TYPES, usCharges } from '../../accounts/global-stocks.js';
 import { round2 } from '../../accounts/types.js';
 import { formatDay, istDay } from '../../history/calendar.js';
-import { accountOf, requireStaticIp, requireTradingEnabled, type SimContext } from '../context.js';
+import { accountOf, requireStaticIp, type SimContext, tradingAccountOf } from '../context.js';
 import { inputError, notFoundError } from '../errors.js';
 import {
   asFields,
@@ -45,9 +45,7 @@ export function registerGlobalStocksRoutes(app: FastifyInstance, ctx: SimContext
 
 /** A new US order: its type decides which of amount, quantity, price and trigger are required. */
 function placeUsOrder(ctx: SimContext, request: FastifyRequest) {
-  const account = accountOf(request);
-  requireStaticIp(request, account);
-  requireTradingEnabled(account);
+  const account = tradingAccountOf(request);
   const f = asFields(request.body);
   const transactionType = optEnum(f, 'transactionType', ['BUY', 'SELL'] as const) ?? 'BUY';
   const orderType = optEnum(f, 'orderType', US_ORDER_TYPES) ?? 'LIMIT';
@@ -85,9 +83,7 @@ function registerUsOrderRoutes(app: FastifyInstance, ctx: SimContext): void {
   app.post('/globalstocks/orders', async (request) => placeUsOrder(ctx, request));
 
   app.put<{ Params: { orderId: string } }>('/globalstocks/orders/:orderId', async (request) => {
-    const account = accountOf(request);
-    requireStaticIp(request, account);
-    requireTradingEnabled(account);
+    const account = tradingAccountOf(request);
     const f = asFields(request.body);
     const orderType = reqEnum(f, 'orderType', US_ORDER_TYPES);
     reqEnum(f, 'transactionType', ['BUY', 'SELL'] as const);

@@ -2,7 +2,7 @@
 import type { FastifyInstance } from 'fastify';
 import { MAX_ORDERS_PER_DAY } from '../../accounts/order-book.js';
 import { ORDER_TYPES, VALIDITIES } from '../../accounts/types.js';
-import { accountOf, requireStaticIp, requireTradingEnabled, type SimContext } from '../context.js';
+import { accountOf, requireStaticIp, type SimContext, tradingAccountOf } from '../context.js';
 import { notFoundError, orderError } from '../errors.js';
 import { asFields, optEnum, optInt, optNumber } from '../input.js';
 import { readPlaceOrder, refusal } from './order-input.js';
@@ -13,9 +13,7 @@ interface IdParams {
 
 export function registerOrderRoutes(app: FastifyInstance, ctx: SimContext): void {
   app.post('/orders', async (request) => {
-    const account = accountOf(request);
-    requireStaticIp(request, account);
-    requireTradingEnabled(account);
+    const account = tradingAccountOf(request);
     const { order, instrument } = readPlaceOrder(ctx, asFields(request.body));
     if (account.book.size() >= MAX_ORDERS_PER_DAY) throw orderError('Order book full for the day');
     const r = account.book.place(order, instrument);
@@ -23,9 +21,7 @@ export function registerOrderRoutes(app: FastifyInstance, ctx: SimContext): void
   });
 
   app.post('/orders/slicing', async (request) => {
-    const account = accountOf(request);
-    requireStaticIp(request, account);
-    requireTradingEnabled(account);
+    const account = tradingAccountOf(request);
     const { order, instrument } = readPlaceOrder(ctx, asFields(request.body));
     const freeze = Math.max(
       instrument.lotSize,
@@ -42,9 +38,7 @@ export function registerOrderRoutes(app: FastifyInstance, ctx: SimContext): void
   });
 
   app.put<{ Params: IdParams }>('/orders/:orderId', async (request) => {
-    const account = accountOf(request);
-    requireStaticIp(request, account);
-    requireTradingEnabled(account);
+    const account = tradingAccountOf(request);
     const f = asFields(request.body);
     const orderType = optEnum(f, 'orderType', ORDER_TYPES);
     const quantity = optInt(f, 'quantity', 1, 10_000_000);

@@ -1,16 +1,14 @@
 /** Super orders: place (entry + target + stop-loss), modify one leg, cancel a leg, list. */
 import type { FastifyInstance } from 'fastify';
 import { LEG_NAMES } from '../../accounts/types.js';
-import { accountOf, requireStaticIp, requireTradingEnabled, type SimContext } from '../context.js';
+import { accountOf, requireStaticIp, type SimContext, tradingAccountOf } from '../context.js';
 import { inputError } from '../errors.js';
 import { asFields, optEnum, optInt, optNumber, reqEnum, reqNumber } from '../input.js';
 import { readPlaceOrder, refusal } from './order-input.js';
 
 export function registerSuperRoutes(app: FastifyInstance, ctx: SimContext): void {
   app.post('/super/orders', async (request) => {
-    const account = accountOf(request);
-    requireStaticIp(request, account);
-    requireTradingEnabled(account);
+    const account = tradingAccountOf(request);
     const f = asFields(request.body);
     const { order, instrument } = readPlaceOrder(ctx, f, ['LIMIT', 'MARKET']);
     const targetPrice = reqNumber(f, 'targetPrice');
@@ -27,9 +25,7 @@ export function registerSuperRoutes(app: FastifyInstance, ctx: SimContext): void
   });
 
   app.put<{ Params: { orderId: string } }>('/super/orders/:orderId', async (request) => {
-    const account = accountOf(request);
-    requireStaticIp(request, account);
-    requireTradingEnabled(account);
+    const account = tradingAccountOf(request);
     const f = asFields(request.body);
     const legName = reqEnum(f, 'legName', LEG_NAMES);
     const orderType = optEnum(f, 'orderType', ['LIMIT', 'MARKET'] as const);
