@@ -40,6 +40,15 @@ export function asFields(body: unknown, what = 'body'): Fields {
   return body as Fields;
 }
 
+/** The fields the request named (defined ones only): a modification changes nothing else. */
+export function namedFields<T extends Record<string, unknown>>(
+  fields: T,
+): { [K in keyof T]?: Exclude<T[K], undefined> } {
+  return Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== undefined)) as {
+    [K in keyof T]?: Exclude<T[K], undefined>;
+  };
+}
+
 export function optString(f: Fields, key: string, max = 200): string | undefined {
   const v = f[key];
   if (v === undefined || v === null || v === '') return undefined;

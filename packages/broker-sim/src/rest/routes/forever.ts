@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { MAX_FOREVER_ORDERS } from '../../accounts/forever-orders.js';
 import { accountOf, requireStaticIp, type SimContext, tradingAccountOf } from '../context.js';
 import { inputError, orderError } from '../errors.js';
-import { asFields, optEnum, optInt, optNumber, reqEnum, reqNumber } from '../input.js';
+import { asFields, namedFields, optEnum, optInt, optNumber, reqEnum, reqNumber } from '../input.js';
 import { readPlaceOrder, refusal } from './order-input.js';
 
 export function registerForeverRoutes(app: FastifyInstance, ctx: SimContext): void {
@@ -53,12 +53,7 @@ export function registerForeverRoutes(app: FastifyInstance, ctx: SimContext): vo
     const ltp = existing ? (ctx.market.quote(Number(existing.securityId))?.ltp ?? 0) : 0;
     const r = account.forever.modify(
       request.params.orderId,
-      {
-        ...(quantity !== undefined ? { quantity } : {}),
-        ...(price !== undefined ? { price } : {}),
-        ...(triggerPrice !== undefined ? { triggerPrice } : {}),
-        ...(legName !== undefined ? { legName } : {}),
-      },
+      namedFields({ quantity, price, triggerPrice, legName }),
       ltp,
     );
     if (typeof r === 'string') throw refusal(r, 'forever order');

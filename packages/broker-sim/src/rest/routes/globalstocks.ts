@@ -8,6 +8,7 @@ import { inputError, notFoundError } from '../errors.js';
 import {
   asFields,
   type Fields,
+  namedFields,
   optBool,
   optEnum,
   optNumber,
@@ -90,11 +91,7 @@ function registerUsOrderRoutes(app: FastifyInstance, ctx: SimContext): void {
     usInstrument(ctx, f);
     const quantity = quantityOf(f, false);
     const price = optNumber(f, 'price');
-    const r = account.us.modify(request.params.orderId, {
-      orderType,
-      ...(quantity !== undefined ? { quantity } : {}),
-      ...(price !== undefined ? { price } : {}),
-    });
+    const r = account.us.modify(request.params.orderId, { orderType, ...namedFields({ quantity, price }) });
     if (typeof r === 'string') throw refusal(r);
     return { orderId: r.orderId, orderStatus: r.orderStatus };
   });

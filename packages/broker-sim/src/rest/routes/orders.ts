@@ -4,7 +4,7 @@ import { MAX_ORDERS_PER_DAY } from '../../accounts/order-book.js';
 import { ORDER_TYPES, VALIDITIES } from '../../accounts/types.js';
 import { accountOf, requireStaticIp, type SimContext, tradingAccountOf } from '../context.js';
 import { notFoundError, orderError } from '../errors.js';
-import { asFields, optEnum, optInt, optNumber } from '../input.js';
+import { asFields, namedFields, optEnum, optInt, optNumber } from '../input.js';
 import { readPlaceOrder, refusal } from './order-input.js';
 
 interface IdParams {
@@ -46,14 +46,10 @@ export function registerOrderRoutes(app: FastifyInstance, ctx: SimContext): void
     const triggerPrice = optNumber(f, 'triggerPrice');
     const disclosedQuantity = optInt(f, 'disclosedQuantity', 0);
     const validity = optEnum(f, 'validity', VALIDITIES);
-    const r = account.book.modify(request.params.orderId, {
-      ...(orderType !== undefined ? { orderType } : {}),
-      ...(quantity !== undefined ? { quantity } : {}),
-      ...(price !== undefined ? { price } : {}),
-      ...(triggerPrice !== undefined ? { triggerPrice } : {}),
-      ...(disclosedQuantity !== undefined ? { disclosedQuantity } : {}),
-      ...(validity !== undefined ? { validity } : {}),
-    });
+    const r = account.book.modify(
+      request.params.orderId,
+      namedFields({ orderType, quantity, price, triggerPrice, disclosedQuantity, validity }),
+    );
     if (typeof r === 'string') throw refusal(r);
     return { orderId: r.orderId, orderStatus: r.orderStatus };
   });

@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { LEG_NAMES } from '../../accounts/types.js';
 import { accountOf, requireStaticIp, type SimContext, tradingAccountOf } from '../context.js';
 import { inputError } from '../errors.js';
-import { asFields, optEnum, optInt, optNumber, reqEnum, reqNumber } from '../input.js';
+import { asFields, namedFields, optEnum, optInt, optNumber, reqEnum, reqNumber } from '../input.js';
 import { readPlaceOrder, refusal } from './order-input.js';
 
 export function registerSuperRoutes(app: FastifyInstance, ctx: SimContext): void {
@@ -34,14 +34,11 @@ export function registerSuperRoutes(app: FastifyInstance, ctx: SimContext): void
     const targetPrice = optNumber(f, 'targetPrice');
     const stopLossPrice = optNumber(f, 'stopLossPrice');
     const trailingJump = optNumber(f, 'trailingJump');
-    const r = account.supers.modify(request.params.orderId, legName, {
-      ...(orderType !== undefined ? { orderType } : {}),
-      ...(quantity !== undefined ? { quantity } : {}),
-      ...(price !== undefined ? { price } : {}),
-      ...(targetPrice !== undefined ? { targetPrice } : {}),
-      ...(stopLossPrice !== undefined ? { stopLossPrice } : {}),
-      ...(trailingJump !== undefined ? { trailingJump } : {}),
-    });
+    const r = account.supers.modify(
+      request.params.orderId,
+      legName,
+      namedFields({ orderType, quantity, price, targetPrice, stopLossPrice, trailingJump }),
+    );
     if (typeof r === 'string') throw refusal(r, 'super order');
     return { orderId: request.params.orderId, orderStatus: r.orderStatus };
   });
