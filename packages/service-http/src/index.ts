@@ -105,3 +105,4 @@ export {
   routeDoc,
 } from './openapi/route-doc.js';
 export { DOCS_CONTENT_SECURITY_POLICY, installSecurityHeaders } from './security-headers.js';
+export { type ServiceLog, serviceAppOptions } from './service-app-options.js';

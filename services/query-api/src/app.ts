@@ -11,16 +11,15 @@ import {
   ApiKeyStore,
   createAuthLimits,
   HTTP_SERVICE_DEPS,
-  httpServerOptions,
   installAuth,
   installErrorHandler,
   installHttpMetrics,
   installMethodNotAllowed,
   KeyConcurrency,
   type LogSink,
-  redactingLoggerOptions,
   registerKeyRoutes,
   registerOpenApiDocs,
+  serviceAppOptions,
 } from '@feedpipe/service-http';
 import { ExclusiveLane, type Store } from '@feedpipe/store';
 import Fastify, { type FastifyInstance, type FastifyListenOptions } from 'fastify';
@@ -133,15 +132,8 @@ async function createHttpApp(
   docs = resolved.docs,
 ): Promise<FastifyInstance> {
   const app = Fastify({
-    ...httpServerOptions(resolved.server),
-    logger:
-      resolved.logLevel === false
-        ? false
-        : redactingLoggerOptions(resolved.logLevel, deps.logStream ?? process.stdout, () => logSecrets),
+    ...serviceAppOptions(resolved, { stream: deps.logStream ?? process.stdout, secrets: () => logSecrets }),
     bodyLimit: Math.max(resolved.server.bodyLimitBytes, resolved.sql.maxSqlLength * 4),
-    ajv: {
-      customOptions: { removeAdditional: false, coerceTypes: 'array', useDefaults: true, allErrors: false },
-    },
   });
   installErrorHandler(app);
   installMethodNotAllowed(app);

@@ -18,16 +18,15 @@ import {
   ApiKeyStore,
   createAuthLimits,
   HTTP_SERVICE_DEPS,
-  httpServerOptions,
   installAuth,
   installErrorHandler,
   installHttpMetrics,
   installMethodNotAllowed,
   type LogSink,
-  redactingLoggerOptions,
   registerKeyRoutes,
   registerOpenApiDocs,
   routeDoc,
+  serviceAppOptions,
 } from '@feedpipe/service-http';
 import type { Store } from '@feedpipe/store';
 import Fastify, { type FastifyInstance } from 'fastify';
@@ -230,18 +229,10 @@ export async function createTradingGateway(
       )
     : undefined;
 
-  const app = Fastify({
-    ...httpServerOptions(resolved.server),
-    logger:
-      resolved.logLevel === false
-        ? false
-        : redactingLoggerOptions(resolved.logLevel, deps.logStream ?? process.stdout, () => logSecrets),
-    // Query strings are text and coerced; trading bodies are checked by a strict compiler of their
-    // own (orders/strict-validation.ts) that never coerces.
-    ajv: {
-      customOptions: { removeAdditional: false, coerceTypes: 'array', useDefaults: true, allErrors: false },
-    },
-  });
+  // Trading bodies are checked by a strict compiler of their own (orders/strict-validation.ts).
+  const app = Fastify(
+    serviceAppOptions(resolved, { stream: deps.logStream ?? process.stdout, secrets: () => logSecrets }),
+  );
   installNoSniff(app);
   installErrorHandler(app, fromBrokerError);
   installMethodNotAllowed(app);
