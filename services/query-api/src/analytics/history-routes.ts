@@ -12,7 +12,7 @@ import { FORMAT_PROPERTY, SECURITY_ID_PARAMS } from '../http/schemas.js';
 import { tabularResponse } from '../http/tabular-doc.js';
 import type { OutputFormat } from '../query/formats.js';
 import { outputFormatOf } from '../query/negotiation.js';
-import { parseRange, RANGE_FROM_SCHEMA, RANGE_TO_SCHEMA, rangeQuerystring } from '../query/time.js';
+import { parseRange, rangeQuerystring } from '../query/time.js';
 import { cachedTabular, ttlFor } from './tabular-reply.js';
 
 /** The exchanges' calendar: a trading day is an IST (UTC+05:30) day. */
@@ -118,17 +118,7 @@ function registerDailyCandleRoute(app: FastifyInstance, ctx: ApiContext): void {
         description:
           'One row per trading day: `date` is the trading day, `time` the instant the service stamps it with (midnight IST, i.e. 18:30 UTC of the day before). A candle is returned when its date, as midnight UTC, lies in [date of from, to).',
         params,
-        querystring: {
-          type: 'object',
-          additionalProperties: false,
-          required: ['from'],
-          properties: {
-            from: RANGE_FROM_SCHEMA,
-            to: RANGE_TO_SCHEMA,
-            segment: SEGMENT_SCHEMA,
-            ...FORMAT_PROPERTY,
-          },
-        },
+        querystring: rangeQuerystring({ segment: SEGMENT_SCHEMA, ...FORMAT_PROPERTY }),
         responses: { 200: tabularResponse('DailyCandle', DAILY_CANDLE_COLUMNS) },
         errors: [406],
       }),

@@ -12,7 +12,7 @@ import { FORMAT_PROPERTY, UNDERLYING_PARAMS } from '../http/schemas.js';
 import { tabularResponse } from '../http/tabular-doc.js';
 import type { OutputFormat } from '../query/formats.js';
 import { outputFormatOf } from '../query/negotiation.js';
-import { parseRange, RANGE_FROM_SCHEMA, RANGE_TO_SCHEMA, rangeQuerystring } from '../query/time.js';
+import { parseRange, rangeQuerystring } from '../query/time.js';
 import { FINAL_SETTINGS } from './history-routes.js';
 import { cachedTabular, ttlFor } from './tabular-reply.js';
 
@@ -161,47 +161,40 @@ const EXPIRY_LIST = {
 } as const;
 
 /** The filters of the expired-options series. */
-const EXPIRED_QUERY = {
-  type: 'object',
-  additionalProperties: false,
-  required: ['from'],
-  properties: {
-    from: RANGE_FROM_SCHEMA,
-    to: RANGE_TO_SCHEMA,
-    instrument: {
-      type: 'string',
-      enum: ['OPTIDX', 'OPTSTK'],
-      description: 'index (OPTIDX) or stock (OPTSTK) options; default: both',
-    },
-    expiryFlag: {
-      type: 'string',
-      enum: ['WEEK', 'MONTH'],
-      description: 'weekly or monthly expiries; default: both',
-    },
-    expiryCode: {
-      type: 'integer',
-      enum: [1, 2, 3],
-      description: 'near (1), next (2) or far (3) expiry; default: all',
-    },
-    optionType: {
-      type: 'string',
-      enum: ['CALL', 'PUT'],
-      description: 'calls or puts; default: both',
-    },
-    strikeOffset: {
-      type: 'integer',
-      minimum: -10,
-      maximum: 10,
-      description: 'strikes from ATM (0 = ATM); default: all',
-    },
-    interval: {
-      type: 'integer',
-      enum: [1, 5, 15, 30, 60],
-      description: 'bar length in minutes; default: all',
-    },
-    ...FORMAT_PROPERTY,
+const EXPIRED_QUERY = rangeQuerystring({
+  instrument: {
+    type: 'string',
+    enum: ['OPTIDX', 'OPTSTK'],
+    description: 'index (OPTIDX) or stock (OPTSTK) options; default: both',
   },
-} as const;
+  expiryFlag: {
+    type: 'string',
+    enum: ['WEEK', 'MONTH'],
+    description: 'weekly or monthly expiries; default: both',
+  },
+  expiryCode: {
+    type: 'integer',
+    enum: [1, 2, 3],
+    description: 'near (1), next (2) or far (3) expiry; default: all',
+  },
+  optionType: {
+    type: 'string',
+    enum: ['CALL', 'PUT'],
+    description: 'calls or puts; default: both',
+  },
+  strikeOffset: {
+    type: 'integer',
+    minimum: -10,
+    maximum: 10,
+    description: 'strikes from ATM (0 = ATM); default: all',
+  },
+  interval: {
+    type: 'integer',
+    enum: [1, 5, 15, 30, 60],
+    description: 'bar length in minutes; default: all',
+  },
+  ...FORMAT_PROPERTY,
+});
 
 interface ChainQuery {
   expiry?: string;
