@@ -174,6 +174,26 @@ function sinkInserts(first: ProbeSample | undefined, last: ProbeSample | undefin
   };
 }
 
+/**
+ * The gateway's store statements between two samples, by statement: how many ran (the probes'
+ * orders and what their postbacks read) and their mean time, the breakdown of an order's wait.
+ */
+function orderStore(first: ProbeSample | undefined, last: ProbeSample | undefined) {
+  const a = first?.order_store;
+  const b = last?.order_store;
+  if (!a || !b) return null;
+  const out: Record<string, { count: number; mean_ms: number | null }> = {};
+  for (const [statement, end] of Object.entries(b)) {
+    const begin = a[statement] ?? { count: 0, seconds: 0 };
+    const count = end.count - begin.count;
+    out[statement] = {
+      count,
+      mean_ms: count === 0 ? null : Math.round(((end.seconds - begin.seconds) / count) * 1000),
+    };
+  }
+  return out;
+}
+
 /** A phase's figures: `samples[0]` is the sample its first window starts from. */
 function phase(samples: ProbeSample[]) {
   const stored = samples.map((s) => s.stored_ticks);
@@ -199,6 +219,7 @@ function phase(samples: ProbeSample[]) {
     readyz_failures: readyzFailures.length,
     readyz_failed: [...new Set(readyzFailures)],
     sink_inserts: sinkInserts(samples[0], samples.at(-1), samples.length - 1),
+    order_store: orderStore(samples[0], samples.at(-1)),
     npm_start_fds: samples.map((s) => s.fds),
     ok:
       rose.length > 0 &&

@@ -45,6 +45,11 @@ export interface ProbeSample {
    * from its /metrics; null if unread.
    */
   gateway_event_loop_lag_max_ms: number | null;
+  /**
+   * The gateway's store statements on the order path so far, by statement (its
+   * trading_gateway_order_store_seconds), read after the probe's order was answered; null if unread.
+   */
+  order_store: OrderStoreTotals | null;
   /** Descriptors open in the npm start process; null where /proc cannot be read. */
   fds: number | null;
 }
@@ -119,6 +124,23 @@ async function gatewayLag(t: ProbeTargets): Promise<number | null> {
   return answer.status === '200' ? eventLoopLagMs(answer.body) : null;
 }
 
+/** Per statement of the order path: how many ran, and their seconds in all. */
+export type OrderStoreTotals = Record<string, { count: number; seconds: number }>;
+
+async function orderStoreTotals(t: ProbeTargets): Promise<OrderStoreTotals | null> {
+  const answer = await call(`${t.gatewayUrl}/metrics`);
+  if (answer.status !== '200') return null;
+  const totals: OrderStoreTotals = {};
+  const series = /^trading_gateway_order_store_seconds_(sum|count)\{statement="([a-z_]+)"\} (\S+)$/gm;
+  for (const [, kind, statement, value] of answer.body.matchAll(series)) {
+    const entry = totals[statement as string] ?? { count: 0, seconds: 0 };
+    totals[statement as string] = entry;
+    if (kind === 'sum') entry.seconds = Number(value);
+    else entry.count = Number(value);
+  }
+  return totals;
+}
+
 let orders = 0;
 
 /** One real order with the trade key, a correlation id of its own each time. */
@@ -142,10 +164,10 @@ function openDescriptors(pid: number): number | null {
 
 /** One sample: every probe at once, so a slow one does not delay the others. */
 export async function sample(t: ProbeTargets, atS: number): Promise<ProbeSample> {
-  const [stored, sink, order, queryApi, pipeline, gateway, gatewayLagMs] = await Promise.all([
+  const [stored, sink, [order, orderStore], queryApi, pipeline, gateway, gatewayLagMs] = await Promise.all([
     storedTicks(t),
     sinkProgress(t),
-    placeOrder(t),
+    placeOrder(t).then(async (placed) => [placed, await orderStoreTotals(t)] as const),
     call(`${t.apiUrl}/readyz`),
     call(`${t.opsUrl}/readyz`),
     call(`${t.gatewayUrl}/healthz`),
@@ -159,6 +181,7 @@ export async function sample(t: ProbeTargets, atS: number): Promise<ProbeSample>
     ready: { query_api: queryApi.status, pipeline: pipeline.status, gateway: gateway.status },
     gateway_healthz_ms: gateway.ms,
     gateway_event_loop_lag_max_ms: gatewayLagMs,
+    order_store: orderStore,
     fds: openDescriptors(t.pid),
   };
 }

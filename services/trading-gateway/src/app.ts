@@ -44,6 +44,7 @@ import { OrderDesk } from './orders/order-desk.js';
 import { ORDER_ROUTES } from './orders/order-routes.js';
 import { OrderOwners } from './orders/ownership.js';
 import { PreTradeChecks } from './orders/pre-trade.js';
+import { TimedLane } from './orders/timed-store.js';
 import { registerRouteSpecs } from './orders/trade-route.js';
 import { type PostbackReceiver, type PostbackReceiverOptions, postbackRoutes } from './postbacks/index.js';
 import {
@@ -216,9 +217,13 @@ export async function createTradingGateway(
     now,
   });
   const logSecrets = [...(deps.logSecrets ?? []), ...(deps.postbacks?.secret ? [deps.postbacks.secret] : [])];
-  const audit = new AuditLog(lane, now);
-  const instruments = new InstrumentReference(lane, deps.instruments ?? [], { now });
-  const owners = new OrderOwners(lane);
+  const timed = (labels: ConstructorParameters<typeof TimedLane>[2]) =>
+    new TimedLane(lane, metrics.orderStore, labels);
+  const audit = new AuditLog(timed({ read: 'audit_read', write: 'audit_write' }), now);
+  const instruments = new InstrumentReference(timed({ read: 'instrument_read' }), deps.instruments ?? [], {
+    now,
+  });
+  const owners = new OrderOwners(timed({ read: 'owner_read' }));
   const desk = deps.broker
     ? new OrderDesk(
         audit,

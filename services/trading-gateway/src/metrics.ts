@@ -6,13 +6,15 @@
  * `query_api_*` while they lived in the query API; the dashboard and alerts use the new names.
  */
 import { createHttpMetrics, type HttpMetrics } from '@feedpipe/service-http';
-import { Counter } from 'prom-client';
+import { Counter, Histogram } from 'prom-client';
 import { createFillMetrics, type FillMetrics } from './fills/fill-metrics.js';
 
 export const GATEWAY_METRIC_PREFIX = 'trading_gateway_';
 
 export interface GatewayMetrics extends HttpMetrics {
   readonly orders: Counter<'action' | 'outcome'>;
+  /** Each store statement of the order path, by what it is for (orders/timed-store.ts). */
+  readonly orderStore: Histogram<'statement'>;
   /** The fill recorder's and the end-of-day snapshots' (`trading_gateway_fill*`, `_account_snapshots_total`). */
   readonly fills: FillMetrics;
 }
@@ -25,6 +27,13 @@ export function createGatewayMetrics(processMetrics: boolean): GatewayMetrics {
       name: `${GATEWAY_METRIC_PREFIX}order_requests_total`,
       help: 'Order requests by action and outcome',
       labelNames: ['action', 'outcome'],
+      registers: [http.registry],
+    }),
+    orderStore: new Histogram({
+      name: `${GATEWAY_METRIC_PREFIX}order_store_seconds`,
+      help: 'Store statements of the order path (audit, instruments, owners) by statement, in seconds',
+      labelNames: ['statement'],
+      buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
       registers: [http.registry],
     }),
     fills: createFillMetrics(http.registry, GATEWAY_METRIC_PREFIX),

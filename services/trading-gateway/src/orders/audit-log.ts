@@ -6,6 +6,7 @@
 import { SERVICE_TABLES } from '@feedpipe/contracts';
 import type { StoreLane } from '@feedpipe/store';
 import { TradingGatewayError } from '../errors.js';
+import { CorrelationIndex } from './correlation-index.js';
 
 export type AuditOutcome = '' | 'accepted' | 'rejected' | 'refused' | 'unknown' | 'replayed';
 
@@ -57,12 +58,16 @@ export class AuditLog {
   readonly #store: StoreLane;
   readonly #now: () => number;
 
-  constructor(store: StoreLane, now: () => number = Date.now) {
+  readonly #index: CorrelationIndex;
+
+  constructor(store: StoreLane, now: () => number = Date.now, index = new CorrelationIndex(store)) {
     this.#store = store;
     this.#now = now;
+    this.#index = index;
   }
 
   async write(row: AuditRow): Promise<void> {
+    this.#index.note(row.correlationId);
     try {
       await this.#store.insertRows(AUDIT_TABLE, COLUMNS, [
         [
@@ -108,6 +113,7 @@ export class AuditLog {
    * key does not block another. Rows without a key (none are written so) claim nothing.
    */
   async history(correlationId: string, keyId: string): Promise<CorrelationHistory> {
+    if (!(await this.#index.mayHaveRows(correlationId))) return { last: undefined, otherKeys: false };
     let rows: {
       own: string;
       others: string;
@@ -158,6 +164,7 @@ export class AuditLog {
 
   /** The keys that sent an order with this correlationId (phase `request` rows). */
   async keysOf(correlationId: string): Promise<string[]> {
+    if (!(await this.#index.mayHaveRows(correlationId))) return [];
     try {
       const rows = await this.#store.rows<{ key_id: string }>(
         `SELECT DISTINCT key_id FROM ${AUDIT_TABLE}
