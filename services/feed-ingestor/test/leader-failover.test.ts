@@ -115,6 +115,14 @@ async function ledgerGaps(prefix: string, cause: string): Promise<number> {
   return records.filter((r) => r.value.type === 'gap' && r.value.cause === cause).length;
 }
 
+/** How long each of the ledger's gaps of `cause` lasted, ms. */
+async function gapLengthsMs(prefix: string, cause: string): Promise<number[]> {
+  const records = await readTopic(brokers, prefixedTopics(prefix).status);
+  return records
+    .filter((r) => r.value.type === 'gap' && r.value.cause === cause)
+    .map((r) => ((r.value.endedAt as number) - (r.value.startedAt as number)) / 1000);
+}
+
 async function leaderAndStandby(seed: number, connections = 2) {
   const model = new MarketModel({ seed, instruments: 600 });
   server = await startFeedServer({ model, port: 0, load: { packetsPerSecond: 3_000, tickIntervalMs: 5 } });
@@ -235,6 +243,10 @@ describe('a standby ingestor', () => {
       const sent = ids.reduce((n, id) => n + (server?.sentFor(Number(id)).distinctTrade ?? 0), 0);
       expect(kept.size).toBe(sent);
       expect(await ledgerGaps(prefix, 'handover')).toBe(ids.length);
+      // Make-before-break leaves no instrument unlive; break-before-make, each one for a while.
+      const lengths = await gapLengthsMs(prefix, 'handover');
+      if (connections < 5) expect(lengths.every((ms) => ms === 0)).toBe(true);
+      else expect(lengths.every((ms) => ms > 0)).toBe(true);
       expect(await ledgerGaps(prefix, 'failover')).toBe(0);
     }, 150_000);
   }

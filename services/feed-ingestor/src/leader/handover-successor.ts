@@ -44,6 +44,10 @@ interface Succession {
   closedAt: Map<number, number>;
   /** Connections whose chunks still wait for the cut. */
   held: Set<number>;
+  /** Connections whose cut came. */
+  cut: Set<number>;
+  /** Connections whose handover gap is in the ledger. */
+  gapWritten: Set<number>;
   accepted: boolean;
   over: boolean;
 }
@@ -76,8 +80,27 @@ export class HandoverSuccessor {
       void this.#d
         .send({ type: 'handover-ready', id: current.id, connection, liveAtMs })
         .catch(() => undefined);
+      this.#recordGapOnce(current, connection);
     }
     return true;
+  }
+
+  /**
+   * The handover's gap of a connection: from the old leader's close to this process's first frame
+   * there (none when that came first). Written once both are known: the cut may come before the
+   * first frame (break-before-make), or after it.
+   */
+  #recordGapOnce(current: Succession, connection: number): void {
+    const liveAt = current.liveAt.get(connection);
+    const closedAt = current.closedAt.get(connection);
+    if (liveAt === undefined || closedAt === undefined || !current.cut.has(connection)) return;
+    if (current.gapWritten.has(connection)) return;
+    current.gapWritten.add(connection);
+    const endedAt = Math.max(closedAt, liveAt);
+    this.#d.recordGap({ connection, cause: 'handover', startedAtMs: closedAt, endedAtMs: endedAt });
+    this.#d.log(
+      `handover: connection ${connection} taken over; its instruments were live nowhere for ${endedAt - closedAt} ms`,
+    );
   }
 
   onMessage(message: ControlMessage): void {
@@ -92,6 +115,8 @@ export class HandoverSuccessor {
           liveAt: new Map(),
           closedAt: new Map(),
           held: new Set(),
+          cut: new Set(),
+          gapWritten: new Set(),
           accepted: false,
           over: false,
         };
@@ -129,19 +154,9 @@ export class HandoverSuccessor {
     } else if (message.type === 'handover-cut') {
       this.#d.adopt(message.connection, message.last);
       current.held.delete(message.connection);
+      current.cut.add(message.connection);
       this.#d.pipeline.releaseConnection(message.connection);
-      const closedAt = current.closedAt.get(message.connection) ?? Date.now();
-      const liveAt = current.liveAt.get(message.connection) ?? closedAt;
-      const endedAt = Math.max(closedAt, liveAt);
-      this.#d.recordGap({
-        connection: message.connection,
-        cause: 'handover',
-        startedAtMs: closedAt,
-        endedAtMs: endedAt,
-      });
-      this.#d.log(
-        `handover: connection ${message.connection} taken over; its instruments were live nowhere for ${endedAt - closedAt} ms, and the cut came ${Date.now() - closedAt} ms after the leader closed it`,
-      );
+      this.#recordGapOnce(current, message.connection);
     } else if (message.type === 'handover-done' || message.type === 'handover-abort') {
       current.over = true;
       if (message.type === 'handover-abort') this.#d.log(`handover: the leader aborted it (${message.why})`);
