@@ -1,21 +1,24 @@
 /**
  * The stopping leader's half of a planned handover (the successor's: handover-successor.ts). The
- * leader offers its connections; the first standby to claim takes them one at a time, oldest first:
+ * leader offers its connections; the first standby to claim takes them one at a time, oldest first.
+ * The successor opens its connection for the next one as soon as the previous one is closed:
  *
  * - **spare** (the client id has a free connection slot: this process uses fewer than 5): the
- *   successor opens its connection first, and the leader closes its own once the successor's is
- *   live. Make-before-break: every trade reaches one process or both; none is missed.
- * - **no spare** (all 5 in use): the leader closes its connection first and the successor opens its
- *   own at once, break-before-make. The feed's limit would also allow a 6th connection that evicts
- *   the client's oldest with 805; that is as short a gap (the successor's subscription round trip),
- *   but which connection the service evicts is its choice, not ours, so the handover does not build
- *   on it. The gap is the successor's connect and subscribe time, recorded in the ledger.
+ *   successor's connection is the 5th; the leader closes its own once the successor's is live.
+ *   Make-before-break: every trade reaches one process or both; none is missed.
+ * - **no spare** (all 5 in use): the successor's connection is the 6th, and the service evicts the
+ *   client's oldest with 805 (the spec's rule), which is the leader's connection being handed over:
+ *   offered oldest first, each one is the oldest left when its turn comes. The leader takes that
+ *   805 as its close. The instruments are live nowhere from the eviction to the successor's first
+ *   frame: its subscription round trip, recorded in the ledger. Should the service evict another
+ *   connection, the handover stops (the rest moves by failover).
  *
  * After closing a connection the leader waits until Kafka acknowledged everything it read there and
  * sends the cut: each instrument's last trade produced. The successor produces only what is newer,
  * so what both processes read during the overlap goes to Kafka once. The leader records no gap of
  * its own for a connection handed over (the successor records the handover's).
  */
+
 import { randomUUID } from 'node:crypto';
 import { MAX_CONNECTIONS_PER_CLIENT } from '../feed/connection-pool.js';
 import type { ControlInbox } from './control-inbox.js';
@@ -31,6 +34,7 @@ export interface HandoverLeaderDeps {
     snapshot(): Array<{ index: number; state: string; stateSince: number }>;
     isRunning(index: number): boolean;
     stopConnection(index: number): void;
+    watchStates(watcher: (index: number, state: string) => void): () => void;
   };
   book: {
     connections: number;
@@ -86,25 +90,66 @@ export async function handOverConnections(deps: HandoverLeaderDeps): Promise<Han
     return 'unclaimed';
   }
   deps.log(
-    `handover: ${claim.by} takes over ${connections.length} connections (${spare ? 'spare slot, make-before-break' : 'no spare slot, break-before-make'})`,
+    `handover: ${claim.by} takes over ${connections.length} connections (${spare ? 'spare slot, make-before-break' : "no spare slot: each of its connections evicted by the successor's, 805"})`,
   );
   const live = (index: number) => deps.inbox.next(ofThis('handover-ready', index), stepMs, from);
-  for (const { index } of connections) {
-    if (spare && !(await live(index))) {
-      return abort(deps, id, `the successor's connection ${index} was not live within ${stepMs} ms`);
+  const evictions = new EvictionWatch(deps.pool);
+  try {
+    for (const { index } of connections) {
+      let closedAtMs: number;
+      if (spare) {
+        if (!(await live(index)))
+          return abort(deps, id, `the successor's connection ${index} was not live within ${stepMs} ms`);
+        closedAtMs = Date.now();
+      } else {
+        const evicted = await evictions.next(stepMs);
+        if (evicted?.index !== index) {
+          const what = evicted
+            ? `evicted connection ${evicted.index}`
+            : `evicted nothing within ${stepMs} ms`;
+          return abort(deps, id, `the service ${what} where connection ${index} (the oldest) was due`);
+        }
+        closedAtMs = evicted.atMs;
+      }
+      deps.release(index);
+      deps.pool.stopConnection(index);
+      await deps.send({ type: 'handover-closed', id, connection: index, closedAtMs });
+      await deps.drainConnection(index);
+      const held = deps.book.instrumentsOf(index);
+      await deps.send({ type: 'handover-cut', id, connection: index, last: deps.lastTradesOf(held.trade) });
     }
-    deps.release(index);
-    deps.pool.stopConnection(index);
-    await deps.send({ type: 'handover-closed', id, connection: index, closedAtMs: Date.now() });
-    await deps.drainConnection(index);
-    const held = deps.book.instrumentsOf(index);
-    await deps.send({ type: 'handover-cut', id, connection: index, last: deps.lastTradesOf(held.trade) });
-    if (!spare && !(await live(index))) {
-      return abort(deps, id, `the successor's connection ${index} was not live within ${stepMs} ms`);
-    }
+  } finally {
+    evictions.stop();
   }
   await deps.send({ type: 'handover-done', id });
   return 'done';
+}
+
+/** The leader's connections evicted with 805 since the handover began, in order. */
+class EvictionWatch {
+  readonly #seen: Array<{ index: number; atMs: number }> = [];
+  readonly #unwatch: () => void;
+  #taken = 0;
+
+  constructor(pool: HandoverLeaderDeps['pool']) {
+    this.#unwatch = pool.watchStates((index, state) => {
+      if (state === 'evicted') this.#seen.push({ index, atMs: Date.now() });
+    });
+  }
+
+  /** The next eviction not taken yet; undefined after `timeoutMs`. Polls: a handover step is rare. */
+  async next(timeoutMs: number): Promise<{ index: number; atMs: number } | undefined> {
+    const deadline = Date.now() + timeoutMs;
+    while (this.#taken >= this.#seen.length) {
+      if (Date.now() > deadline) return undefined;
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+    return this.#seen[this.#taken++];
+  }
+
+  stop(): void {
+    this.#unwatch();
+  }
 }
 
 async function abort(deps: HandoverLeaderDeps, id: string, why: string): Promise<HandoverOutcome> {

@@ -135,7 +135,7 @@ export class HandoverSuccessor {
         this.#d.designate();
         this.#d.log(`handover: taking over ${current.connections.length} connections`);
         this.#extendAuthority();
-        if (current.spare && current.connections[0]) this.#open(current, current.connections[0]);
+        if (current.connections[0]) this.#open(current, current.connections[0]);
         return;
       default:
         if (!current?.accepted || !('id' in message) || message.id !== current.id) return;
@@ -147,9 +147,10 @@ export class HandoverSuccessor {
   #follow(current: Succession, message: ControlMessage): void {
     if (message.type === 'handover-closed') {
       current.closedAt.set(message.connection, message.closedAtMs);
+      // The next one may open now: with a spare slot it takes the freed slot; without one it is
+      // the 6th connection, and the service evicts the leader's next oldest (handover-leader.ts).
       const at = current.connections.findIndex((c) => c.index === message.connection);
-      // No spare slot: this connection opens now; with one: the next one may (the slot is free).
-      const next = current.spare ? current.connections[at + 1] : current.connections[at];
+      const next = current.connections[at + 1];
       if (next) this.#open(current, next);
     } else if (message.type === 'handover-cut') {
       this.#d.adopt(message.connection, message.last);
