@@ -88,7 +88,7 @@ export class HandoverSuccessor {
   /**
    * The handover's gap of a connection: from the old leader's close to this process's first frame
    * there (none when that came first). Written once both are known: the cut may come before the
-   * first frame (break-before-make), or after it.
+   * first frame (an 805 eviction's connection), or after it (a spare slot's).
    */
   #recordGapOnce(current: Succession, connection: number): void {
     const liveAt = current.liveAt.get(connection);
