@@ -37,7 +37,6 @@ export interface HandoverSuccessorDeps {
 
 interface Succession {
   id: string;
-  spare: boolean;
   connections: HandoverConnection[];
   /** Connections opened here: when each went live, if it has. */
   liveAt: Map<number, number | undefined>;
@@ -110,7 +109,6 @@ export class HandoverSuccessor {
         if (!this.#d.standingBy() || (current && !current.over) || !this.#fits(message.connections)) return;
         this.#current = {
           id: message.id,
-          spare: message.spare,
           connections: message.connections,
           liveAt: new Map(),
           closedAt: new Map(),
