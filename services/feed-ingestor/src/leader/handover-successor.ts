@@ -28,7 +28,10 @@ export interface HandoverSuccessorDeps {
     maxPerConnection: number;
     place(connection: number, kind: 'trade' | 'ohlc', ids: readonly string[], atMs?: number): string[];
   };
-  pool: { startConnection(index: number): void };
+  pool: {
+    startConnection(index: number): void;
+    watchStates(watcher: (index: number, state: string) => void): () => void;
+  };
   pipeline: { holdConnection(connection: number): void; releaseConnection(connection: number): void };
   adopt: (connection: number, last: ReadonlyArray<readonly [number, number, number]>) => void;
   recordGap: (interval: GapInterval) => void;
@@ -45,6 +48,8 @@ interface Succession {
   held: Set<number>;
   /** Connections whose cut came. */
   cut: Set<number>;
+  /** When the socket of each connection opened here. */
+  openedAt: Map<number, number>;
   /** Connections whose handover gap is in the ledger. */
   gapWritten: Set<number>;
   accepted: boolean;
@@ -57,6 +62,13 @@ export class HandoverSuccessor {
 
   constructor(deps: HandoverSuccessorDeps) {
     this.#d = deps;
+    // When each connection's socket opened: the log tells the handover's gap apart into the
+    // socket's opening and its subscriptions' first answer.
+    deps.pool.watchStates((index, state) => {
+      const current = this.#current;
+      if (state === 'open' && current?.liveAt.has(index) && !current.openedAt.has(index))
+        current.openedAt.set(index, Date.now());
+    });
   }
 
   /** This process took connections over in a handover (the leader's start then opens only the rest). */
@@ -97,8 +109,13 @@ export class HandoverSuccessor {
     current.gapWritten.add(connection);
     const endedAt = Math.max(closedAt, liveAt);
     this.#d.recordGap({ connection, cause: 'handover', startedAtMs: closedAt, endedAtMs: endedAt });
+    const openedAt = current.openedAt.get(connection);
+    const opened =
+      openedAt === undefined
+        ? ''
+        : ` (socket open ${openedAt - closedAt} ms after the leader's close, first frame ${liveAt - openedAt} ms after that)`;
     this.#d.log(
-      `handover: connection ${connection} taken over; its instruments were live nowhere for ${endedAt - closedAt} ms`,
+      `handover: connection ${connection} taken over; its instruments were live nowhere for ${endedAt - closedAt} ms${opened}`,
     );
   }
 
@@ -114,6 +131,7 @@ export class HandoverSuccessor {
           closedAt: new Map(),
           held: new Set(),
           cut: new Set(),
+          openedAt: new Map(),
           gapWritten: new Set(),
           accepted: false,
           over: false,
