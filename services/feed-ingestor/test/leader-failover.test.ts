@@ -243,10 +243,11 @@ describe('a standby ingestor', () => {
       const sent = ids.reduce((n, id) => n + (server?.sentFor(Number(id)).distinctTrade ?? 0), 0);
       expect(kept.size).toBe(sent);
       expect(await ledgerGaps(prefix, 'handover')).toBe(ids.length);
-      // Make-before-break leaves no instrument unlive; break-before-make, each one for a while.
+      // Make-before-break leaves no instrument unlive; with an 805 eviction each one may be, for the
+      // successor's subscription round trip (when the leader hears its 805 first).
       const lengths = await gapLengthsMs(prefix, 'handover');
       if (connections < 5) expect(lengths.every((ms) => ms === 0)).toBe(true);
-      else expect(lengths.every((ms) => ms > 0)).toBe(true);
+      else expect(lengths.every((ms) => ms >= 0 && ms < 30_000)).toBe(true);
       expect(await ledgerGaps(prefix, 'failover')).toBe(0);
     }, 150_000);
   }
