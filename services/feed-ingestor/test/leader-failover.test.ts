@@ -216,7 +216,7 @@ describe('a standby ingestor', () => {
 
   for (const [mode, connections] of [
     ['a spare connection slot (make-before-break)', 2],
-    ['no spare slot (break-before-make)', 5],
+    ['no spare slot (the successor evicts each connection, 805)', 5],
   ] as const) {
     it(`takes the connections over one by one when the leader stops, with ${mode}: every trade once`, async () => {
       const { a, b, prefix, ids } = await leaderAndStandby(43 + connections, connections);

@@ -257,6 +257,8 @@ export class KafkaLeadership {
       } catch (error) {
         if (this.#stopped) return;
         this.#o.onError?.(error as KafkaClientError);
+        // A refusal no retry inside join() fixes (authorisation, a bad session): try again slowly.
+        await new Promise((resolve) => setTimeout(resolve, 1_000));
         continue;
       }
       if (this.#stopped) return;
