@@ -76,11 +76,6 @@ export class HandoverSuccessor {
     return this.#current?.accepted === true;
   }
 
-  /** Connections opened here whose cut never came (the old leader fell mid-handover). */
-  heldConnections(): number[] {
-    return this.#current?.accepted ? [...this.#current.held] : [];
-  }
-
   /** Whether frames of `connection` are this process's to take (it opened it in a handover). */
   takes(connection: number): boolean {
     const current = this.#current;

@@ -75,7 +75,6 @@ export class IngestorLeadership {
   #lastAliveAtMs: number | undefined;
   #fenceTimer: NodeJS.Timeout | undefined;
   #aliveTimer: NodeJS.Timeout | undefined;
-  #fencedWhy: string | undefined;
   /** The group named another member leader while this one was a member. */
   #stoodBy = false;
 
@@ -131,11 +130,6 @@ export class IngestorLeadership {
     return this.#kafka.memberId;
   }
 
-  /** Why this process lost leadership, once it has. */
-  get fencedWhy(): string | undefined {
-    return this.#fencedWhy;
-  }
-
   /**
    * When the leader this process replaces was last known alive (epoch ms): its last `alive`
    * message (the channel reads back a few from before this process started), else, when the group
@@ -145,11 +139,6 @@ export class IngestorLeadership {
   predecessorLastAliveMs(): number | undefined {
     if (this.#lastAliveAtMs !== undefined) return this.#lastAliveAtMs;
     return this.#stoodBy ? Date.now() - this.options.sessionTimeoutMs : undefined;
-  }
-
-  /** Leads now, with its lease running: ask before every act of a leader. */
-  leading(): boolean {
-    return this.#kafka.leading();
   }
 
   /** Starts joining the group ('joining' until the group names this process leader or standby) and reads the control topic. */
@@ -165,7 +154,7 @@ export class IngestorLeadership {
 
   /**
    * The subscription overrides: `source` gives this process's when it leads (sent to the standbys on
-   * each change, `announceOverrides`, and every OVERRIDES_EVERY_MS); `adopt` takes the leader's while
+   * each change, `announceOverrides`, and every OVERRIDES_EVERY_TICKS alive messages); `adopt` takes the leader's while
    * it stands by.
    */
   shareOverrides(source: () => Overrides, adopt: (overrides: Overrides) => void): void {
@@ -226,10 +215,9 @@ export class IngestorLeadership {
     this.#metrics.leader.set(0);
     if (this.#role !== 'leader') return;
     this.#role = 'fenced';
-    this.#fencedWhy = why;
     this.#metrics.changes.inc({ to: 'fenced' });
     this.#d.log(`leadership: this process no longer leads (${why}); it stops reading and sending`);
-    (this.options.onFenced ?? (() => undefined))(why);
+    this.options.onFenced?.(why);
   }
 
   #stopTimers(): void {

@@ -179,8 +179,7 @@ export class ProducerPipeline {
   async drainConnection(connection: number, pollMs = 5): Promise<void> {
     for (;;) {
       const queue = this.queues.get(connection);
-      if (!queue || (!queue.inFlight && queue.sealed.length === 0 && (queue.filling?.frameCount ?? 0) === 0))
-        return;
+      if (!queue || queueIdle(queue)) return;
       if (!queue.inFlight && queue.filling && queue.filling.frameCount > 0) {
         this.seal(connection, queue, queue.filling);
         queue.filling = undefined;
@@ -250,9 +249,7 @@ export class ProducerPipeline {
   }
 
   private isIdle(): boolean {
-    for (const queue of this.queues.values()) {
-      if (queue.inFlight || queue.sealed.length > 0 || (queue.filling?.frameCount ?? 0) > 0) return false;
-    }
+    for (const queue of this.queues.values()) if (!queueIdle(queue)) return false;
     return true;
   }
 
@@ -378,4 +375,9 @@ export class ProducerPipeline {
     this.totals.produced += result.produced[0] + result.produced[1] + result.produced[2] + result.produced[3];
     this.totals.producedTrades += result.produced[0];
   }
+}
+
+/** Nothing of the connection is filling, sealed or in flight. */
+function queueIdle(queue: ConnectionQueue): boolean {
+  return !queue.inFlight && queue.sealed.length === 0 && (queue.filling?.frameCount ?? 0) === 0;
 }

@@ -8,8 +8,8 @@
  * traded in between. From the socket's open until each of its instruments has had its first trade
  * on the new socket (or `guardMs` passed since the first chunk after the open went out), every
  * chunk of the connection carries the previous trade of the instruments still waiting; the worker
- * drops a trade identical to it. One chunk of a connection is in flight at a time, so the memory is
- * complete for it when the next one is sent.
+ * drops a trade not newer than it (chunk-encoder.ts). One chunk of a connection is in flight at a
+ * time, so the memory is complete for it when the next one is sent.
  */
 import { GUARD_STRIDE, TRADED_STRIDE } from './chunk-encoder.js';
 
