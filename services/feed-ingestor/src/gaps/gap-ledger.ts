@@ -33,8 +33,12 @@ export interface GapLedgerOptions {
   maxPending?: number;
 }
 
-/** Records per send. */
-const BATCH = 5_000;
+/**
+ * Records per send. A connection's gap is one record per instrument (up to 5,000), and a send
+ * encodes its records on the event loop in one go: in slices this small the feed sockets' events
+ * (a handover's next connection opening, above all) wait for one slice, not for all of them.
+ */
+const BATCH = 250;
 /** Closed intervals kept for stats() (per connection, not per instrument). */
 const RECENT = 50;
 const HEADERS = Object.freeze({ [SCHEMA_HEADER]: FEED_SCHEMA_IDS.status });
@@ -139,6 +143,9 @@ export class GapLedger {
   /** Sends batch after batch until nothing is pending; a failed send waits and goes again. */
   async #drain(): Promise<void> {
     const backoff = new Backoff({ initialMs: 200, maxMs: 5_000 });
+    // Not inside the caller's turn: a gap closes while a socket event or a control message is
+    // being handled, which should end before the first slice is encoded.
+    await new Promise((resolve) => setImmediate(resolve));
     while (this.#pending.length > 0 && !this.#closing) {
       const batch = this.#pending.slice(0, BATCH);
       try {
