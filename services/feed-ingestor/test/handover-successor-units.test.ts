@@ -16,6 +16,7 @@ function successor() {
   const held = new Set<number>();
   const adopted: number[] = [];
   let designated = false;
+  let stateWatcher: (index: number, state: string) => void = () => undefined;
   const fence = new LeaseFence();
   const part = new HandoverSuccessor({
     member: () => 'me',
@@ -27,7 +28,13 @@ function successor() {
     fence,
     authorityMs: 2_500,
     book: { connections: 5, maxPerConnection: 5_000, place: (_c, _k, ids) => [...ids] },
-    pool: { startConnection: (index) => void started.push(index), watchStates: () => () => undefined },
+    pool: {
+      startConnection: (index) => void started.push(index),
+      watchStates: (watcher) => {
+        stateWatcher = watcher;
+        return () => undefined;
+      },
+    },
     pipeline: {
       holdConnection: (c) => void held.add(c),
       releaseConnection: (c) => void held.delete(c),
@@ -36,7 +43,8 @@ function successor() {
     recordGap: (interval) => void gaps.push(interval),
     log: () => undefined,
   });
-  return { part, sent, gaps, started, held, adopted, fence, designated: () => designated };
+  const socketState = (index: number, state: string) => stateWatcher(index, state);
+  return { part, sent, gaps, started, held, adopted, fence, socketState, designated: () => designated };
 }
 
 const offer: ControlMessage = {
@@ -98,10 +106,27 @@ describe('handover successor', () => {
     expect(s.gaps).toHaveLength(1);
   });
 
+  it("starts an eviction's gap when its own socket opened, if the leader noticed the 805 later", () => {
+    const s = successor();
+    s.part.onMessage(offer);
+    s.part.onMessage({ type: 'handover-claim', id: 'h', by: 'me' });
+    const openedAtMs = Date.now();
+    s.socketState(3, 'open');
+    // The busy leader noticed its 805 only 40 ms after the service let this socket in.
+    s.part.onMessage({ type: 'handover-closed', id: 'h', connection: 3, closedAtMs: openedAtMs + 40 });
+    s.part.onMessage({ type: 'handover-cut', id: 'h', connection: 3, last: [] });
+    s.part.takes(3);
+    const [gap] = s.gaps as [GapInterval];
+    expect(gap.startedAtMs).toBeGreaterThanOrEqual(openedAtMs);
+    expect(gap.startedAtMs).toBeLessThan(openedAtMs + 40);
+  });
+
   it('writes a zero-length gap when its connection was live before the leader closed its own', () => {
     const s = successor();
     s.part.onMessage({ ...offer, spare: true });
     s.part.onMessage({ type: 'handover-claim', id: 'h', by: 'me' });
+    // A spare slot evicts nothing: its socket's open says nothing of when the leader's closed.
+    s.socketState(3, 'open');
     s.part.takes(3);
     s.part.onMessage({ type: 'handover-closed', id: 'h', connection: 3, closedAtMs: Date.now() + 10 });
     s.part.onMessage({ type: 'handover-cut', id: 'h', connection: 3, last: [] });

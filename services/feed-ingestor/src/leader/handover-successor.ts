@@ -40,6 +40,8 @@ export interface HandoverSuccessorDeps {
 
 interface Succession {
   id: string;
+  /** The client id has a free connection slot (no eviction: make-before-break). */
+  spare: boolean;
   connections: HandoverConnection[];
   /** Connections opened here: when each went live, if it has. */
   liveAt: Map<number, number | undefined>;
@@ -95,6 +97,11 @@ export class HandoverSuccessor {
    * The handover's gap of a connection: from the old leader's close to this process's first frame
    * there (none when that came first). Written once both are known: the cut may come before the
    * first frame (an 805 eviction's connection), or after it (a spare slot's).
+   *
+   * Without a spare slot the close is the eviction, and the service evicts as it lets this
+   * process's socket in: its 805 and its upgrade answer leave together. Each process notices its
+   * half when its event loop gets there, so the gap starts at whichever was noticed first; the
+   * leader's notice alone would shorten the gap by however late that busy process was.
    */
   #recordGapOnce(current: Succession, connection: number): void {
     const liveAt = current.liveAt.get(connection);
@@ -102,15 +109,16 @@ export class HandoverSuccessor {
     if (liveAt === undefined || closedAt === undefined || !current.cut.has(connection)) return;
     if (current.gapWritten.has(connection)) return;
     current.gapWritten.add(connection);
-    const endedAt = Math.max(closedAt, liveAt);
-    this.#d.recordGap({ connection, cause: 'handover', startedAtMs: closedAt, endedAtMs: endedAt });
     const openedAt = current.openedAt.get(connection);
+    const startedAt = current.spare ? closedAt : Math.min(closedAt, openedAt ?? closedAt);
+    const endedAt = Math.max(startedAt, liveAt);
+    this.#d.recordGap({ connection, cause: 'handover', startedAtMs: startedAt, endedAtMs: endedAt });
     const opened =
       openedAt === undefined
         ? ''
         : ` (socket open ${openedAt - closedAt} ms after the leader's close, first frame ${liveAt - openedAt} ms after that)`;
     this.#d.log(
-      `handover: connection ${connection} taken over; its instruments were live nowhere for ${endedAt - closedAt} ms${opened}`,
+      `handover: connection ${connection} taken over; its instruments were live nowhere for ${endedAt - startedAt} ms${opened}`,
     );
   }
 
@@ -121,6 +129,7 @@ export class HandoverSuccessor {
         if (!this.#d.standingBy() || (current && !current.over) || !this.#fits(message.connections)) return;
         this.#current = {
           id: message.id,
+          spare: message.spare,
           connections: message.connections,
           liveAt: new Map(),
           closedAt: new Map(),
