@@ -204,14 +204,18 @@ async function oneRun(
     };
     if (store) {
       await store.internal.command(`TRUNCATE TABLE ${FEED_TABLES.ticks.name}`);
-      const sink = createSink({
-        brokers,
-        store,
-        groupId: uniqueName('stress-sink'),
-        topics,
-        maxBatchAgeMs: 200,
-        log: () => undefined,
-      });
+      const sink = createSink(
+        {
+          brokers,
+          groupId: uniqueName('stress-sink'),
+          topics,
+          maxBatchAgeMs: 200,
+        },
+        {
+          store,
+          log: () => undefined,
+        },
+      );
       await sink.start();
       await waitFor(() => sink.stats().consumed >= trades.length, 120_000, 'the sink to read every trade');
       await sink.flush();

@@ -121,15 +121,19 @@ async function main(): Promise<void> {
     if (replay.produced !== records) throw new Error(`replay produced ${replay.produced} of ${records}`);
     const replayPerS = Math.round(records / replay.seconds);
     log(`replayed at ${replayPerS}/s; starting the sink`);
-    const sink = createSink({
-      brokers: kafka.brokers,
-      store,
-      groupId: uniqueName('bench-sink'),
-      topics,
-      maxBatchAgeMs: 1_000,
-      ...blockSizes,
-      log: (m) => log(`sink: ${m}`),
-    });
+    const sink = createSink(
+      {
+        brokers: kafka.brokers,
+        groupId: uniqueName('bench-sink'),
+        topics,
+        maxBatchAgeMs: 1_000,
+        ...blockSizes,
+      },
+      {
+        store,
+        log: (m) => log(`sink: ${m}`),
+      },
+    );
     const started = performance.now();
     const sinkCpuSeconds = () => treeCpuSeconds(process.pid, [kafka.pid]);
     const cpuAtStart = sinkCpuSeconds();

@@ -96,7 +96,10 @@ beforeAll(async () => {
   await runMigrations(store.internal);
   live = prefixedTopics(uniqueName('replay-live'));
   await KafkaAdmin.ensureTopicsOnce(brokers, Object.values(live), { partitions: 3 });
-  sink = createSink({ brokers, store, groupId: uniqueName('replay-sink'), topics: live, maxBatchAgeMs: 100 });
+  sink = createSink(
+    { brokers, groupId: uniqueName('replay-sink'), topics: live, maxBatchAgeMs: 100 },
+    { store },
+  );
   await sink.start();
 });
 

@@ -33,18 +33,22 @@ const members: Sink[] = [];
 
 async function addMember(): Promise<void> {
   const index = members.length + 1;
-  const sink = createSink({
-    brokers: brokers.split(','),
-    store,
-    groupId,
-    topics: prefixedTopics(topicPrefix),
-    maxBatchAgeMs: 1_000,
-    afterInsert: () => {
-      // Inserted, not committed: the window a crash leaves for a replay the stored offsets must catch.
-      if (killArmed) process.kill(process.pid, 'SIGKILL');
+  const sink = createSink(
+    {
+      brokers: brokers.split(','),
+      groupId,
+      topics: prefixedTopics(topicPrefix),
+      maxBatchAgeMs: 1_000,
     },
-    log: (m) => process.stderr.write(`sink member ${index}: ${m}\n`),
-  });
+    {
+      store,
+      afterInsert: () => {
+        // Inserted, not committed: the window a crash leaves for a replay the stored offsets must catch.
+        if (killArmed) process.kill(process.pid, 'SIGKILL');
+      },
+      log: (m) => process.stderr.write(`sink member ${index}: ${m}\n`),
+    },
+  );
   members.push(sink);
   await sink.start();
 }

@@ -17,16 +17,20 @@ import { createStore, runMigrations } from '@feedpipe/store';
 const [brokers, topicPrefix, groupId, dataDir] = process.argv.slice(2) as [string, string, string, string];
 const store = createStore({ url: process.env.CLICKHOUSE_URL || undefined, dataDir });
 await runMigrations(store.internal);
-const sink = createSink({
-  brokers: brokers.split(','),
-  store,
-  groupId,
-  topics: prefixedTopics(topicPrefix),
-  // The sink's default block (100,000 rows): a block's worth of CSV, fetches and chDB insert buffers
-  // is the sawtooth of the sink's memory, so larger blocks buy little once inserts overlap reading.
-  maxBatchAgeMs: 1_000,
-  log: (m) => process.stderr.write(`sink: ${m}\n`),
-});
+const sink = createSink(
+  {
+    brokers: brokers.split(','),
+    groupId,
+    topics: prefixedTopics(topicPrefix),
+    // The sink's default block (100,000 rows): a block's worth of CSV, fetches and chDB insert buffers
+    // is the sawtooth of the sink's memory, so larger blocks buy little once inserts overlap reading.
+    maxBatchAgeMs: 1_000,
+  },
+  {
+    store,
+    log: (m) => process.stderr.write(`sink: ${m}\n`),
+  },
+);
 await sink.start();
 
 async function counts(): Promise<{ rows: number; unique: number }> {

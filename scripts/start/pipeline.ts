@@ -61,13 +61,17 @@ export async function startPipeline(inputs: PipelineInputs): Promise<Pipeline> {
       (problems) => new Error(`invalid configuration: ${problems.join('; ')}`),
     ),
   );
-  const sink = createSink({
-    brokers,
-    store: inputs.store,
-    registry,
-    diskGuard,
-    log: (m) => log(`sink: ${m}`),
-  });
+  const sink = createSink(
+    {
+      brokers,
+      diskGuard,
+    },
+    {
+      store: inputs.store,
+      registry,
+      log: (m) => log(`sink: ${m}`),
+    },
+  );
   const ingestor = createFeedIngestor({
     feedUrl: inputs.feedUrl,
     credentials: inputs.credentials,

@@ -68,7 +68,10 @@ export async function startDocsPipeline(brokers: string[], root: string): Promis
     });
     await ingestor.start();
     closers.push(() => ingestor.stop());
-    const sink = createSink({ brokers, store, topics, groupId: uniqueName('nb-sink'), log: () => undefined });
+    const sink = createSink(
+      { brokers, topics, groupId: uniqueName('nb-sink') },
+      { store, log: () => undefined },
+    );
     await sink.start();
     closers.push(() => sink.stop());
 

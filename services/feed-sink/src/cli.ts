@@ -25,12 +25,16 @@ async function run(): Promise<void> {
       `feed-sink: retention of ${change.table}: ${change.from} -> ${change.to} days (0: kept)\n`,
     );
   }
-  const sink = createSink({
-    brokers: config.brokers,
-    topics: config.topics,
-    store,
-    diskGuard: config.diskGuard,
-  });
+  const sink = createSink(
+    {
+      brokers: config.brokers,
+      topics: config.topics,
+      diskGuard: config.diskGuard,
+    },
+    {
+      store,
+    },
+  );
   await sink.start();
   registerProcessMetrics(sink.registry);
   const ops = await startOpsServer({

@@ -3,5 +3,5 @@
 
 export { loadSinkEnv, SINK_ENV, type SinkEnvConfig } from './env-config.js';
 export { SinkError, type SinkErrorCode } from './errors.js';
-export { createSink, type Sink, type SinkOptions, type SinkStats } from './kafka-sink.js';
+export { createSink, type Sink, type SinkConfig, type SinkDeps, type SinkStats } from './kafka-sink.js';
 export type { SinkDiskGuard } from './sink-options.js';

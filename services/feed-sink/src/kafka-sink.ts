@@ -23,7 +23,7 @@ import {
 } from '@feedpipe/kafka-client';
 import { Backoff } from '@feedpipe/retry';
 import { DiskGuard } from '@feedpipe/service-kit';
-import { type StoreLane, storeDiskSpace } from '@feedpipe/store';
+import { type Store, type StoreLane, storeDiskSpace } from '@feedpipe/store';
 import { Registry } from 'prom-client';
 import { BatchReader } from './batch-reader.js';
 import { ConsumerHealth } from './consumer-health.js';
@@ -31,14 +31,14 @@ import { csvString } from './csv-lines.js';
 import { rewindToStore } from './resume-positions.js';
 import { probeRetention } from './retention-watch.js';
 import { createSinkMetrics, type SinkMetrics } from './sink-metrics.js';
-import { type SinkOptions, type SinkSettings, sinkSettings } from './sink-options.js';
+import { type SinkConfig, type SinkDeps, type SinkSettings, sinkSettings } from './sink-options.js';
 import { ALL_SINK_TABLES, tablesOfTopic } from './sink-tables.js';
 import { SourceMarks } from './source-marks.js';
 import { StoredOffsets } from './stored-offsets.js';
 import { TableWriter } from './table-writer.js';
 import { TradeQuantities } from './trade-quantities.js';
 
-export type { SinkOptions } from './sink-options.js';
+export type { SinkConfig, SinkDeps } from './sink-options.js';
 
 export interface SinkStats {
   consumed: number;
@@ -137,7 +137,6 @@ async function onAssigned(
 }
 
 function buildConsumer(
-  options: SinkOptions,
   settings: SinkSettings,
   health: ConsumerHealth,
   writer: TableWriter,
@@ -145,7 +144,7 @@ function buildConsumer(
   assigned: (partitions: TopicPartitions[]) => Promise<void>,
 ): BatchConsumer {
   return new BatchConsumer({
-    brokers: options.brokers,
+    brokers: settings.brokers,
     clientId: 'feedpipe-sink',
     groupId: settings.groupId,
     topics: TOPIC_KINDS.map((kind) => settings.topics[kind]),
@@ -242,15 +241,15 @@ function emptyStats(): CountStats {
 
 /** The disk guard of the sink's store: pausing it pauses the consumer (its group membership stays). */
 function buildGuard(
-  options: SinkOptions,
   settings: SinkSettings,
+  store: Store,
   metrics: SinkMetrics,
   consumer: () => BatchConsumer | undefined,
 ): DiskGuard | undefined {
-  if (options.diskGuard === undefined) return undefined;
+  if (settings.diskGuard === undefined) return undefined;
   return new DiskGuard({
-    probe: storeDiskSpace(options.store),
-    ...options.diskGuard,
+    probe: storeDiskSpace(store),
+    ...settings.diskGuard,
     gauges: {
       freeBytes: metrics.storeFreeBytes,
       freeRatio: metrics.storeFreeRatio,
@@ -311,21 +310,21 @@ function startTimers(
   ];
 }
 
-export function createSink(options: SinkOptions): Sink {
-  const settings = sinkSettings(options);
+export function createSink(config: SinkConfig, deps: SinkDeps): Sink {
+  const settings = sinkSettings(config, deps);
   const kindByTopic = new Map<string, TopicKind>(TOPIC_KINDS.map((kind) => [settings.topics[kind], kind]));
-  const registry = options.registry ?? new Registry();
+  const registry = deps.registry ?? new Registry();
   const metrics = createSinkMetrics(registry);
   const health = new ConsumerHealth(metrics, settings.log);
   // The pipeline's own lane: the sink never queues behind a caller's query (packages/store).
-  const lane = options.store.internal;
+  const lane = deps.store.internal;
   const stored = new StoredOffsets();
   const quantities = new TradeQuantities();
   const stats = emptyStats();
   let running = false;
   let clusterId = '';
   let consumer: BatchConsumer | undefined;
-  const guard = buildGuard(options, settings, metrics, () => consumer);
+  const guard = buildGuard(settings, deps.store, metrics, () => consumer);
   let retention: ReturnType<typeof retentionProbe> | undefined;
   const writer = new TableWriter({
     settings,
@@ -335,7 +334,7 @@ export function createSink(options: SinkOptions): Sink {
     stored,
     running: () => running,
     held: () => guard?.paused ?? false,
-    afterInsert: options.afterInsert,
+    afterInsert: deps.afterInsert,
     commit: async (offsets) => {
       await consumer?.commit(offsets);
     },
@@ -364,7 +363,7 @@ export function createSink(options: SinkOptions): Sink {
     registry,
     async start() {
       const topicNames = TOPIC_KINDS.map((kind) => settings.topics[kind]);
-      clusterId = await prepareKafka(options.brokers, topicNames);
+      clusterId = await prepareKafka(settings.brokers, topicNames);
       reader.clusterField = csvString(clusterId);
       await loadStoredState(lane, stored, quantities, clusterId);
       running = true;
@@ -377,14 +376,14 @@ export function createSink(options: SinkOptions): Sink {
         running: () => running,
         log: settings.log,
       };
-      const c = buildConsumer(options, settings, health, writer, take, (partitions) =>
+      const c = buildConsumer(settings, health, writer, take, (partitions) =>
         onAssigned(partitions, marks, c),
       );
       consumer = c;
       // Read the disk first: a sink started on a full disk joins its group paused.
       await startGuard(guard, c);
       await c.start();
-      retention = retentionProbe(options.brokers, c, metrics, settings.log);
+      retention = retentionProbe(settings.brokers, c, metrics, settings.log);
       timers = startTimers(settings, writer, () => probeLag(c, metrics, health), retention.probe);
     },
     flush: () => writer.flushAll(),

@@ -46,14 +46,18 @@ describe('sink across a Kafka broker restart', () => {
     const before = tradeMessages(10, 100);
     await produce(brokers, topics.trades, before);
     const logs: string[] = [];
-    sink = createSink({
-      brokers,
-      store: localStore,
-      groupId: uniqueName('restartgroup'),
-      topics,
-      maxBatchAgeMs: 100,
-      log: (m) => logs.push(m),
-    });
+    sink = createSink(
+      {
+        brokers,
+        groupId: uniqueName('restartgroup'),
+        topics,
+        maxBatchAgeMs: 100,
+      },
+      {
+        store: localStore,
+        log: (m) => logs.push(m),
+      },
+    );
     await sink.start();
     const ticks = () => count(localStore, `SELECT count() AS n FROM ${FEED_TABLES.ticks.name}`);
     await waitFor(async () => (await ticks()) === before.length, 60_000, 'ticks before the restart');

@@ -53,16 +53,20 @@ describe('sink disk guard on a small file system', () => {
     const topics = topicsFor(prefix);
     await KafkaAdmin.ensureTopicsOnce(brokers, Object.values(topics), { partitions: 3 });
     const logs: string[] = [];
-    sink = createSink({
-      brokers,
-      store,
-      groupId: uniqueName('g'),
-      topics,
-      maxBatchAgeMs: 100,
-      diskGuard: { minFreeBytes: MIN_FREE, minFreePercent: 0, intervalMs: 200 },
-      retentionProbeMs: 500,
-      log: (m) => logs.push(m),
-    });
+    sink = createSink(
+      {
+        brokers,
+        groupId: uniqueName('g'),
+        topics,
+        maxBatchAgeMs: 100,
+        diskGuard: { minFreeBytes: MIN_FREE, minFreePercent: 0, intervalMs: 200 },
+        retentionProbeMs: 500,
+      },
+      {
+        store,
+        log: (m) => logs.push(m),
+      },
+    );
     await sink.start();
     expect(sink.stats().writesPaused).toBe(false);
     expect(await gauge('sink_store_free_bytes')).toBeGreaterThan(MIN_FREE);
@@ -137,15 +141,19 @@ describe('sink disk guard on a small file system', () => {
     const topics = topicsFor(prefix);
     await KafkaAdmin.ensureTopicsOnce(brokers, Object.values(topics), { partitions: 3 });
     const already = await stored();
-    sink = createSink({
-      brokers,
-      store,
-      groupId: uniqueName('g'),
-      topics,
-      maxBatchAgeMs: 100,
-      diskGuard: { minFreeBytes: 0, minFreePercent: 10, intervalMs: 1_000 },
-      log: () => undefined,
-    });
+    sink = createSink(
+      {
+        brokers,
+        groupId: uniqueName('g'),
+        topics,
+        maxBatchAgeMs: 100,
+        diskGuard: { minFreeBytes: 0, minFreePercent: 10, intervalMs: 1_000 },
+      },
+      {
+        store,
+        log: () => undefined,
+      },
+    );
     await sink.start();
     disk.fill(0);
     const messages = tradeMessages(40, 100, 1_000_001);

@@ -60,14 +60,18 @@ describe('sink: gap records of the status topic', () => {
     ]);
 
     const run = async () => {
-      const sink = createSink({
-        brokers,
-        store,
-        groupId: uniqueName('g'),
-        topics,
-        maxBatchAgeMs: 100,
-        log: () => undefined,
-      });
+      const sink = createSink(
+        {
+          brokers,
+          groupId: uniqueName('g'),
+          topics,
+          maxBatchAgeMs: 100,
+        },
+        {
+          store,
+          log: () => undefined,
+        },
+      );
       await sink.start();
       await waitFor(() => sink.stats().consumed >= 5, 30_000, 'the five status records read');
       await sink.flush();

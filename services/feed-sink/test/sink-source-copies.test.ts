@@ -84,15 +84,19 @@ describe('sink and records in Kafka twice', () => {
       await produce(brokers, topics.trades, messages, 'sink-copies-test');
     }
 
-    const sink = createSink({
-      brokers,
-      store,
-      groupId: uniqueName('g'),
-      topics,
-      maxBatchRows: 1_000,
-      maxBatchAgeMs: 100,
-      log: () => undefined,
-    });
+    const sink = createSink(
+      {
+        brokers,
+        groupId: uniqueName('g'),
+        topics,
+        maxBatchRows: 1_000,
+        maxBatchAgeMs: 100,
+      },
+      {
+        store,
+        log: () => undefined,
+      },
+    );
     await sink.start();
     const expected = originals.length + later.length + 1;
     await waitFor(async () => sink.stats().consumed >= expected + copies.length, 60_000, 'every record read');

@@ -74,15 +74,19 @@ describe('sink into embedded ClickHouse', () => {
       },
       { key: '0', value: 'not json at all' },
     ]);
-    const sink = createSink({
-      brokers,
-      store,
-      groupId: uniqueName('g'),
-      topics,
-      maxBatchRows: 3_000,
-      maxBatchAgeMs: 100,
-      log: () => undefined,
-    });
+    const sink = createSink(
+      {
+        brokers,
+        groupId: uniqueName('g'),
+        topics,
+        maxBatchRows: 3_000,
+        maxBatchAgeMs: 100,
+      },
+      {
+        store,
+        log: () => undefined,
+      },
+    );
     await sink.start();
     await waitFor(
       async () => (await count(`SELECT count() AS n FROM ${FEED_TABLES.ticks.name}`)) >= trades.length,
@@ -157,16 +161,20 @@ describe('sink into embedded ClickHouse', () => {
     const committed = new Promise<void>((resolve) => {
       release = resolve;
     });
-    const sink = createSink({
-      brokers,
-      store,
-      groupId: uniqueName('g'),
-      topics,
-      maxBatchAgeMs: 100,
-      // Holds the commit of the first block: until then every trade counts as lag.
-      afterInsert: () => committed,
-      log: () => undefined,
-    });
+    const sink = createSink(
+      {
+        brokers,
+        groupId: uniqueName('g'),
+        topics,
+        maxBatchAgeMs: 100,
+      },
+      {
+        store,
+        // Holds the commit of the first block: until then every trade counts as lag.
+        afterInsert: () => committed,
+        log: () => undefined,
+      },
+    );
     const lagOf = async (topic: string) =>
       (await sink.metrics.lag.get()).values.find((v) => v.labels.topic === topic)?.value;
     await sink.start();
