@@ -11,6 +11,8 @@
  * (a typo such as INGESTOR_WORKER) is refused.
  */
 
+import { hasScheme, schemesOf } from './url-scheme.js';
+
 interface VarBase {
   /** One line for the docs' "meaning" column. */
   description: string;
@@ -81,7 +83,7 @@ export function allowedOf(spec: EnvVarSpec): string {
     case 'enum':
       return spec.values.join(', ');
     case 'url':
-      return `${spec.protocols.map((p) => `${p}://`).join(' or ')} URL`;
+      return `${schemesOf(spec.protocols)} URL`;
     case 'list':
       return spec.entry ? `${spec.entry.allowed}[,${spec.entry.allowed}...]` : 'comma-separated list';
     default:
@@ -114,9 +116,8 @@ function parse(name: string, spec: EnvVarSpec, raw: string, problems: string[]):
       }
       return raw;
     case 'url': {
-      const scheme = /^([a-z][a-z0-9+.-]*):\/\//i.exec(raw)?.[1]?.toLowerCase();
-      if (scheme === undefined || !spec.protocols.includes(scheme)) {
-        problems.push(`${name} must start with ${spec.protocols.map((p) => `${p}://`).join(' or ')}`);
+      if (!hasScheme(raw, spec.protocols)) {
+        problems.push(`${name} must start with ${schemesOf(spec.protocols)}`);
         return undefined;
       }
       return raw;

@@ -10,6 +10,8 @@
  * only knows them as allowed keys.
  */
 
+import { hasScheme, schemesOf } from './url-scheme.js';
+
 interface Presence<T> {
   /** The value when the key is absent (or undefined). */
   default?: T;
@@ -24,6 +26,8 @@ export type OptionSpec =
   /** A non-empty string. */
   | ({ kind: 'string' } & Presence<string>)
   | ({ kind: 'enum'; values: readonly string[] } & Presence<string>)
+  /** A URL whose scheme is one of `protocols` (without "://"). */
+  | ({ kind: 'url'; protocols: readonly string[] } & Presence<string>)
   /** An array of at least `minLength` entries (default 0); entries are the caller's to check. */
   | ({ kind: 'list'; minLength?: number } & Presence<never>)
   | ({ kind: 'given' } & Presence<never>);
@@ -36,7 +40,7 @@ type ValueOf<V> = V extends { kind: 'integer' | 'number' }
     ? boolean
     : V extends { kind: 'enum'; values: readonly (infer E)[] }
       ? E
-      : V extends { kind: 'string' }
+      : V extends { kind: 'string' | 'url' }
         ? string
         : V extends { kind: 'list' }
           ? readonly unknown[]
@@ -69,6 +73,8 @@ export function allowedOption(spec: OptionSpec): string {
       return 'a non-empty string';
     case 'enum':
       return `one of ${spec.values.join(', ')}`;
+    case 'url':
+      return `a ${schemesOf(spec.protocols)} URL`;
     case 'list':
       return (spec.minLength ?? 0) > 0 ? `a list of at least ${spec.minLength}` : 'a list';
     case 'given':
@@ -88,6 +94,8 @@ function accepts(spec: OptionSpec, value: unknown): boolean {
       return typeof value === 'string' && value.length > 0;
     case 'enum':
       return typeof value === 'string' && spec.values.includes(value);
+    case 'url':
+      return typeof value === 'string' && hasScheme(value, spec.protocols);
     case 'list':
       return Array.isArray(value) && value.length >= (spec.minLength ?? 0);
     case 'given':

@@ -75,6 +75,18 @@ describe('readOptions', () => {
     expect(readOptions(SCHEMA, { brokers: ['a:1'], batchRows: undefined }, context).batchRows).toBe(100);
   });
 
+  it('takes a URL only with one of its schemes', () => {
+    const urls = {
+      feed: { kind: 'url', protocols: ['ws', 'wss'], required: true },
+    } as const satisfies OptionsSchema;
+    expect(readOptions(urls, { feed: 'WSS://127.0.0.1:1/' }, context).feed).toBe('WSS://127.0.0.1:1/');
+    for (const feed of ['http://127.0.0.1:1/', '127.0.0.1:1', 'ws:/x', 7]) {
+      expect(() => readOptions(urls, { feed }, context)).toThrow(
+        'probe: "feed" must be a ws:// or wss:// URL',
+      );
+    }
+  });
+
   it('refuses options that are not an object', () => {
     expect(() => readOptions(SCHEMA, [] as unknown as object, context)).toThrow(
       'probe: the options must be an object',
