@@ -154,18 +154,22 @@ async function oneRun(
     topics: [topics.trades, topics.reference],
     requests: faults,
   });
-  const ingestor = createFeedIngestor({
-    feedUrl: server.url,
-    credentials: SIM_CLIENT,
-    brokers: [proxy.address],
-    topics,
-    partitions: 6,
-    connections: 5,
-    maxSubscriptionsPerConnection: Math.ceil(ids.length / 5),
-    instruments: { trade: ids.map(String) },
-    workers: 2,
-    log: () => undefined,
-  });
+  const ingestor = createFeedIngestor(
+    {
+      feedUrl: server.url,
+      brokers: [proxy.address],
+      topics,
+      partitions: 6,
+      connections: 5,
+      maxSubscriptionsPerConnection: Math.ceil(ids.length / 5),
+      instruments: { trade: ids.map(String) },
+      workers: 2,
+    },
+    {
+      credentials: SIM_CLIENT,
+      log: () => undefined,
+    },
+  );
   try {
     await ingestor.start();
     await waitFor(() => server.stats().subscribedInstruments >= ids.length, 30_000, 'subscriptions');

@@ -161,17 +161,21 @@ beforeAll(async () => {
     .filter((i) => i.exchangeSegment === 'INX_EQ')
     .slice(0, 20)
     .map((i) => String(i.securityId));
-  ingestor = createFeedIngestor({
-    feedUrl: feed.url,
-    credentials: SIM_CLIENT,
-    brokers,
-    topics: prefixedTopics(uniqueName('alerts')),
-    partitions: 1,
-    connections: 2,
-    instruments: { trade: ids },
-    workers: 1,
-    log: () => undefined,
-  });
+  ingestor = createFeedIngestor(
+    {
+      feedUrl: feed.url,
+      brokers,
+      topics: prefixedTopics(uniqueName('alerts')),
+      partitions: 1,
+      connections: 2,
+      instruments: { trade: ids },
+      workers: 1,
+    },
+    {
+      credentials: SIM_CLIENT,
+      log: () => undefined,
+    },
+  );
   await ingestor.start();
   const running = ingestor;
   ops = await startOpsServer({

@@ -343,18 +343,22 @@ describe('feed-ingestor replay from write-ahead log segments', () => {
     const ids = inxIds(model, 100);
     const walDir = join(tempDir('feed-replay-wal'), 'wal');
     const archive = tempDir('feed-replay-wal-archive');
-    const ingestor = createFeedIngestor({
-      feedUrl: feed.url,
-      credentials: SIM_CLIENT,
-      brokers,
-      topics,
-      partitions: 3,
-      connections: 2,
-      workers: 1,
-      instruments: { trade: ids },
-      wal: { dir: walDir },
-      log: () => undefined,
-    });
+    const ingestor = createFeedIngestor(
+      {
+        feedUrl: feed.url,
+        brokers,
+        topics,
+        partitions: 3,
+        connections: 2,
+        workers: 1,
+        instruments: { trade: ids },
+        wal: { dir: walDir },
+      },
+      {
+        credentials: SIM_CLIENT,
+        log: () => undefined,
+      },
+    );
     const ticks = (): Promise<number> =>
       count(`SELECT count() AS n FROM ${FEED_TABLES.ticks.name} WHERE security_id IN (${ids.join(',')})`);
     try {

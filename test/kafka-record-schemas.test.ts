@@ -95,18 +95,22 @@ async function runIngestor(captureFile: string): Promise<void> {
   const ids = [...known, ...pending].map((i) => String(i.securityId));
   feed = await startFeedServer({ model, port: 0, tradesPerSecond: 20, tickIntervalMs: 20 });
   const topics = prefixedTopics(uniqueName('schemas-live'));
-  ingestor = createFeedIngestor({
-    feedUrl: feed.url,
-    credentials: SIM_CLIENT,
-    brokers,
-    topics,
-    partitions: 2,
-    connections: 2,
-    instruments: { trade: ids, ohlc: ids.slice(0, 20) },
-    workers: 1,
-    captureFile,
-    log: () => undefined,
-  });
+  ingestor = createFeedIngestor(
+    {
+      feedUrl: feed.url,
+      brokers,
+      topics,
+      partitions: 2,
+      connections: 2,
+      instruments: { trade: ids, ohlc: ids.slice(0, 20) },
+      workers: 1,
+      captureFile,
+    },
+    {
+      credentials: SIM_CLIENT,
+      log: () => undefined,
+    },
+  );
   await ingestor.start();
   const server = feed;
   await waitFor(() => server.stats().subscribedInstruments >= ids.length, 30_000, 'subscriptions');

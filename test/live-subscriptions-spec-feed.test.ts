@@ -46,17 +46,21 @@ describe('subscriptions while running, against the spec-only feed server', () =>
     server = await startSpecFeedServer({ tradesPerTick: 20, hotTradesPerTick: 1 });
     const feed = server;
     const topics = prefixedTopics(uniqueName('livespec'));
-    ingestor = createFeedIngestor({
-      feedUrl: feed.url,
-      credentials: { clientId: '1000000001', token: 'spec-token', authType: 2 },
-      brokers,
-      topics,
-      partitions: 2,
-      connections: 2,
-      instruments: { trade: range(3_500_001, 50) },
-      workers: 1,
-      log: () => undefined,
-    });
+    ingestor = createFeedIngestor(
+      {
+        feedUrl: feed.url,
+        brokers,
+        topics,
+        partitions: 2,
+        connections: 2,
+        instruments: { trade: range(3_500_001, 50) },
+        workers: 1,
+      },
+      {
+        credentials: { clientId: '1000000001', token: 'spec-token', authType: 2 },
+        log: () => undefined,
+      },
+    );
     await ingestor.start();
     route = await startOpsRouteServer({ ingestor, key: KEY, log: () => undefined });
     await waitFor(() => feed.subscribed() === 50, 15_000, 'the universe subscribed');

@@ -130,15 +130,19 @@ describe('logs of a run', () => {
 
     // The upstream token on a feed connection that is refused, then on a port nobody listens on.
     const port = (refusing.address() as AddressInfo).port;
-    ingestor = createFeedIngestor({
-      feedUrl: `ws://127.0.0.1:${port}/feed`,
-      credentials: { clientId: '1000000001', token: ACCESS_TOKEN, authType: 2 },
-      brokers,
-      topics: prefixedTopics(uniqueName('log')),
-      connections: 1,
-      instruments: { trade: ['2885'] },
-      log: (message) => ingestorLines.push(message),
-    });
+    ingestor = createFeedIngestor(
+      {
+        feedUrl: `ws://127.0.0.1:${port}/feed`,
+        brokers,
+        topics: prefixedTopics(uniqueName('log')),
+        connections: 1,
+        instruments: { trade: ['2885'] },
+      },
+      {
+        credentials: { clientId: '1000000001', token: ACCESS_TOKEN, authType: 2 },
+        log: (message) => ingestorLines.push(message),
+      },
+    );
     await ingestor.start();
     const started = ingestor;
     await waitFor(() => Object.keys(started.stats().feedErrors).length > 0, 30_000, 'a refused upgrade');

@@ -154,17 +154,21 @@ export async function startClusterPipeline(options: ClusterPipelineOptions): Pro
   const sinkEnv = process.env.CLICKHOUSE_URL
     ? process.env
     : { ...process.env, ...EMBEDDED_ENGINE_ALLOCATOR_ENV };
-  const ingestor = createFeedIngestor({
-    feedUrl: ready.url,
-    credentials: { clientId: '1000000001', token: 'sim-token-1000000001', authType: 2 },
-    brokers: cluster.brokers,
-    topics: feedTopics,
-    partitions: options.partitions,
-    connections: options.connections,
-    instruments: { trade: ready.ids.slice(0, options.instruments).map(String) },
-    workers: 2,
-    log: options.log,
-  });
+  const ingestor = createFeedIngestor(
+    {
+      feedUrl: ready.url,
+      brokers: cluster.brokers,
+      topics: feedTopics,
+      partitions: options.partitions,
+      connections: options.connections,
+      instruments: { trade: ready.ids.slice(0, options.instruments).map(String) },
+      workers: 2,
+    },
+    {
+      credentials: { clientId: '1000000001', token: 'sim-token-1000000001', authType: 2 },
+      log: options.log,
+    },
+  );
   // The ingestor creates the topics (broker defaults: replication factor 3); the sink joins after.
   await ingestor.start();
   let sinkGroup = forkTs('./sink-group-process.ts', sinkArgs, sinkEnv);

@@ -25,27 +25,25 @@ interface IngestorProcessArgs {
 
 const account = SIM_TEST_ACCOUNTS[0] as (typeof SIM_TEST_ACCOUNTS)[number];
 const args = JSON.parse(readFileSync(process.argv[2] as string, 'utf8')) as IngestorProcessArgs;
-const ingestor = createFeedIngestor({
-  feedUrl: args.feedUrl,
-  credentials: { clientId: account.clientId, token: `sim-token-${account.clientId}`, authType: 2 },
-  brokers: args.brokers,
-  topics: prefixedTopics(args.prefix),
-  partitions: 12,
-  connections: args.connections,
-  workers: args.workers,
-  instruments: { trade: args.ids },
-  stateFile: args.stateFile,
-  wal: args.walDir ? { dir: args.walDir } : undefined,
-  ...(args.leadership
-    ? {
-        leadership: {
-          ...args.leadership,
-          onFenced: () => void ingestor.stop().finally(() => process.exit(75)),
-        },
-      }
-    : {}),
-  log: (m) => process.stderr.write(`ingestor[${process.pid}]: ${m}\n`),
-});
+const ingestor = createFeedIngestor(
+  {
+    feedUrl: args.feedUrl,
+    brokers: args.brokers,
+    topics: prefixedTopics(args.prefix),
+    partitions: 12,
+    connections: args.connections,
+    workers: args.workers,
+    instruments: { trade: args.ids },
+    stateFile: args.stateFile,
+    wal: args.walDir ? { dir: args.walDir } : undefined,
+    leadership: args.leadership,
+  },
+  {
+    credentials: { clientId: account.clientId, token: `sim-token-${account.clientId}`, authType: 2 },
+    log: (m) => process.stderr.write(`ingestor[${process.pid}]: ${m}\n`),
+    onFenced: () => void ingestor.stop().finally(() => process.exit(75)),
+  },
+);
 await ingestor.start();
 process.stdout.write('READY\n');
 process.on('message', (message: { cmd: string }) => {

@@ -234,22 +234,26 @@ export async function startPipeline(options: HarnessOptions): Promise<PipelineHa
     return request<SinkProgress>(sink, 'progress', 'progress');
   }
   const credentials = ready.rest ? await totpCredentials(ready.rest, options.log) : undefined;
-  const ingestor = createFeedIngestor({
-    feedUrl: ready.url,
-    credentials: {
-      clientId: SIM_ACCOUNT.clientId,
-      token: credentials ?? `sim-token-${SIM_ACCOUNT.clientId}`,
-      authType: 2,
+  const ingestor = createFeedIngestor(
+    {
+      feedUrl: ready.url,
+      brokers,
+      topics,
+      partitions: 12,
+      connections: options.connections,
+      instruments: { trade: ids },
+      workers: options.workers,
+      wal: options.walFsync ? { dir: join(workDir, 'wal'), fsync: options.walFsync } : undefined,
     },
-    brokers,
-    topics,
-    partitions: 12,
-    connections: options.connections,
-    instruments: { trade: ids },
-    workers: options.workers,
-    wal: options.walFsync ? { dir: join(workDir, 'wal'), fsync: options.walFsync } : undefined,
-    log: options.log,
-  });
+    {
+      credentials: {
+        clientId: SIM_ACCOUNT.clientId,
+        token: credentials ?? `sim-token-${SIM_ACCOUNT.clientId}`,
+        authType: 2,
+      },
+      log: options.log,
+    },
+  );
   await ingestor.start();
   // A new token: every connection reconnects with it (as `feed-ingestor run` and `npm start` do).
   credentials?.onChange((token) => ingestor.updateToken(token));

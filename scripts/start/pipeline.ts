@@ -72,23 +72,27 @@ export async function startPipeline(inputs: PipelineInputs): Promise<Pipeline> {
       log: (m) => log(`sink: ${m}`),
     },
   );
-  const ingestor = createFeedIngestor({
-    feedUrl: inputs.feedUrl,
-    credentials: inputs.credentials,
-    brokers,
-    registry,
-    connections: FEED_CONNECTIONS,
-    instruments: { trade: inputs.instruments, ohlc: inputs.instruments.slice(0, 100) },
-    stateFile: join(inputs.dataDir, 'feed-ingestor.state.json'),
-    // Instruments added or removed while running, kept across restarts of npm start.
-    subscriptionsFile: join(inputs.dataDir, 'feed-ingestor.universe-changes.json'),
-    // The feed write-ahead log, as compose keeps it: a start after a crash produces what Kafka
-    // had not acknowledged (docs/operations.md, "The feed write-ahead log").
-    wal: { dir: join(inputs.dataDir, 'feed-wal') },
-    // What `feed-ingestor replay` replays (docs/operations.md, "Replaying the past"); off unless asked.
-    captureFile: process.env.CAPTURE_FILE || undefined,
-    log: (m) => log(`ingestor: ${m}`),
-  });
+  const ingestor = createFeedIngestor(
+    {
+      feedUrl: inputs.feedUrl,
+      brokers,
+      connections: FEED_CONNECTIONS,
+      instruments: { trade: inputs.instruments, ohlc: inputs.instruments.slice(0, 100) },
+      stateFile: join(inputs.dataDir, 'feed-ingestor.state.json'),
+      // Instruments added or removed while running, kept across restarts of npm start.
+      subscriptionsFile: join(inputs.dataDir, 'feed-ingestor.universe-changes.json'),
+      // The feed write-ahead log, as compose keeps it: a start after a crash produces what Kafka
+      // had not acknowledged (docs/operations.md, "The feed write-ahead log").
+      wal: { dir: join(inputs.dataDir, 'feed-wal') },
+      // What `feed-ingestor replay` replays (docs/operations.md, "Replaying the past"); off unless asked.
+      captureFile: process.env.CAPTURE_FILE || undefined,
+    },
+    {
+      credentials: inputs.credentials,
+      registry,
+      log: (m) => log(`ingestor: ${m}`),
+    },
+  );
   await ingestor.start();
   onExit('ingestor', () => ingestor.stop());
   // A renewed token: every feed connection reconnects with it and re-subscribes.

@@ -57,15 +57,19 @@ export async function startDocsPipeline(brokers: string[], root: string): Promis
 
     const topics = prefixedTopics(uniqueName('nb'));
     const instruments = Array.from({ length: INSTRUMENTS }, (_, i) => String(INX_EQ_FIRST_ID + i));
-    const ingestor = createFeedIngestor({
-      feedUrl: sim.feed.url,
-      credentials,
-      brokers,
-      topics,
-      connections: 1,
-      instruments: { trade: instruments, ohlc: instruments.slice(0, 10) },
-      log: () => undefined,
-    });
+    const ingestor = createFeedIngestor(
+      {
+        feedUrl: sim.feed.url,
+        brokers,
+        topics,
+        connections: 1,
+        instruments: { trade: instruments, ohlc: instruments.slice(0, 10) },
+      },
+      {
+        credentials,
+        log: () => undefined,
+      },
+    );
     await ingestor.start();
     closers.push(() => ingestor.stop());
     const sink = createSink(

@@ -201,16 +201,20 @@ export async function runReconnectScenario(options: ReconnectScenarioOptions): P
     tradeWithSnapshot: options.tradeWithSnapshot,
   });
   const topics = prefixedTopics(uniqueName('reconnect35'));
-  const ingestor = createFeedIngestor({
-    feedUrl: server.url,
-    credentials: { clientId: CLIENT_ID, token: 'spec-token', authType: 2 },
-    brokers: options.brokers,
-    topics,
-    partitions: 2,
-    connections,
-    instruments: { trade: ids.map(String) },
-    log: (m) => log(`ingestor: ${m}`),
-  });
+  const ingestor = createFeedIngestor(
+    {
+      feedUrl: server.url,
+      brokers: options.brokers,
+      topics,
+      partitions: 2,
+      connections,
+      instruments: { trade: ids.map(String) },
+    },
+    {
+      credentials: { clientId: CLIENT_ID, token: 'spec-token', authType: 2 },
+      log: (m) => log(`ingestor: ${m}`),
+    },
+  );
   try {
     const messagesSent = await drive(
       server,

@@ -35,33 +35,31 @@ async function run(): Promise<void> {
     registry,
     log: (m) => process.stderr.write(`feed-ingestor: ${m}\n`),
   });
-  const ingestor = createFeedIngestor({
-    feedUrl: config.feedUrl,
-    // The component itself: every (re)connect asks it for the token, and a refused token (807) renews.
-    credentials: { ...config.credentials, token: tokens },
-    registry,
-    brokers: config.brokers,
-    topics: config.topics,
-    connections: config.connections,
-    workers: config.workers,
-    instruments: { trade: config.tradeInstruments, ohlc: config.ohlcInstruments },
-    captureFile: config.captureFile,
-    silentAfterMs: config.silentAfterMs,
-    staleAfterMs: config.staleAfterMs,
-    stateFile: config.stateFile,
-    subscriptionsFile: config.subscriptionsFile,
-    wal: config.wal,
-    ...(config.leadership
-      ? {
-          leadership: {
-            ...config.leadership,
-            // Losing leadership is final for a process: it stops without sending and exits, and its
-            // supervisor starts it again as a standby (leader/ingestor-leadership.ts says why).
-            onFenced: (why: string) => void fencedExit(why),
-          },
-        }
-      : {}),
-  });
+  const ingestor = createFeedIngestor(
+    {
+      feedUrl: config.feedUrl,
+      brokers: config.brokers,
+      topics: config.topics,
+      connections: config.connections,
+      workers: config.workers,
+      instruments: { trade: config.tradeInstruments, ohlc: config.ohlcInstruments },
+      captureFile: config.captureFile,
+      silentAfterMs: config.silentAfterMs,
+      staleAfterMs: config.staleAfterMs,
+      stateFile: config.stateFile,
+      subscriptionsFile: config.subscriptionsFile,
+      wal: config.wal,
+      leadership: config.leadership,
+    },
+    {
+      // The component itself: every (re)connect asks it for the token, and a refused token (807) renews.
+      credentials: { ...config.credentials, token: tokens },
+      registry,
+      // Losing leadership is final for a process: it stops without sending and exits, and its
+      // supervisor starts it again as a standby (leader/ingestor-leadership.ts says why).
+      onFenced: (why: string) => void fencedExit(why),
+    },
+  );
   const fencedExit = async (why: string) => {
     process.stderr.write(`feed-ingestor: fenced (${why}); stopping without sending, exit ${EXIT_FENCED}\n`);
     await ingestor.stop().catch(() => undefined);

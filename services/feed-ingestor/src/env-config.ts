@@ -9,7 +9,7 @@ import { FEED_TOPICS_ENV, type FeedTopics, feedTopicsOf } from '@feedpipe/contra
 import { CREDENTIALS_ENV, type CredentialsConfig, credentialsConfigFromEnv } from '@feedpipe/credentials';
 import { IngestorError } from './errors.js';
 import type { FeedCredentials } from './feed/feed-connection.js';
-import type { LeadershipOptions } from './leader/ingestor-leadership.js';
+import type { LeadershipOptions } from './leader/leadership-options.js';
 import { readUniverseIds } from './subscriptions/universe-file.js';
 import { type FeedWalOptions, WAL_FSYNC_POLICIES, type WalFsyncPolicy } from './wal/wal-options.js';
 

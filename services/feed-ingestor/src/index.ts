@@ -7,8 +7,8 @@ export {
   type IngestorStats,
   type SubscriptionsSnapshot,
 } from './ingestor.js';
-export type { FeedIngestorOptions } from './ingestor-options.js';
-export type { LeadershipOptions } from './leader/ingestor-leadership.js';
+export type { FeedIngestorConfig, FeedIngestorDeps } from './ingestor-options.js';
+export type { LeadershipOptions } from './leader/leadership-options.js';
 export { type OpsRouteServer, startOpsRouteServer } from './ops/ops-route-server.js';
 export { SUBSCRIPTIONS_PATH } from './ops/subscription-route.js';
 export { replayCapture } from './replay/capture-pipeline-replay.js';

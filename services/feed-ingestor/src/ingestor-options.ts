@@ -1,21 +1,29 @@
 /**
- * The options of `createFeedIngestor`, checked once at construction: an unknown key (a misspelt
- * option would otherwise be ignored without a word) and a bad value are refused with a message that
- * names the key and what is allowed.
+ * `createFeedIngestor(config, deps)`: the config is plain data, the deps the ports the ingestor is
+ * handed. Both are read once at construction by the declarative reader (@feedpipe/config's
+ * `readOptions`), the write-ahead log's and the leadership's sections too: an unknown key (a
+ * misspelt option would otherwise be ignored without a word) and a bad value are refused with a
+ * message that names the key and what is allowed, before anything is built.
  */
+
+import { MAX_SUBSCRIPTIONS_PER_CONNECTION } from '@feedpipe/codec';
+import { type OptionsSchema, readOptions } from '@feedpipe/config';
 import { DEFAULT_FEED_TOPICS, type FeedTopics } from '@feedpipe/contracts';
 import type { Registry } from 'prom-client';
 import { IngestorError } from './errors.js';
 import type { AttemptBudget } from './feed/attempt-budget.js';
-import type { FeedConnectionTuning } from './feed/connection-pool.js';
+import { type FeedConnectionTuning, MAX_CONNECTIONS_PER_CLIENT } from './feed/connection-pool.js';
 import type { FeedCredentials } from './feed/feed-connection.js';
-import type { LeadershipOptions } from './leader/ingestor-leadership.js';
-import type { FeedWalOptions } from './wal/wal-options.js';
+import {
+  type LeadershipOptions,
+  type ResolvedLeadershipOptions,
+  resolveLeadershipOptions,
+} from './leader/leadership-options.js';
+import { type FeedWalOptions, type ResolvedWalOptions, resolveWalOptions } from './wal/wal-options.js';
 
-export interface FeedIngestorOptions {
+export interface FeedIngestorConfig {
   /** Feed URL without query parameters, e.g. ws://127.0.0.1:7075/ */
   feedUrl: string;
-  credentials: FeedCredentials;
   brokers: string[];
   topics?: Partial<FeedTopics>;
   /** Partitions of topics the ingestor creates. Default 12. */
@@ -35,8 +43,6 @@ export interface FeedIngestorOptions {
   /** Bound on bytes received and not yet acknowledged by Kafka. Default 256 MiB. */
   maxBufferedBytes?: number;
   connection?: FeedConnectionTuning;
-  /** Connection attempts of the client id. Default: the process-wide budget of the client id. */
-  attemptBudget?: AttemptBudget;
   /**
    * Readiness: a connection with subscriptions and no market data for this long while the market is
    * open (or its state unknown) makes `readiness()` not ready. Default 60 000 ms; 0 turns it off.
@@ -69,73 +75,108 @@ export interface FeedIngestorOptions {
    * others standing by (leader/ingestor-leadership.ts). Unset: this process always leads.
    */
   leadership?: LeadershipOptions;
+}
+
+export interface FeedIngestorDeps {
+  /** The client id, auth type and token (or the token source asked before every attempt). */
+  credentials: FeedCredentials;
+  /** Connection attempts of the client id. Default: the process-wide budget of the client id. */
+  attemptBudget?: AttemptBudget;
   /** Default: a registry of its own. */
   registry?: Registry;
   /** Default: stderr, prefixed `ingestor: `. */
   log?: (message: string) => void;
+  /**
+   * With `leadership`: this process lost it (or failed to lead) and must stop without sending.
+   * Default: logged.
+   */
+  onFenced?: (why: string) => void;
 }
 
-/**
- * Every option key, each once: the compiler holds this table to the interface (a key added there and
- * not here, or the other way round, does not compile), and construction refuses any other key.
- */
-const OPTION_KEYS: { readonly [K in keyof Required<FeedIngestorOptions>]: true } = {
-  feedUrl: true,
-  credentials: true,
-  brokers: true,
-  topics: true,
-  partitions: true,
-  connections: true,
-  maxSubscriptionsPerConnection: true,
-  instruments: true,
-  workers: true,
-  chunkBytes: true,
-  flushIntervalMs: true,
-  maxBufferedBytes: true,
-  connection: true,
-  attemptBudget: true,
-  silentAfterMs: true,
-  staleAfterMs: true,
-  captureFile: true,
-  stateFile: true,
-  subscriptionsFile: true,
-  wal: true,
-  leadership: true,
-  registry: true,
-  log: true,
-};
+/** Largest timer Node keeps (2^31 - 1 ms, about 24.8 days). */
+const MAX_TIMER_MS = 2_147_483_647;
 
-/** The options after checking, with the defaults this file decides. */
-export interface CheckedOptions {
+/** Every key of the config, with its range and default (FeedIngestorConfig documents each). */
+const INGESTOR_CONFIG = {
+  feedUrl: { kind: 'url', protocols: ['ws', 'wss'], required: true },
+  brokers: { kind: 'list', minLength: 1, required: true },
+  topics: { kind: 'given' },
+  partitions: { kind: 'integer', min: 1, max: 100_000, default: 12 },
+  connections: {
+    kind: 'integer',
+    min: 1,
+    max: MAX_CONNECTIONS_PER_CLIENT,
+    default: MAX_CONNECTIONS_PER_CLIENT,
+  },
+  maxSubscriptionsPerConnection: {
+    kind: 'integer',
+    min: 1,
+    max: MAX_SUBSCRIPTIONS_PER_CONNECTION,
+    default: MAX_SUBSCRIPTIONS_PER_CONNECTION,
+  },
+  instruments: { kind: 'given' },
+  // The pipeline keeps the defaults of these four (pipeline/producer-pipeline.ts).
+  workers: { kind: 'integer', min: 1, max: 256 },
+  chunkBytes: { kind: 'integer', min: 1, max: 2 ** 30 },
+  flushIntervalMs: { kind: 'integer', min: 1, max: 60_000 },
+  maxBufferedBytes: { kind: 'integer', min: 2, max: 2 ** 40 },
+  connection: { kind: 'given' },
+  silentAfterMs: { kind: 'integer', min: 0, max: MAX_TIMER_MS, default: 60_000 },
+  staleAfterMs: { kind: 'integer', min: 0, max: MAX_TIMER_MS, default: 600_000 },
+  captureFile: { kind: 'string' },
+  stateFile: { kind: 'string' },
+  subscriptionsFile: { kind: 'string' },
+  wal: { kind: 'given' },
+  leadership: { kind: 'given' },
+} as const satisfies OptionsSchema;
+
+const INGESTOR_DEPS = {
+  credentials: { kind: 'given', required: true },
+  attemptBudget: { kind: 'given' },
+  registry: { kind: 'given' },
+  log: { kind: 'given' },
+  onFenced: { kind: 'given' },
+} as const satisfies OptionsSchema;
+
+/** The config after checking, with the defaults filled in, and the log. */
+export interface IngestorSettings {
+  feedUrl: string;
+  brokers: string[];
   topics: FeedTopics;
+  partitions: number;
+  connections: number;
+  maxSubscriptionsPerConnection: number;
+  instruments: { trade: readonly string[]; ohlc: readonly string[] };
+  workers: number | undefined;
+  chunkBytes: number | undefined;
+  flushIntervalMs: number | undefined;
+  maxBufferedBytes: number | undefined;
+  connection: FeedConnectionTuning | undefined;
   silentAfterMs: number;
   staleAfterMs: number;
+  captureFile: string | undefined;
+  stateFile: string | undefined;
+  subscriptionsFile: string | undefined;
+  wal: ResolvedWalOptions | undefined;
+  leadership: ResolvedLeadershipOptions | undefined;
   log: (message: string) => void;
 }
 
-function nonNegativeInteger(key: string, value: number): number {
-  if (!Number.isInteger(value) || value < 0)
-    throw new IngestorError('CONFIG_INVALID', `${key} must be an integer >= 0, got ${value}`);
-  return value;
+function invalid(message: string): IngestorError {
+  return new IngestorError('CONFIG_INVALID', message);
 }
 
-export function checkIngestorOptions(options: FeedIngestorOptions): CheckedOptions {
-  const unknown = Object.keys(options).filter((key) => !Object.hasOwn(OPTION_KEYS, key));
-  if (unknown.length > 0) {
-    throw new IngestorError(
-      'CONFIG_INVALID',
-      `unknown ingestor option${unknown.length > 1 ? 's' : ''} ${unknown.join(', ')}; allowed: ${Object.keys(OPTION_KEYS).join(', ')}`,
-    );
-  }
-  if (!options.feedUrl || !/^wss?:\/\//.test(options.feedUrl)) {
-    throw new IngestorError('CONFIG_INVALID', 'feedUrl must be a ws:// or wss:// URL');
-  }
-  if (options.brokers.length === 0)
-    throw new IngestorError('CONFIG_INVALID', 'brokers must list at least one host:port');
+export function ingestorSettings(config: FeedIngestorConfig, deps: FeedIngestorDeps): IngestorSettings {
+  const v = readOptions(INGESTOR_CONFIG, config, { where: 'ingestor config', fail: invalid });
+  readOptions(INGESTOR_DEPS, deps, { where: 'ingestor deps', fail: invalid });
   return {
-    topics: { ...DEFAULT_FEED_TOPICS, ...options.topics },
-    silentAfterMs: nonNegativeInteger('silentAfterMs', options.silentAfterMs ?? 60_000),
-    staleAfterMs: nonNegativeInteger('staleAfterMs', options.staleAfterMs ?? 600_000),
-    log: options.log ?? ((m: string) => process.stderr.write(`ingestor: ${m}\n`)),
+    ...v,
+    brokers: config.brokers,
+    topics: { ...DEFAULT_FEED_TOPICS, ...config.topics },
+    instruments: { trade: config.instruments?.trade ?? [], ohlc: config.instruments?.ohlc ?? [] },
+    connection: config.connection,
+    wal: config.wal && resolveWalOptions(config.wal),
+    leadership: config.leadership && resolveLeadershipOptions(config.leadership),
+    log: deps.log ?? ((m: string) => process.stderr.write(`ingestor: ${m}\n`)),
   };
 }

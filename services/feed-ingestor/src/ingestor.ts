@@ -24,7 +24,7 @@ import { TOPIC_KINDS } from '@feedpipe/contracts';
 import { KafkaAdmin } from '@feedpipe/kafka-client';
 import { Registry } from 'prom-client';
 import type { LinkState } from './feed/connection-machine.js';
-import { ConnectionPool, type ConnectionSnapshot, checkConnectionCount } from './feed/connection-pool.js';
+import { ConnectionPool, type ConnectionSnapshot } from './feed/connection-pool.js';
 import { SubscriptionBook, type SubscriptionKind, type SubscriptionView } from './feed/subscription-book.js';
 import {
   type Continuity,
@@ -38,7 +38,12 @@ import type { GapInterval, OpenGap } from './gaps/gap-tracker.js';
 import { RunState, readPreviousRun } from './gaps/run-state.js';
 import { StaleWatcher } from './gaps/stale-watcher.js';
 import { createIngestorMetrics, type IngestorMetrics } from './ingestor-metrics.js';
-import { type CheckedOptions, checkIngestorOptions, type FeedIngestorOptions } from './ingestor-options.js';
+import {
+  type FeedIngestorConfig,
+  type FeedIngestorDeps,
+  type IngestorSettings,
+  ingestorSettings,
+} from './ingestor-options.js';
 import { handOverConnections } from './leader/handover-leader.js';
 import { HandoverSuccessor } from './leader/handover-successor.js';
 import { IngestorLeadership, type IngestorRole } from './leader/ingestor-leadership.js';
@@ -178,24 +183,23 @@ export interface SubscriptionsSnapshot {
 
 /** The ledger of gaps and, with a state file, the previous run's downtime recovered into it. */
 function createLedger(
-  options: FeedIngestorOptions,
-  checked: CheckedOptions,
+  settings: IngestorSettings,
   metrics: IngestorMetrics,
   book: SubscriptionView,
 ): { ledger: GapLedger; runState: RunState | undefined } {
-  const { log } = checked;
+  const { log } = settings;
   const ledger = new GapLedger({
-    brokers: options.brokers,
-    topic: checked.topics.status,
+    brokers: settings.brokers,
+    topic: settings.topics.status,
     instrumentsOf: (connection) => book.instrumentsOf(connection),
     subscribedAt: (kind, securityId) => book.subscribedAt(kind, securityId),
     metrics,
     log,
   });
-  if (!options.stateFile) return { ledger, runState: undefined };
-  const previous = readPreviousRun(options.stateFile, log);
+  if (!settings.stateFile) return { ledger, runState: undefined };
+  const previous = readPreviousRun(settings.stateFile, log);
   if (previous) ledger.tracker.recover(previous);
-  const runState = new RunState({ path: options.stateFile, held: () => book.held(), log });
+  const runState = new RunState({ path: settings.stateFile, held: () => book.held(), log });
   return { ledger, runState };
 }
 
@@ -230,8 +234,7 @@ function continuityOf(ledger: GapLedger, stale: StaleWatcher | undefined, trades
 
 /** The frames -> workers -> Kafka pipeline, told to record latency, remember trades and count. */
 function createPipeline(
-  options: FeedIngestorOptions,
-  checked: CheckedOptions,
+  settings: IngestorSettings,
   metrics: IngestorMetrics,
   trades: TradeMemory,
   latency: LatencyRecorder,
@@ -241,66 +244,63 @@ function createPipeline(
   return new ProducerPipeline({
     sourceRun,
     ...(fence ? { fence: fence.buffer } : {}),
-    brokers: options.brokers,
-    topics: checked.topics,
-    workers: options.workers,
-    chunkBytes: options.chunkBytes,
-    flushIntervalMs: options.flushIntervalMs,
-    maxBufferedBytes: options.maxBufferedBytes,
+    brokers: settings.brokers,
+    topics: settings.topics,
+    workers: settings.workers,
+    chunkBytes: settings.chunkBytes,
+    flushIntervalMs: settings.flushIntervalMs,
+    maxBufferedBytes: settings.maxBufferedBytes,
     guardOf: (connection) => trades.guardFor(connection),
     observers: [
       { acknowledged: (chunk) => latency.recordFrames(chunk.receivedAtMicros, chunk.result.ackedAtMicros) },
       { acknowledged: (chunk) => trades.record(chunk.result.connection, chunk.result.traded) },
-      pipelineMetrics(metrics, checked.topics, checked.log),
+      pipelineMetrics(metrics, settings.topics, settings.log),
     ],
   });
 }
 
 /** Every part, each from the parts before it; the pipeline's pressure on the pool is wired last. */
-function buildGraph(options: FeedIngestorOptions, checked: CheckedOptions): IngestorGraph {
-  const { log } = checked;
-  const registry = options.registry ?? new Registry();
+function buildGraph(settings: IngestorSettings, deps: FeedIngestorDeps): IngestorGraph {
+  const { log } = settings;
+  const registry = deps.registry ?? new Registry();
   const metrics = createIngestorMetrics(registry);
   const seen = new FeedObservations();
-  const book = new SubscriptionBook(
-    checkConnectionCount(options.connections),
-    options.maxSubscriptionsPerConnection,
-  );
+  const book = new SubscriptionBook(settings.connections, settings.maxSubscriptionsPerConnection);
   const trades = new TradeMemory({ instrumentsOf: (connection) => book.instrumentsOf(connection).trade });
-  const { ledger, runState } = createLedger(options, checked, metrics, book);
-  const stale = staleWatcherOf(checked.staleAfterMs, trades, ledger, book);
+  const { ledger, runState } = createLedger(settings, metrics, book);
+  const stale = staleWatcherOf(settings.staleAfterMs, trades, ledger, book);
   const latency = new LatencyRecorder();
-  const wal = options.wal && new IngestorWal(options.wal, registry, log);
+  const wal = settings.wal && new IngestorWal(settings.wal, registry, log);
   const run = wal?.run ?? randomInt(0, 2 ** 32);
   const leadershipMetrics = createLeadershipMetrics(registry);
-  const leadership = leadershipOf(options, run, leadershipMetrics, log, () => void lead());
+  const leadership = leadershipOf(settings, deps, run, leadershipMetrics, () => void lead());
   // Without leadership configured this process always leads.
   if (!leadership) leadershipMetrics.leader.set(1);
-  const pipeline = createPipeline(options, checked, metrics, trades, latency, run, leadership?.fence);
+  const pipeline = createPipeline(settings, metrics, trades, latency, run, leadership?.fence);
   const intake = new FrameIntake(pipeline, metrics);
   let successor: HandoverSuccessor | undefined;
   // Only a leader with a running lease takes frames (a woken frozen leader reads, but keeps
   // nothing), and a successor those of the connections a handover gave it.
   if (leadership)
     intake.gate((connection) => successor?.takes(connection) === true || leadership.fence.open());
-  const capture = options.captureFile ? new CaptureTap(options.captureFile, log) : undefined;
+  const capture = settings.captureFile ? new CaptureTap(settings.captureFile, log) : undefined;
   for (const tap of [capture, wal]) if (tap) intake.tap(tap);
   if (wal) pipeline.observe(wal);
-  const clientId = options.credentials.clientId;
+  const clientId = deps.credentials.clientId;
   const pool = new ConnectionPool({
-    url: options.feedUrl,
-    credentials: options.credentials,
+    url: settings.feedUrl,
+    credentials: deps.credentials,
     connections: book.connections,
     book,
-    connection: options.connection,
-    attemptBudget: options.attemptBudget,
+    connection: settings.connection,
+    attemptBudget: deps.attemptBudget,
     events: connectionEvents(seen, metrics, log, continuityOf(ledger, stale, trades), intake),
     onFatal: (reason) => log(`FATAL for client ${clientId}: ${reason}; no more connection attempts`),
     ...tokenCallbacks(seen, metrics, log),
   });
   // Backpressure closes the loop: the pipeline's bound pauses reading the sockets that feed it.
   pipeline.observe({ pressure: (full) => pool.setPaused(full) });
-  const live = liveSubscriptionsOf(options, {
+  const live = liveSubscriptionsOf(settings, {
     ...{ book, pool, ledger, trades, metrics, log },
     // A leader's changes reach its standbys (and whichever leads next subscribes the same).
     changed: () => leadership?.announceOverrides(),
@@ -318,10 +318,10 @@ function buildGraph(options: FeedIngestorOptions, checked: CheckedOptions): Inge
     ...parts,
     ...{ pipeline, intake, capture, wal, pool, live, leadership, successor, run, log },
   };
-  const lead = () => leadFeed(graph, options, checked).catch((error: unknown) => fail(error));
+  const lead = () => leadFeed(graph, settings).catch((error: unknown) => fail(error));
   const fail = (error: unknown) => {
     log(`leading failed: ${(error as Error).message}`);
-    leadership?.options.onFenced?.(`leading failed: ${(error as Error).message}`);
+    deps.onFenced?.(`leading failed: ${(error as Error).message}`);
   };
   return graph;
 }
@@ -358,31 +358,31 @@ function successorOf(
 
 /** With leadership configured, the part that decides when this process holds the feed. */
 function leadershipOf(
-  options: FeedIngestorOptions,
+  settings: IngestorSettings,
+  deps: FeedIngestorDeps,
   run: number,
   metrics: LeadershipMetrics,
-  log: (message: string) => void,
   onLead: () => void,
 ): IngestorLeadership | undefined {
-  if (!options.leadership) return undefined;
+  if (!settings.leadership) return undefined;
   return new IngestorLeadership({
-    brokers: options.brokers,
-    options: options.leadership,
+    brokers: settings.brokers,
+    options: settings.leadership,
+    onFenced: deps.onFenced,
     run,
     metrics,
-    log,
+    log: settings.log,
     onLead,
   });
 }
 
 /** The instruments at start (with the changes an earlier run kept) and the changes while running. */
 function liveSubscriptionsOf(
-  options: FeedIngestorOptions,
+  settings: IngestorSettings,
   parts: Omit<ConstructorParameters<typeof LiveSubscriptions>[0], 'plan' | 'file'>,
 ): LiveSubscriptions {
-  const path = options.subscriptionsFile;
-  const universe = { trade: options.instruments?.trade ?? [], ohlc: options.instruments?.ohlc ?? [] };
-  const plan = new SubscriptionPlan(universe, path ? readOverrides(path, parts.log) : undefined);
+  const path = settings.subscriptionsFile;
+  const plan = new SubscriptionPlan(settings.instruments, path ? readOverrides(path, parts.log) : undefined);
   return new LiveSubscriptions({
     ...parts,
     plan,
@@ -427,27 +427,27 @@ function ingestorStats(graph: IngestorGraph): IngestorStats {
   };
 }
 
-async function startGraph(graph: IngestorGraph, options: FeedIngestorOptions, checked: CheckedOptions) {
+async function startGraph(graph: IngestorGraph, settings: IngestorSettings) {
   await KafkaAdmin.ensureTopicsOnce(
-    options.brokers,
-    TOPIC_KINDS.map((kind) => checked.topics[kind]),
-    { partitions: options.partitions ?? 12 },
+    settings.brokers,
+    TOPIC_KINDS.map((kind) => settings.topics[kind]),
+    { partitions: settings.partitions },
   );
   await graph.capture?.open();
   // A standby holds nothing until the group makes it the leader (leadFeed).
   if (graph.leadership) await graph.leadership.start();
-  else await leadFeed(graph, options, checked);
+  else await leadFeed(graph, settings);
 }
 
 /**
  * The feed held by this process: what earlier runs (and, after a failover, the fallen leader on
  * this host) logged and Kafka never acknowledged goes first, then the connections open.
  */
-async function leadFeed(graph: IngestorGraph, options: FeedIngestorOptions, checked: CheckedOptions) {
+async function leadFeed(graph: IngestorGraph, settings: IngestorSettings) {
   const { leadership, successor } = graph;
   const fellow = leadership
     ? {
-        peerDirs: leadership.options.peerWalDirs ?? [],
+        peerDirs: leadership.options.peerWalDirs,
         fence: leadership.fence.buffer,
         // A handover's successor already writes this run's log: only the peers' are replayed.
         ownLog: !successor?.succeeded,
@@ -456,8 +456,8 @@ async function leadFeed(graph: IngestorGraph, options: FeedIngestorOptions, chec
   const replayed = graph.wal?.replayAhead(
     graph.pipeline,
     graph.trades,
-    options.brokers,
-    checked.topics,
+    settings.brokers,
+    settings.topics,
     fellow,
   );
   graph.live.subscribePlanned();
@@ -520,18 +520,18 @@ async function stopGraph(graph: IngestorGraph): Promise<void> {
   await graph.capture?.close();
 }
 
-export function createFeedIngestor(options: FeedIngestorOptions): FeedIngestor {
-  const checked = checkIngestorOptions(options);
-  const graph = buildGraph(options, checked);
+export function createFeedIngestor(config: FeedIngestorConfig, deps: FeedIngestorDeps): FeedIngestor {
+  const settings = ingestorSettings(config, deps);
+  const graph = buildGraph(settings, deps);
   const { pool, book, seen, live } = graph;
   let startedAt = Date.now();
-  let credentials = options.credentials;
+  let credentials = deps.credentials;
   return {
     registry: graph.registry,
     metrics: graph.metrics,
     latency: graph.latency,
     async start() {
-      await startGraph(graph, options, checked);
+      await startGraph(graph, settings);
       startedAt = Date.now();
     },
     stop: () => stopGraph(graph),
@@ -561,7 +561,7 @@ export function createFeedIngestor(options: FeedIngestorOptions): FeedIngestor {
             marketStatus: seen.marketStatus,
             startedAt,
             now: Date.now(),
-            silentAfterMs: checked.silentAfterMs,
+            silentAfterMs: settings.silentAfterMs,
           }),
     stats: () => ingestorStats(graph),
   };

@@ -93,17 +93,21 @@ describe('token renewal', () => {
     const source = new RenewingSource();
     const ids = inxIds(model, 30);
     const topics = topicsFor(uniqueName('renew807'));
-    ingestor = createFeedIngestor({
-      feedUrl: server.url,
-      credentials: { clientId: CLIENT, token: source, authType: 2 },
-      brokers,
-      topics,
-      partitions: 2,
-      connections: 3,
-      instruments: { trade: ids },
-      workers: 1,
-      log: () => undefined,
-    });
+    ingestor = createFeedIngestor(
+      {
+        feedUrl: server.url,
+        brokers,
+        topics,
+        partitions: 2,
+        connections: 3,
+        instruments: { trade: ids },
+        workers: 1,
+      },
+      {
+        credentials: { clientId: CLIENT, token: source, authType: 2 },
+        log: () => undefined,
+      },
+    );
     await ingestor.start();
     const running = ingestor;
     await waitFor(() => subscribedOnServer(feed) === 30, 15_000, 'subscriptions on tok-1');
@@ -161,17 +165,21 @@ describe('token renewal', () => {
     server = await simWithTokens(valid, model);
     const feed = server;
     const lines: string[] = [];
-    ingestor = createFeedIngestor({
-      feedUrl: server.url,
-      credentials: { clientId: CLIENT, token: 'fixed-token', authType: 2 },
-      brokers,
-      topics: topicsFor(uniqueName('unrenewable')),
-      partitions: 1,
-      connections: 2,
-      instruments: { trade: inxIds(model, 10) },
-      workers: 1,
-      log: (m) => lines.push(m),
-    });
+    ingestor = createFeedIngestor(
+      {
+        feedUrl: server.url,
+        brokers,
+        topics: topicsFor(uniqueName('unrenewable')),
+        partitions: 1,
+        connections: 2,
+        instruments: { trade: inxIds(model, 10) },
+        workers: 1,
+      },
+      {
+        credentials: { clientId: CLIENT, token: 'fixed-token', authType: 2 },
+        log: (m) => lines.push(m),
+      },
+    );
     await ingestor.start();
     const running = ingestor;
     await waitFor(() => subscribedOnServer(feed) === 10, 15_000, 'subscriptions');
@@ -197,18 +205,22 @@ describe('ledger of gaps', () => {
     server = await startFeedServer({ model, port: 0, tradesPerSecond: 10, tickIntervalMs: 20 });
     const feed = server;
     const topics = topicsFor(uniqueName('gaps'));
-    ingestor = createFeedIngestor({
-      feedUrl: server.url,
-      credentials: { clientId: CLIENT, token: 'sim-token-1000000001', authType: 2 },
-      brokers,
-      topics,
-      partitions: 2,
-      connections: 2,
-      instruments: { trade: inxIds(model, 20) },
-      workers: 1,
-      connection: { evictionBackoffMs: 300, evictionJitterMs: 0 },
-      log: () => undefined,
-    });
+    ingestor = createFeedIngestor(
+      {
+        feedUrl: server.url,
+        brokers,
+        topics,
+        partitions: 2,
+        connections: 2,
+        instruments: { trade: inxIds(model, 20) },
+        workers: 1,
+        connection: { evictionBackoffMs: 300, evictionJitterMs: 0 },
+      },
+      {
+        credentials: { clientId: CLIENT, token: 'sim-token-1000000001', authType: 2 },
+        log: () => undefined,
+      },
+    );
     await ingestor.start();
     const running = ingestor;
     await waitFor(
@@ -260,18 +272,22 @@ describe('ledger of gaps', () => {
     const stateFile = join(tempDir('run-state'), 'ingestor.state.json');
     const topics = topicsFor(uniqueName('downtime'));
     const make = (trade: string[]) =>
-      createFeedIngestor({
-        feedUrl: feed.url,
-        credentials: { clientId: CLIENT, token: 'sim-token-1000000001', authType: 2 },
-        brokers,
-        topics,
-        partitions: 1,
-        connections: 1,
-        instruments: { trade },
-        workers: 1,
-        stateFile,
-        log: () => undefined,
-      });
+      createFeedIngestor(
+        {
+          feedUrl: feed.url,
+          brokers,
+          topics,
+          partitions: 1,
+          connections: 1,
+          instruments: { trade },
+          workers: 1,
+          stateFile,
+        },
+        {
+          credentials: { clientId: CLIENT, token: 'sim-token-1000000001', authType: 2 },
+          log: () => undefined,
+        },
+      );
     const ids = inxIds(model, 8);
     const first = make(ids.slice(0, 6));
     await first.start();
@@ -309,17 +325,21 @@ describe('market sessions', () => {
     });
     server = await startFeedServer({ model, port: 0, tradesPerSecond: 50, tickIntervalMs: 20 });
     const feed = server;
-    ingestor = createFeedIngestor({
-      feedUrl: server.url,
-      credentials: { clientId: CLIENT, token: 'sim-token-1000000001', authType: 2 },
-      brokers,
-      topics: topicsFor(uniqueName('sessions')),
-      partitions: 1,
-      connections: 2,
-      instruments: { trade: inxIds(model, 20) },
-      workers: 1,
-      log: () => undefined,
-    });
+    ingestor = createFeedIngestor(
+      {
+        feedUrl: server.url,
+        brokers,
+        topics: topicsFor(uniqueName('sessions')),
+        partitions: 1,
+        connections: 2,
+        instruments: { trade: inxIds(model, 20) },
+        workers: 1,
+      },
+      {
+        credentials: { clientId: CLIENT, token: 'sim-token-1000000001', authType: 2 },
+        log: () => undefined,
+      },
+    );
     await ingestor.start();
     const running = ingestor;
     const opensAfterClose = (): boolean => {

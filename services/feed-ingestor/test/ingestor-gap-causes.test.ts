@@ -66,18 +66,22 @@ describe('stale instruments', () => {
     const feed = server;
     const ids = inxIds(model, 20);
     const topics = topicsFor(uniqueName('stale'));
-    ingestor = createFeedIngestor({
-      feedUrl: feed.url,
-      credentials: SIM_CLIENT,
-      brokers,
-      topics,
-      partitions: 2,
-      connections: 2,
-      instruments: { trade: ids },
-      workers: 1,
-      staleAfterMs: 1_500,
-      log: () => undefined,
-    });
+    ingestor = createFeedIngestor(
+      {
+        feedUrl: feed.url,
+        brokers,
+        topics,
+        partitions: 2,
+        connections: 2,
+        instruments: { trade: ids },
+        workers: 1,
+        staleAfterMs: 1_500,
+      },
+      {
+        credentials: SIM_CLIENT,
+        log: () => undefined,
+      },
+    );
     await ingestor.start();
     const running = ingestor;
     await waitFor(() => feed.stats().subscribedInstruments === 20, 15_000, 'subscriptions');
@@ -130,20 +134,24 @@ describe('backpressure', () => {
     feed.pause();
     const ids = inxIds(model, 100);
     const topics = topicsFor(uniqueName('pressure'));
-    ingestor = createFeedIngestor({
-      feedUrl: feed.url,
-      credentials: SIM_CLIENT,
-      brokers,
-      topics,
-      partitions: 2,
-      connections: 2,
-      instruments: { trade: ids },
-      workers: 1,
-      // Two 16 KiB chunks: every Kafka round trip fills it at this rate.
-      chunkBytes: 16 * 1024,
-      maxBufferedBytes: 32 * 1024,
-      log: () => undefined,
-    });
+    ingestor = createFeedIngestor(
+      {
+        feedUrl: feed.url,
+        brokers,
+        topics,
+        partitions: 2,
+        connections: 2,
+        instruments: { trade: ids },
+        workers: 1,
+        // Two 16 KiB chunks: every Kafka round trip fills it at this rate.
+        chunkBytes: 16 * 1024,
+        maxBufferedBytes: 32 * 1024,
+      },
+      {
+        credentials: SIM_CLIENT,
+        log: () => undefined,
+      },
+    );
     await ingestor.start();
     const running = ingestor;
     await waitFor(() => feed.stats().subscribedInstruments === 100, 15_000, 'subscriptions');
@@ -193,17 +201,21 @@ describe('token renewed ahead of expiry', () => {
     feed.pause();
     const ids = inxIds(model, 100);
     const topics = topicsFor(uniqueName('renewed'));
-    ingestor = createFeedIngestor({
-      feedUrl: feed.url,
-      credentials: { clientId: SIM_CLIENT.clientId, token: 'old-token', authType: 2 },
-      brokers,
-      topics,
-      partitions: 2,
-      connections: 2,
-      instruments: { trade: ids },
-      workers: 1,
-      log: () => undefined,
-    });
+    ingestor = createFeedIngestor(
+      {
+        feedUrl: feed.url,
+        brokers,
+        topics,
+        partitions: 2,
+        connections: 2,
+        instruments: { trade: ids },
+        workers: 1,
+      },
+      {
+        credentials: { clientId: SIM_CLIENT.clientId, token: 'old-token', authType: 2 },
+        log: () => undefined,
+      },
+    );
     await ingestor.start();
     const running = ingestor;
     await waitFor(() => feed.stats().subscribedInstruments === 100, 15_000, 'subscriptions');

@@ -4,10 +4,18 @@
  * frame intake and its taps, and the refusal of unknown ingestor options.
  */
 
+import { existsSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ConnectionMachine, type LinkState } from '../src/feed/connection-machine.js';
 import { SubscriptionBook } from '../src/feed/subscription-book.js';
-import { createFeedIngestor, type FeedIngestorOptions, IngestorError } from '../src/index.js';
+import {
+  createFeedIngestor,
+  type FeedIngestorConfig,
+  type FeedIngestorDeps,
+  IngestorError,
+} from '../src/index.js';
 import { FrameIntake } from '../src/pipeline/frame-intake.js';
 
 const ids = (from: number, count: number): string[] =>
@@ -156,27 +164,55 @@ describe('FrameIntake', () => {
   });
 });
 
-describe('createFeedIngestor options', () => {
-  const valid: FeedIngestorOptions = {
-    feedUrl: 'ws://127.0.0.1:1/',
-    credentials: { clientId: 'c', token: 't', authType: 2 },
-    brokers: ['127.0.0.1:1'],
+describe('createFeedIngestor(config, deps)', () => {
+  const valid: FeedIngestorConfig = { feedUrl: 'ws://127.0.0.1:1/', brokers: ['127.0.0.1:1'] };
+  const deps: FeedIngestorDeps = { credentials: { clientId: 'c', token: 't', authType: 2 } };
+  const refusal = (config: object, given: object = deps): string => {
+    try {
+      createFeedIngestor(config as FeedIngestorConfig, given as FeedIngestorDeps);
+    } catch (error) {
+      expect(error).toBeInstanceOf(IngestorError);
+      expect((error as IngestorError).code).toBe('CONFIG_INVALID');
+      return (error as Error).message;
+    }
+    throw new Error('accepted');
   };
 
   it('refuses an unknown key, naming it and the allowed keys', () => {
-    const misspelt = { ...valid, stalAfterMs: 5 } as FeedIngestorOptions;
-    expect(() => createFeedIngestor(misspelt)).toThrow(
-      /unknown ingestor option stalAfterMs; allowed: feedUrl, credentials, brokers, .*staleAfterMs/,
+    expect(refusal({ ...valid, stalAfterMs: 5 })).toMatch(
+      /^ingestor config: unknown option "stalAfterMs" \(allowed: feedUrl, brokers, .*staleAfterMs/,
+    );
+    // A port handed as config is refused there, and an unknown dep among the deps.
+    expect(refusal({ ...valid, credentials: deps.credentials })).toContain('unknown option "credentials"');
+    expect(refusal(valid, { ...deps, registy: {} })).toBe(
+      'ingestor deps: unknown option "registy" (allowed: credentials, attemptBudget, registry, log, onFenced)',
+    );
+    expect(refusal(valid, {})).toContain('ingestor deps: "credentials" is required');
+    expect(refusal({ ...valid, wal: { dir: '/w', fsyncEvery: 5 } })).toMatch(
+      /^ingestor config.wal: unknown option "fsyncEvery" \(allowed: dir, maxBytes,/,
+    );
+    expect(refusal({ ...valid, leadership: { groupID: 'g' } })).toMatch(
+      /^ingestor config.leadership: unknown option "groupID" \(allowed: groupId, topic,/,
     );
   });
 
-  it('refuses a bad value before anything is started', () => {
-    expect(() => createFeedIngestor({ ...valid, connections: 6 })).toThrow(
-      /connections must be 1\.\.5, got 6/,
+  it('refuses a bad value before anything is built', () => {
+    const dir = join(mkdtempSync(join(tmpdir(), 'ingestor-config-')), 'wal');
+    expect(refusal({ ...valid, connections: 6, wal: { dir } })).toContain(
+      '"connections" must be an integer from 1 to 5',
     );
-    expect(() => createFeedIngestor({ ...valid, staleAfterMs: -1 })).toThrow(/staleAfterMs must be/);
-    expect(() => createFeedIngestor({ ...valid, maxSubscriptionsPerConnection: 6_000 })).toThrow(
-      /maxSubscriptionsPerConnection/,
+    // Refused whole before any part is built: the write-ahead log made no directory.
+    expect(existsSync(dir)).toBe(false);
+    expect(refusal({ ...valid, staleAfterMs: -1 })).toContain('"staleAfterMs" must be an integer from 0');
+    expect(refusal({ ...valid, maxSubscriptionsPerConnection: 6_000 })).toContain(
+      '"maxSubscriptionsPerConnection" must be an integer from 1 to 5000',
+    );
+    expect(refusal({ ...valid, feedUrl: 'http://127.0.0.1:1/' })).toContain(
+      '"feedUrl" must be a ws:// or wss:// URL',
+    );
+    expect(refusal({ ...valid, brokers: [] })).toContain('"brokers" must be a list of at least 1');
+    expect(refusal({ ...valid, leadership: { sessionTimeoutMs: 0 } })).toContain(
+      'ingestor config.leadership: "sessionTimeoutMs" must be an integer from 1 to 60000',
     );
   });
 });

@@ -11,10 +11,10 @@ import { join } from 'node:path';
 import { type FeedServer, MarketModel, startFeedServer } from '@feedpipe/broker-sim';
 import { readTopic, tempDir, uniqueName, waitFor } from '@feedpipe/testkit';
 import { afterEach, describe, expect, inject, it } from 'vitest';
-import { createFeedIngestor, type FeedIngestor, type FeedIngestorOptions } from '../src/index.js';
+import { createFeedIngestor, type FeedIngestor, type FeedIngestorConfig } from '../src/index.js';
 import { type OpsRouteServer, startOpsRouteServer } from '../src/ops/ops-route-server.js';
 import { UniverseWatch } from '../src/subscriptions/universe-watch.js';
-import { inxIds, simIngestorOptions, topicsFor } from './fixtures/feed-fixtures.js';
+import { inxIds, SIM_INGESTOR_DEPS, simIngestorConfig, topicsFor } from './fixtures/feed-fixtures.js';
 
 const brokers = inject('kafkaBrokers');
 const KEY = 'live-subscriptions-test-key-0123';
@@ -90,14 +90,14 @@ describe('subscriptions while running, against the simulator', () => {
     const universe = ids.slice(0, 40);
     const dir = tempDir('live-subs');
     const topics = topicsFor(uniqueName('livesubs'));
-    const options: FeedIngestorOptions = {
-      ...simIngestorOptions(feed, brokers, topics, universe),
+    const config: FeedIngestorConfig = {
+      ...simIngestorConfig(feed, brokers, topics, universe),
       // 60 slots in all: room for the universe and 20 more.
       maxSubscriptionsPerConnection: 30,
       stateFile: join(dir, 'state.json'),
       subscriptionsFile: join(dir, 'subscriptions.json'),
     };
-    ingestor = createFeedIngestor(options);
+    ingestor = createFeedIngestor(config, SIM_INGESTOR_DEPS);
     await ingestor.start();
     route = await startOpsRouteServer({ ingestor, key: KEY, log: () => undefined });
     await waitFor(() => subscribedOnFeed(feed) === 40, 20_000, 'the universe subscribed');
@@ -137,7 +137,7 @@ describe('subscriptions while running, against the simulator', () => {
     route = undefined;
     await ingestor.stop();
     const stoppedAt = Date.now();
-    ingestor = createFeedIngestor(options);
+    ingestor = createFeedIngestor(config, SIM_INGESTOR_DEPS);
     await ingestor.start();
     await waitFor(() => subscribedOnFeed(feed) === 45, 20_000, 'the kept changes subscribed again');
     const held = ingestor.subscriptions();
@@ -162,7 +162,10 @@ describe('subscriptions while running, against the simulator', () => {
     const file = join(dir, 'universe.json');
     writeFileSync(file, JSON.stringify(ids.slice(0, 20)));
     const topics = topicsFor(uniqueName('universe'));
-    ingestor = createFeedIngestor(simIngestorOptions(feed, brokers, topics, ids.slice(0, 20)));
+    ingestor = createFeedIngestor(
+      simIngestorConfig(feed, brokers, topics, ids.slice(0, 20)),
+      SIM_INGESTOR_DEPS,
+    );
     await ingestor.start();
     const running = ingestor;
     watch = new UniverseWatch({
@@ -191,11 +194,14 @@ describe('subscriptions while running, against the simulator', () => {
     const feed = server;
     const ids = inxIds(model, 21);
     const topics = topicsFor(uniqueName('livegaps'));
-    ingestor = createFeedIngestor({
-      ...simIngestorOptions(feed, brokers, topics, ids.slice(0, 20)),
-      // The evicted connection stays down long enough to change its subscriptions meanwhile.
-      connection: { evictionBackoffMs: 1_500, evictionJitterMs: 0 },
-    });
+    ingestor = createFeedIngestor(
+      {
+        ...simIngestorConfig(feed, brokers, topics, ids.slice(0, 20)),
+        // The evicted connection stays down long enough to change its subscriptions meanwhile.
+        connection: { evictionBackoffMs: 1_500, evictionJitterMs: 0 },
+      },
+      SIM_INGESTOR_DEPS,
+    );
     await ingestor.start();
     const running = ingestor;
     await waitFor(() => subscribedOnFeed(feed) === 20, 15_000, 'the universe subscribed');

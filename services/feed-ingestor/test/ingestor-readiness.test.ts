@@ -33,20 +33,24 @@ describe('ingestor readiness and text frames', () => {
   it('answers /readyz 503 with the reason while a connection is open but silent, 200 once data flows again', async () => {
     const model = new MarketModel({ seed: 41, instruments: 300 });
     server = await startFeedServer({ model, port: 0, tradesPerSecond: 20, tickIntervalMs: 20 });
-    const feedIngestor = createFeedIngestor({
-      feedUrl: server.url,
-      credentials: SIM_CLIENT,
-      brokers,
-      topics: topicsFor(uniqueName('ready')),
-      partitions: 1,
-      connections: 2,
-      instruments: { trade: inxIds(model, 40) },
-      workers: 1,
-      silentAfterMs: 1_500,
-      // Stale detection far away: the silence must be seen by readiness, not cured by a reconnect.
-      connection: { staleTimeoutMs: 120_000 },
-      log: () => undefined,
-    });
+    const feedIngestor = createFeedIngestor(
+      {
+        feedUrl: server.url,
+        brokers,
+        topics: topicsFor(uniqueName('ready')),
+        partitions: 1,
+        connections: 2,
+        instruments: { trade: inxIds(model, 40) },
+        workers: 1,
+        silentAfterMs: 1_500,
+        // Stale detection far away: the silence must be seen by readiness, not cured by a reconnect.
+        connection: { staleTimeoutMs: 120_000 },
+      },
+      {
+        credentials: SIM_CLIENT,
+        log: () => undefined,
+      },
+    );
     ingestor = feedIngestor;
     await feedIngestor.start();
     ops = await startOpsServer({
@@ -79,17 +83,21 @@ describe('ingestor readiness and text frames', () => {
     const model = new MarketModel({ seed: 42, instruments: 300 });
     server = await startFeedServer({ model, port: 0, tradesPerSecond: 20, tickIntervalMs: 20 });
     const logs: string[] = [];
-    const feedIngestor = createFeedIngestor({
-      feedUrl: server.url,
-      credentials: SIM_CLIENT,
-      brokers,
-      topics: topicsFor(uniqueName('text')),
-      partitions: 1,
-      connections: 1,
-      instruments: { trade: inxIds(model, 10) },
-      workers: 1,
-      log: (m) => logs.push(m),
-    });
+    const feedIngestor = createFeedIngestor(
+      {
+        feedUrl: server.url,
+        brokers,
+        topics: topicsFor(uniqueName('text')),
+        partitions: 1,
+        connections: 1,
+        instruments: { trade: inxIds(model, 10) },
+        workers: 1,
+      },
+      {
+        credentials: SIM_CLIENT,
+        log: (m) => logs.push(m),
+      },
+    );
     ingestor = feedIngestor;
     await feedIngestor.start();
     const feed = server;

@@ -29,17 +29,21 @@ describe('ingestor resilience', () => {
     server = await startFeedServer({ model, port: 0, tradesPerSecond: 10, tickIntervalMs: 20 });
     const ids = inxIds(model, 200);
     const topics = topicsFor(uniqueName('outage'));
-    ingestor = createFeedIngestor({
-      feedUrl: server.url,
-      credentials: SIM_CLIENT,
-      brokers: kafka.brokers,
-      topics,
-      partitions: 3,
-      connections: 2,
-      instruments: { trade: ids },
-      workers: 1,
-      log: () => undefined,
-    });
+    ingestor = createFeedIngestor(
+      {
+        feedUrl: server.url,
+        brokers: kafka.brokers,
+        topics,
+        partitions: 3,
+        connections: 2,
+        instruments: { trade: ids },
+        workers: 1,
+      },
+      {
+        credentials: SIM_CLIENT,
+        log: () => undefined,
+      },
+    );
     await ingestor.start();
     const feedIngestor = ingestor;
     await waitFor(() => feedIngestor.stats().produced > 0, 30_000, 'records produced before the outage');
@@ -76,18 +80,22 @@ describe('ingestor resilience', () => {
   it('detects a silent connection and reconnects', async () => {
     const model = new MarketModel({ seed: 2, instruments: 300 });
     server = await startFeedServer({ model, port: 0, pingIntervalMs: 100 });
-    ingestor = createFeedIngestor({
-      feedUrl: server.url,
-      credentials: SIM_CLIENT,
-      brokers: sharedBrokers,
-      topics: topicsFor(uniqueName('stale')),
-      partitions: 1,
-      connections: 1,
-      instruments: { trade: inxIds(model, 10) },
-      workers: 1,
-      connection: { staleTimeoutMs: 600 },
-      log: () => undefined,
-    });
+    ingestor = createFeedIngestor(
+      {
+        feedUrl: server.url,
+        brokers: sharedBrokers,
+        topics: topicsFor(uniqueName('stale')),
+        partitions: 1,
+        connections: 1,
+        instruments: { trade: inxIds(model, 10) },
+        workers: 1,
+        connection: { staleTimeoutMs: 600 },
+      },
+      {
+        credentials: SIM_CLIENT,
+        log: () => undefined,
+      },
+    );
     await ingestor.start();
     await waitFor(() => server!.listConnections().length === 1, 10_000, 'connection');
     const first = server.listConnections()[0]!;
@@ -111,17 +119,21 @@ describe('ingestor resilience', () => {
         return token === 'old-token' || token === 'new-token' ? { ok: true } : { ok: false, code: 809 };
       },
     });
-    ingestor = createFeedIngestor({
-      feedUrl: server.url,
-      credentials: { clientId: '1000000001', token: 'old-token', authType: 2 },
-      brokers: sharedBrokers,
-      topics: topicsFor(uniqueName('renew')),
-      partitions: 1,
-      connections: 2,
-      instruments: { trade: inxIds(model, 20) },
-      workers: 1,
-      log: () => undefined,
-    });
+    ingestor = createFeedIngestor(
+      {
+        feedUrl: server.url,
+        brokers: sharedBrokers,
+        topics: topicsFor(uniqueName('renew')),
+        partitions: 1,
+        connections: 2,
+        instruments: { trade: inxIds(model, 20) },
+        workers: 1,
+      },
+      {
+        credentials: { clientId: '1000000001', token: 'old-token', authType: 2 },
+        log: () => undefined,
+      },
+    );
     await ingestor.start();
     await waitFor(
       () => server!.listConnections().reduce((s, c) => s + c.tradeSubscriptions, 0) === 20,
@@ -153,18 +165,22 @@ describe('ingestor resilience', () => {
     const dir = tempDir('capture');
     const captureFile = join(dir, 'feed.cap');
     const live = topicsFor(uniqueName('live'));
-    ingestor = createFeedIngestor({
-      feedUrl: server.url,
-      credentials: SIM_CLIENT,
-      brokers: sharedBrokers,
-      topics: live,
-      partitions: 2,
-      connections: 1,
-      instruments: { trade: inxIds(model, 30), ohlc: inxIds(model, 5) },
-      workers: 1,
-      captureFile,
-      log: () => undefined,
-    });
+    ingestor = createFeedIngestor(
+      {
+        feedUrl: server.url,
+        brokers: sharedBrokers,
+        topics: live,
+        partitions: 2,
+        connections: 1,
+        instruments: { trade: inxIds(model, 30), ohlc: inxIds(model, 5) },
+        workers: 1,
+        captureFile,
+      },
+      {
+        credentials: SIM_CLIENT,
+        log: () => undefined,
+      },
+    );
     await ingestor.start();
     await new Promise((r) => setTimeout(r, 800));
     server.pause();
@@ -198,17 +214,21 @@ describe('ingestor resilience', () => {
   it('exports metrics, health and readiness', async () => {
     const model = new MarketModel({ seed: 9, instruments: 200 });
     server = await startFeedServer({ model, port: 0, tradesPerSecond: 20, tickIntervalMs: 20 });
-    ingestor = createFeedIngestor({
-      feedUrl: server.url,
-      credentials: SIM_CLIENT,
-      brokers: sharedBrokers,
-      topics: topicsFor(uniqueName('metrics')),
-      partitions: 1,
-      connections: 2,
-      instruments: { trade: inxIds(model, 20) },
-      workers: 1,
-      log: () => undefined,
-    });
+    ingestor = createFeedIngestor(
+      {
+        feedUrl: server.url,
+        brokers: sharedBrokers,
+        topics: topicsFor(uniqueName('metrics')),
+        partitions: 1,
+        connections: 2,
+        instruments: { trade: inxIds(model, 20) },
+        workers: 1,
+      },
+      {
+        credentials: SIM_CLIENT,
+        log: () => undefined,
+      },
+    );
     await ingestor.start();
     const feedIngestor = ingestor;
     const ops = await startOpsServer({

@@ -45,18 +45,22 @@ describe('feed ingestor against the simulator', () => {
     server = await startFeedServer({ model, port: 0, tradesPerSecond: 20, tickIntervalMs: 20 });
     const ids = inxIds(model, 1_200);
     const topics = topicsFor(uniqueName('ing'));
-    ingestor = createFeedIngestor({
-      feedUrl: server.url,
-      credentials: SIM_CLIENT,
-      brokers,
-      topics,
-      partitions: 4,
-      connections: 3,
-      maxSubscriptionsPerConnection: 420,
-      instruments: { trade: ids, ohlc: ids.slice(0, 50) },
-      workers: 1,
-      log: () => undefined,
-    });
+    ingestor = createFeedIngestor(
+      {
+        feedUrl: server.url,
+        brokers,
+        topics,
+        partitions: 4,
+        connections: 3,
+        maxSubscriptionsPerConnection: 420,
+        instruments: { trade: ids, ohlc: ids.slice(0, 50) },
+        workers: 1,
+      },
+      {
+        credentials: SIM_CLIENT,
+        log: () => undefined,
+      },
+    );
     await ingestor.start();
     await waitFor(() => server!.stats().subscribedInstruments >= 1_200, 20_000, 'subscriptions');
     const conns = server.listConnections();
@@ -87,17 +91,21 @@ describe('feed ingestor against the simulator', () => {
     server = await startFeedServer({ model, port: 0, tradesPerSecond: 20, tickIntervalMs: 20 });
     const ids = inxIds(model, 300);
     const topics = topicsFor(uniqueName('reconn'));
-    ingestor = createFeedIngestor({
-      feedUrl: server.url,
-      credentials: SIM_CLIENT,
-      brokers,
-      topics,
-      partitions: 2,
-      connections: 2,
-      instruments: { trade: ids },
-      workers: 1,
-      log: () => undefined,
-    });
+    ingestor = createFeedIngestor(
+      {
+        feedUrl: server.url,
+        brokers,
+        topics,
+        partitions: 2,
+        connections: 2,
+        instruments: { trade: ids },
+        workers: 1,
+      },
+      {
+        credentials: SIM_CLIENT,
+        log: () => undefined,
+      },
+    );
     await ingestor.start();
     await waitFor(() => server!.stats().subscribedInstruments >= 300, 20_000, 'subscriptions');
     await new Promise((r) => setTimeout(r, 500));
@@ -133,18 +141,22 @@ describe('feed ingestor against the simulator', () => {
     const model = new MarketModel({ seed: 3, instruments: 500 });
     server = await startFeedServer({ model, port: 0 });
     const topics = topicsFor(uniqueName('evict'));
-    ingestor = createFeedIngestor({
-      feedUrl: server.url,
-      credentials: SIM_CLIENT,
-      brokers,
-      topics,
-      partitions: 1,
-      connections: 5,
-      instruments: { trade: inxIds(model, 50) },
-      workers: 1,
-      connection: { evictionBackoffMs: 60_000 },
-      log: () => undefined,
-    });
+    ingestor = createFeedIngestor(
+      {
+        feedUrl: server.url,
+        brokers,
+        topics,
+        partitions: 1,
+        connections: 5,
+        instruments: { trade: inxIds(model, 50) },
+        workers: 1,
+        connection: { evictionBackoffMs: 60_000 },
+      },
+      {
+        credentials: SIM_CLIENT,
+        log: () => undefined,
+      },
+    );
     await ingestor.start();
     await waitFor(() => server!.listConnections().length === 5, 20_000, 'five connections');
     const intruder = new WebSocket(server.connectUrl(SIM_CLIENT.clientId, SIM_CLIENT.token), {
@@ -183,17 +195,21 @@ describe('feed ingestor against the simulator', () => {
       { clientId: '', token: 'x', authType: 2 as const },
     ]) {
       const attemptsBefore = server.stats().upgrades.accepted + server.stats().upgrades.badRequest;
-      const fatal = createFeedIngestor({
-        feedUrl: server.url,
-        credentials,
-        brokers,
-        topics: topicsFor(uniqueName('fatal')),
-        partitions: 1,
-        connections: 2,
-        instruments: { trade: inxIds(model, 10) },
-        workers: 1,
-        log: () => undefined,
-      });
+      const fatal = createFeedIngestor(
+        {
+          feedUrl: server.url,
+          brokers,
+          topics: topicsFor(uniqueName('fatal')),
+          partitions: 1,
+          connections: 2,
+          instruments: { trade: inxIds(model, 10) },
+          workers: 1,
+        },
+        {
+          credentials,
+          log: () => undefined,
+        },
+      );
       ingestor = fatal;
       await fatal.start();
       await waitFor(() => fatal.stats().fatal !== undefined, 10_000, 'the fatal verdict');

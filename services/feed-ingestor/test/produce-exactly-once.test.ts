@@ -72,19 +72,23 @@ async function produceThroughFaults(plan: Omit<FaultPlan, 'topics'>): Promise<Fe
     ...plan,
     topics: [topics.trades, topics.reference],
   });
-  const running = createFeedIngestor({
-    feedUrl: feed.url,
-    credentials: SIM_CLIENT,
-    brokers: [proxy.address],
-    topics,
-    partitions: 6,
-    connections: 5,
-    maxSubscriptionsPerConnection: 200,
-    instruments: { trade: ids },
-    // One worker: the chunks of all five connections share one producer, as they do per worker.
-    workers: 1,
-    log: () => undefined,
-  });
+  const running = createFeedIngestor(
+    {
+      feedUrl: feed.url,
+      brokers: [proxy.address],
+      topics,
+      partitions: 6,
+      connections: 5,
+      maxSubscriptionsPerConnection: 200,
+      instruments: { trade: ids },
+      // One worker: the chunks of all five connections share one producer, as they do per worker.
+      workers: 1,
+    },
+    {
+      credentials: SIM_CLIENT,
+      log: () => undefined,
+    },
+  );
   ingestor = running;
   await running.start();
   await waitFor(() => feed.stats().subscribedInstruments >= 1_000, 20_000, 'subscriptions');

@@ -141,20 +141,24 @@ describe('feed write-ahead log', () => {
     const topics = prefixedTopics(uniqueName('walfull'));
     const walDir = join(tempDir('wal-full'), 'wal');
     const logs: string[] = [];
-    ingestor = createFeedIngestor({
-      feedUrl: server.url,
-      credentials: SIM_CLIENT,
-      brokers,
-      topics,
-      partitions: 2,
-      connections: 1,
-      workers: 1,
-      instruments: { trade: ids },
-      // A bound of one segment: each segment fills it before its chunk ends, and the rest of that
-      // chunk is not logged until Kafka's acknowledgement frees the segment.
-      wal: { dir: walDir, maxBytes: 16_384, segmentBytes: 16_384 },
-      log: (m) => logs.push(m),
-    });
+    ingestor = createFeedIngestor(
+      {
+        feedUrl: server.url,
+        brokers,
+        topics,
+        partitions: 2,
+        connections: 1,
+        workers: 1,
+        instruments: { trade: ids },
+        // A bound of one segment: each segment fills it before its chunk ends, and the rest of that
+        // chunk is not logged until Kafka's acknowledgement frees the segment.
+        wal: { dir: walDir, maxBytes: 16_384, segmentBytes: 16_384 },
+      },
+      {
+        credentials: SIM_CLIENT,
+        log: (m) => logs.push(m),
+      },
+    );
     await ingestor.start();
     await waitFor(() => (ingestor?.stats().wal?.unloggedFrames.full ?? 0) > 20, 30_000, 'frames not logged');
     server.pause();

@@ -65,7 +65,7 @@ export interface ConnectionSnapshot {
 }
 
 /** The number of connections to open, 1..5 (default 5); anything else is CONFIG_INVALID. */
-export function checkConnectionCount(connections: number = MAX_CONNECTIONS_PER_CLIENT): number {
+function checkConnectionCount(connections: number = MAX_CONNECTIONS_PER_CLIENT): number {
   if (!Number.isInteger(connections) || connections < 1 || connections > MAX_CONNECTIONS_PER_CLIENT) {
     throw new IngestorError(
       'CONFIG_INVALID',

@@ -18,25 +18,8 @@ import { ControlChannel } from './control-channel.js';
 import { ControlInbox } from './control-inbox.js';
 import type { ControlMessage } from './control-messages.js';
 import type { LeadershipMetrics } from './leadership-metrics.js';
+import type { ResolvedLeadershipOptions } from './leadership-options.js';
 import { LeaseFence } from './lease-fence.js';
-
-export interface LeadershipOptions {
-  /** The consumer group that decides the leader. Default `feedpipe-ingestor-leader`. */
-  groupId?: string;
-  /** Its one-partition control topic. Default `feed.ingestor-control`. */
-  topic?: string;
-  /** The coordinator's session: a dead or frozen leader is replaced after it. Default 3 000 ms. */
-  sessionTimeoutMs?: number;
-  /**
-   * Write-ahead logs of the other ingestor processes on this host: the new leader replays what a
-   * fallen one logged and Kafka never acknowledged (without doubles, by source identity).
-   */
-  peerWalDirs?: readonly string[];
-  /** How long a stopping leader waits for a standby to claim its connections. Default 3 000 ms; 0: no handover. */
-  handoverClaimMs?: number;
-  /** Leadership ended for this process (it must stop). Default: logged. */
-  onFenced?: (why: string) => void;
-}
 
 export type IngestorRole = 'joining' | 'standby' | 'leader' | 'fenced' | 'stopped';
 
@@ -47,7 +30,9 @@ const FENCE_REFRESH_MS = 50;
 
 export interface IngestorLeadershipDeps {
   brokers: string[];
-  options: LeadershipOptions;
+  options: ResolvedLeadershipOptions;
+  /** Leadership ended for this process (it must stop). Default: logged. */
+  onFenced?: (why: string) => void;
   /** This process's run number (its records' source identity). */
   run: number;
   metrics: LeadershipMetrics;
@@ -58,10 +43,7 @@ export interface IngestorLeadershipDeps {
 
 export class IngestorLeadership {
   readonly fence = new LeaseFence();
-  readonly options: Required<
-    Pick<LeadershipOptions, 'groupId' | 'topic' | 'sessionTimeoutMs' | 'handoverClaimMs'>
-  > &
-    LeadershipOptions;
+  readonly options: ResolvedLeadershipOptions;
   readonly channel: ControlChannel;
   /** The control messages since this process started, for a handover's steps to wait on. */
   readonly inbox = new ControlInbox();
@@ -80,13 +62,7 @@ export class IngestorLeadership {
 
   constructor(deps: IngestorLeadershipDeps) {
     this.#d = deps;
-    this.options = {
-      groupId: 'feedpipe-ingestor-leader',
-      topic: 'feed.ingestor-control',
-      sessionTimeoutMs: 3_000,
-      handoverClaimMs: 3_000,
-      ...deps.options,
-    };
+    this.options = deps.options;
     this.channel = new ControlChannel({
       brokers: deps.brokers,
       topic: this.options.topic,
@@ -217,7 +193,7 @@ export class IngestorLeadership {
     this.#role = 'fenced';
     this.#metrics.changes.inc({ to: 'fenced' });
     this.#d.log(`leadership: this process no longer leads (${why}); it stops reading and sending`);
-    this.options.onFenced?.(why);
+    this.#d.onFenced?.(why);
   }
 
   #stopTimers(): void {

@@ -10,7 +10,7 @@ import type { FrameTap } from '../pipeline/frame-intake.js';
 import type { ChunkAcknowledged, PipelineObserver } from '../pipeline/pipeline-observer.js';
 import { FeedWal, type FeedWalStats } from './feed-wal.js';
 import { createWalMetrics, type WalMetrics } from './wal-metrics.js';
-import { type FeedWalOptions, resolveWalOptions } from './wal-options.js';
+import type { ResolvedWalOptions } from './wal-options.js';
 import { replayWal, type WalReplayResult } from './wal-replay.js';
 
 export interface IngestorWalStats extends FeedWalStats {
@@ -27,8 +27,7 @@ export class IngestorWal implements FrameTap, PipelineObserver {
   readonly #say: (message: string) => void;
   #replayed: WalReplayResult = { streams: 0, chunks: 0, frames: 0, records: 0, trades: 0 };
 
-  constructor(options: FeedWalOptions, registry: Registry, log: (message: string) => void) {
-    const resolved = resolveWalOptions(options);
+  constructor(resolved: ResolvedWalOptions, registry: Registry, log: (message: string) => void) {
     this.#dir = resolved.dir;
     this.#metrics = createWalMetrics(registry);
     this.#say = log;

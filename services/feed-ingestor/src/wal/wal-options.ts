@@ -1,6 +1,7 @@
 /**
  * Options of the feed write-ahead log (docs/configuration.md, INGESTOR_WAL_*), validated once.
  */
+import { type OptionsSchema, readOptions } from '@feedpipe/config';
 import { IngestorError } from '../errors.js';
 
 /**
@@ -35,41 +36,21 @@ export interface FeedWalOptions {
 
 export type ResolvedWalOptions = Required<FeedWalOptions>;
 
-const KNOWN = new Set(['dir', 'maxBytes', 'segmentBytes', 'fsync', 'fsyncIntervalMs', 'retryAfterMs']);
-
-function integerIn(
-  name: string,
-  value: number | undefined,
-  fallback: number,
-  min: number,
-  max: number,
-): number {
-  const v = value ?? fallback;
-  if (!Number.isInteger(v) || v < min || v > max)
-    throw new IngestorError('CONFIG_INVALID', `wal.${name} must be an integer in ${min}..${max}, got ${v}`);
-  return v;
-}
+/** Every key of the log's options, with its range and default (FeedWalOptions documents each). */
+const WAL_OPTIONS = {
+  dir: { kind: 'string', required: true },
+  maxBytes: { kind: 'integer', min: 4_096, max: 2 ** 40, default: 1024 * 1024 * 1024 },
+  segmentBytes: { kind: 'integer', min: 4_096, max: 2 ** 31, default: 64 * 1024 * 1024 },
+  fsync: { kind: 'enum', values: WAL_FSYNC_POLICIES, default: 'none' },
+  fsyncIntervalMs: { kind: 'integer', min: 1, max: 3_600_000, default: 1_000 },
+  retryAfterMs: { kind: 'integer', min: 1, max: 3_600_000, default: 5_000 },
+} as const satisfies OptionsSchema;
 
 export function resolveWalOptions(options: FeedWalOptions): ResolvedWalOptions {
-  for (const key of Object.keys(options)) {
-    if (!KNOWN.has(key))
-      throw new IngestorError('CONFIG_INVALID', `unknown wal option ${JSON.stringify(key)}`);
-  }
-  if (typeof options.dir !== 'string' || options.dir === '')
-    throw new IngestorError('CONFIG_INVALID', 'wal.dir must name a directory');
-  const fsync = options.fsync ?? 'none';
-  if (!WAL_FSYNC_POLICIES.includes(fsync))
-    throw new IngestorError(
-      'CONFIG_INVALID',
-      `wal.fsync must be one of ${WAL_FSYNC_POLICIES.join(', ')}, got ${fsync}`,
-    );
-  const segmentBytes = integerIn('segmentBytes', options.segmentBytes, 64 * 1024 * 1024, 4_096, 2 ** 31);
-  return {
-    dir: options.dir,
-    segmentBytes,
-    maxBytes: integerIn('maxBytes', options.maxBytes, 1024 * 1024 * 1024, segmentBytes, 2 ** 40),
-    fsync,
-    fsyncIntervalMs: integerIn('fsyncIntervalMs', options.fsyncIntervalMs, 1_000, 1, 3_600_000),
-    retryAfterMs: integerIn('retryAfterMs', options.retryAfterMs, 5_000, 1, 3_600_000),
-  };
+  const fail = (message: string) => new IngestorError('CONFIG_INVALID', message);
+  const resolved = readOptions(WAL_OPTIONS, options, { where: 'ingestor config.wal', fail });
+  // The one rule across keys: the bound holds at least one whole segment.
+  if (resolved.maxBytes < resolved.segmentBytes)
+    throw fail(`ingestor config.wal: "maxBytes" must be at least "segmentBytes" (${resolved.segmentBytes})`);
+  return resolved;
 }
