@@ -25,30 +25,47 @@ export type OptionSpec =
   | ({ kind: 'boolean' } & Presence<boolean>)
   /** A non-empty string. */
   | ({ kind: 'string' } & Presence<string>)
-  | ({ kind: 'enum'; values: readonly string[] } & Presence<string>)
+  /** One of `values` (strings or numbers). */
+  | ({ kind: 'enum'; values: readonly (string | number)[] } & Presence<string | number>)
+  /** A string matching `pattern`; `allowed` says what that is in the messages (`a date YYYY-MM-DD`). */
+  | ({ kind: 'pattern'; pattern: RegExp; allowed: string } & Presence<string>)
   /** A URL whose scheme is one of `protocols` (without "://"). */
   | ({ kind: 'url'; protocols: readonly string[] } & Presence<string>)
-  /** An array of at least `minLength` entries (default 0); entries are the caller's to check. */
-  | ({ kind: 'list'; minLength?: number } & Presence<never>)
+  /**
+   * An array of at least `minLength` entries (default 0), each one of `values` when given (else
+   * the entries are the caller's to check).
+   */
+  | ({ kind: 'list'; minLength?: number; values?: readonly (string | number)[] } & Presence<
+      readonly (string | number)[]
+    >)
+  /**
+   * A nested object read against `schema` in the same pass (its problems named under its key);
+   * absent, it is read as `{}`, so its defaults are always filled in.
+   */
+  | ({ kind: 'section'; schema: OptionsSchema } & Presence<never>)
   | ({ kind: 'given' } & Presence<never>);
 
 export type OptionsSchema = Readonly<Record<string, OptionSpec>>;
 
-type ValueOf<V> = V extends { kind: 'integer' | 'number' }
-  ? number
-  : V extends { kind: 'boolean' }
-    ? boolean
-    : V extends { kind: 'enum'; values: readonly (infer E)[] }
-      ? E
-      : V extends { kind: 'string' | 'url' }
-        ? string
-        : V extends { kind: 'list' }
-          ? readonly unknown[]
-          : unknown;
+type ValueOf<V> = V extends { kind: 'section'; schema: infer S extends OptionsSchema }
+  ? OptionValues<S>
+  : V extends { kind: 'integer' | 'number' }
+    ? number
+    : V extends { kind: 'boolean' }
+      ? boolean
+      : V extends { kind: 'enum'; values: readonly (infer E)[] }
+        ? E
+        : V extends { kind: 'string' | 'url' | 'pattern' }
+          ? string
+          : V extends { kind: 'list'; values: readonly (infer E)[] }
+            ? readonly E[]
+            : V extends { kind: 'list' }
+              ? readonly unknown[]
+              : unknown;
 
 /** The checked values: present when defaulted or required, else possibly undefined. */
 export type OptionValues<S extends OptionsSchema> = {
-  -readonly [K in keyof S]: S[K] extends { default: unknown } | { required: true }
+  -readonly [K in keyof S]: S[K] extends { default: unknown } | { required: true } | { kind: 'section' }
     ? ValueOf<S[K]>
     : ValueOf<S[K]> | undefined;
 };
@@ -75,8 +92,16 @@ export function allowedOption(spec: OptionSpec): string {
       return `one of ${spec.values.join(', ')}`;
     case 'url':
       return `a ${schemesOf(spec.protocols)} URL`;
-    case 'list':
-      return (spec.minLength ?? 0) > 0 ? `a list of at least ${spec.minLength}` : 'a list';
+    case 'pattern':
+      return spec.allowed;
+    case 'list': {
+      const entries = spec.values ? ` of ${spec.values.join(', ')}` : '';
+      return (spec.minLength ?? 0) > 0
+        ? `a list${entries} of at least ${spec.minLength}`
+        : `a list${entries}`;
+    }
+    case 'section':
+      return 'an object';
     case 'given':
       return 'any value';
   }
@@ -93,11 +118,19 @@ function accepts(spec: OptionSpec, value: unknown): boolean {
     case 'string':
       return typeof value === 'string' && value.length > 0;
     case 'enum':
-      return typeof value === 'string' && spec.values.includes(value);
+      return (typeof value === 'string' || typeof value === 'number') && spec.values.includes(value);
     case 'url':
       return typeof value === 'string' && hasScheme(value, spec.protocols);
+    case 'pattern':
+      return typeof value === 'string' && spec.pattern.test(value);
     case 'list':
-      return Array.isArray(value) && value.length >= (spec.minLength ?? 0);
+      return (
+        Array.isArray(value) &&
+        value.length >= (spec.minLength ?? 0) &&
+        (spec.values === undefined || value.every((entry) => spec.values?.includes(entry)))
+      );
+    case 'section':
+      return typeof value === 'object' && value !== null && !Array.isArray(value);
     case 'given':
       return true;
   }
@@ -112,25 +145,40 @@ export function readOptions<S extends OptionsSchema>(
   if (given !== undefined && (typeof given !== 'object' || given === null || Array.isArray(given))) {
     throw context.fail(`${context.where}: the options must be an object`);
   }
-  const options = (given ?? {}) as Record<string, unknown>;
   const problems: string[] = [];
+  const values = collect(schema, (given ?? {}) as Record<string, unknown>, '', problems);
+  if (problems.length > 0) throw context.fail(`${context.where}: ${problems.join('; ')}`);
+  return values as OptionValues<S>;
+}
+
+/** Reads `options` into values and problems; `path` names the section (`daily.`) in the problems. */
+function collect(
+  schema: OptionsSchema,
+  options: Record<string, unknown>,
+  path: string,
+  problems: string[],
+): Record<string, unknown> {
   const keys = Object.keys(schema);
   for (const key of Object.keys(options)) {
-    if (!Object.hasOwn(schema, key)) problems.push(`unknown option "${key}" (allowed: ${keys.join(', ')})`);
+    if (!Object.hasOwn(schema, key))
+      problems.push(`unknown option "${path}${key}" (allowed: ${keys.join(', ')})`);
   }
   const values: Record<string, unknown> = {};
   for (const key of keys) {
     const spec = schema[key] as OptionSpec;
     const value = options[key];
-    if (value === undefined) {
-      if (spec.required) problems.push(`"${key}" is required (${allowedOption(spec)})`);
-      values[key] = spec.default;
-    } else if (accepts(spec, value)) {
-      values[key] = value;
-    } else {
-      problems.push(`"${key}" must be ${allowedOption(spec)}`);
-    }
+    if (value === undefined && spec.required)
+      problems.push(`"${path}${key}" is required (${allowedOption(spec)})`);
+    if (value !== undefined && !accepts(spec, value))
+      problems.push(`"${path}${key}" must be ${allowedOption(spec)}`);
+    else if (spec.kind === 'section')
+      values[key] = collect(
+        spec.schema,
+        (value ?? {}) as Record<string, unknown>,
+        `${path}${key}.`,
+        problems,
+      );
+    else values[key] = value === undefined ? spec.default : value;
   }
-  if (problems.length > 0) throw context.fail(`${context.where}: ${problems.join('; ')}`);
-  return values as OptionValues<S>;
+  return values;
 }

@@ -87,6 +87,33 @@ describe('readOptions', () => {
     }
   });
 
+  it('reads a section in the same pass, its defaults filled in when it is absent', () => {
+    const plan = {
+      until: { kind: 'pattern', pattern: /^\d{4}-\d{2}-\d{2}$/, allowed: 'a date YYYY-MM-DD' },
+      intraday: {
+        kind: 'section',
+        schema: {
+          intervals: { kind: 'list', values: [1, 5, 15], default: [5] },
+          interval: { kind: 'enum', values: [1, 5, 15], default: 1 },
+        },
+      },
+    } as const satisfies OptionsSchema;
+    expect(readOptions(plan, {}, context)).toEqual({
+      until: undefined,
+      intraday: { intervals: [5], interval: 1 },
+    });
+    expect(readOptions(plan, { intraday: { intervals: [1, 15] } }, context).intraday.intervals).toEqual([
+      1, 15,
+    ]);
+    expect(() =>
+      readOptions(plan, { until: '2024-1-1', intraday: { intervals: [2], interval: '5', days: 3 } }, context),
+    ).toThrow(
+      'probe: "until" must be a date YYYY-MM-DD; unknown option "intraday.days" (allowed: intervals, interval); ' +
+        '"intraday.intervals" must be a list of 1, 5, 15; "intraday.interval" must be one of 1, 5, 15',
+    );
+    expect(() => readOptions(plan, { intraday: 5 }, context)).toThrow('probe: "intraday" must be an object');
+  });
+
   it('refuses options that are not an object', () => {
     expect(() => readOptions(SCHEMA, [] as unknown as object, context)).toThrow(
       'probe: the options must be an object',
