@@ -7,6 +7,7 @@
 
 import { randomUUID } from 'node:crypto';
 import { BrokerClient, type FetchLike, type RateLimiter } from '@feedpipe/broker-api';
+import { type OptionsSchema, readOptions } from '@feedpipe/config';
 import { HISTORY_TABLES } from '@feedpipe/contracts';
 import { Backoff, sleep } from '@feedpipe/retry';
 import { runMigrations, type StoreLane } from '@feedpipe/store';
@@ -16,7 +17,7 @@ import { formatDate, inMarketHours, istDayOf } from './calendar.js';
 import { CheckpointIndex, checkpointRow, readCheckpoints, type UnitStatus } from './checkpoints.js';
 import { classifyFailure } from './classify.js';
 import { countingFetch } from './counting-fetch.js';
-import { LoaderError } from './errors.js';
+import { configError, LoaderError } from './errors.js';
 import { fetchUnit } from './fetch-unit.js';
 import { createLoaderMetrics, type LoaderMetrics } from './metrics.js';
 import { type HistoryLoaderOptions, type ResolvedOptions, resolveOptions } from './options.js';
@@ -105,14 +106,22 @@ export interface HistoryLoader {
   status(): LoaderStatus;
 }
 
+/** What createHistoryLoader is handed besides its options (HistoryLoaderDeps documents each). */
+const LOADER_DEPS = {
+  clickhouse: { kind: 'given', required: true },
+  registry: { kind: 'given' },
+  rateLimiter: { kind: 'given' },
+  fetch: { kind: 'given' },
+  log: { kind: 'given' },
+  metrics: { kind: 'given' },
+  now: { kind: 'given' },
+  calendar: { kind: 'given' },
+  diskGuard: { kind: 'given' },
+} as const satisfies OptionsSchema;
+
 export function createHistoryLoader(options: HistoryLoaderOptions, deps: HistoryLoaderDeps): HistoryLoader {
   const config = resolveOptions(options);
-  if (typeof deps?.clickhouse?.rows !== 'function') {
-    throw new LoaderError(
-      'CONFIG_INVALID',
-      'deps.clickhouse (a lane of the store, e.g. store.internal) is required',
-    );
-  }
+  readOptions(LOADER_DEPS, deps, { where: 'history loader deps', fail: configError });
   return new Loader(config, deps);
 }
 

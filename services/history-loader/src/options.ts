@@ -1,5 +1,6 @@
 /** Options of createHistoryLoader, validated once; every default is documented here. */
 import type { TokenSource } from '@feedpipe/broker-api';
+import { type OptionsSchema, readOptions } from '@feedpipe/config';
 import { configError } from './errors.js';
 import { type PlanOptions, type ResolvedPlan, resolvePlan } from './plan-options.js';
 import {
@@ -74,60 +75,45 @@ export interface ResolvedOptions {
   startupQuietMs: number;
 }
 
-const KEYS = [
-  'broker',
-  'universe',
-  'plan',
-  'concurrency',
-  'maxAttempts',
-  'retryBaseMs',
-  'retryMaxMs',
-  'maxRequests',
-  'maxSeconds',
-  'dailyBudget',
-  'flushRows',
-  'flushIntervalMs',
-  'maxBufferedRows',
-  'migrate',
-  'startupQuietMs',
-];
-const BROKER_KEYS = ['baseUrl', 'clientId', 'accessToken', 'timeoutMs'];
+/** The broker section, with its range and default (BrokerOptions documents each). */
+const BROKER_OPTIONS = {
+  baseUrl: { kind: 'url', protocols: ['http', 'https'], required: true },
+  clientId: { kind: 'string', required: true },
+  accessToken: { kind: 'given', required: true },
+  timeoutMs: { kind: 'number', min: 1_000, max: 600_000, default: 60_000 },
+} as const satisfies OptionsSchema;
 
-type Rec = Record<string, unknown>;
+/** Every option of createHistoryLoader, with its range and default (HistoryLoaderOptions documents each). */
+const LOADER_OPTIONS = {
+  broker: { kind: 'section', schema: BROKER_OPTIONS },
+  universe: { kind: 'given', required: true },
+  // Read by resolvePlan; absent, a JSON universe file's own plan applies.
+  plan: { kind: 'given' },
+  concurrency: { kind: 'number', min: 1, max: 64, default: 8 },
+  maxAttempts: { kind: 'number', min: 1, max: 20, default: 4 },
+  retryBaseMs: { kind: 'number', min: 0, max: 60_000, default: 1_000 },
+  retryMaxMs: { kind: 'number', min: 0, max: 600_000, default: 30_000 },
+  maxRequests: { kind: 'number', min: 1, max: Number.POSITIVE_INFINITY, default: Number.POSITIVE_INFINITY },
+  maxSeconds: { kind: 'number', min: 1, max: Number.POSITIVE_INFINITY, default: Number.POSITIVE_INFINITY },
+  dailyBudget: { kind: 'number', min: 1, max: 10_000_000, default: 100_000 },
+  flushRows: { kind: 'number', min: 1, max: 10_000_000, default: 50_000 },
+  flushIntervalMs: { kind: 'number', min: 10, max: 600_000, default: 1_000 },
+  maxBufferedRows: { kind: 'number', min: 1, max: 100_000_000, default: 400_000 },
+  migrate: { kind: 'boolean', default: true },
+  startupQuietMs: { kind: 'number', min: 0, max: 60_000, default: 1_100 },
+} as const satisfies OptionsSchema;
 
-function num(r: Rec, key: string, dflt: number, min: number, max: number, where = 'history loader'): number {
-  const v = r[key];
-  if (v === undefined) return dflt;
-  if (typeof v !== 'number' || !Number.isFinite(v) || v < min || v > max) {
-    throw configError(`${where} option ${key} must be a number from ${min} to ${max}`);
-  }
-  return v;
-}
-
-function rejectUnknown(r: Rec, keys: readonly string[], where: string): void {
-  for (const key of Object.keys(r)) {
-    if (!keys.includes(key))
-      throw configError(`unknown ${where} option "${key}" (allowed: ${keys.join(', ')})`);
-  }
+function isToken(token: unknown): token is string | TokenSource {
+  return (
+    (typeof token === 'string' && token !== '') ||
+    (typeof token === 'object' && token !== null && typeof (token as TokenSource).getToken === 'function')
+  );
 }
 
 export function resolveOptions(options: HistoryLoaderOptions): ResolvedOptions {
-  if (typeof options !== 'object' || options === null)
-    throw configError('history loader options must be an object');
-  const r = options as unknown as Rec;
-  rejectUnknown(r, KEYS, 'history loader');
-  const b = r.broker as Rec | undefined;
-  if (typeof b !== 'object' || b === null) throw configError('history loader option broker is required');
-  rejectUnknown(b, BROKER_KEYS, 'broker');
-  if (typeof b.baseUrl !== 'string' || !/^https?:\/\//.test(b.baseUrl)) {
-    throw configError('broker.baseUrl must be an http(s) URL');
-  }
-  if (typeof b.clientId !== 'string' || b.clientId === '') throw configError('broker.clientId is required');
-  const token = b.accessToken;
-  const tokenOk =
-    (typeof token === 'string' && token !== '') ||
-    (typeof token === 'object' && token !== null && typeof (token as TokenSource).getToken === 'function');
-  if (!tokenOk) throw configError('broker.accessToken must be a token or a TokenSource');
+  const v = readOptions(LOADER_OPTIONS, options, { where: 'history loader options', fail: configError });
+  const { broker } = v;
+  if (!isToken(broker.accessToken)) throw configError('broker.accessToken must be a token or a TokenSource');
   const universe =
     typeof options.universe === 'string'
       ? readUniverseFile(options.universe)
@@ -136,14 +122,9 @@ export function resolveOptions(options: HistoryLoaderOptions): ResolvedOptions {
         : undefined;
   if (universe === undefined)
     throw configError('history loader option universe must be a file path or an array');
-  const flushRows = num(r, 'flushRows', 50_000, 1, 10_000_000);
   return {
-    broker: {
-      baseUrl: b.baseUrl.replace(/\/+$/, ''),
-      clientId: b.clientId,
-      accessToken: token as string | TokenSource,
-      timeoutMs: num(b, 'timeoutMs', 60_000, 1_000, 600_000, 'broker'),
-    },
+    ...v,
+    broker: { ...broker, baseUrl: broker.baseUrl.replace(/\/+$/, ''), accessToken: broker.accessToken },
     universe,
     // An explicit plan wins; else a JSON universe file's own plan; else the defaults.
     plan: resolvePlan(
@@ -152,17 +133,6 @@ export function resolveOptions(options: HistoryLoaderOptions): ResolvedOptions {
           ? (readUniversePlan(options.universe) as PlanOptions | undefined)
           : undefined),
     ),
-    concurrency: num(r, 'concurrency', 8, 1, 64),
-    maxAttempts: num(r, 'maxAttempts', 4, 1, 20),
-    retryBaseMs: num(r, 'retryBaseMs', 1_000, 0, 60_000),
-    retryMaxMs: num(r, 'retryMaxMs', 30_000, 0, 600_000),
-    maxRequests: num(r, 'maxRequests', Number.POSITIVE_INFINITY, 1, Number.POSITIVE_INFINITY),
-    maxSeconds: num(r, 'maxSeconds', Number.POSITIVE_INFINITY, 1, Number.POSITIVE_INFINITY),
-    dailyBudget: num(r, 'dailyBudget', 100_000, 1, 10_000_000),
-    flushRows,
-    flushIntervalMs: num(r, 'flushIntervalMs', 1_000, 10, 600_000),
-    maxBufferedRows: Math.max(flushRows, num(r, 'maxBufferedRows', 400_000, 1, 100_000_000)),
-    migrate: r.migrate === undefined ? true : r.migrate === true,
-    startupQuietMs: num(r, 'startupQuietMs', 1_100, 0, 60_000),
+    maxBufferedRows: Math.max(v.flushRows, v.maxBufferedRows),
   };
 }

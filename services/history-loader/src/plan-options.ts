@@ -2,6 +2,7 @@
  * What a run loads, validated once: unknown keys and bad values are refused by name. Every default
  * is written beside its field.
  */
+import { type OptionsSchema, readOptions } from '@feedpipe/config';
 import { parseDate } from './calendar.js';
 import { configError } from './errors.js';
 
@@ -78,110 +79,70 @@ export interface ResolvedPlan {
   };
 }
 
-type Rec = Record<string, unknown>;
+const DATE = { kind: 'pattern', pattern: /^\d{4}-\d{2}-\d{2}$/, allowed: 'a date YYYY-MM-DD' } as const;
 
-function section(value: unknown, name: string, keys: readonly string[]): Rec {
-  if (value === undefined) return {};
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    throw configError(`${name} must be an object`);
-  }
-  for (const key of Object.keys(value)) {
-    if (!keys.includes(key)) throw configError(`unknown option ${name}.${key} (allowed: ${keys.join(', ')})`);
-  }
-  return value as Rec;
-}
+/** Every key of a plan, with its range and default (PlanOptions documents each). */
+const PLAN_OPTIONS = {
+  until: DATE,
+  daily: {
+    kind: 'section',
+    schema: {
+      enabled: { kind: 'boolean', default: true },
+      from: { ...DATE, default: '2000-01-01' },
+      windowDays: { kind: 'integer', min: 1, max: 36_500, default: 1825 },
+    },
+  },
+  intraday: {
+    kind: 'section',
+    schema: {
+      intervals: { kind: 'list', values: INTERVALS, default: [5] },
+      days: { kind: 'integer', min: 1, max: MAX_HISTORY_DAYS, default: 90 },
+      windowDays: { kind: 'integer', min: 1, max: 90, default: 90 },
+    },
+  },
+  optionChain: {
+    kind: 'section',
+    schema: {
+      enabled: { kind: 'boolean', default: true },
+      expiries: { kind: 'integer', min: 1, max: 20, default: 1 },
+      everySeconds: { kind: 'integer', min: 0, max: 86_400, default: 0 },
+      marketHoursOnly: { kind: 'boolean', default: true },
+    },
+  },
+  expiredOptions: {
+    kind: 'section',
+    schema: {
+      enabled: { kind: 'boolean', default: true },
+      strikes: { kind: 'integer', min: 0, max: 10, default: 10 },
+      sides: { kind: 'list', minLength: 1, values: ['CALL', 'PUT'], default: ['CALL', 'PUT'] },
+      interval: { kind: 'enum', values: INTERVALS, default: 1 },
+      days: { kind: 'integer', min: 1, max: MAX_HISTORY_DAYS, default: 90 },
+      windowDays: { kind: 'integer', min: 1, max: 45, default: 45 },
+      expiryFlag: { kind: 'enum', values: ['WEEK', 'MONTH'], default: 'WEEK' },
+      expiryCode: { kind: 'enum', values: [1, 2, 3], default: 1 },
+    },
+  },
+} as const satisfies OptionsSchema;
 
-function int(r: Rec, key: string, where: string, dflt: number, min: number, max: number): number {
-  const v = r[key];
-  if (v === undefined) return dflt;
-  if (typeof v !== 'number' || !Number.isInteger(v) || v < min || v > max) {
-    throw configError(`${where}.${key} must be an integer from ${min} to ${max}`);
-  }
-  return v;
-}
-
-function bool(r: Rec, key: string, where: string, dflt: boolean): boolean {
-  const v = r[key];
-  if (v === undefined) return dflt;
-  if (typeof v !== 'boolean') throw configError(`${where}.${key} must be true or false`);
-  return v;
-}
-
-function date(r: Rec, key: string, where: string): string | undefined {
-  const v = r[key];
-  if (v === undefined) return undefined;
-  if (typeof v !== 'string' || parseDate(v) === undefined)
-    throw configError(`${where}.${key} must be a date YYYY-MM-DD`);
-  return v;
-}
-
-function interval(v: unknown, where: string): Interval {
-  if (!INTERVALS.includes(v as Interval))
-    throw configError(`${where} must be one of ${INTERVALS.join(', ')}`);
-  return v as Interval;
+/** A date of the plan that is no day of the calendar (2026-02-30), by its name. */
+function notADay(v: { until: string | undefined; daily: { from: string } }): string | undefined {
+  if (v.until !== undefined && parseDate(v.until) === undefined) return 'plan.until';
+  if (parseDate(v.daily.from) === undefined) return 'plan.daily.from';
+  return undefined;
 }
 
 export function resolvePlan(plan: PlanOptions = {}): ResolvedPlan {
-  const top = section(plan, 'plan', ['until', 'daily', 'intraday', 'optionChain', 'expiredOptions']);
-  const d = section(top.daily, 'plan.daily', ['enabled', 'from', 'windowDays']);
-  const i = section(top.intraday, 'plan.intraday', ['intervals', 'days', 'windowDays']);
-  const c = section(top.optionChain, 'plan.optionChain', [
-    'enabled',
-    'expiries',
-    'everySeconds',
-    'marketHoursOnly',
-  ]);
-  const e = section(top.expiredOptions, 'plan.expiredOptions', [
-    'enabled',
-    'strikes',
-    'sides',
-    'interval',
-    'days',
-    'windowDays',
-    'expiryFlag',
-    'expiryCode',
-  ]);
-  const intervals = i.intervals ?? [5];
-  if (!Array.isArray(intervals)) throw configError('plan.intraday.intervals must be an array');
-  const sides = e.sides ?? ['CALL', 'PUT'];
-  if (!Array.isArray(sides) || sides.length === 0 || sides.some((s) => s !== 'CALL' && s !== 'PUT')) {
-    throw configError('plan.expiredOptions.sides must list CALL and/or PUT');
-  }
-  const everySeconds = int(c, 'everySeconds', 'plan.optionChain', 0, 0, 86_400);
+  const v = readOptions(PLAN_OPTIONS, plan, { where: 'plan', fail: configError });
+  const wrong = notADay(v);
+  if (wrong !== undefined) throw configError(`${wrong} must be a date YYYY-MM-DD`);
+  const { everySeconds } = v.optionChain;
   if (everySeconds > 0 && everySeconds < 3) {
     // The service answers one identical option-chain request per 3 seconds.
     throw configError('plan.optionChain.everySeconds must be 0 or at least 3');
   }
-  const expiryFlag = e.expiryFlag ?? 'WEEK';
-  if (expiryFlag !== 'WEEK' && expiryFlag !== 'MONTH')
-    throw configError('plan.expiredOptions.expiryFlag must be WEEK or MONTH');
   return {
-    until: date(top, 'until', 'plan'),
-    daily: {
-      enabled: bool(d, 'enabled', 'plan.daily', true),
-      from: date(d, 'from', 'plan.daily') ?? '2000-01-01',
-      windowDays: int(d, 'windowDays', 'plan.daily', 1825, 1, 36_500),
-    },
-    intraday: {
-      intervals: [...new Set(intervals.map((v, k) => interval(v, `plan.intraday.intervals[${k}]`)))],
-      days: int(i, 'days', 'plan.intraday', 90, 1, MAX_HISTORY_DAYS),
-      windowDays: int(i, 'windowDays', 'plan.intraday', 90, 1, 90),
-    },
-    optionChain: {
-      enabled: bool(c, 'enabled', 'plan.optionChain', true),
-      expiries: int(c, 'expiries', 'plan.optionChain', 1, 1, 20),
-      everySeconds,
-      marketHoursOnly: bool(c, 'marketHoursOnly', 'plan.optionChain', true),
-    },
-    expiredOptions: {
-      enabled: bool(e, 'enabled', 'plan.expiredOptions', true),
-      strikes: int(e, 'strikes', 'plan.expiredOptions', 10, 0, 10),
-      sides: [...new Set(sides as OptionSide[])],
-      interval: e.interval === undefined ? 1 : interval(e.interval, 'plan.expiredOptions.interval'),
-      days: int(e, 'days', 'plan.expiredOptions', 90, 1, MAX_HISTORY_DAYS),
-      windowDays: int(e, 'windowDays', 'plan.expiredOptions', 45, 1, 45),
-      expiryFlag,
-      expiryCode: int(e, 'expiryCode', 'plan.expiredOptions', 1, 1, 3) as 1 | 2 | 3,
-    },
+    ...v,
+    intraday: { ...v.intraday, intervals: [...new Set(v.intraday.intervals)] },
+    expiredOptions: { ...v.expiredOptions, sides: [...new Set(v.expiredOptions.sides)] },
   };
 }

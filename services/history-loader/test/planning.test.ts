@@ -78,14 +78,24 @@ describe('grid windows', () => {
 
 describe('plan', () => {
   it('rejects unknown keys and out-of-range values by name', () => {
-    expect(() => resolvePlan({ intraday: { windowDays: 91 } })).toThrow(/plan.intraday.windowDays/);
+    expect(() => resolvePlan({ intraday: { windowDays: 91 } })).toThrow(
+      'plan: "intraday.windowDays" must be an integer from 1 to 90',
+    );
     expect(() => resolvePlan({ expiredOptions: { windowDays: 46 } })).toThrow(
-      /plan.expiredOptions.windowDays/,
+      'plan: "expiredOptions.windowDays" must be an integer from 1 to 45',
     );
     expect(() => resolvePlan({ optionChain: { everySeconds: 2 } })).toThrow(/at least 3/);
     expect(() => resolvePlan({ daily: { since: '2020-01-01' } } as never)).toThrow(
-      /unknown option plan.daily.since/,
+      'plan: unknown option "daily.since" (allowed: enabled, from, windowDays)',
     );
+    expect(() => resolvePlan({ expiredOptions: { sides: ['CALL', 'BOTH'] } } as never)).toThrow(
+      '"expiredOptions.sides" must be a list of CALL, PUT of at least 1',
+    );
+    expect(() => resolvePlan({ intraday: { intervals: [5, 10] } } as never)).toThrow(
+      '"intraday.intervals" must be a list of 1, 5, 15, 30, 60',
+    );
+    // The right shape, but no day of the calendar.
+    expect(() => resolvePlan({ until: '2026-02-30' })).toThrow('plan.until must be a date YYYY-MM-DD');
   });
 
   it("takes a JSON universe file's plan unless a plan is given (npm start names only the file)", () => {
