@@ -7,6 +7,7 @@
  *   idle --(due)--> loading --(stored | failed)--> idle (next day, or a retry soon) --(stop)--> stopped
  */
 
+import { type OptionsSchema, readOptions } from '@feedpipe/config';
 import { REFERENCE_TABLES } from '@feedpipe/contracts';
 import { retry, sleep } from '@feedpipe/retry';
 import type { StoreLane } from '@feedpipe/store';
@@ -63,24 +64,16 @@ export interface InstrumentMasterResult {
   rejections: RejectedRow[];
 }
 
-const KEYS = ['url', 'timeoutMs', 'maxBytes', 'attempts', 'minKeptShare', 'dailyAtMinute', 'retryFailedMs'];
-
-function numberOption(
-  o: Record<string, unknown>,
-  key: string,
-  dflt: number,
-  min: number,
-  max: number,
-): number {
-  const v = o[key];
-  if (v === undefined) return dflt;
-  if (typeof v !== 'number' || !Number.isFinite(v) || v < min || v > max)
-    throw new LoaderError(
-      'CONFIG_INVALID',
-      `instrument master option ${key} must be a number from ${min} to ${max}`,
-    );
-  return v;
-}
+/** Every option of the instrument master, with its range and default (InstrumentMasterOptions documents each). */
+const INSTRUMENT_MASTER_OPTIONS = {
+  url: { kind: 'url', protocols: ['http', 'https'], required: true },
+  timeoutMs: { kind: 'number', min: 1_000, max: 3_600_000, default: 120_000 },
+  maxBytes: { kind: 'number', min: 1_024, max: 4 * 1024 * 1024 * 1024, default: 512 * 1024 * 1024 },
+  attempts: { kind: 'number', min: 1, max: 20, default: 3 },
+  minKeptShare: { kind: 'number', min: 0, max: 1, default: 0.5 },
+  dailyAtMinute: { kind: 'number', min: 0, max: 1_439, default: 450 },
+  retryFailedMs: { kind: 'number', min: 1_000, max: DAY_MS, default: 600_000 },
+} as const satisfies OptionsSchema;
 
 /** `YYYY-MM-DD` of the IST day of an instant. */
 export function istDate(epochMs: number): string {
@@ -140,23 +133,17 @@ export class InstrumentMasterLoader {
   #loading: Promise<InstrumentMasterResult> | undefined;
 
   constructor(options: InstrumentMasterOptions, deps: InstrumentMasterDeps) {
-    const o = options as unknown as Record<string, unknown>;
-    for (const key of Object.keys(o)) {
-      if (!KEYS.includes(key))
-        throw new LoaderError(
-          'CONFIG_INVALID',
-          `unknown instrument master option "${key}" (allowed: ${KEYS.join(', ')})`,
-        );
-    }
-    if (typeof options.url !== 'string' || !/^https?:\/\//.test(options.url))
-      throw new LoaderError('CONFIG_INVALID', 'instrument master option url must be an http(s) URL');
-    this.#url = options.url;
-    this.#timeoutMs = numberOption(o, 'timeoutMs', 120_000, 1_000, 3_600_000);
-    this.#maxBytes = numberOption(o, 'maxBytes', 512 * 1024 * 1024, 1_024, 4 * 1024 * 1024 * 1024);
-    this.#attempts = numberOption(o, 'attempts', 3, 1, 20);
-    this.#minKeptShare = numberOption(o, 'minKeptShare', 0.5, 0, 1);
-    this.#dailyAtMinute = numberOption(o, 'dailyAtMinute', 450, 0, 1_439);
-    this.#retryFailedMs = numberOption(o, 'retryFailedMs', 600_000, 1_000, DAY_MS);
+    const o = readOptions(INSTRUMENT_MASTER_OPTIONS, options, {
+      where: 'instrument master options',
+      fail: (message) => new LoaderError('CONFIG_INVALID', message),
+    });
+    this.#url = o.url;
+    this.#timeoutMs = o.timeoutMs;
+    this.#maxBytes = o.maxBytes;
+    this.#attempts = o.attempts;
+    this.#minKeptShare = o.minKeptShare;
+    this.#dailyAtMinute = o.dailyAtMinute;
+    this.#retryFailedMs = o.retryFailedMs;
     this.#deps = deps;
     this.#metrics = instrumentMasterMetrics(deps.registry);
     this.#now = deps.now ?? Date.now;

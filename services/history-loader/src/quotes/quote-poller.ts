@@ -18,6 +18,7 @@ import {
   type RateLimiter,
   type SnapshotRequest,
 } from '@feedpipe/broker-api';
+import { type OptionsSchema, readOptions } from '@feedpipe/config';
 import {
   DEFAULT_QUOTES_TOPIC,
   QUOTE_SCHEMA_ID,
@@ -67,6 +68,25 @@ export interface QuotePollerDeps {
   now?: () => number;
   log?: (event: string, fields: Record<string, unknown>) => void;
 }
+
+/** Every option of the poller, with its range and default (QuotePollerOptions documents each). */
+const QUOTE_POLLER_OPTIONS = {
+  instruments: { kind: 'given', required: true },
+  topic: { kind: 'string', default: DEFAULT_QUOTES_TOPIC },
+  maxPendingWrites: { kind: 'number', min: 1, max: Number.MAX_SAFE_INTEGER, default: 4 },
+  maxRounds: { kind: 'number', min: 1, max: Number.POSITIVE_INFINITY, default: Number.POSITIVE_INFINITY },
+  maxSeconds: { kind: 'number', min: 1, max: Number.POSITIVE_INFINITY, default: Number.POSITIVE_INFINITY },
+} as const satisfies OptionsSchema;
+
+const QUOTE_POLLER_DEPS = {
+  client: { kind: 'given', required: true },
+  publisher: { kind: 'given' },
+  store: { kind: 'given' },
+  registry: { kind: 'given', required: true },
+  metrics: { kind: 'given' },
+  now: { kind: 'given' },
+  log: { kind: 'given' },
+} as const satisfies OptionsSchema;
 
 export interface QuotePollerStats {
   requests: number;
@@ -125,17 +145,14 @@ export class QuotePoller {
   };
 
   constructor(options: QuotePollerOptions, deps: QuotePollerDeps) {
-    const bound = (v: number | undefined, name: string, dflt: number, min: number): number => {
-      if (v === undefined) return dflt;
-      if (typeof v !== 'number' || !(v >= min))
-        throw new LoaderError('CONFIG_INVALID', `quote poller option ${name} must be a number >= ${min}`);
-      return v;
-    };
+    const fail = (message: string) => new LoaderError('CONFIG_INVALID', message);
+    const o = readOptions(QUOTE_POLLER_OPTIONS, options, { where: 'quote poller options', fail });
+    readOptions(QUOTE_POLLER_DEPS, deps, { where: 'quote poller deps', fail });
     this.#batches = quoteBatches(options.instruments);
-    this.#topic = options.topic ?? DEFAULT_QUOTES_TOPIC;
-    this.#maxPending = bound(options.maxPendingWrites, 'maxPendingWrites', 4, 1);
-    this.#maxRounds = bound(options.maxRounds, 'maxRounds', Number.POSITIVE_INFINITY, 1);
-    this.#maxSeconds = bound(options.maxSeconds, 'maxSeconds', Number.POSITIVE_INFINITY, 1);
+    this.#topic = o.topic;
+    this.#maxPending = o.maxPendingWrites;
+    this.#maxRounds = o.maxRounds;
+    this.#maxSeconds = o.maxSeconds;
     if (!deps.publisher && !deps.store)
       throw new LoaderError('CONFIG_INVALID', 'the quote poller needs a publisher or a store');
     this.#deps = deps;
