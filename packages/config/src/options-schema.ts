@@ -25,8 +25,8 @@ export type OptionSpec =
   | ({ kind: 'boolean' } & Presence<boolean>)
   /** A non-empty string. */
   | ({ kind: 'string' } & Presence<string>)
-  /** One of `values` (strings or numbers). */
-  | ({ kind: 'enum'; values: readonly (string | number)[] } & Presence<string | number>)
+  /** One of `values` (strings, numbers, or `false` for "none" beside them). */
+  | ({ kind: 'enum'; values: readonly (string | number | boolean)[] } & Presence<string | number | boolean>)
   /** A string matching `pattern`; `allowed` says what that is in the messages (`a date YYYY-MM-DD`). */
   | ({ kind: 'pattern'; pattern: RegExp; allowed: string } & Presence<string>)
   /** A URL whose scheme is one of `protocols` (without "://"). */
@@ -118,7 +118,10 @@ function accepts(spec: OptionSpec, value: unknown): boolean {
     case 'string':
       return typeof value === 'string' && value.length > 0;
     case 'enum':
-      return (typeof value === 'string' || typeof value === 'number') && spec.values.includes(value);
+      return (
+        (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') &&
+        spec.values.includes(value)
+      );
     case 'url':
       return typeof value === 'string' && hasScheme(value, spec.protocols);
     case 'pattern':

@@ -1,15 +1,16 @@
 /**
  * The configuration every HTTP service shares (listen address, logging, /docs, per-key rate limit,
- * key table refresh, address and secret throttles, server limits), documented and validated once here; each service's own config extends it with its
- * sections and resolves these keys through `resolveHttpServiceConfig`.
+ * key table refresh, address and secret throttles, server limits), documented and declared once here;
+ * each service reads its config with these keys and its own sections (`readServiceConfig`) and
+ * resolves the shared ones through `resolveHttpServiceConfig`.
  */
+import { type OptionsSchema, type OptionValues, readOptions } from '@feedpipe/config';
 import {
   connectionCeiling,
   DEFAULT_HTTP_SERVER_LIMITS,
   type HttpServerLimits,
   openFileLimit,
 } from '@feedpipe/service-kit';
-import { bool, int, num, type Options, oneOf, section, str } from './config-readers.js';
 import { HttpError } from './http-error.js';
 
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug';
@@ -108,109 +109,110 @@ export interface ResolvedHttpServiceConfig {
   server: HttpServerLimits;
 }
 
-/** The top-level keys of HttpServiceConfig: a service lists them with its own sections. */
-export const HTTP_SERVICE_KEYS = [
-  'host',
-  'port',
-  'logLevel',
-  'docs',
-  'rateLimit',
-  'addressLimit',
-  'failedSecrets',
-  'keyCacheMs',
-  'server',
-] as const;
+/** A rate, per second: above zero, with no ceiling of ours. */
+const PER_SECOND = { kind: 'number', min: 0.001, max: Number.MAX_SAFE_INTEGER } as const;
+const d = DEFAULT_HTTP_SERVER_LIMITS;
 
-const SERVER_KEYS = [
-  'idleTimeoutMs',
-  'headersTimeoutMs',
-  'requestTimeoutMs',
-  'keepAliveTimeoutMs',
-  'checkIntervalMs',
-  'maxConnections',
-  'maxConnectionsPerAddress',
-  'bodyLimitBytes',
-];
+/** Every shared key, with its range and default (HttpServiceConfig documents each). */
+export const HTTP_SERVICE_CONFIG = {
+  host: { kind: 'string', default: '127.0.0.1' },
+  // The default is the service's own (resolveHttpServiceConfig).
+  port: { kind: 'integer', min: 0, max: 65_535 },
+  logLevel: { kind: 'enum', values: [false, ...LOG_LEVELS], default: false },
+  docs: { kind: 'boolean', default: true },
+  rateLimit: {
+    kind: 'section',
+    schema: {
+      perSecond: { ...PER_SECOND, default: 50 },
+      burst: { kind: 'integer', min: 1, max: 1_000_000, default: 100 },
+    },
+  },
+  addressLimit: {
+    kind: 'section',
+    schema: {
+      perSecond: { ...PER_SECOND, default: 500 },
+      burst: { kind: 'integer', min: 1, max: 1_000_000, default: 1_000 },
+      failuresPerSecond: { ...PER_SECOND, default: 1 },
+      failureBurst: { kind: 'integer', min: 1, max: 1_000_000, default: 50 },
+    },
+  },
+  failedSecrets: {
+    kind: 'section',
+    schema: {
+      maxFailures: { kind: 'integer', min: 1, max: 1_000_000, default: 10 },
+      windowMs: { kind: 'integer', min: 1, max: 86_400_000, default: 60_000 },
+      blockMs: { kind: 'integer', min: 1, max: 86_400_000, default: 60_000 },
+    },
+  },
+  keyCacheMs: { kind: 'integer', min: 0, max: 3_600_000, default: 5_000 },
+  server: {
+    kind: 'section',
+    schema: {
+      idleTimeoutMs: { kind: 'integer', min: 1, max: 3_600_000, default: d.idleTimeoutMs },
+      headersTimeoutMs: { kind: 'integer', min: 1, max: 600_000, default: d.headersTimeoutMs },
+      requestTimeoutMs: { kind: 'integer', min: 1, max: 3_600_000, default: d.requestTimeoutMs },
+      keepAliveTimeoutMs: { kind: 'integer', min: 1, max: 600_000, default: d.keepAliveTimeoutMs },
+      checkIntervalMs: { kind: 'integer', min: 1, max: 60_000, default: d.checkIntervalMs },
+      // The default, and the ceiling, is the process's (resolveHttpServiceConfig).
+      maxConnections: { kind: 'integer', min: 1, max: 10_000_000 },
+      maxConnectionsPerAddress: {
+        kind: 'integer',
+        min: 1,
+        max: 10_000_000,
+        default: d.maxConnectionsPerAddress,
+      },
+      bodyLimitBytes: { kind: 'integer', min: 1, max: 1_073_741_824, default: d.bodyLimitBytes },
+    },
+  },
+} as const satisfies OptionsSchema;
 
-/** The `server` section, with the connection cap never above half the open-file limit. */
-function resolveServerLimits(value: unknown, where: string, ceiling: number): HttpServerLimits {
-  const o = section(value, where, SERVER_KEYS);
-  const d = DEFAULT_HTTP_SERVER_LIMITS;
-  const limits: HttpServerLimits = {
-    idleTimeoutMs: int(o, 'idleTimeoutMs', where, d.idleTimeoutMs, 1, 3_600_000),
-    headersTimeoutMs: int(o, 'headersTimeoutMs', where, d.headersTimeoutMs, 1, 600_000),
-    requestTimeoutMs: int(o, 'requestTimeoutMs', where, d.requestTimeoutMs, 1, 3_600_000),
-    keepAliveTimeoutMs: int(o, 'keepAliveTimeoutMs', where, d.keepAliveTimeoutMs, 1, 600_000),
-    checkIntervalMs: int(o, 'checkIntervalMs', where, d.checkIntervalMs, 1, 60_000),
-    maxConnections: Math.min(ceiling, int(o, 'maxConnections', where, ceiling, 1, 10_000_000)),
-    maxConnectionsPerAddress: int(
-      o,
-      'maxConnectionsPerAddress',
-      where,
-      d.maxConnectionsPerAddress,
-      1,
-      10_000_000,
-    ),
-    bodyLimitBytes: int(o, 'bodyLimitBytes', where, d.bodyLimitBytes, 1, 1_073_741_824),
-  };
-  // Node refuses a head deadline beyond the whole request's.
-  if (limits.headersTimeoutMs > limits.requestTimeoutMs) {
-    throw new HttpError(
-      'CONFIG_INVALID',
-      `${where}: "headersTimeoutMs" (${limits.headersTimeoutMs}) must not exceed "requestTimeoutMs" (${limits.requestTimeoutMs})`,
-    );
-  }
-  return limits;
+export type HttpServiceValues = OptionValues<typeof HTTP_SERVICE_CONFIG>;
+
+/**
+ * Reads a service's config once: the shared keys and the service's `own` ones in one pass, an
+ * unknown key refused with the allowed list (CONFIG_INVALID); `where` names the config in messages.
+ */
+export function readServiceConfig<S extends OptionsSchema>(
+  own: S,
+  config: object | undefined,
+  where: string,
+): OptionValues<typeof HTTP_SERVICE_CONFIG & S> {
+  return readOptions({ ...HTTP_SERVICE_CONFIG, ...own }, config, {
+    where,
+    fail: (message) => new HttpError('CONFIG_INVALID', message),
+  });
 }
 
 /**
- * Resolves the shared keys of `top` (already checked for unknown keys by the service's `section`)
- * with their defaults; `where` names the service's config in messages.
+ * The shared keys as read by `readServiceConfig`, with the two defaults that are not constants: the
+ * service's port, and the connection cap (never above half the open-file limit).
  */
 export function resolveHttpServiceConfig(
-  top: Options,
+  values: HttpServiceValues,
   where: string,
   defaultPort: number,
   connectionLimit: number = connectionCeiling(openFileLimit()),
 ): ResolvedHttpServiceConfig {
-  const rl = section(top.rateLimit, `${where}.rateLimit`, ['perSecond', 'burst']);
-  const al = section(top.addressLimit, `${where}.addressLimit`, [
-    'perSecond',
-    'burst',
-    'failuresPerSecond',
-    'failureBurst',
-  ]);
-  const fs = section(top.failedSecrets, `${where}.failedSecrets`, ['maxFailures', 'windowMs', 'blockMs']);
-  if (top.logLevel !== undefined && top.logLevel !== false && typeof top.logLevel !== 'string') {
+  const server = {
+    ...values.server,
+    maxConnections: Math.min(connectionLimit, values.server.maxConnections ?? connectionLimit),
+  };
+  // Node refuses a head deadline beyond the whole request's.
+  if (server.headersTimeoutMs > server.requestTimeoutMs) {
     throw new HttpError(
       'CONFIG_INVALID',
-      `${where}: "logLevel" must be false or one of ${LOG_LEVELS.join(', ')}`,
+      `${where}: "server.headersTimeoutMs" (${server.headersTimeoutMs}) must not exceed "server.requestTimeoutMs" (${server.requestTimeoutMs})`,
     );
   }
   return {
-    host: str(top, 'host', where, '127.0.0.1'),
-    port: int(top, 'port', where, defaultPort, 0, 65_535),
-    logLevel:
-      top.logLevel === undefined || top.logLevel === false
-        ? false
-        : oneOf(top, 'logLevel', where, LOG_LEVELS, 'info'),
-    docs: bool(top, 'docs', where, true),
-    rateLimit: {
-      perSecond: num(rl, 'perSecond', `${where}.rateLimit`, 50, 0.001),
-      burst: int(rl, 'burst', `${where}.rateLimit`, 100, 1, 1_000_000),
-    },
-    addressLimit: {
-      perSecond: num(al, 'perSecond', `${where}.addressLimit`, 500, 0.001),
-      burst: int(al, 'burst', `${where}.addressLimit`, 1_000, 1, 1_000_000),
-      failuresPerSecond: num(al, 'failuresPerSecond', `${where}.addressLimit`, 1, 0.001),
-      failureBurst: int(al, 'failureBurst', `${where}.addressLimit`, 50, 1, 1_000_000),
-    },
-    failedSecrets: {
-      maxFailures: int(fs, 'maxFailures', `${where}.failedSecrets`, 10, 1, 1_000_000),
-      windowMs: int(fs, 'windowMs', `${where}.failedSecrets`, 60_000, 1, 86_400_000),
-      blockMs: int(fs, 'blockMs', `${where}.failedSecrets`, 60_000, 1, 86_400_000),
-    },
-    keyCacheMs: int(top, 'keyCacheMs', where, 5_000, 0, 3_600_000),
-    server: resolveServerLimits(top.server, `${where}.server`, connectionLimit),
+    host: values.host,
+    port: values.port ?? defaultPort,
+    logLevel: values.logLevel,
+    docs: values.docs,
+    rateLimit: values.rateLimit,
+    addressLimit: values.addressLimit,
+    failedSecrets: values.failedSecrets,
+    keyCacheMs: values.keyCacheMs,
+    server,
   };
 }

@@ -36,7 +36,6 @@ export { registerKeyRoutes } from './auth/key-routes.js';
 export { openLocalKeyStore } from './auth/local-key-store.js';
 export { KeyConcurrency, KeyRateLimiter, type RateDecision } from './auth/rate-limiter.js';
 export { SecretThrottle, type SecretThrottleOptions } from './auth/secret-throttle.js';
-export { bool, int, num, type Options, oneOf, section, str } from './config-readers.js';
 export {
   type ErrorBody,
   type ErrorMapper,
@@ -64,11 +63,13 @@ export {
 } from './http-metrics.js';
 export { type HttpServerOptions, httpServerOptions } from './http-server.js';
 export {
-  HTTP_SERVICE_KEYS,
+  HTTP_SERVICE_CONFIG,
   type HttpServiceConfig,
+  type HttpServiceValues,
   LOG_LEVELS,
   type LogLevel,
   type ResolvedHttpServiceConfig,
+  readServiceConfig,
   resolveHttpServiceConfig,
 } from './http-service-config.js';
 export { HTTP_SERVICE_DEPS } from './http-service-deps.js';

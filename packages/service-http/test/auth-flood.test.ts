@@ -12,11 +12,10 @@ import {
   AddressGate,
   ApiKeyStore,
   createAuthLimits,
-  HTTP_SERVICE_KEYS,
   installAuth,
   installErrorHandler,
+  readServiceConfig,
   resolveHttpServiceConfig,
-  section,
 } from '../src/index.js';
 import { type CountingLane, countingLane } from './fake-lane.js';
 
@@ -47,7 +46,7 @@ afterEach(async () => {
 async function setup(config: object = {}, store: CountingLane = countingLane()): Promise<Setup> {
   const clock = { now: Date.parse('2026-01-05T09:00:00Z') };
   const now = () => clock.now;
-  const resolved = resolveHttpServiceConfig(section(config, 'test', [...HTTP_SERVICE_KEYS]), 'test', 0);
+  const resolved = resolveHttpServiceConfig(readServiceConfig({}, config, 'test'), 'test', 0);
   const keys = new ApiKeyStore<'read' | 'admin'>(store.lane, {
     table: TABLE,
     scopes: ['read', 'admin'],

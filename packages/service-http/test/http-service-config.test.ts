@@ -2,12 +2,12 @@
 
 import { connectionCeiling, FALLBACK_MAX_CONNECTIONS, openFileLimit } from '@feedpipe/service-kit';
 import { describe, expect, it } from 'vitest';
-import { HTTP_SERVICE_KEYS, resolveHttpServiceConfig, section } from '../src/index.js';
+import { readServiceConfig, resolveHttpServiceConfig } from '../src/index.js';
 
 /** As on a process whose open-file limit is 20,000: at most 10,000 connections for its API servers. */
 const resolve = (config: object, port = 8080) =>
   resolveHttpServiceConfig(
-    section(config, 'svc config', [...HTTP_SERVICE_KEYS, 'own']),
+    readServiceConfig({ own: { kind: 'given' } }, config, 'svc config'),
     'svc config',
     port,
     connectionCeiling(20_000),
@@ -65,19 +65,23 @@ describe('resolveHttpServiceConfig', () => {
   });
 
   it('refuses bad values and unknown keys, naming them', () => {
-    expect(() => resolve({ prot: 1 })).toThrow(/unknown option "prot"/);
+    expect(() => resolve({ prot: 1 })).toThrow(
+      /^svc config: unknown option "prot" \(allowed: host, port,.* own\)/,
+    );
     expect(() => resolve({ port: 70_000 })).toThrow(/"port" must be an integer from 0 to 65535/);
-    expect(() => resolve({ logLevel: 3 })).toThrow(/"logLevel" must be false or one of fatal/);
+    expect(() => resolve({ logLevel: 3 })).toThrow(
+      '"logLevel" must be one of false, fatal, error, warn, info, debug',
+    );
     expect(() => resolve({ logLevel: 'loud' })).toThrow(/"logLevel" must be one of/);
     expect(() => resolve({ rateLimit: { perMinute: 1 } })).toThrow(
-      /svc config.rateLimit: unknown option "perMinute"/,
+      'svc config: unknown option "rateLimit.perMinute" (allowed: perSecond, burst)',
     );
     expect(() => resolve({ keyCacheMs: -1 })).toThrow(/"keyCacheMs"/);
-    expect(() => resolve({ addressLimit: { failureBurst: 0 } })).toThrow(/addressLimit: "failureBurst"/);
-    expect(() => resolve({ failedSecrets: { tries: 3 } })).toThrow(/failedSecrets: unknown option "tries"/);
-    expect(() => resolve({ server: { idleTimeout: 3 } })).toThrow(/server: unknown option "idleTimeout"/);
+    expect(() => resolve({ addressLimit: { failureBurst: 0 } })).toThrow(/"addressLimit.failureBurst"/);
+    expect(() => resolve({ failedSecrets: { tries: 3 } })).toThrow(/unknown option "failedSecrets.tries"/);
+    expect(() => resolve({ server: { idleTimeout: 3 } })).toThrow(/unknown option "server.idleTimeout"/);
     expect(() => resolve({ server: { headersTimeoutMs: 40_000 } })).toThrow(
-      /"headersTimeoutMs" \(40000\) must not exceed "requestTimeoutMs" \(30000\)/,
+      /"server.headersTimeoutMs" \(40000\) must not exceed "server.requestTimeoutMs" \(30000\)/,
     );
   });
 });

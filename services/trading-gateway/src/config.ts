@@ -1,15 +1,11 @@
 /** Configuration of the trading gateway: every key documented with its default, validated once. */
+import type { OptionsSchema } from '@feedpipe/config';
 import {
-  bool,
-  HTTP_SERVICE_KEYS,
   type HttpServiceConfig,
-  int,
-  num,
   type ResolvedHttpServiceConfig,
+  readServiceConfig,
   resolveHttpServiceConfig,
-  section,
 } from '@feedpipe/service-http';
-import { TradingGatewayError } from './errors.js';
 import { parseIstClock } from './fills/account-snapshots.js';
 
 export type { LogLevel } from '@feedpipe/service-http';
@@ -56,40 +52,40 @@ export interface ResolvedGatewayConfig extends ResolvedHttpServiceConfig {
   };
 }
 
-const TOP = [...HTTP_SERVICE_KEYS, 'trading', 'fills'];
+/** The gateway's own keys, with their ranges and defaults (TradingGatewayConfig documents each). */
+const GATEWAY_CONFIG = {
+  trading: {
+    kind: 'section',
+    schema: {
+      maxQuantity: { kind: 'number', min: 0, max: Number.MAX_SAFE_INTEGER, default: 100_000 },
+      maxNotional: { kind: 'number', min: 0, max: Number.MAX_SAFE_INTEGER, default: 10_000_000 },
+      requireKnownInstrument: { kind: 'boolean', default: true },
+      killSwitchCacheMs: { kind: 'integer', min: 0, max: 3_600_000, default: 2_000 },
+    },
+  },
+  fills: {
+    kind: 'section',
+    schema: {
+      syncDelayMs: { kind: 'integer', min: 0, max: 600_000, default: 1_000 },
+      syncIntervalMs: { kind: 'integer', min: 0, max: 86_400_000, default: 60_000 },
+      historyDays: { kind: 'integer', min: 0, max: 366, default: 7 },
+      // HH:MM is checked as a clock time by parseIstClock.
+      snapshotAtIst: { kind: 'string', default: '23:55' },
+    },
+  },
+} as const satisfies OptionsSchema;
 const W = 'trading-gateway config';
 
 export function resolveGatewayConfig(config: TradingGatewayConfig = {}): ResolvedGatewayConfig {
-  const top = section(config, W, TOP);
-  const t = section(top.trading, `${W}.trading`, [
-    'maxQuantity',
-    'maxNotional',
-    'requireKnownInstrument',
-    'killSwitchCacheMs',
-  ]);
-  const f = section(top.fills, `${W}.fills`, [
-    'syncDelayMs',
-    'syncIntervalMs',
-    'historyDays',
-    'snapshotAtIst',
-  ]);
-  const snapshotAt = f.snapshotAtIst === undefined ? '23:55' : f.snapshotAtIst;
-  if (typeof snapshotAt !== 'string') {
-    throw new TradingGatewayError('CONFIG_INVALID', `${W}.fills.snapshotAtIst must be HH:MM or "off"`);
-  }
+  const v = readServiceConfig(GATEWAY_CONFIG, config, W);
+  const { snapshotAtIst, ...fills } = v.fills;
   return {
-    ...resolveHttpServiceConfig(top, W, 8090),
+    ...resolveHttpServiceConfig(v, W, 8090),
     fills: {
-      syncDelayMs: int(f, 'syncDelayMs', `${W}.fills`, 1_000, 0, 600_000),
-      syncIntervalMs: int(f, 'syncIntervalMs', `${W}.fills`, 60_000, 0, 86_400_000),
-      historyDays: int(f, 'historyDays', `${W}.fills`, 7, 0, 366),
-      snapshotAtMs: snapshotAt === 'off' ? undefined : parseIstClock(snapshotAt, `${W}.fills.snapshotAtIst`),
+      ...fills,
+      snapshotAtMs:
+        snapshotAtIst === 'off' ? undefined : parseIstClock(snapshotAtIst, `${W}.fills.snapshotAtIst`),
     },
-    trading: {
-      maxQuantity: num(t, 'maxQuantity', `${W}.trading`, 100_000, 0),
-      maxNotional: num(t, 'maxNotional', `${W}.trading`, 10_000_000, 0),
-      requireKnownInstrument: bool(t, 'requireKnownInstrument', `${W}.trading`, true),
-      killSwitchCacheMs: int(t, 'killSwitchCacheMs', `${W}.trading`, 2_000, 0, 3_600_000),
-    },
+    trading: v.trading,
   };
 }

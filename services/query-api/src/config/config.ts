@@ -1,19 +1,17 @@
 /** Configuration of the query API: every key documented with its default, validated once. */
+
+import type { OptionsSchema } from '@feedpipe/config';
 import { DEFAULT_FEED_TOPICS, type FeedTopics } from '@feedpipe/contracts';
 import {
-  bool,
-  HTTP_SERVICE_KEYS,
   type HttpServiceConfig,
-  int,
   type ResolvedHttpServiceConfig,
+  readServiceConfig,
   resolveHttpServiceConfig,
-  section,
-  str,
 } from '@feedpipe/service-http';
 import {
+  HOT_TIER_CONFIG,
   type HotTierConfig,
   type ResolvedHotTierConfig,
-  resolveHotTierConfig,
 } from '../hot-tier/hot-tier-config.js';
 
 export type { LogLevel } from '@feedpipe/service-http';
@@ -152,109 +150,95 @@ export interface ResolvedConfig extends ResolvedHttpServiceConfig {
   hotTier: ResolvedHotTierConfig;
 }
 
-const TOP = [
-  ...HTTP_SERVICE_KEYS,
-  'clickhousePort',
-  'reusePort',
-  'query',
-  'sql',
-  'cache',
-  'topics',
-  'stream',
-  'hotTier',
-];
+/** The API's own keys, with their ranges and defaults (QueryApiConfig documents each). */
+const QUERY_API_CONFIG = {
+  // Unset: no ClickHouse-protocol port.
+  clickhousePort: { kind: 'integer', min: 0, max: 65_535 },
+  reusePort: { kind: 'boolean', default: false },
+  query: {
+    kind: 'section',
+    schema: {
+      maxExecutionSec: { kind: 'integer', min: 1, max: 3_600, default: 30 },
+      defaultTickPage: { kind: 'integer', min: 1, max: 100_000_000, default: 10_000 },
+      maxTickPage: { kind: 'integer', min: 1, max: 100_000_000, default: 1_000_000 },
+      maxBars: { kind: 'integer', min: 1, max: 10_000_000, default: 100_000 },
+      maxListRows: { kind: 'integer', min: 1, max: 1_000_000, default: 10_000 },
+      maxConcurrentPerKey: { kind: 'integer', min: 1, max: 10_000, default: 4 },
+      resultMemoryBytes: {
+        kind: 'integer',
+        min: 1_000_000,
+        max: Number.MAX_SAFE_INTEGER,
+        default: 1024 ** 3,
+      },
+      resultReserveBytes: { kind: 'integer', min: 1, max: Number.MAX_SAFE_INTEGER, default: 64 * 1024 ** 2 },
+      resultWaitMs: { kind: 'integer', min: 0, max: 300_000, default: 10_000 },
+    },
+  },
+  sql: {
+    kind: 'section',
+    schema: {
+      maxExecutionSec: { kind: 'integer', min: 1, max: 3_600, default: 30 },
+      maxMemoryBytes: {
+        kind: 'integer',
+        min: 1_000_000,
+        max: Number.MAX_SAFE_INTEGER,
+        default: 2 * 1024 ** 3,
+      },
+      maxResultRows: { kind: 'integer', min: 1, max: Number.MAX_SAFE_INTEGER, default: 1_000_000 },
+      maxResultBytes: { kind: 'integer', min: 1_000, max: Number.MAX_SAFE_INTEGER, default: 512 * 1024 ** 2 },
+      maxSqlLength: { kind: 'integer', min: 10, max: 10_000_000, default: 100_000 },
+    },
+  },
+  cache: {
+    kind: 'section',
+    schema: {
+      maxEntries: { kind: 'integer', min: 0, max: 1_000_000, default: 5_000 },
+      maxBytes: { kind: 'integer', min: 0, max: Number.MAX_SAFE_INTEGER, default: 64 * 1024 ** 2 },
+      liveTtlMs: { kind: 'integer', min: 0, max: 86_400_000, default: 1_000 },
+      finalTtlMs: { kind: 'integer', min: 0, max: 86_400_000, default: 600_000 },
+      finalAfterMs: { kind: 'integer', min: 0, max: 86_400_000, default: 120_000 },
+    },
+  },
+  topics: {
+    kind: 'section',
+    schema: {
+      trades: { kind: 'string', default: DEFAULT_FEED_TOPICS.trades },
+      ohlc: { kind: 'string', default: DEFAULT_FEED_TOPICS.ohlc },
+      reference: { kind: 'string', default: DEFAULT_FEED_TOPICS.reference },
+      status: { kind: 'string', default: DEFAULT_FEED_TOPICS.status },
+    },
+  },
+  stream: {
+    kind: 'section',
+    schema: {
+      maxClients: { kind: 'integer', min: 1, max: 100_000, default: 200 },
+      maxClientsPerKey: { kind: 'integer', min: 1, max: 100_000, default: 20 },
+      maxInstruments: { kind: 'integer', min: 1, max: 1_000_000, default: 1_000 },
+      maxQueuedEvents: { kind: 'integer', min: 1, max: 10_000_000, default: 10_000 },
+      heartbeatMs: { kind: 'integer', min: 100, max: 3_600_000, default: 15_000 },
+    },
+  },
+  hotTier: { kind: 'section', schema: HOT_TIER_CONFIG },
+} as const satisfies OptionsSchema;
 const W = 'query-api config';
 
 export function resolveConfig(config: QueryApiConfig = {}): ResolvedConfig {
-  const top = section(config, W, TOP);
-  const q = section(top.query, `${W}.query`, [
-    'maxExecutionSec',
-    'defaultTickPage',
-    'maxTickPage',
-    'maxBars',
-    'maxListRows',
-    'maxConcurrentPerKey',
-    'resultMemoryBytes',
-    'resultReserveBytes',
-    'resultWaitMs',
-  ]);
-  const s = section(top.sql, `${W}.sql`, [
-    'maxExecutionSec',
-    'maxMemoryBytes',
-    'maxResultRows',
-    'maxResultBytes',
-    'maxSqlLength',
-  ]);
-  const c = section(top.cache, `${W}.cache`, [
-    'maxEntries',
-    'maxBytes',
-    'liveTtlMs',
-    'finalTtlMs',
-    'finalAfterMs',
-  ]);
-  const tp = section(top.topics, `${W}.topics`, ['trades', 'ohlc', 'reference', 'status']);
-  const st = section(top.stream, `${W}.stream`, [
-    'maxClients',
-    'maxClientsPerKey',
-    'maxInstruments',
-    'maxQueuedEvents',
-    'heartbeatMs',
-  ]);
-  const maxTickPage = int(q, 'maxTickPage', `${W}.query`, 1_000_000, 1, 100_000_000);
-  const resultMemoryBytes = int(
-    q,
-    'resultMemoryBytes',
-    `${W}.query`,
-    1024 ** 3,
-    1_000_000,
-    Number.MAX_SAFE_INTEGER,
-  );
+  const v = readServiceConfig(QUERY_API_CONFIG, config, W);
+  const { query } = v;
   return {
-    ...resolveHttpServiceConfig(top, W, 8080),
-    clickhousePort:
-      top.clickhousePort === undefined ? undefined : int(top, 'clickhousePort', W, 0, 0, 65_535),
-    reusePort: bool(top, 'reusePort', W, false),
+    ...resolveHttpServiceConfig(v, W, 8080),
+    clickhousePort: v.clickhousePort,
+    reusePort: v.reusePort,
     query: {
-      maxExecutionSec: int(q, 'maxExecutionSec', `${W}.query`, 30, 1, 3_600),
-      defaultTickPage: Math.min(int(q, 'defaultTickPage', `${W}.query`, 10_000, 1, 100_000_000), maxTickPage),
-      maxTickPage,
-      maxBars: int(q, 'maxBars', `${W}.query`, 100_000, 1, 10_000_000),
-      maxListRows: int(q, 'maxListRows', `${W}.query`, 10_000, 1, 1_000_000),
-      maxConcurrentPerKey: int(q, 'maxConcurrentPerKey', `${W}.query`, 4, 1, 10_000),
-      resultMemoryBytes,
-      resultReserveBytes: Math.min(
-        int(q, 'resultReserveBytes', `${W}.query`, 64 * 1024 ** 2, 1, Number.MAX_SAFE_INTEGER),
-        resultMemoryBytes,
-      ),
-      resultWaitMs: int(q, 'resultWaitMs', `${W}.query`, 10_000, 0, 300_000),
+      ...query,
+      // A default page never above the largest, a reservation never above the whole budget.
+      defaultTickPage: Math.min(query.defaultTickPage, query.maxTickPage),
+      resultReserveBytes: Math.min(query.resultReserveBytes, query.resultMemoryBytes),
     },
-    sql: {
-      maxExecutionSec: int(s, 'maxExecutionSec', `${W}.sql`, 30, 1, 3_600),
-      maxMemoryBytes: int(s, 'maxMemoryBytes', `${W}.sql`, 2 * 1024 ** 3, 1_000_000, Number.MAX_SAFE_INTEGER),
-      maxResultRows: int(s, 'maxResultRows', `${W}.sql`, 1_000_000, 1, Number.MAX_SAFE_INTEGER),
-      maxResultBytes: int(s, 'maxResultBytes', `${W}.sql`, 512 * 1024 ** 2, 1_000, Number.MAX_SAFE_INTEGER),
-      maxSqlLength: int(s, 'maxSqlLength', `${W}.sql`, 100_000, 10, 10_000_000),
-    },
-    cache: {
-      maxEntries: int(c, 'maxEntries', `${W}.cache`, 5_000, 0, 1_000_000),
-      maxBytes: int(c, 'maxBytes', `${W}.cache`, 64 * 1024 ** 2, 0, Number.MAX_SAFE_INTEGER),
-      liveTtlMs: int(c, 'liveTtlMs', `${W}.cache`, 1_000, 0, 86_400_000),
-      finalTtlMs: int(c, 'finalTtlMs', `${W}.cache`, 600_000, 0, 86_400_000),
-      finalAfterMs: int(c, 'finalAfterMs', `${W}.cache`, 120_000, 0, 86_400_000),
-    },
-    topics: {
-      trades: str(tp, 'trades', `${W}.topics`, DEFAULT_FEED_TOPICS.trades),
-      ohlc: str(tp, 'ohlc', `${W}.topics`, DEFAULT_FEED_TOPICS.ohlc),
-      reference: str(tp, 'reference', `${W}.topics`, DEFAULT_FEED_TOPICS.reference),
-      status: str(tp, 'status', `${W}.topics`, DEFAULT_FEED_TOPICS.status),
-    },
-    stream: {
-      maxClients: int(st, 'maxClients', `${W}.stream`, 200, 1, 100_000),
-      maxClientsPerKey: int(st, 'maxClientsPerKey', `${W}.stream`, 20, 1, 100_000),
-      maxInstruments: int(st, 'maxInstruments', `${W}.stream`, 1_000, 1, 1_000_000),
-      maxQueuedEvents: int(st, 'maxQueuedEvents', `${W}.stream`, 10_000, 1, 10_000_000),
-      heartbeatMs: int(st, 'heartbeatMs', `${W}.stream`, 15_000, 100, 3_600_000),
-    },
-    hotTier: resolveHotTierConfig(top.hotTier, `${W}.hotTier`),
+    sql: v.sql,
+    cache: v.cache,
+    topics: v.topics,
+    stream: v.stream,
+    hotTier: v.hotTier,
   };
 }

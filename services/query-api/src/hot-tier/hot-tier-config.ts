@@ -1,5 +1,5 @@
-/** The `hotTier` section of the query API's configuration, validated once (config/config.ts). */
-import { int, section } from '@feedpipe/service-http';
+/** The `hotTier` section of the query API's configuration, declared once and read with the rest (config/config.ts). */
+import type { OptionsSchema } from '@feedpipe/config';
 
 export interface HotTierConfig {
   /**
@@ -32,21 +32,11 @@ export interface ResolvedHotTierConfig {
   maxRowTextBytes: number;
 }
 
-export const HOT_TIER_KEYS = [
-  'windowHours',
-  'maxInstruments',
-  'maxTradesPerDay',
-  'maxBytes',
-  'maxRowTextBytes',
-];
-
-export function resolveHotTierConfig(value: unknown, where: string): ResolvedHotTierConfig {
-  const h = section(value, where, HOT_TIER_KEYS);
-  return {
-    windowHours: int(h, 'windowHours', where, 24, 0, 24 * 31),
-    maxInstruments: int(h, 'maxInstruments', where, 5_000, 1, 1_000_000),
-    maxTradesPerDay: int(h, 'maxTradesPerDay', where, 2_000_000, 1, 100_000_000),
-    maxBytes: int(h, 'maxBytes', where, 2 * 1024 ** 3, 1_000_000, Number.MAX_SAFE_INTEGER),
-    maxRowTextBytes: int(h, 'maxRowTextBytes', where, 256 * 1024 ** 2, 0, Number.MAX_SAFE_INTEGER),
-  };
-}
+/** Every key of the section, with its range and default (HotTierConfig documents each). */
+export const HOT_TIER_CONFIG = {
+  windowHours: { kind: 'integer', min: 0, max: 24 * 31, default: 24 },
+  maxInstruments: { kind: 'integer', min: 1, max: 1_000_000, default: 5_000 },
+  maxTradesPerDay: { kind: 'integer', min: 1, max: 100_000_000, default: 2_000_000 },
+  maxBytes: { kind: 'integer', min: 1_000_000, max: Number.MAX_SAFE_INTEGER, default: 2 * 1024 ** 3 },
+  maxRowTextBytes: { kind: 'integer', min: 0, max: Number.MAX_SAFE_INTEGER, default: 256 * 1024 ** 2 },
+} as const satisfies OptionsSchema;

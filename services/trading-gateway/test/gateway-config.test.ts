@@ -1,0 +1,53 @@
+/** createTradingGateway(config, deps), read once by the declarative reader before anything starts. */
+import type { Store } from '@feedpipe/store';
+import { describe, expect, it } from 'vitest';
+import { createTradingGateway, resolveGatewayConfig } from '../src/index.js';
+
+// Refused before the store is touched: only its presence is checked.
+const store = {} as Store;
+
+async function refusal(config: object, deps: object = { store }): Promise<string> {
+  const error = await createTradingGateway(config, deps as never).then(
+    () => new Error('accepted'),
+    (e: unknown) => e as Error,
+  );
+  expect((error as { code?: string }).code).toBe('CONFIG_INVALID');
+  return error.message;
+}
+
+describe('createTradingGateway(config, deps)', () => {
+  it('refuses an unknown key of the config, in a section too, with the allowed ones', async () => {
+    expect(await refusal({ tradng: {} })).toMatch(
+      /^trading-gateway config: unknown option "tradng" \(allowed: host, port, .*server, trading, fills\)/,
+    );
+    expect(await refusal({ trading: { maxQty: 5 } })).toBe(
+      'trading-gateway config: unknown option "trading.maxQty" (allowed: maxQuantity, maxNotional, requireKnownInstrument, killSwitchCacheMs)',
+    );
+    expect(await refusal({ fills: { snapshotAtIst: '25:00' } })).toContain('must be HH:MM');
+  });
+
+  it('refuses an unknown dep with the allowed ones, and no store', async () => {
+    expect(await refusal({}, { store, brokr: {} })).toMatch(
+      /^trading-gateway deps: unknown option "brokr" \(allowed: store, .*broker, postbacks\)/,
+    );
+    expect(await refusal({}, {})).toContain('"store" is required');
+  });
+
+  it('fills in the defaults', () => {
+    const resolved = resolveGatewayConfig({ fills: { snapshotAtIst: 'off' } });
+    expect(resolved.port).toBe(8090);
+    expect(resolved.trading).toEqual({
+      maxQuantity: 100_000,
+      maxNotional: 10_000_000,
+      requireKnownInstrument: true,
+      killSwitchCacheMs: 2_000,
+    });
+    expect(resolved.fills).toEqual({
+      syncDelayMs: 1_000,
+      syncIntervalMs: 60_000,
+      historyDays: 7,
+      snapshotAtMs: undefined,
+    });
+    expect(resolveGatewayConfig({}).fills.snapshotAtMs).toBe((23 * 60 + 55) * 60_000);
+  });
+});
