@@ -166,8 +166,12 @@ describe('receiver guards and options', () => {
       topic: 'orders.updates',
       table: 'market.order_events',
     });
-    expect(() => resolveReceiverOptions({ ...base, batch: 3 } as never)).toThrow(/unknown option "batch"/);
-    expect(() => resolveReceiverOptions({ ...base, secret: 'short' })).toThrow(/secret must be/);
+    expect(() => resolveReceiverOptions({ ...base, batch: 3 } as never)).toThrow(
+      /^postbacks: receiver options: unknown option "batch" \(allowed: store, kafkaBrokers, walDir, secret,/,
+    );
+    expect(() => resolveReceiverOptions({ ...base, secret: 'short' })).toThrow(
+      /"secret" must be 16-256 characters/,
+    );
     try {
       resolveReceiverOptions({ ...base, secret: 'bad secret with spaces!!' });
     } catch (e) {

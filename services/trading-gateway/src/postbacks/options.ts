@@ -1,5 +1,6 @@
 /** Options of the postback receiver, stream and reconciliation; validated once, unknown keys refused. */
 import type { BrokerClient } from '@feedpipe/broker-api';
+import { type OptionsSchema, type OptionValues, readOptions } from '@feedpipe/config';
 import { DEFAULT_ORDER_UPDATES_TOPIC, ORDER_UPDATES_PARTITIONS, SERVICE_TABLES } from '@feedpipe/contracts';
 import type { Store } from '@feedpipe/store';
 import type { Registry } from 'prom-client';
@@ -116,144 +117,90 @@ export interface ResolvedReceiverOptions {
   readonly onStored: ((events: readonly OrderEvent[]) => void) | undefined;
 }
 
-const DEFAULTS = {
-  topic: DEFAULT_ORDER_UPDATES_TOPIC,
-  topicPartitions: ORDER_UPDATES_PARTITIONS,
-  table: SERVICE_TABLES.orderEvents.name,
-  maxQueue: 10_000,
-  walMaxBytes: 64 * 1024 * 1024,
-  walSegmentBytes: 8 * 1024 * 1024,
-  maxBodyDepth: 32,
-  deadLetterTable: SERVICE_TABLES.postbackDeadLetters.name,
-  allowSecretInPath: true,
-  batchSize: 500,
-  flushIntervalMs: 20,
-  retryMaxMs: 5_000,
-  dedupCapacity: 100_000,
-  maxStreamClients: 100,
-  maxStreamClientsPerKey: 10,
-  streamBufferBytes: 1024 * 1024,
-  bodyLimit: 64 * 1024,
-  reconcileIntervalMs: 0,
-  kafkaClientId: 'trading-gateway-postbacks',
+const TABLE = {
+  kind: 'pattern',
+  pattern: /^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)?$/,
+  allowed: '[database.]name',
 } as const;
-
-const KEYS = [
-  'store',
-  'kafkaBrokers',
-  'walDir',
-  'secret',
-  'allowlist',
-  'broker',
-  'registry',
-  'visibility',
-  'onStored',
-  ...Object.keys(DEFAULTS),
-];
-const INT_KEYS = [
-  'topicPartitions',
-  'maxQueue',
-  'walMaxBytes',
-  'walSegmentBytes',
-  'maxBodyDepth',
-  'batchSize',
-  'flushIntervalMs',
-  'retryMaxMs',
-  'dedupCapacity',
-  'maxStreamClients',
-  'maxStreamClientsPerKey',
-  'streamBufferBytes',
-  'bodyLimit',
-  'reconcileIntervalMs',
-] as const;
-
-const TABLE = /^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)?$/;
-const SECRET = /^[A-Za-z0-9._~-]{16,256}$/;
 /** Kafka's default message limit is 1 MiB; a body plus its envelope must stay well under it. */
 const MAX_BODY_LIMIT = 512 * 1024;
-const TOPIC = /^[A-Za-z0-9._-]{1,249}$/;
+const COUNT = { kind: 'integer', min: 1, max: Number.MAX_SAFE_INTEGER } as const;
+
+/** Every option, with its range and default (PostbackReceiverOptions documents each). */
+const RECEIVER_OPTIONS = {
+  store: { kind: 'given', required: true },
+  kafkaBrokers: { kind: 'list', minLength: 1, required: true },
+  walDir: {
+    kind: 'pattern',
+    pattern: /\S/,
+    allowed: 'a directory of its own on a persistent disk',
+    required: true,
+  },
+  // The secret itself never goes into a message (the reader names the key, never the value).
+  secret: {
+    kind: 'pattern',
+    pattern: /^[A-Za-z0-9._~-]{16,256}$/,
+    allowed: '16-256 characters of A-Z a-z 0-9 . _ ~ -',
+    required: true,
+  },
+  allowSecretInPath: { kind: 'boolean', default: true },
+  allowlist: { kind: 'list' },
+  topic: {
+    kind: 'pattern',
+    pattern: /^[A-Za-z0-9._-]{1,249}$/,
+    allowed: 'a valid Kafka topic name',
+    default: DEFAULT_ORDER_UPDATES_TOPIC,
+  },
+  topicPartitions: { ...COUNT, default: ORDER_UPDATES_PARTITIONS },
+  table: { ...TABLE, default: SERVICE_TABLES.orderEvents.name },
+  maxQueue: { ...COUNT, default: 10_000 },
+  walMaxBytes: { ...COUNT, default: 64 * 1024 * 1024 },
+  walSegmentBytes: { ...COUNT, default: 8 * 1024 * 1024 },
+  maxBodyDepth: { kind: 'integer', min: 1, max: 1_000, default: 32 },
+  deadLetterTable: { ...TABLE, default: SERVICE_TABLES.postbackDeadLetters.name },
+  registry: { kind: 'given' },
+  batchSize: { ...COUNT, default: 500 },
+  flushIntervalMs: { ...COUNT, default: 20 },
+  retryMaxMs: { ...COUNT, default: 5_000 },
+  dedupCapacity: { ...COUNT, default: 100_000 },
+  maxStreamClients: { ...COUNT, default: 100 },
+  // Default 10, or the total when that is smaller.
+  maxStreamClientsPerKey: COUNT,
+  streamBufferBytes: { ...COUNT, default: 1024 * 1024 },
+  bodyLimit: { kind: 'integer', min: 1, max: MAX_BODY_LIMIT, default: 64 * 1024 },
+  broker: { kind: 'given' },
+  reconcileIntervalMs: { kind: 'integer', min: 0, max: Number.MAX_SAFE_INTEGER, default: 0 },
+  kafkaClientId: { kind: 'string', default: 'trading-gateway-postbacks' },
+  visibility: { kind: 'given' },
+  onStored: { kind: 'given' },
+} as const satisfies OptionsSchema;
+
+/** The rules across keys, each with its reason. */
+function crossKeyProblem(o: OptionValues<typeof RECEIVER_OPTIONS>): string | undefined {
+  // A share asked for beyond the total is a mistake.
+  if (o.maxStreamClientsPerKey !== undefined && o.maxStreamClientsPerKey > o.maxStreamClients)
+    return 'maxStreamClientsPerKey must be at most maxStreamClients';
+  if (o.walMaxBytes < o.bodyLimit * 2) return 'walMaxBytes must be at least 2 x bodyLimit';
+  if (o.reconcileIntervalMs > 0 && o.broker === undefined) return 'reconcileIntervalMs needs broker';
+  if (o.kafkaBrokers.some((b) => typeof b !== 'string' || b === ''))
+    return 'kafkaBrokers must be a non-empty array of host:port strings';
+  return undefined;
+}
 
 export function resolveReceiverOptions(options: PostbackReceiverOptions): ResolvedReceiverOptions {
-  if (typeof options !== 'object' || options === null) throw configError('options must be an object');
-  for (const k of Object.keys(options)) {
-    if (!KEYS.includes(k)) throw configError(`unknown option "${k}" (allowed: ${KEYS.join(', ')})`);
-  }
-  if (!options.store || typeof options.store.internal?.rows !== 'function') {
-    throw configError('store is required (createStore from @feedpipe/store)');
-  }
-  const brokers = options.kafkaBrokers;
-  if (!Array.isArray(brokers) || brokers.length === 0 || brokers.some((b) => typeof b !== 'string' || !b)) {
-    throw configError('kafkaBrokers must be a non-empty array of host:port strings');
-  }
-  // The secret itself never goes into a message.
-  if (typeof options.secret !== 'string' || !SECRET.test(options.secret)) {
-    throw configError('secret must be 16-256 characters of A-Z a-z 0-9 . _ ~ -');
-  }
-  const ints = Object.fromEntries(INT_KEYS.map((k) => [k, DEFAULTS[k]])) as Record<
-    (typeof INT_KEYS)[number],
-    number
-  >;
-  for (const k of INT_KEYS) {
-    const v = options[k];
-    if (v === undefined) continue;
-    const min = k === 'reconcileIntervalMs' ? 0 : 1;
-    if (typeof v !== 'number' || !Number.isInteger(v) || v < min) {
-      throw configError(`${k} must be an integer >= ${min}`);
-    }
-    ints[k] = v;
-  }
-  if (ints.bodyLimit > MAX_BODY_LIMIT) throw configError(`bodyLimit must be at most ${MAX_BODY_LIMIT}`);
-  if (ints.maxBodyDepth > 1_000) throw configError('maxBodyDepth must be at most 1000');
-  // The default share follows a smaller total; a share asked for beyond the total is a mistake.
-  if (options.maxStreamClientsPerKey === undefined)
-    ints.maxStreamClientsPerKey = Math.min(ints.maxStreamClientsPerKey, ints.maxStreamClients);
-  else if (ints.maxStreamClientsPerKey > ints.maxStreamClients)
-    throw configError('maxStreamClientsPerKey must be at most maxStreamClients');
-  if (ints.walMaxBytes < ints.bodyLimit * 2) throw configError('walMaxBytes must be at least 2 x bodyLimit');
-  if (typeof options.walDir !== 'string' || options.walDir.trim() === '') {
-    throw configError('walDir is required (a directory of its own on a persistent disk)');
-  }
-  const allowSecretInPath = options.allowSecretInPath ?? DEFAULTS.allowSecretInPath;
-  if (typeof allowSecretInPath !== 'boolean') throw configError('allowSecretInPath must be a boolean');
-  const deadLetterTable = options.deadLetterTable ?? DEFAULTS.deadLetterTable;
-  if (typeof deadLetterTable !== 'string' || !TABLE.test(deadLetterTable)) {
-    throw configError('deadLetterTable must be [database.]name');
-  }
-  if (options.registry !== undefined && typeof options.registry?.registerMetric !== 'function') {
-    throw configError('registry must be a prom-client Registry');
-  }
-  const topic = options.topic ?? DEFAULTS.topic;
-  if (typeof topic !== 'string' || !TOPIC.test(topic))
-    throw configError('topic must be a valid Kafka topic name');
-  const table = options.table ?? DEFAULTS.table;
-  if (typeof table !== 'string' || !TABLE.test(table)) throw configError('table must be [database.]name');
-  if (options.broker !== undefined && typeof options.broker?.orders?.list !== 'function') {
-    throw configError('broker must be a BrokerClient');
-  }
-  if (ints.reconcileIntervalMs > 0 && options.broker === undefined) {
-    throw configError('reconcileIntervalMs needs broker');
-  }
-  if (options.onStored !== undefined && typeof options.onStored !== 'function') {
-    throw configError('onStored must be a function');
-  }
-  const kafkaClientId = options.kafkaClientId ?? DEFAULTS.kafkaClientId;
-  if (typeof kafkaClientId !== 'string' || kafkaClientId === '')
-    throw configError('kafkaClientId must be a string');
+  const o = readOptions(RECEIVER_OPTIONS, options, { where: 'receiver options', fail: configError });
+  const problem = crossKeyProblem(o);
+  if (problem !== undefined) throw configError(problem);
   return {
+    ...o,
     store: options.store,
-    kafkaBrokers: [...brokers],
-    walDir: options.walDir,
-    secret: options.secret,
-    allowSecretInPath,
-    deadLetterTable,
-    registry: options.registry,
+    kafkaBrokers: [...options.kafkaBrokers],
     allowlist: options.allowlist === undefined ? undefined : parseAllowlist(options.allowlist),
-    topic,
-    table,
+    // The default share follows a smaller total.
+    maxStreamClientsPerKey: o.maxStreamClientsPerKey ?? Math.min(10, o.maxStreamClients),
+    registry: options.registry,
     broker: options.broker,
-    kafkaClientId,
     visibility: options.visibility,
     onStored: options.onStored,
-    ...ints,
   };
 }
