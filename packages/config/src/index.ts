@@ -15,9 +15,11 @@ export {
 } from './env-schema.js';
 export {
   allowedOption,
+  given,
   type OptionSpec,
   type OptionsSchema,
   type OptionValues,
   type ReadOptionsContext,
   readOptions,
+  section,
 } from './options-schema.js';

@@ -77,6 +77,19 @@ export interface ReadOptionsContext {
   fail: (message: string) => Error;
 }
 
+/** A nested section of a schema, read in the same pass: `rateLimit: section({ burst: ... })`. */
+export function section<const S extends OptionsSchema>(schema: S): { kind: 'section'; schema: S } {
+  return { kind: 'section', schema };
+}
+
+/**
+ * Optional keys the reader knows only by name (ports, callbacks, sections with readers of their
+ * own), for a schema to spread: `{ store: { kind: 'given', required: true }, ...given('registry', 'log') }`.
+ */
+export function given<const K extends string>(...keys: K[]): { readonly [P in K]: { kind: 'given' } } {
+  return Object.fromEntries(keys.map((key) => [key, { kind: 'given' }])) as { [P in K]: { kind: 'given' } };
+}
+
 /** What a key accepts, in the words of the messages. */
 export function allowedOption(spec: OptionSpec): string {
   switch (spec.kind) {

@@ -1,6 +1,6 @@
 /** The declarative options reader: defaults, ranges, required keys, unknown keys with the allowed list. */
 import { describe, expect, it } from 'vitest';
-import { type OptionsSchema, readOptions } from '../src/index.js';
+import { type OptionsSchema, readOptions, section } from '../src/index.js';
 
 class ProbeError extends Error {
   readonly code = 'CONFIG_INVALID';
@@ -90,13 +90,10 @@ describe('readOptions', () => {
   it('reads a section in the same pass, its defaults filled in when it is absent', () => {
     const plan = {
       until: { kind: 'pattern', pattern: /^\d{4}-\d{2}-\d{2}$/, allowed: 'a date YYYY-MM-DD' },
-      intraday: {
-        kind: 'section',
-        schema: {
-          intervals: { kind: 'list', values: [1, 5, 15], default: [5] },
-          interval: { kind: 'enum', values: [1, 5, 15], default: 1 },
-        },
-      },
+      intraday: section({
+        intervals: { kind: 'list', values: [1, 5, 15], default: [5] },
+        interval: { kind: 'enum', values: [1, 5, 15], default: 1 },
+      }),
     } as const satisfies OptionsSchema;
     expect(readOptions(plan, {}, context)).toEqual({
       until: undefined,

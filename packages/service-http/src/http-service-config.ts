@@ -4,7 +4,7 @@
  * each service reads its config with these keys and its own sections (`readServiceConfig`) and
  * resolves the shared ones through `resolveHttpServiceConfig`.
  */
-import { type OptionsSchema, type OptionValues, readOptions } from '@feedpipe/config';
+import { type OptionsSchema, type OptionValues, readOptions, section } from '@feedpipe/config';
 import {
   connectionCeiling,
   DEFAULT_HTTP_SERVER_LIMITS,
@@ -120,50 +120,38 @@ export const HTTP_SERVICE_CONFIG = {
   port: { kind: 'integer', min: 0, max: 65_535 },
   logLevel: { kind: 'enum', values: [false, ...LOG_LEVELS], default: false },
   docs: { kind: 'boolean', default: true },
-  rateLimit: {
-    kind: 'section',
-    schema: {
-      perSecond: { ...PER_SECOND, default: 50 },
-      burst: { kind: 'integer', min: 1, max: 1_000_000, default: 100 },
-    },
-  },
-  addressLimit: {
-    kind: 'section',
-    schema: {
-      perSecond: { ...PER_SECOND, default: 500 },
-      burst: { kind: 'integer', min: 1, max: 1_000_000, default: 1_000 },
-      failuresPerSecond: { ...PER_SECOND, default: 1 },
-      failureBurst: { kind: 'integer', min: 1, max: 1_000_000, default: 50 },
-    },
-  },
-  failedSecrets: {
-    kind: 'section',
-    schema: {
-      maxFailures: { kind: 'integer', min: 1, max: 1_000_000, default: 10 },
-      windowMs: { kind: 'integer', min: 1, max: 86_400_000, default: 60_000 },
-      blockMs: { kind: 'integer', min: 1, max: 86_400_000, default: 60_000 },
-    },
-  },
+  rateLimit: section({
+    perSecond: { ...PER_SECOND, default: 50 },
+    burst: { kind: 'integer', min: 1, max: 1_000_000, default: 100 },
+  }),
+  addressLimit: section({
+    perSecond: { ...PER_SECOND, default: 500 },
+    burst: { kind: 'integer', min: 1, max: 1_000_000, default: 1_000 },
+    failuresPerSecond: { ...PER_SECOND, default: 1 },
+    failureBurst: { kind: 'integer', min: 1, max: 1_000_000, default: 50 },
+  }),
+  failedSecrets: section({
+    maxFailures: { kind: 'integer', min: 1, max: 1_000_000, default: 10 },
+    windowMs: { kind: 'integer', min: 1, max: 86_400_000, default: 60_000 },
+    blockMs: { kind: 'integer', min: 1, max: 86_400_000, default: 60_000 },
+  }),
   keyCacheMs: { kind: 'integer', min: 0, max: 3_600_000, default: 5_000 },
-  server: {
-    kind: 'section',
-    schema: {
-      idleTimeoutMs: { kind: 'integer', min: 1, max: 3_600_000, default: d.idleTimeoutMs },
-      headersTimeoutMs: { kind: 'integer', min: 1, max: 600_000, default: d.headersTimeoutMs },
-      requestTimeoutMs: { kind: 'integer', min: 1, max: 3_600_000, default: d.requestTimeoutMs },
-      keepAliveTimeoutMs: { kind: 'integer', min: 1, max: 600_000, default: d.keepAliveTimeoutMs },
-      checkIntervalMs: { kind: 'integer', min: 1, max: 60_000, default: d.checkIntervalMs },
-      // The default, and the ceiling, is the process's (resolveHttpServiceConfig).
-      maxConnections: { kind: 'integer', min: 1, max: 10_000_000 },
-      maxConnectionsPerAddress: {
-        kind: 'integer',
-        min: 1,
-        max: 10_000_000,
-        default: d.maxConnectionsPerAddress,
-      },
-      bodyLimitBytes: { kind: 'integer', min: 1, max: 1_073_741_824, default: d.bodyLimitBytes },
+  server: section({
+    idleTimeoutMs: { kind: 'integer', min: 1, max: 3_600_000, default: d.idleTimeoutMs },
+    headersTimeoutMs: { kind: 'integer', min: 1, max: 600_000, default: d.headersTimeoutMs },
+    requestTimeoutMs: { kind: 'integer', min: 1, max: 3_600_000, default: d.requestTimeoutMs },
+    keepAliveTimeoutMs: { kind: 'integer', min: 1, max: 600_000, default: d.keepAliveTimeoutMs },
+    checkIntervalMs: { kind: 'integer', min: 1, max: 60_000, default: d.checkIntervalMs },
+    // The default, and the ceiling, is the process's (resolveHttpServiceConfig).
+    maxConnections: { kind: 'integer', min: 1, max: 10_000_000 },
+    maxConnectionsPerAddress: {
+      kind: 'integer',
+      min: 1,
+      max: 10_000_000,
+      default: d.maxConnectionsPerAddress,
     },
-  },
+    bodyLimitBytes: { kind: 'integer', min: 1, max: 1_073_741_824, default: d.bodyLimitBytes },
+  }),
 } as const satisfies OptionsSchema;
 
 export type HttpServiceValues = OptionValues<typeof HTTP_SERVICE_CONFIG>;

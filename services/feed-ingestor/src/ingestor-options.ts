@@ -7,7 +7,7 @@
  */
 
 import { MAX_SUBSCRIPTIONS_PER_CONNECTION } from '@feedpipe/codec';
-import { type OptionsSchema, readOptions } from '@feedpipe/config';
+import { given, type OptionsSchema, readOptions } from '@feedpipe/config';
 import { DEFAULT_FEED_TOPICS, type FeedTopics } from '@feedpipe/contracts';
 import type { Registry } from 'prom-client';
 import { IngestorError } from './errors.js';
@@ -126,16 +126,13 @@ const INGESTOR_CONFIG = {
   captureFile: { kind: 'string' },
   stateFile: { kind: 'string' },
   subscriptionsFile: { kind: 'string' },
-  wal: { kind: 'given' },
-  leadership: { kind: 'given' },
+  // Read by their own schemas (wal/wal-options.ts, leader/leadership-options.ts).
+  ...given('wal', 'leadership'),
 } as const satisfies OptionsSchema;
 
 const INGESTOR_DEPS = {
   credentials: { kind: 'given', required: true },
-  attemptBudget: { kind: 'given' },
-  registry: { kind: 'given' },
-  log: { kind: 'given' },
-  onFenced: { kind: 'given' },
+  ...given('attemptBudget', 'registry', 'log', 'onFenced'),
 } as const satisfies OptionsSchema;
 
 /** The config after checking, with the defaults filled in, and the log. */

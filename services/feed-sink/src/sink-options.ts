@@ -2,7 +2,7 @@
  * The sink's config (plain data) and deps (the ports it is handed), each checked once at
  * `createSink` by the declarative reader, and the settings derived from them.
  */
-import { type OptionsSchema, readOptions } from '@feedpipe/config';
+import { given, type OptionsSchema, readOptions } from '@feedpipe/config';
 import { DEFAULT_FEED_TOPICS, type FeedTopics } from '@feedpipe/contracts';
 import type { Store } from '@feedpipe/store';
 import type { Registry } from 'prom-client';
@@ -90,9 +90,7 @@ const DISK_GUARD = {
 
 const SINK_DEPS = {
   store: { kind: 'given', required: true },
-  registry: { kind: 'given' },
-  afterInsert: { kind: 'given' },
-  log: { kind: 'given' },
+  ...given('registry', 'afterInsert', 'log'),
 } as const satisfies OptionsSchema;
 
 function invalid(message: string): SinkError {

@@ -7,7 +7,7 @@
 
 import { randomUUID } from 'node:crypto';
 import { BrokerClient, type FetchLike, type RateLimiter } from '@feedpipe/broker-api';
-import { type OptionsSchema, readOptions } from '@feedpipe/config';
+import { given, type OptionsSchema, readOptions } from '@feedpipe/config';
 import { HISTORY_TABLES } from '@feedpipe/contracts';
 import { Backoff, sleep } from '@feedpipe/retry';
 import { runMigrations, type StoreLane } from '@feedpipe/store';
@@ -109,14 +109,7 @@ export interface HistoryLoader {
 /** What createHistoryLoader is handed besides its options (HistoryLoaderDeps documents each). */
 const LOADER_DEPS = {
   clickhouse: { kind: 'given', required: true },
-  registry: { kind: 'given' },
-  rateLimiter: { kind: 'given' },
-  fetch: { kind: 'given' },
-  log: { kind: 'given' },
-  metrics: { kind: 'given' },
-  now: { kind: 'given' },
-  calendar: { kind: 'given' },
-  diskGuard: { kind: 'given' },
+  ...given('registry', 'rateLimiter', 'fetch', 'log', 'metrics', 'now', 'calendar', 'diskGuard'),
 } as const satisfies OptionsSchema;
 
 export function createHistoryLoader(options: HistoryLoaderOptions, deps: HistoryLoaderDeps): HistoryLoader {

@@ -2,7 +2,7 @@
  * What a run loads, validated once: unknown keys and bad values are refused by name. Every default
  * is written beside its field.
  */
-import { type OptionsSchema, readOptions } from '@feedpipe/config';
+import { type OptionsSchema, readOptions, section } from '@feedpipe/config';
 import { parseDate } from './calendar.js';
 import { configError } from './errors.js';
 
@@ -84,44 +84,32 @@ const DATE = { kind: 'pattern', pattern: /^\d{4}-\d{2}-\d{2}$/, allowed: 'a date
 /** Every key of a plan, with its range and default (PlanOptions documents each). */
 const PLAN_OPTIONS = {
   until: DATE,
-  daily: {
-    kind: 'section',
-    schema: {
-      enabled: { kind: 'boolean', default: true },
-      from: { ...DATE, default: '2000-01-01' },
-      windowDays: { kind: 'integer', min: 1, max: 36_500, default: 1825 },
-    },
-  },
-  intraday: {
-    kind: 'section',
-    schema: {
-      intervals: { kind: 'list', values: INTERVALS, default: [5] },
-      days: { kind: 'integer', min: 1, max: MAX_HISTORY_DAYS, default: 90 },
-      windowDays: { kind: 'integer', min: 1, max: 90, default: 90 },
-    },
-  },
-  optionChain: {
-    kind: 'section',
-    schema: {
-      enabled: { kind: 'boolean', default: true },
-      expiries: { kind: 'integer', min: 1, max: 20, default: 1 },
-      everySeconds: { kind: 'integer', min: 0, max: 86_400, default: 0 },
-      marketHoursOnly: { kind: 'boolean', default: true },
-    },
-  },
-  expiredOptions: {
-    kind: 'section',
-    schema: {
-      enabled: { kind: 'boolean', default: true },
-      strikes: { kind: 'integer', min: 0, max: 10, default: 10 },
-      sides: { kind: 'list', minLength: 1, values: ['CALL', 'PUT'], default: ['CALL', 'PUT'] },
-      interval: { kind: 'enum', values: INTERVALS, default: 1 },
-      days: { kind: 'integer', min: 1, max: MAX_HISTORY_DAYS, default: 90 },
-      windowDays: { kind: 'integer', min: 1, max: 45, default: 45 },
-      expiryFlag: { kind: 'enum', values: ['WEEK', 'MONTH'], default: 'WEEK' },
-      expiryCode: { kind: 'enum', values: [1, 2, 3], default: 1 },
-    },
-  },
+  daily: section({
+    enabled: { kind: 'boolean', default: true },
+    from: { ...DATE, default: '2000-01-01' },
+    windowDays: { kind: 'integer', min: 1, max: 36_500, default: 1825 },
+  }),
+  intraday: section({
+    intervals: { kind: 'list', values: INTERVALS, default: [5] },
+    days: { kind: 'integer', min: 1, max: MAX_HISTORY_DAYS, default: 90 },
+    windowDays: { kind: 'integer', min: 1, max: 90, default: 90 },
+  }),
+  optionChain: section({
+    enabled: { kind: 'boolean', default: true },
+    expiries: { kind: 'integer', min: 1, max: 20, default: 1 },
+    everySeconds: { kind: 'integer', min: 0, max: 86_400, default: 0 },
+    marketHoursOnly: { kind: 'boolean', default: true },
+  }),
+  expiredOptions: section({
+    enabled: { kind: 'boolean', default: true },
+    strikes: { kind: 'integer', min: 0, max: 10, default: 10 },
+    sides: { kind: 'list', minLength: 1, values: ['CALL', 'PUT'], default: ['CALL', 'PUT'] },
+    interval: { kind: 'enum', values: INTERVALS, default: 1 },
+    days: { kind: 'integer', min: 1, max: MAX_HISTORY_DAYS, default: 90 },
+    windowDays: { kind: 'integer', min: 1, max: 45, default: 45 },
+    expiryFlag: { kind: 'enum', values: ['WEEK', 'MONTH'], default: 'WEEK' },
+    expiryCode: { kind: 'enum', values: [1, 2, 3], default: 1 },
+  }),
 } as const satisfies OptionsSchema;
 
 /** A date of the plan that is no day of the calendar (2026-02-30), by its name. */

@@ -1,5 +1,5 @@
 /** Configuration of the trading gateway: every key documented with its default, validated once. */
-import type { OptionsSchema } from '@feedpipe/config';
+import { type OptionsSchema, section } from '@feedpipe/config';
 import {
   type HttpServiceConfig,
   type ResolvedHttpServiceConfig,
@@ -54,25 +54,19 @@ export interface ResolvedGatewayConfig extends ResolvedHttpServiceConfig {
 
 /** The gateway's own keys, with their ranges and defaults (TradingGatewayConfig documents each). */
 const GATEWAY_CONFIG = {
-  trading: {
-    kind: 'section',
-    schema: {
-      maxQuantity: { kind: 'number', min: 0, max: Number.MAX_SAFE_INTEGER, default: 100_000 },
-      maxNotional: { kind: 'number', min: 0, max: Number.MAX_SAFE_INTEGER, default: 10_000_000 },
-      requireKnownInstrument: { kind: 'boolean', default: true },
-      killSwitchCacheMs: { kind: 'integer', min: 0, max: 3_600_000, default: 2_000 },
-    },
-  },
-  fills: {
-    kind: 'section',
-    schema: {
-      syncDelayMs: { kind: 'integer', min: 0, max: 600_000, default: 1_000 },
-      syncIntervalMs: { kind: 'integer', min: 0, max: 86_400_000, default: 60_000 },
-      historyDays: { kind: 'integer', min: 0, max: 366, default: 7 },
-      // HH:MM is checked as a clock time by parseIstClock.
-      snapshotAtIst: { kind: 'string', default: '23:55' },
-    },
-  },
+  trading: section({
+    maxQuantity: { kind: 'number', min: 0, max: Number.MAX_SAFE_INTEGER, default: 100_000 },
+    maxNotional: { kind: 'number', min: 0, max: Number.MAX_SAFE_INTEGER, default: 10_000_000 },
+    requireKnownInstrument: { kind: 'boolean', default: true },
+    killSwitchCacheMs: { kind: 'integer', min: 0, max: 3_600_000, default: 2_000 },
+  }),
+  fills: section({
+    syncDelayMs: { kind: 'integer', min: 0, max: 600_000, default: 1_000 },
+    syncIntervalMs: { kind: 'integer', min: 0, max: 86_400_000, default: 60_000 },
+    historyDays: { kind: 'integer', min: 0, max: 366, default: 7 },
+    // HH:MM is checked as a clock time by parseIstClock.
+    snapshotAtIst: { kind: 'string', default: '23:55' },
+  }),
 } as const satisfies OptionsSchema;
 const W = 'trading-gateway config';
 

@@ -18,7 +18,7 @@ import {
   type RateLimiter,
   type SnapshotRequest,
 } from '@feedpipe/broker-api';
-import { type OptionsSchema, readOptions } from '@feedpipe/config';
+import { given, type OptionsSchema, readOptions } from '@feedpipe/config';
 import {
   DEFAULT_QUOTES_TOPIC,
   QUOTE_SCHEMA_ID,
@@ -80,12 +80,8 @@ const QUOTE_POLLER_OPTIONS = {
 
 const QUOTE_POLLER_DEPS = {
   client: { kind: 'given', required: true },
-  publisher: { kind: 'given' },
-  store: { kind: 'given' },
   registry: { kind: 'given', required: true },
-  metrics: { kind: 'given' },
-  now: { kind: 'given' },
-  log: { kind: 'given' },
+  ...given('publisher', 'store', 'metrics', 'now', 'log'),
 } as const satisfies OptionsSchema;
 
 export interface QuotePollerStats {

@@ -1,6 +1,6 @@
 /** Configuration of the query API: every key documented with its default, validated once. */
 
-import type { OptionsSchema } from '@feedpipe/config';
+import { type OptionsSchema, section } from '@feedpipe/config';
 import { DEFAULT_FEED_TOPICS, type FeedTopics } from '@feedpipe/contracts';
 import {
   type HttpServiceConfig,
@@ -155,70 +155,55 @@ const QUERY_API_CONFIG = {
   // Unset: no ClickHouse-protocol port.
   clickhousePort: { kind: 'integer', min: 0, max: 65_535 },
   reusePort: { kind: 'boolean', default: false },
-  query: {
-    kind: 'section',
-    schema: {
-      maxExecutionSec: { kind: 'integer', min: 1, max: 3_600, default: 30 },
-      defaultTickPage: { kind: 'integer', min: 1, max: 100_000_000, default: 10_000 },
-      maxTickPage: { kind: 'integer', min: 1, max: 100_000_000, default: 1_000_000 },
-      maxBars: { kind: 'integer', min: 1, max: 10_000_000, default: 100_000 },
-      maxListRows: { kind: 'integer', min: 1, max: 1_000_000, default: 10_000 },
-      maxConcurrentPerKey: { kind: 'integer', min: 1, max: 10_000, default: 4 },
-      resultMemoryBytes: {
-        kind: 'integer',
-        min: 1_000_000,
-        max: Number.MAX_SAFE_INTEGER,
-        default: 1024 ** 3,
-      },
-      resultReserveBytes: { kind: 'integer', min: 1, max: Number.MAX_SAFE_INTEGER, default: 64 * 1024 ** 2 },
-      resultWaitMs: { kind: 'integer', min: 0, max: 300_000, default: 10_000 },
+  query: section({
+    maxExecutionSec: { kind: 'integer', min: 1, max: 3_600, default: 30 },
+    defaultTickPage: { kind: 'integer', min: 1, max: 100_000_000, default: 10_000 },
+    maxTickPage: { kind: 'integer', min: 1, max: 100_000_000, default: 1_000_000 },
+    maxBars: { kind: 'integer', min: 1, max: 10_000_000, default: 100_000 },
+    maxListRows: { kind: 'integer', min: 1, max: 1_000_000, default: 10_000 },
+    maxConcurrentPerKey: { kind: 'integer', min: 1, max: 10_000, default: 4 },
+    resultMemoryBytes: {
+      kind: 'integer',
+      min: 1_000_000,
+      max: Number.MAX_SAFE_INTEGER,
+      default: 1024 ** 3,
     },
-  },
-  sql: {
-    kind: 'section',
-    schema: {
-      maxExecutionSec: { kind: 'integer', min: 1, max: 3_600, default: 30 },
-      maxMemoryBytes: {
-        kind: 'integer',
-        min: 1_000_000,
-        max: Number.MAX_SAFE_INTEGER,
-        default: 2 * 1024 ** 3,
-      },
-      maxResultRows: { kind: 'integer', min: 1, max: Number.MAX_SAFE_INTEGER, default: 1_000_000 },
-      maxResultBytes: { kind: 'integer', min: 1_000, max: Number.MAX_SAFE_INTEGER, default: 512 * 1024 ** 2 },
-      maxSqlLength: { kind: 'integer', min: 10, max: 10_000_000, default: 100_000 },
+    resultReserveBytes: { kind: 'integer', min: 1, max: Number.MAX_SAFE_INTEGER, default: 64 * 1024 ** 2 },
+    resultWaitMs: { kind: 'integer', min: 0, max: 300_000, default: 10_000 },
+  }),
+  sql: section({
+    maxExecutionSec: { kind: 'integer', min: 1, max: 3_600, default: 30 },
+    maxMemoryBytes: {
+      kind: 'integer',
+      min: 1_000_000,
+      max: Number.MAX_SAFE_INTEGER,
+      default: 2 * 1024 ** 3,
     },
-  },
-  cache: {
-    kind: 'section',
-    schema: {
-      maxEntries: { kind: 'integer', min: 0, max: 1_000_000, default: 5_000 },
-      maxBytes: { kind: 'integer', min: 0, max: Number.MAX_SAFE_INTEGER, default: 64 * 1024 ** 2 },
-      liveTtlMs: { kind: 'integer', min: 0, max: 86_400_000, default: 1_000 },
-      finalTtlMs: { kind: 'integer', min: 0, max: 86_400_000, default: 600_000 },
-      finalAfterMs: { kind: 'integer', min: 0, max: 86_400_000, default: 120_000 },
-    },
-  },
-  topics: {
-    kind: 'section',
-    schema: {
-      trades: { kind: 'string', default: DEFAULT_FEED_TOPICS.trades },
-      ohlc: { kind: 'string', default: DEFAULT_FEED_TOPICS.ohlc },
-      reference: { kind: 'string', default: DEFAULT_FEED_TOPICS.reference },
-      status: { kind: 'string', default: DEFAULT_FEED_TOPICS.status },
-    },
-  },
-  stream: {
-    kind: 'section',
-    schema: {
-      maxClients: { kind: 'integer', min: 1, max: 100_000, default: 200 },
-      maxClientsPerKey: { kind: 'integer', min: 1, max: 100_000, default: 20 },
-      maxInstruments: { kind: 'integer', min: 1, max: 1_000_000, default: 1_000 },
-      maxQueuedEvents: { kind: 'integer', min: 1, max: 10_000_000, default: 10_000 },
-      heartbeatMs: { kind: 'integer', min: 100, max: 3_600_000, default: 15_000 },
-    },
-  },
-  hotTier: { kind: 'section', schema: HOT_TIER_CONFIG },
+    maxResultRows: { kind: 'integer', min: 1, max: Number.MAX_SAFE_INTEGER, default: 1_000_000 },
+    maxResultBytes: { kind: 'integer', min: 1_000, max: Number.MAX_SAFE_INTEGER, default: 512 * 1024 ** 2 },
+    maxSqlLength: { kind: 'integer', min: 10, max: 10_000_000, default: 100_000 },
+  }),
+  cache: section({
+    maxEntries: { kind: 'integer', min: 0, max: 1_000_000, default: 5_000 },
+    maxBytes: { kind: 'integer', min: 0, max: Number.MAX_SAFE_INTEGER, default: 64 * 1024 ** 2 },
+    liveTtlMs: { kind: 'integer', min: 0, max: 86_400_000, default: 1_000 },
+    finalTtlMs: { kind: 'integer', min: 0, max: 86_400_000, default: 600_000 },
+    finalAfterMs: { kind: 'integer', min: 0, max: 86_400_000, default: 120_000 },
+  }),
+  topics: section({
+    trades: { kind: 'string', default: DEFAULT_FEED_TOPICS.trades },
+    ohlc: { kind: 'string', default: DEFAULT_FEED_TOPICS.ohlc },
+    reference: { kind: 'string', default: DEFAULT_FEED_TOPICS.reference },
+    status: { kind: 'string', default: DEFAULT_FEED_TOPICS.status },
+  }),
+  stream: section({
+    maxClients: { kind: 'integer', min: 1, max: 100_000, default: 200 },
+    maxClientsPerKey: { kind: 'integer', min: 1, max: 100_000, default: 20 },
+    maxInstruments: { kind: 'integer', min: 1, max: 1_000_000, default: 1_000 },
+    maxQueuedEvents: { kind: 'integer', min: 1, max: 10_000_000, default: 10_000 },
+    heartbeatMs: { kind: 'integer', min: 100, max: 3_600_000, default: 15_000 },
+  }),
+  hotTier: section(HOT_TIER_CONFIG),
 } as const satisfies OptionsSchema;
 const W = 'query-api config';
 
