@@ -12,6 +12,7 @@
  * - a spent budget is a wait (until the oldest slot leaves the window), never a verdict: giving up
  *   is for failures that cannot heal (failure-class.ts).
  */
+import { given, type OptionsSchema, readOptions } from '@feedpipe/config';
 import { Backoff } from '@feedpipe/retry';
 import { IngestorError } from '../errors.js';
 
@@ -35,6 +36,17 @@ export interface AttemptBudgetOptions {
   /** Clock, epoch ms, for tests. */
   now?: () => number;
 }
+
+/** Every option, with its range and default (AttemptBudgetOptions documents each). */
+const ATTEMPT_BUDGET_OPTIONS = {
+  // Above 10 the budget itself would allow what the spec says may block the address.
+  maxAttempts: { kind: 'integer', min: 1, max: 10, default: 8 },
+  windowMs: { kind: 'integer', min: 1, max: Number.MAX_SAFE_INTEGER, default: 60_000 },
+  initialBackoffMs: { kind: 'number', min: 0, max: Number.MAX_SAFE_INTEGER, default: 500 },
+  maxBackoffMs: { kind: 'number', min: 0, max: Number.MAX_SAFE_INTEGER, default: 30_000 },
+  probePollMs: { kind: 'number', min: 0, max: Number.MAX_SAFE_INTEGER, default: 250 },
+  ...given('random', 'now'),
+} as const satisfies OptionsSchema;
 
 export interface AttemptTicket {
   /** The attempt proved valid: its slot is given back and the shared backoff resets. */
@@ -65,28 +77,17 @@ export class AttemptBudget {
   failures = 0;
 
   constructor(options: AttemptBudgetOptions = {}) {
-    const maxAttempts = options.maxAttempts ?? 8;
-    const windowMs = options.windowMs ?? 60_000;
-    if (!Number.isInteger(maxAttempts) || maxAttempts < 1 || maxAttempts > 10) {
-      // Above 10 the budget itself would allow what the spec says may block the address.
-      throw new IngestorError(
-        'CONFIG_INVALID',
-        `attemptBudget.maxAttempts must be 1..10, got ${maxAttempts}`,
-      );
-    }
-    if (!Number.isInteger(windowMs) || windowMs < 1) {
-      throw new IngestorError(
-        'CONFIG_INVALID',
-        `attemptBudget.windowMs must be a positive integer, got ${windowMs}`,
-      );
-    }
-    this.maxAttempts = maxAttempts;
-    this.windowMs = windowMs;
-    this.probePollMs = options.probePollMs ?? 250;
+    const o = readOptions(ATTEMPT_BUDGET_OPTIONS, options, {
+      where: 'attemptBudget',
+      fail: (message) => new IngestorError('CONFIG_INVALID', message),
+    });
+    this.maxAttempts = o.maxAttempts;
+    this.windowMs = o.windowMs;
+    this.probePollMs = o.probePollMs;
     this.now = options.now ?? Date.now;
     this.backoff = new Backoff({
-      initialMs: options.initialBackoffMs ?? 500,
-      maxMs: options.maxBackoffMs ?? 30_000,
+      initialMs: o.initialBackoffMs,
+      maxMs: o.maxBackoffMs,
       floor: 0,
       random: options.random,
     });

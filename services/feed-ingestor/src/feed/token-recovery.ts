@@ -15,6 +15,7 @@
  *   renewals than `maxRenewals` in `renewalWindowMs`, a source that keeps handing out refused
  *   tokens): fatal, with a message saying what to do.
  */
+import { given, type OptionsSchema, readOptions } from '@feedpipe/config';
 import { IngestorError } from '../errors.js';
 import type { FeedConnection, FeedCredentials } from './feed-connection.js';
 
@@ -37,6 +38,16 @@ export interface TokenRecoveryOptions {
   now?: () => number;
 }
 
+/** Every option, with its range and default (TokenRecoveryOptions documents each). */
+const TOKEN_RECOVERY_OPTIONS = {
+  credentials: { kind: 'given', required: true },
+  connections: { kind: 'list', required: true },
+  raceWindowMs: { kind: 'number', min: 0, max: Number.MAX_SAFE_INTEGER, default: 60_000 },
+  maxRenewals: { kind: 'integer', min: 1, max: Number.MAX_SAFE_INTEGER, default: 20 },
+  renewalWindowMs: { kind: 'number', min: 1, max: Number.MAX_SAFE_INTEGER, default: 600_000 },
+  ...given('onRenewed', 'onUnrenewable', 'now'),
+} as const satisfies OptionsSchema;
+
 const EXPIRED = 807;
 const WHAT_TO_DO =
   'configure a renewing token source (docs/operations.md, IngestorTokenUnrenewable) or start again with a fresh token';
@@ -51,13 +62,10 @@ export class TokenRecovery {
   #gaveUp = false;
 
   constructor(options: TokenRecoveryOptions) {
-    const { raceWindowMs = 60_000, maxRenewals = 20, renewalWindowMs = 600_000 } = options;
-    if (!(raceWindowMs >= 0) || !Number.isInteger(maxRenewals) || maxRenewals < 1 || !(renewalWindowMs > 0)) {
-      throw new IngestorError(
-        'CONFIG_INVALID',
-        'token recovery: raceWindowMs >= 0, maxRenewals >= 1 and renewalWindowMs > 0 are required',
-      );
-    }
+    const { raceWindowMs, maxRenewals, renewalWindowMs } = readOptions(TOKEN_RECOVERY_OPTIONS, options, {
+      where: 'token recovery',
+      fail: (message) => new IngestorError('CONFIG_INVALID', message),
+    });
     this.#o = { ...options, raceWindowMs, maxRenewals, renewalWindowMs };
   }
 
