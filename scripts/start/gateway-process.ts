@@ -46,6 +46,7 @@ export interface GatewayInit {
   sharedLimiter: boolean;
   postbackSecret: string;
   postbackWalDir: string;
+  auditJournalDir: string;
   logSecrets: string[];
   store: StoreFacts;
   /** Set for the first generation only: the names of the keys to create. */
@@ -83,6 +84,7 @@ export async function startTradingGatewayProcess(inputs: GatewayInputs): Promise
       sharedLimiter: inputs.rateLimiter !== undefined,
       postbackSecret,
       postbackWalDir: join(inputs.dataDir, 'postback-wal'),
+      auditJournalDir: join(inputs.dataDir, 'audit-journal'),
       logSecrets: [...inputs.tokens.secrets(), ...inputs.storeSecrets],
       store: storeFacts(inputs.store),
       createKeysNamed: previous ? undefined : inputs.keyName,

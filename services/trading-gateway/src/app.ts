@@ -37,7 +37,11 @@ import { FillRecorder } from './fills/fill-recorder.js';
 import { fillRoutes } from './fills/fill-routes.js';
 import { createGatewayMetrics, type GatewayMetrics } from './metrics.js';
 import { accountRoutes } from './orders/account-routes.js';
-import { AuditLog } from './orders/audit-log.js';
+import { AuditDrain } from './orders/audit-drain.js';
+import { AuditJournal } from './orders/audit-journal.js';
+import { registerAuditJournalMetrics } from './orders/audit-journal-metrics.js';
+import { type AuditJournalConfig, readAuditJournalOptions } from './orders/audit-journal-options.js';
+import { AuditLog, storedAuditRows } from './orders/audit-log.js';
 import { fromBrokerError } from './orders/broker-errors.js';
 import { InstrumentReference, type ReferenceInstrument } from './orders/instrument-reference.js';
 import { OrderDesk } from './orders/order-desk.js';
@@ -83,6 +87,12 @@ export interface TradingGatewayDeps {
    * passwords): removed from every log line wherever they appear.
    */
   logSecrets?: readonly string[];
+  /**
+   * The audit journal (orders/audit-journal.ts): audit rows synced to a local file before the
+   * order goes on and written to the store behind the answer. Default: off, each row is inserted
+   * into the store on the order's path. The CLI and npm start use `$DATA_DIR/audit-journal`.
+   */
+  auditJournal?: AuditJournalConfig;
 }
 
 export interface TradingGateway {
@@ -107,6 +117,7 @@ const DEPS = {
   ...HTTP_SERVICE_DEPS,
   broker: { kind: 'given' },
   postbacks: { kind: 'given' },
+  auditJournal: { kind: 'given' },
 } as const satisfies OptionsSchema;
 
 function checkDeps(deps: TradingGatewayDeps): void {
@@ -201,6 +212,27 @@ function registerPostbacks(
   });
 }
 
+type TimedLanes = (labels: ConstructorParameters<typeof TimedLane>[2]) => TimedLane;
+
+/** The audit trail, with its journal and drain when `deps.auditJournal` is given. */
+async function openAuditTrail(
+  deps: TradingGatewayDeps,
+  timed: TimedLanes,
+  metrics: GatewayMetrics,
+  now: () => number,
+): Promise<{ audit: AuditLog; journal: AuditJournal | undefined; drain: AuditDrain | undefined }> {
+  const lanes = { read: 'audit_read', write: 'audit_write' } as const;
+  if (!deps.auditJournal) return { audit: new AuditLog(timed(lanes), now), journal: undefined, drain: undefined };
+  const options = readAuditJournalOptions(deps.auditJournal);
+  const journal = await AuditJournal.open(options);
+  const drain = new AuditDrain(journal, storedAuditRows(timed({ read: 'audit_drain' })), options);
+  registerAuditJournalMetrics(metrics.registry, journal, drain, options, now);
+  return { audit: new AuditLog(timed(lanes), now, undefined, journal), journal, drain };
+}
+
+/** How long stop() lets the drain write the journal's rows before leaving them for the next start. */
+const STOP_DRAIN_MS = 5_000;
+
 export async function createTradingGateway(
   config: TradingGatewayConfig,
   deps: TradingGatewayDeps,
@@ -217,13 +249,13 @@ export async function createTradingGateway(
     now,
   });
   const logSecrets = [...(deps.logSecrets ?? []), ...(deps.postbacks?.secret ? [deps.postbacks.secret] : [])];
-  const timed = (labels: ConstructorParameters<typeof TimedLane>[2]) =>
-    new TimedLane(lane, metrics.orderStore, labels);
-  const audit = new AuditLog(timed({ read: 'audit_read', write: 'audit_write' }), now);
+  const timed: TimedLanes = (labels) => new TimedLane(lane, metrics.orderStore, labels);
+  const { audit, journal, drain } = await openAuditTrail(deps, timed, metrics, now);
   const instruments = new InstrumentReference(timed({ read: 'instrument_read' }), deps.instruments ?? [], {
     now,
   });
   const owners = new OrderOwners(timed({ read: 'owner_read' }));
+  owners.notePlacements(journal?.recoveredRows().map((r) => r.row) ?? []);
   const desk = deps.broker
     ? new OrderDesk(
         audit,
@@ -290,6 +322,9 @@ export async function createTradingGateway(
     async stop() {
       snapshots?.stop();
       await app.close();
+      await journal?.whenDrained(STOP_DRAIN_MS);
+      await drain?.close();
+      await journal?.close();
       await recorder?.close();
       keys.close();
     },

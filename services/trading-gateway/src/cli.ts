@@ -102,6 +102,7 @@ async function run(config: GatewayEnv, store: Store): Promise<void> {
       kafkaBrokers: config.kafkaBrokers,
       processMetrics: true,
       logSecrets: config.secrets,
+      auditJournal: config.auditJournal,
       ...(broker ? { broker } : {}),
       ...(config.postbacks
         ? { postbacks: { ...config.postbacks, maxStreamClientsPerKey: config.streamsPerKey } }

@@ -27,6 +27,8 @@ export interface GatewayEnv {
   /** Where the trading account's token comes from and how it is renewed (with `broker`). */
   credentials?: CredentialsConfig;
   postbacks?: { secret: string; walDir: string; allowlist?: string[] };
+  /** The order audit journal (the gateway deps' `auditJournal`). */
+  auditJournal: { dir: string; maxRows: number };
   /** Order-update streams one key may hold at once (the receiver's `maxStreamClientsPerKey`). */
   streamsPerKey: number;
   /** Fills and end-of-day snapshots (the gateway config's `fills`). */
@@ -58,7 +60,8 @@ export const GATEWAY_ENV = {
   },
   DATA_DIR: {
     ...STORE_ENV.DATA_DIR,
-    description: 'chDB in `$DATA_DIR/chdb`; the postback write-ahead log in `$DATA_DIR/postback-wal`',
+    description:
+      'chDB in `$DATA_DIR/chdb`; the postback write-ahead log in `$DATA_DIR/postback-wal`; the order audit journal in `$DATA_DIR/audit-journal`',
   },
   KAFKA_BROKERS: {
     type: 'list',
@@ -100,6 +103,14 @@ export const GATEWAY_ENV = {
     default: 10,
     description:
       'order-update streams (`/order-updates/stream`) one key may hold at once, of the 100 the gateway serves; past it 429 `STREAM_KEY_FULL`',
+  },
+  TRADING_GATEWAY_AUDIT_JOURNAL_MAX_ROWS: {
+    type: 'integer',
+    min: 100,
+    max: 10_000_000,
+    default: 100_000,
+    description:
+      'order audit rows the journal (`$DATA_DIR/audit-journal`) may hold before they reach the store; past it new orders get 503 `AUDIT_BACKLOG_FULL`',
   },
   TRADING_GATEWAY_FILL_SYNC_INTERVAL_MS: {
     type: 'integer',
@@ -207,6 +218,8 @@ export function gatewayEnv(env: Env): GatewayEnv {
       : {}),
     ...(bootstrapKeyName ? { bootstrapKeyName } : {}),
     streamsPerKey: v.TRADING_GATEWAY_STREAMS_PER_KEY,
+    // Audit rows wait here until stored; written on the next start after a crash.
+    auditJournal: { dir: join(dataDir, 'audit-journal'), maxRows: v.TRADING_GATEWAY_AUDIT_JOURNAL_MAX_ROWS },
     fills: {
       syncIntervalMs: v.TRADING_GATEWAY_FILL_SYNC_INTERVAL_MS,
       historyDays: v.TRADING_GATEWAY_FILL_HISTORY_DAYS,

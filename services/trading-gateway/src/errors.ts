@@ -29,6 +29,10 @@ export type TradingGatewayErrorCode =
   | 'CORRELATION_ID_CONFLICT'
   /** The audit row could not be written, so the order was not sent (503). */
   | 'AUDIT_UNAVAILABLE'
+  /** The audit journal holds its limit of rows not yet stored; nothing was sent (503, retry later). */
+  | 'AUDIT_BACKLOG_FULL'
+  /** The audit journal's file cannot be written or synced (disk full, I/O error); nothing was sent (503). */
+  | 'AUDIT_JOURNAL_FAILED'
   /** The service refused the call (its status and error are kept in `upstream`). */
   | 'UPSTREAM_REJECTED'
   /** The service could not be reached or did not answer; an order's outcome may be unknown (502/504). */
@@ -43,6 +47,8 @@ const STATUS: Record<TradingGatewayErrorCode, number> = {
   OUTCOME_UNKNOWN: 409,
   CORRELATION_ID_CONFLICT: 409,
   AUDIT_UNAVAILABLE: 503,
+  AUDIT_BACKLOG_FULL: 503,
+  AUDIT_JOURNAL_FAILED: 503,
   UPSTREAM_REJECTED: 502,
   UPSTREAM_UNAVAILABLE: 502,
 };

@@ -18,6 +18,7 @@
 import { SERVICE_TABLES } from '@feedpipe/contracts';
 import type { StoreLane } from '@feedpipe/store';
 import { TradingGatewayError } from '../errors.js';
+import type { AuditRow } from './audit-log.js';
 
 /** Who is asking: the key, and whether it may act on every key's orders. */
 export interface Caller {
@@ -63,6 +64,18 @@ export class OrderOwners {
       }
     }
     this.#owners.set(orderId, keyId);
+  }
+
+  /**
+   * Remembers the owners the audit journal's rows name (accepted placements), for rows an earlier
+   * process journaled that the store may not hold yet: ownersOf asks only the store.
+   */
+  notePlacements(rows: readonly AuditRow[]): void {
+    const placing: ReadonlySet<string> = new Set(PLACE_ACTIONS);
+    for (const row of rows) {
+      if (row.phase === 'outcome' && (row.outcome === 'accepted' || row.outcome === 'replayed') && placing.has(row.action))
+        this.note(row.orderId ?? '', row.keyId);
+    }
   }
 
   /** The owner if it is known in memory (undefined: not known here, ask ownersOf). */

@@ -11,7 +11,13 @@ import type { LaneLimits, QueryParams, QuerySettings, StoreLane, StreamFormat } 
 import type { Histogram } from 'prom-client';
 
 /** What a statement on the order path is for: the label of its timing. */
-export type OrderStatement = 'audit_read' | 'audit_write' | 'instrument_read' | 'owner_read';
+export type OrderStatement =
+  | 'audit_read'
+  | 'audit_write'
+  /** The audit journal's inserts behind the answers (audit-drain.ts): off the order's path. */
+  | 'audit_drain'
+  | 'instrument_read'
+  | 'owner_read';
 
 export type StoreTimings = Histogram<'statement'>;
 
