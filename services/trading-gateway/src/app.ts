@@ -222,7 +222,8 @@ async function openAuditTrail(
   now: () => number,
 ): Promise<{ audit: AuditLog; journal: AuditJournal | undefined; drain: AuditDrain | undefined }> {
   const lanes = { read: 'audit_read', write: 'audit_write' } as const;
-  if (!deps.auditJournal) return { audit: new AuditLog(timed(lanes), now), journal: undefined, drain: undefined };
+  if (!deps.auditJournal)
+    return { audit: new AuditLog(timed(lanes), now), journal: undefined, drain: undefined };
   const options = readAuditJournalOptions(deps.auditJournal);
   const journal = await AuditJournal.open(options);
   const drain = new AuditDrain(journal, storedAuditRows(timed({ read: 'audit_drain' })), options);

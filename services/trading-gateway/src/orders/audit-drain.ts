@@ -13,8 +13,8 @@
  * start's, a ClickHouse server) that completes only after the restart's lookup (docs/operations.md).
  */
 import { Backoff, type BackoffOptions, sleep } from '@feedpipe/retry';
-import type { AuditRow } from './audit-log.js';
 import type { AuditJournal, JournaledRow } from './audit-journal.js';
+import type { AuditRow } from './audit-log.js';
 
 /** Where drained rows go (the audit log, over its store lane). */
 export interface AuditTarget {
@@ -81,7 +81,10 @@ export class AuditDrain {
         return;
       }
       try {
-        await this.#store(batch.filter((e) => e.recovered).map((e) => e.item), batch.map((e) => e.item));
+        await this.#store(
+          batch.filter((e) => e.recovered).map((e) => e.item),
+          batch.map((e) => e.item),
+        );
         this.#journal.settle(batch.length);
         this.#stats.drainedRows += batch.length;
         this.#backoff.reset();

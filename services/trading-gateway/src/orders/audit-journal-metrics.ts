@@ -39,12 +39,20 @@ export function registerAuditJournalMetrics(
     });
   level('rows', 'Audit rows journaled and not yet in the store', () => journal.stats().rows);
   level('bytes', 'Bytes of audit rows journaled and not yet in the store', () => journal.stats().bytes);
-  level('max_rows', 'The journal limit of rows not yet in the store (new orders refused past it)', () => limits.maxRows);
+  level(
+    'max_rows',
+    'The journal limit of rows not yet in the store (new orders refused past it)',
+    () => limits.maxRows,
+  );
   level('oldest_age_seconds', 'Age of the oldest audit row not yet in the store (0: none waiting)', () => {
     const oldest = journal.stats().oldestAtMs;
     return oldest === undefined ? 0 : Math.max(0, (now() - oldest) / 1_000);
   });
-  total('drained_rows_total', 'Audit rows written from the journal to the store', () => drain.stats().drainedRows);
+  total(
+    'drained_rows_total',
+    'Audit rows written from the journal to the store',
+    () => drain.stats().drainedRows,
+  );
   total(
     'recovered_rows_total',
     "Audit rows read back at start from an earlier process's journal",

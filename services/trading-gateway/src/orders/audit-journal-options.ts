@@ -18,13 +18,18 @@ const SCHEMA = {
 
 export type AuditJournalConfig = Partial<AuditJournalOptions & { batchRows: number }> & { dir: string };
 
-export function readAuditJournalOptions(given: AuditJournalConfig): AuditJournalOptions & { batchRows: number } {
+export function readAuditJournalOptions(
+  given: AuditJournalConfig,
+): AuditJournalOptions & { batchRows: number } {
   const values = readOptions(SCHEMA, given, {
     where: 'trading-gateway deps.auditJournal',
     fail: (message) => new TradingGatewayError('CONFIG_INVALID', message),
   });
   if (values.dir.trim() === '') {
-    throw new TradingGatewayError('CONFIG_INVALID', 'trading-gateway deps.auditJournal: "dir" must not be empty');
+    throw new TradingGatewayError(
+      'CONFIG_INVALID',
+      'trading-gateway deps.auditJournal: "dir" must not be empty',
+    );
   }
   return values;
 }

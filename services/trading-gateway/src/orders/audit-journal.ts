@@ -28,8 +28,8 @@
 import { type FileHandle, mkdir, open, readdir, readFile, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { TradingGatewayError } from '../errors.js';
-import type { AuditRow } from './audit-log.js';
 import { decodeJournalLines, encodeJournalLine } from './audit-journal-line.js';
+import type { AuditRow } from './audit-log.js';
 
 export interface AuditJournalOptions {
   /** A directory of its own on a persistent disk. */
@@ -299,9 +299,19 @@ export class AuditJournal {
     if (!active) throw new Error('no journal file open');
     const lines = round.map((a) => a.line);
     const total = lines.reduce((n, b) => n + b.length, 0);
-    const { bytesWritten } = await active.handle.writev(lines);
-    active.file.size += bytesWritten;
-    if (bytesWritten !== total) throw new Error(`short write (${bytesWritten} of ${total} bytes)`);
+    let written = (await active.handle.writev(lines)).bytesWritten;
+    active.file.size += written;
+    // A disk that fills mid-round answers with a short write first; writing the rest is what
+    // returns the error that names it (ENOSPC).
+    if (written < total) {
+      const rest = Buffer.concat(lines).subarray(written);
+      while (written < total) {
+        const { bytesWritten } = await active.handle.write(rest, written - (total - rest.length));
+        if (bytesWritten === 0) throw new Error(`short write (${written} of ${total} bytes)`);
+        written += bytesWritten;
+        active.file.size += bytesWritten;
+      }
+    }
     await active.handle.datasync();
     return active.file;
   }

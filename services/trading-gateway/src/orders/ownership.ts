@@ -73,7 +73,11 @@ export class OrderOwners {
   notePlacements(rows: readonly AuditRow[]): void {
     const placing: ReadonlySet<string> = new Set(PLACE_ACTIONS);
     for (const row of rows) {
-      if (row.phase === 'outcome' && (row.outcome === 'accepted' || row.outcome === 'replayed') && placing.has(row.action))
+      if (
+        row.phase === 'outcome' &&
+        (row.outcome === 'accepted' || row.outcome === 'replayed') &&
+        placing.has(row.action)
+      )
         this.note(row.orderId ?? '', row.keyId);
     }
   }
