@@ -1,6 +1,6 @@
 /**
- * Test setup of the gateway: an embedded store in a fresh directory, migrated, a gateway over it,
- * and gateway keys of each scope.
+ * Test setup of the gateway: an embedded store in a fresh directory, migrated, a gateway over it
+ * with its audit journal in a fresh directory, and gateway keys of each scope.
  */
 import { createStore, runMigrations, type Store } from '@feedpipe/store';
 import { tempDir } from '@feedpipe/testkit';
@@ -30,7 +30,11 @@ export async function startHarness(
 ): Promise<Harness> {
   const store = createStore({ dataDir: tempDir('trading-gateway') });
   await runMigrations(store.internal);
-  const gateway = await createTradingGateway({ port: 0, ...config }, { store, ...deps });
+  // The journal on, as the CLI and npm start run the gateway: every order test goes through it.
+  const gateway = await createTradingGateway(
+    { port: 0, ...config },
+    { store, auditJournal: { dir: tempDir('audit-journal') }, ...deps },
+  );
   const trade = { 'x-api-key': (await gateway.keys.create('trader', ['trade'])).key };
   const admin = { 'x-api-key': (await gateway.keys.create('keeper', ['admin'])).key };
   const trade2 = { 'x-api-key': (await gateway.keys.create('other-desk', ['trade'])).key };
