@@ -20,6 +20,7 @@ import { createLoaderMetrics } from '../services/history-loader/src/metrics.js';
 import { createQuotePollerMetrics } from '../services/history-loader/src/quotes/quote-metrics.js';
 import { createMetrics as createApiMetrics } from '../services/query-api/src/http/metrics.js';
 import { createGatewayMetrics } from '../services/trading-gateway/src/metrics.js';
+import { registerAuditJournalMetrics } from '../services/trading-gateway/src/orders/audit-journal-metrics.js';
 import { createReceiverMetrics } from '../services/trading-gateway/src/postbacks/receiver-metrics.js';
 import {
   type AlertRule,
@@ -107,6 +108,7 @@ async function serviceMetrics(): Promise<ServiceMetrics[]> {
     // The gateway likewise, under its own prefix; its postback receiver registers on that registry.
     ['trading-gateway', createGatewayMetrics(true).registry],
     ['trading-gateway postbacks', withFactory((registry) => createReceiverMetrics(registry))],
+    ['trading-gateway audit journal', withFactory((registry) => registerAuditJournalMetrics(registry))],
     // Every process that talks to the service registers the token's metrics beside its own.
     [
       'credentials',

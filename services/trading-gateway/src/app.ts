@@ -227,7 +227,8 @@ async function openAuditTrail(
   const options = readAuditJournalOptions(deps.auditJournal);
   const journal = await AuditJournal.open(options);
   const drain = new AuditDrain(journal, storedAuditRows(timed({ read: 'audit_drain' })), options);
-  registerAuditJournalMetrics(metrics.registry, journal, drain, options, now);
+  const source = { journal: () => journal.stats(), drain: () => drain.stats(), maxRows: options.maxRows };
+  registerAuditJournalMetrics(metrics.registry, () => source, now);
   return { audit: new AuditLog(timed(lanes), now, undefined, journal), journal, drain };
 }
 

@@ -6,71 +6,70 @@
  */
 import { Counter, Gauge, type Registry } from 'prom-client';
 import { GATEWAY_METRIC_PREFIX } from '../metrics.js';
-import type { AuditDrain } from './audit-drain.js';
-import type { AuditJournal } from './audit-journal.js';
+import type { AuditDrainStats } from './audit-drain.js';
+import type { AuditJournalStats } from './audit-journal.js';
 
 const PREFIX = `${GATEWAY_METRIC_PREFIX}audit_journal_`;
 
+/** What the metrics read at scrape time; undefined before a journal is open. */
+export interface AuditJournalSource {
+  journal(): AuditJournalStats;
+  drain(): AuditDrainStats;
+  readonly maxRows: number;
+}
+
 export function registerAuditJournalMetrics(
   registry: Registry,
-  journal: AuditJournal,
-  drain: AuditDrain,
-  limits: { maxRows: number },
-  now: () => number,
+  read: () => AuditJournalSource | undefined = () => undefined,
+  now: () => number = Date.now,
 ): void {
-  const level = (name: string, help: string, value: () => number) =>
+  const level = (name: string, help: string, value: (s: AuditJournalSource) => number) =>
     new Gauge({
       name: `${PREFIX}${name}`,
       help,
       registers: [registry],
       collect() {
-        this.set(value());
+        const s = read();
+        this.set(s ? value(s) : 0);
       },
     });
-  const total = (name: string, help: string, value: () => number) =>
+  const total = (name: string, help: string, value: (s: AuditJournalSource) => number) =>
     new Counter({
       name: `${PREFIX}${name}`,
       help,
       registers: [registry],
       collect() {
+        const s = read();
         this.reset();
-        this.inc(value());
+        this.inc(s ? value(s) : 0);
       },
     });
-  level('rows', 'Audit rows journaled and not yet in the store', () => journal.stats().rows);
-  level('bytes', 'Bytes of audit rows journaled and not yet in the store', () => journal.stats().bytes);
-  level(
-    'max_rows',
-    'The journal limit of rows not yet in the store (new orders refused past it)',
-    () => limits.maxRows,
-  );
-  level('oldest_age_seconds', 'Age of the oldest audit row not yet in the store (0: none waiting)', () => {
-    const oldest = journal.stats().oldestAtMs;
+  level('rows', 'Audit rows journaled and not yet in the store', (s) => s.journal().rows);
+  level('bytes', 'Bytes of audit rows journaled and not yet in the store', (s) => s.journal().bytes);
+  level('max_rows', 'The journal limit of rows not yet in the store (new orders refused past it)', (s) => s.maxRows);
+  level('oldest_age_seconds', 'Age of the oldest audit row not yet in the store (0: none waiting)', (s) => {
+    const oldest = s.journal().oldestAtMs;
     return oldest === undefined ? 0 : Math.max(0, (now() - oldest) / 1_000);
   });
-  total(
-    'drained_rows_total',
-    'Audit rows written from the journal to the store',
-    () => drain.stats().drainedRows,
-  );
+  total('drained_rows_total', 'Audit rows written from the journal to the store', (s) => s.drain().drainedRows);
   total(
     'recovered_rows_total',
     "Audit rows read back at start from an earlier process's journal",
-    () => journal.stats().recovered,
+    (s) => s.journal().recovered,
   );
   total(
     'drain_failures_total',
     'Failed inserts of journaled audit rows (retried with backoff)',
-    () => drain.stats().failures,
+    (s) => s.drain().failures,
   );
   total(
     'refused_total',
     'Orders refused because the audit journal was full (503 AUDIT_BACKLOG_FULL)',
-    () => journal.stats().refusedFull,
+    (s) => s.journal().refusedFull,
   );
   total(
     'write_failures_total',
     'Audit rows whose journal write or sync failed (disk full, I/O error; 503 AUDIT_JOURNAL_FAILED)',
-    () => journal.stats().failedWrites,
+    (s) => s.journal().failedWrites,
   );
 }

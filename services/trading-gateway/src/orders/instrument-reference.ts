@@ -74,7 +74,12 @@ export class InstrumentReference {
     return known;
   }
 
-  /** Latest traded price: the newest tick, else the newest daily close, else the static list's. */
+  /**
+   * Latest traded price: the newest tick, else the newest daily close, else the static list's.
+   * Read from the store on every call, on purpose: it prices a market order's notional against the
+   * limit, and a cached price would let an order pass on a price the market has left. It is the
+   * one store statement left on a new market order's path (limit orders are priced by their body).
+   */
   async lastPrice(securityId: number): Promise<number | undefined> {
     const rows = await this.#rows<{ price: number | null }>(LAST_PRICE_SQL, securityId);
     const price = rows[0]?.price;

@@ -14,6 +14,13 @@
  * than placed again, because the service (and a lookup by correlationId after a lost answer)
  * knows one order per id on the account: placing it a second time would make that lookup answer
  * one key with the other's order. Within this process the same holds for requests in flight.
+ *
+ * What the answer path waits for: with the audit journal (audit-journal.ts) the audit rows cost an
+ * fdatasync, not a store statement; a new correlationId is known to have no history from the
+ * correlation index in memory, which also counts a journal's rows not yet drained; the history of
+ * an id with rows (a retry) is read from the store and the journal both, because its answer must
+ * be exact. Owners of orders this process (or a journal it recovered) placed are in memory
+ * (ownership.ts); the pre-trade checks' instruments are cached (instrument-reference.ts).
  */
 import { randomBytes } from 'node:crypto';
 import { isBrokerApiError } from '@feedpipe/broker-api';
