@@ -46,12 +46,20 @@ export function registerAuditJournalMetrics(
     });
   level('rows', 'Audit rows journaled and not yet in the store', (s) => s.journal().rows);
   level('bytes', 'Bytes of audit rows journaled and not yet in the store', (s) => s.journal().bytes);
-  level('max_rows', 'The journal limit of rows not yet in the store (new orders refused past it)', (s) => s.maxRows);
+  level(
+    'max_rows',
+    'The journal limit of rows not yet in the store (new orders refused past it)',
+    (s) => s.maxRows,
+  );
   level('oldest_age_seconds', 'Age of the oldest audit row not yet in the store (0: none waiting)', (s) => {
     const oldest = s.journal().oldestAtMs;
     return oldest === undefined ? 0 : Math.max(0, (now() - oldest) / 1_000);
   });
-  total('drained_rows_total', 'Audit rows written from the journal to the store', (s) => s.drain().drainedRows);
+  total(
+    'drained_rows_total',
+    'Audit rows written from the journal to the store',
+    (s) => s.drain().drainedRows,
+  );
   total(
     'recovered_rows_total',
     "Audit rows read back at start from an earlier process's journal",
