@@ -26,7 +26,13 @@ import { parseArgs } from 'node:util';
 import { parseKey } from '@feedpipe/service-http';
 import { type RunningStart, startNpmStart } from '../test/npm-start/running-start.js';
 import { intFlag } from './support/flags.js';
-import { connectionCounters, type ProbeSample, type ProbeTargets, sample } from './support/flood-probes.js';
+import {
+  connectionCounters,
+  type HistogramTotals,
+  type ProbeSample,
+  type ProbeTargets,
+  sample,
+} from './support/flood-probes.js';
 import type { FloodJob } from './support/flood-process.js';
 
 const WINDOW_MS = 10_000;
@@ -175,23 +181,37 @@ function sinkInserts(first: ProbeSample | undefined, last: ProbeSample | undefin
 }
 
 /**
- * The gateway's store statements between two samples, by statement: how many ran (the probes'
- * orders and what their postbacks read) and their mean time, the breakdown of an order's wait.
+ * A histogram's observations between two samples, by label: how many and their mean time. For the
+ * gateway's store statements (the probes' orders, what their postbacks read, the audit journal's
+ * drain behind the answers) and the desk's phases of the probes' orders.
  */
-function orderStore(first: ProbeSample | undefined, last: ProbeSample | undefined) {
-  const a = first?.order_store;
-  const b = last?.order_store;
+function totalsBetween(a: HistogramTotals | null | undefined, b: HistogramTotals | null | undefined) {
   if (!a || !b) return null;
   const out: Record<string, { count: number; mean_ms: number | null }> = {};
-  for (const [statement, end] of Object.entries(b)) {
-    const begin = a[statement] ?? { count: 0, seconds: 0 };
+  for (const [label, end] of Object.entries(b)) {
+    const begin = a[label] ?? { count: 0, seconds: 0 };
     const count = end.count - begin.count;
-    out[statement] = {
+    out[label] = {
       count,
       mean_ms: count === 0 ? null : Math.round(((end.seconds - begin.seconds) / count) * 1000),
     };
   }
   return out;
+}
+
+/** Each probe order's time in the desk by phase (ms): the difference of one window's phase sums. */
+function phasesOfEachOrder(samples: ProbeSample[]) {
+  return samples.slice(1).map((s, i) => {
+    const a = samples[i]?.order_phases;
+    const b = s.order_phases;
+    if (!a || !b) return null;
+    return Object.fromEntries(
+      Object.entries(b).map(([phase, end]) => [
+        phase,
+        Math.round((end.seconds - (a[phase]?.seconds ?? 0)) * 1000),
+      ]),
+    );
+  });
 }
 
 /** A phase's figures: `samples[0]` is the sample its first window starts from. */
@@ -219,7 +239,8 @@ function phase(samples: ProbeSample[]) {
     readyz_failures: readyzFailures.length,
     readyz_failed: [...new Set(readyzFailures)],
     sink_inserts: sinkInserts(samples[0], samples.at(-1), samples.length - 1),
-    order_store: orderStore(samples[0], samples.at(-1)),
+    order_store: totalsBetween(samples[0]?.order_store, samples.at(-1)?.order_store),
+    order_phases_ms_each: phasesOfEachOrder(samples),
     npm_start_fds: samples.map((s) => s.fds),
     ok:
       rose.length > 0 &&

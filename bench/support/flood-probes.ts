@@ -49,7 +49,13 @@ export interface ProbeSample {
    * The gateway's store statements on the order path so far, by statement (its
    * trading_gateway_order_store_seconds), read after the probe's order was answered; null if unread.
    */
-  order_store: OrderStoreTotals | null;
+  order_store: HistogramTotals | null;
+  /**
+   * The desk's phases so far (trading_gateway_order_phase_seconds: history, checks, audit,
+   * upstream), read with order_store; only the probes' orders reach the desk (the flood's keys are
+   * refused before it), so a window's difference is its order's own breakdown.
+   */
+  order_phases: HistogramTotals | null;
   /** Descriptors open in the npm start process; null where /proc cannot be read. */
   fds: number | null;
 }
@@ -124,21 +130,31 @@ async function gatewayLag(t: ProbeTargets): Promise<number | null> {
   return answer.status === '200' ? eventLoopLagMs(answer.body) : null;
 }
 
-/** Per statement of the order path: how many ran, and their seconds in all. */
-export type OrderStoreTotals = Record<string, { count: number; seconds: number }>;
+/** Per label of a histogram: how many were observed, and their seconds in all. */
+export type HistogramTotals = Record<string, { count: number; seconds: number }>;
 
-async function orderStoreTotals(t: ProbeTargets): Promise<OrderStoreTotals | null> {
-  const answer = await call(`${t.gatewayUrl}/metrics`);
-  if (answer.status !== '200') return null;
-  const totals: OrderStoreTotals = {};
-  const series = /^trading_gateway_order_store_seconds_(sum|count)\{statement="([a-z_]+)"\} (\S+)$/gm;
-  for (const [, kind, statement, value] of answer.body.matchAll(series)) {
-    const entry = totals[statement as string] ?? { count: 0, seconds: 0 };
-    totals[statement as string] = entry;
+function histogramTotals(body: string, metric: string, label: string): HistogramTotals {
+  const totals: HistogramTotals = {};
+  const series = new RegExp(`^${metric}_(sum|count)\\{${label}="([a-z_]+)"\\} (\\S+)$`, 'gm');
+  for (const [, kind, key, value] of body.matchAll(series)) {
+    const entry = totals[key as string] ?? { count: 0, seconds: 0 };
+    totals[key as string] = entry;
     if (kind === 'sum') entry.seconds = Number(value);
     else entry.count = Number(value);
   }
   return totals;
+}
+
+/** The order path's store statements and the desk's phases so far, from the gateway's /metrics. */
+async function orderTotals(
+  t: ProbeTargets,
+): Promise<{ store: HistogramTotals; phases: HistogramTotals } | null> {
+  const answer = await call(`${t.gatewayUrl}/metrics`);
+  if (answer.status !== '200') return null;
+  return {
+    store: histogramTotals(answer.body, 'trading_gateway_order_store_seconds', 'statement'),
+    phases: histogramTotals(answer.body, 'trading_gateway_order_phase_seconds', 'phase'),
+  };
 }
 
 let orders = 0;
@@ -164,10 +180,10 @@ function openDescriptors(pid: number): number | null {
 
 /** One sample: every probe at once, so a slow one does not delay the others. */
 export async function sample(t: ProbeTargets, atS: number): Promise<ProbeSample> {
-  const [stored, sink, [order, orderStore], queryApi, pipeline, gateway, gatewayLagMs] = await Promise.all([
+  const [stored, sink, [order, totals], queryApi, pipeline, gateway, gatewayLagMs] = await Promise.all([
     storedTicks(t),
     sinkProgress(t),
-    placeOrder(t).then(async (placed) => [placed, await orderStoreTotals(t)] as const),
+    placeOrder(t).then(async (placed) => [placed, await orderTotals(t)] as const),
     call(`${t.apiUrl}/readyz`),
     call(`${t.opsUrl}/readyz`),
     call(`${t.gatewayUrl}/healthz`),
@@ -181,7 +197,8 @@ export async function sample(t: ProbeTargets, atS: number): Promise<ProbeSample>
     ready: { query_api: queryApi.status, pipeline: pipeline.status, gateway: gateway.status },
     gateway_healthz_ms: gateway.ms,
     gateway_event_loop_lag_max_ms: gatewayLagMs,
-    order_store: orderStore,
+    order_store: totals?.store ?? null,
+    order_phases: totals?.phases ?? null,
     fds: openDescriptors(t.pid),
   };
 }

@@ -15,6 +15,8 @@ export interface GatewayMetrics extends HttpMetrics {
   readonly orders: Counter<'action' | 'outcome'>;
   /** Each store statement of the order path, by what it is for (orders/timed-store.ts). */
   readonly orderStore: Histogram<'statement'>;
+  /** Where an order request's time goes inside the desk, by phase (orders/order-desk.ts). */
+  readonly orderPhases: Histogram<'phase'>;
   /** The fill recorder's and the end-of-day snapshots' (`trading_gateway_fill*`, `_account_snapshots_total`). */
   readonly fills: FillMetrics;
 }
@@ -34,6 +36,13 @@ export function createGatewayMetrics(processMetrics: boolean): GatewayMetrics {
       help: 'Store statements of the order path (audit, instruments, owners) by statement, in seconds',
       labelNames: ['statement'],
       buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+      registers: [http.registry],
+    }),
+    orderPhases: new Histogram({
+      name: `${GATEWAY_METRIC_PREFIX}order_phase_seconds`,
+      help: 'Time of an order request in the desk by phase: history (idempotency), checks (ownership, kill switch, pre-trade), audit (its rows made durable), upstream (the call to the service)',
+      labelNames: ['phase'],
+      buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
       registers: [http.registry],
     }),
     fills: createFillMetrics(http.registry, GATEWAY_METRIC_PREFIX),

@@ -98,7 +98,7 @@ export function newCorrelationId(): string {
 export class OrderDesk {
   readonly #audit: AuditLog;
   readonly #checks: PreTradeChecks;
-  readonly #metrics: Pick<GatewayMetrics, 'orders'>;
+  readonly #metrics: Pick<GatewayMetrics, 'orders' | 'orderPhases'>;
   readonly #now: () => number;
   readonly #owners: OrderOwners;
   /** correlationId -> the placement in flight, and the key that sent it. */
@@ -108,7 +108,7 @@ export class OrderDesk {
     audit: AuditLog,
     checks: PreTradeChecks,
     owners: OrderOwners,
-    metrics: Pick<GatewayMetrics, 'orders'>,
+    metrics: Pick<GatewayMetrics, 'orders' | 'orderPhases'>,
     now: () => number = Date.now,
   ) {
     this.#audit = audit;
@@ -150,7 +150,9 @@ export class OrderDesk {
   }
 
   async #placeOnce<T>(req: OrderRequest<T>, correlationId: string): Promise<OrderResult> {
-    const { last, otherKeys } = await this.#audit.history(correlationId, req.keyId);
+    const { last, otherKeys } = await this.#timed('history', () =>
+      this.#audit.history(correlationId, req.keyId),
+    );
     if (otherKeys) {
       // Not audited under this id: a row of this key would make the id look like its own.
       this.#metrics.orders.inc({ action: req.action, outcome: 'refused' });
@@ -238,10 +240,7 @@ export class OrderDesk {
     const base = this.#base(req, requestId, correlationId);
     const started = this.#now();
     try {
-      if (req.authorize) await req.authorize();
-      if (req.killSwitch) await this.#checks.assertKillSwitchOff();
-      const checks = typeof req.checks === 'function' ? await req.checks() : (req.checks ?? []);
-      for (const facts of checks) await this.#checks.check(facts);
+      await this.#timed('checks', () => this.#authorizeAndCheck(req));
     } catch (error) {
       const mapped = toGatewayError(error);
       await this.#audit
@@ -257,10 +256,10 @@ export class OrderDesk {
       this.#metrics.orders.inc({ action: req.action, outcome: 'refused' });
       throw mapped;
     }
-    await this.#audit.write({ ...base, phase: 'request', outcome: '' });
+    await this.#timed('audit', () => this.#audit.write({ ...base, phase: 'request', outcome: '' }));
     let answer: T;
     try {
-      answer = await req.send(correlationId);
+      answer = await this.#timed('upstream', () => req.send(correlationId));
     } catch (error) {
       const mapped = await this.#refusalOf(req, error);
       const outcome = isHttpError(error) ? 'rejected' : outcomeOf(error);
@@ -285,6 +284,7 @@ export class OrderDesk {
     if (correlationId !== '') body.correlationId = correlationId;
     const ids = orderIdsOf(req, body);
     // The order exists now: a failed outcome row must not turn its success into an error.
+    const outcomes = this.#metrics.orderPhases.startTimer({ phase: 'audit' });
     for (const orderId of ids.length > 0 ? ids : [req.summary.orderId ?? '']) {
       await this.#audit
         .write({
@@ -299,9 +299,27 @@ export class OrderDesk {
         })
         .catch(() => undefined);
     }
+    outcomes();
     this.#metrics.orders.inc({ action: req.action, outcome: 'accepted' });
     if (req.placement) for (const id of ids) this.#owners.note(id, req.keyId);
     return { body, replayed: false };
+  }
+
+  async #authorizeAndCheck(req: OrderRequest<unknown>): Promise<void> {
+    if (req.authorize) await req.authorize();
+    if (req.killSwitch) await this.#checks.assertKillSwitchOff();
+    const checks = typeof req.checks === 'function' ? await req.checks() : (req.checks ?? []);
+    for (const facts of checks) await this.#checks.check(facts);
+  }
+
+  /** Times one phase of a request (failures included: a slow failure is time spent too). */
+  async #timed<R>(phase: 'history' | 'checks' | 'audit' | 'upstream', run: () => Promise<R>): Promise<R> {
+    const end = this.#metrics.orderPhases.startTimer({ phase });
+    try {
+      return await run();
+    } finally {
+      end();
+    }
   }
 
   /**
