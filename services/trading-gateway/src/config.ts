@@ -22,6 +22,12 @@ export interface TradingGatewayConfig extends HttpServiceConfig {
     requireKnownInstrument?: boolean;
     /** How long a read kill-switch state is trusted. Default 2,000 ms. */
     killSwitchCacheMs?: number;
+    /**
+     * Past `killSwitchCacheMs`, how long after its read a kill-switch state still answers an order
+     * while it is read again behind the order (the service refuses orders itself while the switch
+     * is on); 0 = every order past the cache waits for the read. Default 60,000 ms.
+     */
+    killSwitchRefreshBehindMs?: number;
   };
   /** Fills (market.fills) and end-of-day snapshots (market.account_snapshots); need a broker client. */
   fills?: {
@@ -42,6 +48,7 @@ export interface ResolvedGatewayConfig extends ResolvedHttpServiceConfig {
     maxNotional: number;
     requireKnownInstrument: boolean;
     killSwitchCacheMs: number;
+    killSwitchRefreshBehindMs: number;
   };
   fills: {
     syncDelayMs: number;
@@ -59,6 +66,7 @@ const GATEWAY_CONFIG = {
     maxNotional: { kind: 'number', min: 0, max: Number.MAX_SAFE_INTEGER, default: 10_000_000 },
     requireKnownInstrument: { kind: 'boolean', default: true },
     killSwitchCacheMs: { kind: 'integer', min: 0, max: 3_600_000, default: 2_000 },
+    killSwitchRefreshBehindMs: { kind: 'integer', min: 0, max: 3_600_000, default: 60_000 },
   }),
   fills: section({
     syncDelayMs: { kind: 'integer', min: 0, max: 600_000, default: 1_000 },

@@ -3,6 +3,15 @@
  * quantity and notional are within the configured limits, and the account's kill switch is off.
  * The kill-switch state is read from the service and trusted for `killSwitchCacheMs`; when it
  * cannot be read, orders are refused (fail closed).
+ *
+ * Past `killSwitchCacheMs` and up to `killSwitchRefreshBehindMs` an order is checked against the
+ * state last read while the state is read again behind it, instead of waiting for that read (a call
+ * to the service, which under `npm start` waits on the simulator's busy process). The order loses
+ * no protection by it: the service refuses every order itself while its switch is on (the spec:
+ * trading disabled for the day), and the desk answers that refusal with 409 KILL_SWITCH_ACTIVE
+ * after a fresh read (order-desk.ts, refusalOf); a switch set through the gateway is noted at once.
+ * A read behind an order that fails forgets the state, so the next order waits for a read and is
+ * refused when there is none (fail closed, as before).
  */
 import type { BrokerClient } from '@feedpipe/broker-api';
 import type { ResolvedGatewayConfig } from '../config.js';
@@ -31,7 +40,8 @@ export class PreTradeChecks {
   readonly #catalog: InstrumentReference;
   readonly #broker: BrokerClient;
   readonly #now: () => number;
-  #killSwitch: { active: boolean; until: number } | undefined;
+  #killSwitch: { active: boolean; until: number; readAt: number } | undefined;
+  #refreshing = false;
 
   constructor(
     limits: ResolvedGatewayConfig['trading'],
@@ -85,16 +95,45 @@ export class PreTradeChecks {
     }
   }
 
-  /** The kill-switch state: cached for `killSwitchCacheMs`, or read now with `fresh`. */
+  /**
+   * The kill-switch state: cached for `killSwitchCacheMs`, then (an order's check, not `fresh`)
+   * answered from the last read while it is read again behind it, up to `killSwitchRefreshBehindMs`
+   * after that read; read now with `fresh` or past that.
+   */
   async killSwitchActive(options: { fresh?: boolean } = {}): Promise<boolean> {
     const now = this.#now();
-    if (!options.fresh && this.#killSwitch && this.#killSwitch.until > now) return this.#killSwitch.active;
+    const known = this.#killSwitch;
+    if (!options.fresh && known) {
+      if (known.until > now) return known.active;
+      if (known.readAt + this.#limits.killSwitchRefreshBehindMs > now) {
+        this.#refreshBehind();
+        return known.active;
+      }
+    }
+    return this.#read();
+  }
+
+  noteKillSwitch(active: boolean): void {
+    const now = this.#now();
+    this.#killSwitch = { active, until: now + this.#limits.killSwitchCacheMs, readAt: now };
+  }
+
+  async #read(): Promise<boolean> {
     const state = await this.#broker.funds.killSwitch();
     this.noteKillSwitch(state.killSwitchStatus === 'ACTIVATE');
     return state.killSwitchStatus === 'ACTIVATE';
   }
 
-  noteKillSwitch(active: boolean): void {
-    this.#killSwitch = { active, until: this.#now() + this.#limits.killSwitchCacheMs };
+  /** One read at a time behind the orders; a failed one forgets the state (fail closed next). */
+  #refreshBehind(): void {
+    if (this.#refreshing) return;
+    this.#refreshing = true;
+    this.#read()
+      .catch(() => {
+        this.#killSwitch = undefined;
+      })
+      .finally(() => {
+        this.#refreshing = false;
+      });
   }
 }
