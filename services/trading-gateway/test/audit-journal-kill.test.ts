@@ -22,10 +22,10 @@ import { tempDir, uniqueName, waitFor } from '@feedpipe/testkit';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { decodeJournalLines } from '../src/orders/audit-journal-line.js';
 import { startChild } from './child-process.js';
+import { TCS, tcsOrder } from './sim-harness.js';
 
 const CHILD = fileURLToPath(new URL('./fixtures/audit-journal-child.ts', import.meta.url));
 const ACCOUNT = SIM_TEST_ACCOUNTS[0]!;
-const TCS = 11536;
 /** The simulator's clock: real time moved to a weekday 11:00 IST, so its exchange is open. */
 const OFFSET_MS = Date.parse('2026-11-24T11:00:00+05:30') - Date.now();
 
@@ -89,17 +89,7 @@ async function place(
   const res = await fetch(`${g.url}/v1/orders`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', 'x-api-key': g.key },
-    body: JSON.stringify({
-      transactionType: 'BUY',
-      exchangeSegment: 'NSE_EQ',
-      productType: 'INTRADAY',
-      orderType: 'LIMIT',
-      validity: 'DAY',
-      securityId: String(TCS),
-      quantity: 1,
-      price: 3000,
-      correlationId,
-    }),
+    body: JSON.stringify(tcsOrder({ orderType: 'LIMIT', quantity: 1, price: 3000, correlationId })),
   });
   const body = (await res.json()) as { orderId?: string };
   return {

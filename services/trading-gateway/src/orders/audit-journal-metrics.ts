@@ -4,8 +4,9 @@
  * age), how full it is against its limit, and what was drained, refused or failed. Read from the
  * journal's and the drain's counters at scrape time, so the order path counts nothing twice.
  */
-import { Counter, Gauge, type Registry } from 'prom-client';
+import type { Registry } from 'prom-client';
 import { GATEWAY_METRIC_PREFIX } from '../metrics.js';
+import { scrapedCounter, scrapedGauge } from '../scraped-metrics.js';
 import type { AuditDrainStats } from './audit-drain.js';
 import type { AuditJournalStats } from './audit-journal.js';
 
@@ -24,26 +25,9 @@ export function registerAuditJournalMetrics(
   now: () => number = Date.now,
 ): void {
   const level = (name: string, help: string, value: (s: AuditJournalSource) => number) =>
-    new Gauge({
-      name: `${PREFIX}${name}`,
-      help,
-      registers: [registry],
-      collect() {
-        const s = read();
-        this.set(s ? value(s) : 0);
-      },
-    });
+    scrapedGauge(registry, `${PREFIX}${name}`, help, value, read);
   const total = (name: string, help: string, value: (s: AuditJournalSource) => number) =>
-    new Counter({
-      name: `${PREFIX}${name}`,
-      help,
-      registers: [registry],
-      collect() {
-        const s = read();
-        this.reset();
-        this.inc(s ? value(s) : 0);
-      },
-    });
+    scrapedCounter(registry, `${PREFIX}${name}`, help, value, read);
   level('rows', 'Audit rows journaled and not yet in the store', (s) => s.journal().rows);
   level('bytes', 'Bytes of audit rows journaled and not yet in the store', (s) => s.journal().bytes);
   level(

@@ -4,8 +4,9 @@
  * failed. Read from the receiver's counters at scrape time (nothing is counted twice on the hot
  * path). No label carries a secret, a URL or an order id.
  */
-import { Counter, Gauge, type Registry } from 'prom-client';
+import { Counter, type Registry } from 'prom-client';
 import { GATEWAY_METRIC_PREFIX } from '../metrics.js';
+import { scrapedCounter, scrapedGauge } from '../scraped-metrics.js';
 import type { PipelineStats } from './pipeline.js';
 import type { RefusalCounters } from './receiver-routes.js';
 
@@ -18,43 +19,8 @@ export interface ReceiverMetricsSource {
 }
 
 type Read = () => ReceiverMetricsSource | undefined;
-
-function gauge(
-  registry: Registry,
-  name: string,
-  help: string,
-  value: (s: ReceiverMetricsSource) => number,
-  read: Read,
-) {
-  return new Gauge({
-    name,
-    help,
-    registers: [registry],
-    collect() {
-      const s = read();
-      this.set(s ? value(s) : 0);
-    },
-  });
-}
-
-function counter(
-  registry: Registry,
-  name: string,
-  help: string,
-  value: (s: ReceiverMetricsSource) => number,
-  read: Read,
-) {
-  return new Counter({
-    name,
-    help,
-    registers: [registry],
-    collect() {
-      const s = read();
-      this.reset();
-      this.inc(s ? value(s) : 0);
-    },
-  });
-}
+const gauge = scrapedGauge<ReceiverMetricsSource>;
+const counter = scrapedCounter<ReceiverMetricsSource>;
 
 /** Registers the receiver's metrics on `registry`; `read` answers undefined until a receiver runs. */
 export function createReceiverMetrics(registry: Registry, read: Read = () => undefined): void {
