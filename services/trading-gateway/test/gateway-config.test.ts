@@ -21,14 +21,14 @@ describe('createTradingGateway(config, deps)', () => {
       /^trading-gateway config: unknown option "tradng" \(allowed: host, port, .*server, trading, fills\)/,
     );
     expect(await refusal({ trading: { maxQty: 5 } })).toBe(
-      'trading-gateway config: unknown option "trading.maxQty" (allowed: maxQuantity, maxNotional, requireKnownInstrument, killSwitchCacheMs)',
+      'trading-gateway config: unknown option "trading.maxQty" (allowed: maxQuantity, maxNotional, requireKnownInstrument, killSwitchCacheMs, killSwitchRefreshBehindMs)',
     );
     expect(await refusal({ fills: { snapshotAtIst: '25:00' } })).toContain('must be HH:MM');
   });
 
   it('refuses an unknown dep with the allowed ones, and no store', async () => {
     expect(await refusal({}, { store, brokr: {} })).toMatch(
-      /^trading-gateway deps: unknown option "brokr" \(allowed: store, .*broker, postbacks\)/,
+      /^trading-gateway deps: unknown option "brokr" \(allowed: store, .*broker, postbacks, auditJournal\)/,
     );
     expect(await refusal({}, {})).toContain('"store" is required');
   });
@@ -41,6 +41,7 @@ describe('createTradingGateway(config, deps)', () => {
       maxNotional: 10_000_000,
       requireKnownInstrument: true,
       killSwitchCacheMs: 2_000,
+      killSwitchRefreshBehindMs: 60_000,
     });
     expect(resolved.fills).toEqual({
       syncDelayMs: 1_000,
