@@ -11,6 +11,7 @@ import type { MigrationSource } from './ddl/cluster-ddl.js';
 import { splitStatements } from './ddl/sql-statements.js';
 import { StoreError } from './errors.js';
 import { fillTradeQuantities } from './fill/fill-trade-quantities.js';
+import { rebuildExactBars } from './fill/rebuild-exact-bars.js';
 import type { StoreLane } from './port.js';
 
 export const DEFAULT_MIGRATIONS_DIR = join(dirname(fileURLToPath(import.meta.url)), '..', 'migrations');
@@ -59,10 +60,12 @@ export function loadMigrations(dir: string = DEFAULT_MIGRATIONS_DIR): Migration[
 /**
  * Data a migration's statements cannot rewrite, rewritten once right after it is applied (before
  * it is recorded, so a run stopped in between does it again): migration 013's quantity column is
- * filled for the ticks stored before it, with the 1-minute bars rebuilt from them.
+ * filled for the ticks stored before it, with the 1-minute bars rebuilt from them; migration 015's
+ * exact open and close states are filled for the bars stored before it.
  */
 const AFTER_APPLY: ReadonlyMap<number, (lane: StoreLane) => Promise<unknown>> = new Map([
   [13, fillTradeQuantities],
+  [15, rebuildExactBars],
 ]);
 
 export interface MigrationResult {

@@ -3,12 +3,11 @@
  * function computed it, the 1-minute bars are rebuilt with exact quantity and turnover, and
  * nothing else of a tick changes.
  */
-import { copyFileSync, mkdirSync, readdirSync } from 'node:fs';
-import { join } from 'node:path';
 import { FEED_TABLES } from '@feedpipe/contracts';
 import { tempDir } from '@feedpipe/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createStore, DEFAULT_MIGRATIONS_DIR, runMigrations, type Store } from '../src/index.js';
+import { createStore, runMigrations, type Store } from '../src/index.js';
+import { migrationsBefore } from './migrations-before.js';
 
 const LEGACY_COLUMNS = FEED_TABLES.ticks.columns.filter((c) => c !== 'quantity');
 
@@ -17,12 +16,7 @@ describe('migration 013 fills the quantities of ticks stored before it', () => {
   beforeAll(async () => {
     store = createStore({ dataDir: tempDir('fill-quantities') });
     // The schema as it was before 013.
-    const before = tempDir('migrations-before-013');
-    mkdirSync(before, { recursive: true });
-    for (const file of readdirSync(DEFAULT_MIGRATIONS_DIR))
-      if (file.endsWith('.sql') && Number(file.slice(0, 3)) < 13)
-        copyFileSync(join(DEFAULT_MIGRATIONS_DIR, file), join(before, file));
-    await runMigrations(store.internal, before);
+    await runMigrations(store.internal, migrationsBefore(13));
     // Two instruments over a midnight and a month's end (two partitions), received out of trade
     // time order, with a repeat and a volume that steps back.
     await store.internal.command(`INSERT INTO ${FEED_TABLES.ticks.name} (${LEGACY_COLUMNS.join(', ')})

@@ -76,6 +76,8 @@ export const FEED_TABLES = Object.freeze({
     'trades',
     'quantity',
     'turnover',
+    'open_exact',
+    'close_exact',
   ]),
 });
 

@@ -15,14 +15,14 @@
  * swapped in drops whatever was inserted into it after the scratch copy was read.
  */
 import { FEED_TABLES } from '@feedpipe/contracts';
-import { StoreError } from '../errors.js';
 import type { StoreLane } from '../port.js';
+import { barsViewQuery } from './rebuild-exact-bars.js';
+import { scratchTable, swapPartitions } from './scratch-tables.js';
 
 const TICKS = FEED_TABLES.ticks.name;
 const BARS = FEED_TABLES.bars1m.name;
 const TICKS_SCRATCH = `${TICKS}_quantity_fill`;
 const BARS_SCRATCH = `${BARS}_quantity_fill`;
-const BARS_VIEW = `${BARS}_mv`;
 
 const QUANTITY =
   'toUInt32(greatest(toInt64(volume) - lagInFrame(toInt64(volume), 1, 0) OVER w, 0)) AS quantity';
@@ -35,17 +35,14 @@ WINDOW w AS (PARTITION BY security_id, toDate(ltt) ORDER BY received_at, kafka_o
 
 /** Rewrites every tick's quantity and the bars; returns the ticks rewritten. */
 export async function fillTradeQuantities(lane: StoreLane): Promise<number> {
-  const [view] = await lane.rows<{ q: string }>(
-    'SELECT as_select AS q FROM system.tables WHERE database = {db:String} AND name = {name:String}',
-    { db: BARS_VIEW.split('.')[0] as string, name: BARS_VIEW.split('.')[1] as string },
-  );
+  const view = await barsViewQuery(lane);
   try {
-    await scratch(lane, TICKS_SCRATCH, TICKS);
+    await scratchTable(lane, TICKS_SCRATCH, TICKS);
     await lane.command(FILLED_TICKS_SQL);
     const ticks = await swapPartitions(lane, TICKS_SCRATCH, TICKS);
-    if (view) {
-      await scratch(lane, BARS_SCRATCH, BARS);
-      await lane.command(`INSERT INTO ${BARS_SCRATCH} ${view.q}`);
+    if (view !== undefined) {
+      await scratchTable(lane, BARS_SCRATCH, BARS);
+      await lane.command(`INSERT INTO ${BARS_SCRATCH} ${view}`);
       await swapPartitions(lane, BARS_SCRATCH, BARS);
     }
     return ticks;
@@ -53,23 +50,4 @@ export async function fillTradeQuantities(lane: StoreLane): Promise<number> {
     await lane.command(`DROP TABLE IF EXISTS ${TICKS_SCRATCH}`);
     await lane.command(`DROP TABLE IF EXISTS ${BARS_SCRATCH}`);
   }
-}
-
-async function scratch(lane: StoreLane, name: string, like: string): Promise<void> {
-  await lane.command(`DROP TABLE IF EXISTS ${name}`);
-  await lane.command(`CREATE TABLE ${name} AS ${like}`);
-}
-
-/** Every partition of `from` replaces its namesake in `to`; returns the rows swapped in. */
-async function swapPartitions(lane: StoreLane, from: string, to: string): Promise<number> {
-  const parts = await lane.rows<{ p: string; n: number | string }>(
-    `SELECT _partition_id AS p, count() AS n FROM ${from} GROUP BY p ORDER BY p`,
-  );
-  for (const { p } of parts) {
-    // A partition id is the engine's own text (digits for a month); anything else is refused.
-    if (!/^\w+$/.test(p))
-      throw new StoreError('FILL_FAILED', `unexpected partition id ${JSON.stringify(p)} of ${from}`);
-    await lane.command(`ALTER TABLE ${to} REPLACE PARTITION ID '${p}' FROM ${from}`);
-  }
-  return parts.reduce((sum, r) => sum + Number(r.n), 0);
 }
