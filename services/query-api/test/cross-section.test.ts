@@ -3,6 +3,7 @@
  * (BARS_SQL), for a list of ids and for every instrument with trades; Arrow and Parquet come
  * as readable files; bad input is a 400 naming the field.
  */
+import { FEED_TABLES } from '@feedpipe/contracts';
 import { tableFromIPC } from 'apache-arrow';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BARS_SQL } from '../src/analytics/bars-sql.js';
@@ -20,10 +21,10 @@ afterAll(async () => {
   await h?.close();
 });
 
-async function barsCsv(id: number, step: number): Promise<string[]> {
+async function barsCsv(id: number, step: number, from = FROM, to = TO): Promise<string[]> {
   const runner = new QueryRunner(h.store.user, 30);
-  const fromSec = Date.parse(FROM) / 1000;
-  const toSec = Date.parse(TO) / 1000;
+  const fromSec = Date.parse(from) / 1000;
+  const toSec = Date.parse(to) / 1000;
   const body = await runner.buffer({
     sql: BARS_SQL,
     params: { sid: id, step, fromSec, toSec },
@@ -56,6 +57,43 @@ describe('cross-section', () => {
     });
     expect(all.statusCode).toBe(200);
     expect(all.body.trimEnd().split('\n').slice(1)).toEqual(expected);
+  });
+
+  it('answers from the 1-minute bars exactly as from ticks, through ties in receive time and late ticks', async () => {
+    // Another day, so the cases above see none of it. Three ticks to each receive time (ties broken
+    // by offset alone), inserted highest offset first; then late ticks, received minutes after the
+    // minute they traded in (they close it).
+    const day = '2024-03-05';
+    const ids = [1_000_071, 1_000_072];
+    const insert = (n: number, firstOffset: number, lagSec: number) =>
+      h.store.internal.command(`INSERT INTO ${FEED_TABLES.ticks.name} (${FEED_TABLES.ticks.columns.join(', ')})
+        SELECT ${ids[0]} + number % 2, 14, toFloat32(100 + (number * 7) % 13), toInt32((number + 1) * 10), toUInt32(10),
+               toDateTime('${day} 09:00:00', 'UTC') + intDiv(number, 6) * 7 AS t, t,
+               toDateTime64(t, 6, 'UTC') + toIntervalMicrosecond(${lagSec} * 1000000 + 250),
+               0, ${firstOffset} + number, 'test'
+        FROM numbers(${n}) ORDER BY number DESC`);
+    await insert(600, 10_000, 0);
+    await insert(60, 20_000, 900);
+    const cases = [
+      { from: `${day}T09:00:00Z`, to: `${day}T09:10:00Z`, step: 60, interval: '1m' },
+      { from: `${day}T09:01:00Z`, to: `${day}T09:12:00Z`, step: 300, interval: '5m' },
+      // Not whole minutes: answered from the ticks.
+      { from: `${day}T09:00:30Z`, to: `${day}T09:09:10Z`, step: 60, interval: '1m' },
+    ];
+    for (const c of cases) {
+      const expected: string[] = [];
+      for (const id of ids)
+        expected.push(...(await barsCsv(id, c.step, c.from, c.to)).map((r) => `${id},${r}`));
+      expect(expected.length).toBeGreaterThan(2);
+      const answer = await h.api.app.inject({
+        method: 'POST',
+        url: '/v1/bars',
+        payload: { ids, from: c.from, to: c.to, interval: c.interval, format: 'csv' },
+        headers: h.read,
+      });
+      expect(answer.statusCode).toBe(200);
+      expect(answer.body.trimEnd().split('\n').slice(1)).toEqual(expected);
+    }
   });
 
   it('answers Arrow and Parquet files', async () => {

@@ -37,3 +37,37 @@ FROM
 )
 GROUP BY security_id, time
 ORDER BY security_id, time`;
+
+/**
+ * CROSS_SECTION_SQL read from the 1-minute bars (market.bars_1m) instead of the ticks, for an
+ * interval of whole minutes over a range whose ends are whole minutes (`minuteAligned`): a few
+ * hundred bars an instrument-day instead of thousands of ticks, and the same answer. Each minute's
+ * ticks all lie in the range or all out of it, and a bucket of whole minutes is the union of its
+ * minutes; the bars' open_exact / close_exact states order trades as CROSS_SECTION_SQL does
+ * (migration 015); quantity, turnover and trades are sums of the same ticks' values, and the
+ * turnover's Float64 sum is exact in any order (compute-bars.ts says when), so VWAP is too.
+ *
+ * Where the ticks are gone (past their retention, or deleted) and the bars stay, this answers the
+ * bars the pipeline stored, where bars from ticks have nothing (or less) left.
+ */
+export const CROSS_SECTION_FROM_BARS_SQL = `
+SELECT
+    security_id,
+    toDateTime64(toStartOfInterval(minute, toIntervalSecond({step:UInt32})), 0, 'UTC') AS time,
+    argMinMerge(open_exact) AS open,
+    max(high) AS high,
+    min(low) AS low,
+    argMaxMerge(close_exact) AS close,
+    toInt64(sum(quantity)) AS volume,
+    if(sum(quantity) > 0, sum(turnover) / sum(quantity), NULL) AS vwap,
+    sum(trades) AS trades
+FROM ${FEED_TABLES.bars1m.name}
+WHERE ({all:UInt8} = 1 OR security_id IN {ids:Array(UInt32)})
+  AND minute >= toDateTime({fromSec:UInt32}, 'UTC') AND minute < toDateTime({toSec:UInt32}, 'UTC')
+GROUP BY security_id, time
+ORDER BY security_id, time`;
+
+/** Whether the 1-minute bars answer a cross-section exactly (CROSS_SECTION_FROM_BARS_SQL). */
+export function minuteAligned(step: number, fromSec: number, toSec: number): boolean {
+  return step % 60 === 0 && fromSec % 60 === 0 && toSec % 60 === 0;
+}
