@@ -94,6 +94,19 @@ describe('cross-section', () => {
       expect(answer.statusCode).toBe(200);
       expect(answer.body.trimEnd().split('\n').slice(1)).toEqual(expected);
     }
+    // The same column types from the bars as from the ticks (Arrow carries them).
+    const types = async (c: (typeof cases)[number]) => {
+      const arrow = await h.api.app.inject({
+        method: 'POST',
+        url: '/v1/bars',
+        payload: { ids, from: c.from, to: c.to, interval: c.interval, format: 'arrow' },
+        headers: h.read,
+      });
+      return tableFromIPC(arrow.rawPayload).schema.fields.map((f) => `${f.name}:${f.type}:${f.nullable}`);
+    };
+    const fromTicks = await types(cases[2] as (typeof cases)[number]);
+    expect(await types(cases[0] as (typeof cases)[number])).toEqual(fromTicks);
+    expect(await types(cases[1] as (typeof cases)[number])).toEqual(fromTicks);
   });
 
   it('answers Arrow and Parquet files', async () => {

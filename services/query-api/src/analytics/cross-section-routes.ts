@@ -19,12 +19,7 @@ import { tabularResponse } from '../http/tabular-doc.js';
 import type { OutputFormat } from '../query/formats.js';
 import { outputFormatOf } from '../query/negotiation.js';
 import { DURATION_SCHEMA, parseDurationSec, parseRange, TIME_SCHEMA } from '../query/time.js';
-import {
-  CROSS_SECTION_COLUMNS,
-  CROSS_SECTION_FROM_BARS_SQL,
-  CROSS_SECTION_SQL,
-  minuteAligned,
-} from './cross-section-sql.js';
+import { CROSS_SECTION_COLUMNS, crossSectionSqlFor } from './cross-section-sql.js';
 import { streamedTabular } from './tabular-reply.js';
 
 /** Instruments one request may name (a day of 1-minute bars of each is ~375 rows). */
@@ -149,7 +144,7 @@ async function answer(
     ctx,
     reply,
     {
-      sql: minuteAligned(step, fromSec, toSec) ? CROSS_SECTION_FROM_BARS_SQL : CROSS_SECTION_SQL,
+      sql: crossSectionSqlFor(step, fromSec, toSec),
       params: { all: ids === undefined ? 1 : 0, ids: ids ?? [], step, fromSec, toSec },
       format,
       settings: {

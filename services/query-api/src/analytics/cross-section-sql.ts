@@ -40,7 +40,7 @@ ORDER BY security_id, time`;
 
 /**
  * CROSS_SECTION_SQL read from the 1-minute bars (market.bars_1m) instead of the ticks, for an
- * interval of whole minutes over a range whose ends are whole minutes (`minuteAligned`): a few
+ * interval of whole minutes over a range whose ends are whole minutes (crossSectionSqlFor): a few
  * hundred bars an instrument-day instead of thousands of ticks, and the same answer. Each minute's
  * ticks all lie in the range or all out of it, and a bucket of whole minutes is the union of its
  * minutes; the bars' open_exact / close_exact states order trades as CROSS_SECTION_SQL does
@@ -67,7 +67,34 @@ WHERE ({all:UInt8} = 1 OR security_id IN {ids:Array(UInt32)})
 GROUP BY security_id, time
 ORDER BY security_id, time`;
 
-/** Whether the 1-minute bars answer a cross-section exactly (CROSS_SECTION_FROM_BARS_SQL). */
-export function minuteAligned(step: number, fromSec: number, toSec: number): boolean {
-  return step % 60 === 0 && fromSec % 60 === 0 && toSec % 60 === 0;
+/**
+ * CROSS_SECTION_FROM_BARS_SQL at 1 minute: each bar is one row of market.bars_1m, so no GROUP BY.
+ * FINAL merges whatever rows of a minute the table has not merged yet, in the table's order, which
+ * is the range's order; the hash aggregation over every (instrument, minute) it replaces cost
+ * about twice the CPU for a market's day (measured: docs/operations.md, "bench:export").
+ */
+export const CROSS_SECTION_1M_SQL = `
+SELECT
+    security_id,
+    toDateTime64(minute, 0, 'UTC') AS time,
+    finalizeAggregation(open_exact) AS open,
+    toFloat32(high) AS high,
+    toFloat32(low) AS low,
+    finalizeAggregation(close_exact) AS close,
+    toInt64(quantity) AS volume,
+    if(quantity > 0, turnover / quantity, NULL) AS vwap,
+    toUInt64(trades) AS trades
+FROM ${FEED_TABLES.bars1m.name} FINAL
+WHERE ({all:UInt8} = 1 OR security_id IN {ids:Array(UInt32)})
+  AND minute >= toDateTime({fromSec:UInt32}, 'UTC') AND minute < toDateTime({toSec:UInt32}, 'UTC')
+ORDER BY security_id, minute`;
+
+/**
+ * The statement of a cross-section at `step` seconds over [fromSec, toSec): from the 1-minute bars
+ * where they answer exactly (an interval of whole minutes, both ends whole minutes), else from the
+ * ticks. All three take the same parameters and give the same columns.
+ */
+export function crossSectionSqlFor(step: number, fromSec: number, toSec: number): string {
+  if (step % 60 !== 0 || fromSec % 60 !== 0 || toSec % 60 !== 0) return CROSS_SECTION_SQL;
+  return step === 60 ? CROSS_SECTION_1M_SQL : CROSS_SECTION_FROM_BARS_SQL;
 }
