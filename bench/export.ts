@@ -6,11 +6,16 @@
  * loopback, and asks once (after one warm-up request of a few instruments) for every instrument's
  * 1-minute bars of that day as one Parquet file (`POST /v1/bars`), read to its end by a client
  * that keeps only the byte count. Reports the time to the last byte, the file's size and rows, and
- * the API process's RSS: before, and its peak while answering (sampled every 20 ms; embedded chDB
- * runs in this process, so the engine's memory is in it).
+ * the API process's RSS: before, and its peak while answering (sampled every 20 ms), and the same of
+ * the process tree (embedded chDB runs its engine in a child process, whose memory is only there).
  *
- * The last stdout line: {"bench":"export","instruments":...,"seconds":...,"bytes":...,"rows":...,
- * "rss_before_mb":...,"rss_peak_mb":...}.
+ * `cpu_seconds` is the CPU this process and its children (embedded chDB's engine process) spent on
+ * that request: the figure to compare on a machine shared with other work, where `seconds` also
+ * counts the time spent waiting for a core.
+ *
+ * The last stdout line: {"bench":"export","instruments":...,"seconds":...,"cpu_seconds":...,
+ * "bytes":...,"rows":...,"rss_before_mb":...,"rss_peak_mb":...,"tree_rss_before_mb":...,
+ * "tree_rss_peak_mb":...}.
  */
 import { rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -22,6 +27,7 @@ import { tableFromIPC } from 'apache-arrow';
 import { readParquet } from 'parquet-wasm';
 import { type DatasetSpec, insertTicks, optimizeBenchTables } from './support/api-dataset.js';
 import { intFlag } from './support/flags.js';
+import { treeCpuSeconds, treeRssBytes } from './support/process-tree.js';
 
 const { values } = parseArgs({
   options: { ticks: { type: 'string' }, instruments: { type: 'string' }, format: { type: 'string' } },
@@ -75,15 +81,21 @@ try {
     await ask({ ids: [1_000_001, 1_000_002, 1_000_003] });
     globalThis.gc?.();
     const rssBefore = process.memoryUsage().rss;
+    const treeBefore = treeRssBytes(process.pid);
     let peak = rssBefore;
-    const sampler = setInterval(() => {
+    let treePeak = treeBefore;
+    const sample = () => {
       peak = Math.max(peak, process.memoryUsage().rss);
-    }, 20);
+      treePeak = Math.max(treePeak, treeRssBytes(process.pid));
+    };
+    const sampler = setInterval(sample, 20);
+    const cpuBefore = treeCpuSeconds(process.pid, []);
     t = performance.now();
     const { bytes, file } = await ask({});
     const seconds = (performance.now() - t) / 1000;
+    const cpuSeconds = treeCpuSeconds(process.pid, []) - cpuBefore;
     clearInterval(sampler);
-    peak = Math.max(peak, process.memoryUsage().rss);
+    sample();
     const rows = tableFromIPC(readParquet(new Uint8Array(Buffer.concat(file))).intoIPCStream()).numRows;
     log(`${rows} bars, ${mb(bytes)} MB of Parquet in ${seconds.toFixed(2)} s`);
     process.stdout.write(
@@ -94,10 +106,13 @@ try {
         interval: '1m',
         format: 'parquet',
         seconds: Math.round(seconds * 1000) / 1000,
+        cpu_seconds: Math.round(cpuSeconds * 100) / 100,
         bytes,
         rows,
         rss_before_mb: mb(rssBefore),
         rss_peak_mb: mb(peak),
+        tree_rss_before_mb: mb(treeBefore),
+        tree_rss_peak_mb: mb(treePeak),
       })}\n`,
     );
   } finally {

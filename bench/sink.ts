@@ -18,7 +18,7 @@
  * --batch-rows and --buffered-rows set the sink's maxBatchRows and maxBufferedRows (default: the
  * sink's own defaults), to measure the block size's trade-off of CPU against memory.
  */
-import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { FEED_TABLES, prefixedTopics } from '@feedpipe/contracts';
@@ -27,6 +27,7 @@ import { createSink } from '@feedpipe/feed-sink';
 import { startLocalKafka } from '@feedpipe/local-kafka';
 import { createStore, EMBEDDED_ENGINE_ALLOCATOR_ENV, runMigrations } from '@feedpipe/store';
 import { tempDir, uniqueName, waitFor } from '@feedpipe/testkit';
+import { treeCpuSeconds } from './support/process-tree.js';
 import { writeTradeCapture } from './support/trade-capture.js';
 
 const { values } = parseArgs({
@@ -57,43 +58,6 @@ const blockSizes = {
     : {}),
 };
 const log = (m: string) => process.stderr.write(`bench:sink: ${m}\n`);
-
-/** Clock ticks per second of /proc's CPU times (USER_HZ: 100 on Linux everywhere in practice). */
-const USER_HZ = 100;
-
-/** Parent pid and CPU seconds (user and system) so far of every process /proc shows. */
-function processTable(): Map<number, { parent: number; cpu: number }> {
-  const table = new Map<number, { parent: number; cpu: number }>();
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      // Fields after the command name (which may hold spaces, so split after its closing parenthesis).
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      table.set(Number(entry), {
-        parent: Number(fields[1]),
-        cpu: (Number(fields[11]) + Number(fields[12])) / USER_HZ,
-      });
-    } catch {
-      // Gone between the listing and the read.
-    }
-  }
-  return table;
-}
-
-/** CPU seconds so far of `root` and its descendants, leaving out the subtrees of `except`. */
-function treeCpuSeconds(root: number, except: readonly number[]): number {
-  const table = processTable();
-  let total = 0;
-  const pending = [root];
-  for (let pid = pending.pop(); pid !== undefined; pid = pending.pop()) {
-    total += table.get(pid)?.cpu ?? 0;
-    for (const [child, { parent }] of table) {
-      if (parent === pid && !except.includes(child)) pending.push(child);
-    }
-  }
-  return total;
-}
 
 async function main(): Promise<void> {
   const missing = Object.entries(EMBEDDED_ENGINE_ALLOCATOR_ENV).filter(([k, v]) => process.env[k] !== v);
