@@ -30,7 +30,7 @@ export type StoreErrorCode =
   | 'RESTORE_FAILED'
   /** The store to restore into already holds the market database (restore with `replace`). */
   | 'RESTORE_TARGET_NOT_EMPTY'
-  /** Filling the ticks' traded quantities (fill/) met a partition it cannot name. */
+  /** A data rewrite of a migration (fill/: the ticks' quantities, the exact bars) met a partition it cannot name. */
   | 'FILL_FAILED';
 
 /** The one error type of this package; `retryable` says whether trying again can help. */
