@@ -26,8 +26,9 @@
  * {"bench":"api","workload":...,"cache":"off","p50_ms":...,"p99_ms":...,"max_ms":...,"rps":...,
  *  "errors":...,"store_queries":...,...}. `store_queries` counts the queries the API sent to
  * ClickHouse for callers during the measured window (query_api_store_queries_total{lane="user"});
- * `api_cpu_ms_per_request` is the CPU this process (API and embedded engine) spent per request,
- * the figure to compare on a machine shared with other work; `routes` has requests and mean
+ * `api_cpu_ms_per_request` is the CPU the API's process spent per request (the embedded engine runs
+ * in a child process of its own and is not in it), the figure to compare on a machine shared with
+ * other work; `routes` has requests and mean
  * time per route.
  */
 import { type ChildProcess, fork } from 'node:child_process';
