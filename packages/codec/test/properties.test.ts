@@ -145,19 +145,23 @@ describe('round trips', () => {
 });
 
 describe('writeRowJson', () => {
-  it('writes exactly the bytes of jsonAt with receivedAt, for any row and receive time', () => {
+  it('writes exactly the bytes of jsonAt with receivedAt (and a trade quantity), for any row and receive time', () => {
     const out = new Uint8Array(MAX_ROW_JSON_BYTES * 2).fill(0xee);
     fc.assert(
       fc.property(
         fc.array(recordArb, { minLength: 1, maxLength: 20 }),
         fc.integer({ min: 0, max: 2 ** 53 - 1 }),
-        (records, receivedAt) => {
+        // Unknown (NaN) or a count up to int32's largest.
+        fc.oneof(fc.constant(Number.NaN), fc.integer({ min: 0, max: 2 ** 31 - 1 })),
+        (records, receivedAt, quantity) => {
           const batch = new ColumnarBatch(32);
           decodeFramesToColumns([encodeFrame(records)], batch);
           for (let row = 0; row < batch.length; row++) {
             // Written at an odd offset after garbage: nothing may depend on the buffer's contents.
-            const end = writeRowJson(batch, row, out, 7, receivedAt);
-            const expected = batch.jsonAt(row, { receivedAt });
+            const end = writeRowJson(batch, row, out, 7, receivedAt, quantity);
+            const trade = batch.recordAt(row).type === 'trade';
+            const known = Number.isNaN(quantity) ? null : quantity;
+            const expected = batch.jsonAt(row, trade ? { receivedAt, quantity: known } : { receivedAt });
             expect(end - 7).toBeLessThanOrEqual(MAX_ROW_JSON_BYTES);
             expect(Buffer.from(out.subarray(7, end)).toString('latin1')).toBe(expected);
           }

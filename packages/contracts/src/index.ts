@@ -20,12 +20,13 @@ export {
   type QuoteFieldKind,
   type QuoteRecord,
 } from './quote-record.js';
-export { RECEIVED_AT_DOC, RECORD_DOCS, type RecordDoc } from './record-docs.js';
+export { QUANTITY_DOC, RECEIVED_AT_DOC, RECORD_DOCS, type RecordDoc } from './record-docs.js';
 export {
   FEED_VALUE_FIELDS,
   type FieldKind,
   GAP_LAYOUT,
   jsonLiterals,
+  QUANTITY_FIELD,
   RECEIVED_AT_FIELD,
   RECORD_FIELD_NAMES,
   RECORD_LAYOUTS,
@@ -72,6 +73,13 @@ export {
   type SourceMark,
   writeSourceIdentity,
 } from './source-identity.js';
+export {
+  movesBase,
+  type QuantityBase,
+  quantityAfter,
+  tradeDayOf,
+  tradedQuantity,
+} from './traded-quantity.js';
 export { FEED_TABLE_OF_TOPIC, FEED_TABLES, KAFKA_SOURCE_COLUMNS } from './tables/feed-tables.js';
 export { HISTORY_TABLES } from './tables/history-tables.js';
 export { REFERENCE_TABLES } from './tables/reference-tables.js';

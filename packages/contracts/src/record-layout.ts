@@ -30,7 +30,9 @@ export type FieldKind =
   | 'float32'
   | 'uint8Triple'
   /** A short lower-case token from a fixed set (`[a-z_]`, at most 32 characters), e.g. a gap cause. */
-  | 'token';
+  | 'token'
+  /** A count below 2^31 (a step of an int32 cumulative volume), or null when the writer does not know it. */
+  | 'countOrNull';
 
 /** The record's own field names of type `T` (`type` excluded). */
 export type RecordFieldName<T extends FeedRecordType> = Exclude<
@@ -47,6 +49,12 @@ export interface RecordField<N extends string = string> {
    * is; undefined when the table stores it otherwise (reference values go to value1/value2).
    */
   readonly column: string | undefined;
+  /**
+   * The version of the topic's schema that added the field (record-schema-ids.ts). A field added
+   * after the first version is optional there, so a reader of the new version reads the records
+   * written before it too.
+   */
+  readonly addedIn: number;
 }
 
 export interface RecordLayout<T extends FeedRecordType = FeedRecordType> {
@@ -55,8 +63,8 @@ export interface RecordLayout<T extends FeedRecordType = FeedRecordType> {
   readonly fields: readonly RecordField<RecordFieldName<T>>[];
 }
 
-const field = <N extends string>(name: N, kind: FieldKind, column?: string): RecordField<N> =>
-  Object.freeze({ name, kind, column });
+const field = <N extends string>(name: N, kind: FieldKind, column?: string, addedIn = 1): RecordField<N> =>
+  Object.freeze({ name, kind, column, addedIn });
 
 const SEGMENT = field('segment', 'uint8', 'segment');
 const SECURITY_ID = field('securityId', 'uint32', 'security_id');
@@ -111,6 +119,14 @@ export const RECORD_TYPES: readonly FeedRecordType[] = Object.freeze(
 /** The field a feed topic's value carries after the record's own: the receive time. */
 export const RECEIVED_AT_FIELD: RecordField<'receivedAt'> = field('receivedAt', 'epochMicros', 'received_at');
 
+/**
+ * The field a trade's Kafka value carries after receivedAt since feed.trades@2: the trade's traded
+ * quantity as the ingestor reckons it (traded-quantity.ts), null when it does not know the
+ * instrument's previous trade. No column takes it as it is: the sink reckons the stored quantity
+ * itself (services/feed-sink/src/trade-quantities.ts says why).
+ */
+export const QUANTITY_FIELD: RecordField<'quantity'> = field('quantity', 'countOrNull', undefined, 2);
+
 /** Every name a record field has in some type (`type` included): extra fields may not reuse one. */
 export const RECORD_FIELD_NAMES: ReadonlySet<string> = new Set([
   'type',
@@ -131,10 +147,19 @@ export function jsonLiterals(
   return literals;
 }
 
-/** The fields of a feed topic's Kafka value of each type: the record's, then receivedAt. */
+/** The fields a feed topic's Kafka value of each type carries after receivedAt. */
+const LATER_VALUE_FIELDS: Partial<Record<FeedRecordType, readonly RecordField[]>> = { trade: [QUANTITY_FIELD] };
+
+/**
+ * The fields of a feed topic's Kafka value of each type: the record's, then receivedAt, then those
+ * its topic's later schema versions added (a trade's quantity).
+ */
 export const FEED_VALUE_FIELDS: { readonly [T in FeedRecordType]: readonly RecordField[] } = Object.freeze(
   Object.fromEntries(
-    RECORD_TYPES.map((type) => [type, Object.freeze([...RECORD_LAYOUTS[type].fields, RECEIVED_AT_FIELD])]),
+    RECORD_TYPES.map((type) => [
+      type,
+      Object.freeze([...RECORD_LAYOUTS[type].fields, RECEIVED_AT_FIELD, ...(LATER_VALUE_FIELDS[type] ?? [])]),
+    ]),
   ) as { [T in FeedRecordType]: readonly RecordField[] },
 );
 

@@ -12,6 +12,7 @@ export interface IngestorMetrics {
   unknown: Counter;
   noDataYet: Counter;
   repeatedTrades: Counter;
+  unknownQuantities: Counter;
   produced: Counter<'topic'>;
   decodeSeconds: Histogram;
   produceSeconds: Histogram;
@@ -139,6 +140,11 @@ function pipelineMetrics(registers: Registers) {
     repeatedTrades: new Counter({
       name: 'ingestor_repeated_trades_total',
       help: 'Trades sent again (a resubscription snapshot repeating the last trade after a reconnect): not produced',
+      registers,
+    }),
+    unknownQuantities: new Counter({
+      name: 'ingestor_trade_quantities_unknown_total',
+      help: "Trades produced with quantity null: the instrument's previous trade unknown to the ingestor (first after a cold start, crash or failover, or a late trade)",
       registers,
     }),
     produced: new Counter({

@@ -251,9 +251,15 @@ function createPipeline(
     flushIntervalMs: settings.flushIntervalMs,
     maxBufferedBytes: settings.maxBufferedBytes,
     guardOf: (connection) => trades.guardFor(connection),
+    basesOf: (connection) => trades.bases.of(connection),
     observers: [
       { acknowledged: (chunk) => latency.recordFrames(chunk.receivedAtMicros, chunk.result.ackedAtMicros) },
       { acknowledged: (chunk) => trades.record(chunk.result.connection, chunk.result.traded) },
+      {
+        acknowledged: (chunk) => trades.bases.settle(chunk.result.connection, chunk.result.bases),
+        // Part of a chunk given up may be in Kafka: what the connection's bases say is unsure.
+        undecoded: (connection) => trades.bases.clear(connection),
+      },
       pipelineMetrics(metrics, settings.topics, settings.log),
     ],
   });
@@ -350,7 +356,7 @@ function successorOf(
     book: parts.book,
     pool: parts.pool,
     pipeline: parts.pipeline,
-    adopt: (connection, last) => parts.trades.adopt(connection, last),
+    adopt: (connection, last, bases) => parts.trades.adopt(connection, last, bases),
     recordGap: (interval) => parts.ledger.record(interval),
     log: parts.log,
   });
@@ -493,6 +499,7 @@ async function handOver(graph: IngestorGraph): Promise<void> {
     book: graph.book,
     drainConnection: (connection) => graph.pipeline.drainConnection(connection),
     lastTradesOf: (ids) => graph.trades.lastTradesOf(ids),
+    basesOf: (connection) => graph.trades.bases.triplesOf(connection),
     release: (connection) => graph.ledger.tracker.release(connection),
     claimMs: leadership.options.handoverClaimMs,
     log: graph.log,

@@ -39,6 +39,8 @@ enum Field {
   Micros,
   /** A JSON number (Float32 column). */
   Number,
+  /** 0..2147483647 or `null` (a trade's published quantity, checked against the sink's own). */
+  CountOrNull,
 }
 
 /** The canonical text of one record type: literals around its fields, and the CSV column order. */
@@ -48,15 +50,21 @@ export interface CanonicalLayout {
   readonly fields: readonly Field[];
   /** CSV column j takes field order[j]; -1 for the column the sink derives (DERIVED_COLUMN). */
   readonly order: readonly number[];
+  /**
+   * Fields from this index on were added by a later schema version than the first (record-layout.ts,
+   * addedIn): a value may end before them, as records written under the earlier version do.
+   */
+  readonly optionalFrom: number;
   /** For a trade: the fields its traded quantity is derived from (trade-quantities.ts). */
   readonly quantityFrom?: QuantityFields;
 }
 
-/** Field indexes of a trade's security id, cumulative volume and trade time. */
+/** Field indexes of a trade's security id, cumulative volume, trade time and published quantity. */
 export interface QuantityFields {
   readonly securityId: number;
   readonly volume: number;
   readonly ltt: number;
+  readonly published: number;
 }
 
 /**
@@ -78,6 +86,7 @@ const FAST_FIELD: Partial<Record<FieldKind, Field>> = {
   epochSeconds: Field.Seconds,
   epochMicros: Field.Micros,
   float32: Field.Number,
+  countOrNull: Field.CountOrNull,
 };
 
 /**
@@ -100,12 +109,21 @@ export function canonicalLayout(type: FeedRecordType): CanonicalLayout | undefin
   const order = dataColumns.map((column) => valueFields.findIndex((f) => f.column === column));
   const derived = type === 'trade' ? dataColumns.indexOf(DERIVED_COLUMN) : -1;
   const stored = order.filter((_, j) => j !== derived);
-  if (stored.length !== valueFields.length || stored.includes(-1)) return undefined;
+  // Every field with a column is copied; the one without (a trade's published quantity) is read.
+  const withColumn = valueFields.filter((f) => f.column !== undefined).length;
+  if (stored.length !== withColumn || stored.includes(-1)) return undefined;
   const literals = jsonLiterals(type, valueFields).map(bytesOf);
-  if (derived < 0) return { literals, fields, order };
+  const firstLater = valueFields.findIndex((f) => f.addedIn > 1);
+  const optionalFrom = firstLater < 0 ? valueFields.length : firstLater;
+  if (derived < 0) return { literals, fields, order, optionalFrom };
   const fieldOf = (name: string): number => valueFields.findIndex((f) => f.name === name);
-  const quantityFrom = { securityId: fieldOf('securityId'), volume: fieldOf('volume'), ltt: fieldOf('ltt') };
-  return { literals, fields, order, quantityFrom };
+  const quantityFrom = {
+    securityId: fieldOf('securityId'),
+    volume: fieldOf('volume'),
+    ltt: fieldOf('ltt'),
+    published: fieldOf('quantity'),
+  };
+  return { literals, fields, order, optionalFrom, quantityFrom };
 }
 
 function requiredLayout(type: FeedRecordType): CanonicalLayout {
@@ -121,6 +139,8 @@ export const TRADE_LAYOUT: CanonicalLayout = requiredLayout('trade');
 export const OHLC_LAYOUT: CanonicalLayout = requiredLayout('ohlc');
 
 const MINUS = 45;
+const CLOSE_BRACE = 125;
+const NULL_TEXT = bytesOf('null');
 const PLUS = 43;
 const DOT = 46;
 const ZERO = 48;
@@ -165,6 +185,14 @@ function fieldEnd(src: Uint8Array, at: number, field: Field): number {
     }
     case Field.Micros:
       return digitsEnd(src, at, 16);
+    case Field.CountOrNull: {
+      if (src[at] === NULL_TEXT[0]) {
+        for (let i = 1; i < NULL_TEXT.length; i++) if (src[at + i] !== NULL_TEXT[i]) return -1;
+        return at + NULL_TEXT.length;
+      }
+      const end = digitsEnd(src, at, 10);
+      return end < 0 || digitsValue(src, at, end) > 0x7fffffff ? -1 : end;
+    }
     default: {
       // -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?
       let p = src[at] === MINUS ? at + 1 : at;
@@ -190,11 +218,18 @@ function fieldEnd(src: Uint8Array, at: number, field: Field): number {
 /** Field spans of the last match: start and end of field i at [2i] and [2i + 1]. */
 const spans = new Int32Array(32);
 
-/** True when `src[start, end)` is exactly `layout`'s text; the field spans are then in `spans`. */
+/**
+ * True when `src[start, end)` is exactly `layout`'s text, or its text up to its optional fields
+ * closed there; the field spans are then in `spans` (an absent field's start is -1).
+ */
 function matches(src: Uint8Array, start: number, end: number, layout: CanonicalLayout): boolean {
-  const { literals, fields } = layout;
+  const { literals, fields, optionalFrom } = layout;
   let p = start;
   for (let i = 0; i <= fields.length; i++) {
+    if (i === optionalFrom && p + 1 === end && src[p] === CLOSE_BRACE) {
+      for (let j = i; j < fields.length; j++) spans[2 * j] = -1;
+      return true;
+    }
     const literal = literals[i] as Uint8Array;
     if (p + literal.length > end) return false;
     for (let j = 0; j < literal.length; j++) if (src[p + j] !== literal[j]) return false;
@@ -233,6 +268,7 @@ export function appendCanonical(
       spanInteger(src, from.securityId),
       spanInteger(src, from.ltt),
       spanInteger(src, from.volume),
+      publishedQuantity(src, from.published),
     );
   }
   block.appendFields(src, spans, layout.order, offset, derived);
@@ -244,6 +280,12 @@ function spanInteger(src: Uint8Array, i: number): number {
   const from = spans[2 * i] as number;
   const to = spans[2 * i + 1] as number;
   return src[from] === MINUS ? -digitsValue(src, from + 1, to) : digitsValue(src, from, to);
+}
+
+/** The quantity field i of the last match carries: undefined when absent or null. */
+function publishedQuantity(src: Uint8Array, i: number): number | undefined {
+  const from = spans[2 * i] as number;
+  return from < 0 || src[from] === NULL_TEXT[0] ? undefined : spanInteger(src, i);
 }
 
 /** A text field, quoted the CSV way (quotes doubled). */

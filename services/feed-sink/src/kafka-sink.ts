@@ -319,7 +319,7 @@ export function createSink(config: SinkConfig, deps: SinkDeps): Sink {
   // The pipeline's own lane: the sink never queues behind a caller's query (packages/store).
   const lane = deps.store.internal;
   const stored = new StoredOffsets();
-  const quantities = new TradeQuantities();
+  const quantities = new TradeQuantities(() => metrics.quantityDisagreements.inc());
   const stats = emptyStats();
   let running = false;
   let clusterId = '';

@@ -6,6 +6,7 @@ export interface SinkMetrics {
   replayedSkipped: Counter<'table'>;
   copiesDropped: Counter<'table'>;
   invalid: Counter<'topic'>;
+  quantityDisagreements: Counter;
   insertFailures: Counter<'table'>;
   insertSeconds: Histogram<'table'>;
   bufferedRows: Gauge;
@@ -52,6 +53,11 @@ export function createSinkMetrics(registry: Registry): SinkMetrics {
       name: 'sink_invalid_messages_total',
       help: 'Messages whose value was not a valid feed record (skipped)',
       labelNames: ['topic'],
+      registers,
+    }),
+    quantityDisagreements: new Counter({
+      name: 'sink_trade_quantity_disagreements_total',
+      help: 'Trades whose published quantity (feed.trades@2) differs from the one the sink reckons and stores; 0 while the ingestor and the sink agree',
       registers,
     }),
     insertFailures: new Counter({

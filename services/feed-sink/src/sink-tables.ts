@@ -83,6 +83,8 @@ const CONVERT: Readonly<Record<FieldKind, (value: unknown) => unknown>> = {
   float32: (v) => (typeof v === 'number' && Number.isFinite(v) ? v : null),
   uint8Triple: (v) => (Array.isArray(v) ? v.map((b) => Number(b) & 0xff) : null),
   token: (v) => (typeof v === 'string' && TOKEN.test(v) ? v : null),
+  // No column stores a published quantity as it is (the trade's quantity is the sink's own, DERIVED_COLUMN).
+  countOrNull: (v) => int(v, 0, INT32_MAX),
 };
 
 /** Columns that hold the record type itself. */
@@ -147,22 +149,27 @@ function tableOf(
         }
       }
       // Derived once the row is valid: a trade that is not stored is no one's predecessor.
-      if (quantityAt >= 0) row[quantityAt] = tradeQuantity(row, columns, quantities);
+      if (quantityAt >= 0) row[quantityAt] = tradeQuantity(value, row, columns, quantities);
       row.push(partition, offset);
       return row;
     },
   };
 }
 
-/** The quantity of the trade in `row` (columns of market.ticks), from `quantities`. */
+/**
+ * The quantity of the trade in `row` (columns of market.ticks), from `quantities`; the quantity
+ * `value` carries, if any, is checked against it.
+ */
 function tradeQuantity(
+  value: FeedValue,
   row: readonly unknown[],
   columns: readonly string[],
   quantities?: TradeQuantities,
 ): number {
   if (!quantities) throw new SinkError('INTERNAL', 'a trade row needs the trade quantities');
   const at = (column: string): number => row[columns.indexOf(column)] as number;
-  return quantities.next(at('security_id'), at('ltt'), at('volume'));
+  const published = typeof value.quantity === 'number' ? value.quantity : undefined;
+  return quantities.next(at('security_id'), at('ltt'), at('volume'), published);
 }
 
 const dataColumnsOf = (columns: readonly string[]): readonly string[] =>

@@ -16,6 +16,18 @@
  * - repeats the decode workers drop never reach Kafka; one that does (a snapshot repeating a trade
  *   across an ingestor restart) has the volume of the trade before it and counts 0, as the window did.
  *
+ * The ingestor publishes the same quantity on the trade record (feed.trades@2) where it knows the
+ * instrument's previous trade, by the same rule (@feedpipe/contracts, traded-quantity.ts). The sink
+ * does not take it; it reckons every stored trade itself and counts a published number that
+ * differs (sink_trade_quantity_disagreements_total, 0 while the two agree):
+ * - it must reckon anyway: records of feed.trades@1, records with null (the ingestor's first trade
+ *   of an instrument after a cold start, crash or failover), a replay's records without the field;
+ *   and every trade, those included, is the predecessor of the next, so its memory must see them all;
+ * - what is stored must be what a reader of market.ticks sees before the trade: copies the sink
+ *   drops and late trades of days the ingestor does not keep are known here only;
+ * - one writer of the column: its meaning does not change with the ingestor's version, and a
+ *   disagreement (a broken assumption on either side) shows as a count, not as a stored number.
+ *
  * State: the last cumulative volume per (instrument, UTC day of the trade time), loaded from the
  * store's recent trades (`load`); an instrument keeps its newest day and the one before. A trade
  * whose predecessor is older than that counts as its day's first (a trade two days late, or one
@@ -23,7 +35,7 @@
  * furthest behind: where the stored quantity can differ from the window's). Bounded by
  * MAX_INSTRUMENTS.
  */
-import { FEED_TABLES } from '@feedpipe/contracts';
+import { FEED_TABLES, quantityAfter, tradeDayOf, tradedQuantity } from '@feedpipe/contracts';
 import type { StoreLane } from '@feedpipe/store';
 
 const DAY_SECONDS = 86_400;
@@ -67,14 +79,28 @@ interface InstrumentVolumes {
 
 export class TradeQuantities {
   readonly #byInstrument = new Map<number, InstrumentVolumes>();
+  readonly #disagreed: () => void;
+
+  /** `disagreed`: told of each trade whose published quantity differs from the one reckoned here. */
+  constructor(disagreed: () => void = () => undefined) {
+    this.#disagreed = disagreed;
+  }
 
   /**
    * The quantity of the next trade of `securityId` (unsigned) at trade time `ltt` (epoch seconds,
    * not negative) with cumulative day volume `volume`; it becomes the predecessor of the next one.
+   * `published`: the quantity its record carries, if any (checked, not taken).
    */
-  next(securityId: number, ltt: number, volume: number): number {
-    const previous = this.#swap(securityId, Math.floor(ltt / DAY_SECONDS), volume);
-    return Math.max(volume - (previous ?? 0), 0);
+  next(securityId: number, ltt: number, volume: number, published?: number): number {
+    const day = tradeDayOf(ltt);
+    const held = this.#byInstrument.get(securityId);
+    const quantity =
+      held === undefined
+        ? tradedQuantity(undefined, volume)
+        : (quantityAfter(held, day, volume) ?? tradedQuantity(held.older?.get(day), volume));
+    this.#remember(securityId, day, volume);
+    if (published !== undefined && published !== quantity) this.#disagreed();
+    return quantity;
   }
 
   /**
@@ -97,7 +123,7 @@ export class TradeQuantities {
       LAST_VOLUMES_SQL,
       { since: Math.max(0, behind - LOOKBACK_SECONDS) },
     );
-    for (const row of rows) this.#swap(Number(row.sid), Number(row.day), Number(row.volume));
+    for (const row of rows) this.#remember(Number(row.sid), Number(row.day), Number(row.volume));
     return rows.length;
   }
 
@@ -106,21 +132,16 @@ export class TradeQuantities {
     return this.#byInstrument.size;
   }
 
-  /** Sets the last volume of (securityId, day); returns the one it replaces, if any. */
-  #swap(securityId: number, day: number, volume: number): number | undefined {
+  /** Sets the last volume of (securityId, day). */
+  #remember(securityId: number, day: number, volume: number): void {
     const held = this.#byInstrument.get(securityId);
     if (held === undefined) {
       // Ids of no instrument could grow the map without end: all of it goes at the bound.
       if (this.#byInstrument.size >= MAX_INSTRUMENTS) this.#byInstrument.clear();
       this.#byInstrument.set(securityId, { day, volume, older: undefined });
-      return undefined;
-    }
-    if (day === held.day) {
-      const previous = held.volume;
+    } else if (day === held.day) {
       held.volume = volume;
-      return previous;
-    }
-    if (day > held.day) {
+    } else if (day > held.day) {
       // A new day: the newest one so far moves to the older days, of which the day before is kept.
       const older = held.older ?? new Map<number, number>();
       older.set(held.day, held.volume);
@@ -128,12 +149,10 @@ export class TradeQuantities {
       held.older = older.size > 0 ? older : undefined;
       held.day = day;
       held.volume = volume;
-      return undefined;
+    } else {
+      const older = held.older ?? new Map<number, number>();
+      held.older = older;
+      older.set(day, volume);
     }
-    const older = held.older ?? new Map<number, number>();
-    held.older = older;
-    const previous = older.get(day);
-    older.set(day, volume);
-    return previous;
   }
 }

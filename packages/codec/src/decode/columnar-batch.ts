@@ -178,7 +178,7 @@ export class ColumnarBatch {
    * Row `row` as JSON text in the canonical record layout: recordToJson of recordAt(row). For tools
    * and tests; the ingestor's hot path writes the same text as bytes (writeRowJson).
    */
-  jsonAt(row: number, extra?: Readonly<Record<string, number | string>>): string {
+  jsonAt(row: number, extra?: Readonly<Record<string, number | string | null>>): string {
     return recordToJson(this.recordAt(row), extra);
   }
 

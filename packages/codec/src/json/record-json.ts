@@ -22,7 +22,10 @@ const LITERALS = Object.fromEntries(RECORD_TYPES.map((type) => [type, jsonLitera
  * refused with CodecError('INVALID_RECORD').
  * Built by concatenation because JSON.stringify would print float32 values with float64 digits.
  */
-export function recordToJson(record: FeedRecord, extra?: Readonly<Record<string, number | string>>): string {
+export function recordToJson(
+  record: FeedRecord,
+  extra?: Readonly<Record<string, number | string | null>>,
+): string {
   const fields = RECORD_LAYOUTS[record.type].fields;
   const literals = LITERALS[record.type];
   const values = record as unknown as Readonly<Record<string, number | readonly number[]>>;
@@ -40,7 +43,7 @@ export function recordToJson(record: FeedRecord, extra?: Readonly<Record<string,
   return extra === undefined ? `${text}}` : `${text}${extraFields(extra)}}`;
 }
 
-export function extraFields(extra: Readonly<Record<string, number | string>>): string {
+export function extraFields(extra: Readonly<Record<string, number | string | null>>): string {
   let text = '';
   for (const key of Object.keys(extra)) {
     if (RECORD_FIELD_NAMES.has(key)) {

@@ -1,6 +1,6 @@
 /**
  * A decoded row's JSON text written straight into bytes: the same text as ColumnarBatch.jsonAt(row,
- * { receivedAt }), without building a string. This is the ingestor's per-packet serialisation; as a
+ * { receivedAt }) (a trade's with its quantity after it), without building a string. This is the ingestor's per-packet serialisation; as a
  * string it cost ~1.4 µs a row (template strings, the float search), which capped a worker thread
  * near 700k rows/s before any Kafka framing. The text is ASCII (fixed keys, numbers), so one
  * character is one byte.
@@ -48,6 +48,8 @@ const OP_INT = 3;
 const OP_FLOAT = 4;
 /** Three bytes packed in a word, written `[a,b,c]` (market_status's marketType). */
 const OP_BYTE_TRIPLE = 5;
+/** The trade's traded quantity, given by the caller (the row does not hold it). */
+const OP_QUANTITY = 6;
 
 /**
  * How to write one record type's value: for field i, the literal bytes [litEnds[i-1], litEnds[i]) of
@@ -65,6 +67,7 @@ function opOf(type: FeedRecordType, name: string, kind: FieldKind): [op: number,
   if (name === 'segment') return [OP_SEGMENT, 0];
   if (name === 'securityId') return [OP_SECURITY_ID, 0];
   if (name === 'receivedAt') return [OP_RECEIVED_AT, 0];
+  if (name === 'quantity') return [OP_QUANTITY, 0];
   const word = Object.hasOwn(PAYLOAD_WORD[type], name) ? PAYLOAD_WORD[type][name] : undefined;
   if (word === undefined) {
     // Raised at module load: a contract field the batch does not hold is a build error, not a row error.
@@ -164,10 +167,14 @@ function putFloat(out: Uint8Array, at: number, bits: number): number {
   return at + length;
 }
 
+const NULL = ascii('null');
+
 /**
- * Writes row `row` of `batch` as JSON (jsonAt's text with a trailing "receivedAt", in the contract's
- * layout) into `out` at `at` and returns the end offset. The caller guarantees MAX_ROW_JSON_BYTES of
- * room; `row` is not checked against the batch (hot path), like the batch's other accessors.
+ * Writes row `row` of `batch` as JSON (jsonAt's text with a trailing "receivedAt", and for a trade
+ * its "quantity" after it: `quantity`, or null when that is below 0 or NaN, unknown; in the
+ * contract's layout) into `out` at `at` and returns the end offset. The caller guarantees
+ * MAX_ROW_JSON_BYTES of room; `row` is not checked against the batch (hot path), like the batch's
+ * other accessors.
  */
 export function writeRowJson(
   batch: ColumnarBatch,
@@ -175,6 +182,7 @@ export function writeRowJson(
   out: Uint8Array,
   at: number,
   receivedAtMicros: number,
+  quantity = Number.NaN,
 ): number {
   const plan = PLAN_BY_CODE[batch.codeAt(row)] as RowPlan;
   const literals = plan.literals;
@@ -211,6 +219,10 @@ export function writeRowJson(
         out[p++] = CLOSE_BRACKET;
         break;
       }
+      case OP_QUANTITY:
+        if (quantity >= 0) p = putInt(out, p, quantity);
+        else for (let i = 0; i < NULL.length; i++) out[p++] = NULL[i] as number;
+        break;
       default:
         p = putInt(out, p, receivedAtMicros);
     }

@@ -63,12 +63,23 @@ function entry(
   });
 }
 
-/** Generates the catalogue: the four feed topics in TOPIC_KINDS order, the order updates, the quotes. */
+/** Every version of a feed topic kind's schema, the oldest first: each stays published. */
+function feedTopicEntries(kind: TopicKind): RecordSchemaEntry[] {
+  const current = entry(FEED_SCHEMA_IDS[kind], kind, DEFAULT_FEED_TOPICS[kind], feedTopicSchema(kind));
+  const earlier = Array.from({ length: current.version - 1 }, (_, i) => {
+    const id = `${current.name}@${i + 1}`;
+    return entry(id, kind, DEFAULT_FEED_TOPICS[kind], feedTopicSchema(kind, i + 1));
+  });
+  return [...earlier, current];
+}
+
+/**
+ * Generates the catalogue: the four feed topics in TOPIC_KINDS order (each version of one, the
+ * oldest first), the order updates, the quotes.
+ */
 export function generateRecordSchemas(): readonly RecordSchemaEntry[] {
   return Object.freeze([
-    ...TOPIC_KINDS.map((kind) =>
-      entry(FEED_SCHEMA_IDS[kind], kind, DEFAULT_FEED_TOPICS[kind], feedTopicSchema(kind)),
-    ),
+    ...TOPIC_KINDS.flatMap(feedTopicEntries),
     entry(ORDER_UPDATE_SCHEMA_ID, 'order_updates', DEFAULT_ORDER_UPDATES_TOPIC, orderUpdateSchema()),
     entry(QUOTE_SCHEMA_ID, 'quotes', DEFAULT_QUOTES_TOPIC, quoteSchema()),
   ]);

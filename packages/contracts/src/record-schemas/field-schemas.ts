@@ -45,6 +45,8 @@ export function feedFieldSchema(kind: FieldKind): JsonSchema {
     case 'token':
       // A word of a closed set; the record's schema narrows it to the set (an enum).
       return { type: 'string' };
+    case 'countOrNull':
+      return { type: ['integer', 'null'], minimum: 0, maximum: INT32_MAX };
   }
 }
 

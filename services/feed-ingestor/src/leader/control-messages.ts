@@ -12,7 +12,9 @@
  * - handover-closed: the leader closed its connection (spare: after the successor's was ready;
  *   otherwise first, and the successor opens its own on this message).
  * - handover-cut: Kafka acknowledged everything the leader read on the connection; `last` is each
- *   instrument's last trade produced, so the successor produces only what comes after it.
+ *   instrument's last trade produced, so the successor produces only what comes after it; `bases`
+ *   the connection's quantity bases (pipeline/quantity-bases.ts), which the successor's trades'
+ *   quantities are reckoned from (absent from a leader of an earlier version: none known then).
  * - handover-done / handover-abort: the end of the handover.
  * - overrides: the leader's subscription changes made while running (its ops route, its universe
  *   file), sent on every change and every few seconds; standbys keep them, so the one that leads
@@ -45,6 +47,8 @@ export type ControlMessage =
       connection: number;
       /** [securityId, cumulative volume, last trade time] of each instrument that traded. */
       last: Array<[number, number, number]>;
+      /** [securityId, trade day, cumulative volume]: the connection's quantity bases. */
+      bases?: Array<[number, number, number]>;
     }
   | { type: 'handover-done'; id: string }
   | { type: 'handover-abort'; id: string; why: string };

@@ -14,8 +14,9 @@
  *   connection, the handover stops (the rest moves by failover).
  *
  * After closing a connection the leader waits until Kafka acknowledged everything it read there and
- * sends the cut: each instrument's last trade produced. The successor produces only what is newer,
- * so what both processes read during the overlap goes to Kafka once. The leader records no gap of
+ * sends the cut: each instrument's last trade produced (and the connection's quantity bases). The
+ * successor produces only what is newer, so what both processes read during the overlap goes to
+ * Kafka once, and reckons its trades' quantities from where the leader's stopped. The leader records no gap of
  * its own for a connection handed over (the successor records the handover's).
  */
 
@@ -42,6 +43,8 @@ export interface HandoverLeaderDeps {
   };
   drainConnection: (connection: number) => Promise<void>;
   lastTradesOf: (securityIds: Iterable<string>) => Array<[number, number, number]>;
+  /** The connection's quantity bases ([securityId, day, volume]), settled once it is drained. */
+  basesOf: (connection: number) => Array<[number, number, number]>;
   /** The connection is the successor's from now on: no gap of this process's. */
   release: (connection: number) => void;
   /** How long to wait for a claim. */
@@ -116,7 +119,13 @@ export async function handOverConnections(deps: HandoverLeaderDeps): Promise<Han
       await deps.send({ type: 'handover-closed', id, connection: index, closedAtMs });
       await deps.drainConnection(index);
       const held = deps.book.instrumentsOf(index);
-      await deps.send({ type: 'handover-cut', id, connection: index, last: deps.lastTradesOf(held.trade) });
+      await deps.send({
+        type: 'handover-cut',
+        id,
+        connection: index,
+        last: deps.lastTradesOf(held.trade),
+        bases: deps.basesOf(index),
+      });
     }
   } finally {
     evictions.stop();

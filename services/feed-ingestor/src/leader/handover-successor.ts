@@ -33,7 +33,11 @@ export interface HandoverSuccessorDeps {
     watchStates(watcher: (index: number, state: string) => void): () => void;
   };
   pipeline: { holdConnection(connection: number): void; releaseConnection(connection: number): void };
-  adopt: (connection: number, last: ReadonlyArray<readonly [number, number, number]>) => void;
+  adopt: (
+    connection: number,
+    last: ReadonlyArray<readonly [number, number, number]>,
+    bases: ReadonlyArray<readonly [number, number, number]> | undefined,
+  ) => void;
   recordGap: (interval: GapInterval) => void;
   log: (message: string) => void;
 }
@@ -173,7 +177,7 @@ export class HandoverSuccessor {
       const next = current.connections[at + 1];
       if (next) this.#open(current, next);
     } else if (message.type === 'handover-cut') {
-      this.#d.adopt(message.connection, message.last);
+      this.#d.adopt(message.connection, message.last, message.bases);
       current.held.delete(message.connection);
       current.cut.add(message.connection);
       this.#d.pipeline.releaseConnection(message.connection);

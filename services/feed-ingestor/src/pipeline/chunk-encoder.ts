@@ -19,6 +19,10 @@
  * produced already and is not produced again. A day's cumulative volume grows with every trade and
  * a new day's trades are later, so no genuine trade is ever taken for a repeat; "not newer" rather
  * than "equal" also drops the trades a handover's overlap delivered to both processes.
+ *
+ * Counting also reckons each produced trade's traded quantity from the connection's bases
+ * (chunk-quantities.ts), written after receivedAt in its record and reported as the bases after
+ * the chunk, for the connection's next one.
  */
 import {
   ColumnarBatch,
@@ -48,6 +52,7 @@ import {
   type RecordValueWriter,
 } from '@feedpipe/kafka-client';
 import { BufferPool } from '@feedpipe/service-kit';
+import { ChunkQuantities } from './chunk-quantities.js';
 
 /** Rows decoded per pass; a larger pack is decoded in several passes. */
 const BATCH_ROWS = 65_536;
@@ -82,8 +87,10 @@ class RowValue implements RecordValueWriter {
   readonly maxBytes = MAX_ROW_JSON_BYTES;
   row = 0;
   receivedAt = 0;
+  /** A trade row's quantity (NaN: unknown); other rows have none. */
+  quantity = Number.NaN;
   writeValue(out: Uint8Array, at: number): number {
-    return writeRowJson(batch, this.row, out, at, this.receivedAt);
+    return writeRowJson(batch, this.row, out, at, this.receivedAt, this.quantity);
   }
 }
 const rowValue = new RowValue();
@@ -140,6 +147,10 @@ export interface ChunkCount {
   repeats: number;
   /** The last trade of each instrument in the chunk: [securityId, volume, ltt, receivedAtMicros]... */
   traded: Float64Array;
+  /** The connection's quantity bases after the chunk (chunk-quantities.ts, BASE_STRIDE). */
+  bases: Float64Array;
+  /** Trades produced with their quantity unknown (null). */
+  unknownQuantities: number;
 }
 
 /** Values per instrument in `guard`: security id, cumulative volume, last trade time. */
@@ -164,12 +175,20 @@ export class ChunkEncoder {
   readonly #guard: Map<number, [number, number]> | undefined;
   /** Chunk rows (numbered over every pass) dropped as repeats. */
   readonly #repeatRows = new Set<number>();
+  readonly #quantities: ChunkQuantities;
+  /** The quantity of each produced trade, by chunk row (NaN: unknown). */
+  readonly #quantityOfRow = new Map<number, number>();
   #count: ChunkCount | undefined;
 
-  constructor(pack: Uint8Array, source: ChunkSource, guard?: Float64Array) {
+  /**
+   * `bases`: the connection's quantity bases (chunk-quantities.ts); none where nothing is known
+   * of its instruments' previous trades (a write-ahead log's replay).
+   */
+  constructor(pack: Uint8Array, source: ChunkSource, guard?: Float64Array, bases?: Float64Array) {
     this.#pack = pack;
     this.#source = source;
     this.#guard = guardMap(guard);
+    this.#quantities = new ChunkQuantities(bases);
   }
 
   /** Packets, malformed and unknown packets, rows per topic kind, repeats and the last trades. */
@@ -195,6 +214,8 @@ export class ChunkEncoder {
       rowsByKind,
       repeats: this.#repeatRows.size,
       traded: Float64Array.from(lastTrades),
+      bases: this.#quantities.bases(),
+      unknownQuantities: this.#quantities.unknown,
     };
     return this.#count;
   }
@@ -223,6 +244,7 @@ export class ChunkEncoder {
     lastTrades[at + 1] = volume;
     lastTrades[at + 2] = ltt;
     lastTrades[at + 3] = batch.receivedAtMicrosAt(row);
+    this.#quantityOfRow.set(chunkRow, this.#quantities.next(id, ltt, volume));
     return false;
   }
 
@@ -262,6 +284,7 @@ export class ChunkEncoder {
         }
         rowValue.row = row;
         rowValue.receivedAt = batch.receivedAtMicrosAt(row);
+        rowValue.quantity = this.#quantityOfRow.get(chunkRow) ?? Number.NaN;
         sourceView.setUint32(10, chunkRow);
         set.append(route.key, rowValue, sourceBytes);
       }

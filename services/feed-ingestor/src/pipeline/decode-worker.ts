@@ -51,8 +51,9 @@ export default async function processChunk(task: FrameChunkMessage): Promise<Chu
     task.pack,
     { run: config.sourceRun, connection: task.connection, chunk: task.sequence },
     task.guard,
+    task.bases,
   );
-  const { counters, rowsByKind, repeats, traded } = encoder.count();
+  const { counters, rowsByKind, repeats, traded, bases, unknownQuantities } = encoder.count();
   const topics = topicRecordsOf(encoder, rowsByKind);
   const decoded = {
     connection: task.connection,
@@ -65,6 +66,8 @@ export default async function processChunk(task: FrameChunkMessage): Promise<Chu
     produced: rowsByKind,
     repeats,
     traded,
+    bases,
+    unknownQuantities,
     decodeMicros: Math.round((performance.now() - decodeStarted) * 1000),
   };
   const started = performance.now();

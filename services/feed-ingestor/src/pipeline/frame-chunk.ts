@@ -21,6 +21,11 @@ export interface FrameChunkMessage {
    * [securityId, volume, ltt] triples (chunk-encoder.ts, GUARD_STRIDE). Unset: no guard.
    */
   guard?: Float64Array;
+  /**
+   * The connection's quantity bases (chunk-quantities.ts, BASE_STRIDE): a copy, the main thread
+   * keeps its own until the chunk's result brings the next. Unset: none known.
+   */
+  bases?: Float64Array;
 }
 
 export class FrameChunk {

@@ -35,6 +35,7 @@ export function pipelineMetrics(
 function countChunk(metrics: IngestorMetrics, topics: FeedTopics, chunk: ChunkAcknowledged): void {
   const { result } = chunk;
   if (result.repeats > 0) metrics.repeatedTrades.inc(result.repeats);
+  if (result.unknownQuantities > 0) metrics.unknownQuantities.inc(result.unknownQuantities);
   for (const [code, count] of result.byCode) metrics.packets.inc({ type: packetTypeLabel(code) }, count);
   if (result.malformed > 0) {
     metrics.malformed.inc(result.malformed);

@@ -44,6 +44,11 @@ export interface ProducerPipelineOptions {
    * sent: every earlier chunk of that connection has been reported by then.
    */
   guardOf?: (connection: number) => Float64Array | undefined;
+  /**
+   * The quantity bases for the next chunk of a connection (quantity-bases.ts), asked when the chunk
+   * is sent, like the guard; sent as a copy.
+   */
+  basesOf?: (connection: number) => Float64Array | undefined;
   /** This run's number in every record's source identity. Default: a random u32. */
   sourceRun?: number;
   /** The leader's lease (leader/lease-fence.ts), shared with the workers; absent: sending is not gated. */
@@ -313,6 +318,8 @@ export class ProducerPipeline {
     const message = chunk.toMessage(connection, sequence);
     const guard = this.options.guardOf?.(connection);
     if (guard) message.guard = guard;
+    const bases = this.options.basesOf?.(connection);
+    if (bases) message.bases = bases;
     // Keep the receive times here (they are small); the frame bytes move to the worker.
     const receivedAt = chunk.receiveTimes();
     const transferList = [message.pack.buffer as ArrayBuffer];

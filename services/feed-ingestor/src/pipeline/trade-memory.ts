@@ -10,8 +10,13 @@
  * chunk of the connection carries the previous trade of the instruments still waiting; the worker
  * drops a trade not newer than it (chunk-encoder.ts). One chunk of a connection is in flight at a
  * time, so the memory is complete for it when the next one is sent.
+ *
+ * It also keeps each connection's quantity bases (quantity-bases.ts), which the same events move:
+ * an instrument subscribed anew has none on its connection, a handover's cut brings the old
+ * leader's.
  */
 import { GUARD_STRIDE, TRADED_STRIDE } from './chunk-encoder.js';
+import { QuantityBases } from './quantity-bases.js';
 
 interface LastTrade {
   volume: number;
@@ -44,6 +49,8 @@ export class TradeMemory {
   readonly #o: TradeMemoryOptions;
   readonly #last = new Map<number, LastTrade>();
   readonly #guards = new Map<number, Guard>();
+  /** Each connection's quantity bases, for its next chunk. */
+  readonly bases = new QuantityBases();
 
   constructor(options: TradeMemoryOptions) {
     this.#o = options;
@@ -90,6 +97,7 @@ export class TradeMemory {
    * guard as if the socket had just opened for them.
    */
   subscribed(connection: number, securityIds: readonly string[]): void {
+    this.bases.forget(connection, securityIds.map(Number));
     const now = (this.#o.now ?? Date.now)();
     const known = securityIds.map(Number).filter((id) => this.#last.has(id));
     if (known.length === 0) return;
@@ -147,9 +155,16 @@ export class TradeMemory {
    * A handover's successor takes `connection` over from the old leader, whose last trades produced
    * are `last`: they become this memory's, and every instrument of the connection is guarded as
    * after a reconnect, so nothing the old leader produced (the snapshots, the overlap both
-   * processes read) is produced again.
+   * processes read) is produced again. `bases` are the old leader's quantity bases of the connection
+   * (absent from a leader that does not send them: none are known then).
    */
-  adopt(connection: number, last: ReadonlyArray<readonly [number, number, number]>): void {
+  adopt(
+    connection: number,
+    last: ReadonlyArray<readonly [number, number, number]>,
+    bases?: ReadonlyArray<readonly [number, number, number]>,
+  ): void {
+    if (bases) this.bases.adopt(connection, bases);
+    else this.bases.clear(connection);
     const atMs = Date.now();
     for (const [id, volume, ltt] of last) {
       const known = this.#last.get(id);

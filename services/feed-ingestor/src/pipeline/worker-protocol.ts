@@ -33,6 +33,13 @@ export interface ChunkResult {
    * and the repeat guard of later chunks.
    */
   traded: Float64Array;
+  /**
+   * The connection's quantity bases after the chunk (chunk-quantities.ts, BASE_STRIDE), shipped
+   * with its next chunk.
+   */
+  bases: Float64Array;
+  /** Trades produced with their quantity unknown (null). */
+  unknownQuantities: number;
   /** When Kafka acknowledged the last send of the chunk, microseconds since the epoch. */
   ackedAtMicros: number;
   decodeMicros: number;

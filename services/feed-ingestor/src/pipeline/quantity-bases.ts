@@ -1,0 +1,88 @@
+/**
+ * The main thread's quantity bases, per connection (what they are: chunk-quantities.ts): the bases
+ * each acknowledged chunk's worker reported, shipped with the connection's next chunk. One chunk of
+ * a connection is in flight at a time and an instrument lives on one connection, so a connection's
+ * bases are exactly what Kafka holds of its instruments when its next chunk goes.
+ *
+ * Kept per connection, not per instrument, so that nothing crosses between connections unsettled:
+ * an instrument that moves onto a connection (a live subscription, a handover's successor) has no
+ * base there until one is handed over settled (a handover's cut) or its first trade there starts
+ * one; while the other connection may still have its earlier trades in flight, a base carried over
+ * could be older than what the sink stores before the new trade.
+ */
+import { BASE_STRIDE } from './chunk-quantities.js';
+
+const NONE = new Float64Array(0);
+
+export class QuantityBases {
+  readonly #byConnection = new Map<number, Float64Array>();
+  /** Connections with a chunk out (shipped its bases, not settled yet). */
+  readonly #out = new Set<number>();
+  /** Instruments forgotten on a connection while a chunk of it was out: also gone from its result. */
+  readonly #forgotten = new Map<number, Set<number>>();
+
+  /** The bases for `connection`'s next chunk, which goes now (sorted by security id; empty: none known). */
+  of(connection: number): Float64Array {
+    this.#out.add(connection);
+    return this.#byConnection.get(connection) ?? NONE;
+  }
+
+  /** A chunk of `connection` was acknowledged: its worker's bases are the connection's now. */
+  settle(connection: number, bases: Float64Array): void {
+    const forgotten = this.#forgotten.get(connection);
+    this.#forgotten.delete(connection);
+    this.#out.delete(connection);
+    this.#byConnection.set(connection, forgotten ? without(bases, forgotten) : bases);
+  }
+
+  /**
+   * `securityIds` are (again) subscribed on `connection`: whatever base it had of them may be older
+   * than trades another connection produced meanwhile.
+   */
+  forget(connection: number, securityIds: Iterable<number>): void {
+    const ids = new Set(securityIds);
+    if (ids.size === 0) return;
+    const held = this.#byConnection.get(connection);
+    if (held) this.#byConnection.set(connection, without(held, ids));
+    if (!this.#out.has(connection)) return;
+    const pending = this.#forgotten.get(connection) ?? new Set<number>();
+    for (const id of ids) pending.add(id);
+    this.#forgotten.set(connection, pending);
+  }
+
+  /**
+   * Nothing of `connection` is known any more: a chunk of it was given up after part of it may
+   * have reached Kafka, or it is handed over without bases.
+   */
+  clear(connection: number): void {
+    this.#byConnection.delete(connection);
+    this.#forgotten.delete(connection);
+    this.#out.delete(connection);
+  }
+
+  /** Sets `connection`'s bases (a handover's cut): [securityId, day, volume] triples in any order. */
+  adopt(connection: number, bases: ReadonlyArray<readonly [number, number, number]>): void {
+    const sorted = [...bases].sort((a, b) => a[0] - b[0]);
+    const out = new Float64Array(sorted.length * BASE_STRIDE);
+    sorted.forEach(([id, day, volume], i) => out.set([id, day, volume], i * BASE_STRIDE));
+    this.#byConnection.set(connection, out);
+    this.#forgotten.delete(connection);
+  }
+
+  /** `connection`'s bases as [securityId, day, volume] triples (a handover's cut). */
+  triplesOf(connection: number): Array<[number, number, number]> {
+    const bases = this.of(connection);
+    const out: Array<[number, number, number]> = [];
+    for (let i = 0; i < bases.length; i += BASE_STRIDE)
+      out.push([bases[i] as number, bases[i + 1] as number, bases[i + 2] as number]);
+    return out;
+  }
+}
+
+/** `bases` without the instruments of `ids`. */
+function without(bases: Float64Array, ids: ReadonlySet<number>): Float64Array {
+  const kept: number[] = [];
+  for (let i = 0; i < bases.length; i += BASE_STRIDE)
+    if (!ids.has(bases[i] as number)) kept.push(bases[i] as number, bases[i + 1] as number, bases[i + 2] as number);
+  return Float64Array.from(kept);
+}
