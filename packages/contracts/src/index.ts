@@ -73,13 +73,6 @@ export {
   type SourceMark,
   writeSourceIdentity,
 } from './source-identity.js';
-export {
-  movesBase,
-  type QuantityBase,
-  quantityAfter,
-  tradeDayOf,
-  tradedQuantity,
-} from './traded-quantity.js';
 export { FEED_TABLE_OF_TOPIC, FEED_TABLES, KAFKA_SOURCE_COLUMNS } from './tables/feed-tables.js';
 export { HISTORY_TABLES } from './tables/history-tables.js';
 export { REFERENCE_TABLES } from './tables/reference-tables.js';
@@ -109,3 +102,10 @@ export {
   feedTopicsOf,
   feedTopicsProblem,
 } from './topics-env.js';
+export {
+  movesBase,
+  type QuantityBase,
+  quantityAfter,
+  tradeDayOf,
+  tradedQuantity,
+} from './traded-quantity.js';

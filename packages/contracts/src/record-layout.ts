@@ -148,7 +148,9 @@ export function jsonLiterals(
 }
 
 /** The fields a feed topic's Kafka value of each type carries after receivedAt. */
-const LATER_VALUE_FIELDS: Partial<Record<FeedRecordType, readonly RecordField[]>> = { trade: [QUANTITY_FIELD] };
+const LATER_VALUE_FIELDS: Partial<Record<FeedRecordType, readonly RecordField[]>> = {
+  trade: [QUANTITY_FIELD],
+};
 
 /**
  * The fields of a feed topic's Kafka value of each type: the record's, then receivedAt, then those

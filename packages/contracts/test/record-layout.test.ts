@@ -50,6 +50,7 @@ describe('record layouts', () => {
       ',"ltt":',
       ',"lut":',
       ',"receivedAt":',
+      ',"quantity":',
       '}',
     ]);
     // JSON text built from the literals parses back to the record's fields, in order.

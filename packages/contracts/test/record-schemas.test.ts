@@ -7,6 +7,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Ajv2020 } from 'ajv/dist/2020.js';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
   FEED_SCHEMA_IDS,
@@ -107,11 +108,14 @@ describe('record schemas', () => {
   });
 
   it('are identified by the fp-schema header values, one per topic', () => {
+    // Every version of a feed topic's schema stays published, the oldest first.
     expect(catalog.map((e) => e.id)).toEqual([
+      'feed.trades@1',
       ...TOPIC_KINDS.map((kind) => FEED_SCHEMA_IDS[kind]),
       ORDER_UPDATE_SCHEMA_ID,
       QUOTE_SCHEMA_ID,
     ]);
+    expect(FEED_SCHEMA_IDS.trades).toBe('feed.trades@2');
     for (const entry of catalog) {
       expect(entry.schema.$id).toBe(entry.id);
       expect(entry.schema.$schema).toBe('https://json-schema.org/draft/2020-12/schema');
@@ -138,7 +142,9 @@ describe('record schemas', () => {
         const properties = defs[type]?.properties as Record<string, JsonSchema>;
         const names = FEED_VALUE_FIELDS[type].map((f) => f.name);
         expect(Object.keys(properties)).toEqual(['type', ...names]);
-        expect(defs[type]?.required).toEqual(['type', ...names]);
+        // Fields of the first version are required; those a later version added are optional.
+        const first = FEED_VALUE_FIELDS[type].filter((f) => f.addedIn === 1).map((f) => f.name);
+        expect(defs[type]?.required).toEqual(['type', ...first]);
         for (const [name, property] of Object.entries(properties)) {
           expect(String(property.description).length, `${type}.${name}`).toBeGreaterThan(20);
         }
@@ -156,7 +162,7 @@ describe('record schemas', () => {
   });
 
   it('compile under a strict 2020-12 validator and tell good values from bad ones', () => {
-    const trades = validatorFor('feed.trades@1');
+    const trades = validatorFor('feed.trades@2');
     expect(trades(TRADE), JSON.stringify(trades.errors)).toBe(true);
     expect(trades({ ...TRADE, ltp: null })).toBe(true);
     expect(trades({ ...TRADE, extra: 1 })).toBe(false);
@@ -164,6 +170,11 @@ describe('record schemas', () => {
     expect(trades({ ...TRADE, ltt: 1717390800000 })).toBe(false); // milliseconds do not fit int32
     const { receivedAt: _, ...withoutReceivedAt } = TRADE;
     expect(trades(withoutReceivedAt)).toBe(false);
+    expect(trades({ ...TRADE, quantity: 25 })).toBe(true);
+    expect(trades({ ...TRADE, quantity: null })).toBe(true);
+    expect(trades({ ...TRADE, quantity: -1 })).toBe(false);
+    expect(trades({ ...TRADE, quantity: 2 ** 31 })).toBe(false);
+    expect(trades({ ...TRADE, quantity: '25' })).toBe(false);
 
     const reference = validatorFor('feed.reference@1');
     const week52 = { type: 'week52', segment: 14, securityId: 7, high: 150, low: 80.25, receivedAt: 1 };
@@ -201,5 +212,56 @@ describe('record schemas', () => {
     expect(quotes({ ...QUOTE, bids: [...QUOTE.bids, ...QUOTE.bids] })).toBe(false);
     expect(quotes({ ...QUOTE, asks: [{ price: 1, quantity: -1, orders: 1 }] })).toBe(false);
     expect(quotes({ ...QUOTE, depth: {} })).toBe(false);
+  });
+});
+
+/**
+ * feed.trades@2 added the trade's quantity; a consumer built against feed.trades@1 (its file, its
+ * field list) is unharmed: v1 stays published as it was, every field it names keeps its schema in
+ * v2, and a tolerant v1 reader (ajv dropping what its schema does not name) reads a v2 record into
+ * exactly the v1 record; a v2 reader reads v1 records (the topic holds them until retention).
+ */
+describe('feed.trades@2, additive over feed.trades@1', () => {
+  const v1 = byId.get('feed.trades@1')?.schema as JsonSchema;
+  const v2 = byId.get('feed.trades@2')?.schema as JsonSchema;
+  const tradeOf = (schema: JsonSchema) => (schema.$defs as Record<string, JsonSchema>).trade as JsonSchema;
+
+  it('keeps every field of v1 with its schema, and adds only quantity, optional', () => {
+    const old = tradeOf(v1).properties as Record<string, JsonSchema>;
+    const now = tradeOf(v2).properties as Record<string, JsonSchema>;
+    const { quantity, ...rest } = now;
+    expect(rest).toEqual(old);
+    expect(quantity?.type).toEqual(['integer', 'null']);
+    expect(tradeOf(v2).required).toEqual(tradeOf(v1).required);
+    expect(tradeOf(v1).required).not.toContain('quantity');
+  });
+
+  it('a v1 reader reads a v2 record as the v1 record; a v2 reader reads v1 records', () => {
+    const tolerantV1 = (() => {
+      const ajv = new Ajv2020({ strict: true, removeAdditional: true });
+      return ajv.compile(v1 as object);
+    })();
+    const strictV2 = validatorFor('feed.trades@2');
+    const strictV1 = validatorFor('feed.trades@1');
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 0, max: 2 ** 31 - 1 }),
+        fc.oneof(fc.constant(null), fc.integer({ min: 0, max: 2 ** 31 - 1 })),
+        (volume, quantity) => {
+          const oldRecord = { ...TRADE, volume };
+          const newRecord = { ...oldRecord, quantity };
+          expect(strictV2(newRecord)).toBe(true);
+          expect(strictV2(oldRecord)).toBe(true);
+          expect(strictV1(oldRecord)).toBe(true);
+          // Without its new field, a v2 record is a valid v1 record, field for field.
+          const { quantity: _, ...asV1 } = newRecord;
+          expect(strictV1(asV1)).toBe(true);
+          const read = structuredClone(newRecord) as Record<string, unknown>;
+          expect(tolerantV1(read)).toBe(true);
+          expect(read).toEqual(oldRecord);
+        },
+      ),
+      { numRuns: 200 },
+    );
   });
 });

@@ -251,7 +251,7 @@ function createPipeline(
     flushIntervalMs: settings.flushIntervalMs,
     maxBufferedBytes: settings.maxBufferedBytes,
     guardOf: (connection) => trades.guardFor(connection),
-    basesOf: (connection) => trades.bases.of(connection),
+    basesOf: (connection) => trades.bases.ship(connection),
     observers: [
       { acknowledged: (chunk) => latency.recordFrames(chunk.receivedAtMicros, chunk.result.ackedAtMicros) },
       { acknowledged: (chunk) => trades.record(chunk.result.connection, chunk.result.traded) },
@@ -499,7 +499,7 @@ async function handOver(graph: IngestorGraph): Promise<void> {
     book: graph.book,
     drainConnection: (connection) => graph.pipeline.drainConnection(connection),
     lastTradesOf: (ids) => graph.trades.lastTradesOf(ids),
-    basesOf: (connection) => graph.trades.bases.triplesOf(connection),
+    basesOf: (connection) => graph.trades.bases.entriesOf(connection),
     release: (connection) => graph.ledger.tracker.release(connection),
     claimMs: leadership.options.handoverClaimMs,
     log: graph.log,

@@ -111,11 +111,21 @@ describe('ChunkEncoder', () => {
         expect(r.key).toBe(String(r.value.securityId));
         expect(r.partition).toBe(partitionOf(Buffer.from(r.key), partitions));
       }
-      // The values are the codec's record JSON, in packet order within each partition.
+      // The values are the codec's record JSON, in packet order within each partition. Without
+      // bases, an instrument's first trade has its quantity unknown; each later one stepped 400
+      // (40 instruments, volume 10 a frame).
+      const seen = new Set<number>();
+      const extraOf = (rec: FeedRecord): Record<string, number | null> => {
+        if (rec.type !== 'trade') return { receivedAt };
+        const quantity = seen.has(rec.securityId) ? 400 : null;
+        seen.add(rec.securityId);
+        return { receivedAt, quantity };
+      };
+      const withExtra = expected.map((rec) => [rec, extraOf(rec)] as const);
       const byPartition = (p: number) =>
-        expected
-          .filter((rec) => partitionOf(Buffer.from(String(rec.securityId)), partitions) === p)
-          .map((rec) => JSON.parse(recordToJson(rec, { receivedAt })) as unknown);
+        withExtra
+          .filter(([rec]) => partitionOf(Buffer.from(String(rec.securityId)), partitions) === p)
+          .map(([rec, extra]) => JSON.parse(recordToJson(rec, extra)) as unknown);
       for (let p = 0; p < partitions; p++)
         expect(decoded.filter((r) => r.partition === p).map((r) => r.value)).toEqual(byPartition(p));
     });

@@ -43,23 +43,37 @@ const SAMPLES: Record<FeedRecordType, FeedRecord> = {
   error: { type: 'error', segment: 1, securityId: 0, code: 805 },
 };
 const RECEIVED_AT = 1_760_000_000_123_456;
+/** The sample trade's quantity: the instrument's first trade of its day counts its whole volume. */
+const QUANTITY = 700;
 
 /** writeRowJson's bytes for `record`, decoded from its wire encoding as the ingestor does. */
-function written(record: FeedRecord): Buffer {
+function written(record: FeedRecord, quantity = QUANTITY): Buffer {
   const batch = new ColumnarBatch(4);
   decodeFramesToColumns([encodeFrame([record])], batch);
   expect(batch.length).toBe(1);
   const out = new Uint8Array(MAX_ROW_JSON_BYTES);
-  const end = writeRowJson(batch, 0, out, 0, RECEIVED_AT);
+  const end = writeRowJson(batch, 0, out, 0, RECEIVED_AT, quantity);
   return Buffer.from(out.subarray(0, end));
 }
 
 /** The text the contract implies for `record`: literals around the values, in the contract's order. */
-function contractText(record: FeedRecord): string {
+function contractText(record: FeedRecord, quantity: number | null = QUANTITY): string {
   const fields = FEED_VALUE_FIELDS[record.type];
   const literals = jsonLiterals(record.type, fields);
-  const values = { ...record, receivedAt: RECEIVED_AT } as Record<string, unknown>;
+  const values = { ...record, receivedAt: RECEIVED_AT, quantity } as Record<string, unknown>;
   return fields.map((f, i) => `${literals[i]}${JSON.stringify(values[f.name])}`).join('') + literals.at(-1);
+}
+
+/** The CSV line of `bytes` (a trade value) on the fast path, or undefined when it does not take it. */
+function fastLine(bytes: Buffer, quantities = new TradeQuantities()): string | undefined {
+  const block = new CsvBlock(64);
+  block.source(3, cluster);
+  const canonical = SINK_TABLES.trades.canonical;
+  if (!canonical) throw new Error('trades have no fast path');
+  const taken = appendCanonical(block, canonical, bytes, 42, 0, bytes.length, quantities);
+  const line = block.bytes().toString('latin1');
+  block.recycle();
+  return taken ? line : undefined;
 }
 
 const cluster = csvString('cluster-1');
@@ -86,6 +100,35 @@ describe('record contract: codec writer and sink', () => {
       expect(unquoted(block.bytes().toString('latin1'))).toBe(unquoted(rowLine(row as unknown[], cluster)));
       block.recycle();
     }
+  });
+
+  it('takes a trade with its quantity null, and one of feed.trades@1 (no quantity), on the fast path alike', () => {
+    const withQuantity = fastLine(written(SAMPLES.trade));
+    const unknown = written(SAMPLES.trade, Number.NaN);
+    expect(unknown.toString('latin1')).toBe(contractText(SAMPLES.trade, null));
+    // The v1 text: the same fields, closed after receivedAt.
+    const v1 = Buffer.from(unknown.toString('latin1').replace(',"quantity":null}', '}'), 'latin1');
+    expect(JSON.parse(v1.toString('latin1'))).not.toHaveProperty('quantity');
+    expect(withQuantity).toBeDefined();
+    expect(fastLine(unknown)).toBe(withQuantity);
+    expect(fastLine(v1)).toBe(withQuantity);
+    // Anything else after receivedAt is not the contract's text: the parse path takes it.
+    expect(fastLine(Buffer.from(v1.toString('latin1').replace('}', ',"quantity":-1}')))).toBeUndefined();
+    expect(fastLine(Buffer.from(v1.toString('latin1').replace('}', ',"quantity":nul}')))).toBeUndefined();
+  });
+
+  it('stores its own quantity and counts a published one that differs, on either path', () => {
+    let disagreements = 0;
+    const quantities = () => new TradeQuantities(() => disagreements++);
+    const wrong = written(SAMPLES.trade, QUANTITY - 1);
+    const right = fastLine(written(SAMPLES.trade), quantities());
+    expect(fastLine(wrong, quantities())).toBe(right);
+    expect(disagreements).toBe(1);
+    const row = SINK_TABLES.trades.toRow(JSON.parse(wrong.toString('utf8')), 3, '42', quantities());
+    expect(row?.[SINK_TABLES.trades.columns.indexOf('quantity')]).toBe(QUANTITY);
+    expect(disagreements).toBe(2);
+    fastLine(written(SAMPLES.trade, Number.NaN), quantities());
+    expect(disagreements).toBe(2);
   });
 
   it('gives the fast path to the types whose table stores their fields one for one', () => {

@@ -81,7 +81,11 @@ function gapSchema(): JsonSchema {
 }
 
 /** The names of the fields of `kind` among the topic's record types, in first-seen order. */
-function fieldsOfKind(types: readonly FeedRecordType[], kind: RecordField['kind'], version: number): string[] {
+function fieldsOfKind(
+  types: readonly FeedRecordType[],
+  kind: RecordField['kind'],
+  version: number,
+): string[] {
   const names = types.flatMap((type) => fieldsIn(type, version).filter((f) => f.kind === kind));
   return [...new Set(names.map((f) => f.name))];
 }

@@ -20,6 +20,7 @@
  *   file), sent on every change and every few seconds; standbys keep them, so the one that leads
  *   next subscribes the same.
  */
+import type { BaseEntry } from '../pipeline/quantity-bases.js';
 import type { Overrides } from '../subscriptions/subscription-plan.js';
 
 export interface HandoverConnection {
@@ -47,8 +48,8 @@ export type ControlMessage =
       connection: number;
       /** [securityId, cumulative volume, last trade time] of each instrument that traded. */
       last: Array<[number, number, number]>;
-      /** [securityId, trade day, cumulative volume]: the connection's quantity bases. */
-      bases?: Array<[number, number, number]>;
+      /** [securityId, trade day, cumulative volume, firm]: the connection's quantity bases. */
+      bases?: BaseEntry[];
     }
   | { type: 'handover-done'; id: string }
   | { type: 'handover-abort'; id: string; why: string };

@@ -22,6 +22,7 @@
 
 import { randomUUID } from 'node:crypto';
 import { MAX_CONNECTIONS_PER_CLIENT } from '../feed/connection-pool.js';
+import type { BaseEntry } from '../pipeline/quantity-bases.js';
 import type { ControlInbox } from './control-inbox.js';
 import type { ControlMessage, HandoverConnection } from './control-messages.js';
 
@@ -43,8 +44,8 @@ export interface HandoverLeaderDeps {
   };
   drainConnection: (connection: number) => Promise<void>;
   lastTradesOf: (securityIds: Iterable<string>) => Array<[number, number, number]>;
-  /** The connection's quantity bases ([securityId, day, volume]), settled once it is drained. */
-  basesOf: (connection: number) => Array<[number, number, number]>;
+  /** The connection's quantity bases, settled once it is drained. */
+  basesOf: (connection: number) => BaseEntry[];
   /** The connection is the successor's from now on: no gap of this process's. */
   release: (connection: number) => void;
   /** How long to wait for a claim. */

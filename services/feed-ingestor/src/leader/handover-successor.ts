@@ -10,6 +10,7 @@
  * until the group names it leader (it asked to be preferred: `designate`) after the old leader left.
  */
 import type { GapInterval } from '../gaps/gap-tracker.js';
+import type { BaseEntry } from '../pipeline/quantity-bases.js';
 import type { ControlMessage, HandoverConnection } from './control-messages.js';
 import type { LeaseFence } from './lease-fence.js';
 
@@ -36,7 +37,7 @@ export interface HandoverSuccessorDeps {
   adopt: (
     connection: number,
     last: ReadonlyArray<readonly [number, number, number]>,
-    bases: ReadonlyArray<readonly [number, number, number]> | undefined,
+    bases: readonly BaseEntry[] | undefined,
   ) => void;
   recordGap: (interval: GapInterval) => void;
   log: (message: string) => void;

@@ -9,20 +9,25 @@
  * Unknown (NaN, published null) where the ingestor cannot know the predecessor the sink will
  * store: an instrument without a base (its first trade after a cold start, a crash, a failover, a
  * move between connections), and a late trade (a day earlier than its base's: its own day's
- * predecessor is not the base). A trade of unknown quantity still becomes its instrument's base when
- * its time is populated: its successors on the same day reckon from it, as the sink does; on a
- * later day, the feed's trade times do not go back a day (the snapshot that opens a subscription is
- * the instrument's last trade), so no trade of a later day was stored before it. A trade time near
- * 1970 is the feed's "not populated": such a trade starts nothing, its day says nothing.
+ * predecessor is not the base).
+ *
+ * A base is firm or provisional. A firm one is the newest day the sink holds of the instrument as
+ * well (it was reckoned along every trade the sink stored since a firm start: a handover's cut of
+ * firm bases), so a later day's trade is that day's first. A trade of unknown quantity starts a
+ * provisional base: its successors on the same day are exact (the sink reckons them from the same
+ * trade, whatever it held before), but the sink may hold a later day of the instrument than the
+ * base's from before the ingestor knew it (the feed does not promise that trade times never go back
+ * a day), so a later day's first trade stays unknown, and the base it moves to stays provisional. A
+ * trade time near 1970 is the feed's "not populated": such a trade starts nothing.
  *
  * Bases travel as one Float64Array sorted by security id, BASE_STRIDE values each
- * ([securityId, day, volume]...): a binary search per instrument of the chunk, and a merge for the
- * bases after it, instead of a Map built per chunk from 5,000 entries.
+ * ([securityId, day, volume, firm 1 or 0]...): a binary search per instrument of the chunk, and a
+ * merge for the bases after it, instead of a Map built per chunk from 5,000 entries.
  */
 import { movesBase, quantityAfter, tradeDayOf } from '@feedpipe/contracts';
 
-/** Values per instrument in a connection's bases: security id, trade day, cumulative volume. */
-export const BASE_STRIDE = 3;
+/** Values per instrument in a connection's bases: security id, trade day, cumulative volume, firm. */
+export const BASE_STRIDE = 4;
 
 /** Trade times before this (2000-01-01 UTC, epoch seconds) are the feed's "not populated". */
 const POPULATED_FROM = 946_684_800;
@@ -45,6 +50,7 @@ function findBase(bases: Float64Array, id: number): number {
 interface MovedBase {
   day: number;
   volume: number;
+  firm: boolean;
 }
 
 export class ChunkQuantities {
@@ -67,12 +73,15 @@ export class ChunkQuantities {
   next(securityId: number, ltt: number, volume: number): number {
     const base = this.#baseOf(securityId);
     const day = tradeDayOf(ltt);
-    const quantity = base === null ? undefined : quantityAfter(base, day, volume);
+    let quantity: number | undefined;
     if (base === null) {
-      if (ltt >= POPULATED_FROM) this.#moved.set(securityId, { day, volume });
-    } else if (movesBase(base, day)) {
-      base.day = day;
-      base.volume = volume;
+      if (ltt >= POPULATED_FROM) this.#moved.set(securityId, { day, volume, firm: false });
+    } else {
+      if (base.firm || day === base.day) quantity = quantityAfter(base, day, volume);
+      if (movesBase(base, day)) {
+        base.day = day;
+        base.volume = volume;
+      }
     }
     if (quantity === undefined) {
       this.unknown += 1;
@@ -99,6 +108,7 @@ export class ChunkQuantities {
       out[o] = id;
       out[o + 1] = base ? base.day : (given[g + 1] as number);
       out[o + 2] = base ? base.volume : (given[g + 2] as number);
+      out[o + 3] = base ? Number(base.firm) : (given[g + 3] as number);
       o += BASE_STRIDE;
       if (id === givenId) g += BASE_STRIDE;
       else a += 1;
@@ -111,8 +121,11 @@ export class ChunkQuantities {
     const moved = this.#moved.get(securityId);
     if (moved !== undefined) return moved;
     const at = findBase(this.#given, securityId) * BASE_STRIDE;
+    const given = this.#given;
     const base =
-      at < 0 ? null : { day: this.#given[at + 1] as number, volume: this.#given[at + 2] as number };
+      at < 0
+        ? null
+        : { day: given[at + 1] as number, volume: given[at + 2] as number, firm: given[at + 3] === 1 };
     this.#moved.set(securityId, base);
     return base;
   }

@@ -21,10 +21,15 @@ export class QuantityBases {
   /** Instruments forgotten on a connection while a chunk of it was out: also gone from its result. */
   readonly #forgotten = new Map<number, Set<number>>();
 
-  /** The bases for `connection`'s next chunk, which goes now (sorted by security id; empty: none known). */
+  /** `connection`'s bases (sorted by security id; empty: none known). */
   of(connection: number): Float64Array {
-    this.#out.add(connection);
     return this.#byConnection.get(connection) ?? NONE;
+  }
+
+  /** The bases for `connection`'s next chunk, which goes now: of(connection), until it settles. */
+  ship(connection: number): Float64Array {
+    this.#out.add(connection);
+    return this.of(connection);
   }
 
   /** A chunk of `connection` was acknowledged: its worker's bases are the connection's now. */
@@ -60,29 +65,38 @@ export class QuantityBases {
     this.#out.delete(connection);
   }
 
-  /** Sets `connection`'s bases (a handover's cut): [securityId, day, volume] triples in any order. */
-  adopt(connection: number, bases: ReadonlyArray<readonly [number, number, number]>): void {
+  /** Sets `connection`'s bases (a handover's cut): BaseEntry values, in any order. */
+  adopt(connection: number, bases: readonly BaseEntry[]): void {
     const sorted = [...bases].sort((a, b) => a[0] - b[0]);
     const out = new Float64Array(sorted.length * BASE_STRIDE);
-    sorted.forEach(([id, day, volume], i) => out.set([id, day, volume], i * BASE_STRIDE));
+    sorted.forEach((entry, i) => out.set(entry, i * BASE_STRIDE));
     this.#byConnection.set(connection, out);
     this.#forgotten.delete(connection);
   }
 
-  /** `connection`'s bases as [securityId, day, volume] triples (a handover's cut). */
-  triplesOf(connection: number): Array<[number, number, number]> {
+  /** `connection`'s bases as BaseEntry values (a handover's cut). */
+  entriesOf(connection: number): BaseEntry[] {
     const bases = this.of(connection);
-    const out: Array<[number, number, number]> = [];
-    for (let i = 0; i < bases.length; i += BASE_STRIDE)
-      out.push([bases[i] as number, bases[i + 1] as number, bases[i + 2] as number]);
+    const out: BaseEntry[] = [];
+    for (let i = 0; i < bases.length; i += BASE_STRIDE) out.push(entryAt(bases, i));
     return out;
   }
 }
+
+/** One instrument's base as a plain tuple: [securityId, trade day, cumulative volume, firm 1 or 0]. */
+export type BaseEntry = [number, number, number, number];
+
+const entryAt = (bases: Float64Array, i: number): BaseEntry => [
+  bases[i] as number,
+  bases[i + 1] as number,
+  bases[i + 2] as number,
+  bases[i + 3] as number,
+];
 
 /** `bases` without the instruments of `ids`. */
 function without(bases: Float64Array, ids: ReadonlySet<number>): Float64Array {
   const kept: number[] = [];
   for (let i = 0; i < bases.length; i += BASE_STRIDE)
-    if (!ids.has(bases[i] as number)) kept.push(bases[i] as number, bases[i + 1] as number, bases[i + 2] as number);
+    if (!ids.has(bases[i] as number)) kept.push(...entryAt(bases, i));
   return Float64Array.from(kept);
 }

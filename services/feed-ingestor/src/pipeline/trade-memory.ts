@@ -16,7 +16,7 @@
  * leader's.
  */
 import { GUARD_STRIDE, TRADED_STRIDE } from './chunk-encoder.js';
-import { QuantityBases } from './quantity-bases.js';
+import { type BaseEntry, QuantityBases } from './quantity-bases.js';
 
 interface LastTrade {
   volume: number;
@@ -161,7 +161,7 @@ export class TradeMemory {
   adopt(
     connection: number,
     last: ReadonlyArray<readonly [number, number, number]>,
-    bases?: ReadonlyArray<readonly [number, number, number]>,
+    bases?: readonly BaseEntry[],
   ): void {
     if (bases) this.bases.adopt(connection, bases);
     else this.bases.clear(connection);

@@ -1,0 +1,122 @@
+/**
+ * Unit tier: each trade's traded quantity on the ingestor's decode path (ChunkEncoder, which the
+ * decode workers run, and the main thread's per-connection bases that go with each chunk): the
+ * rule's edge cases (a day's first trade, a new day, a volume stepping back, a repeat, a late trade,
+ * an unpopulated trade time, an instrument whose predecessor is unknown, firm and provisional
+ * bases). The ingestor's and the sink's reckonings are held equal over generated streams in
+ * test/trade-quantity-agreement.test.ts.
+ */
+import { describe, expect, it } from 'vitest';
+import { BASE_STRIDE } from '../src/pipeline/chunk-quantities.js';
+import { type BaseEntry, QuantityBases } from '../src/pipeline/quantity-bases.js';
+
+import { DAY, encodeTrades as encode, T0, tradeOf as trade } from './fixtures/trade-chunks.js';
+
+const quantities = (published: readonly { quantity: number | null }[]) => published.map((p) => p.quantity);
+/** Firm bases ([securityId, day, volume]) as a connection's. */
+const basesOf = (...triples: Array<[number, number, number]>) => {
+  const bases = new QuantityBases();
+  bases.adopt(
+    0,
+    triples.map(([id, day, volume]): BaseEntry => [id, day, volume, 1]),
+  );
+  return bases.of(0);
+};
+
+describe('traded quantity on the decode path', () => {
+  it("reckons from the connection's bases: same day, a new day, a step back, a repeat", () => {
+    const bases = basesOf([7, 19_675, 1_000], [9, 19_674, 80]);
+    const {
+      published,
+      bases: after,
+      unknown,
+    } = encode(
+      [
+        trade(7, 1_250, T0 + 100), // 250 more than the base
+        trade(9, 30, T0 + 110), // 9's base is yesterday's: today's first trade counts all
+        trade(7, 1_240, T0 + 120), // volume stepped back: 0, and the next step starts there
+        trade(7, 1_300, T0 + 130),
+        trade(7, 1_300, T0 + 130), // a repeat within the chunk: not produced
+        trade(7, 1_300, T0 + 131), // same volume, later: produced, traded nothing
+      ],
+      bases,
+    );
+    expect(published.map((p) => [p.securityId, p.volume, p.quantity])).toEqual([
+      [7, 1_250, 250],
+      [9, 30, 30],
+      [7, 1_240, 0],
+      [7, 1_300, 60],
+      [7, 1_300, 0],
+    ]);
+    expect(unknown).toBe(0);
+    expect([...after]).toEqual([7, 19_675, 1_300, 1, 9, 19_675, 30, 1]);
+  });
+
+  it("publishes null where the predecessor is unknown, and reckons that day's next trades from it", () => {
+    const { published, bases, unknown } = encode([
+      trade(3, 500, T0 + 10), // no base: the first trade after a cold start
+      trade(3, 540, T0 + 20),
+      trade(4, 90, 0), // unpopulated time, no base: unknown, starts nothing
+      trade(4, 95, T0 + 30), // still unknown: this one starts a provisional base
+      trade(4, 99, T0 + 40),
+      // 3's next day: the sink may hold a later day of 3 than the cold start's first trade (the
+      // feed does not promise trade times never go back), so its first trade there is unknown too.
+      trade(3, 10, T0 + DAY + 5),
+      trade(3, 25, T0 + DAY + 6),
+    ]);
+    expect(quantities(published)).toEqual([null, 40, null, null, 4, null, 15]);
+    expect(unknown).toBe(4);
+    expect([...bases]).toEqual([3, 19_676, 25, 0, 4, 19_675, 99, 0]);
+  });
+
+  it('publishes null for a late trade (an earlier day than the base) and keeps the base', () => {
+    const { published, bases } = encode(
+      [trade(5, 20, T0 - DAY + 50), trade(5, 130, T0 + 60), trade(5, 140, 1)],
+      basesOf([5, 19_675, 100]),
+    );
+    expect(quantities(published)).toEqual([null, 30, null]);
+    expect([...bases]).toEqual([5, 19_675, 130, 1]);
+  });
+
+  it("drops the guard's repeats before reckoning: a snapshot repeating the last trade is not counted", () => {
+    const guard = Float64Array.from([5, 100, T0 + 50]);
+    const { published } = encode(
+      [trade(5, 100, T0 + 50), trade(5, 112, T0 + 70)],
+      basesOf([5, 19_675, 100]),
+      guard,
+    );
+    expect(published.map((p) => [p.volume, p.quantity])).toEqual([[112, 12]]);
+  });
+
+  it('keeps the bases of instruments the chunk did not trade, sorted by id with the new ones', () => {
+    const { bases } = encode([trade(4, 10, T0), trade(12, 5, T0)], basesOf([8, 19_675, 3], [2, 19_675, 1]));
+    expect(bases.length).toBe(4 * BASE_STRIDE);
+    expect([...bases]).toEqual([2, 19_675, 1, 1, 4, 19_675, 10, 0, 8, 19_675, 3, 1, 12, 19_675, 5, 0]);
+  });
+});
+
+describe('QuantityBases', () => {
+  it('forgets instruments subscribed anew, also in the result of a chunk that was out', () => {
+    const bases = new QuantityBases();
+    bases.adopt(1, [[5, 19_675, 10, 1]]);
+    const shipped = bases.ship(1);
+    bases.forget(1, [5]);
+    expect(bases.of(1).length).toBe(0);
+    // The chunk that was out comes back with 5's base from before: it is not taken.
+    bases.settle(1, Float64Array.from([...shipped, 6, 19_675, 2, 1]));
+    expect([...bases.of(1)]).toEqual([6, 19_675, 2, 1]);
+    // Forgotten with no chunk out: the next chunk's result may start 6 afresh.
+    bases.forget(1, [6]);
+    bases.ship(1);
+    bases.settle(1, Float64Array.from([6, 19_675, 9, 0]));
+    expect([...bases.of(1)]).toEqual([6, 19_675, 9, 0]);
+    expect(bases.entriesOf(1)).toEqual([[6, 19_675, 9, 0]]);
+  });
+
+  it('clears a connection whose chunk was given up', () => {
+    const bases = new QuantityBases();
+    bases.settle(2, Float64Array.from([5, 19_675, 10, 1]));
+    bases.clear(2);
+    expect(bases.of(2).length).toBe(0);
+  });
+});
