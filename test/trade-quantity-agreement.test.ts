@@ -74,7 +74,7 @@ describe('the ingestor and the sink agree', () => {
               if (at === end) continue;
             }
             const chunk = encodeTrades(stream.slice(at, end), connection.ship(0));
-            connection.settle(0, chunk.bases);
+            connection.settle(0, chunk.moved);
             published.push(...chunk.published);
             at = end;
           }

@@ -256,7 +256,7 @@ function createPipeline(
       { acknowledged: (chunk) => latency.recordFrames(chunk.receivedAtMicros, chunk.result.ackedAtMicros) },
       { acknowledged: (chunk) => trades.record(chunk.result.connection, chunk.result.traded) },
       {
-        acknowledged: (chunk) => trades.bases.settle(chunk.result.connection, chunk.result.bases),
+        acknowledged: (chunk) => trades.bases.settle(chunk.result.connection, chunk.result.movedBases),
         // Part of a chunk given up may be in Kafka: what the connection's bases say is unsure.
         undecoded: (connection) => trades.bases.clear(connection),
       },

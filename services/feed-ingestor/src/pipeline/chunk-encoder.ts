@@ -21,8 +21,8 @@
  * than "equal" also drops the trades a handover's overlap delivered to both processes.
  *
  * Counting also reckons each produced trade's traded quantity from the connection's bases
- * (chunk-quantities.ts), written after receivedAt in its record and reported as the bases after
- * the chunk, for the connection's next one.
+ * (chunk-quantities.ts), written after receivedAt in its record; the bases the chunk moved are
+ * reported, for the connection's next one.
  */
 import {
   ColumnarBatch,
@@ -147,8 +147,8 @@ export interface ChunkCount {
   repeats: number;
   /** The last trade of each instrument in the chunk: [securityId, volume, ltt, receivedAtMicros]... */
   traded: Float64Array;
-  /** The connection's quantity bases after the chunk (chunk-quantities.ts, BASE_STRIDE). */
-  bases: Float64Array;
+  /** The quantity bases the chunk started or moved (chunk-quantities.ts, BASE_STRIDE). */
+  movedBases: Float64Array;
   /** Trades produced with their quantity unknown (null). */
   unknownQuantities: number;
 }
@@ -176,8 +176,8 @@ export class ChunkEncoder {
   /** Chunk rows (numbered over every pass) dropped as repeats. */
   readonly #repeatRows = new Set<number>();
   readonly #quantities: ChunkQuantities;
-  /** The quantity of each produced trade, by chunk row (NaN: unknown). */
-  readonly #quantityOfRow = new Map<number, number>();
+  /** The quantity of each produced trade, by chunk row (NaN: unknown, or not a produced trade). */
+  #quantityOfRow = new Float64Array(1024).fill(Number.NaN);
   #count: ChunkCount | undefined;
 
   /**
@@ -214,7 +214,7 @@ export class ChunkEncoder {
       rowsByKind,
       repeats: this.#repeatRows.size,
       traded: Float64Array.from(lastTrades),
-      bases: this.#quantities.bases(),
+      movedBases: this.#quantities.moved(),
       unknownQuantities: this.#quantities.unknown,
     };
     return this.#count;
@@ -244,8 +244,17 @@ export class ChunkEncoder {
     lastTrades[at + 1] = volume;
     lastTrades[at + 2] = ltt;
     lastTrades[at + 3] = batch.receivedAtMicrosAt(row);
-    this.#quantityOfRow.set(chunkRow, this.#quantities.next(id, ltt, volume));
+    this.#noteQuantity(chunkRow, this.#quantities.next(id, ltt, volume));
     return false;
+  }
+
+  #noteQuantity(chunkRow: number, quantity: number): void {
+    if (chunkRow >= this.#quantityOfRow.length) {
+      const grown = new Float64Array(Math.max(chunkRow + 1, this.#quantityOfRow.length * 2)).fill(Number.NaN);
+      grown.set(this.#quantityOfRow);
+      this.#quantityOfRow = grown;
+    }
+    this.#quantityOfRow[chunkRow] = quantity;
   }
 
   /** Returns every laid-out batch's buffer for reuse; call once the sends have settled. */
@@ -284,7 +293,7 @@ export class ChunkEncoder {
         }
         rowValue.row = row;
         rowValue.receivedAt = batch.receivedAtMicrosAt(row);
-        rowValue.quantity = this.#quantityOfRow.get(chunkRow) ?? Number.NaN;
+        rowValue.quantity = this.#quantityOfRow[chunkRow] ?? Number.NaN;
         sourceView.setUint32(10, chunkRow);
         set.append(route.key, rowValue, sourceBytes);
       }

@@ -21,8 +21,8 @@
  * trade time near 1970 is the feed's "not populated": such a trade starts nothing.
  *
  * Bases travel as one Float64Array sorted by security id, BASE_STRIDE values each
- * ([securityId, day, volume, firm 1 or 0]...): a binary search per instrument of the chunk, and a
- * merge for the bases after it, instead of a Map built per chunk from 5,000 entries.
+ * ([securityId, day, volume, firm 1 or 0]...): a binary search per instrument of the chunk instead
+ * of a Map built per chunk from 5,000 entries; only the bases the chunk moved go back.
  */
 import { movesBase, quantityAfter, tradeDayOf } from '@feedpipe/contracts';
 
@@ -51,6 +51,8 @@ interface MovedBase {
   day: number;
   volume: number;
   firm: boolean;
+  /** Started or moved by the chunk. */
+  changed: boolean;
 }
 
 export class ChunkQuantities {
@@ -75,12 +77,13 @@ export class ChunkQuantities {
     const day = tradeDayOf(ltt);
     let quantity: number | undefined;
     if (base === null) {
-      if (ltt >= POPULATED_FROM) this.#moved.set(securityId, { day, volume, firm: false });
+      if (ltt >= POPULATED_FROM) this.#moved.set(securityId, { day, volume, firm: false, changed: true });
     } else {
       if (base.firm || day === base.day) quantity = quantityAfter(base, day, volume);
       if (movesBase(base, day)) {
         base.day = day;
         base.volume = volume;
+        base.changed = true;
       }
     }
     if (quantity === undefined) {
@@ -90,29 +93,20 @@ export class ChunkQuantities {
     return quantity;
   }
 
-  /** The connection's bases after the chunk: the given ones with the chunk's moves, sorted by id. */
-  bases(): Float64Array {
-    const given = this.#given;
-    const added: number[] = [];
-    for (const [id, base] of this.#moved) if (base !== null && findBase(given, id) < 0) added.push(id);
-    added.sort((a, b) => a - b);
-    const out = new Float64Array(given.length + added.length * BASE_STRIDE);
-    let g = 0;
-    let a = 0;
-    let o = 0;
-    while (g < given.length || a < added.length) {
-      const givenId = g < given.length ? (given[g] as number) : Number.POSITIVE_INFINITY;
-      const addedId = a < added.length ? (added[a] as number) : Number.POSITIVE_INFINITY;
-      const id = Math.min(givenId, addedId);
-      const base = this.#moved.get(id);
-      out[o] = id;
-      out[o + 1] = base ? base.day : (given[g + 1] as number);
-      out[o + 2] = base ? base.volume : (given[g + 2] as number);
-      out[o + 3] = base ? Number(base.firm) : (given[g + 3] as number);
-      o += BASE_STRIDE;
-      if (id === givenId) g += BASE_STRIDE;
-      else a += 1;
-    }
+  /**
+   * The bases the chunk started or moved, sorted by id (BASE_STRIDE values each): what the
+   * connection's bases take over (quantity-bases.ts). Only these go back to the main thread: a few
+   * hundred instruments of a chunk, not the connection's thousands.
+   */
+  moved(): Float64Array {
+    const ids: number[] = [];
+    for (const [id, base] of this.#moved) if (base !== null && base.changed) ids.push(id);
+    ids.sort((a, b) => a - b);
+    const out = new Float64Array(ids.length * BASE_STRIDE);
+    ids.forEach((id, i) => {
+      const base = this.#moved.get(id) as MovedBase;
+      out.set([id, base.day, base.volume, Number(base.firm)], i * BASE_STRIDE);
+    });
     return out;
   }
 
@@ -125,7 +119,12 @@ export class ChunkQuantities {
     const base =
       at < 0
         ? null
-        : { day: given[at + 1] as number, volume: given[at + 2] as number, firm: given[at + 3] === 1 };
+        : {
+            day: given[at + 1] as number,
+            volume: given[at + 2] as number,
+            firm: given[at + 3] === 1,
+            changed: false,
+          };
     this.#moved.set(securityId, base);
     return base;
   }

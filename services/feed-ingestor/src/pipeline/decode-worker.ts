@@ -53,7 +53,7 @@ export default async function processChunk(task: FrameChunkMessage): Promise<Chu
     task.guard,
     task.bases,
   );
-  const { counters, rowsByKind, repeats, traded, bases, unknownQuantities } = encoder.count();
+  const { counters, rowsByKind, repeats, traded, movedBases, unknownQuantities } = encoder.count();
   const topics = topicRecordsOf(encoder, rowsByKind);
   const decoded = {
     connection: task.connection,
@@ -66,7 +66,7 @@ export default async function processChunk(task: FrameChunkMessage): Promise<Chu
     produced: rowsByKind,
     repeats,
     traded,
-    bases,
+    movedBases,
     unknownQuantities,
     decodeMicros: Math.round((performance.now() - decodeStarted) * 1000),
   };

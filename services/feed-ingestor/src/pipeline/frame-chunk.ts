@@ -22,8 +22,8 @@ export interface FrameChunkMessage {
    */
   guard?: Float64Array;
   /**
-   * The connection's quantity bases (chunk-quantities.ts, BASE_STRIDE): a copy, the main thread
-   * keeps its own until the chunk's result brings the next. Unset: none known.
+   * The connection's quantity bases (chunk-quantities.ts, BASE_STRIDE): a copy (transferred), the
+   * main thread keeps its own until the chunk's result brings the moves. Unset: none known.
    */
   bases?: Float64Array;
 }

@@ -46,7 +46,7 @@ export interface ProducerPipelineOptions {
   guardOf?: (connection: number) => Float64Array | undefined;
   /**
    * The quantity bases for the next chunk of a connection (quantity-bases.ts), asked when the chunk
-   * is sent, like the guard; sent as a copy.
+   * is sent, like the guard; transferred, so a copy of the caller's.
    */
   basesOf?: (connection: number) => Float64Array | undefined;
   /** This run's number in every record's source identity. Default: a random u32. */
@@ -324,6 +324,7 @@ export class ProducerPipeline {
     const receivedAt = chunk.receiveTimes();
     const transferList = [message.pack.buffer as ArrayBuffer];
     if (guard) transferList.push(guard.buffer as ArrayBuffer);
+    if (bases) transferList.push(bases.buffer as ArrayBuffer);
     this.pool
       .run(message, { transferList })
       .then(

@@ -26,18 +26,25 @@ export class QuantityBases {
     return this.#byConnection.get(connection) ?? NONE;
   }
 
-  /** The bases for `connection`'s next chunk, which goes now: of(connection), until it settles. */
+  /**
+   * The bases for `connection`'s next chunk, which goes now: a copy of of(connection), the
+   * caller's to transfer (a memcpy of at most 5,000 x BASE_STRIDE numbers).
+   */
   ship(connection: number): Float64Array {
     this.#out.add(connection);
-    return this.of(connection);
+    return this.of(connection).slice();
   }
 
-  /** A chunk of `connection` was acknowledged: its worker's bases are the connection's now. */
-  settle(connection: number, bases: Float64Array): void {
+  /**
+   * A chunk of `connection` was acknowledged: the bases it started or moved (sorted by id, as the
+   * worker reports them) replace the connection's of the same instruments.
+   */
+  settle(connection: number, moved: Float64Array): void {
     const forgotten = this.#forgotten.get(connection);
     this.#forgotten.delete(connection);
     this.#out.delete(connection);
-    this.#byConnection.set(connection, forgotten ? without(bases, forgotten) : bases);
+    const bases = merged(this.of(connection), forgotten ? without(moved, forgotten) : moved);
+    this.#byConnection.set(connection, bases);
   }
 
   /**
@@ -92,6 +99,25 @@ const entryAt = (bases: Float64Array, i: number): BaseEntry => [
   bases[i + 2] as number,
   bases[i + 3] as number,
 ];
+
+/** `held` with the entries of `moved` taking the place of its own of the same ids; both sorted by id. */
+function merged(held: Float64Array, moved: Float64Array): Float64Array {
+  if (moved.length === 0) return held;
+  const out = new Float64Array(held.length + moved.length);
+  let h = 0;
+  let m = 0;
+  let o = 0;
+  while (h < held.length || m < moved.length) {
+    const heldId = h < held.length ? (held[h] as number) : Number.POSITIVE_INFINITY;
+    const movedId = m < moved.length ? (moved[m] as number) : Number.POSITIVE_INFINITY;
+    const takeMoved = movedId <= heldId;
+    out.set((takeMoved ? moved : held).subarray(takeMoved ? m : h, (takeMoved ? m : h) + BASE_STRIDE), o);
+    o += BASE_STRIDE;
+    if (takeMoved) m += BASE_STRIDE;
+    if (heldId <= movedId) h += BASE_STRIDE;
+  }
+  return out.slice(0, o);
+}
 
 /** `bases` without the instruments of `ids`. */
 function without(bases: Float64Array, ids: ReadonlySet<number>): Float64Array {

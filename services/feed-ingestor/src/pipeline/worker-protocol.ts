@@ -34,10 +34,10 @@ export interface ChunkResult {
    */
   traded: Float64Array;
   /**
-   * The connection's quantity bases after the chunk (chunk-quantities.ts, BASE_STRIDE), shipped
-   * with its next chunk.
+   * The quantity bases the chunk started or moved (chunk-quantities.ts, BASE_STRIDE): the main
+   * thread's bases of the connection take them over for its next chunk.
    */
-  bases: Float64Array;
+  movedBases: Float64Array;
   /** Trades produced with their quantity unknown (null). */
   unknownQuantities: number;
   /** When Kafka acknowledged the last send of the chunk, microseconds since the epoch. */
