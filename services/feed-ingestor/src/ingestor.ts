@@ -35,7 +35,7 @@ import {
 } from './feed-observations.js';
 import { GapLedger } from './gaps/gap-ledger.js';
 import type { GapInterval, OpenGap } from './gaps/gap-tracker.js';
-import { RunState, readPreviousRun } from './gaps/run-state.js';
+import { RunState, readPreviousRun, readStoppedBases } from './gaps/run-state.js';
 import { StaleWatcher } from './gaps/stale-watcher.js';
 import { createIngestorMetrics, type IngestorMetrics } from './ingestor-metrics.js';
 import {
@@ -186,6 +186,7 @@ function createLedger(
   settings: IngestorSettings,
   metrics: IngestorMetrics,
   book: SubscriptionView,
+  trades: TradeMemory,
 ): { ledger: GapLedger; runState: RunState | undefined } {
   const { log } = settings;
   const ledger = new GapLedger({
@@ -199,7 +200,14 @@ function createLedger(
   if (!settings.stateFile) return { ledger, runState: undefined };
   const previous = readPreviousRun(settings.stateFile, log);
   if (previous) ledger.tracker.recover(previous);
-  const runState = new RunState({ path: settings.stateFile, held: () => book.held(), log });
+  const runState = new RunState({
+    path: settings.stateFile,
+    held: () => book.held(),
+    // With leadership another process may lead between this one's stop and its next lead, and
+    // produce trades the bases do not know: they are neither written nor read then.
+    ...(settings.leadership ? {} : { bases: () => trades.heldBases() }),
+    log,
+  });
   return { ledger, runState };
 }
 
@@ -273,7 +281,7 @@ function buildGraph(settings: IngestorSettings, deps: FeedIngestorDeps): Ingesto
   const seen = new FeedObservations();
   const book = new SubscriptionBook(settings.connections, settings.maxSubscriptionsPerConnection);
   const trades = new TradeMemory({ instrumentsOf: (connection) => book.instrumentsOf(connection).trade });
-  const { ledger, runState } = createLedger(settings, metrics, book);
+  const { ledger, runState } = createLedger(settings, metrics, book, trades);
   const stale = staleWatcherOf(settings.staleAfterMs, trades, ledger, book);
   const latency = new LatencyRecorder();
   const wal = settings.wal && new IngestorWal(settings.wal, registry, log);
@@ -459,14 +467,22 @@ async function leadFeed(graph: IngestorGraph, settings: IngestorSettings) {
         ownLog: !successor?.succeeded,
       }
     : {};
+  // A clean stop's quantity bases hold when nothing was produced since: no other leader, and no
+  // replay of the write-ahead log (whose records would follow them).
+  const restored = !leadership && settings.stateFile ? readStoppedBases(settings.stateFile) : undefined;
+  const restore = () => restored && graph.trades.restoreBases(graph.book.connections, restored);
   const replayed = graph.wal?.replayAhead(
     graph.pipeline,
     graph.trades,
     settings.brokers,
     settings.topics,
     fellow,
+    (records) => {
+      if (records === 0) restore();
+    },
   );
   graph.live.subscribePlanned();
+  if (!graph.wal) restore();
   // Another process led until it fell: the ledger's gap runs from the last moment it was alive.
   const fellAt = leadership?.predecessorLastAliveMs();
   if (fellAt !== undefined) {

@@ -5,13 +5,15 @@
  * cumulative volume from the instrument's previous record of the same UTC trade day (the whole
  * volume for a day's first), or null, which only the first trade of an instrument in a run may be.
  * The first trade after the restart is the resubscription snapshot, a repeat of the last one
- * produced: null, never a number reckoned from nothing.
+ * produced: null after a cold start, never a number reckoned from nothing; with the state file of
+ * a clean stop (INGESTOR_STATE_FILE), known, reckoned from where the first run stopped.
  */
+import { join } from 'node:path';
 import { MarketModel, startFeedServer } from '@feedpipe/broker-sim';
-import { readTopic, type TopicRecord, uniqueName, waitFor } from '@feedpipe/testkit';
+import { readTopic, type TopicRecord, tempDir, uniqueName, waitFor } from '@feedpipe/testkit';
 import { afterEach, describe, expect, inject, it } from 'vitest';
 import { createFeedIngestor, type FeedIngestor } from '../src/index.js';
-import { inxIds, SIM_CLIENT, settle, topicsFor } from './fixtures/feed-fixtures.js';
+import { inxIds, SIM_CLIENT, topicsFor } from './fixtures/feed-fixtures.js';
 
 const brokers = inject('kafkaBrokers');
 const DAY_SECONDS = 86_400;
@@ -44,68 +46,90 @@ function byInstrument(records: readonly TopicRecord[]): Map<number, Array<TradeV
   return out;
 }
 
-describe('traded quantity on the trades topic', () => {
-  it("is the volume step from the previous trade of the day, or null on a run's first trade; never wrong across a restart", async () => {
-    const model = new MarketModel({ seed: 30, instruments: 300 });
-    const server = await startFeedServer({ model, port: 0, tradesPerSecond: 200, tickIntervalMs: 10 });
-    stops.push(() => server.close());
-    const topics = topicsFor(uniqueName('quantity'));
-    const ids = inxIds(model, 12);
-    const make = (): FeedIngestor =>
-      createFeedIngestor({
-        feedUrl: server.url,
-        credentials: SIM_CLIENT,
-        brokers,
-        topics,
-        partitions: 3,
-        connections: 2,
-        instruments: { trade: ids },
-        workers: 2,
-        log: () => undefined,
-      });
-    const produced = (ingestor: FeedIngestor) => ingestor.stats().producedTrades;
+/** Two runs of an ingestor over the same instruments, one after the other; the trades topic read back. */
+async function twoRuns(stateFile: string | undefined): Promise<{ ids: string[]; records: TopicRecord[] }> {
+  const model = new MarketModel({ seed: 30, instruments: 300 });
+  const server = await startFeedServer({ model, port: 0, tradesPerSecond: 200, tickIntervalMs: 10 });
+  stops.push(() => server.close());
+  const topics = topicsFor(uniqueName('quantity'));
+  const ids = inxIds(model, 12);
+  const make = (): FeedIngestor =>
+    createFeedIngestor({
+      feedUrl: server.url,
+      credentials: SIM_CLIENT,
+      brokers,
+      topics,
+      partitions: 3,
+      connections: 2,
+      instruments: { trade: ids },
+      workers: 2,
+      ...(stateFile ? { stateFile } : {}),
+      log: () => undefined,
+    });
+  for (const run of ['first', 'second']) {
+    const ingestor = make();
+    stops.push(() => ingestor.stop());
+    await ingestor.start();
+    await waitFor(
+      () => ingestor.stats().producedTrades >= 300,
+      20_000,
+      `the ${run} run to produce 300 trades`,
+    );
+    await ingestor.drain();
+    await ingestor.stop();
+  }
+  return { ids, records: await readTopic(brokers, topics.trades) };
+}
 
-    const first = make();
-    stops.push(() => first.stop());
-    await first.start();
-    await waitFor(() => produced(first) >= 300, 20_000, 'the first run to produce 300 trades');
-    await settle(server, first);
-    await first.stop();
-
-    const second = make();
-    stops.push(() => second.stop());
-    await second.start();
-    await waitFor(() => produced(second) >= 300, 20_000, 'the second run to produce 300 trades');
-    await settle(server, second);
-    await second.stop();
-
-    const records = await readTopic(brokers, topics.trades);
-    const trades = byInstrument(records);
-    expect(trades.size).toBe(ids.length);
-    let known = 0;
-    for (const [securityId, list] of trades) {
-      const lastOfDay = new Map<number, number>();
-      const seenInRun = new Set<number>();
-      for (const [i, t] of list.entries()) {
-        const day = Math.floor(t.ltt / DAY_SECONDS);
-        const expected = Math.max(t.volume - (lastOfDay.get(day) ?? 0), 0);
-        lastOfDay.set(day, t.volume);
-        const where = `instrument ${securityId}, trade ${i} (run ${t.run}, volume ${t.volume})`;
-        expect(t.quantity, where).not.toBeUndefined();
-        if (t.quantity === null) {
-          // Only an instrument's first trade in a run is unknown (one day's data here).
-          expect(seenInRun.has(t.run), where).toBe(false);
-        } else {
-          expect(t.quantity, where).toBe(expected);
-          known += 1;
-        }
-        seenInRun.add(t.run);
-      }
-      // Both runs produced the instrument; each run's first trade of it was unknown to that run.
-      const runs = [...new Set(list.map((t) => t.run))];
-      expect(runs, `instrument ${securityId}`).toHaveLength(2);
-      for (const run of runs) expect(list.find((t) => t.run === run)?.quantity, `${securityId}`).toBeNull();
+/**
+ * Checks every trade's quantity against the volume step in the topic's order; returns, per
+ * instrument, the quantity of each run's first trade of it.
+ */
+function checkQuantities(records: readonly TopicRecord[]): Map<number, Array<number | null | undefined>> {
+  const firsts = new Map<number, Array<number | null | undefined>>();
+  for (const [securityId, list] of byInstrument(records)) {
+    const lastOfDay = new Map<number, number>();
+    const seenInRun = new Set<number>();
+    const runFirsts: Array<number | null | undefined> = [];
+    for (const [i, t] of list.entries()) {
+      const day = Math.floor(t.ltt / DAY_SECONDS);
+      const expected = Math.max(t.volume - (lastOfDay.get(day) ?? 0), 0);
+      lastOfDay.set(day, t.volume);
+      const where = `instrument ${securityId}, trade ${i} (run ${t.run}, volume ${t.volume})`;
+      expect(t.quantity, where).not.toBeUndefined();
+      // Unknown only on an instrument's first trade in a run (one day's data here); else exact.
+      if (t.quantity === null) expect(seenInRun.has(t.run), where).toBe(false);
+      else expect(t.quantity, where).toBe(expected);
+      if (!seenInRun.has(t.run)) runFirsts.push(t.quantity);
+      seenInRun.add(t.run);
     }
-    expect(records.length - known).toBe(2 * ids.length);
+    firsts.set(securityId, runFirsts);
+  }
+  return firsts;
+}
+
+describe('traded quantity on the trades topic', () => {
+  it("is the volume step from the previous trade of the day, or null on a run's first trade after a cold start", async () => {
+    const { ids, records } = await twoRuns(undefined);
+    const firsts = checkQuantities(records);
+    expect(firsts.size).toBe(ids.length);
+    // Each run's first trade of each instrument is unknown to it: exactly those, nothing else.
+    for (const [securityId, runFirsts] of firsts) expect(runFirsts, `${securityId}`).toEqual([null, null]);
+    const unknown = records.filter((r) => (r.value as unknown as TradeValue).quantity === null);
+    expect(unknown).toHaveLength(2 * ids.length);
+  }, 90_000);
+
+  it("reckons the restarted run's first trades from a clean stop's state file: none unknown", async () => {
+    const stateFile = join(tempDir('quantity-state'), 'ingestor.state.json');
+    const { ids, records } = await twoRuns(stateFile);
+    const firsts = checkQuantities(records);
+    expect(firsts.size).toBe(ids.length);
+    for (const [securityId, runFirsts] of firsts) {
+      expect(runFirsts[0], `${securityId}`).toBeNull();
+      // The second run's first trade is the resubscription snapshot (the instrument's latest trade,
+      // which may have traded since the stop): known, reckoned from the first run's last (checked
+      // exact above).
+      expect(runFirsts[1], `${securityId}`).toEqual(expect.any(Number));
+    }
   }, 90_000);
 });

@@ -81,6 +81,11 @@ export class QuantityBases {
     this.#forgotten.delete(connection);
   }
 
+  /** The connections that have bases. */
+  connections(): IterableIterator<number> {
+    return this.#byConnection.keys();
+  }
+
   /** `connection`'s bases as BaseEntry values (a handover's cut). */
   entriesOf(connection: number): BaseEntry[] {
     const bases = this.of(connection);

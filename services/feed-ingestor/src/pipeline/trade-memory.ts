@@ -176,6 +176,34 @@ export class TradeMemory {
     this.#guards.set(connection, { pending, sinceMicros: 0, untilMs: undefined });
   }
 
+  /**
+   * Each connection's bases of the instruments it holds now (a clean stop's, for the next start):
+   * an instrument that moved away leaves an older base behind on its former connection.
+   */
+  heldBases(): BaseEntry[] {
+    const out: BaseEntry[] = [];
+    for (const connection of this.bases.connections()) {
+      const held = this.#o.instrumentsOf(connection);
+      for (const entry of this.bases.entriesOf(connection)) if (held.has(String(entry[0]))) out.push(entry);
+    }
+    return out;
+  }
+
+  /**
+   * The bases an earlier run's clean stop left (gaps/run-state.ts), for the instruments each of the
+   * `connections` holds now; call before the first chunk goes.
+   */
+  restoreBases(connections: number, restored: ReadonlyMap<number, BaseEntry>): void {
+    for (let connection = 0; connection < connections; connection++) {
+      const entries: BaseEntry[] = [];
+      for (const id of this.#o.instrumentsOf(connection)) {
+        const entry = restored.get(Number(id));
+        if (entry) entries.push(entry);
+      }
+      this.bases.adopt(connection, entries);
+    }
+  }
+
   /** When the instrument's last trade was received (epoch ms), undefined before its first. */
   lastTradeAt(securityId: number): number | undefined {
     return this.#last.get(securityId)?.atMs;

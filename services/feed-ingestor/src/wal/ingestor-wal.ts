@@ -45,6 +45,8 @@ export class IngestorWal implements FrameTap, PipelineObserver {
     brokers: string[],
     topics: FeedTopics,
     fellow: { peerDirs?: readonly string[]; fence?: SharedArrayBuffer; ownLog?: boolean } = {},
+    /** Told, before anything of this run is sent, how many records the replay produced. */
+    replayed: (records: number) => void = () => undefined,
   ): Promise<void> {
     pipeline.hold();
     try {
@@ -56,6 +58,7 @@ export class IngestorWal implements FrameTap, PipelineObserver {
         onTraded: (connection, traded) => trades.record(connection, traded),
         log: this.#say,
       });
+      replayed(this.#replayed.records);
     } finally {
       pipeline.release();
     }
