@@ -9,6 +9,7 @@
 import { describe, expect, it } from 'vitest';
 import { BASE_STRIDE } from '../src/pipeline/chunk-quantities.js';
 import { type BaseEntry, QuantityBases } from '../src/pipeline/quantity-bases.js';
+import { TradeMemory } from '../src/pipeline/trade-memory.js';
 
 import { DAY, encodeTrades as encode, T0, tradeOf as trade } from './fixtures/trade-chunks.js';
 
@@ -122,5 +123,37 @@ describe('QuantityBases', () => {
     bases.settle(2, Float64Array.from([5, 19_675, 10, 1]));
     bases.clear(2);
     expect(bases.of(2).length).toBe(0);
+  });
+});
+
+describe('bases moving with the trade memory', () => {
+  const holdings = new Map<number, Set<string>>([
+    [0, new Set(['5', '6'])],
+    [1, new Set(['7'])],
+  ]);
+  const memory = () => new TradeMemory({ instrumentsOf: (c) => holdings.get(c) ?? new Set() });
+
+  it("takes a handover cut's bases, and none from a leader that sends none", () => {
+    const trades = memory();
+    trades.adopt(0, [[5, 100, T0]], [[5, 19_675, 100, 1]]);
+    expect([...trades.bases.of(0)]).toEqual([5, 19_675, 100, 1]);
+    trades.adopt(0, [[5, 100, T0]], undefined);
+    expect(trades.bases.of(0).length).toBe(0);
+  });
+
+  it("writes a clean stop's bases of what each connection holds, and restores them where each is held next", () => {
+    const trades = memory();
+    trades.bases.settle(0, Float64Array.from([5, 19_675, 10, 1, 7, 19_675, 3, 1]));
+    trades.bases.settle(1, Float64Array.from([7, 19_675, 4, 0]));
+    // 7 moved to connection 1: connection 0's older base of it is not written.
+    const stopped = trades.heldBases();
+    expect(stopped).toEqual([
+      [5, 19_675, 10, 1],
+      [7, 19_675, 4, 0],
+    ]);
+    const next = memory();
+    next.restoreBases(2, new Map(stopped.map((e) => [e[0], e])));
+    expect([...next.bases.of(0)]).toEqual([5, 19_675, 10, 1]);
+    expect([...next.bases.of(1)]).toEqual([7, 19_675, 4, 0]);
   });
 });
