@@ -100,7 +100,7 @@ export class ChunkQuantities {
    */
   moved(): Float64Array {
     const ids: number[] = [];
-    for (const [id, base] of this.#moved) if (base !== null && base.changed) ids.push(id);
+    for (const [id, base] of this.#moved) if (base?.changed) ids.push(id);
     ids.sort((a, b) => a - b);
     const out = new Float64Array(ids.length * BASE_STRIDE);
     ids.forEach((id, i) => {

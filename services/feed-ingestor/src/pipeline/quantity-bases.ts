@@ -76,7 +76,9 @@ export class QuantityBases {
   adopt(connection: number, bases: readonly BaseEntry[]): void {
     const sorted = [...bases].sort((a, b) => a[0] - b[0]);
     const out = new Float64Array(sorted.length * BASE_STRIDE);
-    sorted.forEach((entry, i) => out.set(entry, i * BASE_STRIDE));
+    sorted.forEach((entry, i) => {
+      out.set(entry, i * BASE_STRIDE);
+    });
     this.#byConnection.set(connection, out);
     this.#forgotten.delete(connection);
   }
