@@ -20,6 +20,7 @@ import { readTopic, type TopicRecord, tempDir, uniqueName, waitFor } from '@feed
 import { afterEach, describe, expect, inject, it } from 'vitest';
 import { type IngestorStats, tradesInWal } from '../src/index.js';
 import { inxIds } from './fixtures/feed-fixtures.js';
+import { checkQuantities } from './fixtures/quantity-check.js';
 
 const brokers = inject('kafkaBrokers');
 const CHILD = new URL('./fixtures/wal-ingestor-child.ts', import.meta.url);
@@ -186,12 +187,17 @@ describe('a standby ingestor', () => {
     expect(heldTrades(await statsOf(b))).toBe(201);
     await settleAndStop(b);
 
-    const trades = readTrades(await readTopic(brokers, prefixedTopics(prefix).trades));
+    const records = await readTopic(brokers, prefixedTopics(prefix).trades);
+    const trades = readTrades(records);
     const kept = new Set(trades.kept);
     expect([...readByA].filter((t) => !kept.has(t))).toEqual([]);
     expect(trades.kept.length - kept.size).toBe(0);
     expect(trades.outOfOrder).toBe(0);
     expect(await ledgerGaps(prefix, 'failover')).toBeGreaterThan(0);
+    // The replayed log and the standby's first trades: quantities null or exact, never wrong.
+    const quantities = checkQuantities(records);
+    expect(quantities.wrong).toEqual([]);
+    expect(quantities.unknown).toBeGreaterThan(0);
   }, 150_000);
 
   it('takes over from a frozen leader, which wakes fenced: it sends nothing more and exits 75', async () => {
@@ -241,7 +247,8 @@ describe('a standby ingestor', () => {
       );
       await settleAndStop(b);
 
-      const trades = readTrades(await readTopic(brokers, prefixedTopics(prefix).trades));
+      const records = await readTopic(brokers, prefixedTopics(prefix).trades);
+      const trades = readTrades(records);
       const kept = new Set(trades.kept);
       expect(trades.kept.length - kept.size).toBe(0);
       expect(trades.outOfOrder).toBe(0);
@@ -255,6 +262,15 @@ describe('a standby ingestor', () => {
       if (connections < 5) expect(lengths.every((ms) => ms === 0)).toBe(true);
       else expect(lengths.every((ms) => ms >= 0 && ms < 30_000)).toBe(true);
       expect(await ledgerGaps(prefix, 'failover')).toBe(0);
+      // The cut carried the leader's quantity bases: the successor's first trade of an instrument
+      // the leader had produced is reckoned from the leader's last (known, and exact).
+      const quantities = checkQuantities(records);
+      expect(quantities.wrong).toEqual([]);
+      const successorFirsts = [...quantities.firstOfRun.values()]
+        .filter((firsts) => firsts.size === 2)
+        .map((firsts) => [...firsts.values()][1]);
+      expect(successorFirsts.length).toBeGreaterThan(0);
+      expect(successorFirsts.filter((q) => q === null)).toEqual([]);
     }, 150_000);
   }
 });

@@ -107,7 +107,11 @@ const entryAt = (bases: Float64Array, i: number): BaseEntry => [
   bases[i + 3] as number,
 ];
 
-/** `held` with the entries of `moved` taking the place of its own of the same ids; both sorted by id. */
+/**
+ * `held` with the entries of `moved` taking the place of its own of the same ids; both sorted by
+ * id. Runs on the socket thread once per chunk over up to 5,000 entries: plain index copies, no
+ * view or array per entry.
+ */
 function merged(held: Float64Array, moved: Float64Array): Float64Array {
   if (moved.length === 0) return held;
   const out = new Float64Array(held.length + moved.length);
@@ -117,13 +121,14 @@ function merged(held: Float64Array, moved: Float64Array): Float64Array {
   while (h < held.length || m < moved.length) {
     const heldId = h < held.length ? (held[h] as number) : Number.POSITIVE_INFINITY;
     const movedId = m < moved.length ? (moved[m] as number) : Number.POSITIVE_INFINITY;
-    const takeMoved = movedId <= heldId;
-    out.set((takeMoved ? moved : held).subarray(takeMoved ? m : h, (takeMoved ? m : h) + BASE_STRIDE), o);
+    const from = movedId <= heldId ? moved : held;
+    const at = movedId <= heldId ? m : h;
+    for (let k = 0; k < BASE_STRIDE; k++) out[o + k] = from[at + k] as number;
     o += BASE_STRIDE;
-    if (takeMoved) m += BASE_STRIDE;
+    if (movedId <= heldId) m += BASE_STRIDE;
     if (heldId <= movedId) h += BASE_STRIDE;
   }
-  return out.slice(0, o);
+  return o === out.length ? out : out.slice(0, o);
 }
 
 /** `bases` without the instruments of `ids`. */
