@@ -14,10 +14,14 @@ import { createStore, runMigrations, type Store } from '@feedpipe/store';
 import { readTopic, tempDir, uniqueName, waitFor } from '@feedpipe/testkit';
 import { Registry } from 'prom-client';
 import { afterEach, describe, expect, inject, it } from 'vitest';
+import {
+  inxIds,
+  SIM_INGESTOR_DEPS,
+  simIngestorConfig,
+} from '../services/feed-ingestor/test/fixtures/feed-fixtures.js';
 import { checkQuantities } from '../services/feed-ingestor/test/fixtures/quantity-check.js';
 
 const brokers = inject('kafkaBrokers');
-const SIM_CLIENT = { clientId: '1000000001', token: 'sim-token-1000000001', authType: 2 as const };
 const stops: Array<() => Promise<unknown>> = [];
 
 afterEach(async () => {
@@ -40,25 +44,15 @@ describe('traded quantity, ingestor to store', () => {
     stops.push(() => store.close());
     await runMigrations(store.internal);
     const topics = prefixedTopics(uniqueName('quantity-e2e'));
-    const ids = model.universe
-      .filter((i) => i.exchangeSegment === 'INX_EQ')
-      .slice(0, 10)
-      .map((i) => String(i.securityId));
+    const ids = inxIds(model, 10);
     const groupId = uniqueName('quantity-sink');
     const registries: Registry[] = [];
 
     for (const run of ['first', 'second']) {
-      const ingestor = createFeedIngestor({
-        feedUrl: server.url,
-        credentials: SIM_CLIENT,
-        brokers,
-        topics,
-        partitions: 3,
-        connections: 2,
-        instruments: { trade: ids },
-        workers: 1,
-        log: () => undefined,
-      });
+      const ingestor = createFeedIngestor(
+        { ...simIngestorConfig(server, brokers, topics, ids), partitions: 3 },
+        SIM_INGESTOR_DEPS,
+      );
       stops.push(() => ingestor.stop());
       await ingestor.start();
       await waitFor(() => ingestor.stats().producedTrades >= 200, 20_000, `the ${run} run to produce`);
@@ -67,15 +61,10 @@ describe('traded quantity, ingestor to store', () => {
       // A sink per run: the second starts from the group's committed offsets and the store.
       const registry = new Registry();
       registries.push(registry);
-      const sink: Sink = createSink({
-        brokers,
-        store,
-        groupId,
-        topics,
-        maxBatchAgeMs: 100,
-        registry,
-        log: () => undefined,
-      });
+      const sink: Sink = createSink(
+        { brokers, groupId, topics, maxBatchAgeMs: 100 },
+        { store, registry, log: () => undefined },
+      );
       stops.push(() => sink.stop());
       await sink.start();
       const published = (await readTopic(brokers, topics.trades)).length;

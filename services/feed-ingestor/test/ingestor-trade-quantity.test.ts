@@ -13,7 +13,7 @@ import { MarketModel, startFeedServer } from '@feedpipe/broker-sim';
 import { readTopic, type TopicRecord, tempDir, uniqueName, waitFor } from '@feedpipe/testkit';
 import { afterEach, describe, expect, inject, it } from 'vitest';
 import { createFeedIngestor, type FeedIngestor } from '../src/index.js';
-import { inxIds, SIM_CLIENT, topicsFor } from './fixtures/feed-fixtures.js';
+import { inxIds, SIM_INGESTOR_DEPS, simIngestorConfig, topicsFor } from './fixtures/feed-fixtures.js';
 import { checkQuantities } from './fixtures/quantity-check.js';
 
 const brokers = inject('kafkaBrokers');
@@ -31,18 +31,15 @@ async function twoRuns(stateFile: string | undefined): Promise<{ ids: string[]; 
   const topics = topicsFor(uniqueName('quantity'));
   const ids = inxIds(model, 12);
   const make = (): FeedIngestor =>
-    createFeedIngestor({
-      feedUrl: server.url,
-      credentials: SIM_CLIENT,
-      brokers,
-      topics,
-      partitions: 3,
-      connections: 2,
-      instruments: { trade: ids },
-      workers: 2,
-      ...(stateFile ? { stateFile } : {}),
-      log: () => undefined,
-    });
+    createFeedIngestor(
+      {
+        ...simIngestorConfig(server, brokers, topics, ids),
+        partitions: 3,
+        workers: 2,
+        ...(stateFile ? { stateFile } : {}),
+      },
+      SIM_INGESTOR_DEPS,
+    );
   for (const run of ['first', 'second']) {
     const ingestor = make();
     stops.push(() => ingestor.stop());
