@@ -1,9 +1,9 @@
 /**
  * The ingestor's published quantity and the sink's stored one agree (issue #30): a generated
  * stream of one connection's trades (a few instruments over days, volumes stepping back, repeats,
- * late and unpopulated trade times) goes through the decode path's ChunkEncoder in chunks of any
- * size, each with the bases the one before it left, with a cold restart of the ingestor anywhere in
- * it; the sink's own reckoning (services/feed-sink's TradeQuantities) of the produced trades, in the
+ * late and unpopulated trade times, each received at the stream's clock) goes through the decode
+ * path's ChunkEncoder in chunks of any size, each with the bases the one before it left, with a
+ * cold restart of the ingestor anywhere in it; the sink's own reckoning (services/feed-sink's TradeQuantities) of the produced trades, in the
  * same order, equals every quantity the ingestor published. Null is allowed (never wrong), a
  * different number is not.
  */
@@ -61,19 +61,30 @@ describe('the ingestor and the sink agree', () => {
           // left; at `restartAt` a cold start (no bases: a new process without state).
           const connection = new QuantityBases();
           const published: Published[] = [];
+          // Each trade is received at the stream's clock: the latest trade time so far (a late or
+          // unpopulated one is received later than its time says, none before it).
+          const clock: number[] = [];
+          for (const t of stream) clock.push(Math.max(clock.at(-1) ?? 0, t.type === 'trade' ? t.ltt : 0));
+          const encode = (from: number, to: number) =>
+            encodeTrades(
+              stream.slice(from, to),
+              connection.ship(0),
+              undefined,
+              (_t, i) => clock[from + i] as number,
+            );
           let at = 0;
           let cut = 0;
           while (at < stream.length) {
             const end = Math.min(stream.length, at + (cuts[cut++ % cuts.length] as number));
             if (at <= restartAt && restartAt < end) {
               // The chunk before the restart ends at it; the next starts a run that knows nothing.
-              const before = encodeTrades(stream.slice(at, restartAt), connection.ship(0));
+              const before = encode(at, restartAt);
               published.push(...before.published);
               connection.clear(0);
               at = restartAt;
               if (at === end) continue;
             }
-            const chunk = encodeTrades(stream.slice(at, end), connection.ship(0));
+            const chunk = encode(at, end);
             connection.settle(0, chunk.moved);
             published.push(...chunk.published);
             at = end;

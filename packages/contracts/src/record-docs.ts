@@ -111,7 +111,7 @@ export const RECEIVED_AT_DOC =
 
 /** The trade's traded quantity (QUANTITY_FIELD, since feed.trades@2). */
 export const QUANTITY_DOC =
-  "Traded quantity of this trade in shares, as the ingestor reckons it: its cumulative day volume minus that of the instrument's previous trade of the same UTC day (by ltt), at least 0; a day's first trade counts its whole volume. null: unknown to the ingestor (the instrument's first trade after a cold start, a crash or a failover, a trade of an earlier day than one before it); the stored column quantity of market.ticks is authoritative. Absent on records of feed.trades@1 and on records a replay wrote. Added in feed.trades@2.";
+  "Traded quantity of this trade in shares, as the ingestor reckons it: its cumulative day volume minus that of the instrument's previous trade of the same UTC day (by ltt), at least 0; a day's first trade counts its whole volume. null: unknown to the ingestor (such as the instrument's first trade after a cold start, a crash or a failover, or a trade of an earlier day than one before it; docs/kafka.md says when); the stored column quantity of market.ticks is authoritative. Absent on records of feed.trades@1 and on records a replay wrote. Added in feed.trades@2.";
 
 /** The `gap` record (GAP_LAYOUT): written by the ingestor itself, not decoded from the feed. */
 export const GAP_DOC: {

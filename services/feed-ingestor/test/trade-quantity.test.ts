@@ -14,12 +14,12 @@ import { TradeMemory } from '../src/pipeline/trade-memory.js';
 import { DAY, encodeTrades as encode, T0, tradeOf as trade } from './fixtures/trade-chunks.js';
 
 const quantities = (published: readonly { quantity: number | null }[]) => published.map((p) => p.quantity);
-/** Firm bases ([securityId, day, volume]) as a connection's. */
+/** Bases ([securityId, day, volume]) trusted for any later day (firmFrom 0), as a connection's. */
 const basesOf = (...triples: Array<[number, number, number]>) => {
   const bases = new QuantityBases();
   bases.adopt(
     0,
-    triples.map(([id, day, volume]): BaseEntry => [id, day, volume, 1]),
+    triples.map(([id, day, volume]): BaseEntry => [id, day, volume, 0]),
   );
   return bases.of(0);
 };
@@ -46,7 +46,7 @@ describe('traded quantity on the decode path', () => {
       [7, 1_300, 0],
     ]);
     expect(unknown).toBe(0);
-    expect([...moved]).toEqual([7, 19_675, 1_300, 1, 9, 19_675, 30, 1]);
+    expect([...moved]).toEqual([7, 19_675, 1_300, 0, 9, 19_675, 30, 0]);
   });
 
   it("publishes null where the predecessor is unknown, and reckons that day's next trades from it", () => {
@@ -56,14 +56,18 @@ describe('traded quantity on the decode path', () => {
       trade(4, 90, 0), // unpopulated time, no base: unknown, starts nothing
       trade(4, 95, T0 + 30), // still unknown: this one starts a provisional base
       trade(4, 99, T0 + 40),
-      // 3's next day: the sink may hold a later day of 3 than the cold start's first trade (the
-      // feed does not promise trade times never go back), so its first trade there is unknown too.
+      // 3's next day: the sink may hold that day of 3 from before the cold start (a trade time may
+      // run ahead of its receipt near midnight), so its first trade there is unknown too...
       trade(3, 10, T0 + DAY + 5),
       trade(3, 25, T0 + DAY + 6),
+      // ...but from two days after the base's first trade was received, nothing stored before it
+      // can be of that day: a new day's first trade counts all.
+      trade(3, 7, T0 + 2 * DAY + 1),
     ]);
-    expect(quantities(published)).toEqual([null, 40, null, null, 4, null, 15]);
+    expect(quantities(published)).toEqual([null, 40, null, null, 4, null, 15, 7]);
     expect(unknown).toBe(4);
-    expect([...moved]).toEqual([3, 19_676, 25, 0, 4, 19_675, 99, 0]);
+    // firmFrom: two days after the receive day (here the trade day) of each base's first trade.
+    expect([...moved]).toEqual([3, 19_677, 7, 19_677, 4, 19_675, 99, 19_677]);
   });
 
   it('publishes null for a late trade (an earlier day than the base) and keeps the base', () => {
@@ -72,7 +76,7 @@ describe('traded quantity on the decode path', () => {
       basesOf([5, 19_675, 100]),
     );
     expect(quantities(published)).toEqual([null, 30, null]);
-    expect([...moved]).toEqual([5, 19_675, 130, 1]);
+    expect([...moved]).toEqual([5, 19_675, 130, 0]);
   });
 
   it("drops the guard's repeats before reckoning: a snapshot repeating the last trade is not counted", () => {
@@ -95,7 +99,7 @@ describe('traded quantity on the decode path', () => {
     connection.settle(0, moved);
     expect(connection.of(0).length).toBe(4 * BASE_STRIDE);
     expect([...connection.of(0)]).toEqual([
-      2, 19_675, 1, 1, 4, 19_675, 10, 0, 8, 19_675, 9, 1, 12, 19_675, 5, 0,
+      2, 19_675, 1, 1, 4, 19_675, 10, 19_677, 8, 19_675, 9, 1, 12, 19_675, 5, 19_677,
     ]);
   });
 });

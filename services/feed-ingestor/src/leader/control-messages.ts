@@ -48,7 +48,7 @@ export type ControlMessage =
       connection: number;
       /** [securityId, cumulative volume, last trade time] of each instrument that traded. */
       last: Array<[number, number, number]>;
-      /** [securityId, trade day, cumulative volume, firm]: the connection's quantity bases. */
+      /** [securityId, trade day, cumulative volume, firmFrom day]: the connection's quantity bases. */
       bases?: BaseEntry[];
     }
   | { type: 'handover-done'; id: string }

@@ -243,8 +243,9 @@ export class ChunkEncoder {
     }
     lastTrades[at + 1] = volume;
     lastTrades[at + 2] = ltt;
-    lastTrades[at + 3] = batch.receivedAtMicrosAt(row);
-    this.#noteQuantity(chunkRow, this.#quantities.next(id, ltt, volume));
+    const receivedAt = batch.receivedAtMicrosAt(row);
+    lastTrades[at + 3] = receivedAt;
+    this.#noteQuantity(chunkRow, this.#quantities.next(id, ltt, volume, receivedAt));
     return false;
   }
 

@@ -11,26 +11,30 @@
  * move between connections), and a late trade (a day earlier than its base's: its own day's
  * predecessor is not the base).
  *
- * A base is firm or provisional. A firm one is the newest day the sink holds of the instrument as
- * well (it was reckoned along every trade the sink stored since a firm start: a handover's cut of
- * firm bases), so a later day's trade is that day's first. A trade of unknown quantity starts a
- * provisional base: its successors on the same day are exact (the sink reckons them from the same
- * trade, whatever it held before), but the sink may hold a later day of the instrument than the
- * base's from before the ingestor knew it (the feed does not promise that trade times never go back
- * a day), so a later day's first trade stays unknown, and the base it moves to stays provisional. A
- * trade time near 1970 is the feed's "not populated": such a trade starts nothing.
+ * A base started by a trade of unknown quantity reckons its successors of the same day exactly
+ * (the sink reckons them from the same trade, whatever it held before). A later day's first trade
+ * is that day's first for the sink too only if the sink holds no later day of the instrument from
+ * before the base started; the feed does not promise that trade times never go back a day, but no
+ * trade the sink stored before the base's first was received later than it, and a trade time is
+ * not a day ahead of its receipt. So a base is trusted for a later day from its `firmFrom` day on:
+ * two days after the receive day of the trade that started it (one for the feed's clock running
+ * ahead near midnight); a later day's first trade before that stays unknown. A handover's cut and a
+ * clean stop's state file carry `firmFrom` with the base. A trade time near 1970 is the feed's "not
+ * populated": such a trade starts nothing.
  *
  * Bases travel as one Float64Array sorted by security id, BASE_STRIDE values each
- * ([securityId, day, volume, firm 1 or 0]...): a binary search per instrument of the chunk instead
+ * ([securityId, day, volume, firmFrom]...): a binary search per instrument of the chunk instead
  * of a Map built per chunk from 5,000 entries; only the bases the chunk moved go back.
  */
 import { movesBase, quantityAfter, tradeDayOf } from '@feedpipe/contracts';
 
-/** Values per instrument in a connection's bases: security id, trade day, cumulative volume, firm. */
+/** Values per instrument in a connection's bases: security id, trade day, cumulative volume, firmFrom. */
 export const BASE_STRIDE = 4;
 
 /** Trade times before this (2000-01-01 UTC, epoch seconds) are the feed's "not populated". */
 const POPULATED_FROM = 946_684_800;
+/** Days from the receipt of a base's first trade to its firmFrom day. */
+const FIRM_AFTER_DAYS = 2;
 
 /** The index of `id` in sorted `bases` (in instruments), or -1. */
 function findBase(bases: Float64Array, id: number): number {
@@ -50,7 +54,8 @@ function findBase(bases: Float64Array, id: number): number {
 interface MovedBase {
   day: number;
   volume: number;
-  firm: boolean;
+  /** The first trade day a later-day trade is reckoned from the base. */
+  firmFrom: number;
   /** Started or moved by the chunk. */
   changed: boolean;
 }
@@ -69,17 +74,20 @@ export class ChunkQuantities {
 
   /**
    * The quantity of the chunk's next produced trade of `securityId` (trade time `ltt`, cumulative
-   * day volume `volume`), NaN when unknown; the trade becomes the instrument's base where the rule
-   * says so.
+   * day volume `volume`, received at `receivedAtMicros`), NaN when unknown; the trade becomes the
+   * instrument's base where the rule says so.
    */
-  next(securityId: number, ltt: number, volume: number): number {
+  next(securityId: number, ltt: number, volume: number, receivedAtMicros: number): number {
     const base = this.#baseOf(securityId);
     const day = tradeDayOf(ltt);
     let quantity: number | undefined;
     if (base === null) {
-      if (ltt >= POPULATED_FROM) this.#moved.set(securityId, { day, volume, firm: false, changed: true });
+      if (ltt >= POPULATED_FROM) {
+        const firmFrom = tradeDayOf(receivedAtMicros / 1e6) + FIRM_AFTER_DAYS;
+        this.#moved.set(securityId, { day, volume, firmFrom, changed: true });
+      }
     } else {
-      if (base.firm || day === base.day) quantity = quantityAfter(base, day, volume);
+      if (day === base.day || day >= base.firmFrom) quantity = quantityAfter(base, day, volume);
       if (movesBase(base, day)) {
         base.day = day;
         base.volume = volume;
@@ -105,7 +113,7 @@ export class ChunkQuantities {
     const out = new Float64Array(ids.length * BASE_STRIDE);
     ids.forEach((id, i) => {
       const base = this.#moved.get(id) as MovedBase;
-      out.set([id, base.day, base.volume, Number(base.firm)], i * BASE_STRIDE);
+      out.set([id, base.day, base.volume, base.firmFrom], i * BASE_STRIDE);
     });
     return out;
   }
@@ -122,7 +130,7 @@ export class ChunkQuantities {
         : {
             day: given[at + 1] as number,
             volume: given[at + 2] as number,
-            firm: given[at + 3] === 1,
+            firmFrom: given[at + 3] as number,
             changed: false,
           };
     this.#moved.set(securityId, base);

@@ -97,7 +97,7 @@ export class QuantityBases {
   }
 }
 
-/** One instrument's base as a plain tuple: [securityId, trade day, cumulative volume, firm 1 or 0]. */
+/** One instrument's base as a plain tuple: [securityId, trade day, cumulative volume, firmFrom day]. */
 export type BaseEntry = [number, number, number, number];
 
 const entryAt = (bases: Float64Array, i: number): BaseEntry => [
