@@ -37,15 +37,13 @@ import { tempDir } from '@feedpipe/testkit';
 import { Registry } from 'prom-client';
 import { intFlag } from './support/flags.js';
 import { serveQuoteGateway, startQuoteGateway } from './support/quote-gateway-child.js';
-import { recordQuoteSends } from './support/quote-sends.js';
+import { quantile, sendLateness } from './support/quote-lateness.js';
+import { type QuoteSend, recordQuoteSends } from './support/quote-sends.js';
 import { quoteArrivals, serveRestSim, startRestSim } from './support/rest-sim-child.js';
 
 const SEED = 7;
 
 const sorted = (values: number[]): number[] => values.sort((a, b) => a - b);
-/** The q-quantile of sorted values (0: the least, 1: the greatest); 0 for none. */
-const quantile = (values: readonly number[], q: number): number =>
-  Number((values[Math.min(values.length - 1, Math.floor(q * values.length))] ?? 0).toFixed(2));
 
 /** The first `count` NSE instruments of the simulator's published list: stocks, then options. */
 async function nseInstruments(
@@ -64,6 +62,25 @@ async function nseInstruments(
   if (out.NSE_EQ.length + out.NSE_FNO.length < count)
     throw new Error(`the simulator lists fewer than ${count} NSE instruments`);
   return out;
+}
+
+/** On stderr, the sends that left latest after their due time, with their stages (relative to due). */
+function reportLatest(
+  sends: readonly QuoteSend[],
+  fromGateway: ReadonlySet<QuoteSend>,
+  marginMs: number,
+): void {
+  const rows = sends.slice(1).map((s, i) => {
+    const due = (sends[i]?.sentAt ?? s.sentAt) + 1000 + marginMs;
+    const by = fromGateway.has(s) ? 'gateway' : 'poller';
+    const after = fromGateway.has(sends[i] as QuoteSend) ? 'gateway' : 'poller';
+    return {
+      late: s.sentAt - due,
+      text: `${by} after ${after}: asked ${s.askedAt - due}, limiter due ${s.dueAt - due}, granted ${s.grantedAt - due}, written ${s.sentAt - due}`,
+    };
+  });
+  rows.sort((a, b) => b.late - a.late);
+  for (const row of rows.slice(0, 8)) process.stderr.write(`  late send: ${row.text}\n`);
 }
 
 async function main(): Promise<void> {
@@ -114,7 +131,7 @@ async function main(): Promise<void> {
     // The account's quote slots, shared by this process (the poller) and the gateway's.
     const shareDir = tempDir('bench-quotes-share');
     const limiter = sharedQuoteLimiter(margin, new FileRateSlots(shareDir, account.clientId, ['quote']));
-    const sends: number[] = [];
+    const paced: QuoteSend[] = [];
     let throttled = 0;
     const registry = new Registry();
     const metrics = createQuotePollerMetrics(registry);
@@ -131,7 +148,7 @@ async function main(): Promise<void> {
       },
     );
     // Every send of the poller (the gateway reports its own).
-    recordQuoteSends(sends);
+    const countGc = recordQuoteSends(paced);
     const started = Date.now();
     const gateway = startQuoteGateway(fileURLToPath(import.meta.url), {
       baseUrl,
@@ -152,8 +169,12 @@ async function main(): Promise<void> {
     const stats = await poller.run();
     const gatewayReport = await gateway.report;
     clearInterval(progress);
-    sends.push(...gatewayReport.sends);
-    sends.sort((a, b) => a - b);
+    countGc();
+    const fromGateway = new Set(gatewayReport.sends);
+    paced.push(...gatewayReport.sends);
+    paced.sort((a, b) => a.sentAt - b.sentAt);
+    reportLatest(paced, fromGateway, margin);
+    const sends = paced.map((s) => s.sentAt);
     const [stored] = await store.internal.rows<{ n: number | string }>(
       'SELECT count() AS n FROM market.quotes',
     );
@@ -203,6 +224,7 @@ async function main(): Promise<void> {
         p50: quantile(creep, 0.5),
         max: quantile(creep, 1),
       },
+      ...sendLateness(paced, 1000, margin),
       arrivals: arrivals.length,
       refusedArrivals: arrivals.filter((a) => !a.allowed).length,
     };

@@ -10,7 +10,7 @@ import { sharedQuoteLimiter } from '@feedpipe/broker-api';
 import { FileRateSlots } from '@feedpipe/credentials';
 import { createQuotePollerMetrics, quoteClient } from '@feedpipe/history-loader';
 import { Registry } from 'prom-client';
-import { recordQuoteSends } from './quote-sends.js';
+import { type QuoteSend, recordQuoteSends } from './quote-sends.js';
 
 export interface GatewayRun {
   baseUrl: string;
@@ -26,8 +26,8 @@ export interface GatewayReport {
   calls: number;
   failures: number;
   throttled: number;
-  /** When each quote request left (epoch ms), for the run's combined rate. */
-  sends: number[];
+  /** Each quote request, for the run's combined rate and lateness. */
+  sends: QuoteSend[];
 }
 
 /** In the child: the gateway's quote calls until the run's time is up, then its report. */
@@ -35,7 +35,7 @@ export async function serveQuoteGateway(): Promise<void> {
   const run = await new Promise<GatewayRun>((resolve) => process.once('message', resolve));
   const limiter = sharedQuoteLimiter(run.marginMs, new FileRateSlots(run.shareDir, run.clientId, ['quote']));
   const report: GatewayReport = { calls: 0, failures: 0, throttled: 0, sends: [] };
-  recordQuoteSends(report.sends);
+  const countGc = recordQuoteSends(report.sends);
   const client = quoteClient(
     { baseUrl: run.baseUrl, clientId: run.clientId, accessToken: run.token },
     limiter,
@@ -55,6 +55,7 @@ export async function serveQuoteGateway(): Promise<void> {
       report.failures += 1;
     }
   }
+  countGc();
   process.send?.(report);
   process.disconnect();
 }

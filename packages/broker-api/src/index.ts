@@ -42,6 +42,7 @@ export {
   type RateCategory,
   type WindowLimit,
 } from './rate/categories.js';
+export { RATE_GRANT_CHANNEL, type RateGrantEvent } from './rate/grant-channel.js';
 export { type CategoryStats, RateLimiter, type RateLimiterOptions, type Release } from './rate/limiter.js';
 export { ModificationCounter } from './rate/modification-counter.js';
 export { DEFAULT_QUOTE_MARGIN_MS, sharedQuoteLimiter } from './rate/quote-limiter.js';

@@ -11,6 +11,7 @@ import {
   type RateCategory,
   type WindowLimit,
 } from './categories.js';
+import { publishGrant } from './grant-channel.js';
 import { ModificationCounter } from './modification-counter.js';
 import type { SharedSlots, SlotTicket } from './shared-slots.js';
 import { WindowLog } from './window-log.js';
@@ -234,6 +235,7 @@ export class RateLimiter {
     }
     let cold = false;
     let ticket: SlotTicket | undefined;
+    let dueAt = now;
     await lane.queue.add(
       async () => {
         // Bounded: each round grants the slot, fails, or waits for a time or for a request to end.
@@ -245,6 +247,7 @@ export class RateLimiter {
             const claim = lane.shared.claim(category, lane.limits, t, this.#marginMs);
             if (!claim.granted) {
               if (claim.retryAt - t > this.#maxWaitMs) throw budgetExhausted(category, route, claim.retryAt);
+              dueAt = claim.retryAt;
               await this.clock.sleep(Math.max(1, claim.retryAt - t), signal);
               continue;
             }
@@ -257,6 +260,7 @@ export class RateLimiter {
             else lane.log.begin();
             cold = lane.lastGrant === undefined || t - lane.lastGrant > COLD_AFTER_MS;
             lane.lastGrant = t;
+            publishGrant({ category, route, askedAt: now, dueAt, grantedAt: t });
             return;
           }
           if (!Number.isFinite(at)) {
@@ -264,6 +268,7 @@ export class RateLimiter {
             continue;
           }
           if (at - t > this.#maxWaitMs) throw budgetExhausted(category, route, at);
+          dueAt = at;
           await this.clock.sleep(at - t, signal);
         }
         throw new BrokerApiError({ code: 'QUEUE_FULL', message: `no ${category} slot found`, route });
