@@ -1,6 +1,13 @@
+import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { defaultCategoryOf, ManualClock, RateLimiter } from '../src/index.js';
+import {
+  defaultCategoryOf,
+  ManualClock,
+  RATE_GRANT_CHANNEL,
+  type RateGrantEvent,
+  RateLimiter,
+} from '../src/index.js';
 import { maxInWindow, runWithClock } from './helpers.js';
 
 const DAY = 86_400_000;
@@ -70,6 +77,44 @@ describe('RateLimiter', () => {
     for (const release of releases) release();
     // The other categories still count from the answer.
     expect(() => new RateLimiter({ countFromSend: ['bulk' as 'quote'] })).toThrow(/countFromSend/);
+  });
+
+  it('waits for a slot counted from the send with the clock precise wait, for others with sleep', async () => {
+    const precise: number[] = [];
+    class PreciseClock extends ManualClock {
+      sleepUntil(at: number, signal?: AbortSignal): Promise<void> {
+        precise.push(at);
+        return this.sleep(at - this.now(), signal);
+      }
+    }
+    const clock = new PreciseClock(0);
+    const limiter = new RateLimiter({ clock, windowMarginMs: 5, countFromSend: ['quote'] });
+    const quotes = await grantTimes(limiter, clock, 3, 'quote', 10_000);
+    expect(quotes).toEqual([0, 1005, 2010]);
+    expect(precise).toEqual([1005, 2010]);
+    // The data category counts from the answer and waits with sleep.
+    const data = await grantTimes(limiter, clock, 7, 'data', 10_000);
+    expect(data[5]).toBe((data[0] as number) + 1005);
+    expect(precise).toEqual([1005, 2010]);
+  });
+
+  it('publishes each grant with when it was asked for and when its slot was due', async () => {
+    const grants: RateGrantEvent[] = [];
+    const listen = (message: unknown): void => {
+      grants.push(message as RateGrantEvent);
+    };
+    subscribe(RATE_GRANT_CHANNEL, listen);
+    try {
+      const clock = new ManualClock(0);
+      const limiter = new RateLimiter({ clock, windowMarginMs: 5, countFromSend: ['quote'] });
+      await grantTimes(limiter, clock, 2, 'quote', 10_000);
+      expect(grants).toEqual([
+        { category: 'quote', route: 'POST /orders', askedAt: 0, dueAt: 0, grantedAt: 0 },
+        { category: 'quote', route: 'POST /orders', askedAt: 0, dueAt: 1005, grantedAt: 1005 },
+      ]);
+    } finally {
+      unsubscribe(RATE_GRANT_CHANNEL, listen);
+    }
   });
 
   it('counts a first request, or one after a pause, from its answer: its path may be cold', async () => {

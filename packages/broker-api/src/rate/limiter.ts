@@ -248,7 +248,7 @@ export class RateLimiter {
             if (!claim.granted) {
               if (claim.retryAt - t > this.#maxWaitMs) throw budgetExhausted(category, route, claim.retryAt);
               dueAt = claim.retryAt;
-              await this.clock.sleep(Math.max(1, claim.retryAt - t), signal);
+              await this.#sleepUntil(lane, Math.max(t + 1, claim.retryAt), signal);
               continue;
             }
             ticket = claim.ticket;
@@ -269,7 +269,7 @@ export class RateLimiter {
           }
           if (at - t > this.#maxWaitMs) throw budgetExhausted(category, route, at);
           dueAt = at;
-          await this.clock.sleep(at - t, signal);
+          await this.#sleepUntil(lane, at, signal);
         }
         throw new BrokerApiError({ code: 'QUEUE_FULL', message: `no ${category} slot found`, route });
       },
@@ -358,6 +358,15 @@ export class RateLimiter {
       };
     }
     return out;
+  }
+
+  /**
+   * Waits for a slot's time. A lane counted from the send waits with the clock's precise wait where
+   * it has one: there a send late by a millisecond is a millisecond of the category given up.
+   */
+  #sleepUntil(lane: Lane, at: number, signal: AbortSignal | undefined): Promise<void> {
+    if (lane.fromSend && this.clock.sleepUntil !== undefined) return this.clock.sleepUntil(at, signal);
+    return this.clock.sleep(at - this.clock.now(), signal);
   }
 
   #lane(category: RateCategory): Lane {
