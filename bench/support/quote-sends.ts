@@ -1,4 +1,5 @@
 import { subscribe } from 'node:diagnostics_channel';
+import { readFileSync } from 'node:fs';
 import { PerformanceObserver, performance } from 'node:perf_hooks';
 import { RATE_GRANT_CHANNEL, type RateGrantEvent } from '@feedpipe/broker-api';
 
@@ -16,6 +17,17 @@ export interface QuoteSend {
   writeCpuMs: number;
   /** Garbage collection pauses between the grant and the write. */
   writeGcMs: number;
+  /** Time the event loop's thread was ready to run but waited for a core (Linux; 0 elsewhere). */
+  writeRunQueueMs: number;
+}
+
+/** The event loop thread's wait for a core so far (ns; /proc/thread-self/schedstat, Linux only). */
+function runQueueNs(): number {
+  try {
+    return Number(readFileSync('/proc/thread-self/schedstat', 'utf8').split(' ')[1] ?? 0);
+  } catch {
+    return 0;
+  }
 }
 
 /**
@@ -26,7 +38,7 @@ export interface QuoteSend {
  * written at a time, so grants and writes pair up in order.
  */
 export function recordQuoteSends(sends: QuoteSend[]): () => void {
-  const granted: { grant: RateGrantEvent; cpuUs: number; perfAt: number }[] = [];
+  const granted: { grant: RateGrantEvent; cpuUs: number; perfAt: number; queuedNs: number }[] = [];
   const gcs: { start: number; end: number }[] = [];
   const windows: { from: number; to: number }[] = [];
   new PerformanceObserver((list) => {
@@ -37,7 +49,12 @@ export function recordQuoteSends(sends: QuoteSend[]): () => void {
     const grant = message as RateGrantEvent;
     if (grant.category === 'quote') {
       const cpu = process.threadCpuUsage();
-      granted.push({ grant, cpuUs: cpu.user + cpu.system, perfAt: performance.now() });
+      granted.push({
+        grant,
+        cpuUs: cpu.user + cpu.system,
+        perfAt: performance.now(),
+        queuedNs: runQueueNs(),
+      });
     }
   });
   subscribe('undici:client:sendHeaders', (message) => {
@@ -56,6 +73,7 @@ export function recordQuoteSends(sends: QuoteSend[]): () => void {
       grantedAt: grant?.grantedAt ?? sentAt,
       writeCpuMs: g === undefined ? 0 : (cpu.user + cpu.system - g.cpuUs) / 1000,
       writeGcMs: 0,
+      writeRunQueueMs: g === undefined ? 0 : (runQueueNs() - g.queuedNs) / 1e6,
     });
     windows.push({ from, to: perfAt });
   });
