@@ -6,6 +6,7 @@ export { BrokerClient, type BrokerClientOptions } from './client.js';
 export type { BodyEncoding } from './core/body.js';
 export { type Clock, ManualClock, systemClock } from './core/clock.js';
 export { BrokerApiError, type BrokerApiErrorCode, isBrokerApiError } from './core/errors.js';
+export type { WrittenOn } from './core/socket-write.js';
 export type { CallSpec, FetchLike, HttpMethod, TokenSource } from './core/transport.js';
 export { AccountApi } from './endpoints/account.js';
 export { AlertsApi } from './endpoints/alerts.js';

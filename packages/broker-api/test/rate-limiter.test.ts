@@ -144,6 +144,35 @@ describe('RateLimiter', () => {
     expect((times[4] as number) - (times[3] as number)).toBe(1205);
   });
 
+  it('judges a request seen written by its connection: fresh from its answer, reused from its send', async () => {
+    const clock = new ManualClock(0);
+    const limiter = new RateLimiter({ clock, windowMarginMs: 5, countFromSend: ['quote'] });
+    const sendOn = async (connection: 'fresh' | 'reused', answerMs: number): Promise<number> => {
+      const release = await limiter.acquire('quote', 'POST /marketfeed/quote');
+      const at = clock.now();
+      limiter.markSent('quote', at, connection);
+      await clock.advance(answerMs);
+      release();
+      return at;
+    };
+    const times: number[] = [];
+    const run = (async () => {
+      // The lane's first request, but on a connection that carried one before: from its send.
+      times.push(await sendOn('reused', 300));
+      times.push(await sendOn('fresh', 200)); // a new connection: from its answer
+      times.push(await sendOn('reused', 0));
+    })();
+    await runWithClock(clock, run, 20_000);
+    expect(times).toEqual([0, 1005, 2210]);
+    await clock.advance(10_000); // a pause, on a connection kept open: still from the send
+    const after = (async () => {
+      times.push(await sendOn('reused', 200));
+      times.push(await sendOn('reused', 0));
+    })();
+    await runWithClock(clock, after, 20_000);
+    expect((times[4] as number) - (times[3] as number)).toBe(1005);
+  });
+
   it('holds a slot while its request is in flight and counts the window from its end', async () => {
     const clock = new ManualClock(0);
     const limiter = new RateLimiter({ clock, windowMarginMs: 0 });
