@@ -15,7 +15,10 @@
  * {"bench":"quotes","seconds":...,"requests":...,"rate":...,"limit":1,"utilisation":...,"throttled":0,...}
  * (`throttled`: 429 answers to either process).
  * `utilisation` is every quote request (poller and gateway) per second of the run over the
- * category's 1/s; `pollerShare` the poller's part of them.
+ * category's 1/s; `pollerShare` the poller's part of them. `lateMs` is each send's lateness against
+ * its due time (the send before it plus the window plus the margin) and `stagesMs` where it went
+ * (support/quote-lateness.ts); `nice` the processes' priorities (the simulator's raised where
+ * permitted, else `simulatorRefused` says why).
  */
 import { rmSync } from 'node:fs';
 import { getPriority, setPriority } from 'node:os';
