@@ -10,7 +10,8 @@
  *
  * Flags: --seconds <n> (default 60, 10..3600), --instruments <n> (default 5000), --gateway-every <s>
  * (seconds between the gateway's quote calls, default 10), --margin <ms> (the shared limiter's
- * margin, default 8), --kafka off (store only), --trace (every send's stages on
+ * margin, default 8), --client-nice <n> (the poller's and the gateway's processes at nice n where
+ * permitted; default: as started), --kafka off (store only), --trace (every send's stages on
  * stderr, not only the latest). Progress on stderr; the last stdout line is
  * {"bench":"quotes","seconds":...,"requests":...,"rate":...,"limit":1,"utilisation":...,"throttled":0,...}
  * (`throttled`: 429 answers to either process).
@@ -105,6 +106,7 @@ async function main(): Promise<void> {
       instruments: { type: 'string' },
       'gateway-every': { type: 'string' },
       margin: { type: 'string' },
+      'client-nice': { type: 'string' },
       kafka: { type: 'string' },
       trace: { type: 'boolean' },
     },
@@ -148,6 +150,12 @@ async function main(): Promise<void> {
       }
       await runMigrations(store.internal);
     });
+    // Off by default: the poller and the gateway run as a deployment would. Given, it shows how much
+    // of the lateness is the shared machine's load (a higher priority where permitted).
+    const clientNice =
+      values['client-nice'] === undefined
+        ? undefined
+        : renice(process.pid, intFlag(values['client-nice'], 0, 'client-nice', -20, 19));
     const instruments = await nseInstruments(baseUrl, count);
     const broker = { baseUrl, clientId: account.clientId, accessToken: token };
 
@@ -241,6 +249,7 @@ async function main(): Promise<void> {
         simulator: simulator.nice,
         ...(simulator.refused === undefined ? {} : { simulatorRefused: simulator.refused }),
         poller: getPriority(),
+        ...(clientNice?.refused === undefined ? {} : { pollerRefused: clientNice.refused }),
         helpers: helpers.nice,
       },
       marginMs: margin,
