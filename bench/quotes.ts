@@ -10,7 +10,7 @@
  *
  * Flags: --seconds <n> (default 60, 10..3600), --instruments <n> (default 5000), --gateway-every <s>
  * (seconds between the gateway's quote calls, default 10), --margin <ms> (the shared limiter's
- * margin, default 8), --client-nice <n> (the poller's and the gateway's processes at nice n where
+ * margin, default 8), --client-nice=<n> (the poller's and the gateway's processes at nice n where
  * permitted; default: as started), --kafka off (store only), --trace (every send's stages on
  * stderr, not only the latest). Progress on stderr; the last stdout line is
  * {"bench":"quotes","seconds":...,"requests":...,"rate":...,"limit":1,"utilisation":...,"throttled":0,...}
