@@ -91,7 +91,7 @@ function reportLatest(
     const after = fromGateway.has(sends[i] as QuoteSend) ? 'gateway' : 'poller';
     return {
       late: s.sentAt - due,
-      text: `${by} after ${after}: asked ${s.askedAt - due}, limiter due ${s.dueAt - due}, granted ${s.grantedAt - due}, written ${s.sentAt - due} (event loop on CPU ${s.writeCpuMs.toFixed(1)}, waiting for a core ${s.writeRunQueueMs.toFixed(1)}, GC ${s.writeGcMs.toFixed(1)}), reached the service ${arrivalLags[i + 1]} ms after its send, at ${s.sentAt}`,
+      text: `${by} after ${after}: asked ${s.askedAt - due}, limiter due ${s.dueAt - due}, granted ${s.grantedAt - due} (GC ${s.grantGcMs.toFixed(1)}), written ${s.sentAt - due} (event loop on CPU ${s.writeCpuMs.toFixed(1)}, waiting for a core ${s.writeRunQueueMs.toFixed(1)}, GC ${s.writeGcMs.toFixed(1)}), reached the service ${arrivalLags[i + 1]} ms after its send, at ${s.sentAt}`,
     };
   });
   if (!all) rows.sort((a, b) => b.late - a.late);

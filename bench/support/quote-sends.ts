@@ -17,6 +17,8 @@ export interface QuoteSend {
   writeCpuMs: number;
   /** Garbage collection pauses between the grant and the write. */
   writeGcMs: number;
+  /** Garbage collection pauses between the slot's due time (as the limiter saw it) and the grant. */
+  grantGcMs: number;
   /** Time the event loop's thread was ready to run but waited for a core (Linux; 0 elsewhere). */
   writeRunQueueMs: number;
 }
@@ -73,6 +75,7 @@ export function recordQuoteSends(sends: QuoteSend[]): () => void {
       grantedAt: grant?.grantedAt ?? sentAt,
       writeCpuMs: g === undefined ? 0 : (cpu.user + cpu.system - g.cpuUs) / 1000,
       writeGcMs: 0,
+      grantGcMs: 0,
       writeRunQueueMs: g === undefined ? 0 : (runQueueNs() - g.queuedNs) / 1e6,
     });
     windows.push({ from, to: perfAt });
@@ -82,10 +85,11 @@ export function recordQuoteSends(sends: QuoteSend[]): () => void {
     sends.forEach((send, i) => {
       const w = windows[i];
       if (w === undefined) return;
-      send.writeGcMs = gcs.reduce(
-        (sum, gc) => sum + Math.max(0, Math.min(gc.end, w.to) - Math.max(gc.start, w.from)),
-        0,
-      );
+      const paused = (from: number, to: number): number =>
+        gcs.reduce((sum, gc) => sum + Math.max(0, Math.min(gc.end, to) - Math.max(gc.start, from)), 0);
+      send.writeGcMs = paused(w.from, w.to);
+      const origin = performance.timeOrigin;
+      send.grantGcMs = paused(Math.max(send.dueAt, send.askedAt) - origin, send.grantedAt - origin);
     });
   };
 }
