@@ -47,7 +47,7 @@ import { renice, startedNicer } from './support/priority.js';
 import { serveQuoteGateway, startQuoteGateway } from './support/quote-gateway-child.js';
 import { quantile, sendLateness } from './support/quote-lateness.js';
 import { type QuoteSend, recordQuoteSends } from './support/quote-sends.js';
-import { quoteArrivals, serveRestSim, startRestSim } from './support/rest-sim-child.js';
+import { type QuoteArrival, quoteArrivals, serveRestSim, startRestSim } from './support/rest-sim-child.js';
 
 const SEED = 7;
 /** The simulator's priority where permitted: ahead of every process at the default 0. */
@@ -81,6 +81,7 @@ async function nseInstruments(
 function reportLatest(
   sends: readonly QuoteSend[],
   fromGateway: ReadonlySet<QuoteSend>,
+  arrivals: readonly QuoteArrival[],
   arrivalLags: readonly number[],
   marginMs: number,
   all: boolean,
@@ -91,7 +92,7 @@ function reportLatest(
     const after = fromGateway.has(sends[i] as QuoteSend) ? 'gateway' : 'poller';
     return {
       late: s.sentAt - due,
-      text: `${by} after ${after}: asked ${s.askedAt - due}, limiter due ${s.dueAt - due}, granted ${s.grantedAt - due} (GC ${s.grantGcMs.toFixed(1)}), written ${s.sentAt - due} (event loop on CPU ${s.writeCpuMs.toFixed(1)}, waiting for a core ${s.writeRunQueueMs.toFixed(1)}, GC ${s.writeGcMs.toFixed(1)}), reached the service ${arrivalLags[i + 1]} ms after its send, at ${s.sentAt}`,
+      text: `${by} after ${after}: asked ${s.askedAt - due}, limiter due ${s.dueAt - due}, granted ${s.grantedAt - due} (GC ${s.grantGcMs.toFixed(1)}), written ${s.sentAt - due} (event loop on CPU ${s.writeCpuMs.toFixed(1)}, waiting for a core ${s.writeRunQueueMs.toFixed(1)}, GC ${s.writeGcMs.toFixed(1)}), reached the service ${arrivalLags[i + 1]} ms after its send (its GC before the stamp ${arrivals[i + 1]?.gcBeforeMs.toFixed(1)}${arrivals[i + 1]?.allowed === false ? ', refused' : ''}), at ${s.sentAt}`,
     };
   });
   if (!all) rows.sort((a, b) => b.late - a.late);
@@ -225,7 +226,7 @@ async function main(): Promise<void> {
     // the margin has to cover it. Sends and arrivals pair up in order (one request at a time).
     const arrivals = await quoteArrivals(child);
     const lateness = arrivals.map((a, i) => a.at - (sends[i] ?? a.at));
-    reportLatest(paced, fromGateway, lateness, margin, values.trace === true);
+    reportLatest(paced, fromGateway, arrivals, lateness, margin, values.trace === true);
     const creep = sorted(lateness.slice(1).map((l, i) => l - (lateness[i] ?? l)));
     const result = {
       bench: 'quotes',
