@@ -162,8 +162,9 @@ async function main(): Promise<void> {
 
     // The account's quote slots, shared by this process (the poller) and the gateway's.
     // On a memory file system where there is one, as an operator would put SVC_TOKEN_SHARE_DIR: a
-    // claim is a few file creations and renames, which on a disk wait behind its journal when other
-    // work writes (--trace showed grants and writes stalled 20-40 ms, off CPU and off the run queue).
+    // claim is a few file creations and renames, which on a disk others write to can wait behind its
+    // journal (with the files on ext4, --trace showed grants and writes stalled 20-40 ms off CPU and
+    // off the run queue; in /dev/shm such stalls were rarer, not gone).
     shareDir = memoryTempDir('bench-quotes-share');
     const limiter = sharedQuoteLimiter(margin, new FileRateSlots(shareDir, account.clientId, ['quote']));
     const paced: QuoteSend[] = [];
