@@ -10,7 +10,7 @@ import { sharedQuoteLimiter } from '@feedpipe/broker-api';
 import { FileRateSlots } from '@feedpipe/credentials';
 import { createQuotePollerMetrics, quoteClient } from '@feedpipe/history-loader';
 import { Registry } from 'prom-client';
-import { recordQuoteSends } from './quote-sends.js';
+import { type QuoteSend, recordQuoteSends } from './quote-sends.js';
 
 export interface GatewayRun {
   baseUrl: string;
@@ -26,8 +26,8 @@ export interface GatewayReport {
   calls: number;
   failures: number;
   throttled: number;
-  /** When each quote request left (epoch ms), for the run's combined rate. */
-  sends: number[];
+  /** Each quote request, for the run's combined rate and lateness. */
+  sends: QuoteSend[];
 }
 
 /** In the child: the gateway's quote calls until the run's time is up, then its report. */
@@ -35,7 +35,7 @@ export async function serveQuoteGateway(): Promise<void> {
   const run = await new Promise<GatewayRun>((resolve) => process.once('message', resolve));
   const limiter = sharedQuoteLimiter(run.marginMs, new FileRateSlots(run.shareDir, run.clientId, ['quote']));
   const report: GatewayReport = { calls: 0, failures: 0, throttled: 0, sends: [] };
-  recordQuoteSends(report.sends);
+  const countGc = recordQuoteSends(report.sends);
   const client = quoteClient(
     { baseUrl: run.baseUrl, clientId: run.clientId, accessToken: run.token },
     limiter,
@@ -44,6 +44,10 @@ export async function serveQuoteGateway(): Promise<void> {
       report.throttled += 1;
     },
   );
+  // The gateway serves orders and account reads besides quotes, so its connection to the service
+  // is open before its first quote call: a read of the non-trading category opens it here (else that
+  // call, the first its connection carries, counts from its answer and delays the poller's next).
+  await client.funds.fundLimit().catch(() => undefined);
   const started = Date.now();
   // Bounded by the run's length: one call per everySeconds.
   while (Date.now() - started + run.everySeconds * 1000 < run.seconds * 1000) {
@@ -55,6 +59,7 @@ export async function serveQuoteGateway(): Promise<void> {
       report.failures += 1;
     }
   }
+  countGc();
   process.send?.(report);
   process.disconnect();
 }

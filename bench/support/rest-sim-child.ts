@@ -6,6 +6,7 @@
  * child when each quote request arrived, as its rate limits counted it.
  */
 import { type ChildProcess, fork } from 'node:child_process';
+import { PerformanceObserver, performance } from 'node:perf_hooks';
 import { createRestServer, MarketModel, SIM_TEST_ACCOUNTS } from '@feedpipe/broker-sim';
 
 type SimMessage = { kind: 'ready'; baseUrl: string; token: string };
@@ -14,7 +15,12 @@ type SimMessage = { kind: 'ready'; baseUrl: string; token: string };
 export interface QuoteArrival {
   at: number;
   allowed: boolean;
+  /** The simulator's garbage collection in the 50 ms before the stamp (which it may have delayed). */
+  gcBeforeMs: number;
 }
+
+/** How far before an arrival's stamp the simulator's garbage collection is looked for. */
+const GC_LOOKBACK_MS = 50;
 
 type ArrivalsMessage = { kind: 'arrivals'; arrivals: QuoteArrival[] };
 
@@ -24,16 +30,32 @@ const MAX_ARRIVALS = 10_000;
 /** In the child: serves until the parent disconnects. */
 export async function serveRestSim(seed: number): Promise<void> {
   const arrivals: QuoteArrival[] = [];
+  const gcs: { start: number; end: number }[] = [];
+  new PerformanceObserver((list) => {
+    for (const e of list.getEntries()) {
+      const start = performance.timeOrigin + e.startTime;
+      gcs.push({ start, end: start + e.duration });
+    }
+    if (gcs.length > 100_000) gcs.splice(0, gcs.length - 100_000);
+  }).observe({ entryTypes: ['gc'] });
   const server = await createRestServer({
     model: new MarketModel({ seed, instruments: 10 }),
     onRateDecision: (d) => {
       if (d.category === 'quote' && arrivals.length < MAX_ARRIVALS) {
-        arrivals.push({ at: d.arrivedAt, allowed: d.allowed });
+        arrivals.push({ at: d.arrivedAt, allowed: d.allowed, gcBeforeMs: 0 });
       }
     },
   });
   process.on('message', (m: { kind?: string }) => {
-    if (m.kind === 'arrivals') process.send?.({ kind: 'arrivals', arrivals } satisfies ArrivalsMessage);
+    if (m.kind !== 'arrivals') return;
+    for (const a of arrivals) {
+      const from = a.at - GC_LOOKBACK_MS;
+      a.gcBeforeMs = gcs.reduce(
+        (sum, gc) => sum + Math.max(0, Math.min(gc.end, a.at) - Math.max(gc.start, from)),
+        0,
+      );
+    }
+    process.send?.({ kind: 'arrivals', arrivals } satisfies ArrivalsMessage);
   });
   process.send?.({
     kind: 'ready',

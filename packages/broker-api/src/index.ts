@@ -6,6 +6,7 @@ export { BrokerClient, type BrokerClientOptions } from './client.js';
 export type { BodyEncoding } from './core/body.js';
 export { type Clock, ManualClock, systemClock } from './core/clock.js';
 export { BrokerApiError, type BrokerApiErrorCode, isBrokerApiError } from './core/errors.js';
+export type { WrittenOn } from './core/socket-write.js';
 export type { CallSpec, FetchLike, HttpMethod, TokenSource } from './core/transport.js';
 export { AccountApi } from './endpoints/account.js';
 export { AlertsApi } from './endpoints/alerts.js';
@@ -42,6 +43,7 @@ export {
   type RateCategory,
   type WindowLimit,
 } from './rate/categories.js';
+export { RATE_GRANT_CHANNEL, type RateGrantEvent } from './rate/grant-channel.js';
 export { type CategoryStats, RateLimiter, type RateLimiterOptions, type Release } from './rate/limiter.js';
 export { ModificationCounter } from './rate/modification-counter.js';
 export { DEFAULT_QUOTE_MARGIN_MS, sharedQuoteLimiter } from './rate/quote-limiter.js';

@@ -1,6 +1,13 @@
+import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { defaultCategoryOf, ManualClock, RateLimiter } from '../src/index.js';
+import {
+  defaultCategoryOf,
+  ManualClock,
+  RATE_GRANT_CHANNEL,
+  type RateGrantEvent,
+  RateLimiter,
+} from '../src/index.js';
 import { maxInWindow, runWithClock } from './helpers.js';
 
 const DAY = 86_400_000;
@@ -72,6 +79,44 @@ describe('RateLimiter', () => {
     expect(() => new RateLimiter({ countFromSend: ['bulk' as 'quote'] })).toThrow(/countFromSend/);
   });
 
+  it('waits for a slot counted from the send with the clock precise wait, for others with sleep', async () => {
+    const precise: number[] = [];
+    class PreciseClock extends ManualClock {
+      sleepUntil(at: number, signal?: AbortSignal): Promise<void> {
+        precise.push(at);
+        return this.sleep(at - this.now(), signal);
+      }
+    }
+    const clock = new PreciseClock(0);
+    const limiter = new RateLimiter({ clock, windowMarginMs: 5, countFromSend: ['quote'] });
+    const quotes = await grantTimes(limiter, clock, 3, 'quote', 10_000);
+    expect(quotes).toEqual([0, 1005, 2010]);
+    expect(precise).toEqual([1005, 2010]);
+    // The data category counts from the answer and waits with sleep.
+    const data = await grantTimes(limiter, clock, 7, 'data', 10_000);
+    expect(data[5]).toBe((data[0] as number) + 1005);
+    expect(precise).toEqual([1005, 2010]);
+  });
+
+  it('publishes each grant with when it was asked for and when its slot was due', async () => {
+    const grants: RateGrantEvent[] = [];
+    const listen = (message: unknown): void => {
+      grants.push(message as RateGrantEvent);
+    };
+    subscribe(RATE_GRANT_CHANNEL, listen);
+    try {
+      const clock = new ManualClock(0);
+      const limiter = new RateLimiter({ clock, windowMarginMs: 5, countFromSend: ['quote'] });
+      await grantTimes(limiter, clock, 2, 'quote', 10_000);
+      expect(grants).toEqual([
+        { category: 'quote', route: 'POST /orders', askedAt: 0, dueAt: 0, grantedAt: 0 },
+        { category: 'quote', route: 'POST /orders', askedAt: 0, dueAt: 1005, grantedAt: 1005 },
+      ]);
+    } finally {
+      unsubscribe(RATE_GRANT_CHANNEL, listen);
+    }
+  });
+
   it('counts a first request, or one after a pause, from its answer: its path may be cold', async () => {
     const clock = new ManualClock(0);
     const limiter = new RateLimiter({ clock, windowMarginMs: 5, countFromSend: ['quote'] });
@@ -97,6 +142,35 @@ describe('RateLimiter', () => {
     })();
     await runWithClock(clock, after, 20_000);
     expect((times[4] as number) - (times[3] as number)).toBe(1205);
+  });
+
+  it('judges a request seen written by its connection: fresh from its answer, reused from its send', async () => {
+    const clock = new ManualClock(0);
+    const limiter = new RateLimiter({ clock, windowMarginMs: 5, countFromSend: ['quote'] });
+    const sendOn = async (connection: 'fresh' | 'reused', answerMs: number): Promise<number> => {
+      const release = await limiter.acquire('quote', 'POST /marketfeed/quote');
+      const at = clock.now();
+      limiter.markSent('quote', at, connection);
+      await clock.advance(answerMs);
+      release();
+      return at;
+    };
+    const times: number[] = [];
+    const run = (async () => {
+      // The lane's first request, but on a connection that carried one before: from its send.
+      times.push(await sendOn('reused', 300));
+      times.push(await sendOn('fresh', 200)); // a new connection: from its answer
+      times.push(await sendOn('reused', 0));
+    })();
+    await runWithClock(clock, run, 20_000);
+    expect(times).toEqual([0, 1005, 2210]);
+    await clock.advance(10_000); // a pause, on a connection kept open: still from the send
+    const after = (async () => {
+      times.push(await sendOn('reused', 200));
+      times.push(await sendOn('reused', 0));
+    })();
+    await runWithClock(clock, after, 20_000);
+    expect((times[4] as number) - (times[3] as number)).toBe(1005);
   });
 
   it('holds a slot while its request is in flight and counts the window from its end', async () => {

@@ -5,7 +5,7 @@
  * follows it. A fetch that is not undici publishes nothing: the mark before fetch stands alone.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BrokerClient, type RateCategory, sharedQuoteLimiter } from '../src/index.js';
+import { BrokerClient, type RateCategory, sharedQuoteLimiter, type WrittenOn } from '../src/index.js';
 import { sendJson, startServer, type TestServer } from './helpers.js';
 
 let server: TestServer;
@@ -16,13 +16,21 @@ afterAll(async () => {
   await server.close();
 });
 
-function clientWith(fetch?: typeof globalThis.fetch): { client: BrokerClient; marks: number[] } {
+function clientWith(fetch?: typeof globalThis.fetch): {
+  client: BrokerClient;
+  marks: number[];
+  connections: (WrittenOn | undefined)[];
+} {
   const limiter = sharedQuoteLimiter(8);
   const marks: number[] = [];
+  const connections: (WrittenOn | undefined)[] = [];
   const markSent = limiter.markSent.bind(limiter);
-  limiter.markSent = (category: RateCategory, time: number) => {
-    if (category === 'quote') marks.push(time);
-    markSent(category, time);
+  limiter.markSent = (category: RateCategory, time: number, connection?: WrittenOn) => {
+    if (category === 'quote') {
+      marks.push(time);
+      connections.push(connection);
+    }
+    markSent(category, time, connection);
   };
   const client = new BrokerClient({
     baseUrl: server.url,
@@ -31,12 +39,12 @@ function clientWith(fetch?: typeof globalThis.fetch): { client: BrokerClient; ma
     rateLimiter: limiter,
     ...(fetch === undefined ? {} : { fetch }),
   });
-  return { client, marks };
+  return { client, marks, connections };
 }
 
 describe('a send marked when the request reaches its socket', () => {
   it('marks each quote request again as fetch writes it, no earlier than the mark before fetch', async () => {
-    const { client, marks } = clientWith();
+    const { client, marks, connections } = clientWith();
     await client.marketData.quote({ NSE_EQ: [1] });
     await client.marketData.quote({ NSE_EQ: [2] });
     expect(server.requests).toHaveLength(2);
@@ -44,6 +52,8 @@ describe('a send marked when the request reaches its socket', () => {
     expect(marks).toHaveLength(4);
     expect(marks[1]).toBeGreaterThanOrEqual(marks[0] as number);
     expect(marks[3]).toBeGreaterThanOrEqual(marks[2] as number);
+    // The first opened the connection; the second went on it, kept alive.
+    expect(connections).toEqual([undefined, 'fresh', undefined, 'reused']);
   });
 
   it('keeps the mark before fetch alone when the fetch is not undici', async () => {

@@ -7,29 +7,65 @@ export interface Clock {
   now(): number;
   /** Resolves after `ms`; rejects with the signal's reason when aborted. */
   sleep(ms: number, signal?: AbortSignal): Promise<void>;
+  /**
+   * Resolves once `now()` has reached `at`, as soon after it as the clock can; rejects with the
+   * signal's reason when aborted. For a wait whose lateness costs (a rate slot counted from the
+   * send); without it such waits use `sleep`.
+   */
+  sleepUntil?(at: number, signal?: AbortSignal): Promise<void>;
+}
+
+/**
+ * How early a precise wait (systemClock.sleepUntil) leaves its timer to spend the rest on the clock.
+ * A timer fires on the millisecond asked at the earliest, often 1-2 ms after it (libuv compares
+ * with the loop's cached time, and other callbacks of the same turn run first), and at the quote
+ * category's 1 request a second each millisecond a send leaves late is rate given up for good.
+ */
+const SPIN_LEAD_MS = 2;
+
+function sleepFor(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    if (signal?.aborted) {
+      reject(signal.reason);
+      return;
+    }
+    const onAbort = (): void => {
+      clearTimeout(timer);
+      reject(signal?.reason);
+    };
+    const timer = setTimeout(
+      () => {
+        signal?.removeEventListener('abort', onAbort);
+        resolve();
+      },
+      Math.max(0, ms),
+    );
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+async function sleepUntilPrecisely(at: number, signal?: AbortSignal): Promise<void> {
+  // Bounded: every timer ends within SPIN_LEAD_MS of `at` or later, and the spin ends at `at`.
+  for (let round = 0; round < 1_000; round++) {
+    const left = at - Date.now();
+    if (left <= 0) return;
+    if (left > SPIN_LEAD_MS) {
+      await sleepFor(left - SPIN_LEAD_MS, signal);
+      continue;
+    }
+    if (signal?.aborted) throw signal.reason;
+    // The last milliseconds on the clock itself: this thread holds its core for at most the lead.
+    while (Date.now() < at) {
+      // spin
+    }
+    return;
+  }
 }
 
 export const systemClock: Clock = {
   now: () => Date.now(),
-  sleep: (ms, signal) =>
-    new Promise<void>((resolve, reject) => {
-      if (signal?.aborted) {
-        reject(signal.reason);
-        return;
-      }
-      const onAbort = (): void => {
-        clearTimeout(timer);
-        reject(signal?.reason);
-      };
-      const timer = setTimeout(
-        () => {
-          signal?.removeEventListener('abort', onAbort);
-          resolve();
-        },
-        Math.max(0, ms),
-      );
-      signal?.addEventListener('abort', onAbort, { once: true });
-    }),
+  sleep: sleepFor,
+  sleepUntil: sleepUntilPrecisely,
 };
 
 interface Sleeper {

@@ -15,23 +15,38 @@
  */
 import { subscribe } from 'node:diagnostics_channel';
 
+/** Whether the request was the first its connection carried (the connection was just opened). */
+export type WrittenOn = 'fresh' | 'reused';
+
 interface PendingWrite {
   readonly origin: string;
   readonly path: string;
-  readonly onWritten: () => void;
+  readonly onWritten: (connection: WrittenOn) => void;
 }
 
 /** The fetches in flight that wait to hear of their write: bounded by the calls in flight. */
 const pending = new Set<PendingWrite>();
 
+/** Sockets that have carried a request: weakly held, so a closed socket leaves nothing behind. */
+const carried = new WeakSet<object>();
+
 subscribe('undici:client:sendHeaders', (message) => {
+  const { request, socket } = message as {
+    request?: { origin?: unknown; path?: unknown };
+    socket?: unknown;
+  };
+  let connection: WrittenOn = 'fresh';
+  if (typeof socket === 'object' && socket !== null) {
+    if (carried.has(socket)) connection = 'reused';
+    else carried.add(socket);
+  }
   if (pending.size === 0) return;
-  const request = (message as { request?: { origin?: unknown; path?: unknown } }).request;
   const origin = originOf(request?.origin);
   for (const write of pending) {
     // After the write, not in it: undici publishes just before it writes, and the callback's work
     // (a shared slot is a file rewritten) would hold the request back from its socket past the mark.
-    if (write.path === request?.path && write.origin === origin) queueMicrotask(write.onWritten);
+    if (write.path === request?.path && write.origin === origin)
+      queueMicrotask(() => write.onWritten(connection));
   }
 });
 
@@ -43,8 +58,15 @@ function originOf(value: unknown): string | undefined {
   }
 }
 
-/** Runs `send` (a fetch of `url`), calling `onWritten` whenever a request to `url` is written. */
-export async function whenWritten<T>(url: string, onWritten: () => void, send: () => Promise<T>): Promise<T> {
+/**
+ * Runs `send` (a fetch of `url`), calling `onWritten` whenever a request to `url` is written, with
+ * whether its connection had carried a request before.
+ */
+export async function whenWritten<T>(
+  url: string,
+  onWritten: (connection: WrittenOn) => void,
+  send: () => Promise<T>,
+): Promise<T> {
   const parsed = new URL(url);
   const write: PendingWrite = {
     origin: parsed.origin,

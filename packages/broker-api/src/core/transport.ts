@@ -4,7 +4,7 @@ import { type BodyEncoding, encodeBody, encodeQuery, type QueryValue } from './b
 import type { Clock } from './clock.js';
 import { BrokerApiError } from './errors.js';
 import { clip, redact } from './redact.js';
-import { whenWritten } from './socket-write.js';
+import { type WrittenOn, whenWritten } from './socket-write.js';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
 
@@ -246,11 +246,12 @@ export class Transport {
     let status: number;
     let text: string;
     let retryAfter: string | null;
-    const markSent = (): void => cfg.limiter.markSent(category, cfg.clock.now());
-    markSent();
+    cfg.limiter.markSent(category, cfg.clock.now());
     try {
       // Marked again when the request is written to its socket (socket-write.ts).
-      const response = await whenWritten(url, markSent, () =>
+      const written = (connection: WrittenOn): void =>
+        cfg.limiter.markSent(category, cfg.clock.now(), connection);
+      const response = await whenWritten(url, written, () =>
         cfg.fetch(url, {
           method: spec.method,
           headers,

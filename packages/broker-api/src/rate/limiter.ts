@@ -2,6 +2,7 @@ import PQueue from 'p-queue';
 import { type Clock, systemClock } from '../core/clock.js';
 import { BrokerApiError, invalidArgument } from '../core/errors.js';
 import { asRecord, readBoolean, readInt, rejectUnknownKeys } from '../core/options.js';
+import type { WrittenOn } from '../core/socket-write.js';
 import {
   DEFAULT_LIMITS,
   DEFAULT_MAX_MODIFICATIONS_PER_ORDER,
@@ -11,6 +12,7 @@ import {
   type RateCategory,
   type WindowLimit,
 } from './categories.js';
+import { publishGrant } from './grant-channel.js';
 import { ModificationCounter } from './modification-counter.js';
 import type { SharedSlots, SlotTicket } from './shared-slots.js';
 import { WindowLog } from './window-log.js';
@@ -116,6 +118,8 @@ interface Lane {
   readonly fromSend: boolean;
   /** When the lane's latest request was granted (epoch ms of the clock). */
   lastGrant: number | undefined;
+  /** What the lane's latest grant learnt of its request's connection (markSent). */
+  latestPath: GrantPath | undefined;
   /** Where the lane's grants are shared with other processes, if they are. */
   readonly shared: SharedSlots | undefined;
   /** The shared slot of the lane's latest grant, moved when its request leaves. */
@@ -123,11 +127,21 @@ interface Lane {
 }
 
 /**
- * A request granted this long after the one before finds a cold path (a new connection, a server
- * that has not seen the route yet), so its arrival can lag its send by more than the margin covers:
- * a category counted from the send counts such a request from its answer instead.
+ * A request on a cold path (a connection just opened, whose first request the service reads after
+ * accepting it) can arrive later after its send than the margin covers: a category counted from the
+ * send counts such a request from its answer instead. Where the write was seen (markSent with its
+ * connection), that decides; otherwise a request granted this long after the one before, or the
+ * lane's first, is taken for cold, as its connection may have closed meanwhile.
  */
 const COLD_AFTER_MS = 4_000;
+
+interface GrantPath {
+  readonly guessedCold: boolean;
+  connection: WrittenOn | undefined;
+}
+
+const isCold = (path: GrantPath): boolean =>
+  path.connection === undefined ? path.guessedCold : path.connection === 'fresh';
 
 export interface CategoryStats {
   /** Calls waiting for a slot. */
@@ -195,6 +209,7 @@ export class RateLimiter {
         queue: new PQueue({ concurrency: 1 }),
         fromSend: fromSend.includes(category),
         lastGrant: undefined,
+        latestPath: undefined,
         shared: shared?.categories.includes(category) ? shared : undefined,
         lastTicket: undefined,
       });
@@ -232,8 +247,9 @@ export class RateLimiter {
     if (Number.isFinite(longSlot) && longSlot - now > this.#maxWaitMs) {
       throw budgetExhausted(category, route, longSlot);
     }
-    let cold = false;
+    let path: GrantPath | undefined;
     let ticket: SlotTicket | undefined;
+    let dueAt = now;
     await lane.queue.add(
       async () => {
         // Bounded: each round grants the slot, fails, or waits for a time or for a request to end.
@@ -245,7 +261,8 @@ export class RateLimiter {
             const claim = lane.shared.claim(category, lane.limits, t, this.#marginMs);
             if (!claim.granted) {
               if (claim.retryAt - t > this.#maxWaitMs) throw budgetExhausted(category, route, claim.retryAt);
-              await this.clock.sleep(Math.max(1, claim.retryAt - t), signal);
+              dueAt = claim.retryAt;
+              await this.#sleepUntil(lane, Math.max(t + 1, claim.retryAt), signal);
               continue;
             }
             ticket = claim.ticket;
@@ -255,8 +272,13 @@ export class RateLimiter {
             // From the send: the slot is recorded as ended now, so it never counts as in flight.
             if (lane.fromSend) lane.log.end(t);
             else lane.log.begin();
-            cold = lane.lastGrant === undefined || t - lane.lastGrant > COLD_AFTER_MS;
+            path = {
+              guessedCold: lane.lastGrant === undefined || t - lane.lastGrant > COLD_AFTER_MS,
+              connection: undefined,
+            };
+            lane.latestPath = path;
             lane.lastGrant = t;
+            publishGrant({ category, route, askedAt: now, dueAt, grantedAt: t });
             return;
           }
           if (!Number.isFinite(at)) {
@@ -264,7 +286,8 @@ export class RateLimiter {
             continue;
           }
           if (at - t > this.#maxWaitMs) throw budgetExhausted(category, route, at);
-          await this.clock.sleep(at - t, signal);
+          dueAt = at;
+          await this.#sleepUntil(lane, at, signal);
         }
         throw new BrokerApiError({ code: 'QUEUE_FULL', message: `no ${category} slot found`, route });
       },
@@ -275,7 +298,7 @@ export class RateLimiter {
       if (released) return;
       released = true;
       if (!lane.fromSend) lane.log.end(this.clock.now());
-      else if (cold) {
+      else if (path !== undefined && isCold(path)) {
         const now = this.clock.now();
         lane.log.delayLatest(now);
         if (ticket !== undefined) lane.shared?.moveLater(ticket, now);
@@ -287,11 +310,17 @@ export class RateLimiter {
   /**
    * A request of `category` is leaving now (`time`), after its slot was granted. For a category
    * counted from the send, its slot moves to this moment: a request held up between grant and send
-   * (a busy event loop, a token fetch) must not let the next one follow it too closely.
+   * (a busy event loop, a token fetch) must not let the next one follow it too closely. With
+   * `connection`, the request was seen written on its socket: on a fresh connection it is counted
+   * from its answer, on a reused one from its send (see COLD_AFTER_MS). A fresh write heard of
+   * once stays fresh: another request's write told to this one can only make it more careful.
    */
-  markSent(category: RateCategory, time: number): void {
+  markSent(category: RateCategory, time: number, connection?: WrittenOn): void {
     const lane = this.#lanes.get(category);
     if (!lane?.fromSend) return;
+    const path = lane.latestPath;
+    if (connection !== undefined && path !== undefined && path.connection !== 'fresh')
+      path.connection = connection;
     lane.log.delayLatest(time);
     if (lane.lastTicket !== undefined) lane.shared?.moveLater(lane.lastTicket, time);
   }
@@ -353,6 +382,15 @@ export class RateLimiter {
       };
     }
     return out;
+  }
+
+  /**
+   * Waits for a slot's time. A lane counted from the send waits with the clock's precise wait where
+   * it has one: there a send late by a millisecond is a millisecond of the category given up.
+   */
+  #sleepUntil(lane: Lane, at: number, signal: AbortSignal | undefined): Promise<void> {
+    if (lane.fromSend && this.clock.sleepUntil !== undefined) return this.clock.sleepUntil(at, signal);
+    return this.clock.sleep(at - this.clock.now(), signal);
   }
 
   #lane(category: RateCategory): Lane {
