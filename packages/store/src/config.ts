@@ -3,6 +3,7 @@
  * with a message that names the key and what is allowed (STORE_CONFIG_INVALID). A password is
  * never put in an error or a log line.
  */
+import { type OptionsSchema, readOptions, section } from '@feedpipe/config';
 import { ENGINE_ISOLATION_ENV, type EngineIsolationSetting } from './embedded/engine-process/jail.js';
 import type { LaneLimits } from './embedded/exclusive-lane.js';
 import { StoreError } from './errors.js';
@@ -79,30 +80,81 @@ export const DEFAULT_USER_LANE: Readonly<LaneLimits> = Object.freeze({
   sessions: 2,
 });
 
-const KNOWN_KEYS = new Set([
-  'url',
-  'dataDir',
-  'requestTimeoutMs',
-  'internalLane',
-  'userLane',
-  'userAccount',
-  'ttlDeletes',
-  'backupDir',
-  'engineIsolation',
-]);
-const LANE_KEYS = new Set(['maxQueued', 'maxWaitMs', 'sessions']);
-/** Upper bounds of the lane limits (sessions: each is an engine connection and a libuv thread). */
-const LANE_MAX: Readonly<Record<keyof LaneLimits, number>> = {
-  maxQueued: 100_000_000,
-  maxWaitMs: 100_000_000,
-  sessions: 16,
-};
-const ACCOUNT_KEYS = new Set(['username', 'password']);
+/** The lane limits of a schema, each from 1 (sessions: each is an engine connection and a libuv thread). */
+function laneSchema(defaults: Readonly<LaneLimits>) {
+  return {
+    maxQueued: { kind: 'integer', min: 1, max: 100_000_000, default: defaults.maxQueued },
+    maxWaitMs: { kind: 'integer', min: 1, max: 100_000_000, default: defaults.maxWaitMs },
+    sessions: { kind: 'integer', min: 1, max: 16, default: defaults.sessions },
+  } as const satisfies OptionsSchema;
+}
+
 /**
  * ClickHouse user names the HTTP client can send: it logs in with Basic auth, where a `:` would
  * end the name early, and a user of users.d is an XML element name anyway.
  */
 const USER_NAME = /^[A-Za-z_][A-Za-z0-9_.-]{0,127}$/;
+
+const ISOLATION_SETTINGS: readonly EngineIsolationSetting[] = ['auto', 'namespaces', 'process'];
+
+/** Every key of StoreConfig (documented there), with its range and default. */
+const STORE_OPTIONS = {
+  url: { kind: 'url', protocols: ['http', 'https'] },
+  dataDir: { kind: 'string' },
+  requestTimeoutMs: { kind: 'integer', min: 1, max: 86_400_000, default: 300_000 },
+  internalLane: section(laneSchema(DEFAULT_INTERNAL_LANE)),
+  userLane: section(laneSchema(DEFAULT_USER_LANE)),
+  // Optional as a whole but complete when given, so it has a reader of its own (ACCOUNT_OPTIONS).
+  userAccount: { kind: 'given' },
+  ttlDeletes: { kind: 'enum', values: ['run', 'paused'] },
+  backupDir: { kind: 'string' },
+  engineIsolation: { kind: 'enum', values: ISOLATION_SETTINGS },
+} as const satisfies OptionsSchema;
+
+const ACCOUNT_OPTIONS = {
+  username: {
+    kind: 'pattern',
+    pattern: USER_NAME,
+    allowed: 'a ClickHouse user name (letters, digits, _ . -; no ":")',
+    required: true,
+  },
+  password: { kind: 'string', required: true },
+} as const satisfies OptionsSchema;
+
+/** The config checked, with the lanes' defaults filled in. */
+export interface StoreSettings {
+  url: string | undefined;
+  dataDir: string | undefined;
+  requestTimeoutMs: number;
+  limits: { internal: LaneLimits; user: LaneLimits };
+  userAccount: UserAccount | undefined;
+  backupDir: string | undefined;
+}
+
+function invalid(message: string): StoreError {
+  return new StoreError('STORE_CONFIG_INVALID', message);
+}
+
+/**
+ * Checks the config once (STORE_CONFIG_INVALID naming the key and what is allowed; the reader
+ * never echoes a value, so a password stays out of the message) and fills in the defaults.
+ */
+export function readStoreConfig(config: StoreConfig): StoreSettings {
+  const v = readOptions(STORE_OPTIONS, config, { where: 'store options', fail: invalid });
+  // The scheme alone lets through what the HTTP client cannot parse (a space in the host).
+  if (v.url !== undefined && !URL.canParse(v.url))
+    throw invalid('store options: "url" is not a valid URL (expected http(s)://host:port)');
+  const userAccount =
+    config.userAccount === undefined ? undefined : readAccount(config.userAccount, v.url !== undefined);
+  return {
+    url: v.url,
+    dataDir: v.dataDir,
+    requestTimeoutMs: v.requestTimeoutMs,
+    limits: { internal: v.internalLane, user: v.userLane },
+    userAccount,
+    backupDir: v.backupDir,
+  };
+}
 
 /** `url` without its credentials (for `location`, and for a login that must not take the URL's). */
 export function redactUrl(url: string): string {
@@ -115,74 +167,6 @@ export function redactUrl(url: string): string {
     return '<invalid url>';
   }
 }
-
-export function laneLimits(
-  name: 'internalLane' | 'userLane',
-  given: Partial<LaneLimits> | undefined,
-  defaults: Readonly<LaneLimits>,
-): LaneLimits {
-  if (given === undefined) return { ...defaults };
-  if (typeof given !== 'object' || given === null) {
-    throw new StoreError('STORE_CONFIG_INVALID', `store option "${name}" must be an object`);
-  }
-  for (const key of Object.keys(given)) {
-    if (!LANE_KEYS.has(key)) {
-      throw new StoreError(
-        'STORE_CONFIG_INVALID',
-        `unknown store option "${name}.${key}"; allowed: ${[...LANE_KEYS].join(', ')}`,
-      );
-    }
-  }
-  const limits = { ...defaults, ...given };
-  for (const key of LANE_KEYS) {
-    const value = limits[key as keyof LaneLimits];
-    const max = LANE_MAX[key as keyof LaneLimits];
-    if (!Number.isInteger(value) || value < 1 || value > max) {
-      throw new StoreError(
-        'STORE_CONFIG_INVALID',
-        `store option "${name}.${key}" must be an integer from 1 to ${max}, got ${String(value)}`,
-      );
-    }
-  }
-  return limits;
-}
-
-export function validate(config: StoreConfig): void {
-  for (const key of Object.keys(config)) {
-    if (!KNOWN_KEYS.has(key)) {
-      throw new StoreError(
-        'STORE_CONFIG_INVALID',
-        `unknown store option "${key}"; allowed: ${[...KNOWN_KEYS].join(', ')}`,
-      );
-    }
-  }
-  if (config.url !== undefined) {
-    let parsed: URL;
-    try {
-      parsed = new URL(config.url);
-    } catch {
-      throw new StoreError(
-        'STORE_CONFIG_INVALID',
-        'CLICKHOUSE_URL is not a valid URL (expected http(s)://host:port)',
-      );
-    }
-    if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
-      throw new StoreError(
-        'STORE_CONFIG_INVALID',
-        `CLICKHOUSE_URL must use http or https, got ${parsed.protocol}`,
-      );
-    }
-  }
-  if (config.userAccount !== undefined) validateAccount(config.userAccount, config.url !== undefined);
-  if (config.ttlDeletes !== undefined && config.ttlDeletes !== 'run' && config.ttlDeletes !== 'paused') {
-    throw new StoreError('STORE_CONFIG_INVALID', 'store option "ttlDeletes" must be "run" or "paused"');
-  }
-  if (config.backupDir !== undefined && (typeof config.backupDir !== 'string' || config.backupDir === '')) {
-    throw new StoreError('STORE_CONFIG_INVALID', 'store option "backupDir" must be a directory path');
-  }
-}
-
-const ISOLATION_SETTINGS: readonly EngineIsolationSetting[] = ['auto', 'namespaces', 'process'];
 
 /** `engineIsolation` as given, else from the environment (read once, here), else `auto`. */
 export function engineIsolationOf(
@@ -209,28 +193,9 @@ export function ttlDeletesOf(
 }
 
 /** The reader login: checked whole here, so a half-configured reader never silently falls back. */
-function validateAccount(account: UserAccount, serverMode: boolean): void {
-  const invalid = (message: string): never => {
-    throw new StoreError('STORE_CONFIG_INVALID', message);
-  };
-  if (typeof account !== 'object' || account === null || Array.isArray(account)) {
-    invalid('store option "userAccount" must be an object { username, password }');
-  }
-  for (const key of Object.keys(account)) {
-    if (!ACCOUNT_KEYS.has(key)) {
-      invalid(`unknown store option "userAccount.${key}"; allowed: ${[...ACCOUNT_KEYS].join(', ')}`);
-    }
-  }
-  if (!serverMode) {
-    invalid('store option "userAccount" needs "url": embedded chDB has no users to log in as');
-  }
-  const { username, password } = account;
-  if (typeof username !== 'string' || !USER_NAME.test(username)) {
-    invalid(
-      'store option "userAccount.username" must be a ClickHouse user name (letters, digits, _ . -; no ":")',
-    );
-  }
-  if (typeof password !== 'string' || password.length === 0) {
-    invalid(`store option "userAccount.password" is required: the password of ClickHouse user ${username}`);
-  }
+function readAccount(account: UserAccount, serverMode: boolean): UserAccount {
+  const login = readOptions(ACCOUNT_OPTIONS, account, { where: 'store options.userAccount', fail: invalid });
+  if (!serverMode)
+    throw invalid('store options: "userAccount" needs "url": embedded chDB has no users to log in as');
+  return login;
 }

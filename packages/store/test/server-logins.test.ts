@@ -133,14 +133,14 @@ describe('userAccount validation', () => {
         },
       });
       expect(error.code).toBe('STORE_CONFIG_INVALID');
-      expect(error.message).toContain('"userAccount.password"');
+      expect(error.message).toContain('userAccount: "password"');
     }
   });
 
   it('refuses a user name the HTTP login cannot carry, without echoing the password', () => {
     for (const username of ['', 'reader:x', 'a b']) {
       const error = refusal({ url, userAccount: { username, password: READER_PASSWORD } });
-      expect(error.message).toContain('"userAccount.username"');
+      expect(error.message).toContain('userAccount: "username" must be a ClickHouse user name');
       expect(error.message).not.toContain(READER_PASSWORD);
     }
   });
@@ -153,7 +153,7 @@ describe('userAccount validation', () => {
         password: string;
       },
     });
-    expect(extra.message).toContain('"userAccount.readonly"');
+    expect(extra.message).toContain('unknown option "readonly" (allowed: username, password)');
     const embedded = refusal({ userAccount: { username: 'feedpipe_sql', password: READER_PASSWORD } });
     expect(embedded.message).toContain('"userAccount" needs "url"');
     expect(embedded.message).not.toContain(READER_PASSWORD);

@@ -90,10 +90,28 @@ describe('store on embedded chDB', () => {
 });
 
 describe('store configuration', () => {
-  it('rejects unknown keys and bad URLs with a message naming them', () => {
-    expect(() => createStore({ urll: 'x' } as never)).toThrowError(/unknown store option "urll"/);
-    expect(() => createStore({ url: 'not a url' })).toThrowError(/CLICKHOUSE_URL/);
-    expect(() => createStore({ url: 'ftp://host' })).toThrowError(/http or https/);
+  it('rejects unknown keys with the allowed list, and bad URLs, with a message naming them', () => {
+    expect(() => createStore({ urll: 'x' } as never)).toThrowError(
+      expect.objectContaining({
+        code: 'STORE_CONFIG_INVALID',
+        message: expect.stringContaining(
+          'unknown option "urll" (allowed: url, dataDir, requestTimeoutMs, internalLane, userLane, userAccount, ttlDeletes, backupDir, engineIsolation)',
+        ),
+      }) as unknown as StoreError,
+    );
+    expect(() => createStore({ internalLane: { sesions: 2 } } as never)).toThrowError(
+      /unknown option "internalLane.sesions" \(allowed: maxQueued, maxWaitMs, sessions\)/,
+    );
+    expect(() => createStore({ url: 'not a url' })).toThrowError(
+      /"url" must be a http:\/\/ or https:\/\/ URL/,
+    );
+    expect(() => createStore({ url: 'ftp://host' })).toThrowError(
+      /"url" must be a http:\/\/ or https:\/\/ URL/,
+    );
+    expect(() => createStore({ url: 'http://a b:1' })).toThrowError(/"url" is not a valid URL/);
+    expect(() => createStore({ ttlDeletes: 'off' } as never)).toThrowError(
+      /"ttlDeletes" must be one of run, paused/,
+    );
   });
 
   it('keeps credentials out of the location it reports', async () => {
