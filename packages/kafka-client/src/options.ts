@@ -1,7 +1,9 @@
 /**
- * Option checking shared by the clients: every client validates its options once, at
- * construction, rejecting unknown keys and bad values with a message naming the key.
+ * Options shared by the clients: every client reads its options once, at construction, through
+ * the declarative reader of @feedpipe/config against a schema declared beside the client; unknown
+ * keys are refused with the allowed list, bad values with what is allowed (CONFIG_INVALID).
  */
+import { type OptionsSchema, type OptionValues, readOptions } from '@feedpipe/config';
 import { KafkaClientError } from './errors.js';
 
 /** Options every client takes. */
@@ -14,49 +16,54 @@ export interface ConnectionOptions {
   requestTimeoutMs?: number;
 }
 
-export const CONNECTION_KEYS = ['brokers', 'clientId', 'requestTimeoutMs'] as const;
+/** A duration in ms: up to the longest delay a Node timer keeps (a longer one fires at once). */
+export const DURATION_MS = { kind: 'integer', min: 1, max: 2_147_483_647 } as const;
+/** A size in bytes. */
+export const SIZE_BYTES = { kind: 'integer', min: 1, max: Number.MAX_SAFE_INTEGER } as const;
 
-/** `host:port` (checked by checkOptions) as the library's Broker. */
+/** The keys of ConnectionOptions, for a client's schema to spread. */
+export const CONNECTION_OPTIONS = {
+  brokers: { kind: 'list', minLength: 1, required: true },
+  clientId: { kind: 'string' },
+  requestTimeoutMs: DURATION_MS,
+} as const satisfies OptionsSchema;
+
+const BROKER = /^[^:\s]+:\d+$/;
+
+/** `host:port` (checked by readClientOptions) as the library's Broker. */
 export function brokerOf(address: string): { host: string; port: number } {
   const at = address.lastIndexOf(':');
   return { host: address.slice(0, at), port: Number(address.slice(at + 1)) };
 }
 
-export function checkOptions(
+function invalid(message: string): KafkaClientError {
+  return new KafkaClientError('CONFIG_INVALID', message);
+}
+
+/**
+ * Reads a client's options against its schema (`what` names the client in the messages), then
+ * what a schema kind cannot say: each broker is `host:port`, each topic a non-empty string, each
+ * of `functions` a function.
+ */
+export function readClientOptions<S extends OptionsSchema>(
   what: string,
+  schema: S,
   options: object,
-  known: readonly string[],
-  positiveIntegers: readonly string[] = [],
-): void {
-  const allowed = new Set(known);
-  for (const key of Object.keys(options)) {
-    if (!allowed.has(key)) {
-      throw new KafkaClientError(
-        'CONFIG_INVALID',
-        `unknown ${what} option "${key}" (allowed: ${known.join(', ')})`,
-      );
-    }
-  }
-  const brokers = (options as { brokers?: unknown }).brokers;
-  if (allowed.has('brokers')) {
-    if (
-      !Array.isArray(brokers) ||
-      brokers.length === 0 ||
-      !brokers.every((b) => typeof b === 'string' && /^[^:\s]+:\d+$/.test(b))
-    ) {
-      throw new KafkaClientError(
-        'CONFIG_INVALID',
-        `${what} option "brokers" must list at least one host:port`,
-      );
-    }
-  }
-  for (const key of positiveIntegers) {
-    const value = (options as Record<string, unknown>)[key];
-    if (value !== undefined && (typeof value !== 'number' || !Number.isInteger(value) || value <= 0)) {
-      throw new KafkaClientError(
-        'CONFIG_INVALID',
-        `${what} option "${key}" must be a positive integer, got ${String(value)}`,
-      );
-    }
-  }
+  functions: readonly (keyof S & string)[] = [],
+): OptionValues<S> {
+  const where = `${what} options`;
+  const values = readOptions(schema, options, { where, fail: invalid });
+  const entries = values as Record<string, unknown>;
+  const problems: string[] = [];
+  const brokers = entries.brokers as readonly unknown[] | undefined;
+  if (brokers?.some((b) => typeof b !== 'string' || !BROKER.test(b)))
+    problems.push('"brokers" must list host:port entries');
+  const topics = entries.topics as readonly unknown[] | undefined;
+  if (topics?.some((t) => typeof t !== 'string' || t === ''))
+    problems.push('"topics" must list non-empty topic names');
+  for (const key of functions)
+    if (entries[key] !== undefined && typeof entries[key] !== 'function')
+      problems.push(`"${key}" must be a function`);
+  if (problems.length > 0) throw invalid(`${where}: ${problems.join('; ')}`);
+  return values;
 }

@@ -160,7 +160,7 @@ describe('TopicTail', () => {
     await expect(starting).rejects.toMatchObject({ code: 'CLOSED' });
     const base = { brokers, topics: ['t'], eachBatch: () => undefined };
     expect(() => new TopicTail({ ...base, fromm: 'latest' } as unknown as TopicTailOptions)).toThrow(
-      /unknown topic tail option "fromm"/,
+      /topic tail options: unknown option "fromm" \(allowed: brokers, /,
     );
     expect(() => new TopicTail({ ...base, from: 'middle' as 'latest' })).toThrow(/"from"/);
     expect(() => new TopicTail({ ...base, topics: [] })).toThrow(/"topics"/);

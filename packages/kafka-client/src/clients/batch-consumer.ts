@@ -22,6 +22,7 @@
  *   keeping the member id, so a member whose session outlived the outage goes on where it was.
  */
 
+import type { OptionsSchema } from '@feedpipe/config';
 import { Backoff } from '@feedpipe/retry';
 import { ConnectionPool } from '@platformatic/kafka';
 import { AssignedPartitions, FROM_COMMITTED, FROM_RESET_POLICY } from '../consumer/assigned-partitions.js';
@@ -31,7 +32,14 @@ import type { FetchRound } from '../consumer/fetcher.js';
 import { GROUP_APIS, GroupMember } from '../consumer/group-member.js';
 import { EARLIEST, LATEST, listOffsets } from '../consumer/offset-lookup.js';
 import { describe, KafkaClientError } from '../errors.js';
-import { brokerOf, CONNECTION_KEYS, type ConnectionOptions, checkOptions } from '../options.js';
+import {
+  brokerOf,
+  CONNECTION_OPTIONS,
+  type ConnectionOptions,
+  DURATION_MS,
+  readClientOptions,
+  SIZE_BYTES,
+} from '../options.js';
 import { BrokerError, brokerErrorCodes, LEADER_MOVED, REJOIN_NEEDED } from '../protocol/broker-errors.js';
 import type { PartitionBatch } from '../protocol/partition-batch.js';
 import { readPartitionRecords } from '../protocol/record-batch-reader.js';
@@ -118,51 +126,36 @@ export interface BatchConsumerOptions extends ConnectionOptions {
   onError?: (error: KafkaClientError) => void;
 }
 
-const KNOWN = [
-  ...CONNECTION_KEYS,
-  'groupId',
-  'topics',
-  'eachBatch',
-  'fromBeginning',
-  'sessionTimeoutMs',
-  'rebalanceTimeoutMs',
-  'heartbeatIntervalMs',
-  'maxBytes',
-  'maxBytesPerPartition',
-  'maxWaitMs',
-  'fetchTimeoutMs',
-  'minBytes',
-  'checkCrcs',
-  'retryBackoffMs',
-  'maxRetryBackoffMs',
-  'startTimeoutMs',
-  'onAssigned',
-  'onRevoked',
-  'onError',
-];
-const POSITIVE = KNOWN.filter((k) => k.endsWith('Ms') || k.endsWith('Bytes') || k === 'maxBytesPerPartition');
+const BATCH_CONSUMER_OPTIONS = {
+  ...CONNECTION_OPTIONS,
+  groupId: { kind: 'string', required: true },
+  topics: { kind: 'list', minLength: 1, required: true },
+  eachBatch: { kind: 'given', required: true },
+  fromBeginning: { kind: 'boolean' },
+  sessionTimeoutMs: DURATION_MS,
+  rebalanceTimeoutMs: DURATION_MS,
+  heartbeatIntervalMs: DURATION_MS,
+  maxBytes: SIZE_BYTES,
+  maxBytesPerPartition: SIZE_BYTES,
+  maxWaitMs: DURATION_MS,
+  fetchTimeoutMs: DURATION_MS,
+  minBytes: SIZE_BYTES,
+  checkCrcs: { kind: 'boolean' },
+  retryBackoffMs: DURATION_MS,
+  maxRetryBackoffMs: DURATION_MS,
+  startTimeoutMs: DURATION_MS,
+  onAssigned: { kind: 'given' },
+  onRevoked: { kind: 'given' },
+  onError: { kind: 'given' },
+} as const satisfies OptionsSchema;
 
 function validate(options: BatchConsumerOptions): void {
-  checkOptions('batch consumer', options, KNOWN, POSITIVE);
-  const fail = (message: string) =>
-    new KafkaClientError('CONFIG_INVALID', `batch consumer option ${message}`);
-  if (typeof options.groupId !== 'string' || options.groupId === '')
-    throw fail('"groupId" must be a non-empty string');
-  if (
-    !Array.isArray(options.topics) ||
-    options.topics.length === 0 ||
-    !options.topics.every((t) => typeof t === 'string' && t !== '')
-  )
-    throw fail('"topics" must list at least one topic');
-  if (typeof options.eachBatch !== 'function') throw fail('"eachBatch" must be a function');
-  for (const key of ['fromBeginning', 'checkCrcs'] as const) {
-    if (options[key] !== undefined && typeof options[key] !== 'boolean')
-      throw fail(`"${key}" must be a boolean`);
-  }
-  for (const key of ['onAssigned', 'onRevoked', 'onError'] as const) {
-    if (options[key] !== undefined && typeof options[key] !== 'function')
-      throw fail(`"${key}" must be a function`);
-  }
+  readClientOptions('batch consumer', BATCH_CONSUMER_OPTIONS, options, [
+    'eachBatch',
+    'onAssigned',
+    'onRevoked',
+    'onError',
+  ]);
 }
 
 export class BatchConsumer {

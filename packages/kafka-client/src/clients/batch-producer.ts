@@ -15,11 +15,18 @@
  *   id goes on: `reset()` is the caller's decision, counted, and the one window for a copy.
  */
 
+import type { OptionsSchema } from '@feedpipe/config';
 import { Backoff, sleep } from '@feedpipe/retry';
 import { ConnectionPool, Producer } from '@platformatic/kafka';
 import { MetadataSource } from '../cluster/metadata-source.js';
 import { describe, KafkaClientError } from '../errors.js';
-import { brokerOf, CONNECTION_KEYS, type ConnectionOptions, checkOptions } from '../options.js';
+import {
+  brokerOf,
+  CONNECTION_OPTIONS,
+  type ConnectionOptions,
+  DURATION_MS,
+  readClientOptions,
+} from '../options.js';
 import {
   MAX_PRODUCE_VERSION,
   MIN_PRODUCE_VERSION,
@@ -43,21 +50,14 @@ export interface BatchProducerOptions extends ConnectionOptions {
   autocreateTopics?: boolean;
 }
 
-const KNOWN = [
-  ...CONNECTION_KEYS,
-  'ackTimeoutMs',
-  'deliveryTimeoutMs',
-  'retryBackoffMs',
-  'maxRetryBackoffMs',
-  'autocreateTopics',
-];
-const POSITIVE = [
-  'requestTimeoutMs',
-  'ackTimeoutMs',
-  'deliveryTimeoutMs',
-  'retryBackoffMs',
-  'maxRetryBackoffMs',
-];
+const BATCH_PRODUCER_OPTIONS = {
+  ...CONNECTION_OPTIONS,
+  ackTimeoutMs: DURATION_MS,
+  deliveryTimeoutMs: DURATION_MS,
+  retryBackoffMs: DURATION_MS,
+  maxRetryBackoffMs: DURATION_MS,
+  autocreateTopics: { kind: 'boolean' },
+} as const satisfies OptionsSchema;
 const ACKS_ALL = -1;
 
 /** Broker error codes (Kafka protocol) the producer treats specially. */
@@ -140,7 +140,7 @@ export class BatchProducer {
   readonly #stats: BatchProducerStats = { sends: 0, retries: 0, resets: 0 };
 
   constructor(options: BatchProducerOptions) {
-    checkOptions('batch producer', options, KNOWN, POSITIVE);
+    readClientOptions('batch producer', BATCH_PRODUCER_OPTIONS, options);
     this.#ackTimeoutMs = options.ackTimeoutMs ?? 30_000;
     this.#deliveryTimeoutMs = options.deliveryTimeoutMs ?? 60_000;
     this.#backoffMs = [options.retryBackoffMs ?? 100, options.maxRetryBackoffMs ?? 2_000];

@@ -3,9 +3,10 @@
  * idempotent, acks=all, keys partitioned as Java's default partitioner does (murmur2), so a key
  * lands where any Java-compatible producer puts it.
  */
+import type { OptionsSchema } from '@feedpipe/config';
 import { murmur2, Producer } from '@platformatic/kafka';
 import { describe, KafkaClientError } from '../errors.js';
-import { CONNECTION_KEYS, type ConnectionOptions, checkOptions } from '../options.js';
+import { CONNECTION_OPTIONS, type ConnectionOptions, readClientOptions } from '../options.js';
 
 export interface JsonRecord {
   /** Message key (partitioned by its murmur2 hash); without one, records go round robin. */
@@ -14,6 +15,11 @@ export interface JsonRecord {
   value: unknown;
   headers?: Readonly<Record<string, string | Buffer>>;
 }
+
+const JSON_PRODUCER_OPTIONS = {
+  ...CONNECTION_OPTIONS,
+  autocreateTopics: { kind: 'boolean' },
+} as const satisfies OptionsSchema;
 
 export interface JsonProducerOptions extends ConnectionOptions {
   /** Let a produce create a missing topic. Default false. */
@@ -37,7 +43,7 @@ export class JsonProducer {
   readonly #producer: Producer;
 
   constructor(options: JsonProducerOptions) {
-    checkOptions('JSON producer', options, [...CONNECTION_KEYS, 'autocreateTopics'], ['requestTimeoutMs']);
+    readClientOptions('JSON producer', JSON_PRODUCER_OPTIONS, options);
     this.#producer = new Producer({
       clientId: options.clientId ?? 'feedpipe',
       bootstrapBrokers: [...options.brokers],

@@ -6,7 +6,7 @@
 import { Backoff, sleep } from '@feedpipe/retry';
 import { Admin } from '@platformatic/kafka';
 import { describe, KafkaClientError } from '../errors.js';
-import { CONNECTION_KEYS, type ConnectionOptions, checkOptions } from '../options.js';
+import { CONNECTION_OPTIONS, type ConnectionOptions, readClientOptions } from '../options.js';
 
 export interface PartitionOffsets {
   partition: number;
@@ -50,7 +50,7 @@ export class KafkaAdmin {
   readonly #admin: Admin;
 
   constructor(options: ConnectionOptions) {
-    checkOptions('admin', options, CONNECTION_KEYS, ['requestTimeoutMs']);
+    readClientOptions('admin', CONNECTION_OPTIONS, options);
     this.#admin = new Admin({
       clientId: options.clientId ?? 'feedpipe-admin',
       bootstrapBrokers: [...options.brokers],

@@ -13,7 +13,7 @@ import { Admin, ConfigResourceTypes, ConnectionPool } from '@platformatic/kafka'
 import { MetadataSource } from '../cluster/metadata-source.js';
 import { DEFAULT_FETCH_MARGIN_MS, Fetcher, type FetchTarget } from '../consumer/fetcher.js';
 import { describe, KafkaClientError } from '../errors.js';
-import { brokerOf, CONNECTION_KEYS, type ConnectionOptions, checkOptions } from '../options.js';
+import { brokerOf, CONNECTION_OPTIONS, type ConnectionOptions, readClientOptions } from '../options.js';
 import { BrokerError } from '../protocol/broker-errors.js';
 import { readPartitionRecords } from '../protocol/record-batch-reader.js';
 
@@ -44,7 +44,7 @@ export class RecordAges {
   readonly #fetcher: Fetcher;
 
   constructor(options: ConnectionOptions) {
-    checkOptions('record ages', options, CONNECTION_KEYS, ['requestTimeoutMs']);
+    readClientOptions('record ages', CONNECTION_OPTIONS, options);
     const clientId = options.clientId ?? 'feedpipe-record-ages';
     const timeout = options.requestTimeoutMs ?? 30_000;
     this.#admin = new Admin({

@@ -18,6 +18,7 @@
  * - Fetch failures (broker restarts, moved leaders) are retried with backoff on fresh metadata.
  */
 
+import type { OptionsSchema } from '@feedpipe/config';
 import { Backoff } from '@feedpipe/retry';
 import { metadataV12 } from '@platformatic/kafka';
 import { AssignedPartitions } from '../consumer/assigned-partitions.js';
@@ -25,7 +26,13 @@ import { type FetchPath, openFetchPath } from '../consumer/fetch-path.js';
 import type { FetchRound } from '../consumer/fetcher.js';
 import { EARLIEST, LATEST, listOffsets } from '../consumer/offset-lookup.js';
 import { describe, KafkaClientError } from '../errors.js';
-import { CONNECTION_KEYS, type ConnectionOptions, checkOptions } from '../options.js';
+import {
+  CONNECTION_OPTIONS,
+  type ConnectionOptions,
+  DURATION_MS,
+  readClientOptions,
+  SIZE_BYTES,
+} from '../options.js';
 import { BrokerError, LEADER_MOVED } from '../protocol/broker-errors.js';
 import type { PartitionBatch } from '../protocol/partition-batch.js';
 import { readPartitionRecords } from '../protocol/record-batch-reader.js';
@@ -73,46 +80,29 @@ export interface TopicTailStats {
   handlerErrors: number;
 }
 
-const KNOWN = [
-  ...CONNECTION_KEYS,
-  'topics',
-  'eachBatch',
-  'from',
-  'startAt',
-  'metadataRefreshMs',
-  'maxBytes',
-  'maxBytesPerPartition',
-  'maxWaitMs',
-  'checkCrcs',
-  'retryBackoffMs',
-  'maxRetryBackoffMs',
-  'startTimeoutMs',
-  'onError',
-];
-const POSITIVE = KNOWN.filter((k) => k.endsWith('Ms') || k.endsWith('Bytes') || k === 'maxBytesPerPartition');
+const TOPIC_TAIL_OPTIONS = {
+  ...CONNECTION_OPTIONS,
+  topics: { kind: 'list', minLength: 1, required: true },
+  eachBatch: { kind: 'given', required: true },
+  from: { kind: 'enum', values: ['latest', 'earliest'] },
+  startAt: { kind: 'given' },
+  metadataRefreshMs: DURATION_MS,
+  maxBytes: SIZE_BYTES,
+  maxBytesPerPartition: SIZE_BYTES,
+  maxWaitMs: DURATION_MS,
+  checkCrcs: { kind: 'boolean' },
+  retryBackoffMs: DURATION_MS,
+  maxRetryBackoffMs: DURATION_MS,
+  startTimeoutMs: DURATION_MS,
+  onError: { kind: 'given' },
+} as const satisfies OptionsSchema;
 /** Position of a partition found after the start: its earliest offset. */
 const FROM_EARLIEST = -2;
 /** Position of a partition found at the start of a 'latest' tail. */
 const FROM_LATEST = -3;
 
 function validate(options: TopicTailOptions): void {
-  checkOptions('topic tail', options, KNOWN, POSITIVE);
-  const fail = (message: string) => new KafkaClientError('CONFIG_INVALID', `topic tail option ${message}`);
-  if (
-    !Array.isArray(options.topics) ||
-    options.topics.length === 0 ||
-    !options.topics.every((t) => typeof t === 'string' && t !== '')
-  )
-    throw fail('"topics" must list at least one topic');
-  if (typeof options.eachBatch !== 'function') throw fail('"eachBatch" must be a function');
-  if (options.from !== undefined && options.from !== 'latest' && options.from !== 'earliest')
-    throw fail('"from" must be "latest" or "earliest"');
-  if (options.checkCrcs !== undefined && typeof options.checkCrcs !== 'boolean')
-    throw fail('"checkCrcs" must be a boolean');
-  if (options.onError !== undefined && typeof options.onError !== 'function')
-    throw fail('"onError" must be a function');
-  if (options.startAt !== undefined && typeof options.startAt !== 'function')
-    throw fail('"startAt" must be a function');
+  readClientOptions('topic tail', TOPIC_TAIL_OPTIONS, options, ['eachBatch', 'startAt', 'onError']);
 }
 
 export class TopicTail {
