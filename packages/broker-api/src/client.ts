@@ -1,15 +1,9 @@
+import { given, type OptionsSchema } from '@feedpipe/config';
 import { AuthApi } from './auth/auth-api.js';
 import type { BodyEncoding } from './core/body.js';
 import { type Clock, systemClock } from './core/clock.js';
 import { invalidArgument } from './core/errors.js';
-import {
-  asRecord,
-  readEnum,
-  readInt,
-  readOptionalString,
-  readUrl,
-  rejectUnknownKeys,
-} from './core/options.js';
+import { baseUrlOf, readApiOptions } from './core/options.js';
 import { type FetchLike, type TokenSource, Transport } from './core/transport.js';
 import { AccountApi } from './endpoints/account.js';
 import { AlertsApi } from './endpoints/alerts.js';
@@ -53,20 +47,20 @@ export interface BrokerClientOptions {
   fetch?: FetchLike;
 }
 
-const KEYS = [
-  'baseUrl',
-  'authUrl',
-  'clientId',
-  'accessToken',
-  'timeoutMs',
-  'maxRetries',
-  'retryBaseDelayMs',
-  'retryMaxDelayMs',
-  'bodyEncoding',
-  'rateLimiter',
-  'clock',
-  'fetch',
-];
+/** Every key of BrokerClientOptions (documented there), with its range and default. */
+const CLIENT_OPTIONS = {
+  baseUrl: { kind: 'url', protocols: ['http', 'https'], required: true },
+  authUrl: { kind: 'url', protocols: ['http', 'https'] },
+  clientId: { kind: 'string' },
+  // A string or a TokenSource: checked by tokenSource.
+  accessToken: { kind: 'given' },
+  timeoutMs: { kind: 'integer', min: 1, max: 600_000, default: 15_000 },
+  maxRetries: { kind: 'integer', min: 0, max: 20, default: 3 },
+  retryBaseDelayMs: { kind: 'integer', min: 0, max: 60_000, default: 250 },
+  retryMaxDelayMs: { kind: 'integer', min: 0, max: 600_000, default: 5_000 },
+  bodyEncoding: { kind: 'enum', values: ['json', 'form'], default: 'json' },
+  ...given('rateLimiter', 'clock', 'fetch'),
+} as const satisfies OptionsSchema;
 
 /** The typed REST v2 client: one object per account, endpoints grouped as the spec groups them. */
 export class BrokerClient {
@@ -91,11 +85,10 @@ export class BrokerClient {
 
   constructor(options: BrokerClientOptions) {
     const where = 'BrokerClient options';
-    const record = asRecord(options, where);
-    rejectUnknownKeys(record, KEYS, where);
-    this.apiRoot = `${readUrl(record, 'baseUrl', where)}/v2`;
-    this.authUrl = record.authUrl === undefined ? undefined : readUrl(record, 'authUrl', where);
-    this.clientId = readOptionalString(record, 'clientId', where);
+    const v = readApiOptions(CLIENT_OPTIONS, options, where);
+    this.apiRoot = `${baseUrlOf(v.baseUrl, 'baseUrl', where)}/v2`;
+    this.authUrl = v.authUrl === undefined ? undefined : baseUrlOf(v.authUrl, 'authUrl', where);
+    this.clientId = v.clientId;
     const clock = options.clock ?? systemClock;
     if (typeof clock.now !== 'function' || typeof clock.sleep !== 'function') {
       throw invalidArgument(`${where}: "clock" must have now() and sleep()`);
@@ -111,11 +104,11 @@ export class BrokerClient {
       authUrl: this.authUrl,
       clientId: this.clientId,
       token: tokenSource(options.accessToken, where),
-      timeoutMs: readInt(record, 'timeoutMs', where, 15_000, 1, 600_000),
-      maxRetries: readInt(record, 'maxRetries', where, 3, 0, 20),
-      retryBaseDelayMs: readInt(record, 'retryBaseDelayMs', where, 250, 0, 60_000),
-      retryMaxDelayMs: readInt(record, 'retryMaxDelayMs', where, 5_000, 0, 600_000),
-      bodyEncoding: readEnum(record, 'bodyEncoding', where, ['json', 'form'] as const, 'json'),
+      timeoutMs: v.timeoutMs,
+      maxRetries: v.maxRetries,
+      retryBaseDelayMs: v.retryBaseDelayMs,
+      retryMaxDelayMs: v.retryMaxDelayMs,
+      bodyEncoding: v.bodyEncoding,
       limiter: this.limiter,
       clock,
       fetch: fetchImpl,

@@ -295,7 +295,9 @@ describe('RateLimiter', () => {
   });
 
   it('rejects unknown and invalid options at construction', () => {
-    expect(() => new RateLimiter({ perSecond: 3 } as never)).toThrow(/unknown option "perSecond"/);
+    expect(() => new RateLimiter({ perSecond: 3 } as never)).toThrow(
+      'RateLimiter options: unknown option "perSecond" (allowed: enabled, windowMarginMs, maxWaitMs, maxQueued, optionChainIntervalMs, maxModificationsPerOrder, limits, categories, clock, countFromSend, sharedSlots)',
+    );
     expect(() => new RateLimiter({ limits: { orders: [] } } as never)).toThrow(/unknown option "orders"/);
     expect(() => new RateLimiter({ limits: { data: [{ windowMs: 0, max: 5 }] } })).toThrow(/windowMs/);
     expect(() => new RateLimiter({ categories: { 'GET /x': 'fast' } } as never)).toThrow(

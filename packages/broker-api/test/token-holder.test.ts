@@ -105,7 +105,9 @@ describe('TokenHolder', () => {
   it('validates its options', () => {
     expect(() => new TokenHolder({ accessToken: '' })).toThrow(/accessToken/);
     expect(() => new TokenHolder({ accessToken: 't', renewable: true })).toThrow(/renew/);
-    expect(() => new TokenHolder({ accessToken: 't', ttl: 5 } as never)).toThrow(/unknown option "ttl"/);
+    expect(() => new TokenHolder({ accessToken: 't', ttl: 5 } as never)).toThrow(
+      'TokenHolder options: unknown option "ttl" (allowed: accessToken, expiresAt, renewable, renew, regenerate, clock, refreshAheadMs, retryAfterFailureMs)',
+    );
   });
 });
 

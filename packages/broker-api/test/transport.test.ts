@@ -248,9 +248,12 @@ describe('transport', () => {
 
   it('validates options once, rejecting unknown keys', () => {
     expect(() => new BrokerClient({ baseUrl: 'http://127.0.0.1:1', retries: 3 } as never)).toThrow(
-      /unknown option "retries"/,
+      'BrokerClient options: unknown option "retries" (allowed: baseUrl, authUrl, clientId, accessToken, timeoutMs, maxRetries, retryBaseDelayMs, retryMaxDelayMs, bodyEncoding, rateLimiter, clock, fetch)',
     );
     expect(() => new BrokerClient({ baseUrl: 'ftp://x' })).toThrow(/baseUrl/);
+    expect(() => new BrokerClient({ baseUrl: 'http://127.0.0.1:1/?a=1' })).toThrow(
+      '"baseUrl" must not carry a query or fragment',
+    );
     expect(() => new BrokerClient({ baseUrl: 'http://127.0.0.1:1', timeoutMs: -1 })).toThrow(/timeoutMs/);
     expect(() => new BrokerClient({ baseUrl: 'http://127.0.0.1:1', bodyEncoding: 'xml' } as never)).toThrow(
       /bodyEncoding/,

@@ -1,6 +1,7 @@
+import { given, type OptionsSchema } from '@feedpipe/config';
 import { type Clock, systemClock } from '../core/clock.js';
 import { BrokerApiError, invalidArgument } from '../core/errors.js';
-import { asRecord, readBoolean, readInt, rejectUnknownKeys } from '../core/options.js';
+import { readApiOptions, UNBOUNDED } from '../core/options.js';
 import type { TokenSource } from '../core/transport.js';
 import { jwtExpiry, TOKEN_LIFETIME_MS } from './expiry.js';
 
@@ -32,16 +33,15 @@ export interface TokenHolderOptions {
   clock?: Clock;
 }
 
-const KEYS = [
-  'accessToken',
-  'expiresAt',
-  'renewable',
-  'renew',
-  'regenerate',
-  'refreshAheadMs',
-  'retryAfterFailureMs',
-  'clock',
-];
+/** Every key of TokenHolderOptions (documented there), with its range and default. */
+const TOKEN_HOLDER_OPTIONS = {
+  accessToken: { kind: 'string', required: true },
+  expiresAt: { kind: 'number', min: 0, max: Number.MAX_VALUE },
+  renewable: { kind: 'boolean', default: false },
+  ...given('renew', 'regenerate', 'clock'),
+  refreshAheadMs: { kind: 'integer', min: 0, max: TOKEN_LIFETIME_MS, default: 30 * 60_000 },
+  retryAfterFailureMs: { kind: 'integer', min: 0, max: UNBOUNDED, default: 60_000 },
+} as const satisfies OptionsSchema;
 
 /**
  * Holds the access token of one account and knows when it expires. Ahead of expiry it renews a
@@ -61,15 +61,11 @@ export class TokenHolder implements TokenSource {
 
   constructor(options: TokenHolderOptions) {
     const where = 'TokenHolder options';
-    const record = asRecord(options, where);
-    rejectUnknownKeys(record, KEYS, where);
-    if (typeof options.accessToken !== 'string' || options.accessToken.length === 0) {
-      throw invalidArgument(`${where}: "accessToken" must be a non-empty string`);
-    }
+    const v = readApiOptions(TOKEN_HOLDER_OPTIONS, options, where);
     this.#clock = options.clock ?? systemClock;
-    this.#renewable = readBoolean(record, 'renewable', where, false);
-    this.#aheadMs = readInt(record, 'refreshAheadMs', where, 30 * 60_000, 0, TOKEN_LIFETIME_MS);
-    this.#pauseMs = readInt(record, 'retryAfterFailureMs', where, 60_000, 0);
+    this.#renewable = v.renewable;
+    this.#aheadMs = v.refreshAheadMs;
+    this.#pauseMs = v.retryAfterFailureMs;
     this.#renew = options.renew;
     this.#regenerate = options.regenerate;
     if (this.#renewable && typeof this.#renew !== 'function') {
@@ -80,6 +76,7 @@ export class TokenHolder implements TokenSource {
     }
     const expiresAt =
       options.expiresAt ?? jwtExpiry(options.accessToken) ?? this.#clock.now() + TOKEN_LIFETIME_MS;
+    // A JWT's `exp` is checked here, not by the schema: 1e306 seconds is a number but no epoch ms.
     if (!Number.isFinite(expiresAt)) throw invalidArgument(`${where}: "expiresAt" must be epoch ms`);
     this.#current = { accessToken: options.accessToken, expiresAt };
   }

@@ -1,7 +1,8 @@
+import { given, type OptionsSchema } from '@feedpipe/config';
 import PQueue from 'p-queue';
 import { type Clock, systemClock } from '../core/clock.js';
 import { BrokerApiError, invalidArgument } from '../core/errors.js';
-import { asRecord, readBoolean, readInt, rejectUnknownKeys } from '../core/options.js';
+import { asRecord, readApiOptions, UNBOUNDED } from '../core/options.js';
 import type { WrittenOn } from '../core/socket-write.js';
 import {
   DEFAULT_LIMITS,
@@ -59,19 +60,33 @@ export interface RateLimiterOptions {
   sharedSlots?: SharedSlots;
 }
 
-const OPTION_KEYS = [
-  'enabled',
-  'limits',
-  'categories',
-  'windowMarginMs',
-  'maxWaitMs',
-  'maxQueued',
-  'optionChainIntervalMs',
-  'maxModificationsPerOrder',
-  'clock',
-  'countFromSend',
-  'sharedSlots',
-];
+/** Every key of RateLimiterOptions (documented there), with its range and default. */
+const LIMITER_OPTIONS = {
+  enabled: { kind: 'boolean', default: true },
+  windowMarginMs: { kind: 'integer', min: 0, max: 10_000, default: 20 },
+  maxWaitMs: { kind: 'integer', min: 0, max: UNBOUNDED, default: 60_000 },
+  maxQueued: { kind: 'integer', min: 1, max: 10_000_000, default: 10_000 },
+  optionChainIntervalMs: {
+    kind: 'integer',
+    min: 0,
+    max: UNBOUNDED,
+    default: DEFAULT_OPTION_CHAIN_INTERVAL_MS,
+  },
+  maxModificationsPerOrder: {
+    kind: 'integer',
+    min: 1,
+    max: 1_000_000,
+    default: DEFAULT_MAX_MODIFICATIONS_PER_ORDER,
+  },
+  // Each has a check of its own below (a map keyed by route or category, a port, a clock).
+  ...given('limits', 'categories', 'clock', 'countFromSend', 'sharedSlots'),
+} as const satisfies OptionsSchema;
+
+/** One window of a category's limits. */
+const WINDOW_OPTIONS = {
+  windowMs: { kind: 'integer', min: 1, max: UNBOUNDED, required: true },
+  max: { kind: 'integer', min: 1, max: 1_000_000, required: true },
+} as const satisfies OptionsSchema;
 
 /** Ends a request's hold on its slot; call once the request has ended. Idempotent. */
 export type Release = () => void;
@@ -173,28 +188,13 @@ export class RateLimiter {
 
   constructor(options: RateLimiterOptions = {}) {
     const where = 'RateLimiter options';
-    const record = asRecord(options, where);
-    rejectUnknownKeys(record, OPTION_KEYS, where);
-    this.enabled = readBoolean(record, 'enabled', where, true);
-    this.#marginMs = readInt(record, 'windowMarginMs', where, 20, 0, 10_000);
-    this.#maxWaitMs = readInt(record, 'maxWaitMs', where, 60_000, 0);
-    this.#maxQueued = readInt(record, 'maxQueued', where, 10_000, 1, 10_000_000);
-    this.#keyIntervalMs = readInt(
-      record,
-      'optionChainIntervalMs',
-      where,
-      DEFAULT_OPTION_CHAIN_INTERVAL_MS,
-      0,
-    );
-    const maxMods = readInt(
-      record,
-      'maxModificationsPerOrder',
-      where,
-      DEFAULT_MAX_MODIFICATIONS_PER_ORDER,
-      1,
-      1_000_000,
-    );
-    this.modifications = new ModificationCounter(maxMods);
+    const v = readApiOptions(LIMITER_OPTIONS, options, where);
+    this.enabled = v.enabled;
+    this.#marginMs = v.windowMarginMs;
+    this.#maxWaitMs = v.maxWaitMs;
+    this.#maxQueued = v.maxQueued;
+    this.#keyIntervalMs = v.optionChainIntervalMs;
+    this.modifications = new ModificationCounter(v.maxModificationsPerOrder);
     this.clock = validateClock(options.clock) ?? systemClock;
     this.#categories = validateCategories(options.categories);
     const limits = validateLimits(options.limits);
@@ -477,21 +477,15 @@ function validateLimits(value: unknown): Partial<Record<RateCategory, readonly W
   if (value === undefined) return {};
   const where = 'RateLimiter options "limits"';
   const record = asRecord(value, where);
-  rejectUnknownKeys(record, RATE_CATEGORIES, where);
+  for (const key of Object.keys(record))
+    if (!RATE_CATEGORIES.includes(key as RateCategory))
+      throw invalidArgument(`${where}: unknown option "${key}" (allowed: ${RATE_CATEGORIES.join(', ')})`);
   const out: Partial<Record<RateCategory, readonly WindowLimit[]>> = {};
   for (const [category, windows] of Object.entries(record)) {
     if (!Array.isArray(windows)) throw invalidArgument(`${where}.${category} must be an array`);
-    out[category as RateCategory] = windows.map((w, i) => {
-      const r = asRecord(w, `${where}.${category}[${i}]`);
-      rejectUnknownKeys(r, ['windowMs', 'max'], `${where}.${category}[${i}]`);
-      if (r.windowMs === undefined || r.max === undefined) {
-        throw invalidArgument(`${where}.${category}[${i}] needs windowMs and max`);
-      }
-      return {
-        windowMs: readInt(r, 'windowMs', `${where}.${category}[${i}]`, 0, 1),
-        max: readInt(r, 'max', `${where}.${category}[${i}]`, 0, 1, 1_000_000),
-      };
-    });
+    out[category as RateCategory] = windows.map((w, i) =>
+      readApiOptions(WINDOW_OPTIONS, w, `${where}.${category}[${i}]`),
+    );
   }
   return out;
 }
