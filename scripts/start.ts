@@ -24,26 +24,24 @@ import { startKafka } from './start/kafka.js';
 import { redact } from './start/log.js';
 import { startPipeline } from './start/pipeline.js';
 import { startQuotePoller } from './start/quotes.js';
+import { readStartEnv } from './start/start-env.js';
 import { isStopping, onExit, stopAll } from './start/stop-order.js';
 import { openStore } from './start/store.js';
 import { startTokens, startUpstream } from './start/upstream.js';
 
 const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-const dataDir = resolve(process.env.DATA_DIR ?? '.data');
-const demoInstruments = Number(process.env.DEMO_INSTRUMENTS ?? 5_000);
 
 process.on('SIGINT', () => void stopAll('SIGINT'));
 process.on('SIGTERM', () => void stopAll('SIGTERM'));
 
 /** Each part starts in turn and registers its stop; they stop in the reverse order (start/stop-order.ts). */
 async function main(): Promise<void> {
-  if (!Number.isInteger(demoInstruments) || demoInstruments < 1 || demoInstruments > 25_000) {
-    throw new Error('DEMO_INSTRUMENTS must be an integer in 1..25000');
-  }
-  const kafka = await startKafka(dataDir);
+  const env = readStartEnv(process.env);
+  const dataDir = resolve(env.DATA_DIR);
+  const kafka = await startKafka(dataDir, env);
   if (isStopping()) return;
   const { store, env: storeEnv } = await openStore(dataDir);
-  const upstream = await startUpstream(kafka.brokers, demoInstruments);
+  const upstream = await startUpstream(kafka.brokers, env);
   if (isStopping()) return;
 
   const registry = new Registry();
@@ -57,6 +55,7 @@ async function main(): Promise<void> {
     tokens,
     instruments: upstream.instruments,
     dataDir,
+    env,
   });
   // Before the HTTP services: a fresh start has market.instruments filled when its URLs print.
   await startInstrumentMaster({ baseUrl: upstream.baseUrl, store, registry });
@@ -79,6 +78,7 @@ async function main(): Promise<void> {
     store,
     registry,
     repoRoot,
+    env,
   });
 
   const status = pipelineStatusSource({ ingestor, sink, loader });
@@ -88,6 +88,7 @@ async function main(): Promise<void> {
     brokers: kafka.brokers,
     status: status.source,
     storeSecrets: storeEnv.secrets,
+    env,
   });
   const keyName = startKeyName();
   const trading = await startTradingGatewayProcess({
@@ -101,6 +102,7 @@ async function main(): Promise<void> {
     dataDir,
     rateLimiter: accountLimiter,
     keyName,
+    env,
   });
   const keys = await createStartKeys(query.api, keyName, trading.keys);
   const postbackNote = await registerPostbackUrl(upstream.sim, tokens, trading.url, trading.postbackSecret);

@@ -12,10 +12,11 @@ import { INGESTOR_ENV, REPLAY_ENV } from '@feedpipe/feed-ingestor';
 import { SINK_ENV } from '@feedpipe/feed-sink';
 import { HISTORY_LOADER_ENV, PIPELINE_LOAD_ENV } from '@feedpipe/history-loader';
 import { QUERY_API_ENV } from '@feedpipe/query-api';
-import { HTTP_SERVER_ENV } from '@feedpipe/service-kit';
+import { DISK_GUARD_ENV, HTTP_SERVER_ENV } from '@feedpipe/service-kit';
 import { RETENTION_ENV, TTL_DELETES_ENV } from '@feedpipe/store';
 import { GATEWAY_ENV } from '@feedpipe/trading-gateway';
 import { describe, expect, it } from 'vitest';
+import { START_ENV } from '../scripts/start/start-env.js';
 
 const DOC = readFileSync(new URL('../docs/configuration.md', import.meta.url), 'utf8');
 
@@ -148,6 +149,20 @@ describe('docs/configuration.md matches the configuration schemas', () => {
         true,
       );
     }
+  });
+
+  it('npm start: every variable it reads for itself documented in its table with its default', () => {
+    const documented = tableAfter('## `npm start` (scripts/start.ts)');
+    const problems: string[] = [];
+    for (const [name, spec] of Object.entries(START_ENV)) {
+      // The disk guard's variables are feed-sink's, documented in its table (as the section says).
+      if (name in DISK_GUARD_ENV) continue;
+      const cell = documented.get(name)?.default;
+      if (cell === undefined) problems.push(`${name} is read by npm start but not documented`);
+      else if (!defaultMatches(spec, cell))
+        problems.push(`${name}: docs say "${cell}", schema says ${defaultOf(spec)}`);
+    }
+    expect(problems).toEqual([]);
   });
 
   it('no longer documents a metrics-host gap that the services have closed', () => {

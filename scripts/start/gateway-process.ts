@@ -15,9 +15,11 @@ import { offerAccount } from './child/account-calls.js';
 import { offerStore, type StoreFacts, storeFacts } from './child/store-calls.js';
 import { type SupervisedChild, startSupervisedChild } from './child/supervisor.js';
 import { keepSecrets, log } from './log.js';
+import type { StartEnv } from './start-env.js';
 import { onExit } from './stop-order.js';
 
 export interface GatewayInputs {
+  env: StartEnv;
   store: Store;
   brokers: string[];
   /** The service's REST URLs; without a base URL the gateway has no broker to send orders to. */
@@ -68,14 +70,14 @@ export interface TradingGatewayProcess {
 }
 
 export async function startTradingGatewayProcess(inputs: GatewayInputs): Promise<TradingGatewayProcess> {
-  const postbackSecret = process.env.POSTBACK_SECRET ?? randomBytes(24).toString('base64url');
+  const postbackSecret = inputs.env.POSTBACK_SECRET ?? randomBytes(24).toString('base64url');
   keepSecrets(postbackSecret);
-  const configuredPort = Number(process.env.TRADING_GATEWAY_PORT ?? 8090);
+  const configuredPort = inputs.env.TRADING_GATEWAY_PORT;
   const gateway = await startSupervisedChild<GatewayInit, GatewayReady>({
     name: 'trading-gateway',
     entry: new URL('./gateway-child.ts', import.meta.url),
     init: (previous) => ({
-      host: process.env.TRADING_GATEWAY_HOST ?? '127.0.0.1',
+      host: inputs.env.TRADING_GATEWAY_HOST,
       port: previous ? Number(new URL(previous.url).port) : configuredPort,
       brokers: inputs.brokers,
       baseUrl: inputs.baseUrl,

@@ -12,26 +12,27 @@ import {
   readInstrumentList,
 } from '@feedpipe/query-api';
 import type { Store } from '@feedpipe/store';
+import type { StartEnv } from './start-env.js';
 import { onExit } from './stop-order.js';
 
 /**
  * `npm start`'s ClickHouse-protocol port: beside ClickHouse's own 8123, so a ClickHouse server on
  * the same machine (docker compose) keeps its port.
  */
-export const DEFAULT_CLICKHOUSE_PORT = 8124;
 
 export async function startQueryApi(inputs: {
   store: Store;
   brokers: string[];
   status: PipelineStatusSource;
   storeSecrets: string[];
+  env: StartEnv;
 }): Promise<{ api: QueryApi; url: string; clickhouseUrl: string | undefined }> {
   const api = await createQueryApi(
     {
-      host: process.env.QUERY_API_HOST ?? '127.0.0.1',
-      port: Number(process.env.QUERY_API_PORT ?? 8080),
+      host: inputs.env.QUERY_API_HOST,
+      port: inputs.env.QUERY_API_PORT,
       // ClickHouse's protocol at the root of a port of its own, for the JDBC driver (DBeaver).
-      clickhousePort: Number(process.env.QUERY_API_CLICKHOUSE_PORT ?? DEFAULT_CLICKHOUSE_PORT),
+      clickhousePort: inputs.env.QUERY_API_CLICKHOUSE_PORT,
       logLevel: false,
     },
     {
@@ -40,8 +41,8 @@ export async function startQueryApi(inputs: {
       pipelineStatus: inputs.status,
       logSecrets: inputs.storeSecrets,
       // Symbols come from market.instruments (loaded at start); the file only overrides them.
-      ...(process.env.QUERY_API_INSTRUMENTS_FILE
-        ? { instruments: readInstrumentList(process.env.QUERY_API_INSTRUMENTS_FILE) }
+      ...(inputs.env.QUERY_API_INSTRUMENTS_FILE
+        ? { instruments: readInstrumentList(inputs.env.QUERY_API_INSTRUMENTS_FILE) }
         : {}),
     },
   );

@@ -2,6 +2,7 @@
 import { join } from 'node:path';
 import { jmxExporterAgent, startLocalKafka } from '@feedpipe/local-kafka';
 import { log } from './log.js';
+import type { StartEnv } from './start-env.js';
 import { onExit } from './stop-order.js';
 import { ensureContractTopics } from './topics.js';
 
@@ -14,17 +15,17 @@ export interface KafkaPart {
 }
 
 /** Kafka with every topic of the contract in place (start/topics.ts), before any part starts. */
-export async function startKafka(dataDir: string): Promise<KafkaPart> {
-  const kafka = await kafkaPart(dataDir);
+export async function startKafka(dataDir: string, env: StartEnv): Promise<KafkaPart> {
+  const kafka = await kafkaPart(dataDir, env);
   const topics = await ensureContractTopics(kafka.brokers);
   log(`topics ready: ${topics.join(', ')}`);
   return kafka;
 }
 
-async function kafkaPart(dataDir: string): Promise<KafkaPart> {
-  if (process.env.KAFKA_BROKERS) {
+async function kafkaPart(dataDir: string, env: StartEnv): Promise<KafkaPart> {
+  if (env.KAFKA_BROKERS !== undefined && env.KAFKA_BROKERS.length > 0) {
     return {
-      brokers: process.env.KAFKA_BROKERS.split(',').map((b) => b.trim()),
+      brokers: env.KAFKA_BROKERS,
       note: 'external (KAFKA_BROKERS)',
       metricsUrl: undefined,
     };
@@ -37,7 +38,7 @@ async function kafkaPart(dataDir: string): Promise<KafkaPart> {
     log('no JMX exporter agent (npm run setup fetches it): the broker runs without its metrics');
   const kafka = await startLocalKafka({
     dataDir: join(dataDir, 'kafka'),
-    ...(withMetrics ? { metricsPort: Number(process.env.KAFKA_METRICS_PORT ?? 0) } : {}),
+    ...(withMetrics ? { metricsPort: env.KAFKA_METRICS_PORT } : {}),
   });
   onExit('kafka', () => kafka.stop());
   return {

@@ -5,7 +5,6 @@
 
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
-import { loadEnv } from '@feedpipe/config';
 import type { Credentials } from '@feedpipe/credentials';
 import {
   createFeedIngestor,
@@ -16,7 +15,6 @@ import {
 } from '@feedpipe/feed-ingestor';
 import { createSink, type Sink } from '@feedpipe/feed-sink';
 import {
-  DISK_GUARD_ENV,
   diskGuardSettings,
   type OpsServer,
   registerProcessMetrics,
@@ -25,6 +23,7 @@ import {
 import type { Store } from '@feedpipe/store';
 import type { Registry } from 'prom-client';
 import { log } from './log.js';
+import type { StartEnv } from './start-env.js';
 import { onExit } from './stop-order.js';
 
 export interface PipelineInputs {
@@ -36,6 +35,7 @@ export interface PipelineInputs {
   tokens: Credentials;
   instruments: string[];
   dataDir: string;
+  env: StartEnv;
 }
 
 export interface Pipeline {
@@ -54,13 +54,7 @@ export async function startPipeline(inputs: PipelineInputs): Promise<Pipeline> {
   // One process runs every part: its memory, heap, event-loop lag and GC are exported once, here.
   registerProcessMetrics(registry);
   // The sink's disk guard reads STORE_MIN_FREE_* as `feed-sink run` does (docs/configuration.md).
-  const diskGuard = diskGuardSettings(
-    loadEnv(
-      DISK_GUARD_ENV,
-      process.env,
-      (problems) => new Error(`invalid configuration: ${problems.join('; ')}`),
-    ),
-  );
+  const diskGuard = diskGuardSettings(inputs.env);
   const sink = createSink(
     {
       brokers,
@@ -85,7 +79,7 @@ export async function startPipeline(inputs: PipelineInputs): Promise<Pipeline> {
       // had not acknowledged (docs/operations.md, "The feed write-ahead log").
       wal: { dir: join(inputs.dataDir, 'feed-wal') },
       // What `feed-ingestor replay` replays (docs/operations.md, "Replaying the past"); off unless asked.
-      captureFile: process.env.CAPTURE_FILE || undefined,
+      captureFile: inputs.env.CAPTURE_FILE,
     },
     {
       credentials: inputs.credentials,
@@ -101,7 +95,7 @@ export async function startPipeline(inputs: PipelineInputs): Promise<Pipeline> {
   onExit('sink', () => sink.stop());
   const ops = await startOpsServer({
     registries: [registry],
-    port: Number(process.env.METRICS_PORT ?? 0),
+    port: inputs.env.METRICS_PORT,
     ready: () => readiness(ingestor, sink),
   });
   onExit('ops', () => ops.close());
@@ -110,7 +104,7 @@ export async function startPipeline(inputs: PipelineInputs): Promise<Pipeline> {
   const route = await startOpsRouteServer({
     ingestor,
     key: opsKey,
-    port: Number(process.env.INGESTOR_OPS_PORT ?? 0),
+    port: inputs.env.INGESTOR_OPS_PORT,
     log: (m) => log(`ingestor: ${m}`),
   });
   onExit('subscriptions', () => route.close());

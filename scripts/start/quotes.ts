@@ -18,11 +18,11 @@ import { JsonProducer } from '@feedpipe/kafka-client';
 import type { Store } from '@feedpipe/store';
 import type { Registry } from 'prom-client';
 import { log } from './log.js';
+import type { StartEnv } from './start-env.js';
 import { onExit } from './stop-order.js';
 
-const DEMO_QUOTES_FILE = 'services/history-loader/universe/quotes-demo.json';
-
 export interface QuoteInputs {
+  env: StartEnv;
   baseUrl: string | undefined;
   clientId: string;
   tokens: Credentials;
@@ -36,8 +36,8 @@ export interface QuoteInputs {
 export function startQuotePoller(inputs: QuoteInputs): RateLimiter | undefined {
   if (inputs.baseUrl === undefined) return undefined;
   const limiter = sharedQuoteLimiter();
-  if (process.env.QUOTE_POLLER === 'off') return limiter;
-  const file = process.env.QUOTES_FILE ?? DEMO_QUOTES_FILE;
+  if (inputs.env.QUOTE_POLLER === 'off') return limiter;
+  const file = inputs.env.QUOTES_FILE;
   const instruments = readQuoteInstruments(isAbsolute(file) ? file : resolve(inputs.repoRoot, file));
   const producer = new JsonProducer({ brokers: inputs.brokers, clientId: 'quote-poller' });
   const metrics = createQuotePollerMetrics(inputs.registry);

@@ -14,6 +14,7 @@ import {
 import { type FeedCredentials, loadIngestorEnv } from '@feedpipe/feed-ingestor';
 import type { Registry } from 'prom-client';
 import { keepSecretsOf, log } from './log.js';
+import type { StartEnv } from './start-env.js';
 import { onExit } from './stop-order.js';
 
 export interface Upstream {
@@ -30,11 +31,11 @@ export interface Upstream {
   authUrl: string | undefined;
 }
 
-export async function startUpstream(brokers: string[], demoInstruments: number): Promise<Upstream> {
-  return process.env.SVC_FEED_URL ? realService(brokers) : await simulator(demoInstruments);
+export async function startUpstream(brokers: string[], env: StartEnv): Promise<Upstream> {
+  return env.SVC_FEED_URL ? realService(brokers, env) : await simulator(env);
 }
 
-function realService(brokers: string[]): Upstream {
+function realService(brokers: string[], env: StartEnv): Upstream {
   // The same validation as `feed-ingestor run`, with the brokers this runner already has.
   const config = loadIngestorEnv({ ...process.env, KAFKA_BROKERS: brokers.join(',') });
   if (config.tradeInstruments.length === 0) throw new Error('UNIVERSE_FILE is required with SVC_FEED_URL');
@@ -44,17 +45,14 @@ function realService(brokers: string[]): Upstream {
     tokenConfig: config.tokens,
     sim: undefined,
     instruments: config.tradeInstruments,
-    baseUrl: process.env.SVC_BASE_URL,
-    authUrl: process.env.SVC_AUTH_URL,
+    baseUrl: env.SVC_BASE_URL,
+    authUrl: env.SVC_AUTH_URL,
   };
 }
 
-async function simulator(demoInstruments: number): Promise<Upstream> {
+async function simulator(env: StartEnv): Promise<Upstream> {
   log('starting the simulator...');
-  const lifetimeS = Number(process.env.SIM_TOKEN_LIFETIME_S ?? 900);
-  if (!Number.isInteger(lifetimeS) || lifetimeS < 60 || lifetimeS > 86_400) {
-    throw new Error('SIM_TOKEN_LIFETIME_S must be an integer in 60..86400');
-  }
+  const lifetimeS = env.SIM_TOKEN_LIFETIME_S;
   // One token per account, as the service keeps it: a renewal ends the previous token at once.
   const sim = await createSimulator({
     seed: 1,
@@ -84,10 +82,10 @@ async function simulator(demoInstruments: number): Promise<Upstream> {
     sim,
     instruments: sim.model.universe
       .filter((i) => i.exchangeSegment === 'INX_EQ')
-      .slice(0, demoInstruments)
+      .slice(0, env.DEMO_INSTRUMENTS)
       .map((i) => String(i.securityId)),
-    baseUrl: sim.rest?.baseUrl ?? process.env.SVC_BASE_URL,
-    authUrl: sim.rest?.authUrl ?? process.env.SVC_AUTH_URL,
+    baseUrl: sim.rest?.baseUrl ?? env.SVC_BASE_URL,
+    authUrl: sim.rest?.authUrl ?? env.SVC_AUTH_URL,
   };
 }
 
