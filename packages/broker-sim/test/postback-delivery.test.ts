@@ -129,7 +129,9 @@ describe('postback registration', () => {
   });
 
   it('validates delivery options by name', () => {
-    expect(() => resolvePostbackOptions({ retries: 3 } as never)).toThrow(/unknown option "retries"/);
+    expect(() => resolvePostbackOptions({ retries: 3 } as never)).toThrow(
+      'postbacks: unknown option "retries" (allowed: giveUpAfterMs, retryBaseMs, retryMaxMs, requestTimeoutMs, maxQueued, maxConcurrent)',
+    );
     expect(() => resolvePostbackOptions({ giveUpAfterMs: 0 })).toThrow(/giveUpAfterMs/);
     expect(() => resolvePostbackOptions({ retryBaseMs: 100, retryMaxMs: 10 })).toThrow(/retryMaxMs/);
     expect(resolvePostbackOptions().giveUpAfterMs).toBe(60_000);

@@ -22,3 +22,8 @@ export class SimError extends Error {
     this.retryable = options.retryable ?? false;
   }
 }
+
+/** The error of an option the declarative reader (readOptions) refused, as its `fail`. */
+export function invalidOption(message: string): SimError {
+  return new SimError('INVALID_OPTION', message);
+}

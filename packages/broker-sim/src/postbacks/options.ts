@@ -1,4 +1,6 @@
-/** Postback delivery options, validated once: unknown keys and bad values are refused by name. */
+/** Postback delivery options, read once by readOptions: unknown keys and bad values are refused by name. */
+import { type OptionsSchema, readOptions } from '@feedpipe/config';
+import { invalidOption, SimError } from '../market/errors.js';
 
 export interface PostbackOptions {
   /**
@@ -36,28 +38,33 @@ export const DEFAULT_POSTBACK_OPTIONS: ResolvedPostbackOptions = Object.freeze({
   maxConcurrent: 8,
 });
 
-const KEYS = Object.keys(DEFAULT_POSTBACK_OPTIONS) as (keyof ResolvedPostbackOptions)[];
+/** A count or a duration in ms, from 1. */
+function atLeastOne(value: number) {
+  return { kind: 'integer', min: 1, max: Number.MAX_SAFE_INTEGER, default: value } as const;
+}
+
+/** Every key of PostbackOptions (documented there), with its range and default. */
+export const POSTBACK_OPTIONS = {
+  giveUpAfterMs: atLeastOne(DEFAULT_POSTBACK_OPTIONS.giveUpAfterMs),
+  retryBaseMs: atLeastOne(DEFAULT_POSTBACK_OPTIONS.retryBaseMs),
+  retryMaxMs: atLeastOne(DEFAULT_POSTBACK_OPTIONS.retryMaxMs),
+  requestTimeoutMs: atLeastOne(DEFAULT_POSTBACK_OPTIONS.requestTimeoutMs),
+  maxQueued: atLeastOne(DEFAULT_POSTBACK_OPTIONS.maxQueued),
+  maxConcurrent: atLeastOne(DEFAULT_POSTBACK_OPTIONS.maxConcurrent),
+} as const satisfies OptionsSchema;
+
+/** The options read against POSTBACK_OPTIONS (`where` names them), and the rule between two of them. */
+export function checkPostbackOptions(
+  values: ResolvedPostbackOptions,
+  where: string,
+): ResolvedPostbackOptions {
+  if (values.retryMaxMs < values.retryBaseMs)
+    throw new SimError('INVALID_OPTION', `${where}: "retryMaxMs" must be at least "retryBaseMs"`);
+  return values;
+}
 
 export function resolvePostbackOptions(options: PostbackOptions = {}): ResolvedPostbackOptions {
-  if (typeof options !== 'object' || options === null) {
-    throw new TypeError('postbacks: options must be an object');
-  }
-  for (const k of Object.keys(options)) {
-    if (!(KEYS as string[]).includes(k)) {
-      throw new TypeError(`postbacks: unknown option "${k}" (allowed: ${KEYS.join(', ')})`);
-    }
-  }
-  const out = { ...DEFAULT_POSTBACK_OPTIONS };
-  for (const k of KEYS) {
-    const v = options[k];
-    if (v === undefined) continue;
-    if (typeof v !== 'number' || !Number.isInteger(v) || v < 1) {
-      throw new TypeError(`postbacks: ${k} must be an integer >= 1`);
-    }
-    out[k] = v;
-  }
-  if (out.retryMaxMs < out.retryBaseMs) {
-    throw new TypeError('postbacks: retryMaxMs must be at least retryBaseMs');
-  }
-  return out;
+  const where = 'postbacks';
+  const values = readOptions(POSTBACK_OPTIONS, options, { where, fail: invalidOption });
+  return checkPostbackOptions(values, where);
 }

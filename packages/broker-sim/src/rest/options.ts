@@ -1,10 +1,13 @@
-/** REST simulator options, validated once: unknown keys and bad values are refused by name. */
+/** REST simulator options, read once by readOptions: unknown keys and bad values are refused by name. */
+import { type OptionsSchema, readOptions, section } from '@feedpipe/config';
 import { DEFAULT_MATCHING, type MatchingOptions } from '../accounts/order-book.js';
 import { SIM_TEST_ACCOUNTS, type SimAccountSeed } from '../accounts/seeds.js';
+import { invalidOption } from '../market/errors.js';
 import {
+  checkPostbackOptions,
+  POSTBACK_OPTIONS,
   type PostbackOptions,
   type ResolvedPostbackOptions,
-  resolvePostbackOptions,
 } from '../postbacks/options.js';
 import type { MarketSource } from './market-source.js';
 import type { RateCategory } from './rate-limits.js';
@@ -65,87 +68,81 @@ export interface ResolvedOptions {
   readonly onRateDecision: ((decision: RateDecisionEvent) => void) | undefined;
 }
 
-const KEYS = [
-  'model',
-  'host',
-  'port',
-  'now',
-  'rateLimits',
-  'accounts',
-  'matching',
-  'matchIntervalMs',
-  'postbacks',
-  'tokenLifetimeMs',
-  'oneTokenPerAccount',
-  'onRateDecision',
-];
-const MATCHING_KEYS = ['tickMs', 'liquidityPerTick', 'freezeQuantity'];
+/** Every key of RestServerOptions (documented there), with its range and default. */
+const REST_OPTIONS = {
+  // Its shape is checked by resolveOptions (anything shaped like a MarketModel).
+  model: { kind: 'given', required: true },
+  host: { kind: 'string', default: '127.0.0.1' },
+  port: { kind: 'integer', min: 0, max: 65_535, default: 0 },
+  now: { kind: 'given' },
+  rateLimits: { kind: 'boolean', default: true },
+  // Each account is checked by resolveOptions (pin, TOTP secret, no duplicates).
+  accounts: { kind: 'given' },
+  matching: section({
+    tickMs: { kind: 'integer', min: 1, max: Number.MAX_SAFE_INTEGER, default: DEFAULT_MATCHING.tickMs },
+    liquidityPerTick: {
+      kind: 'integer',
+      min: 1,
+      max: Number.MAX_SAFE_INTEGER,
+      default: DEFAULT_MATCHING.liquidityPerTick,
+    },
+    freezeQuantity: {
+      kind: 'integer',
+      min: 1,
+      max: Number.MAX_SAFE_INTEGER,
+      default: DEFAULT_MATCHING.freezeQuantity,
+    },
+  }),
+  matchIntervalMs: { kind: 'integer', min: 0, max: Number.MAX_SAFE_INTEGER, default: 200 },
+  postbacks: section(POSTBACK_OPTIONS),
+  tokenLifetimeMs: { kind: 'integer', min: 1000, max: TOKEN_VALIDITY_MS, default: TOKEN_VALIDITY_MS },
+  oneTokenPerAccount: { kind: 'boolean', default: false },
+  onRateDecision: { kind: 'given' },
+} as const satisfies OptionsSchema;
+
+const WHERE = 'createRestServer options';
 
 function fail(message: string): never {
-  throw new TypeError(`createRestServer: ${message}`);
+  throw invalidOption(`${WHERE}: ${message}`);
 }
 
-function positiveInt(name: string, v: unknown, dflt: number, min = 1): number {
-  if (v === undefined) return dflt;
-  if (typeof v !== 'number' || !Number.isInteger(v) || v < min) fail(`${name} must be an integer >= ${min}`);
-  return v;
+function checkFunction(name: string, value: unknown): void {
+  if (value !== undefined && typeof value !== 'function') fail(`"${name}" must be a function`);
 }
 
-export function resolveOptions(options: RestServerOptions): ResolvedOptions {
-  if (typeof options !== 'object' || options === null) fail('options must be an object');
-  for (const k of Object.keys(options))
-    if (!KEYS.includes(k)) fail(`unknown option "${k}" (allowed: ${KEYS.join(', ')})`);
-  const m = options.model;
-  if (!m || typeof m.quote !== 'function' || typeof m.instrument !== 'function') {
-    fail('model is required (a MarketModel)');
-  }
-  if (options.host !== undefined && typeof options.host !== 'string') fail('host must be a string');
-  const port = positiveInt('port', options.port, 0, 0);
-  if (port > 65_535) fail('port must be at most 65535');
-  if (options.now !== undefined && typeof options.now !== 'function') fail('now must be a function');
-  if (options.rateLimits !== undefined && typeof options.rateLimits !== 'boolean')
-    fail('rateLimits must be a boolean');
-  const accounts = options.accounts ?? SIM_TEST_ACCOUNTS;
-  if (!Array.isArray(accounts) || accounts.length === 0) fail('accounts must be a non-empty array');
+/** The accounts that exist: at least one, each with a unique clientId, a 6-digit pin and a base32 secret. */
+function checkAccounts(accounts: unknown): readonly SimAccountSeed[] {
+  if (!Array.isArray(accounts) || accounts.length === 0) fail('"accounts" must be a non-empty array');
   const ids = new Set<string>();
-  for (const a of accounts) {
+  for (const a of accounts as SimAccountSeed[]) {
     if (typeof a.clientId !== 'string' || a.clientId === '') fail('every account needs a clientId');
     if (ids.has(a.clientId)) fail(`duplicate account ${a.clientId}`);
     ids.add(a.clientId);
     if (!/^\d{6}$/.test(a.pin)) fail(`account ${a.clientId}: pin must be 6 digits`);
     if (!/^[A-Z2-7]+=*$/i.test(a.totpSecret)) fail(`account ${a.clientId}: totpSecret must be base32`);
   }
-  if (options.oneTokenPerAccount !== undefined && typeof options.oneTokenPerAccount !== 'boolean')
-    fail('oneTokenPerAccount must be a boolean');
-  if (options.onRateDecision !== undefined && typeof options.onRateDecision !== 'function')
-    fail('onRateDecision must be a function');
-  const lifetimeMs = positiveInt('tokenLifetimeMs', options.tokenLifetimeMs, TOKEN_VALIDITY_MS, 1000);
-  if (lifetimeMs > TOKEN_VALIDITY_MS) fail(`tokenLifetimeMs must be at most ${TOKEN_VALIDITY_MS} (24 h)`);
-  const mo = options.matching ?? {};
-  for (const k of Object.keys(mo)) if (!MATCHING_KEYS.includes(k)) fail(`unknown matching option "${k}"`);
+  return accounts as readonly SimAccountSeed[];
+}
+
+export function resolveOptions(options: RestServerOptions): ResolvedOptions {
+  const v = readOptions(REST_OPTIONS, options, { where: WHERE, fail: invalidOption });
+  const m = options.model;
+  if (!m || typeof m.quote !== 'function' || typeof m.instrument !== 'function') {
+    fail('"model" must be a MarketModel');
+  }
+  checkFunction('now', options.now);
+  checkFunction('onRateDecision', options.onRateDecision);
   return {
     model: m,
-    host: options.host ?? '127.0.0.1',
-    port,
+    host: v.host,
+    port: v.port,
     now: options.now ?? Date.now,
-    rateLimits: options.rateLimits ?? true,
-    accounts,
-    matching: {
-      tickMs: positiveInt('matching.tickMs', mo.tickMs, DEFAULT_MATCHING.tickMs),
-      liquidityPerTick: positiveInt(
-        'matching.liquidityPerTick',
-        mo.liquidityPerTick,
-        DEFAULT_MATCHING.liquidityPerTick,
-      ),
-      freezeQuantity: positiveInt(
-        'matching.freezeQuantity',
-        mo.freezeQuantity,
-        DEFAULT_MATCHING.freezeQuantity,
-      ),
-    },
-    matchIntervalMs: positiveInt('matchIntervalMs', options.matchIntervalMs, 200, 0),
-    postbacks: resolvePostbackOptions(options.postbacks),
-    tokenPolicy: { lifetimeMs, oneTokenPerAccount: options.oneTokenPerAccount ?? false },
+    rateLimits: v.rateLimits,
+    accounts: checkAccounts(options.accounts ?? SIM_TEST_ACCOUNTS),
+    matching: v.matching,
+    matchIntervalMs: v.matchIntervalMs,
+    postbacks: checkPostbackOptions(v.postbacks, `${WHERE}.postbacks`),
+    tokenPolicy: { lifetimeMs: v.tokenLifetimeMs, oneTokenPerAccount: v.oneTokenPerAccount },
     onRateDecision: options.onRateDecision,
   };
 }
