@@ -20,3 +20,8 @@ export type CodecErrorCode =
 export class CodecError extends CodedError<CodecErrorCode> {
   override readonly name = 'CodecError';
 }
+
+/** The error of options the declarative reader (readOptions) refused, as its `fail`. */
+export function invalidOptions(message: string): CodecError {
+  return new CodecError('INVALID_OPTIONS', message);
+}

@@ -76,6 +76,23 @@ describe('capture files', () => {
     });
     await expect(CaptureWriter.open(join(dir, 'x.cap'), { bogus: 1 } as never)).rejects.toMatchObject({
       code: 'INVALID_OPTIONS',
+      message: 'CaptureWriter options: unknown option "bogus" (allowed: chunkBytes, maxPendingBytes)',
+    });
+    await expect(
+      CaptureWriter.open(join(dir, 'x.cap'), { chunkBytes: 4096, maxPendingBytes: 1024 }),
+    ).rejects.toMatchObject({
+      code: 'INVALID_OPTIONS',
+      message: expect.stringContaining('"maxPendingBytes"'),
+    });
+  });
+
+  it('refuses an unknown readCapture option with the allowed list', async () => {
+    await expect(readAll(join(dir, 'never-opened.cap'), { chunk: 1 })).rejects.toMatchObject({
+      code: 'INVALID_OPTIONS',
+      message: 'readCapture options: unknown option "chunk" (allowed: maxPayloadBytes, chunkBytes)',
+    });
+    await expect(readAll(join(dir, 'never-opened.cap'), { chunkBytes: 0 })).rejects.toMatchObject({
+      message: 'readCapture options: "chunkBytes" must be an integer from 1 to 4294967295',
     });
   });
 

@@ -1,5 +1,6 @@
 import { createReadStream } from 'node:fs';
-import { CodecError } from '../errors.js';
+import { type OptionsSchema, readOptions } from '@feedpipe/config';
+import { CodecError, invalidOptions } from '../errors.js';
 import { type CaptureRecord, DEFAULT_MAX_CAPTURE_PAYLOAD } from './format.js';
 import { CaptureParser } from './parser.js';
 
@@ -10,7 +11,11 @@ export interface ReadCaptureOptions {
   chunkBytes?: number;
 }
 
-const OPTION_KEYS = new Set(['maxPayloadBytes', 'chunkBytes']);
+/** Every key of ReadCaptureOptions (documented there): sizes a u32 length can name. */
+const READ_CAPTURE_OPTIONS = {
+  maxPayloadBytes: { kind: 'integer', min: 1, max: 0xffffffff, default: DEFAULT_MAX_CAPTURE_PAYLOAD },
+  chunkBytes: { kind: 'integer', min: 1, max: 0xffffffff, default: 1024 * 1024 },
+} as const satisfies OptionsSchema;
 
 /**
  * Streams the records of a capture file in order. Payloads are views into the read chunks (valid for
@@ -21,13 +26,11 @@ export async function* readCapture(
   path: string,
   options: ReadCaptureOptions = {},
 ): AsyncIterable<CaptureRecord> {
-  for (const key of Object.keys(options)) {
-    if (!OPTION_KEYS.has(key))
-      throw new CodecError('INVALID_OPTIONS', `unknown readCapture option ${JSON.stringify(key)}`);
-  }
-  const maxPayload = positiveInteger('maxPayloadBytes', options.maxPayloadBytes, DEFAULT_MAX_CAPTURE_PAYLOAD);
-  const chunkBytes = positiveInteger('chunkBytes', options.chunkBytes, 1024 * 1024);
-  const parser = new CaptureParser(maxPayload);
+  const { maxPayloadBytes, chunkBytes } = readOptions(READ_CAPTURE_OPTIONS, options, {
+    where: 'readCapture options',
+    fail: invalidOptions,
+  });
+  const parser = new CaptureParser(maxPayloadBytes);
   const stream = createReadStream(path, { highWaterMark: chunkBytes });
   const records: CaptureRecord[] = [];
   try {
@@ -45,15 +48,4 @@ export async function* readCapture(
     stream.destroy();
   }
   parser.end();
-}
-
-function positiveInteger(name: string, value: number | undefined, fallback: number): number {
-  if (value === undefined) return fallback;
-  if (!Number.isInteger(value) || value < 1 || value > 0xffffffff) {
-    throw new CodecError(
-      'INVALID_OPTIONS',
-      `${name} must be an integer in 1..4294967295, got ${String(value)}`,
-    );
-  }
-  return value;
 }

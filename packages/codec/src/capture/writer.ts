@@ -1,7 +1,8 @@
 import { once } from 'node:events';
 import { createWriteStream, type WriteStream } from 'node:fs';
 import { finished } from 'node:stream/promises';
-import { CodecError } from '../errors.js';
+import { type OptionsSchema, readOptions } from '@feedpipe/config';
+import { CodecError, invalidOptions } from '../errors.js';
 import {
   CAPTURE_MAGIC,
   CAPTURE_RECORD_HEADER_SIZE,
@@ -24,7 +25,14 @@ export interface CaptureWriterOptions {
   maxPendingBytes?: number;
 }
 
-const OPTION_KEYS = new Set(['chunkBytes', 'maxPendingBytes']);
+/** A size a write stream's high-water mark (chunkBytes * 4) can be. */
+const MAX_SIZE = 2 ** 31;
+
+/** Every key of CaptureWriterOptions (documented there); maxPendingBytes is at least chunkBytes. */
+const CAPTURE_WRITER_OPTIONS = {
+  chunkBytes: { kind: 'integer', min: 64, max: MAX_SIZE, default: 1024 * 1024 },
+  maxPendingBytes: { kind: 'integer', min: 64, max: MAX_SIZE },
+} as const satisfies OptionsSchema;
 
 /** A streaming capture-file writer: buffered, bounded, with stream-style backpressure. */
 export class CaptureWriter {
@@ -52,12 +60,14 @@ export class CaptureWriter {
 
   /** Creates (or truncates) the file at `path` and writes the magic. */
   static async open(path: string, options: CaptureWriterOptions = {}): Promise<CaptureWriter> {
-    for (const key of Object.keys(options)) {
-      if (!OPTION_KEYS.has(key))
-        throw new CodecError('INVALID_OPTIONS', `unknown CaptureWriter option ${JSON.stringify(key)}`);
-    }
-    const chunkBytes = checkedSize('chunkBytes', options.chunkBytes, 1024 * 1024, 64);
-    const maxPending = checkedSize('maxPendingBytes', options.maxPendingBytes, 64 * 1024 * 1024, chunkBytes);
+    const where = 'CaptureWriter options';
+    const { chunkBytes, maxPendingBytes } = readOptions(CAPTURE_WRITER_OPTIONS, options, {
+      where,
+      fail: invalidOptions,
+    });
+    if (maxPendingBytes !== undefined && maxPendingBytes < chunkBytes)
+      throw invalidOptions(`${where}: "maxPendingBytes" must be at least "chunkBytes" (${chunkBytes})`);
+    const maxPending = maxPendingBytes ?? Math.max(64 * 1024 * 1024, chunkBytes);
     const stream = createWriteStream(path, { flags: 'w', highWaterMark: chunkBytes * 4 });
     try {
       await once(stream, 'open');
@@ -161,15 +171,4 @@ export class CaptureWriter {
       });
     }
   }
-}
-
-function checkedSize(name: string, value: number | undefined, fallback: number, min: number): number {
-  if (value === undefined) return Math.max(fallback, min);
-  if (!Number.isInteger(value) || value < min || value > 2 ** 31) {
-    throw new CodecError(
-      'INVALID_OPTIONS',
-      `${name} must be an integer in ${min}..${2 ** 31}, got ${String(value)}`,
-    );
-  }
-  return value;
 }
