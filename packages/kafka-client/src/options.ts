@@ -30,6 +30,21 @@ export const CONNECTION_OPTIONS = {
 
 const BROKER = /^[^:\s]+:\d+$/;
 
+/** The keys the fetching clients (topic tail, batch consumer) share. */
+export const FETCH_OPTIONS = {
+  ...CONNECTION_OPTIONS,
+  topics: { kind: 'list', minLength: 1, required: true },
+  eachBatch: { kind: 'given', required: true },
+  maxBytes: SIZE_BYTES,
+  maxBytesPerPartition: SIZE_BYTES,
+  maxWaitMs: DURATION_MS,
+  checkCrcs: { kind: 'boolean' },
+  retryBackoffMs: DURATION_MS,
+  maxRetryBackoffMs: DURATION_MS,
+  startTimeoutMs: DURATION_MS,
+  onError: { kind: 'given' },
+} as const satisfies OptionsSchema;
+
 /** `host:port` (checked by readClientOptions) as the library's Broker. */
 export function brokerOf(address: string): { host: string; port: number } {
   const at = address.lastIndexOf(':');

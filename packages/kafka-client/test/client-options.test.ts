@@ -16,6 +16,7 @@ import {
 
 const brokers = ['127.0.0.1:1'];
 const CONNECTION = 'brokers, clientId, requestTimeoutMs';
+const FETCH = `${CONNECTION}, topics, eachBatch, maxBytes, maxBytesPerPartition, maxWaitMs, checkCrcs, retryBackoffMs, maxRetryBackoffMs, startTimeoutMs, onError`;
 
 /** The error `build` throws (the test fails if it builds). */
 function refusal(build: () => unknown): KafkaClientError {
@@ -39,13 +40,13 @@ const clients: [string, (extra: object) => unknown, string][] = [
   [
     'topic tail',
     (extra) => new TopicTail({ brokers, topics: ['t'], eachBatch: () => undefined, ...extra }),
-    `${CONNECTION}, topics, eachBatch, from, startAt, metadataRefreshMs, maxBytes, maxBytesPerPartition, maxWaitMs, checkCrcs, retryBackoffMs, maxRetryBackoffMs, startTimeoutMs, onError`,
+    `${FETCH}, from, startAt, metadataRefreshMs`,
   ],
   [
     'batch consumer',
     (extra) =>
       new BatchConsumer({ brokers, groupId: 'g', topics: ['t'], eachBatch: () => undefined, ...extra }),
-    `${CONNECTION}, groupId, topics, eachBatch, fromBeginning, sessionTimeoutMs, rebalanceTimeoutMs, heartbeatIntervalMs, maxBytes, maxBytesPerPartition, maxWaitMs, fetchTimeoutMs, minBytes, checkCrcs, retryBackoffMs, maxRetryBackoffMs, startTimeoutMs, onAssigned, onRevoked, onError`,
+    `${FETCH}, groupId, fromBeginning, sessionTimeoutMs, rebalanceTimeoutMs, heartbeatIntervalMs, fetchTimeoutMs, minBytes, onAssigned, onRevoked`,
   ],
 ];
 

@@ -34,9 +34,9 @@ import { EARLIEST, LATEST, listOffsets } from '../consumer/offset-lookup.js';
 import { describe, KafkaClientError } from '../errors.js';
 import {
   brokerOf,
-  CONNECTION_OPTIONS,
   type ConnectionOptions,
   DURATION_MS,
+  FETCH_OPTIONS,
   readClientOptions,
   SIZE_BYTES,
 } from '../options.js';
@@ -127,26 +127,16 @@ export interface BatchConsumerOptions extends ConnectionOptions {
 }
 
 const BATCH_CONSUMER_OPTIONS = {
-  ...CONNECTION_OPTIONS,
+  ...FETCH_OPTIONS,
   groupId: { kind: 'string', required: true },
-  topics: { kind: 'list', minLength: 1, required: true },
-  eachBatch: { kind: 'given', required: true },
   fromBeginning: { kind: 'boolean' },
   sessionTimeoutMs: DURATION_MS,
   rebalanceTimeoutMs: DURATION_MS,
   heartbeatIntervalMs: DURATION_MS,
-  maxBytes: SIZE_BYTES,
-  maxBytesPerPartition: SIZE_BYTES,
-  maxWaitMs: DURATION_MS,
   fetchTimeoutMs: DURATION_MS,
   minBytes: SIZE_BYTES,
-  checkCrcs: { kind: 'boolean' },
-  retryBackoffMs: DURATION_MS,
-  maxRetryBackoffMs: DURATION_MS,
-  startTimeoutMs: DURATION_MS,
   onAssigned: { kind: 'given' },
   onRevoked: { kind: 'given' },
-  onError: { kind: 'given' },
 } as const satisfies OptionsSchema;
 
 function validate(options: BatchConsumerOptions): void {

@@ -26,13 +26,7 @@ import { type FetchPath, openFetchPath } from '../consumer/fetch-path.js';
 import type { FetchRound } from '../consumer/fetcher.js';
 import { EARLIEST, LATEST, listOffsets } from '../consumer/offset-lookup.js';
 import { describe, KafkaClientError } from '../errors.js';
-import {
-  CONNECTION_OPTIONS,
-  type ConnectionOptions,
-  DURATION_MS,
-  readClientOptions,
-  SIZE_BYTES,
-} from '../options.js';
+import { type ConnectionOptions, DURATION_MS, FETCH_OPTIONS, readClientOptions } from '../options.js';
 import { BrokerError, LEADER_MOVED } from '../protocol/broker-errors.js';
 import type { PartitionBatch } from '../protocol/partition-batch.js';
 import { readPartitionRecords } from '../protocol/record-batch-reader.js';
@@ -81,21 +75,12 @@ export interface TopicTailStats {
 }
 
 const TOPIC_TAIL_OPTIONS = {
-  ...CONNECTION_OPTIONS,
-  topics: { kind: 'list', minLength: 1, required: true },
-  eachBatch: { kind: 'given', required: true },
+  ...FETCH_OPTIONS,
   from: { kind: 'enum', values: ['latest', 'earliest'] },
   startAt: { kind: 'given' },
   metadataRefreshMs: DURATION_MS,
-  maxBytes: SIZE_BYTES,
-  maxBytesPerPartition: SIZE_BYTES,
-  maxWaitMs: DURATION_MS,
-  checkCrcs: { kind: 'boolean' },
-  retryBackoffMs: DURATION_MS,
-  maxRetryBackoffMs: DURATION_MS,
-  startTimeoutMs: DURATION_MS,
-  onError: { kind: 'given' },
 } as const satisfies OptionsSchema;
+
 /** Position of a partition found after the start: its earliest offset. */
 const FROM_EARLIEST = -2;
 /** Position of a partition found at the start of a 'latest' tail. */
