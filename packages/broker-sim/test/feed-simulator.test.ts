@@ -80,9 +80,19 @@ describe('feed server options', () => {
   const model = new MarketModel({ seed: 1, instruments: 10 });
 
   it('rejects unknown keys and bad values by name', () => {
-    expect(() => new FeedServer({ model, prot: 1 } as never)).toThrow(/unknown option "prot"/);
+    expect(() => new FeedServer({ model, prot: 1 } as never)).toThrow(
+      'FeedServer: unknown option "prot" (allowed: model, host, port, authenticate, credentials, pingIntervalMs, maxMissedPings, maxConnectionsPerClient, maxConnections, maxSubscriptionsPerConnection, ipBlock, ticks, tickIntervalMs, tradesPerSecond, maxPacketsPerMessage, maxBufferedBytes, load, freshTrades, tokenCheckIntervalMs)',
+    );
+    expect(() => new FeedServer({ model, ipBlock: { window: 1 } as never })).toThrow(
+      'unknown option "ipBlock.window" (allowed: maxInvalidAttempts, windowMs, blockMs)',
+    );
+    expect(() => new FeedServer({ model, freshTrades: {} as never })).toThrow(
+      'FeedServer.freshTrades: "perSecond" is required',
+    );
     expect(() => new FeedServer({ model, maxPacketsPerMessage: 2 })).toThrow(/maxPacketsPerMessage/);
-    expect(() => new FeedServer({ model, load: { pps: 5 } as never })).toThrow(/unknown option "pps"/);
+    expect(() => new FeedServer({ model, load: { pps: 5 } as never })).toThrow(
+      'FeedServer.load: unknown option "pps" (allowed: packetsPerSecond, tickIntervalMs)',
+    );
     expect(() => new FeedServer({ model, ticks: 'sometimes' as never })).toThrow(/ticks/);
     expect(
       () =>

@@ -390,7 +390,9 @@ describe('fresh trades (a service that streams the moment a subscribe request la
 
   it('rejects a fresh-trade option without a rate or with an unknown key', () => {
     const model = new MarketModel({ seed: 1, instruments: 100 });
-    expect(() => new FeedServer({ model, freshTrades: {} as never })).toThrow(/freshTrades.perSecond/);
+    expect(() => new FeedServer({ model, freshTrades: {} as never })).toThrow(
+      'FeedServer.freshTrades: "perSecond" is required',
+    );
     expect(() => new FeedServer({ model, freshTrades: { perSecond: 1, burst: 2 } as never })).toThrow(
       /burst/,
     );

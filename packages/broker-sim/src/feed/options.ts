@@ -1,17 +1,11 @@
 /**
- * Options of the feed server, validated once at construction. Every default is documented here and
+ * Options of the feed server, read once at construction by readOptions. Every default is documented here and
  * in the README; unknown keys are rejected.
  */
 import { MAX_SUBSCRIPTIONS_PER_CONNECTION } from '@feedpipe/codec';
-import { SimError } from '../market/errors.js';
+import { given, type OptionsSchema, readOptions, section } from '@feedpipe/config';
+import { invalidOption } from '../market/errors.js';
 import type { MarketModel } from '../market/model.js';
-import {
-  functionOption,
-  integerOption,
-  numberOption,
-  objectOption,
-  rejectUnknownKeys,
-} from '../market/option-checks.js';
 import {
   createMemoryAuthenticator,
   DEFAULT_FEED_CREDENTIALS,
@@ -110,192 +104,94 @@ export interface ResolvedFeedOptions {
 }
 
 const WHERE = 'FeedServer';
-const KEYS = [
-  'model',
-  'host',
-  'port',
-  'authenticate',
-  'credentials',
-  'pingIntervalMs',
-  'maxMissedPings',
-  'maxConnectionsPerClient',
-  'maxConnections',
-  'maxSubscriptionsPerConnection',
-  'ipBlock',
-  'ticks',
-  'tickIntervalMs',
-  'tradesPerSecond',
-  'maxPacketsPerMessage',
-  'maxBufferedBytes',
-  'load',
-  'freshTrades',
-  'tokenCheckIntervalMs',
-];
 
-export function resolveLoadOptions(value: unknown): Required<LoadOptions> | undefined {
-  const raw = objectOption(WHERE, 'load', value);
-  if (raw === undefined) return undefined;
-  rejectUnknownKeys(`${WHERE}.load`, raw, ['packetsPerSecond', 'tickIntervalMs']);
-  if (raw.packetsPerSecond === undefined) {
-    throw new SimError('INVALID_OPTION', `${WHERE}: "load.packetsPerSecond" is required`);
-  }
-  return {
-    packetsPerSecond: numberOption(WHERE, 'load.packetsPerSecond', raw.packetsPerSecond, 0, 0, 100_000_000),
-    tickIntervalMs: integerOption(WHERE, 'load.tickIntervalMs', raw.tickIntervalMs, 2, 1, 1_000),
-  };
-}
+/** Every key of FeedServerOptions (documented there), with its range and default. */
+const FEED_OPTIONS = {
+  // Checked by resolveFeedOptions: anything that trades like a MarketModel.
+  model: { kind: 'given', required: true },
+  host: { kind: 'string', default: '127.0.0.1' },
+  port: { kind: 'integer', min: 0, max: 65_535, default: 7075 },
+  // A function (checked by resolveFeedOptions) and the accounts of the default one (validateCredentials).
+  ...given('authenticate', 'credentials'),
+  pingIntervalMs: { kind: 'integer', min: 5, max: 3_600_000, default: 10_000 },
+  maxMissedPings: { kind: 'integer', min: 1, max: 1_000, default: 4 },
+  maxConnectionsPerClient: { kind: 'integer', min: 1, max: 1_000, default: 5 },
+  maxConnections: { kind: 'integer', min: 1, max: 100_000, default: 1_000 },
+  maxSubscriptionsPerConnection: {
+    kind: 'integer',
+    min: 1,
+    max: 1_000_000,
+    default: MAX_SUBSCRIPTIONS_PER_CONNECTION,
+  },
+  ipBlock: section({
+    maxInvalidAttempts: {
+      kind: 'integer',
+      min: 0,
+      max: 1_000_000,
+      default: DEFAULT_IP_BLOCK_POLICY.maxInvalidAttempts,
+    },
+    windowMs: { kind: 'integer', min: 1, max: 86_400_000, default: DEFAULT_IP_BLOCK_POLICY.windowMs },
+    blockMs: { kind: 'integer', min: 0, max: 86_400_000, default: DEFAULT_IP_BLOCK_POLICY.blockMs },
+  }),
+  ticks: { kind: 'enum', values: ['timer', 'manual'], default: 'timer' },
+  tickIntervalMs: { kind: 'integer', min: 1, max: 60_000, default: 100 },
+  tradesPerSecond: { kind: 'number', min: 0, max: 1_000_000, default: 2 },
+  maxPacketsPerMessage: { kind: 'integer', min: 4, max: 100_000, default: 400 },
+  maxBufferedBytes: { kind: 'integer', min: 1_024, max: 1024 * 1024 * 1024, default: 4 * 1024 * 1024 },
+  // Off unless given, and complete when given: each has a reader of its own below.
+  ...given('load', 'freshTrades'),
+  tokenCheckIntervalMs: { kind: 'integer', min: 0, max: 3_600_000, default: 1_000 },
+} as const satisfies OptionsSchema;
 
-/** The options' shape: an object with a model, no unknown key, one credential check at most. */
-function checkShape(options: FeedServerOptions): void {
-  if (typeof options !== 'object' || options === null) {
-    throw new SimError('INVALID_OPTION', `${WHERE}: options must be an object with a "model"`);
-  }
-  rejectUnknownKeys(WHERE, options, KEYS);
-  if (
-    typeof options.model !== 'object' ||
-    options.model === null ||
-    typeof options.model.trade !== 'function'
-  ) {
-    throw new SimError('INVALID_OPTION', `${WHERE}: "model" must be a MarketModel`);
-  }
-  if (options.authenticate !== undefined && options.credentials !== undefined) {
-    throw new SimError('INVALID_OPTION', `${WHERE}: give "authenticate" or "credentials", not both`);
-  }
-}
+const LOAD_OPTIONS = {
+  packetsPerSecond: { kind: 'number', min: 0, max: 100_000_000, required: true },
+  tickIntervalMs: { kind: 'integer', min: 1, max: 1_000, default: 2 },
+} as const satisfies OptionsSchema;
 
-function resolveIpBlock(value: unknown): IpBlockPolicy {
-  const raw = objectOption(WHERE, 'ipBlock', value) ?? {};
-  rejectUnknownKeys(`${WHERE}.ipBlock`, raw, ['maxInvalidAttempts', 'windowMs', 'blockMs']);
-  const defaults = DEFAULT_IP_BLOCK_POLICY;
-  return {
-    maxInvalidAttempts: integerOption(
-      WHERE,
-      'ipBlock.maxInvalidAttempts',
-      raw.maxInvalidAttempts,
-      defaults.maxInvalidAttempts,
-      0,
-      1_000_000,
-    ),
-    windowMs: integerOption(WHERE, 'ipBlock.windowMs', raw.windowMs, defaults.windowMs, 1, 86_400_000),
-    blockMs: integerOption(WHERE, 'ipBlock.blockMs', raw.blockMs, defaults.blockMs, 0, 86_400_000),
-  };
-}
+const FRESH_TRADE_OPTIONS = {
+  perSecond: { kind: 'number', min: 0, max: 10_000, required: true },
+  forMs: { kind: 'integer', min: 0, max: 3_600_000, default: 2_000 },
+} as const satisfies OptionsSchema;
 
-type ConnectionLimits = Pick<
-  ResolvedFeedOptions,
-  | 'pingIntervalMs'
-  | 'maxMissedPings'
-  | 'maxConnectionsPerClient'
-  | 'maxConnections'
-  | 'maxSubscriptionsPerConnection'
-  | 'maxPacketsPerMessage'
-  | 'maxBufferedBytes'
-  | 'tokenCheckIntervalMs'
->;
-
-/** What one connection and all of them together may hold, and how often they are checked. */
-function resolveConnectionLimits(options: FeedServerOptions): ConnectionLimits {
-  return {
-    pingIntervalMs: integerOption(WHERE, 'pingIntervalMs', options.pingIntervalMs, 10_000, 5, 3_600_000),
-    maxMissedPings: integerOption(WHERE, 'maxMissedPings', options.maxMissedPings, 4, 1, 1_000),
-    maxConnectionsPerClient: integerOption(
-      WHERE,
-      'maxConnectionsPerClient',
-      options.maxConnectionsPerClient,
-      5,
-      1,
-      1_000,
-    ),
-    maxConnections: integerOption(WHERE, 'maxConnections', options.maxConnections, 1_000, 1, 100_000),
-    maxSubscriptionsPerConnection: integerOption(
-      WHERE,
-      'maxSubscriptionsPerConnection',
-      options.maxSubscriptionsPerConnection,
-      MAX_SUBSCRIPTIONS_PER_CONNECTION,
-      1,
-      1_000_000,
-    ),
-    maxPacketsPerMessage: integerOption(
-      WHERE,
-      'maxPacketsPerMessage',
-      options.maxPacketsPerMessage,
-      400,
-      4,
-      100_000,
-    ),
-    maxBufferedBytes: integerOption(
-      WHERE,
-      'maxBufferedBytes',
-      options.maxBufferedBytes,
-      4 * 1024 * 1024,
-      1_024,
-      1024 * 1024 * 1024,
-    ),
-    tokenCheckIntervalMs: integerOption(
-      WHERE,
-      'tokenCheckIntervalMs',
-      options.tokenCheckIntervalMs,
-      1_000,
-      0,
-      3_600_000,
-    ),
-  };
-}
-
-export function resolveFreshTradeOptions(value: unknown): Required<FreshTradeOptions> | undefined {
-  const raw = objectOption(WHERE, 'freshTrades', value);
-  if (raw === undefined) return undefined;
-  rejectUnknownKeys(`${WHERE}.freshTrades`, raw, ['perSecond', 'forMs']);
-  if (raw.perSecond === undefined) {
-    throw new SimError('INVALID_OPTION', `${WHERE}: "freshTrades.perSecond" is required`);
-  }
-  return {
-    perSecond: numberOption(WHERE, 'freshTrades.perSecond', raw.perSecond, 0, 0, 10_000),
-    forMs: integerOption(WHERE, 'freshTrades.forMs', raw.forMs, 2_000, 0, 3_600_000),
-  };
-}
-
-type Generation = Pick<
-  ResolvedFeedOptions,
-  'ticks' | 'tickIntervalMs' | 'tradesPerSecond' | 'load' | 'freshTrades'
->;
-
-/** How market data is made: live trading on timers or by `step()`, or a target packet rate. */
-function resolveGeneration(options: FeedServerOptions): Generation {
-  const ticks = options.ticks ?? 'timer';
-  if (ticks !== 'timer' && ticks !== 'manual') {
-    throw new SimError('INVALID_OPTION', `${WHERE}: "ticks" must be 'timer' or 'manual'`);
-  }
-  return {
-    ticks,
-    tickIntervalMs: integerOption(WHERE, 'tickIntervalMs', options.tickIntervalMs, 100, 1, 60_000),
-    tradesPerSecond: numberOption(WHERE, 'tradesPerSecond', options.tradesPerSecond, 2, 0, 1_000_000),
-    load: resolveLoadOptions(options.load),
-    freshTrades: resolveFreshTradeOptions(options.freshTrades),
-  };
+/** Load mode's options (also given to a running server by `setLoad`), or undefined for live mode. */
+export function resolveLoadOptions(value: LoadOptions | undefined): Required<LoadOptions> | undefined {
+  if (value === undefined) return undefined;
+  return readOptions(LOAD_OPTIONS, value, { where: `${WHERE}.load`, fail: invalidOption });
 }
 
 export function resolveFeedOptions(options: FeedServerOptions): ResolvedFeedOptions {
-  checkShape(options);
-  const host = options.host ?? '127.0.0.1';
-  if (typeof host !== 'string' || host.length === 0) {
-    throw new SimError('INVALID_OPTION', `${WHERE}: "host" must be a non-empty string`);
-  }
+  // The given keys are read below; the rest are settled values.
+  const {
+    model: _model,
+    authenticate: _auth,
+    credentials: _accounts,
+    load: _load,
+    freshTrades: _fresh,
+    ...v
+  } = readOptions(FEED_OPTIONS, options, { where: WHERE, fail: invalidOption });
   const model = options.model;
+  if (typeof model !== 'object' || model === null || typeof model.trade !== 'function') {
+    throw invalidOption(`${WHERE}: "model" must be a MarketModel`);
+  }
+  if (options.authenticate !== undefined && options.credentials !== undefined) {
+    throw invalidOption(`${WHERE}: give "authenticate" or "credentials", not both`);
+  }
+  if (options.authenticate !== undefined && typeof options.authenticate !== 'function') {
+    throw invalidOption(`${WHERE}: "authenticate" must be a function`);
+  }
   const credentials =
     options.credentials === undefined ? DEFAULT_FEED_CREDENTIALS : validateCredentials(options.credentials);
   return {
+    ...v,
     model,
-    host,
-    port: integerOption(WHERE, 'port', options.port, 7075, 0, 65_535),
-    authenticate: functionOption(
-      WHERE,
-      'authenticate',
-      options.authenticate,
-      createMemoryAuthenticator(credentials, () => model.now()),
-    ),
-    ...resolveConnectionLimits(options),
-    ipBlock: resolveIpBlock(options.ipBlock),
-    ...resolveGeneration(options),
+    authenticate: options.authenticate ?? createMemoryAuthenticator(credentials, () => model.now()),
+    load: resolveLoadOptions(options.load),
+    freshTrades:
+      options.freshTrades === undefined
+        ? undefined
+        : readOptions(FRESH_TRADE_OPTIONS, options.freshTrades, {
+            where: `${WHERE}.freshTrades`,
+            fail: invalidOption,
+          }),
   };
 }
