@@ -1,10 +1,11 @@
 // Public surface of @feedpipe/broker-sim: the market model, the live-feed server, and
 // `createSimulator`, which starts them together (and a REST server beside them, through `rest`).
 
+import { given, type OptionsSchema, readOptions } from '@feedpipe/config';
 import type { FeedAuthenticate } from './feed/credentials.js';
 import { FeedServer } from './feed/feed-server.js';
 import type { FeedServerOptions } from './feed/options.js';
-import { SimError } from './market/errors.js';
+import { invalidOption, SimError } from './market/errors.js';
 import { MarketModel, type MarketModelOptions } from './market/model.js';
 import type { RestServerOptions } from './rest/options.js';
 import { createRestServer, type RestServer } from './rest/server.js';
@@ -122,7 +123,14 @@ export interface Simulator {
   close(): Promise<void>;
 }
 
-const SIMULATOR_KEYS = ['seed', 'instruments', 'now', 'sessions', 'feed', 'rest'];
+/**
+ * The keys of SimulatorOptions: the seed's default is createSimulator's own; the others are read by
+ * the MarketModel and the FeedServer they are handed to, so they are not declared twice.
+ */
+const SIMULATOR_OPTIONS = {
+  seed: { kind: 'integer', min: 0, max: 0xffffffff, default: 1 },
+  ...given('instruments', 'now', 'sessions', 'feed', 'rest'),
+} as const satisfies OptionsSchema;
 
 /**
  * createSimulator's default `feed.freshTrades`: a just-subscribed instrument trades right after its
@@ -133,14 +141,7 @@ export const SIMULATOR_FRESH_TRADES = Object.freeze({ perSecond: 20, forMs: 1_00
 
 /** Builds the model and starts the feed (and the REST server, if `rest` is given) on loopback. */
 export async function createSimulator(options: SimulatorOptions = {}): Promise<Simulator> {
-  for (const key of Object.keys(options)) {
-    if (!SIMULATOR_KEYS.includes(key)) {
-      throw new SimError(
-        'INVALID_OPTION',
-        `createSimulator: unknown option "${key}" (allowed: ${SIMULATOR_KEYS.join(', ')})`,
-      );
-    }
-  }
+  const { seed } = readOptions(SIMULATOR_OPTIONS, options, { where: 'createSimulator', fail: invalidOption });
   if (options.rest !== undefined && typeof options.rest !== 'function') {
     throw new SimError(
       'INVALID_OPTION',
@@ -148,7 +149,7 @@ export async function createSimulator(options: SimulatorOptions = {}): Promise<S
     );
   }
   const model = new MarketModel({
-    seed: options.seed ?? 1,
+    seed,
     ...(options.instruments === undefined ? {} : { instruments: options.instruments }),
     ...(options.now === undefined ? {} : { now: options.now }),
     ...(options.sessions === undefined ? {} : { sessions: options.sessions }),

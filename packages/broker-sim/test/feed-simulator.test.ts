@@ -72,7 +72,9 @@ describe('createSimulator', () => {
       }),
     ).rejects.toThrow(/pingIntervalMs/);
     expect(restClosed).toBe(true);
-    await expect(createSimulator({ seeds: 1 } as never)).rejects.toThrow(/unknown option "seeds"/);
+    await expect(createSimulator({ seeds: 1 } as never)).rejects.toThrow(
+      'createSimulator: unknown option "seeds" (allowed: seed, instruments, now, sessions, feed, rest)',
+    );
   });
 });
 

@@ -62,7 +62,12 @@ describe('MarketModel universe', () => {
   });
 
   it('rejects unknown and bad options with a coded error', () => {
-    expect(() => new MarketModel({ seed: 1, instrument: 5 } as never)).toThrow(/unknown option "instrument"/);
+    expect(() => new MarketModel({ seed: 1, instrument: 5 } as never)).toThrow(
+      'MarketModel: unknown option "instrument" (allowed: seed, instruments, now, sessions)',
+    );
+    expect(() => new MarketModel({ seed: 1, sessions: { open: 5 } } as never)).toThrow(
+      'MarketModel.sessions: unknown option "open" (allowed: preOpenMs, openMs, closedMs)',
+    );
     expect(() => new MarketModel({ seed: -1 })).toThrow(SimError);
     expect(() => new MarketModel({ seed: 1, instruments: 0 })).toThrow(/instruments/);
     expect(() => new MarketModel({ seed: 1, sessions: { openMs: 10, lunchMs: 5 } as never })).toThrow(

@@ -8,9 +8,9 @@
  * Every random draw comes from the instrument's own PRNG slot: the n-th trade of an instrument is a
  * function of (seed, security id, n) and of the trade times passed in, nothing else.
  */
-import { SimError } from './errors.js';
+import { given, type OptionsSchema, readOptions } from '@feedpipe/config';
+import { invalidOption } from './errors.js';
 import { MAX_TICKERS } from './identifiers.js';
-import { functionOption, integerOption, objectOption, rejectUnknownKeys } from './option-checks.js';
 import { hash3, nextUint32, unit3 } from './prng.js';
 import { type SessionCycle, sessionAt } from './sessions.js';
 import type { Instrument, LiveQuote, MarketSession, SessionChange } from './types.js';
@@ -30,9 +30,22 @@ export interface MarketModelOptions {
   sessions?: SessionCycle;
 }
 
-const MODEL_KEYS = ['seed', 'instruments', 'now', 'sessions'] as const;
-const SESSION_KEYS = ['preOpenMs', 'openMs', 'closedMs'] as const;
 const WHERE = 'MarketModel';
+const WEEK_MS = 7 * 86_400_000;
+
+/** Every key of MarketModelOptions (documented there), with its range and default. */
+const MODEL_OPTIONS = {
+  seed: { kind: 'integer', min: 0, max: 0xffffffff, required: true },
+  instruments: { kind: 'integer', min: 1, max: 400_000, default: 30_000 },
+  // A clock (checked below) and a schedule that is complete when given (SESSION_OPTIONS).
+  ...given('now', 'sessions'),
+} as const satisfies OptionsSchema;
+
+const SESSION_OPTIONS = {
+  preOpenMs: { kind: 'integer', min: 0, max: WEEK_MS, default: 0 },
+  openMs: { kind: 'integer', min: 1, max: WEEK_MS, default: 1 },
+  closedMs: { kind: 'integer', min: 0, max: WEEK_MS, default: 0 },
+} as const satisfies OptionsSchema;
 /** Circuit band around the previous close (equities); indices have none. */
 const CIRCUIT_BAND = 0.2;
 /** Instruments outside the live feed advance lazily by wall clock, one trade per this many seconds. */
@@ -40,16 +53,9 @@ const LAZY_TRADE_EVERY_SEC = 1;
 /** Cap on lazy catch-up trades per read, so a quote after a long idle stays O(1). */
 const MAX_LAZY_TRADES = 60;
 
-function validateSessions(value: unknown): SessionCycle | undefined {
-  const raw = objectOption(WHERE, 'sessions', value);
-  if (raw === undefined) return undefined;
-  rejectUnknownKeys(`${WHERE}.sessions`, raw, SESSION_KEYS);
-  const day = 7 * 86_400_000;
-  return {
-    preOpenMs: integerOption(WHERE, 'sessions.preOpenMs', raw.preOpenMs ?? 0, 0, 0, day),
-    openMs: integerOption(WHERE, 'sessions.openMs', raw.openMs, 1, 1, day),
-    closedMs: integerOption(WHERE, 'sessions.closedMs', raw.closedMs ?? 0, 0, 0, day),
-  };
+function validateSessions(value: SessionCycle | undefined): SessionCycle | undefined {
+  if (value === undefined) return undefined;
+  return readOptions(SESSION_OPTIONS, value, { where: `${WHERE}.sessions`, fail: invalidOption });
 }
 
 export class MarketModel {
@@ -83,16 +89,16 @@ export class MarketModel {
   private currentSession: MarketSession;
 
   constructor(options: MarketModelOptions) {
-    if (typeof options !== 'object' || options === null) {
-      throw new SimError('INVALID_OPTION', `${WHERE}: options must be an object with a "seed"`);
-    }
-    rejectUnknownKeys(WHERE, options, MODEL_KEYS);
-    if (options.seed === undefined) throw new SimError('INVALID_OPTION', `${WHERE}: "seed" is required`);
-    this.seed = integerOption(WHERE, 'seed', options.seed, 0, 0, 0xffffffff);
-    const inxCount = integerOption(WHERE, 'instruments', options.instruments, 30_000, 1, 400_000);
-    this.clock = functionOption(WHERE, 'now', options.now, Date.now);
+    const { seed, instruments: inxCount } = readOptions(MODEL_OPTIONS, options, {
+      where: WHERE,
+      fail: invalidOption,
+    });
+    this.seed = seed;
+    if (options.now !== undefined && typeof options.now !== 'function')
+      throw invalidOption(`${WHERE}: "now" must be a function`);
+    this.clock = options.now ?? Date.now;
     this.cycle = validateSessions(options.sessions);
-    if (inxCount > MAX_TICKERS) throw new SimError('INVALID_OPTION', `${WHERE}: too many instruments`);
+    if (inxCount > MAX_TICKERS) throw invalidOption(`${WHERE}: too many instruments`);
 
     const { instruments, bases } = buildUniverse(this.seed, inxCount);
     this.universe = instruments;
