@@ -105,6 +105,11 @@ export interface ResolvedFeedOptions {
 
 const WHERE = 'FeedServer';
 
+/** A limit of the connections: an integer from `min` to `max`, `value` when not given. */
+function limit(min: number, max: number, value: number) {
+  return { kind: 'integer', min, max, default: value } as const;
+}
+
 /** Every key of FeedServerOptions (documented there), with its range and default. */
 const FEED_OPTIONS = {
   // Checked by resolveFeedOptions: anything that trades like a MarketModel.
@@ -113,16 +118,11 @@ const FEED_OPTIONS = {
   port: { kind: 'integer', min: 0, max: 65_535, default: 7075 },
   // A function (checked by resolveFeedOptions) and the accounts of the default one (validateCredentials).
   ...given('authenticate', 'credentials'),
-  pingIntervalMs: { kind: 'integer', min: 5, max: 3_600_000, default: 10_000 },
-  maxMissedPings: { kind: 'integer', min: 1, max: 1_000, default: 4 },
-  maxConnectionsPerClient: { kind: 'integer', min: 1, max: 1_000, default: 5 },
-  maxConnections: { kind: 'integer', min: 1, max: 100_000, default: 1_000 },
-  maxSubscriptionsPerConnection: {
-    kind: 'integer',
-    min: 1,
-    max: 1_000_000,
-    default: MAX_SUBSCRIPTIONS_PER_CONNECTION,
-  },
+  pingIntervalMs: limit(5, 3_600_000, 10_000),
+  maxMissedPings: limit(1, 1_000, 4),
+  maxConnectionsPerClient: limit(1, 1_000, 5),
+  maxConnections: limit(1, 100_000, 1_000),
+  maxSubscriptionsPerConnection: limit(1, 1_000_000, MAX_SUBSCRIPTIONS_PER_CONNECTION),
   ipBlock: section({
     maxInvalidAttempts: {
       kind: 'integer',
@@ -136,11 +136,11 @@ const FEED_OPTIONS = {
   ticks: { kind: 'enum', values: ['timer', 'manual'], default: 'timer' },
   tickIntervalMs: { kind: 'integer', min: 1, max: 60_000, default: 100 },
   tradesPerSecond: { kind: 'number', min: 0, max: 1_000_000, default: 2 },
-  maxPacketsPerMessage: { kind: 'integer', min: 4, max: 100_000, default: 400 },
-  maxBufferedBytes: { kind: 'integer', min: 1_024, max: 1024 * 1024 * 1024, default: 4 * 1024 * 1024 },
+  maxPacketsPerMessage: limit(4, 100_000, 400),
+  maxBufferedBytes: limit(1_024, 1024 * 1024 * 1024, 4 * 1024 * 1024),
   // Off unless given, and complete when given: each has a reader of its own below.
   ...given('load', 'freshTrades'),
-  tokenCheckIntervalMs: { kind: 'integer', min: 0, max: 3_600_000, default: 1_000 },
+  tokenCheckIntervalMs: limit(0, 3_600_000, 1_000),
 } as const satisfies OptionsSchema;
 
 const LOAD_OPTIONS = {
