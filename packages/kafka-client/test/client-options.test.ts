@@ -10,6 +10,7 @@ import {
   JsonProducer,
   KafkaAdmin,
   type KafkaClientError,
+  KafkaLeadership,
   RecordAges,
   TopicTail,
 } from '../src/index.js';
@@ -77,5 +78,30 @@ describe('client options', () => {
       () => new BatchConsumer({ brokers, topics: ['t'], eachBatch: () => undefined } as never),
     );
     expect(consumer.message).toContain('"groupId" is required');
+  });
+
+  it('the leadership refuses unknown keys and names its own ranges', () => {
+    const leadership = (extra: object) =>
+      refusal(
+        () => new KafkaLeadership({ brokers, groupId: 'g', topic: 't', onChange: () => undefined, ...extra }),
+      );
+    expect(leadership({ bogus: 1 }).message).toBe(
+      'leadership options: unknown option "bogus" (allowed: brokers, clientId, groupId, topic, sessionTimeoutMs, heartbeatIntervalMs, marginMs, onChange, onError, onStandby, now)',
+    );
+    expect(leadership({ marginMs: -1 }).message).toContain(
+      '"marginMs" must be an integer from 0 to 2147483647',
+    );
+    expect(leadership({ onChange: 'no' }).message).toContain('"onChange" must be a function');
+  });
+
+  it('ensureTopics refuses a bad count or timeout before it asks the broker', async () => {
+    const admin = new KafkaAdmin({ brokers });
+    await expect(admin.ensureTopics(['t'], { partitions: -2 })).rejects.toThrow(
+      'ensureTopics options: "partitions" must be an integer from -1 to 1000000',
+    );
+    await expect(admin.ensureTopics(['t'], { timeoutMs: 0 })).rejects.toThrow(
+      '"timeoutMs" must be an integer',
+    );
+    await admin.close();
   });
 });

@@ -28,7 +28,7 @@ import { ConnectionPool } from '@platformatic/kafka';
 import { AssignedPartitions, FROM_COMMITTED, FROM_RESET_POLICY } from '../consumer/assigned-partitions.js';
 import type { TopicPartitions } from '../consumer/consumer-protocol.js';
 import { type FetchPath, openFetchPath } from '../consumer/fetch-path.js';
-import type { FetchRound } from '../consumer/fetcher.js';
+import { DEFAULT_FETCH_MARGIN_MS, type FetchRound } from '../consumer/fetcher.js';
 import { GROUP_APIS, GroupMember } from '../consumer/group-member.js';
 import { EARLIEST, LATEST, listOffsets } from '../consumer/offset-lookup.js';
 import { describe, KafkaClientError } from '../errors.js';
@@ -37,6 +37,7 @@ import {
   type ConnectionOptions,
   DURATION_MS,
   FETCH_OPTIONS,
+  type Resolved,
   readClientOptions,
   SIZE_BYTES,
 } from '../options.js';
@@ -128,19 +129,24 @@ export interface BatchConsumerOptions extends ConnectionOptions {
 
 const BATCH_CONSUMER_OPTIONS = {
   ...FETCH_OPTIONS,
+  maxWaitMs: { ...DURATION_MS, default: 500 },
+  startTimeoutMs: { ...DURATION_MS, default: 60_000 },
   groupId: { kind: 'string', required: true },
-  fromBeginning: { kind: 'boolean' },
-  sessionTimeoutMs: DURATION_MS,
-  rebalanceTimeoutMs: DURATION_MS,
+  fromBeginning: { kind: 'boolean', default: true },
+  sessionTimeoutMs: { ...DURATION_MS, default: 10_000 },
+  rebalanceTimeoutMs: { ...DURATION_MS, default: 60_000 },
+  // No default: it follows the session (see the constructor).
   heartbeatIntervalMs: DURATION_MS,
-  fetchTimeoutMs: DURATION_MS,
-  minBytes: SIZE_BYTES,
+  fetchTimeoutMs: { ...DURATION_MS, default: DEFAULT_FETCH_MARGIN_MS },
+  minBytes: { ...SIZE_BYTES, default: 1 },
   onAssigned: { kind: 'given' },
   onRevoked: { kind: 'given' },
 } as const satisfies OptionsSchema;
 
-function validate(options: BatchConsumerOptions): void {
-  readClientOptions('batch consumer', BATCH_CONSUMER_OPTIONS, options, [
+type BatchConsumerSettings = Resolved<BatchConsumerOptions, typeof BATCH_CONSUMER_OPTIONS>;
+
+function settle(options: BatchConsumerOptions): BatchConsumerSettings {
+  return readClientOptions('batch consumer', BATCH_CONSUMER_OPTIONS, options, [
     'eachBatch',
     'onAssigned',
     'onRevoked',
@@ -151,7 +157,7 @@ function validate(options: BatchConsumerOptions): void {
 export class BatchConsumer {
   /** Client, long-poll pool, leader source and fetcher (consumer/fetch-path.ts). */
   readonly #fetch: FetchPath;
-  readonly #o: BatchConsumerOptions;
+  readonly #o: BatchConsumerSettings;
   readonly #joinPool: ConnectionPool;
   readonly #coordinatorPool: ConnectionPool;
   readonly #member: GroupMember;
@@ -176,23 +182,20 @@ export class BatchConsumer {
   #firstAssignment: { resolve: () => void; reject: (e: unknown) => void } | undefined;
 
   constructor(options: BatchConsumerOptions) {
-    validate(options);
-    this.#o = options;
-    const clientId = options.clientId ?? 'feedpipe';
-    const requestTimeout = options.requestTimeoutMs ?? 30_000;
-    const session = options.sessionTimeoutMs ?? 10_000;
-    const rebalance = options.rebalanceTimeoutMs ?? 60_000;
-    const maxWait = options.maxWaitMs ?? 500;
-    this.#backoffMs = [options.retryBackoffMs ?? 100, options.maxRetryBackoffMs ?? 5_000];
+    const o = settle(options);
+    this.#o = o;
+    const { clientId, requestTimeoutMs: requestTimeout, sessionTimeoutMs: session } = o;
+    const rebalance = o.rebalanceTimeoutMs;
+    this.#backoffMs = [o.retryBackoffMs, o.maxRetryBackoffMs];
     this.#fetch = openFetchPath({
       clientId,
-      brokers: options.brokers,
+      brokers: o.brokers,
       requestTimeoutMs: requestTimeout,
-      maxWaitMs: maxWait,
-      fetchMarginMs: options.fetchTimeoutMs,
-      minBytes: options.minBytes,
-      maxBytes: options.maxBytes,
-      maxBytesPerPartition: options.maxBytesPerPartition,
+      maxWaitMs: o.maxWaitMs,
+      fetchMarginMs: o.fetchTimeoutMs,
+      minBytes: o.minBytes,
+      maxBytes: o.maxBytes,
+      maxBytesPerPartition: o.maxBytesPerPartition,
     });
     this.#joinPool = new ConnectionPool(clientId, {
       requestTimeout: requestTimeout + rebalance,
@@ -203,16 +206,17 @@ export class BatchConsumer {
       connectTimeout: 5_000,
     });
     this.#member = new GroupMember({
-      groupId: options.groupId,
-      topics: options.topics,
+      groupId: o.groupId,
+      topics: o.topics,
       sessionTimeoutMs: session,
       rebalanceTimeoutMs: rebalance,
-      heartbeatIntervalMs: options.heartbeatIntervalMs ?? Math.min(3_000, Math.floor(session / 3)),
+      // Derived from the session, so not a schema default: three beats per session, at most 3 s apart.
+      heartbeatIntervalMs: o.heartbeatIntervalMs ?? Math.min(3_000, Math.floor(session / 3)),
       retryBackoffMs: this.#backoffMs,
       client: this.#fetch.client,
       joinPool: this.#joinPool,
       coordinatorPool: this.#coordinatorPool,
-      bootstrap: options.brokers.map(brokerOf),
+      bootstrap: o.brokers.map(brokerOf),
       onError: (error) => this.#report(error),
     });
   }
@@ -253,7 +257,7 @@ export class BatchConsumer {
       this.#firstAssignment = { resolve, reject };
     });
     this.#running = this.#run();
-    const limit = this.#o.startTimeoutMs ?? 60_000;
+    const limit = this.#o.startTimeoutMs;
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<never>((_, reject) => {
       timer = setTimeout(
@@ -452,7 +456,7 @@ export class BatchConsumer {
       }
       let batch: PartitionBatch;
       try {
-        batch = readPartitionRecords(answer, target.offset, this.#o.checkCrcs ?? true);
+        batch = readPartitionRecords(answer, target.offset, this.#o.checkCrcs);
       } catch (error) {
         this.#fetchFailed(error);
         trouble = true;
@@ -498,7 +502,7 @@ export class BatchConsumer {
         this.#fetch.client,
         this.#fetch.metadata,
         needReset,
-        this.#o.fromBeginning === false ? LATEST : EARLIEST,
+        this.#o.fromBeginning ? EARLIEST : LATEST,
       );
       for (const s of pending) {
         const at = committed.get(`${s.topic}:${s.partition}`) ?? -1n;

@@ -52,11 +52,11 @@ export interface BatchProducerOptions extends ConnectionOptions {
 
 const BATCH_PRODUCER_OPTIONS = {
   ...CONNECTION_OPTIONS,
-  ackTimeoutMs: DURATION_MS,
-  deliveryTimeoutMs: DURATION_MS,
-  retryBackoffMs: DURATION_MS,
-  maxRetryBackoffMs: DURATION_MS,
-  autocreateTopics: { kind: 'boolean' },
+  ackTimeoutMs: { ...DURATION_MS, default: 30_000 },
+  deliveryTimeoutMs: { ...DURATION_MS, default: 60_000 },
+  retryBackoffMs: { ...DURATION_MS, default: 100 },
+  maxRetryBackoffMs: { ...DURATION_MS, default: 2_000 },
+  autocreateTopics: { kind: 'boolean', default: false },
 } as const satisfies OptionsSchema;
 const ACKS_ALL = -1;
 
@@ -140,28 +140,28 @@ export class BatchProducer {
   readonly #stats: BatchProducerStats = { sends: 0, retries: 0, resets: 0 };
 
   constructor(options: BatchProducerOptions) {
-    readClientOptions('batch producer', BATCH_PRODUCER_OPTIONS, options);
-    this.#ackTimeoutMs = options.ackTimeoutMs ?? 30_000;
-    this.#deliveryTimeoutMs = options.deliveryTimeoutMs ?? 60_000;
-    this.#backoffMs = [options.retryBackoffMs ?? 100, options.maxRetryBackoffMs ?? 2_000];
-    this.#autocreate = options.autocreateTopics ?? false;
+    const o = readClientOptions('batch producer', BATCH_PRODUCER_OPTIONS, options);
+    this.#ackTimeoutMs = o.ackTimeoutMs;
+    this.#deliveryTimeoutMs = o.deliveryTimeoutMs;
+    this.#backoffMs = [o.retryBackoffMs, o.maxRetryBackoffMs];
+    this.#autocreate = o.autocreateTopics;
     this.#client = new Producer({
-      clientId: options.clientId ?? 'feedpipe',
-      bootstrapBrokers: [...options.brokers],
+      clientId: o.clientId,
+      bootstrapBrokers: [...o.brokers],
       idempotent: true,
-      timeout: options.requestTimeoutMs ?? 30_000,
+      timeout: o.requestTimeoutMs,
       // Our own loop retries (with the same batch); the library's retries are for its metadata and InitProducerId.
       retries: 3,
       retryDelay: 250,
       autocreateTopics: this.#autocreate,
     });
-    this.#producePool = new ConnectionPool(options.clientId ?? 'feedpipe', {
-      requestTimeout: options.requestTimeoutMs ?? 30_000,
+    this.#producePool = new ConnectionPool(o.clientId, {
+      requestTimeout: o.requestTimeoutMs,
       connectTimeout: 5_000,
     });
     this.#metadata = new MetadataSource({
-      clientId: options.clientId ?? 'feedpipe',
-      bootstrap: options.brokers.map(brokerOf),
+      clientId: o.clientId,
+      bootstrap: o.brokers.map(brokerOf),
       autocreateTopics: this.#autocreate,
     });
   }

@@ -18,7 +18,7 @@ export interface JsonRecord {
 
 const JSON_PRODUCER_OPTIONS = {
   ...CONNECTION_OPTIONS,
-  autocreateTopics: { kind: 'boolean' },
+  autocreateTopics: { kind: 'boolean', default: false },
 } as const satisfies OptionsSchema;
 
 export interface JsonProducerOptions extends ConnectionOptions {
@@ -43,13 +43,13 @@ export class JsonProducer {
   readonly #producer: Producer;
 
   constructor(options: JsonProducerOptions) {
-    readClientOptions('JSON producer', JSON_PRODUCER_OPTIONS, options);
+    const o = readClientOptions('JSON producer', JSON_PRODUCER_OPTIONS, options);
     this.#producer = new Producer({
-      clientId: options.clientId ?? 'feedpipe',
-      bootstrapBrokers: [...options.brokers],
+      clientId: o.clientId,
+      bootstrapBrokers: [...o.brokers],
       idempotent: true,
-      timeout: options.requestTimeoutMs ?? 30_000,
-      autocreateTopics: options.autocreateTopics ?? false,
+      timeout: o.requestTimeoutMs,
+      autocreateTopics: o.autocreateTopics,
       retries: 5,
       retryDelay: 250,
       partitioner: javaPartitioner(),

@@ -3,10 +3,11 @@
  * their leaders elected, a topic's offsets, the cluster id, a group's committed offsets.
  */
 
+import type { OptionsSchema } from '@feedpipe/config';
 import { Backoff, sleep } from '@feedpipe/retry';
 import { Admin } from '@platformatic/kafka';
 import { describe, KafkaClientError } from '../errors.js';
-import { CONNECTION_OPTIONS, type ConnectionOptions, readClientOptions } from '../options.js';
+import { CONNECTION_OPTIONS, type ConnectionOptions, DURATION_MS, readClientOptions } from '../options.js';
 
 export interface PartitionOffsets {
   partition: number;
@@ -43,6 +44,20 @@ export interface EnsureTopicsOptions {
   timeoutMs?: number;
 }
 
+const ADMIN_OPTIONS = {
+  ...CONNECTION_OPTIONS,
+  clientId: { kind: 'string', default: 'feedpipe-admin' },
+} as const satisfies OptionsSchema;
+
+/** A count the broker takes, or -1 for its own default. */
+const BROKER_COUNT = { kind: 'integer', min: -1, max: 1_000_000, default: -1 } as const;
+
+const ENSURE_TOPICS_OPTIONS = {
+  partitions: BROKER_COUNT,
+  replicas: BROKER_COUNT,
+  timeoutMs: { ...DURATION_MS, default: 30_000 },
+} as const satisfies OptionsSchema;
+
 const LATEST = -1n;
 const EARLIEST = -2n;
 
@@ -50,11 +65,11 @@ export class KafkaAdmin {
   readonly #admin: Admin;
 
   constructor(options: ConnectionOptions) {
-    readClientOptions('admin', CONNECTION_OPTIONS, options);
+    const o = readClientOptions('admin', ADMIN_OPTIONS, options);
     this.#admin = new Admin({
-      clientId: options.clientId ?? 'feedpipe-admin',
-      bootstrapBrokers: [...options.brokers],
-      timeout: options.requestTimeoutMs ?? 30_000,
+      clientId: o.clientId,
+      bootstrapBrokers: [...o.brokers],
+      timeout: o.requestTimeoutMs,
       retries: 3,
       retryDelay: 250,
     });
@@ -95,7 +110,8 @@ export class KafkaAdmin {
    * is fine.
    */
   async ensureTopics(topics: readonly string[], options: EnsureTopicsOptions = {}): Promise<void> {
-    const deadline = Date.now() + (options.timeoutMs ?? 30_000);
+    const o = readClientOptions('ensureTopics', ENSURE_TOPICS_OPTIONS, options);
+    const deadline = Date.now() + o.timeoutMs;
     const backoff = new Backoff({ initialMs: 100, maxMs: 1_000, floor: 0.5 });
     let lastError: unknown;
     for (;;) {
@@ -106,8 +122,8 @@ export class KafkaAdmin {
           await this.#admin
             .createTopics({
               topics: missing,
-              partitions: options.partitions ?? -1,
-              replicas: options.replicas ?? -1,
+              partitions: o.partitions,
+              replicas: o.replicas,
             })
             .catch((error: unknown) => {
               // Created by another client between the listing and our request: that is what we wanted.

@@ -21,10 +21,12 @@
  * The rebalance timeout equals the session timeout: a member removed for not rejoining in time has
  * also outlived its lease.
  */
+import type { OptionsSchema } from '@feedpipe/config';
 import { Base, ConnectionPool } from '@platformatic/kafka';
 import type { TopicPartitions } from '../consumer/consumer-protocol.js';
 import { type GroupAssignor, GroupMember, type MemberMetadata } from '../consumer/group-member.js';
 import { KafkaClientError } from '../errors.js';
+import { brokerOf, CONNECTION_OPTIONS, DURATION_MS, type Resolved, readClientOptions } from '../options.js';
 import { KafkaAdmin } from './kafka-admin.js';
 
 export interface KafkaLeadershipOptions {
@@ -49,6 +51,21 @@ export interface KafkaLeadershipOptions {
   onStandby?: () => void;
   now?: () => number;
 }
+
+const LEADERSHIP_OPTIONS = {
+  brokers: CONNECTION_OPTIONS.brokers,
+  clientId: { kind: 'string', default: 'feedpipe-leadership' },
+  groupId: { kind: 'string', required: true },
+  topic: { kind: 'string', required: true },
+  sessionTimeoutMs: { ...DURATION_MS, default: 3_000 },
+  // No defaults: both follow the session (see the constructor).
+  heartbeatIntervalMs: DURATION_MS,
+  marginMs: { kind: 'integer', min: 0, max: DURATION_MS.max },
+  onChange: { kind: 'given', required: true },
+  onError: { kind: 'given' },
+  onStandby: { kind: 'given' },
+  now: { kind: 'given' },
+} as const satisfies OptionsSchema;
 
 export type LeadershipRole = 'joining' | 'leader' | 'standby' | 'stopped';
 
@@ -98,8 +115,10 @@ export function chooseLeader(members: readonly MemberMetadata[]): string | undef
 }
 
 export class KafkaLeadership {
-  readonly #o: Required<Omit<KafkaLeadershipOptions, 'clientId' | 'onError' | 'onStandby' | 'now'>> &
-    Pick<KafkaLeadershipOptions, 'onError' | 'onStandby'>;
+  readonly #o: Resolved<KafkaLeadershipOptions, typeof LEADERSHIP_OPTIONS> & {
+    heartbeatIntervalMs: number;
+    marginMs: number;
+  };
   readonly #now: () => number;
   readonly #startedAt = Date.now();
   readonly #client: Base;
@@ -116,17 +135,18 @@ export class KafkaLeadership {
   #wakeRound: (() => void) | undefined;
 
   constructor(options: KafkaLeadershipOptions) {
-    const session = options.sessionTimeoutMs ?? 3_000;
+    const o = readClientOptions('leadership', LEADERSHIP_OPTIONS, options, [
+      'onChange',
+      'onError',
+      'onStandby',
+      'now',
+    ]);
+    const session = o.sessionTimeoutMs;
+    // Derived from the session, so not schema defaults: a sixth each leaves the lease most of it.
     this.#o = {
-      brokers: options.brokers,
-      groupId: options.groupId,
-      topic: options.topic,
-      sessionTimeoutMs: session,
-      heartbeatIntervalMs: options.heartbeatIntervalMs ?? Math.floor(session / 6),
-      marginMs: options.marginMs ?? Math.floor(session / 6),
-      onChange: options.onChange,
-      onError: options.onError,
-      onStandby: options.onStandby,
+      ...o,
+      heartbeatIntervalMs: o.heartbeatIntervalMs ?? Math.floor(session / 6),
+      marginMs: o.marginMs ?? Math.floor(session / 6),
     };
     if (this.#o.heartbeatIntervalMs + this.#o.marginMs >= session) {
       throw new KafkaClientError(
@@ -134,11 +154,12 @@ export class KafkaLeadership {
         `leadership: the heartbeat interval (${this.#o.heartbeatIntervalMs} ms) plus the margin (${this.#o.marginMs} ms) must be below the session (${session} ms)`,
       );
     }
-    this.#now = options.now ?? (() => performance.now());
-    const clientId = options.clientId ?? 'feedpipe-leadership';
+    // A clock is a port, not data, so its default is here rather than in the schema.
+    this.#now = o.now ?? (() => performance.now());
+    const { clientId } = o;
     this.#client = new Base({
       clientId,
-      bootstrapBrokers: [...options.brokers],
+      bootstrapBrokers: [...o.brokers],
       timeout: 10_000,
       retries: 1,
     });
@@ -151,13 +172,9 @@ export class KafkaLeadership {
       requestTimeout: Math.max(500, Math.floor(session / 3)),
       connectTimeout: Math.max(500, Math.floor(session / 3)),
     });
-    const brokerOf = (address: string) => {
-      const at = address.lastIndexOf(':');
-      return { host: address.slice(0, at), port: Number(address.slice(at + 1)) };
-    };
     this.#member = new GroupMember({
-      groupId: options.groupId,
-      topics: [options.topic],
+      groupId: o.groupId,
+      topics: [o.topic],
       sessionTimeoutMs: session,
       rebalanceTimeoutMs: session,
       heartbeatIntervalMs: this.#o.heartbeatIntervalMs,
@@ -165,7 +182,7 @@ export class KafkaLeadership {
       client: this.#client,
       joinPool: this.#joinPool,
       coordinatorPool: this.#coordinatorPool,
-      bootstrap: options.brokers.map(brokerOf),
+      bootstrap: o.brokers.map(brokerOf),
       onError: (error) => this.#o.onError?.(error),
       assignor: this.#assignor(),
     });

@@ -9,6 +9,7 @@
  * so an answer costs one batch per partition, and only the first record's timestamp is read.
  * retention.ms comes from DescribeConfigs (the topic's own value, else the broker's default).
  */
+import type { OptionsSchema } from '@feedpipe/config';
 import { Admin, ConfigResourceTypes, ConnectionPool } from '@platformatic/kafka';
 import { MetadataSource } from '../cluster/metadata-source.js';
 import { DEFAULT_FETCH_MARGIN_MS, Fetcher, type FetchTarget } from '../consumer/fetcher.js';
@@ -37,6 +38,11 @@ const EARLIEST = -2n;
 /** Partitions per Fetch: a response carries one whole first batch of each (up to ~1 MB apiece). */
 const PARTITIONS_PER_FETCH = 8;
 
+const RECORD_AGES_OPTIONS = {
+  ...CONNECTION_OPTIONS,
+  clientId: { kind: 'string', default: 'feedpipe-record-ages' },
+} as const satisfies OptionsSchema;
+
 export class RecordAges {
   readonly #admin: Admin;
   readonly #pool: ConnectionPool;
@@ -44,13 +50,15 @@ export class RecordAges {
   readonly #fetcher: Fetcher;
 
   constructor(options: ConnectionOptions) {
-    readClientOptions('record ages', CONNECTION_OPTIONS, options);
-    const clientId = options.clientId ?? 'feedpipe-record-ages';
-    const timeout = options.requestTimeoutMs ?? 30_000;
+    const { clientId, brokers, requestTimeoutMs } = readClientOptions(
+      'record ages',
+      RECORD_AGES_OPTIONS,
+      options,
+    );
     this.#admin = new Admin({
       clientId,
-      bootstrapBrokers: [...options.brokers],
-      timeout,
+      bootstrapBrokers: [...brokers],
+      timeout: requestTimeoutMs,
       retries: 1,
       retryDelay: 250,
     });
@@ -58,7 +66,7 @@ export class RecordAges {
       requestTimeout: DEFAULT_FETCH_MARGIN_MS,
       connectTimeout: 5_000,
     });
-    this.#metadata = new MetadataSource({ clientId, bootstrap: options.brokers.map(brokerOf) });
+    this.#metadata = new MetadataSource({ clientId, bootstrap: brokers.map(brokerOf) });
     // No long poll: an offset with no record answers at once (empty), and 1 byte per partition
     // means "the first batch only".
     this.#fetcher = new Fetcher(

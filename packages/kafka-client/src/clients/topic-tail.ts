@@ -23,10 +23,16 @@ import { Backoff } from '@feedpipe/retry';
 import { metadataV12 } from '@platformatic/kafka';
 import { AssignedPartitions } from '../consumer/assigned-partitions.js';
 import { type FetchPath, openFetchPath } from '../consumer/fetch-path.js';
-import type { FetchRound } from '../consumer/fetcher.js';
+import { DEFAULT_FETCH_MARGIN_MS, type FetchRound } from '../consumer/fetcher.js';
 import { EARLIEST, LATEST, listOffsets } from '../consumer/offset-lookup.js';
 import { describe, KafkaClientError } from '../errors.js';
-import { type ConnectionOptions, DURATION_MS, FETCH_OPTIONS, readClientOptions } from '../options.js';
+import {
+  type ConnectionOptions,
+  DURATION_MS,
+  FETCH_OPTIONS,
+  type Resolved,
+  readClientOptions,
+} from '../options.js';
 import { BrokerError, LEADER_MOVED } from '../protocol/broker-errors.js';
 import type { PartitionBatch } from '../protocol/partition-batch.js';
 import { readPartitionRecords } from '../protocol/record-batch-reader.js';
@@ -76,24 +82,29 @@ export interface TopicTailStats {
 
 const TOPIC_TAIL_OPTIONS = {
   ...FETCH_OPTIONS,
-  from: { kind: 'enum', values: ['latest', 'earliest'] },
+  clientId: { kind: 'string', default: 'feedpipe-tail' },
+  maxWaitMs: { ...DURATION_MS, default: 100 },
+  startTimeoutMs: { ...DURATION_MS, default: 30_000 },
+  from: { kind: 'enum', values: ['latest', 'earliest'], default: 'latest' },
   startAt: { kind: 'given' },
-  metadataRefreshMs: DURATION_MS,
+  metadataRefreshMs: { ...DURATION_MS, default: 5_000 },
 } as const satisfies OptionsSchema;
+
+type TopicTailSettings = Resolved<TopicTailOptions, typeof TOPIC_TAIL_OPTIONS>;
 
 /** Position of a partition found after the start: its earliest offset. */
 const FROM_EARLIEST = -2;
 /** Position of a partition found at the start of a 'latest' tail. */
 const FROM_LATEST = -3;
 
-function validate(options: TopicTailOptions): void {
-  readClientOptions('topic tail', TOPIC_TAIL_OPTIONS, options, ['eachBatch', 'startAt', 'onError']);
+function settle(options: TopicTailOptions): TopicTailSettings {
+  return readClientOptions('topic tail', TOPIC_TAIL_OPTIONS, options, ['eachBatch', 'startAt', 'onError']);
 }
 
 export class TopicTail {
   /** Client, long-poll pool, leader source and fetcher (consumer/fetch-path.ts). */
   readonly #fetch: FetchPath;
-  readonly #o: TopicTailOptions;
+  readonly #o: TopicTailSettings;
   readonly #partitions = new AssignedPartitions();
   readonly #backoff: Backoff;
   readonly #stats = { fetches: 0, records: 0, batches: 0, fetchErrors: 0, handlerErrors: 0 };
@@ -104,23 +115,19 @@ export class TopicTail {
   readonly #wakers = new Set<() => void>();
 
   constructor(options: TopicTailOptions) {
-    validate(options);
-    this.#o = options;
-    const clientId = options.clientId ?? 'feedpipe-tail';
-    const requestTimeout = options.requestTimeoutMs ?? 30_000;
-    const maxWait = options.maxWaitMs ?? 100;
-    this.#backoff = new Backoff({
-      initialMs: options.retryBackoffMs ?? 100,
-      maxMs: options.maxRetryBackoffMs ?? 5_000,
-      floor: 0.5,
-    });
+    const o = settle(options);
+    this.#o = o;
+    this.#backoff = new Backoff({ initialMs: o.retryBackoffMs, maxMs: o.maxRetryBackoffMs, floor: 0.5 });
     this.#fetch = openFetchPath({
-      clientId,
-      brokers: options.brokers,
-      requestTimeoutMs: requestTimeout,
-      maxWaitMs: maxWait,
-      maxBytes: options.maxBytes,
-      maxBytesPerPartition: options.maxBytesPerPartition,
+      clientId: o.clientId,
+      brokers: o.brokers,
+      requestTimeoutMs: o.requestTimeoutMs,
+      maxWaitMs: o.maxWaitMs,
+      // A tail hands records over as soon as any arrive, and gives its polls the fetcher's margin.
+      fetchMarginMs: DEFAULT_FETCH_MARGIN_MS,
+      minBytes: 1,
+      maxBytes: o.maxBytes,
+      maxBytesPerPartition: o.maxBytesPerPartition,
     });
   }
 
@@ -146,7 +153,7 @@ export class TopicTail {
   }
 
   async #begin(): Promise<void> {
-    const limit = this.#o.startTimeoutMs ?? 30_000;
+    const limit = this.#o.startTimeoutMs;
     const deadline = Date.now() + limit;
     let lastError: unknown;
     let started = false;
@@ -178,7 +185,7 @@ export class TopicTail {
       );
     }
     this.#backoff.reset();
-    this.#nextRefresh = Date.now() + (this.#o.metadataRefreshMs ?? 5_000);
+    this.#nextRefresh = Date.now() + this.#o.metadataRefreshMs;
     this.#state = 'tailing';
     this.#running = this.#run();
   }
@@ -218,7 +225,7 @@ export class TopicTail {
     while (this.#state === 'tailing') {
       let trouble = false;
       if (Date.now() >= this.#nextRefresh) {
-        this.#nextRefresh = Date.now() + (this.#o.metadataRefreshMs ?? 5_000);
+        this.#nextRefresh = Date.now() + this.#o.metadataRefreshMs;
         try {
           await this.#discover(FROM_EARLIEST);
         } catch (error) {
@@ -273,7 +280,7 @@ export class TopicTail {
       }
       let batch: PartitionBatch;
       try {
-        batch = readPartitionRecords(answer, target.offset, this.#o.checkCrcs ?? true);
+        batch = readPartitionRecords(answer, target.offset, this.#o.checkCrcs);
         if (batch.count > 0) await this.#o.eachBatch(batch);
       } catch (error) {
         if (error instanceof KafkaClientError && error.code === 'RECORDS_CORRUPT') this.#fetchFailed(error);
