@@ -93,13 +93,13 @@ async function main(): Promise<void> {
   };
   const loader = createHistoryLoader(
     {
-      broker: { baseUrl, clientId: account.clientId, accessToken: token },
+      broker: { baseUrl, clientId: account.clientId },
       universe: rows,
       plan,
       concurrency,
       maxSeconds: seconds + 1.1,
     },
-    { clickhouse: store.internal, fetch: timedFetch },
+    { clickhouse: store.internal, accessToken: token, fetch: timedFetch },
   );
   process.stderr.write(
     `bench:loader ${workload}: ${rows.length} instruments, ${seconds} s, concurrency ${concurrency}\n`,

@@ -158,7 +158,7 @@ async function main(): Promise<void> {
         ? undefined
         : renice(process.pid, intFlag(values['client-nice'], 0, 'client-nice', -20, 19));
     const instruments = await nseInstruments(baseUrl, count);
-    const broker = { baseUrl, clientId: account.clientId, accessToken: token };
+    const broker = { baseUrl, clientId: account.clientId };
 
     // The account's quote slots, shared by this process (the poller) and the gateway's.
     // On a memory file system where there is one, as an operator would put SVC_TOKEN_SHARE_DIR: a
@@ -174,7 +174,7 @@ async function main(): Promise<void> {
     const poller = new QuotePoller(
       { instruments: quoteRequest(instruments), maxSeconds: seconds },
       {
-        client: quoteClient(broker, limiter, metrics, () => {
+        client: quoteClient(broker, token, limiter, metrics, () => {
           throttled += 1;
         }),
         ...(producer ? { publisher: producer satisfies QuotePublisher } : {}),

@@ -37,7 +37,8 @@ export async function serveQuoteGateway(): Promise<void> {
   const report: GatewayReport = { calls: 0, failures: 0, throttled: 0, sends: [] };
   const countGc = recordQuoteSends(report.sends);
   const client = quoteClient(
-    { baseUrl: run.baseUrl, clientId: run.clientId, accessToken: run.token },
+    { baseUrl: run.baseUrl, clientId: run.clientId },
+    run.token,
     limiter,
     createQuotePollerMetrics(new Registry()),
     () => {

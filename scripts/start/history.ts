@@ -30,17 +30,13 @@ export interface HistoryInputs {
 export function startHistoryLoad(inputs: HistoryInputs): HistoryLoader | ScheduledLoader | undefined {
   const { baseUrl } = inputs;
   const loadOptions = baseUrl
-    ? pipelineLoadOptions(
-        process.env,
-        { baseUrl, clientId: inputs.clientId, accessToken: inputs.tokens },
-        inputs.repoRoot,
-      )
+    ? pipelineLoadOptions(process.env, { baseUrl, clientId: inputs.clientId }, inputs.repoRoot)
     : undefined;
   if (!loadOptions) return undefined;
   if (pipelineLoadScheduled(process.env)) {
     const scheduler = new ScheduledLoader(
       { loader: loadOptions, calendar: new TradingCalendar() },
-      { clickhouse: inputs.store.internal, registry: inputs.registry },
+      { clickhouse: inputs.store.internal, accessToken: inputs.tokens, registry: inputs.registry },
     );
     onExit('history-loader', () => scheduler.stop());
     void scheduler
@@ -50,6 +46,7 @@ export function startHistoryLoad(inputs: HistoryInputs): HistoryLoader | Schedul
   }
   const loader = createHistoryLoader(loadOptions, {
     clickhouse: inputs.store.internal,
+    accessToken: inputs.tokens,
     registry: inputs.registry,
   });
   onExit('history-loader', () => loader.stop());

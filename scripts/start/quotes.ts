@@ -43,7 +43,8 @@ export function startQuotePoller(inputs: QuoteInputs): RateLimiter | undefined {
   const metrics = createQuotePollerMetrics(inputs.registry);
   let poller: QuotePoller | undefined;
   const client = quoteClient(
-    { baseUrl: inputs.baseUrl, clientId: inputs.clientId, accessToken: inputs.tokens },
+    { baseUrl: inputs.baseUrl, clientId: inputs.clientId },
+    inputs.tokens,
     limiter,
     metrics,
     () => poller?.noteThrottled(),

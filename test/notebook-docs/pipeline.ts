@@ -81,7 +81,7 @@ export async function startDocsPipeline(brokers: string[], root: string): Promis
 
     const loadOptions = pipelineLoadOptions(
       {},
-      { baseUrl: sim.rest.baseUrl, clientId: credentials.clientId, accessToken: credentials.token },
+      { baseUrl: sim.rest.baseUrl, clientId: credentials.clientId },
       root,
     );
     if (!loadOptions) throw new Error('the history load is on by default');
@@ -90,7 +90,10 @@ export async function startDocsPipeline(brokers: string[], root: string): Promis
       store: store.internal,
       registry: new Registry(),
     }).load();
-    const loader = createHistoryLoader(loadOptions, { clickhouse: store.internal });
+    const loader = createHistoryLoader(loadOptions, {
+      clickhouse: store.internal,
+      accessToken: credentials.token,
+    });
     closers.push(() => loader.stop());
     const history = await loader.run();
 

@@ -116,11 +116,7 @@ async function main(): Promise<void> {
   }
   const universe = values.universe as string;
   const options: HistoryLoaderOptions = {
-    broker: {
-      baseUrl: vars.SVC_BASE_URL,
-      clientId: vars.SVC_CLIENT_ID,
-      accessToken: tokens,
-    },
+    broker: { baseUrl: vars.SVC_BASE_URL, clientId: vars.SVC_CLIENT_ID },
     universe,
     ...(plan === undefined ? {} : { plan }),
     ...(maxRequests === undefined ? {} : { maxRequests }),
@@ -134,7 +130,13 @@ async function main(): Promise<void> {
   const registry = new Registry();
   const metrics = createLoaderMetrics(registry);
   if (values['dry-run']) {
-    const loader = createHistoryLoader(options, { clickhouse: store.internal, registry, metrics, log });
+    const loader = createHistoryLoader(options, {
+      clickhouse: store.internal,
+      accessToken: tokens,
+      registry,
+      metrics,
+      log,
+    });
     process.stdout.write(`${JSON.stringify(await loader.plan(), null, 2)}\n`);
     await tokens.stop();
     await store.close();
@@ -143,7 +145,7 @@ async function main(): Promise<void> {
   const guard = await startDiskGuard(store, vars, metrics, log);
   const port = positive(values['metrics-port'], 'metrics-port') ?? 0;
   if (port > 0) registerProcessMetrics(registry);
-  const deps = { clickhouse: store.internal, registry, metrics, log, diskGuard: guard };
+  const deps = { clickhouse: store.internal, accessToken: tokens, registry, metrics, log, diskGuard: guard };
   const master =
     vars.INSTRUMENT_MASTER === 'on'
       ? new InstrumentMasterLoader(
@@ -268,7 +270,8 @@ async function runQuotes(
     : undefined;
   let poller: QuotePoller | undefined;
   const client = quoteClient(
-    { baseUrl: vars.SVC_BASE_URL, clientId: vars.SVC_CLIENT_ID, accessToken: tokens },
+    { baseUrl: vars.SVC_BASE_URL, clientId: vars.SVC_CLIENT_ID },
+    tokens,
     sharedQuoteLimiter(
       vars.QUOTE_MARGIN_MS,
       vars.SVC_TOKEN_SHARE_DIR

@@ -6,7 +6,7 @@
  */
 
 import { randomUUID } from 'node:crypto';
-import { BrokerClient, type FetchLike, type RateLimiter } from '@feedpipe/broker-api';
+import { BrokerClient, type FetchLike, type RateLimiter, type TokenSource } from '@feedpipe/broker-api';
 import { given, type OptionsSchema, readOptions } from '@feedpipe/config';
 import { HISTORY_TABLES } from '@feedpipe/contracts';
 import { Backoff, sleep } from '@feedpipe/retry';
@@ -41,6 +41,11 @@ export type LoaderLog = (event: string, fields: Record<string, unknown>) => void
 export interface HistoryLoaderDeps {
   /** Where rows and checkpoints go. Required. */
   clickhouse: StoreLane;
+  /**
+   * The access token of the account in config.broker, or a holder that renews it: a source the
+   * loader asks at each request, so a port, not data. Required. Never logged.
+   */
+  accessToken: string | TokenSource;
   /** Metrics registry. Default: a new one (see `registry`). */
   registry?: Registry;
   /** Share an account's limiter with other parts of the process. Default: one made from the day's budget left. */
@@ -109,12 +114,26 @@ export interface HistoryLoader {
 /** What createHistoryLoader is handed besides its options (HistoryLoaderDeps documents each). */
 const LOADER_DEPS = {
   clickhouse: { kind: 'given', required: true },
+  accessToken: { kind: 'given', required: true },
   ...given('registry', 'rateLimiter', 'fetch', 'log', 'metrics', 'now', 'calendar', 'diskGuard'),
 } as const satisfies OptionsSchema;
 
+function isToken(token: unknown): token is string | TokenSource {
+  return (
+    (typeof token === 'string' && token !== '') ||
+    (typeof token === 'object' && token !== null && typeof (token as TokenSource).getToken === 'function')
+  );
+}
+
+/** Checks the deps of a loader (CONFIG_INVALID): the allowed keys, and a usable token. */
+export function checkLoaderDeps(deps: Omit<HistoryLoaderDeps, 'calendar'>): void {
+  readOptions(LOADER_DEPS, deps, { where: 'history loader deps', fail: configError });
+  if (!isToken(deps.accessToken)) throw configError('accessToken must be a token or a TokenSource');
+}
+
 export function createHistoryLoader(options: HistoryLoaderOptions, deps: HistoryLoaderDeps): HistoryLoader {
   const config = resolveOptions(options);
-  readOptions(LOADER_DEPS, deps, { where: 'history loader deps', fail: configError });
+  checkLoaderDeps(deps);
   return new Loader(config, deps);
 }
 
@@ -361,7 +380,7 @@ class Loader implements HistoryLoader {
     return new BrokerClient({
       baseUrl: cfg.broker.baseUrl,
       clientId: cfg.broker.clientId,
-      accessToken: cfg.broker.accessToken,
+      accessToken: this.#deps.accessToken,
       timeoutMs: cfg.broker.timeoutMs,
       rateLimiter: this.#deps.rateLimiter ?? limiterForBudget(this.#budgetLeft),
       fetch: counted,

@@ -1,5 +1,4 @@
 /** Options of createHistoryLoader, validated once; every default is documented here. */
-import type { TokenSource } from '@feedpipe/broker-api';
 import { type OptionsSchema, readOptions } from '@feedpipe/config';
 import { configError } from './errors.js';
 import { type PlanOptions, type ResolvedPlan, resolvePlan } from './plan-options.js';
@@ -16,8 +15,6 @@ export interface BrokerOptions {
   baseUrl: string;
   /** svcClientId of the account whose budget the loader spends. Required. */
   clientId: string;
-  /** The access token, or a holder that renews it. Required. Never logged. */
-  accessToken: string | TokenSource;
   /** Per request, reading the answer included. Default 60,000 ms (years of candles are large). */
   timeoutMs?: number;
 }
@@ -79,7 +76,6 @@ export interface ResolvedOptions {
 const BROKER_OPTIONS = {
   baseUrl: { kind: 'url', protocols: ['http', 'https'], required: true },
   clientId: { kind: 'string', required: true },
-  accessToken: { kind: 'given', required: true },
   timeoutMs: { kind: 'number', min: 1_000, max: 600_000, default: 60_000 },
 } as const satisfies OptionsSchema;
 
@@ -103,17 +99,9 @@ const LOADER_OPTIONS = {
   startupQuietMs: { kind: 'number', min: 0, max: 60_000, default: 1_100 },
 } as const satisfies OptionsSchema;
 
-function isToken(token: unknown): token is string | TokenSource {
-  return (
-    (typeof token === 'string' && token !== '') ||
-    (typeof token === 'object' && token !== null && typeof (token as TokenSource).getToken === 'function')
-  );
-}
-
 export function resolveOptions(options: HistoryLoaderOptions): ResolvedOptions {
   const v = readOptions(LOADER_OPTIONS, options, { where: 'history loader options', fail: configError });
   const { broker } = v;
-  if (!isToken(broker.accessToken)) throw configError('broker.accessToken must be a token or a TokenSource');
   const universe =
     typeof options.universe === 'string'
       ? readUniverseFile(options.universe)
@@ -124,7 +112,7 @@ export function resolveOptions(options: HistoryLoaderOptions): ResolvedOptions {
     throw configError('history loader option universe must be a file path or an array');
   return {
     ...v,
-    broker: { ...broker, baseUrl: broker.baseUrl.replace(/\/+$/, ''), accessToken: broker.accessToken },
+    broker: { ...broker, baseUrl: broker.baseUrl.replace(/\/+$/, '') },
     universe,
     // An explicit plan wins; else a JSON universe file's own plan; else the defaults.
     plan: resolvePlan(

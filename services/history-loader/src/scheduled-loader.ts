@@ -12,7 +12,7 @@
  */
 import { sleep } from '@feedpipe/retry';
 import { Registry } from 'prom-client';
-import { createHistoryLoader, type HistoryLoaderDeps, type RunResult } from './loader.js';
+import { checkLoaderDeps, createHistoryLoader, type HistoryLoaderDeps, type RunResult } from './loader.js';
 import { createLoaderMetrics, type LoaderMetrics } from './metrics.js';
 import { type HistoryLoaderOptions, resolveOptions } from './options.js';
 import { idleStatus, type LoaderStatus } from './run-state.js';
@@ -68,6 +68,7 @@ export class ScheduledLoader {
   constructor(options: ScheduledLoaderOptions, deps: ScheduledLoaderDeps) {
     // Validated once here (a bad universe or plan fails at start, not at the first close).
     const resolved = resolveOptions(options.loader);
+    checkLoaderDeps(deps);
     this.#o = options;
     this.#deps = deps;
     this.#now = deps.now ?? Date.now;

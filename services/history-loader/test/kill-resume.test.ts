@@ -29,7 +29,7 @@ function loaderChild(dataDir: string): { child: ChildProcess; exit: Promise<numb
       ...process.env,
       SVC_BASE_URL: sim.broker.baseUrl,
       SVC_CLIENT_ID: sim.broker.clientId,
-      SVC_ACCESS_TOKEN: String(sim.broker.accessToken),
+      SVC_ACCESS_TOKEN: sim.accessToken,
       DATA_DIR: dataDir,
       CLICKHOUSE_URL: '',
     },

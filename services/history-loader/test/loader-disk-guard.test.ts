@@ -55,7 +55,7 @@ describe('history loader and the disk guard', () => {
         retryBaseMs: 50,
         startupQuietMs: 0,
       },
-      { clickhouse: store.internal, diskGuard: gate },
+      { clickhouse: store.internal, accessToken: sim.accessToken, diskGuard: gate },
     );
     const running = loader.run();
     await waitFor(

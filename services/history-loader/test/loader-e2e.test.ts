@@ -23,7 +23,7 @@ const plan = testPlan();
 async function load(): Promise<RunResult> {
   const loader = createHistoryLoader(
     { broker: sim.broker, universe: [...TEST_UNIVERSE], plan, retryBaseMs: 50 },
-    { clickhouse: store.internal },
+    { clickhouse: store.internal, accessToken: sim.accessToken },
   );
   return loader.run();
 }
@@ -118,7 +118,7 @@ describe('history loader against the simulator', () => {
     expect(spent).toBeGreaterThan(0);
     const none = await createHistoryLoader(
       { broker: sim.broker, universe: [...TEST_UNIVERSE], plan, dailyBudget: spent },
-      { clickhouse: store.internal },
+      { clickhouse: store.internal, accessToken: sim.accessToken },
     ).run();
     expect(none.state).toBe('budget_exhausted');
     expect(none.requests).toBe(0);
@@ -127,7 +127,7 @@ describe('history loader against the simulator', () => {
     await store.internal.command(`TRUNCATE TABLE ${HISTORY_TABLES.loadUnits.name}`);
     const some = await createHistoryLoader(
       { broker: sim.broker, universe: [...TEST_UNIVERSE], plan, dailyBudget: spent + 3 },
-      { clickhouse: store.internal },
+      { clickhouse: store.internal, accessToken: sim.accessToken },
     ).run();
     expect(some.state).toBe('budget_exhausted');
     expect(some.requests).toBe(3);

@@ -36,6 +36,7 @@ const DAY_S = 86_400;
 
 let server: RestServer;
 let broker: BrokerOptions;
+let accessToken: string;
 let store: Store;
 let result: RunResult;
 
@@ -43,7 +44,8 @@ beforeAll(async () => {
   const account = SIM_TEST_ACCOUNTS[0];
   if (account?.webToken === undefined) throw new Error('the simulator has no test account with a web token');
   server = await createRestServer({ model: new MarketModel({ seed: 1, instruments: 10 }), rateLimits: true });
-  broker = { baseUrl: server.baseUrl, clientId: account.clientId, accessToken: account.webToken };
+  broker = { baseUrl: server.baseUrl, clientId: account.clientId };
+  accessToken = account.webToken;
   store = createStore({ dataDir: tempDir('pipeline-load') });
   await runMigrations(store.internal);
 });
@@ -82,7 +84,7 @@ describe("npm start's history load", () => {
   it('loads what the plan says: intervals, date ranges and strikes', async () => {
     const options = pipelineLoadOptions({}, broker, root);
     if (!options) throw new Error('the load is on by default');
-    const loader = createHistoryLoader(options, { clickhouse: store.internal });
+    const loader = createHistoryLoader(options, { clickhouse: store.internal, accessToken });
     result = await loader.run();
     expect(result.state, JSON.stringify(result)).toBe('done');
     const now = Date.now() / 1000;

@@ -101,7 +101,7 @@ describe('plan', () => {
   it("takes a JSON universe file's plan unless a plan is given (npm start names only the file)", () => {
     const demo = fileURLToPath(new URL('../universe/demo.json', import.meta.url));
     const filePlan = (JSON.parse(readFileSync(demo, 'utf8')) as { plan: object }).plan;
-    const broker = { baseUrl: 'http://127.0.0.1:1', clientId: '1', accessToken: 't' };
+    const broker = { baseUrl: 'http://127.0.0.1:1', clientId: '1' };
     expect(resolveOptions({ broker, universe: demo }).plan).toEqual(resolvePlan(filePlan));
     expect(resolvePlan(filePlan)).not.toEqual(resolvePlan({}));
     expect(resolveOptions({ broker, universe: demo, plan: {} }).plan).toEqual(resolvePlan({}));

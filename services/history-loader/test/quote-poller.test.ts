@@ -53,7 +53,8 @@ afterAll(async () => {
 
 describe('quote poller', () => {
   it('polls in batches of 1,000, publishes and stores every quote, sharing the limiter without a 429', async () => {
-    const broker = { baseUrl: sim.baseUrl, clientId: ACCOUNT!.clientId, accessToken: ACCOUNT!.webToken! };
+    const broker = { baseUrl: sim.baseUrl, clientId: ACCOUNT!.clientId };
+    const token = ACCOUNT!.webToken!;
     const stocks = ids.slice(0, 300);
     const options = ids.slice(300, 2_500);
     const registry = new Registry();
@@ -64,7 +65,7 @@ describe('quote poller', () => {
     // simulator in a process of its own, with the default margin).
     const limiter = sharedQuoteLimiter(60);
     let throttled = 0;
-    const client = quoteClient(broker, limiter, metrics, () => {
+    const client = quoteClient(broker, token, limiter, metrics, () => {
       throttled += 1;
     });
     const published: Array<{
@@ -84,7 +85,7 @@ describe('quote poller', () => {
     );
     expect(poller.requestsPerRound).toBe(3);
     const gatewayRegistry = new Registry();
-    const gateway = quoteClient(broker, limiter, createQuotePollerMetrics(gatewayRegistry), () => {
+    const gateway = quoteClient(broker, token, limiter, createQuotePollerMetrics(gatewayRegistry), () => {
       throttled += 1;
     });
     const gatewayCalls = (async () => {

@@ -67,7 +67,7 @@ describe('history-loader --schedule', () => {
         ...process.env,
         SVC_BASE_URL: sim.broker.baseUrl,
         SVC_CLIENT_ID: sim.broker.clientId,
-        SVC_ACCESS_TOKEN: String(sim.broker.accessToken),
+        SVC_ACCESS_TOKEN: sim.accessToken,
         DATA_DIR: dir,
         CLICKHOUSE_URL: '',
         LOADER_SCHEDULE: 'on',

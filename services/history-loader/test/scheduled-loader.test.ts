@@ -68,7 +68,7 @@ beforeAll(async () => {
   scheduler = new ScheduledLoader(
     {
       loader: {
-        broker: { baseUrl: server.baseUrl, clientId: account.clientId, accessToken: account.webToken },
+        broker: { baseUrl: server.baseUrl, clientId: account.clientId },
         universe: UNIVERSE,
         plan: PLAN,
         retryBaseMs: 50,
@@ -76,7 +76,7 @@ beforeAll(async () => {
       calendar: new TradingCalendar(),
       delayMs: 15 * 60_000,
     },
-    { clickhouse: store.internal, now },
+    { clickhouse: store.internal, accessToken: account.webToken, now },
   );
 });
 

@@ -17,6 +17,7 @@ import {
   isBrokerApiError,
   type RateLimiter,
   type SnapshotRequest,
+  type TokenSource,
 } from '@feedpipe/broker-api';
 import { given, type OptionsSchema, readOptions } from '@feedpipe/config';
 import {
@@ -96,9 +97,11 @@ export interface QuotePollerStats {
 /**
  * A client for the poller that counts every answer (the client retries a 429 by itself, so only
  * its fetch sees each throttled answer) and paces through `limiter`, the account's one limiter.
+ * `broker` is the account's address (data); `accessToken` the token or the holder that renews it.
  */
 export function quoteClient(
   broker: BrokerOptions,
+  accessToken: string | TokenSource,
   limiter: RateLimiter,
   metrics: QuotePollerMetrics,
   onThrottled: () => void = () => undefined,
@@ -106,7 +109,7 @@ export function quoteClient(
   return new BrokerClient({
     baseUrl: broker.baseUrl,
     clientId: broker.clientId,
-    accessToken: broker.accessToken,
+    accessToken,
     timeoutMs: broker.timeoutMs ?? 30_000,
     rateLimiter: limiter,
     fetch: countingFetch(

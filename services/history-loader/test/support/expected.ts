@@ -21,7 +21,7 @@ async function post(sim: TestSim, path: string, body: unknown): Promise<Record<s
     method: 'POST',
     headers: {
       'content-type': 'application/json',
-      'access-token': String(sim.broker.accessToken),
+      'access-token': sim.accessToken,
       'client-id': sim.broker.clientId,
     },
     body: JSON.stringify(body),

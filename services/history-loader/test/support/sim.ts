@@ -8,6 +8,8 @@ const ACCOUNT = SIM_TEST_ACCOUNTS[0];
 export interface TestSim {
   server: RestServer;
   broker: BrokerOptions;
+  /** The test account's token (the loader's `accessToken` dep). */
+  accessToken: string;
   close(): Promise<void>;
 }
 
@@ -17,7 +19,8 @@ export async function startTestSim(options: { rateLimits?: boolean } = {}): Prom
   const server = await createRestServer({ model, rateLimits: options.rateLimits ?? true });
   return {
     server,
-    broker: { baseUrl: server.baseUrl, clientId: ACCOUNT.clientId, accessToken: ACCOUNT.webToken },
+    broker: { baseUrl: server.baseUrl, clientId: ACCOUNT.clientId },
+    accessToken: ACCOUNT.webToken,
     close: () => server.close(),
   };
 }
