@@ -210,13 +210,17 @@ async function runPostbacks(): Promise<void> {
   await store.internal.command(`CREATE TABLE ${table} AS market.order_events`);
   const topic = uniqueName('orders_updates');
   gateway = await createTradingGateway(
-    { host: '127.0.0.1', port: 0, logLevel: false },
+    {
+      host: '127.0.0.1',
+      port: 0,
+      logLevel: false,
+      postbacks: { secret: SECRET, walDir: tempDir('schemas-wal'), topic, table, flushIntervalMs: 5 },
+    },
     {
       store,
       broker: client,
       kafkaBrokers: brokers,
       logStream: new Writable({ write: (_chunk, _encoding, done) => done() }),
-      postbacks: { secret: SECRET, walDir: tempDir('schemas-wal'), topic, table, flushIntervalMs: 5 },
     },
   );
   await gateway.start();

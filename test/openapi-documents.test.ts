@@ -58,12 +58,12 @@ beforeAll(async () => {
   await runMigrations(store.internal);
   api = await createQueryApi({ port: 0, logLevel: false }, { store });
   gateway = await createTradingGateway(
-    { port: 0, logLevel: false },
     {
-      store,
-      kafkaBrokers: ['127.0.0.1:9'],
+      port: 0,
+      logLevel: false,
       postbacks: { walDir: tempDir('openapi-documents-wal'), secret: 'openapi-walk-secret-0123' },
     },
+    { store, kafkaBrokers: ['127.0.0.1:9'] },
   );
 }, 120_000);
 afterAll(async () => {

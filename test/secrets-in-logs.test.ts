@@ -51,12 +51,10 @@ beforeAll(async () => {
   await api.start();
   key = (await api.keys.create('log-test', ['read'])).key;
   gateway = await createTradingGateway(
-    { host: '127.0.0.1', port: 0, logLevel: 'debug' },
     {
-      store,
-      kafkaBrokers: brokers,
-      logStream: capture(apiLines),
-      logSecrets: [ACCESS_TOKEN],
+      host: '127.0.0.1',
+      port: 0,
+      logLevel: 'debug',
       postbacks: {
         secret: POSTBACK_SECRET,
         walDir: tempDir('secrets-wal'),
@@ -64,6 +62,7 @@ beforeAll(async () => {
         table,
       },
     },
+    { store, kafkaBrokers: brokers, logStream: capture(apiLines), logSecrets: [ACCESS_TOKEN] },
   );
   await gateway.start();
   tradeKey = (await gateway.keys.create('log-test', ['trade'])).key;

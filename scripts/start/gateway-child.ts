@@ -48,14 +48,18 @@ async function main(): Promise<void> {
       })
     : undefined;
   gateway = await createTradingGateway(
-    { host: init.host, port: init.port, logLevel: false },
+    {
+      host: init.host,
+      port: init.port,
+      logLevel: false,
+      postbacks: { secret: init.postbackSecret, walDir: init.postbackWalDir },
+    },
     {
       store: remoteStore(channel, init.store),
       kafkaBrokers: init.brokers,
       logSecrets: init.logSecrets,
       // A process of its own, as compose runs it: its event loop, memory and CPU on its /metrics.
       processMetrics: true,
-      postbacks: { secret: init.postbackSecret, walDir: init.postbackWalDir },
       // Audit rows synced here before an order goes on, stored behind the answer: no store turn
       // through npm start's process is left on an order's answer path.
       auditJournal: { dir: init.auditJournalDir },

@@ -8,7 +8,7 @@
  * and `admin`): a read key of the query API reaches nothing here, and nothing here answers
  * analytics. Routes: orders (regular, super, forever, conditional, US stocks) with pre-trade
  * checks, idempotence and audit; the account (positions, funds, margin, kill switch, P&L exit,
- * audit trail); and, with `postbacks`, the postback receiver, the order-update stream and
+ * audit trail); and, with `config.postbacks`, the postback receiver, the order-update stream and
  * reconciliation.
  */
 
@@ -50,7 +50,7 @@ import { OrderOwners } from './orders/ownership.js';
 import { PreTradeChecks } from './orders/pre-trade.js';
 import { TimedLane } from './orders/timed-store.js';
 import { registerRouteSpecs } from './orders/trade-route.js';
-import { type PostbackReceiver, type PostbackReceiverOptions, postbackRoutes } from './postbacks/index.js';
+import { type PostbackConfig, type PostbackReceiver, postbackRoutes } from './postbacks/index.js';
 import {
   GATEWAY_DEFAULT_SCOPE,
   GATEWAY_KEYS_TABLE,
@@ -64,7 +64,7 @@ export interface TradingGatewayDeps {
   store: Store;
   /** The typed client of the service, holding its credentials. Order routes answer 503 TRADING_DISABLED without one. */
   broker?: BrokerClient;
-  /** Kafka brokers; the postback receiver needs them (orders.updates). */
+  /** Kafka brokers; the postback receiver (config.postbacks) needs them (orders.updates). */
   kafkaBrokers?: readonly string[];
   /** Instruments known besides those in ClickHouse (pre-trade checks; reference prices). */
   instruments?: readonly ReferenceInstrument[];
@@ -72,14 +72,6 @@ export interface TradingGatewayDeps {
   now?: () => number;
   /** Collect Node process metrics on /metrics. Default false (true in the CLI). */
   processMetrics?: boolean;
-  /**
-   * The postback receiver (order updates from the service -> Kafka orders.updates + ClickHouse, live
-   * stream, reconciliation). Needs `kafkaBrokers`. Default: off.
-   */
-  postbacks?: Omit<
-    PostbackReceiverOptions,
-    'store' | 'kafkaBrokers' | 'broker' | 'registry' | 'visibility' | 'onStored'
-  >;
   /** Where log lines go (after redaction). Default process.stdout. */
   logStream?: LogSink;
   /**
@@ -104,7 +96,7 @@ export interface TradingGateway {
   readonly config: ResolvedGatewayConfig;
   /** The gateway's own keys (scopes trade, admin). */
   readonly keys: ApiKeyStore<GatewayScope>;
-  /** The postback receiver, when `deps.postbacks` was given. */
+  /** The postback receiver, when `config.postbacks` was given. */
   readonly postbacks: PostbackReceiver | undefined;
   /** http://host:port once started. */
   readonly url: string;
@@ -116,21 +108,23 @@ export interface TradingGateway {
 const DEPS = {
   ...HTTP_SERVICE_DEPS,
   broker: { kind: 'given' },
-  postbacks: { kind: 'given' },
   auditJournal: { kind: 'given' },
 } as const satisfies OptionsSchema;
 
-function checkDeps(deps: TradingGatewayDeps): void {
+function checkDeps(deps: TradingGatewayDeps, config: ResolvedGatewayConfig): void {
   readOptions(DEPS, deps, {
     where: 'trading-gateway deps',
     fail: (message) => new TradingGatewayError('CONFIG_INVALID', message),
   });
-  if (deps.postbacks && !deps.kafkaBrokers?.length) {
-    throw new TradingGatewayError('CONFIG_INVALID', 'trading-gateway deps: "postbacks" needs "kafkaBrokers"');
+  if (config.postbacks && !deps.kafkaBrokers?.length) {
+    throw new TradingGatewayError(
+      'CONFIG_INVALID',
+      'trading-gateway: config "postbacks" needs deps "kafkaBrokers"',
+    );
   }
 }
 
-function registerHealth(app: FastifyInstance, deps: TradingGatewayDeps): void {
+function registerHealth(app: FastifyInstance, deps: TradingGatewayDeps, postbacksOn: boolean): void {
   app.get(
     '/healthz',
     {
@@ -167,7 +161,7 @@ function registerHealth(app: FastifyInstance, deps: TradingGatewayDeps): void {
       status: 'ok',
       uptimeSec: Math.round(process.uptime()),
       trading: deps.broker ? 'enabled' : 'disabled',
-      postbacks: deps.postbacks ? 'enabled' : 'disabled',
+      postbacks: postbacksOn ? 'enabled' : 'disabled',
     }),
   );
 }
@@ -189,7 +183,7 @@ function installNoSniff(app: FastifyInstance): void {
 function registerPostbacks(
   app: FastifyInstance,
   deps: TradingGatewayDeps,
-  options: NonNullable<TradingGatewayDeps['postbacks']>,
+  options: PostbackConfig,
   owners: OrderOwners,
   metrics: GatewayMetrics,
   recorder: FillRecorder | undefined,
@@ -240,7 +234,7 @@ export async function createTradingGateway(
   deps: TradingGatewayDeps,
 ): Promise<TradingGateway> {
   const resolved = resolveGatewayConfig(config);
-  checkDeps(deps);
+  checkDeps(deps, resolved);
   const now = deps.now ?? Date.now;
   const lane = deps.store.internal;
   const metrics = createGatewayMetrics(deps.processMetrics ?? false);
@@ -250,7 +244,8 @@ export async function createTradingGateway(
     cacheMs: resolved.keyCacheMs,
     now,
   });
-  const logSecrets = [...(deps.logSecrets ?? []), ...(deps.postbacks?.secret ? [deps.postbacks.secret] : [])];
+  const postbackConfig = resolved.postbacks;
+  const logSecrets = [...(deps.logSecrets ?? []), ...(postbackConfig ? [postbackConfig.secret] : [])];
   const timed: TimedLanes = (labels) => new TimedLane(lane, metrics.orderStore, labels);
   const { audit, journal, drain } = await openAuditTrail(deps, timed, metrics, now);
   const instruments = new InstrumentReference(timed({ read: 'instrument_read' }), deps.instruments ?? [], {
@@ -286,7 +281,7 @@ export async function createTradingGateway(
         "Order execution with pre-trade checks (placements and every modification, on the order's resulting state), idempotence and audit; the account; postbacks and the order-update stream. Send a gateway API key (scope trade) in the x-api-key header: keys of the query API are not valid here. A key sees and acts on its own orders, correlation ids, audit rows and order updates (another key's order is 404); a supervisor key (scopes trade and admin) on every key's, and only it may lift the kill switch.",
     });
   }
-  registerHealth(app, deps);
+  registerHealth(app, deps, postbackConfig !== undefined);
   const tradeDeps = { broker: deps.broker, desk };
   const recorder = deps.broker
     ? new FillRecorder(lane, deps.broker, resolved.fills, metrics.fills, now)
@@ -298,8 +293,8 @@ export async function createTradingGateway(
     ...fillRoutes({ store: lane, recorder, snapshots, now }),
   ]);
   registerKeyRoutes(app, keys);
-  const postbacks = deps.postbacks
-    ? await registerPostbacks(app, deps, deps.postbacks, owners, metrics, recorder)
+  const postbacks = postbackConfig
+    ? await registerPostbacks(app, deps, postbackConfig, owners, metrics, recorder)
     : undefined;
 
   let url = '';

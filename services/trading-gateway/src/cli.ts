@@ -96,6 +96,9 @@ async function run(config: GatewayEnv, store: Store): Promise<void> {
       logLevel: config.logLevel,
       server: config.server,
       fills: config.fills,
+      ...(config.postbacks
+        ? { postbacks: { ...config.postbacks, maxStreamClientsPerKey: config.streamsPerKey } }
+        : {}),
     },
     {
       store,
@@ -104,9 +107,6 @@ async function run(config: GatewayEnv, store: Store): Promise<void> {
       logSecrets: config.secrets,
       auditJournal: config.auditJournal,
       ...(broker ? { broker } : {}),
-      ...(config.postbacks
-        ? { postbacks: { ...config.postbacks, maxStreamClientsPerKey: config.streamsPerKey } }
-        : {}),
     },
   );
   if (config.bootstrapKeyName) {

@@ -1,12 +1,14 @@
 /** Configuration of the trading gateway: every key documented with its default, validated once. */
-import { type OptionsSchema, section } from '@feedpipe/config';
+import { type OptionsSchema, readOptions, section } from '@feedpipe/config';
 import {
+  HttpError,
   type HttpServiceConfig,
   type ResolvedHttpServiceConfig,
   readServiceConfig,
   resolveHttpServiceConfig,
 } from '@feedpipe/service-http';
 import { parseIstClock } from './fills/account-snapshots.js';
+import { POSTBACK_CONFIG, type PostbackConfig } from './postbacks/options.js';
 
 export type { LogLevel } from '@feedpipe/service-http';
 
@@ -40,6 +42,12 @@ export interface TradingGatewayConfig extends HttpServiceConfig {
     /** IST wall-clock time of the daily end-of-day snapshot, `HH:MM`, or `off`. Default `23:55`. */
     snapshotAtIst?: string;
   };
+  /**
+   * The postback receiver (order updates from the service -> Kafka orders.updates + ClickHouse, live
+   * stream, reconciliation): its secret, write-ahead log directory and limits
+   * (PostbackReceiverOptions documents each). Needs deps.kafkaBrokers. Default: off.
+   */
+  postbacks?: PostbackConfig;
 }
 
 export interface ResolvedGatewayConfig extends ResolvedHttpServiceConfig {
@@ -57,6 +65,8 @@ export interface ResolvedGatewayConfig extends ResolvedHttpServiceConfig {
     /** Ms after IST midnight of the daily snapshot; undefined = off. */
     snapshotAtMs: number | undefined;
   };
+  /** As given (checked against the receiver's schema); undefined = no receiver. */
+  postbacks: PostbackConfig | undefined;
 }
 
 /** The gateway's own keys, with their ranges and defaults (TradingGatewayConfig documents each). */
@@ -75,6 +85,8 @@ const GATEWAY_CONFIG = {
     // HH:MM is checked as a clock time by parseIstClock.
     snapshotAtIst: { kind: 'string', default: '23:55' },
   }),
+  // Absent means off, so not a section (a section is always filled in): read below when given.
+  postbacks: { kind: 'given' },
 } as const satisfies OptionsSchema;
 const W = 'trading-gateway config';
 
@@ -89,5 +101,15 @@ export function resolveGatewayConfig(config: TradingGatewayConfig = {}): Resolve
         snapshotAtIst === 'off' ? undefined : parseIstClock(snapshotAtIst, `${W}.fills.snapshotAtIst`),
     },
     trading: v.trading,
+    postbacks: config.postbacks && readPostbacks(config.postbacks),
   };
+}
+
+/** Checks config.postbacks against the receiver's data schema (the receiver fills in the defaults). */
+function readPostbacks(postbacks: PostbackConfig): PostbackConfig {
+  readOptions(POSTBACK_CONFIG, postbacks, {
+    where: `${W}.postbacks`,
+    fail: (message) => new HttpError('CONFIG_INVALID', message),
+  });
+  return postbacks;
 }

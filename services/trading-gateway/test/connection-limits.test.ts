@@ -45,11 +45,11 @@ beforeAll(async () => {
         requestTimeoutMs: 1_500,
         checkIntervalMs: 100,
       },
+      postbacks: { secret: SECRET, walDir: `${dir}/postback-wal` },
     },
     {
       store: recordingReads(store, (sql) => sql.includes(GATEWAY_KEYS_TABLE), keyReads),
       kafkaBrokers: NO_KAFKA,
-      postbacks: { secret: SECRET, walDir: `${dir}/postback-wal` },
     },
   );
   port = Number(new URL(await gateway.start()).port);

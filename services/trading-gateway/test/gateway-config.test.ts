@@ -18,7 +18,7 @@ async function refusal(config: object, deps: object = { store }): Promise<string
 describe('createTradingGateway(config, deps)', () => {
   it('refuses an unknown key of the config, in a section too, with the allowed ones', async () => {
     expect(await refusal({ tradng: {} })).toMatch(
-      /^trading-gateway config: unknown option "tradng" \(allowed: host, port, .*server, trading, fills\)/,
+      /^trading-gateway config: unknown option "tradng" \(allowed: host, port, .*server, trading, fills, postbacks\)/,
     );
     expect(await refusal({ trading: { maxQty: 5 } })).toBe(
       'trading-gateway config: unknown option "trading.maxQty" (allowed: maxQuantity, maxNotional, requireKnownInstrument, killSwitchCacheMs, killSwitchRefreshBehindMs)',
@@ -28,9 +28,27 @@ describe('createTradingGateway(config, deps)', () => {
 
   it('refuses an unknown dep with the allowed ones, and no store', async () => {
     expect(await refusal({}, { store, brokr: {} })).toMatch(
-      /^trading-gateway deps: unknown option "brokr" \(allowed: store, .*broker, postbacks, auditJournal\)/,
+      /^trading-gateway deps: unknown option "brokr" \(allowed: store, .*broker, auditJournal\)/,
     );
     expect(await refusal({}, {})).toContain('"store" is required');
+  });
+
+  it('reads config.postbacks as data: its ports and bad values refused, and it needs deps.kafkaBrokers', async () => {
+    const postbacks = { secret: 'gateway-config-secret-0123', walDir: '/nonexistent/wal' };
+    expect(await refusal({ postbacks: { ...postbacks, store } })).toMatch(
+      /^trading-gateway config\.postbacks: unknown option "store" \(allowed: walDir, secret, /,
+    );
+    const bad = await refusal({ postbacks: { ...postbacks, secret: 'short', maxQueue: 0 } });
+    expect(bad).toContain('"secret" must be 16-256 characters');
+    expect(bad).toContain('"maxQueue" must be an integer from 1');
+    expect(bad).not.toContain('short');
+    expect(await refusal({ postbacks }, { store, postbacks })).toMatch(
+      /^trading-gateway deps: unknown option "postbacks"/,
+    );
+    expect(await refusal({ postbacks })).toBe(
+      'trading-gateway: config "postbacks" needs deps "kafkaBrokers"',
+    );
+    expect(resolveGatewayConfig({}).postbacks).toBeUndefined();
   });
 
   it('fills in the defaults', () => {

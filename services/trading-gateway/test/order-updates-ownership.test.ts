@@ -61,9 +61,7 @@ async function postback(body: unknown): Promise<number> {
 beforeAll(async () => {
   const suffix = Math.random().toString(36).slice(2, 10);
   h = await startHarness(
-    {},
     {
-      kafkaBrokers: inject('kafkaBrokers'),
       postbacks: {
         secret: SECRET,
         walDir: tempDir('updates-ownership-wal'),
@@ -71,6 +69,7 @@ beforeAll(async () => {
         flushIntervalMs: 5,
       },
     },
+    { kafkaBrokers: inject('kafkaBrokers') },
   );
   base = await h.gateway.start();
   await placedBy('trader', 'UPD-MINE');

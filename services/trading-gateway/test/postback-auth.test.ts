@@ -119,12 +119,12 @@ describe('postback secret transports', () => {
 describe('order-update routes behind API keys', () => {
   it('answer 401 without a key and 403 without the scope, not 500', async () => {
     const api = await createTradingGateway(
-      { port: 0, logLevel: false },
       {
-        store,
-        kafkaBrokers: NO_KAFKA,
+        port: 0,
+        logLevel: false,
         postbacks: { secret: SECRET, walDir: tempDir('postback-api-wal'), table },
       },
+      { store, kafkaBrokers: NO_KAFKA },
     );
     try {
       // The gateway's scopes are trade and admin: an admin key manages keys and nothing else.

@@ -147,9 +147,7 @@ describe('order-update streams: a share per key', () => {
   beforeAll(async () => {
     const suffix = Math.random().toString(36).slice(2, 10);
     h = await startHarness(
-      {},
       {
-        kafkaBrokers: inject('kafkaBrokers'),
         postbacks: {
           secret: 'risk-controls-secret-0123456789',
           walDir: tempDir('risk-controls-wal'),
@@ -159,6 +157,7 @@ describe('order-update streams: a share per key', () => {
           maxStreamClients: 12,
         },
       },
+      { kafkaBrokers: inject('kafkaBrokers') },
     );
     url = `${await h.gateway.start()}/order-updates/stream`;
   });

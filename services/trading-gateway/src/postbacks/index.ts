@@ -3,7 +3,12 @@ export { ALERT_STATUSES, ORDER_STATUSES, POSTBACK_BODY_SCHEMA } from './body-sch
 export { readDeadLetters, type StoredDeadLetter } from './dead-letters.js';
 export { PostbackError, type PostbackErrorCode } from './errors.js';
 export { type EventQuery, readOrderEvents, type StoredOrderEvent } from './events-table.js';
-export type { PostbackReceiverOptions, ResolvedReceiverOptions } from './options.js';
+export {
+  POSTBACK_CONFIG,
+  type PostbackConfig,
+  type PostbackReceiverOptions,
+  type ResolvedReceiverOptions,
+} from './options.js';
 export {
   kindOf,
   type OrderEvent,

@@ -86,6 +86,12 @@ export interface PostbackReceiverOptions {
   onStored?: (events: readonly OrderEvent[]) => void;
 }
 
+/** What the receiver is handed rather than told: its store, clients, registry and callbacks. */
+type ReceiverPorts = 'store' | 'kafkaBrokers' | 'registry' | 'broker' | 'visibility' | 'onStored';
+
+/** The receiver's data alone: the gateway's `config.postbacks`. */
+export type PostbackConfig = Omit<PostbackReceiverOptions, ReceiverPorts>;
+
 export interface ResolvedReceiverOptions {
   readonly store: Store;
   readonly kafkaBrokers: readonly string[];
@@ -126,10 +132,11 @@ const TABLE = {
 const MAX_BODY_LIMIT = 512 * 1024;
 const COUNT = { kind: 'integer', min: 1, max: Number.MAX_SAFE_INTEGER } as const;
 
-/** Every option, with its range and default (PostbackReceiverOptions documents each). */
-const RECEIVER_OPTIONS = {
-  store: { kind: 'given', required: true },
-  kafkaBrokers: { kind: 'list', minLength: 1, required: true },
+/**
+ * The receiver's data (what the gateway takes as config.postbacks), with ranges and defaults
+ * (PostbackReceiverOptions documents each). The ports it is handed besides are in RECEIVER_OPTIONS.
+ */
+export const POSTBACK_CONFIG = {
   walDir: {
     kind: 'pattern',
     pattern: /\S/,
@@ -158,7 +165,6 @@ const RECEIVER_OPTIONS = {
   walSegmentBytes: { ...COUNT, default: 8 * 1024 * 1024 },
   maxBodyDepth: { kind: 'integer', min: 1, max: 1_000, default: 32 },
   deadLetterTable: { ...TABLE, default: SERVICE_TABLES.postbackDeadLetters.name },
-  registry: { kind: 'given' },
   batchSize: { ...COUNT, default: 500 },
   flushIntervalMs: { ...COUNT, default: 20 },
   retryMaxMs: { ...COUNT, default: 5_000 },
@@ -168,9 +174,17 @@ const RECEIVER_OPTIONS = {
   maxStreamClientsPerKey: COUNT,
   streamBufferBytes: { ...COUNT, default: 1024 * 1024 },
   bodyLimit: { kind: 'integer', min: 1, max: MAX_BODY_LIMIT, default: 64 * 1024 },
-  broker: { kind: 'given' },
   reconcileIntervalMs: { kind: 'integer', min: 0, max: Number.MAX_SAFE_INTEGER, default: 0 },
   kafkaClientId: { kind: 'string', default: 'trading-gateway-postbacks' },
+} as const satisfies OptionsSchema;
+
+/** Every option: the data, and the ports (store, clients, registry, callbacks). */
+const RECEIVER_OPTIONS = {
+  store: { kind: 'given', required: true },
+  kafkaBrokers: { kind: 'list', minLength: 1, required: true },
+  ...POSTBACK_CONFIG,
+  registry: { kind: 'given' },
+  broker: { kind: 'given' },
   visibility: { kind: 'given' },
   onStored: { kind: 'given' },
 } as const satisfies OptionsSchema;
