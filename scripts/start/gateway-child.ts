@@ -53,6 +53,9 @@ async function main(): Promise<void> {
       port: init.port,
       logLevel: false,
       postbacks: { secret: init.postbackSecret, walDir: init.postbackWalDir },
+      // Audit rows synced here before an order goes on, stored behind the answer: no store turn
+      // through npm start's process is left on an order's answer path.
+      auditJournal: { dir: init.auditJournalDir },
     },
     {
       store: remoteStore(channel, init.store),
@@ -60,9 +63,6 @@ async function main(): Promise<void> {
       logSecrets: init.logSecrets,
       // A process of its own, as compose runs it: its event loop, memory and CPU on its /metrics.
       processMetrics: true,
-      // Audit rows synced here before an order goes on, stored behind the answer: no store turn
-      // through npm start's process is left on an order's answer path.
-      auditJournal: { dir: init.auditJournalDir },
       ...(broker ? { broker } : {}),
     },
   );

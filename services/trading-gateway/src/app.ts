@@ -40,7 +40,7 @@ import { accountRoutes } from './orders/account-routes.js';
 import { AuditDrain } from './orders/audit-drain.js';
 import { AuditJournal } from './orders/audit-journal.js';
 import { registerAuditJournalMetrics } from './orders/audit-journal-metrics.js';
-import { type AuditJournalConfig, readAuditJournalOptions } from './orders/audit-journal-options.js';
+import type { ResolvedAuditJournalConfig } from './orders/audit-journal-options.js';
 import { AuditLog, storedAuditRows } from './orders/audit-log.js';
 import { fromBrokerError } from './orders/broker-errors.js';
 import { InstrumentReference, type ReferenceInstrument } from './orders/instrument-reference.js';
@@ -79,12 +79,6 @@ export interface TradingGatewayDeps {
    * passwords): removed from every log line wherever they appear.
    */
   logSecrets?: readonly string[];
-  /**
-   * The audit journal (orders/audit-journal.ts): audit rows synced to a local file before the
-   * order goes on and written to the store behind the answer. Default: off, each row is inserted
-   * into the store on the order's path. The CLI and npm start use `$DATA_DIR/audit-journal`.
-   */
-  auditJournal?: AuditJournalConfig;
 }
 
 export interface TradingGateway {
@@ -108,7 +102,6 @@ export interface TradingGateway {
 const DEPS = {
   ...HTTP_SERVICE_DEPS,
   broker: { kind: 'given' },
-  auditJournal: { kind: 'given' },
 } as const satisfies OptionsSchema;
 
 function checkDeps(deps: TradingGatewayDeps, config: ResolvedGatewayConfig): void {
@@ -208,17 +201,15 @@ function registerPostbacks(
 
 type TimedLanes = (labels: ConstructorParameters<typeof TimedLane>[2]) => TimedLane;
 
-/** The audit trail, with its journal and drain when `deps.auditJournal` is given. */
+/** The audit trail, with its journal and drain when `config.auditJournal` is given. */
 async function openAuditTrail(
-  deps: TradingGatewayDeps,
+  options: ResolvedAuditJournalConfig | undefined,
   timed: TimedLanes,
   metrics: GatewayMetrics,
   now: () => number,
 ): Promise<{ audit: AuditLog; journal: AuditJournal | undefined; drain: AuditDrain | undefined }> {
   const lanes = { read: 'audit_read', write: 'audit_write' } as const;
-  if (!deps.auditJournal)
-    return { audit: new AuditLog(timed(lanes), now), journal: undefined, drain: undefined };
-  const options = readAuditJournalOptions(deps.auditJournal);
+  if (!options) return { audit: new AuditLog(timed(lanes), now), journal: undefined, drain: undefined };
   const journal = await AuditJournal.open(options);
   const drain = new AuditDrain(journal, storedAuditRows(timed({ read: 'audit_drain' })), options);
   const source = { journal: () => journal.stats(), drain: () => drain.stats(), maxRows: options.maxRows };
@@ -247,7 +238,7 @@ export async function createTradingGateway(
   const postbackConfig = resolved.postbacks;
   const logSecrets = [...(deps.logSecrets ?? []), ...(postbackConfig ? [postbackConfig.secret] : [])];
   const timed: TimedLanes = (labels) => new TimedLane(lane, metrics.orderStore, labels);
-  const { audit, journal, drain } = await openAuditTrail(deps, timed, metrics, now);
+  const { audit, journal, drain } = await openAuditTrail(resolved.auditJournal, timed, metrics, now);
   const instruments = new InstrumentReference(timed({ read: 'instrument_read' }), deps.instruments ?? [], {
     now,
   });

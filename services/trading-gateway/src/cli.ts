@@ -99,13 +99,13 @@ async function run(config: GatewayEnv, store: Store): Promise<void> {
       ...(config.postbacks
         ? { postbacks: { ...config.postbacks, maxStreamClientsPerKey: config.streamsPerKey } }
         : {}),
+      auditJournal: config.auditJournal,
     },
     {
       store,
       kafkaBrokers: config.kafkaBrokers,
       processMetrics: true,
       logSecrets: config.secrets,
-      auditJournal: config.auditJournal,
       ...(broker ? { broker } : {}),
     },
   );

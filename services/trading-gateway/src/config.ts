@@ -8,6 +8,11 @@ import {
   resolveHttpServiceConfig,
 } from '@feedpipe/service-http';
 import { parseIstClock } from './fills/account-snapshots.js';
+import {
+  type AuditJournalConfig,
+  type ResolvedAuditJournalConfig,
+  readAuditJournalOptions,
+} from './orders/audit-journal-options.js';
 import { POSTBACK_CONFIG, type PostbackConfig } from './postbacks/options.js';
 
 export type { LogLevel } from '@feedpipe/service-http';
@@ -48,6 +53,12 @@ export interface TradingGatewayConfig extends HttpServiceConfig {
    * (PostbackReceiverOptions documents each). Needs deps.kafkaBrokers. Default: off.
    */
   postbacks?: PostbackConfig;
+  /**
+   * The audit journal (orders/audit-journal.ts): audit rows synced to a local file before the
+   * order goes on and written to the store behind the answer. Default: off, each row is inserted
+   * into the store on the order's path. The CLI and npm start use `$DATA_DIR/audit-journal`.
+   */
+  auditJournal?: AuditJournalConfig;
 }
 
 export interface ResolvedGatewayConfig extends ResolvedHttpServiceConfig {
@@ -67,6 +78,8 @@ export interface ResolvedGatewayConfig extends ResolvedHttpServiceConfig {
   };
   /** As given (checked against the receiver's schema); undefined = no receiver. */
   postbacks: PostbackConfig | undefined;
+  /** With its defaults; undefined = no journal. */
+  auditJournal: ResolvedAuditJournalConfig | undefined;
 }
 
 /** The gateway's own keys, with their ranges and defaults (TradingGatewayConfig documents each). */
@@ -87,6 +100,7 @@ const GATEWAY_CONFIG = {
   }),
   // Absent means off, so not a section (a section is always filled in): read below when given.
   postbacks: { kind: 'given' },
+  auditJournal: { kind: 'given' },
 } as const satisfies OptionsSchema;
 const W = 'trading-gateway config';
 
@@ -102,6 +116,7 @@ export function resolveGatewayConfig(config: TradingGatewayConfig = {}): Resolve
     },
     trading: v.trading,
     postbacks: config.postbacks && readPostbacks(config.postbacks),
+    auditJournal: config.auditJournal && readAuditJournalOptions(config.auditJournal),
   };
 }
 

@@ -27,7 +27,7 @@ export interface GatewayEnv {
   /** Where the trading account's token comes from and how it is renewed (with `broker`). */
   credentials?: CredentialsConfig;
   postbacks?: { secret: string; walDir: string; allowlist?: string[] };
-  /** The order audit journal (the gateway deps' `auditJournal`). */
+  /** The order audit journal (the gateway config's `auditJournal`). */
   auditJournal: { dir: string; maxRows: number };
   /** Order-update streams one key may hold at once (the receiver's `maxStreamClientsPerKey`). */
   streamsPerKey: number;

@@ -18,7 +18,7 @@ async function refusal(config: object, deps: object = { store }): Promise<string
 describe('createTradingGateway(config, deps)', () => {
   it('refuses an unknown key of the config, in a section too, with the allowed ones', async () => {
     expect(await refusal({ tradng: {} })).toMatch(
-      /^trading-gateway config: unknown option "tradng" \(allowed: host, port, .*server, trading, fills, postbacks\)/,
+      /^trading-gateway config: unknown option "tradng" \(allowed: host, port, .*server, trading, fills, postbacks, auditJournal\)/,
     );
     expect(await refusal({ trading: { maxQty: 5 } })).toBe(
       'trading-gateway config: unknown option "trading.maxQty" (allowed: maxQuantity, maxNotional, requireKnownInstrument, killSwitchCacheMs, killSwitchRefreshBehindMs)',
@@ -28,7 +28,7 @@ describe('createTradingGateway(config, deps)', () => {
 
   it('refuses an unknown dep with the allowed ones, and no store', async () => {
     expect(await refusal({}, { store, brokr: {} })).toMatch(
-      /^trading-gateway deps: unknown option "brokr" \(allowed: store, .*broker, auditJournal\)/,
+      /^trading-gateway deps: unknown option "brokr" \(allowed: store, .*broker\)/,
     );
     expect(await refusal({}, {})).toContain('"store" is required');
   });
@@ -49,6 +49,24 @@ describe('createTradingGateway(config, deps)', () => {
       'trading-gateway: config "postbacks" needs deps "kafkaBrokers"',
     );
     expect(resolveGatewayConfig({}).postbacks).toBeUndefined();
+  });
+
+  it('reads config.auditJournal as data, with its defaults, refusing bad values and it among the deps', async () => {
+    expect(await refusal({ auditJournal: { dir: ' ' } })).toContain('"dir" must not be empty');
+    expect(await refusal({ auditJournal: { dir: '/nonexistent/journal', maxRows: 5 } })).toMatch(
+      /^trading-gateway config\.auditJournal: .*"maxRows" must be an integer from 100/,
+    );
+    expect(await refusal({}, { store, auditJournal: { dir: '/nonexistent/journal' } })).toMatch(
+      /^trading-gateway deps: unknown option "auditJournal"/,
+    );
+    expect(resolveGatewayConfig({ auditJournal: { dir: '/j' } }).auditJournal).toEqual({
+      dir: '/j',
+      maxRows: 100_000,
+      maxBytes: 256 << 20,
+      fileBytes: 8 << 20,
+      batchRows: 1_000,
+    });
+    expect(resolveGatewayConfig({}).auditJournal).toBeUndefined();
   });
 
   it('fills in the defaults', () => {

@@ -32,8 +32,8 @@ export async function startHarness(
   await runMigrations(store.internal);
   // The journal on, as the CLI and npm start run the gateway: every order test goes through it.
   const gateway = await createTradingGateway(
-    { port: 0, ...config },
-    { store, auditJournal: { dir: tempDir('audit-journal') }, ...deps },
+    { port: 0, auditJournal: { dir: tempDir('audit-journal') }, ...config },
+    { store, ...deps },
   );
   const trade = { 'x-api-key': (await gateway.keys.create('trader', ['trade'])).key };
   const admin = { 'x-api-key': (await gateway.keys.create('keeper', ['admin'])).key };

@@ -1,4 +1,4 @@
-/** The audit journal's options (TradingGatewayDeps.auditJournal), checked once with their defaults. */
+/** The audit journal's options (TradingGatewayConfig.auditJournal), checked once with their defaults. */
 import { type OptionsSchema, readOptions } from '@feedpipe/config';
 import { TradingGatewayError } from '../errors.js';
 import type { AuditJournalOptions } from './audit-journal.js';
@@ -17,18 +17,17 @@ const SCHEMA = {
 } as const satisfies OptionsSchema;
 
 export type AuditJournalConfig = Partial<AuditJournalOptions & { batchRows: number }> & { dir: string };
+export type ResolvedAuditJournalConfig = AuditJournalOptions & { batchRows: number };
 
-export function readAuditJournalOptions(
-  given: AuditJournalConfig,
-): AuditJournalOptions & { batchRows: number } {
+export function readAuditJournalOptions(given: AuditJournalConfig): ResolvedAuditJournalConfig {
   const values = readOptions(SCHEMA, given, {
-    where: 'trading-gateway deps.auditJournal',
+    where: 'trading-gateway config.auditJournal',
     fail: (message) => new TradingGatewayError('CONFIG_INVALID', message),
   });
   if (values.dir.trim() === '') {
     throw new TradingGatewayError(
       'CONFIG_INVALID',
-      'trading-gateway deps.auditJournal: "dir" must not be empty',
+      'trading-gateway config.auditJournal: "dir" must not be empty',
     );
   }
   return values;
