@@ -2,10 +2,10 @@
  * Fills market.ticks.quantity of ticks stored without it (before migration 013, or written straight
  * into the table rather than through the sink) and rebuilds the 1-minute bars from them.
  *
- * Each tick's quantity is what the sink stores (services/feed-sink/src/trade-quantities.ts) and
- * what bars used to compute per request: its cumulative day volume minus that of the instrument's
- * previous tick of the same UTC day by (received_at, kafka_offset), at least 0, the day's first
- * counting its whole volume. The table is rewritten whole (a window function partitioned by
+ * Each tick's quantity is what the sink stores: the rule of @feedpipe/contracts' traded-quantity.ts
+ * (its cumulative day volume minus that of the instrument's previous tick of the same UTC day, at
+ * least 0, the day's first counting its whole volume), written here once more in SQL because the
+ * engine applies it to stored rows, in the order the sink reads them: (received_at, kafka_offset). The table is rewritten whole (a window function partitioned by
  * instrument and day needs every tick of the day, and a day's ticks can span two monthly
  * partitions) into a scratch table, which then replaces the table's partitions one by one (each
  * swap atomic). The bars are rebuilt the same way, by the view's own query read from the engine
