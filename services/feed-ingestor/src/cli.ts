@@ -42,6 +42,7 @@ async function run(): Promise<void> {
       topics: config.topics,
       connections: config.connections,
       workers: config.workers,
+      socketThread: config.socketThread,
       instruments: { trade: config.tradeInstruments, ohlc: config.ohlcInstruments },
       captureFile: config.captureFile,
       silentAfterMs: config.silentAfterMs,

@@ -23,6 +23,8 @@ export interface IngestorEnvConfig {
   topics: FeedTopics;
   connections: number;
   workers: number;
+  /** INGESTOR_SOCKET_THREAD: the feed sockets on a thread of their own. */
+  socketThread: boolean;
   tradeInstruments: string[];
   ohlcInstruments: string[];
   metricsPort: number;
@@ -71,6 +73,13 @@ export const INGESTOR_ENV = {
   },
   INGESTOR_CONNECTIONS: { type: 'integer', min: 1, max: 5, default: 5, description: 'feed connections' },
   INGESTOR_WORKERS: { type: 'integer', min: 1, max: 32, default: 2, description: 'decode worker threads' },
+  INGESTOR_SOCKET_THREAD: {
+    type: 'enum',
+    values: ['on', 'off'],
+    default: 'on',
+    description:
+      'on: the feed sockets live on a thread of their own (subscriptions sent as a socket opens, messages stamped as read, whatever the main thread is doing); off: on the main thread',
+  },
   ...FEED_TOPICS_ENV,
   METRICS_PORT: { type: 'integer', min: 0, max: 65_535, default: 9464, description: 'ops endpoint port' },
   METRICS_HOST: { type: 'string', default: '127.0.0.1', description: 'address of the ops endpoint' },
@@ -256,6 +265,7 @@ export function loadIngestorEnv(env: Env = process.env): IngestorEnvConfig {
     topics: feedTopicsOf(v),
     connections: v.INGESTOR_CONNECTIONS,
     workers: v.INGESTOR_WORKERS,
+    socketThread: v.INGESTOR_SOCKET_THREAD === 'on',
     tradeInstruments: trade,
     ohlcInstruments: ohlc,
     metricsPort: v.METRICS_PORT,

@@ -44,6 +44,12 @@ export interface FeedIngestorConfig {
   maxBufferedBytes?: number;
   connection?: FeedConnectionTuning;
   /**
+   * The feed sockets live on a thread of their own (feed/socket-thread.ts): subscriptions go out as
+   * a socket opens and messages are stamped as read, however busy the main thread is. Default true;
+   * false keeps them on the main thread.
+   */
+  socketThread?: boolean;
+  /**
    * Readiness: a connection with subscriptions and no market data for this long while the market is
    * open (or its state unknown) makes `readiness()` not ready. Default 60 000 ms; 0 turns it off.
    */
@@ -121,6 +127,7 @@ const INGESTOR_CONFIG = {
   flushIntervalMs: { kind: 'integer', min: 1, max: 60_000 },
   maxBufferedBytes: { kind: 'integer', min: 2, max: 2 ** 40 },
   connection: { kind: 'given' },
+  socketThread: { kind: 'boolean', default: true },
   silentAfterMs: { kind: 'integer', min: 0, max: MAX_TIMER_MS, default: 60_000 },
   staleAfterMs: { kind: 'integer', min: 0, max: MAX_TIMER_MS, default: 600_000 },
   captureFile: { kind: 'string' },
@@ -149,6 +156,7 @@ export interface IngestorSettings {
   flushIntervalMs: number | undefined;
   maxBufferedBytes: number | undefined;
   connection: FeedConnectionTuning | undefined;
+  socketThread: boolean;
   silentAfterMs: number;
   staleAfterMs: number;
   captureFile: string | undefined;

@@ -296,7 +296,10 @@ function buildGraph(settings: IngestorSettings, deps: FeedIngestorDeps): Ingesto
   // Only a leader with a running lease takes frames (a woken frozen leader reads, but keeps
   // nothing), and a successor those of the connections a handover gave it.
   if (leadership)
-    intake.gate((connection) => successor?.takes(connection) === true || leadership.fence.open());
+    intake.gate(
+      (connection, receivedAtMicros) =>
+        successor?.takes(connection, Math.floor(receivedAtMicros / 1000)) === true || leadership.fence.open(),
+    );
   const capture = settings.captureFile ? new CaptureTap(settings.captureFile, log) : undefined;
   for (const tap of [capture, wal]) if (tap) intake.tap(tap);
   if (wal) pipeline.observe(wal);
@@ -307,6 +310,7 @@ function buildGraph(settings: IngestorSettings, deps: FeedIngestorDeps): Ingesto
     connections: book.connections,
     book,
     connection: settings.connection,
+    socketThread: settings.socketThread,
     attemptBudget: deps.attemptBudget,
     events: connectionEvents(seen, metrics, log, continuityOf(ledger, stale, trades), intake),
     onFatal: (reason) => log(`FATAL for client ${clientId}: ${reason}; no more connection attempts`),

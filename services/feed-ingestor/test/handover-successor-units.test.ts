@@ -16,7 +16,7 @@ function successor() {
   const held = new Set<number>();
   const adopted: number[] = [];
   let designated = false;
-  let stateWatcher: (index: number, state: string) => void = () => undefined;
+  let stateWatcher: (index: number, state: string, sinceMs: number) => void = () => undefined;
   const fence = new LeaseFence();
   const part = new HandoverSuccessor({
     member: () => 'me',
@@ -43,7 +43,8 @@ function successor() {
     recordGap: (interval) => void gaps.push(interval),
     log: () => undefined,
   });
-  const socketState = (index: number, state: string) => stateWatcher(index, state);
+  const socketState = (index: number, state: string, sinceMs = Date.now()) =>
+    stateWatcher(index, state, sinceMs);
   return { part, sent, gaps, started, held, adopted, fence, socketState, designated: () => designated };
 }
 
@@ -119,6 +120,23 @@ describe('handover successor', () => {
     const [gap] = s.gaps as [GapInterval];
     expect(gap.startedAtMs).toBeGreaterThanOrEqual(openedAtMs);
     expect(gap.startedAtMs).toBeLessThan(openedAtMs + 40);
+  });
+
+  it('dates the gap by when the socket thread saw the open and the first frame, not when this thread got to them', () => {
+    const s = successor();
+    s.part.onMessage(offer);
+    s.part.onMessage({ type: 'handover-claim', id: 'h', by: 'me' });
+    const openedAtMs = Date.now() - 300;
+    // This thread learns of the open (and of the first frame) long after the socket's thread saw it.
+    s.socketState(3, 'open', openedAtMs);
+    s.part.onMessage({ type: 'handover-closed', id: 'h', connection: 3, closedAtMs: openedAtMs + 5 });
+    s.part.onMessage({ type: 'handover-cut', id: 'h', connection: 3, last: [] });
+    expect(s.part.takes(3, openedAtMs + 25)).toBe(true);
+    expect(s.gaps).toEqual([
+      { connection: 3, cause: 'handover', startedAtMs: openedAtMs, endedAtMs: openedAtMs + 25 },
+    ]);
+    const ready = s.sent.find((m) => m.type === 'handover-ready');
+    expect(ready).toMatchObject({ connection: 3, liveAtMs: openedAtMs + 25 });
   });
 
   it('writes a zero-length gap when its connection was live before the leader closed its own', () => {

@@ -405,12 +405,13 @@ export class ConnectionMachine {
   }
 
   /**
-   * Moves on `event`: the next state and the actions to carry out. Throws
+   * Moves on `event` (which happened at `atMs`, epoch ms: when the socket's thread saw it, for a
+   * socket's event): the next state and the actions to carry out. Throws
    * `IngestorError('ILLEGAL_TRANSITION')` (and changes nothing) for an event the state cannot receive.
    */
-  fire(event: ConnectionEvent): Transition {
+  fire(event: ConnectionEvent, atMs: number = Date.now()): Transition {
     const step = transition(this.#state, event);
-    if (step.reason !== undefined) this.#enter(step.next, step.reason);
+    if (step.reason !== undefined) this.#enter(step.next, step.reason, atMs);
     if (event.type === 'opened') {
       this.#socketOpen = true;
       this.#everOpened = true;
@@ -478,8 +479,8 @@ export class ConnectionMachine {
     return next;
   }
 
-  #enter(state: ConnectionState, reason: string): void {
-    if (state !== this.#state) this.#since = Date.now();
+  #enter(state: ConnectionState, reason: string, atMs: number = Date.now()): void {
+    if (state !== this.#state) this.#since = atMs;
     this.#state = state;
     this.#reason = reason;
   }

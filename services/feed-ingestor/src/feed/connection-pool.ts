@@ -14,6 +14,7 @@ import {
   type FeedConnectionOptions,
   type FeedCredentials,
 } from './feed-connection.js';
+import { SocketThread } from './socket-thread.js';
 import { type Placement, SubscriptionBook, type SubscriptionKind } from './subscription-book.js';
 import { TokenRecovery } from './token-recovery.js';
 
@@ -39,6 +40,11 @@ export interface ConnectionPoolOptions {
   onTokenUnrenewable?: (reason: string) => void;
   connection?: FeedConnectionTuning;
   /**
+   * Hold the sockets on a thread of their own (socket-thread.ts) rather than this one. Default false
+   * here; the ingestor turns it on.
+   */
+  socketThread?: boolean;
+  /**
    * Connection attempts of the client id, shared by every connection. Default: the process-wide
    * budget of the client id (`sharedAttemptBudget`), so two pools of one client id share it too.
    */
@@ -50,6 +56,12 @@ export type FeedConnectionTuning = Pick<
   FeedConnectionOptions,
   'staleTimeoutMs' | 'evictionBackoffMs' | 'evictionJitterMs' | 'random' | 'handshakeTimeoutMs'
 >;
+
+/**
+ * Told a connection's new state, and since when it holds (epoch ms): for a socket's event, when the
+ * socket's thread saw it, which may be well before this thread got to it.
+ */
+export type StateWatcher = (index: number, state: ConnectionState, sinceMs: number) => void;
 
 export interface ConnectionSnapshot {
   index: number;
@@ -82,7 +94,9 @@ export class ConnectionPool {
   private fatalReason: string | undefined;
   /** Connections started and not stopped since (a handover starts and stops them one at a time). */
   private readonly running = new Set<number>();
-  private readonly stateWatchers = new Set<(index: number, state: ConnectionState) => void>();
+  private readonly stateWatchers = new Set<StateWatcher>();
+  /** The sockets' thread, with `socketThread`. */
+  private readonly socketThread: SocketThread | undefined;
 
   constructor(options: ConnectionPoolOptions) {
     const count = checkConnectionCount(options.connections);
@@ -94,6 +108,7 @@ export class ConnectionPool {
       );
     }
     this.credentials = options.credentials;
+    this.socketThread = options.socketThread ? new SocketThread() : undefined;
     const budget = options.attemptBudget ?? sharedAttemptBudget(options.credentials.clientId);
     const recovery = new TokenRecovery({
       credentials: () => this.credentials,
@@ -109,8 +124,8 @@ export class ConnectionPool {
       },
       onState: (index, state, reason) => {
         options.events.onState?.(index, state, reason);
-        for (const watcher of this.stateWatchers) watcher(index, state);
         const connection = this.connections[index];
+        for (const watcher of this.stateWatchers) watcher(index, state, connection?.stateSince ?? Date.now());
         if (state === 'renewing' && connection) recovery.renewing(connection);
         if (state === 'fatal' && this.fatalReason === undefined) {
           this.fatalReason = reason;
@@ -129,6 +144,7 @@ export class ConnectionPool {
           events,
           budget,
           subscriptions: this.book.instrumentsOf(index),
+          ...(this.socketThread ? { openSocket: this.socketThread.open } : {}),
         }),
       );
     }
@@ -169,7 +185,7 @@ export class ConnectionPool {
   }
 
   /** Told every state change of every connection; returns the way to stop being told. */
-  watchStates(watcher: (index: number, state: ConnectionState) => void): () => void {
+  watchStates(watcher: StateWatcher): () => void {
     this.stateWatchers.add(watcher);
     return () => this.stateWatchers.delete(watcher);
   }

@@ -39,7 +39,6 @@ import {
 } from '@feedpipe/codec';
 import type { GapCause } from '@feedpipe/contracts';
 import { Backoff } from '@feedpipe/retry';
-import WebSocket from 'ws';
 import { IngestorError } from '../errors.js';
 import { AttemptBudget, type AttemptTicket } from './attempt-budget.js';
 import {
@@ -52,6 +51,13 @@ import {
   type Transition,
 } from './connection-machine.js';
 import type { FeedFailure } from './failure-class.js';
+import {
+  type FeedSocket,
+  type FeedSocketHandlers,
+  type FeedSocketOpener,
+  nowMicros,
+  openInThread,
+} from './feed-socket.js';
 import { lastMarketStatus, loneErrorCode } from './frame-scan.js';
 import type { HeldByConnection, SubscriptionKind } from './subscription-book.js';
 
@@ -112,6 +118,12 @@ export interface FeedConnectionOptions {
   backoff?: Backoff;
   /** Upgrade timeout. Default 10 s. */
   handshakeTimeoutMs?: number;
+  /**
+   * Where the socket lives: on this thread (default), or a pool's socket thread (socket-thread.ts),
+   * which sends the subscriptions as the socket opens and stamps messages as read, whatever this
+   * thread is busy with.
+   */
+  openSocket?: FeedSocketOpener;
 }
 
 /**
@@ -124,13 +136,11 @@ const DRAIN_TIMEOUT_MS = 2_000;
 /** While reading is paused for backpressure the drain waits longer, up to this in all. */
 const DRAIN_PAUSED_LIMIT_MS = 60_000;
 
-function nowMicros(): number {
-  return Math.round((performance.timeOrigin + performance.now()) * 1000);
-}
-
 /** One socket and the facts of its attempt. */
 interface Attempt {
-  readonly socket: WebSocket;
+  readonly socket: FeedSocket;
+  /** The subscriptions the socket's greeting carried (sent as it opened). */
+  readonly greeted: HeldByConnection;
   readonly ticket: AttemptTicket;
   /** The token the socket presented. */
   readonly token: string;
@@ -142,12 +152,33 @@ interface Attempt {
   drainTimer: NodeJS.Timeout | undefined;
 }
 
-/** The message an event came with, for the actions that pass it on. */
+/** The message an event came with, for the actions that pass it on, and when the socket saw it. */
 interface Inbound {
   data?: Buffer;
+  /** When the socket's thread read `data` (epoch µs). */
+  receivedAtMicros?: number;
+  /** When the socket's thread saw the event (epoch ms): the state it leads to dates from then. */
+  atMs?: number;
 }
 
 const NONE_HELD: HeldByConnection = { trade: new Set(), ohlc: new Set() };
+
+type SubscriptionCode = 15 | 16 | 17 | 18;
+
+/** The requests that (un)subscribe `securityIds` (the codec splits them 100 instruments a request). */
+function subscriptionRequests(code: SubscriptionCode, securityIds: readonly string[]): string[] {
+  if (securityIds.length === 0) return [];
+  const instruments: InstrumentRef[] = securityIds.map((securityId) => ({
+    exchangeSegment: 'INX_EQ',
+    securityId,
+  }));
+  // The codec refuses a list above 5,000 (one connection's limit, which the pool keeps); a subset
+  // of what one connection holds never is, but the split keeps a request within it regardless.
+  const requests: string[] = [];
+  for (let start = 0; start < instruments.length; start += 5000)
+    requests.push(...buildSubscriptionRequests(code, instruments.slice(start, start + 5000)));
+  return requests;
+}
 
 export class FeedConnection {
   readonly index: number;
@@ -205,7 +236,7 @@ export class FeedConnection {
    */
   reconnectNow(reason: string, cause: GapCause = 'reconnect_pending'): void {
     const attempt = this.attempt;
-    const writable = attempt?.socket.readyState === WebSocket.OPEN;
+    const writable = attempt?.socket.writable === true;
     const plan = this.machine.planReconnect(cause, writable);
     if (plan === 'drain' && attempt) this.drain(attempt, reason);
     else if (plan === 'reconnect') this.dispatch({ type: 'reconnect-now', reason });
@@ -278,7 +309,7 @@ export class FeedConnection {
   private dispatch(event: ConnectionEvent, from?: Attempt, inbound: Inbound = {}): void {
     let step: Transition;
     try {
-      step = this.machine.fire(event);
+      step = this.machine.fire(event, inbound.atMs);
     } catch (error) {
       // A broken invariant, raised inside a socket listener where a throw would take the process
       // down: this connection stops and says why, the others go on.
@@ -363,24 +394,16 @@ export class FeedConnection {
         return;
       }
       case 'deliver-frame':
-        if (inbound.data) this.options.events.onFrame(this.index, inbound.data, nowMicros());
+        if (inbound.data)
+          this.options.events.onFrame(this.index, inbound.data, inbound.receivedAtMicros ?? nowMicros());
         return;
     }
   }
 
-  private sendRequests(code: 15 | 16 | 17 | 18, securityIds: readonly string[]): void {
+  private sendRequests(code: SubscriptionCode, securityIds: readonly string[]): void {
     const socket = this.attempt?.socket;
-    if (!socket || socket.readyState !== WebSocket.OPEN || securityIds.length === 0) return;
-    const instruments: InstrumentRef[] = securityIds.map((securityId) => ({
-      exchangeSegment: 'INX_EQ',
-      securityId,
-    }));
-    // The codec splits into requests of at most 100 instruments; one connection never holds more
-    // than 5000, which the pool guarantees, but a subset is always within the limit.
-    for (let start = 0; start < instruments.length; start += 5000) {
-      for (const request of buildSubscriptionRequests(code, instruments.slice(start, start + 5000)))
-        socket.send(request);
-    }
+    if (!socket?.writable) return;
+    for (const request of subscriptionRequests(code, securityIds)) socket.send(request);
   }
 
   /**
@@ -423,13 +446,25 @@ export class FeedConnection {
     url.searchParams.set('token', token);
     url.searchParams.set('authType', String(credentials.authType));
     url.searchParams.set('version', '2');
-    const socket = new WebSocket(url, {
-      perMessageDeflate: false,
-      handshakeTimeout: this.options.handshakeTimeoutMs ?? 10_000,
-      maxPayload: 64 * 1024 * 1024,
-    });
+    // What the connection holds now is subscribed by the socket itself as it opens; onOpen sends
+    // whatever changed in between.
+    const held = this.options.subscriptions ?? NONE_HELD;
+    const greeted: HeldByConnection = { trade: new Set(held.trade), ohlc: new Set(held.ohlc) };
+    const greeting = [
+      ...subscriptionRequests(RequestCode.SubscribeTrade, [...greeted.trade]),
+      ...subscriptionRequests(RequestCode.SubscribeOhlc, [...greeted.ohlc]),
+    ];
+    const open = this.options.openSocket ?? openInThread;
+    // The handlers reach the attempt through this holder: the socket exists only once opened.
+    const holder: { attempt?: Attempt } = {};
+    const socket = open(
+      url,
+      { handshakeTimeoutMs: this.options.handshakeTimeoutMs ?? 10_000, greeting },
+      this.handlersOf(() => holder.attempt),
+    );
     const attempt: Attempt = {
       socket,
+      greeted,
       ticket,
       token,
       opened: false,
@@ -437,52 +472,60 @@ export class FeedConnection {
       graceTimer: undefined,
       drainTimer: undefined,
     };
+    holder.attempt = attempt;
     this.attempt = attempt;
-    this.listen(attempt);
   }
 
-  /** The socket's listeners: each turns what happened into one event, nothing more. */
-  private listen(attempt: Attempt): void {
-    const { socket } = attempt;
-    socket.on('unexpected-response', (_request, response) => {
-      response.resume();
-      this.dispatch({ type: 'upgrade-refused', status: response.statusCode ?? 0 }, attempt);
-    });
-    socket.on('open', () => {
-      attempt.opened = true;
-      this.dispatch({ type: 'opened' }, attempt);
-    });
-    socket.on('ping', () => this.dispatch({ type: 'ping' }, attempt));
-    socket.on('message', (data: Buffer, isBinary: boolean) => {
-      // Error packets are standalone 13-byte messages followed by the server closing: react here,
-      // on the socket's thread, rather than after a round trip through the decode workers.
-      const errorCode = isBinary ? loneErrorCode(data) : undefined;
-      const event: ConnectionEvent = !isBinary
-        ? { type: 'text-message' }
-        : errorCode !== undefined
-          ? { type: 'error-packet', code: errorCode, renewable: this.renewable }
-          : { type: 'data-message' };
-      this.dispatch(event, attempt, { data });
-    });
-    socket.on('error', () => {
-      // 'close' follows and decides what to do.
-    });
-    socket.on('close', (code: number) => {
-      const failure =
-        attempt.failure ??
-        (attempt.opened ? { kind: 'closed' as const, code } : { kind: 'network' as const });
-      clearTimeout(attempt.drainTimer);
-      this.dispatch(
-        {
-          type: 'closed',
-          failure,
-          opened: attempt.opened,
-          renewable: this.renewable,
-          drained: this.attempt === attempt && this.machine.draining,
-        },
-        attempt,
-      );
-    });
+  /** The socket's handlers: each turns what happened into one event, nothing more. */
+  private handlersOf(attemptOf: () => Attempt | undefined): FeedSocketHandlers {
+    return {
+      refused: (status) => {
+        const attempt = attemptOf();
+        if (attempt) this.dispatch({ type: 'upgrade-refused', status }, attempt);
+      },
+      open: (atMs) => {
+        const attempt = attemptOf();
+        if (!attempt) return;
+        attempt.opened = true;
+        this.dispatch({ type: 'opened' }, attempt, { atMs });
+      },
+      ping: () => {
+        const attempt = attemptOf();
+        if (attempt) this.dispatch({ type: 'ping' }, attempt);
+      },
+      message: (data, isBinary, receivedAtMicros) => {
+        const attempt = attemptOf();
+        if (!attempt) return;
+        // Error packets are standalone 13-byte messages followed by the server closing: react here,
+        // on the connection's thread, rather than after a round trip through the decode workers.
+        const errorCode = isBinary ? loneErrorCode(data) : undefined;
+        const event: ConnectionEvent = !isBinary
+          ? { type: 'text-message' }
+          : errorCode !== undefined
+            ? { type: 'error-packet', code: errorCode, renewable: this.renewable }
+            : { type: 'data-message' };
+        this.dispatch(event, attempt, { data, receivedAtMicros, atMs: Math.floor(receivedAtMicros / 1000) });
+      },
+      close: (code, atMs) => {
+        const attempt = attemptOf();
+        if (!attempt) return;
+        const failure =
+          attempt.failure ??
+          (attempt.opened ? { kind: 'closed' as const, code } : { kind: 'network' as const });
+        clearTimeout(attempt.drainTimer);
+        this.dispatch(
+          {
+            type: 'closed',
+            failure,
+            opened: attempt.opened,
+            renewable: this.renewable,
+            drained: this.attempt === attempt && this.machine.draining,
+          },
+          attempt,
+          { atMs },
+        );
+      },
+    };
   }
 
   private onOpen(attempt: Attempt): void {
@@ -490,9 +533,25 @@ export class FeedConnection {
       if (attempt.failure === undefined) this.prove(attempt);
     }, AUTH_GRACE_MS);
     if (this.machine.paused) attempt.socket.pause();
+    // The greeting subscribed what was held when the socket was asked for; bring it up to now.
     const held = this.options.subscriptions ?? NONE_HELD;
-    this.sendRequests(RequestCode.SubscribeTrade, [...held.trade]);
-    this.sendRequests(RequestCode.SubscribeOhlc, [...held.ohlc]);
+    const { greeted } = attempt;
+    this.sendRequests(
+      RequestCode.SubscribeTrade,
+      [...held.trade].filter((id) => !greeted.trade.has(id)),
+    );
+    this.sendRequests(
+      RequestCode.SubscribeOhlc,
+      [...held.ohlc].filter((id) => !greeted.ohlc.has(id)),
+    );
+    this.sendRequests(
+      RequestCode.UnsubscribeTrade,
+      [...greeted.trade].filter((id) => !held.trade.has(id)),
+    );
+    this.sendRequests(
+      RequestCode.UnsubscribeOhlc,
+      [...greeted.ohlc].filter((id) => !held.ohlc.has(id)),
+    );
     this.watchStaleness(attempt);
   }
 
@@ -519,9 +578,14 @@ export class FeedConnection {
     // Its close is no longer listened to: an attempt not yet proven stays counted (the safe side).
     attempt.ticket.failed();
     const { socket } = attempt;
-    socket.removeAllListeners();
-    socket.on('error', () => undefined);
-    socket.on('message', () => this.options.events.onUndelivered?.(this.index, 'dropped'));
+    const ignore = (): void => undefined;
+    socket.listen({
+      open: ignore,
+      ping: ignore,
+      refused: ignore,
+      close: ignore,
+      message: () => this.options.events.onUndelivered?.(this.index, 'dropped'),
+    });
     socket.close(1000, reason);
     setTimeout(() => socket.terminate(), 1_000).unref();
   }
@@ -533,9 +597,8 @@ export class FeedConnection {
     if (!attempt) return;
     const { socket } = attempt;
     // Stop delivering at once: whatever arrives after stop() is not ours to deliver (only counted).
-    socket.removeAllListeners('message');
-    socket.on('message', () => this.options.events.onUndelivered?.(this.index, 'stopped'));
-    if (socket.readyState === WebSocket.OPEN) {
+    socket.listen({ message: () => this.options.events.onUndelivered?.(this.index, 'stopped') });
+    if (socket.writable) {
       try {
         socket.send(JSON.stringify({ requestCode: RequestCode.Disconnect }));
       } catch {

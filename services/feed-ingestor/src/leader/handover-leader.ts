@@ -36,7 +36,7 @@ export interface HandoverLeaderDeps {
     snapshot(): Array<{ index: number; state: string; stateSince: number }>;
     isRunning(index: number): boolean;
     stopConnection(index: number): void;
-    watchStates(watcher: (index: number, state: string) => void): () => void;
+    watchStates(watcher: (index: number, state: string, sinceMs: number) => void): () => void;
   };
   book: {
     connections: number;
@@ -142,8 +142,8 @@ class EvictionWatch {
   #taken = 0;
 
   constructor(pool: HandoverLeaderDeps['pool']) {
-    this.#unwatch = pool.watchStates((index, state) => {
-      if (state === 'evicted') this.#seen.push({ index, atMs: Date.now() });
+    this.#unwatch = pool.watchStates((index, state, sinceMs) => {
+      if (state === 'evicted') this.#seen.push({ index, atMs: sinceMs });
     });
   }
 

@@ -31,7 +31,7 @@ export interface HandoverSuccessorDeps {
   };
   pool: {
     startConnection(index: number): void;
-    watchStates(watcher: (index: number, state: string) => void): () => void;
+    watchStates(watcher: (index: number, state: string, sinceMs: number) => void): () => void;
   };
   pipeline: { holdConnection(connection: number): void; releaseConnection(connection: number): void };
   adopt: (
@@ -71,10 +71,10 @@ export class HandoverSuccessor {
     this.#d = deps;
     // When each connection's socket opened: the log tells the handover's gap apart into the
     // socket's opening and its subscriptions' first answer.
-    deps.pool.watchStates((index, state) => {
+    deps.pool.watchStates((index, state, sinceMs) => {
       const current = this.#current;
       if (state === 'open' && current?.liveAt.has(index) && !current.openedAt.has(index))
-        current.openedAt.set(index, Date.now());
+        current.openedAt.set(index, sinceMs);
     });
   }
 
@@ -83,12 +83,15 @@ export class HandoverSuccessor {
     return this.#current?.accepted === true;
   }
 
-  /** Whether frames of `connection` are this process's to take (it opened it in a handover). */
-  takes(connection: number): boolean {
+  /**
+   * Whether frames of `connection` are this process's to take (it opened it in a handover). The
+   * first one read there (at `receivedAtMs`, when its socket's thread read it) makes it live.
+   */
+  takes(connection: number, receivedAtMs: number = Date.now()): boolean {
     const current = this.#current;
     if (!current?.accepted || !current.liveAt.has(connection)) return false;
     if (current.liveAt.get(connection) === undefined) {
-      const liveAtMs = Date.now();
+      const liveAtMs = receivedAtMs;
       current.liveAt.set(connection, liveAtMs);
       void this.#d
         .send({ type: 'handover-ready', id: current.id, connection, liveAtMs })

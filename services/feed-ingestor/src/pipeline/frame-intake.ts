@@ -20,7 +20,7 @@ export class FrameIntake {
   readonly #target: FrameTarget;
   readonly #metrics: { frames: Counter; bytes: Counter };
   readonly #taps: FrameTap[] = [];
-  #admit: ((connection: number) => boolean) | undefined;
+  #admit: ((connection: number, receivedAtMicros: number) => boolean) | undefined;
   #refused = 0;
   #frames = 0;
   #bytes = 0;
@@ -36,16 +36,16 @@ export class FrameIntake {
   }
 
   /**
-   * Frames are taken only while `admit(connection)` says so (the leader's lease, or a connection a
-   * handover gives this process). A refused frame is not
+   * Frames are taken only while `admit(connection, receivedAtMicros)` says so (the leader's lease,
+   * or a connection a handover gives this process). A refused frame is not
    * counted as received, logged or queued: to the process it is as if it had stayed in the socket.
    */
-  gate(admit: (connection: number) => boolean): void {
+  gate(admit: (connection: number, receivedAtMicros: number) => boolean): void {
     this.#admit = admit;
   }
 
   receive(connection: number, frame: Buffer, receivedAtMicros: number): void {
-    if (this.#admit && !this.#admit(connection)) {
+    if (this.#admit && !this.#admit(connection, receivedAtMicros)) {
       this.#refused += 1;
       return;
     }
