@@ -115,7 +115,31 @@ function chunksOf(segment: Segment, sealed: readonly number[]): WalChunk[] {
   return chunks;
 }
 
-/** Every stream in `dir`, least recently written first; an empty list for a missing directory. */
+/** A file that is gone: its owner removed it since the directory was listed. */
+function vanished(error: unknown): boolean {
+  return (error as NodeJS.ErrnoException).code === 'ENOENT';
+}
+
+/**
+ * Runs `read`, or answers undefined when the file it reads vanished. A live process trims its own
+ * log while another reads it (a handover's successor replaying the leader's directory as the leader
+ * finishes): a segment is deleted only once Kafka acknowledged all of it, so one gone has nothing
+ * left to replay.
+ */
+function unlessVanished<T>(read: () => T): T | undefined {
+  try {
+    return read();
+  } catch (error) {
+    if (vanished(error)) return undefined;
+    throw error;
+  }
+}
+
+/**
+ * Every stream in `dir`, least recently written first; an empty list for a missing directory. The
+ * directory may be another process's, trimmed while it is read: segments deleted meanwhile are
+ * left out (see unlessVanished).
+ */
 export function readWalStreams(dir: string): WalStream[] {
   let files: string[];
   try {
@@ -127,7 +151,7 @@ export function readWalStreams(dir: string): WalStream[] {
   for (const file of files) {
     const name = parseSegmentName(file);
     // Only regular files are ours (a device or a link under our name is not read: it may not end).
-    if (!name || !lstatSync(join(dir, file)).isFile()) continue;
+    if (!name || !unlessVanished(() => lstatSync(join(dir, file)).isFile())) continue;
     const key = `${name.run}/${name.connection}`;
     const list = byStream.get(key) ?? [];
     list.push({ ...name, framesPath: join(dir, file), ledgerPath: join(dir, ledgerFileOf(file)) });
@@ -142,15 +166,18 @@ export function readWalStreams(dir: string): WalStream[] {
     for (const segment of segments) {
       const ledger = readLedger(segment.ledgerPath);
       acked = Math.max(acked, ledger.acked);
-      chunks.push(...chunksOf(segment, ledger.sealed));
+      chunks.push(...(unlessVanished(() => chunksOf(segment, ledger.sealed)) ?? []));
     }
     const last = segments[segments.length - 1] as Segment;
+    const modifiedAt = unlessVanished(() => statSync(last.framesPath).mtimeMs);
+    // Its newest segment is gone: the owner removed the whole stream, all of it in Kafka.
+    if (modifiedAt === undefined) continue;
     streams.push({
       run: first.run,
       connection: first.connection,
       chunks,
       ackedThrough: acked,
-      modifiedAt: statSync(last.framesPath).mtimeMs,
+      modifiedAt,
       files: segments.flatMap((s) => [s.framesPath, s.ledgerPath]),
     });
   }
