@@ -2,6 +2,7 @@
  * npm run bench:failover -- --scenario crash-restart|handover|leader-kill|leader-stop
  *                           [--rate 100000] [--instruments 25000] [--connections 5] [--workers 2]
  *                           [--before 10] [--after 10] [--freeze 20] [--session-ms 3000] [--no-wal]
+ *                           [--socket-thread on|off]
  *
  * The simulator in load mode (own process) -> feed ingestors (own processes, the write-ahead log
  * and the state file on) -> a real local Kafka broker. One scenario per run:
@@ -35,6 +36,8 @@
  *   (handover: to the old leader's exit, all connections handed over);
  * - wal_replayed: frames the new holder replayed from the fallen process's log.
  * With --no-wal, what the killed process read and lost cannot be known: lost and read are null.
+ * --socket-thread off keeps the ingestors' feed sockets on their main threads (the default: on a
+ * thread of their own), to compare.
  * Progress goes to stderr; the last stdout line is the JSON result.
  */
 import { type ChildProcess, fork } from 'node:child_process';
@@ -62,6 +65,7 @@ const { values } = parseArgs({
     freeze: { type: 'string' },
     'session-ms': { type: 'string' },
     'no-wal': { type: 'boolean', default: false },
+    'socket-thread': { type: 'string', default: 'on' },
   },
 });
 const SCENARIOS = ['crash-restart', 'handover', 'leader-kill', 'leader-stop'] as const;
@@ -77,6 +81,9 @@ const workers = intFlag(values.workers, 2, 'workers', 1, 8);
 const freezeS = intFlag(values.freeze, 20, 'freeze', 1, 600);
 const sessionMs = intFlag(values['session-ms'], 3_000, 'session-ms', 1_000, 60_000);
 const withWal = !values['no-wal'];
+if (values['socket-thread'] !== 'on' && values['socket-thread'] !== 'off')
+  throw new Error('--socket-thread must be on or off');
+const socketThread = values['socket-thread'] === 'on';
 if (!withWal && scenario !== 'crash-restart') throw new Error('--no-wal is for crash-restart only');
 const log = (m: string) => process.stderr.write(`bench:failover: ${m}\n`);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -303,6 +310,7 @@ async function main(): Promise<void> {
           ids: ready.ids.slice(0, instruments).map(String),
           connections,
           workers,
+          socketThread,
           walDir: walOf(name),
           stateFile: join(work, `ingestor-${name}-state.json`),
           ...(withLeadership ? { leadership: { ...leadership, peerWalDirs: [walOf(other)] } } : {}),
@@ -336,6 +344,7 @@ async function main(): Promise<void> {
       bench: 'failover',
       scenario,
       wal: withWal,
+      socket_thread: socketThread,
       rate,
       instruments,
       connections,

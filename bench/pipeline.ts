@@ -1,6 +1,6 @@
 /**
  * npm run bench:pipeline -- --rate R --seconds S --instruments N [--connections 5] [--workers 2] [--no-sink]
- *                            [--warmup W] [--kafka-on-disk] [--wal none|interval]
+ *                            [--warmup W] [--kafka-on-disk] [--wal none|interval] [--socket-thread on|off]
  *
  * The simulator in load mode (own process) -> feed ingestor (this process, decode workers) -> real
  * local Kafka -> sink -> embedded ClickHouse. Reports sent, produced, stored, lost, duplicated,
@@ -8,7 +8,8 @@
  * before the measured --seconds, so JIT compilation in the JVM and the workers is not counted as
  * steady-state latency; lost and duplicated ticks are counted over everything sent, warm-up
  * included. --wal turns the ingestor's write-ahead log on (in the run's temporary directory) with
- * that fsync policy, to measure its cost. Progress goes to stderr; the last stdout line is the JSON
+ * that fsync policy, to measure its cost. --socket-thread off keeps the feed sockets on the
+ * ingestor's main thread (default: on a thread of their own), to measure that thread's cost. Progress goes to stderr; the last stdout line is the JSON
  * result.
  */
 import { parseArgs } from 'node:util';
@@ -27,6 +28,7 @@ const { values } = parseArgs({
     warmup: { type: 'string', default: '5' },
     'kafka-on-disk': { type: 'boolean', default: false },
     wal: { type: 'string' },
+    'socket-thread': { type: 'string', default: 'on' },
   },
 });
 
@@ -46,6 +48,9 @@ const warmupSeconds = values.warmup === '0' ? 0 : bounded('warmup', values.warmu
 const wal = values.wal;
 if (wal !== undefined && !WAL_FSYNC_POLICIES.includes(wal as WalFsyncPolicy))
   throw new Error(`--wal must be one of ${WAL_FSYNC_POLICIES.join(', ')}`);
+if (values['socket-thread'] !== 'on' && values['socket-thread'] !== 'off')
+  throw new Error('--socket-thread must be on or off');
+const socketThread = values['socket-thread'] === 'on';
 const log = (m: string) => process.stderr.write(`bench:pipeline: ${m}\n`);
 
 async function main(): Promise<void> {
@@ -57,6 +62,7 @@ async function main(): Promise<void> {
     sink: !values['no-sink'],
     kafkaOnDisk: values['kafka-on-disk'],
     walFsync: wal as WalFsyncPolicy | undefined,
+    socketThread,
     log,
   });
   const { ingestor } = pipeline;
@@ -126,6 +132,7 @@ async function main(): Promise<void> {
     buffer_full_events: stats.bufferFullEvents,
     kafka_log: pipeline.kafkaLog,
     wal: wal ?? 'off',
+    socket_thread: socketThread,
     wal_unlogged_frames: Object.values(stats.wal?.unloggedFrames ?? {}).reduce((n, v) => n + v, 0),
     wal_fsyncs: stats.wal?.fsyncs ?? 0,
   };

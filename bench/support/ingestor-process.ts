@@ -1,7 +1,7 @@
 /**
  * One feed ingestor in a process of its own, for bench:failover: the process the benchmark
  * SIGKILLs, freezes or stops. Argument: a JSON file of { feedUrl, brokers, prefix, ids, connections,
- * workers, walDir?, stateFile?, leadership? } (no walDir: the log off). Prints `READY` once started;
+ * workers, socketThread, walDir?, stateFile?, leadership? } (no walDir: the log off). Prints `READY` once started;
  * over IPC, { cmd: 'stats' } answers { type: 'stats', stats } and { cmd: 'stop' } stops as SIGTERM
  * does (a leader hands its connections over to a standby first) and exits 0. With leadership, a
  * process that loses it exits 75, as the CLI does.
@@ -18,6 +18,7 @@ interface IngestorProcessArgs {
   ids: string[];
   connections: number;
   workers: number;
+  socketThread: boolean;
   walDir?: string;
   stateFile?: string;
   leadership?: LeadershipOptions;
@@ -33,6 +34,7 @@ const ingestor = createFeedIngestor(
     partitions: 12,
     connections: args.connections,
     workers: args.workers,
+    socketThread: args.socketThread,
     instruments: { trade: args.ids },
     stateFile: args.stateFile,
     wal: args.walDir ? { dir: args.walDir } : undefined,

@@ -42,6 +42,8 @@ export interface HarnessOptions {
   tokenLifetimeS?: number;
   /** The ingestor's write-ahead log on (under the run's work directory), with this fsync policy. */
   walFsync?: WalFsyncPolicy;
+  /** The ingestor's feed sockets on a thread of their own (its default) or on its main thread. */
+  socketThread?: boolean;
   log: (message: string) => void;
 }
 
@@ -243,6 +245,7 @@ export async function startPipeline(options: HarnessOptions): Promise<PipelineHa
       connections: options.connections,
       instruments: { trade: ids },
       workers: options.workers,
+      socketThread: options.socketThread ?? true,
       wal: options.walFsync ? { dir: join(workDir, 'wal'), fsync: options.walFsync } : undefined,
     },
     {
