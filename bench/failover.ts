@@ -2,7 +2,7 @@
  * npm run bench:failover -- --scenario crash-restart|handover|leader-kill|leader-stop
  *                           [--rate 100000] [--instruments 25000] [--connections 5] [--workers 2]
  *                           [--before 10] [--after 10] [--freeze 20] [--session-ms 3000] [--no-wal]
- *                           [--socket-thread on|off]
+ *                           [--socket-thread on|off] [--simulator-nice -10]
  *
  * The simulator in load mode (own process) -> feed ingestors (own processes, the write-ahead log
  * and the state file on) -> a real local Kafka broker. One scenario per run:
@@ -36,6 +36,11 @@
  *   (handover: to the old leader's exit, all connections handed over);
  * - wal_replayed: frames the new holder replayed from the fallen process's log.
  * With --no-wal, what the killed process read and lost cannot be known: lost and read are null.
+ * The simulator stands for the service, which is another machine: how fast it answers a
+ * subscription must not wait for a core our processes hold. So it runs ahead of them, at
+ * --simulator-nice (default -10, as bench:quotes runs its simulator; needs root or CAP_SYS_NICE:
+ * where refused, `simulator_nice_refused` says why and it runs at 0). --simulator-nice 0 shows what
+ * the shared machine adds to the handover's gap.
  * --socket-thread off keeps the ingestors' feed sockets on their main threads (the default: on a
  * thread of their own), to compare.
  * Progress goes to stderr; the last stdout line is the JSON result.
@@ -51,6 +56,7 @@ import { readTopic } from '@feedpipe/kafka-client';
 import { startLocalKafka } from '@feedpipe/local-kafka';
 import { tempDir, uniqueName } from '@feedpipe/testkit';
 import { intFlag } from './support/flags.js';
+import { renice } from './support/priority.js';
 import { readTradeLedger, type TradeLedger } from './support/trade-ledger.js';
 
 const { values } = parseArgs({
@@ -66,6 +72,7 @@ const { values } = parseArgs({
     'session-ms': { type: 'string' },
     'no-wal': { type: 'boolean', default: false },
     'socket-thread': { type: 'string', default: 'on' },
+    'simulator-nice': { type: 'string' },
   },
 });
 const SCENARIOS = ['crash-restart', 'handover', 'leader-kill', 'leader-stop'] as const;
@@ -84,6 +91,7 @@ const withWal = !values['no-wal'];
 if (values['socket-thread'] !== 'on' && values['socket-thread'] !== 'off')
   throw new Error('--socket-thread must be on or off');
 const socketThread = values['socket-thread'] === 'on';
+const simulatorNice = intFlag(values['simulator-nice'], -10, 'simulator-nice', -20, 19);
 if (!withWal && scenario !== 'crash-restart') throw new Error('--no-wal is for crash-restart only');
 const log = (m: string) => process.stderr.write(`bench:failover: ${m}\n`);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -286,6 +294,10 @@ async function main(): Promise<void> {
   );
   try {
     const ready = (await once(sim, 'message'))[0] as { url: string; ids: number[] };
+    const simulator = renice(sim.pid ?? 0, simulatorNice);
+    log(
+      `simulator at nice ${simulator.nice}${simulator.refused ? ` (${simulatorNice} refused: ${simulator.refused})` : ''}`,
+    );
     const prefix = uniqueName('failover');
     const topics = prefixedTopics(prefix);
     const walOf = (name: 'a' | 'b') => (withWal ? join(work, `wal-${name}`) : undefined);
@@ -345,6 +357,8 @@ async function main(): Promise<void> {
       scenario,
       wal: withWal,
       socket_thread: socketThread,
+      simulator_nice: simulator.nice,
+      ...(simulator.refused ? { simulator_nice_refused: simulator.refused } : {}),
       rate,
       instruments,
       connections,

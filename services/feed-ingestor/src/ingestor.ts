@@ -1,7 +1,8 @@
 /**
- * The feed ingestor: connection pool -> chunked frames -> decode workers -> Kafka. The main thread
- * only moves bytes between sockets and workers (plus pings and subscription requests), so it stays
- * responsive at hundreds of thousands of packets per second.
+ * The feed ingestor: connection pool (its sockets on a thread of their own) -> chunked frames ->
+ * decode workers -> Kafka. The main thread only moves bytes between the socket thread and the
+ * workers (plus the connections' state and subscription requests), so it stays responsive at
+ * hundreds of thousands of packets per second.
  *
  * Built as an object graph in dependency order, each part from the parts before it (`buildGraph`):
  *

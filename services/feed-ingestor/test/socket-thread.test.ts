@@ -5,6 +5,8 @@
  * cut. And a connection's greeting (feed-connection.ts): what it held when the socket was asked for,
  * brought up to date when the open is reported.
  */
+import { execFile } from 'node:child_process';
+import { createServer } from 'node:net';
 import { Worker } from 'node:worker_threads';
 import { waitFor } from '@feedpipe/testkit';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -155,6 +157,26 @@ describe('socket thread', () => {
     expect(socket.writable).toBe(false);
     socket.send('ignored');
     expect(server.received.map((m) => m.text)).toEqual(['x']);
+  });
+
+  it('lets its process exit once nothing else keeps it running', async () => {
+    // A port that was free a moment ago: the socket is refused and closes.
+    const probe = createServer().listen(0, '127.0.0.1');
+    await new Promise((resolve) => probe.once('listening', resolve));
+    const port = (probe.address() as { port: number }).port;
+    await new Promise((resolve) => probe.close(resolve));
+    const fixture = new URL('./fixtures/socket-thread-exit.ts', import.meta.url).pathname;
+    const outcome = await new Promise<{ code: number | null; stdout: string }>((resolve) => {
+      const child = execFile(
+        process.execPath,
+        ['--import', 'tsx', fixture, String(port)],
+        { timeout: 30_000 },
+        (_error, stdout) => resolve({ code: child.exitCode, stdout }),
+      );
+    });
+    expect(outcome.stdout).toContain('closed 1006');
+    // Killed by the time-out instead, it would have no exit code.
+    expect(outcome.code).toBe(0);
   });
 });
 

@@ -87,8 +87,6 @@ export class SocketThread {
       // The worker is TypeScript: load it through tsx like the rest of the workspace.
       execArgv: [...process.execArgv.filter((a) => !a.startsWith('--inspect')), '--import', 'tsx'],
     });
-    // The sockets keep the thread busy, not the process alive: the ingestor's own lifetime decides.
-    worker.unref();
     worker.on('message', (report: SocketReport) => this.#onReport(report));
     worker.on('error', () => {
       // 'exit' follows.
@@ -98,6 +96,9 @@ export class SocketThread {
       this.#worker = undefined;
       this.#orphan();
     });
+    // The sockets keep the thread busy, not the process alive: the ingestor's own lifetime decides.
+    // After the listeners: adding a 'message' listener refs the worker's port again.
+    worker.unref();
     this.#worker = worker;
     return worker;
   }
