@@ -453,6 +453,10 @@ async function startGraph(graph: IngestorGraph, settings: IngestorSettings) {
     { partitions: settings.partitions },
   );
   await graph.capture?.open();
+  // Loading the socket thread takes a few hundred ms, and its first moments (a fresh heap's first
+  // collections, code not compiled yet) are slow: a standby's first socket is a handover's, whose
+  // gap would include them.
+  graph.pool.warmSockets();
   // A standby holds nothing until the group makes it the leader (leadFeed).
   if (graph.leadership) await graph.leadership.start();
   else await leadFeed(graph, settings);

@@ -158,6 +158,11 @@ export class ConnectionPool {
     return this.fatalReason;
   }
 
+  /** Starts the socket thread now rather than at the first socket (no thread: nothing to do). */
+  warmSockets(): void {
+    this.socketThread?.start();
+  }
+
   /** Starts every connection not running yet. */
   start(): void {
     for (const connection of this.connections) this.startConnection(connection.index);

@@ -64,6 +64,11 @@ export class SocketThread {
     return socket;
   };
 
+  /** Starts the thread if it is not running (the first socket would otherwise start it). */
+  start(): void {
+    this.#started();
+  }
+
   /** Sockets this thread holds (not closed yet). */
   get sockets(): number {
     return this.#sockets.size;
