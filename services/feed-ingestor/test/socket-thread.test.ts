@@ -2,8 +2,9 @@
  * The feed sockets' own thread (feed/socket-thread.ts) against a WebSocket server on another thread:
  * the greeting leaves and messages are stamped while the main thread is blocked; messages, pings
  * and the close arrive in the order the socket saw them; a thread that ends closes its sockets as
- * cut. And a connection's greeting (feed-connection.ts): what it held when the socket was asked for,
- * brought up to date when the open is reported.
+ * cut; a retired thread ends after its last socket. And a connection's greeting
+ * (feed-connection.ts): what it held when the socket was asked for, brought up to date when the
+ * open is reported.
  */
 import { execFile } from 'node:child_process';
 import { createServer } from 'node:net';
@@ -157,6 +158,25 @@ describe('socket thread', () => {
     expect(socket.writable).toBe(false);
     socket.send('ignored');
     expect(server.received.map((m) => m.text)).toEqual(['x']);
+  });
+
+  it('ends once retired and its last socket has closed; an open afterwards starts it again', async () => {
+    server = await startServer();
+    thread = new SocketThread();
+    thread.start();
+    const r = recorder();
+    const socket = thread.open(server.url, { handshakeTimeoutMs: 5_000, greeting: ['x'] }, r.handlers);
+    await waitFor(() => r.seen.some((s) => s.ev === 'message'), 20_000, 'an answer');
+    thread.retire();
+    expect(thread.running).toBe(true);
+    socket.close(1000, 'done');
+    await waitFor(() => !thread?.running, 5_000, 'the thread to end');
+    expect(r.seen.at(-1)).toMatchObject({ ev: 'close', code: 1000 });
+    // A thread retired with no socket ends at once; an open brings one back.
+    const again = recorder();
+    thread.open(server.url, { handshakeTimeoutMs: 5_000, greeting: ['y'] }, again.handlers);
+    expect(thread.running).toBe(true);
+    await waitFor(() => again.seen.some((s) => s.ev === 'message'), 20_000, 'an answer on a new thread');
   });
 
   it('lets its process exit once nothing else keeps it running', async () => {

@@ -168,8 +168,10 @@ export class ConnectionPool {
     for (const connection of this.connections) this.startConnection(connection.index);
   }
 
+  /** Stops every connection; the socket thread ends once their sockets have closed. */
   stop(): void {
     for (const connection of this.connections) this.stopConnection(connection.index);
+    this.socketThread?.retire();
   }
 
   startConnection(index: number): void {

@@ -28,10 +28,13 @@ export class SocketThread {
   #worker: Worker | undefined;
   readonly #sockets = new Map<number, Proxy>();
   #nextId = 1;
+  /** Its owner is done with it: the thread ends once its last socket has closed. */
+  #retiring = false;
 
   /** Opens sockets on this thread (a `FeedSocketOpener`). */
   readonly open: FeedSocketOpener = (url, options, handlers) => {
     const id = this.#nextId++;
+    this.#retiring = false;
     const proxy: Proxy = { handlers: { ...handlers }, state: 'connecting' };
     this.#sockets.set(id, proxy);
     this.#send({
@@ -69,6 +72,20 @@ export class SocketThread {
     this.#started();
   }
 
+  /**
+   * Ends the thread once the sockets it holds have closed (at once when there are none): its owner
+   * stopped them all. An open after this starts a thread again.
+   */
+  retire(): void {
+    this.#retiring = true;
+    this.#endIfRetired();
+  }
+
+  /** Whether the thread is running (started and not ended). */
+  get running(): boolean {
+    return this.#worker !== undefined;
+  }
+
   /** Sockets this thread holds (not closed yet). */
   get sockets(): number {
     return this.#sockets.size;
@@ -80,6 +97,10 @@ export class SocketThread {
     this.#worker = undefined;
     if (worker) await worker.terminate();
     this.#orphan();
+  }
+
+  #endIfRetired(): void {
+    if (this.#retiring && this.#sockets.size === 0 && this.#worker) void this.stop();
   }
 
   #send(command: SocketCommand): void {
@@ -149,6 +170,7 @@ export class SocketThread {
         proxy.state = 'closed';
         this.#sockets.delete(report.id);
         handlers.close(report.code, report.atMs);
+        this.#endIfRetired();
         return;
     }
   }
