@@ -179,6 +179,21 @@ describe('socket thread', () => {
     await waitFor(() => again.seen.some((s) => s.ev === 'message'), 20_000, 'an answer on a new thread');
   });
 
+  it("keeps a socket opened while the thread ends: it is the next thread's", async () => {
+    server = await startServer();
+    thread = new SocketThread();
+    const first = recorder();
+    thread.open(server.url, { handshakeTimeoutMs: 5_000, greeting: ['a'] }, first.handlers);
+    await waitFor(() => first.seen.some((s) => s.ev === 'message'), 20_000, 'an answer');
+    const ending = thread.stop();
+    const next = recorder();
+    thread.open(server.url, { handshakeTimeoutMs: 5_000, greeting: ['b'] }, next.handlers);
+    await ending;
+    expect(first.seen.at(-1)).toEqual({ ev: 'close', code: 1006 });
+    await waitFor(() => next.seen.some((s) => s.ev === 'message'), 20_000, 'an answer on the next thread');
+    expect(next.seen.some((s) => s.ev === 'close')).toBe(false);
+  });
+
   it('lets its process exit once nothing else keeps it running', async () => {
     // A port that was free a moment ago: the socket is refused and closes.
     const probe = createServer().listen(0, '127.0.0.1');

@@ -165,6 +165,11 @@ const NONE_HELD: HeldByConnection = { trade: new Set(), ohlc: new Set() };
 
 type SubscriptionCode = 15 | 16 | 17 | 18;
 
+/** The ids of `from` that `other` lacks. */
+function notIn(from: ReadonlySet<string>, other: ReadonlySet<string>): string[] {
+  return [...from].filter((id) => !other.has(id));
+}
+
 /** The requests that (un)subscribe `securityIds` (the codec splits them 100 instruments a request). */
 function subscriptionRequests(code: SubscriptionCode, securityIds: readonly string[]): string[] {
   if (securityIds.length === 0) return [];
@@ -536,22 +541,13 @@ export class FeedConnection {
     // The greeting subscribed what was held when the socket was asked for; bring it up to now.
     const held = this.options.subscriptions ?? NONE_HELD;
     const { greeted } = attempt;
-    this.sendRequests(
-      RequestCode.SubscribeTrade,
-      [...held.trade].filter((id) => !greeted.trade.has(id)),
-    );
-    this.sendRequests(
-      RequestCode.SubscribeOhlc,
-      [...held.ohlc].filter((id) => !greeted.ohlc.has(id)),
-    );
-    this.sendRequests(
-      RequestCode.UnsubscribeTrade,
-      [...greeted.trade].filter((id) => !held.trade.has(id)),
-    );
-    this.sendRequests(
-      RequestCode.UnsubscribeOhlc,
-      [...greeted.ohlc].filter((id) => !held.ohlc.has(id)),
-    );
+    const changes: Array<[SubscriptionCode, string[]]> = [
+      [RequestCode.SubscribeTrade, notIn(held.trade, greeted.trade)],
+      [RequestCode.SubscribeOhlc, notIn(held.ohlc, greeted.ohlc)],
+      [RequestCode.UnsubscribeTrade, notIn(greeted.trade, held.trade)],
+      [RequestCode.UnsubscribeOhlc, notIn(greeted.ohlc, held.ohlc)],
+    ];
+    for (const [code, ids] of changes) this.sendRequests(code, ids);
     this.watchStaleness(attempt);
   }
 

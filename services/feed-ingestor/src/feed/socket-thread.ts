@@ -95,8 +95,10 @@ export class SocketThread {
   async stop(): Promise<void> {
     const worker = this.#worker;
     this.#worker = undefined;
+    // Only the sockets it held: one opened while it ends is a new thread's.
+    const held = [...this.#sockets.keys()];
     if (worker) await worker.terminate();
-    this.#orphan();
+    this.#orphan(held);
   }
 
   #endIfRetired(): void {
@@ -129,11 +131,12 @@ export class SocketThread {
     return worker;
   }
 
-  /** The thread is gone: every socket it held is closed as if cut. */
-  #orphan(): void {
-    const orphans = [...this.#sockets.values()];
-    this.#sockets.clear();
-    for (const proxy of orphans) {
+  /** The thread is gone: the sockets it held (`ids`, default all) are closed as if cut. */
+  #orphan(ids: readonly number[] = [...this.#sockets.keys()]): void {
+    for (const id of ids) {
+      const proxy = this.#sockets.get(id);
+      if (!proxy) continue;
+      this.#sockets.delete(id);
       proxy.state = 'closed';
       proxy.handlers.close(ABNORMAL_CLOSE, Date.now());
     }
