@@ -39,6 +39,7 @@ import {
 } from '@feedpipe/codec';
 import type { GapCause } from '@feedpipe/contracts';
 import { Backoff } from '@feedpipe/retry';
+import { nowMicros } from '../epoch-micros.js';
 import { IngestorError } from '../errors.js';
 import { AttemptBudget, type AttemptTicket } from './attempt-budget.js';
 import {
@@ -55,7 +56,6 @@ import {
   type FeedSocket,
   type FeedSocketHandlers,
   type FeedSocketOpener,
-  nowMicros,
   openInThread,
 } from './feed-socket.js';
 import { lastMarketStatus, loneErrorCode } from './frame-scan.js';

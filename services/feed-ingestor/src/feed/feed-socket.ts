@@ -13,6 +13,7 @@
  * streaming one round trip after the upgrade whatever the connection's thread is doing.
  */
 import WebSocket from 'ws';
+import { nowMicros } from '../epoch-micros.js';
 
 /** What a feed socket reports; each handler may be swapped while the socket lives (see `listen`). */
 export interface FeedSocketHandlers {
@@ -56,10 +57,6 @@ export type FeedSocketOpener = (
 
 /** Largest feed message accepted (the spec's messages are far smaller). */
 export const MAX_FEED_MESSAGE_BYTES = 64 * 1024 * 1024;
-
-export function nowMicros(): number {
-  return Math.round((performance.timeOrigin + performance.now()) * 1000);
-}
 
 /**
  * Opens a `ws` socket for the feed: no compression (the feed is binary and the spec offers none),

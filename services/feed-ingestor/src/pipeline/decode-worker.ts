@@ -10,6 +10,7 @@
 import { workerData } from 'node:worker_threads';
 import { TOPIC_KINDS } from '@feedpipe/contracts';
 import { ProduceSet, type TopicRecords } from '@feedpipe/kafka-client';
+import { nowMicros } from '../epoch-micros.js';
 import { ChunkEncoder } from './chunk-encoder.js';
 import { ChunkSender } from './chunk-sender.js';
 import type { FrameChunkMessage } from './frame-chunk.js';
@@ -19,10 +20,6 @@ const config = workerData as DecodeWorkerData;
 /** Partition count of each topic as the producer last found it, to lay out ahead of the send. */
 const partitionCounts = new Map<string, number>();
 const sender = new ChunkSender(config);
-
-function nowMicros(): number {
-  return Math.round((performance.timeOrigin + performance.now()) * 1000);
-}
 
 /** The chunk's records per topic, laid out for whatever partition count the producer finds. */
 function topicRecordsOf(encoder: ChunkEncoder, rowsByKind: readonly number[]): TopicRecords[] {
